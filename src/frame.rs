@@ -1,0 +1,491 @@
+//! The frame index: where every record of a TFRecord file starts, and whether it is intact.
+//!
+//! A frame is `u64 length | u32 masked crc(length) | payload | u32 masked crc(payload)`, all little
+//! endian. The index is built by one forward scan that never copies a payload. When a frame is
+//! damaged the scan does not stop the way TensorFlow's reader does: it resynchronises by trying every
+//! following byte offset until a frame whose header CRC, extent and payload CRC all check out, so
+//! every intact record after the damage is still found. A frame is only ever accepted with both CRCs
+//! valid, so payload bytes are never mistaken for a header.
+//!
+//! Each entry is packed into one `u64` (56 bits of offset, 8 bits of status), so a 4-million-frame
+//! file costs 32 MiB of index; the length is read back from the mapped header when asked for.
+
+use crate::crc::masked_crc32c;
+use crate::span::FileOffset;
+
+/// Bytes before the payload: the `u64` length and its masked CRC.
+pub const HEADER_LEN: u64 = 12;
+/// Bytes after the payload: its masked CRC.
+pub const FOOTER_LEN: u64 = 4;
+
+/// What the scan found at the start of one frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FrameStatus {
+    /// Header CRC and payload CRC both match.
+    Intact,
+    /// The header is valid and the frame fits, but the payload (or its stored CRC) is damaged.
+    DataCrcMismatch,
+    /// The stored CRC of the length field does not match: the length cannot be trusted.
+    LengthCrcMismatch,
+    /// The header is valid but the file ends before the payload and footer do.
+    TruncatedRecord,
+    /// The header is valid but declares a length larger than the whole file.
+    LengthExceedsFile,
+    /// Fewer than 12 bytes remain: not even a header fits.
+    PartialHeader,
+}
+
+impl FrameStatus {
+    const ALL: [FrameStatus; 6] = [
+        FrameStatus::Intact,
+        FrameStatus::DataCrcMismatch,
+        FrameStatus::LengthCrcMismatch,
+        FrameStatus::TruncatedRecord,
+        FrameStatus::LengthExceedsFile,
+        FrameStatus::PartialHeader,
+    ];
+
+    pub fn is_intact(self) -> bool {
+        self == FrameStatus::Intact
+    }
+
+    /// The stable machine name used in JSON output (matching the fixtures' vocabulary).
+    pub fn name(self) -> &'static str {
+        match self {
+            FrameStatus::Intact => "intact",
+            FrameStatus::DataCrcMismatch => "data_crc_mismatch",
+            FrameStatus::LengthCrcMismatch => "length_crc_mismatch",
+            FrameStatus::TruncatedRecord => "truncated_record",
+            FrameStatus::LengthExceedsFile => "length_exceeds_file",
+            FrameStatus::PartialHeader => "partial_header",
+        }
+    }
+
+    /// Whether the stored length CRC matched (`None` when there was no complete header).
+    pub fn length_crc_ok(self) -> Option<bool> {
+        match self {
+            FrameStatus::PartialHeader => None,
+            FrameStatus::LengthCrcMismatch => Some(false),
+            _ => Some(true),
+        }
+    }
+
+    /// Whether the stored payload CRC matched (`None` when it could not be checked).
+    pub fn data_crc_ok(self) -> Option<bool> {
+        match self {
+            FrameStatus::Intact => Some(true),
+            FrameStatus::DataCrcMismatch => Some(false),
+            _ => None,
+        }
+    }
+
+    fn code(self) -> u64 {
+        self as u64
+    }
+
+    fn from_code(code: u64) -> FrameStatus {
+        FrameStatus::ALL.get(code as usize).copied().unwrap_or(FrameStatus::PartialHeader)
+    }
+}
+
+/// The decoded header fields of a frame, with the CRCs as stored and as computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub length: u64,
+    pub stored_length_crc: u32,
+    pub computed_length_crc: u32,
+}
+
+impl Header {
+    /// Reads the 12-byte header at `offset`, if the data holds that many bytes there.
+    pub fn read(data: &[u8], offset: u64) -> Option<Header> {
+        let start = usize::try_from(offset).ok()?;
+        let bytes = data.get(start..start.checked_add(HEADER_LEN as usize)?)?;
+        let (len_bytes, crc_bytes) = bytes.split_at(8);
+        Some(Header {
+            length: u64::from_le_bytes(len_bytes.try_into().ok()?),
+            stored_length_crc: u32::from_le_bytes(crc_bytes.try_into().ok()?),
+            computed_length_crc: masked_crc32c(len_bytes),
+        })
+    }
+
+    pub fn crc_ok(&self) -> bool {
+        self.stored_length_crc == self.computed_length_crc
+    }
+}
+
+/// One frame of the index, with everything derived from its entry and its header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame {
+    /// Position in the index: the record number shown everywhere in the tool.
+    pub index: usize,
+    pub offset: FileOffset,
+    pub status: FrameStatus,
+    /// The length the header declares (`None` without a complete header).
+    pub declared_length: Option<u64>,
+    /// Where the region owned by this frame ends: the frame end for intact frames, else the start
+    /// of the next accepted frame (or the end of the file).
+    pub region_end: FileOffset,
+    /// True when bytes were skipped to find this frame after damage.
+    pub after_resync: bool,
+}
+
+impl Frame {
+    /// The payload's byte range in the file, when the header is valid and the frame fits.
+    pub fn payload_range(&self) -> Option<std::ops::Range<u64>> {
+        match self.status {
+            FrameStatus::Intact | FrameStatus::DataCrcMismatch => {
+                let start = self.offset.0 + HEADER_LEN;
+                Some(start..start + self.declared_length?)
+            }
+            _ => None,
+        }
+    }
+
+    /// The payload bytes, when [`Frame::payload_range`] exists.
+    pub fn payload<'a>(&self, data: &'a [u8]) -> Option<&'a [u8]> {
+        let range = self.payload_range()?;
+        data.get(usize::try_from(range.start).ok()?..usize::try_from(range.end).ok()?)
+    }
+
+    /// The frame's whole extent `[offset, offset + 16 + length)` when it fits in the file.
+    pub fn frame_end(&self) -> Option<FileOffset> {
+        self.payload_range().map(|r| FileOffset(r.end + FOOTER_LEN))
+    }
+
+    /// The offset TensorFlow names in "corrupted record at N" / "truncated record at N".
+    pub fn tensorflow_offset(&self) -> Option<FileOffset> {
+        match self.status {
+            FrameStatus::Intact | FrameStatus::PartialHeader => None,
+            FrameStatus::DataCrcMismatch => Some(self.offset.add(HEADER_LEN as usize)),
+            _ => Some(self.offset),
+        }
+    }
+
+    /// The stored and the computed payload CRC, when the payload is in the file.
+    pub fn data_crcs(&self, data: &[u8]) -> Option<(u32, u32)> {
+        let payload = self.payload(data)?;
+        let end = usize::try_from(self.payload_range()?.end).ok()?;
+        let stored = data.get(end..end.checked_add(4)?)?;
+        Some((u32::from_le_bytes(stored.try_into().ok()?), masked_crc32c(payload)))
+    }
+}
+
+const OFFSET_BITS: u32 = 56;
+const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
+const RESYNC_FLAG: u64 = 1 << 63;
+const STATUS_SHIFT: u32 = OFFSET_BITS;
+
+fn pack(offset: u64, status: FrameStatus, after_resync: bool) -> u64 {
+    (offset & OFFSET_MASK) | (status.code() << STATUS_SHIFT) | if after_resync { RESYNC_FLAG } else { 0 }
+}
+
+/// What a single position looks like as the start of a frame.
+enum Candidate {
+    PartialHeader,
+    BadHeader,
+    Frame { status: FrameStatus, end: u64 },
+}
+
+fn examine(data: &[u8], pos: u64) -> Candidate {
+    let Some(header) = Header::read(data, pos) else {
+        return Candidate::PartialHeader;
+    };
+    if !header.crc_ok() {
+        return Candidate::BadHeader;
+    }
+    let file_len = data.len() as u64;
+    let payload_start = pos + HEADER_LEN;
+    let end = payload_start.checked_add(header.length).and_then(|e| e.checked_add(FOOTER_LEN));
+    match end {
+        Some(end) if end <= file_len => {
+            // Both bounds were just checked against the slice length.
+            let payload = data.get(payload_start as usize..(end - FOOTER_LEN) as usize);
+            let stored = data.get((end - FOOTER_LEN) as usize..end as usize);
+            let ok = match (payload, stored) {
+                (Some(p), Some(s)) => s.try_into().map(u32::from_le_bytes).ok() == Some(masked_crc32c(p)),
+                _ => false,
+            };
+            let status = if ok { FrameStatus::Intact } else { FrameStatus::DataCrcMismatch };
+            Candidate::Frame { status, end }
+        }
+        _ => {
+            let status = if header.length > file_len {
+                FrameStatus::LengthExceedsFile
+            } else {
+                FrameStatus::TruncatedRecord
+            };
+            Candidate::Frame { status, end: file_len }
+        }
+    }
+}
+
+/// Resynchronisation state: set while the scan is looking for the next intact frame.
+#[derive(Debug, Clone, Copy)]
+struct Resync {
+    /// Offsets before this belong to the damaged frame that started the resync (its declared extent),
+    /// so a header found inside it is not reported as another damaged frame.
+    claimed_end: u64,
+}
+
+/// The incremental frame index of one TFRecord stream.
+#[derive(Debug, Clone)]
+pub struct FrameIndex {
+    entries: Vec<u64>,
+    file_len: u64,
+    pos: u64,
+    resync: Option<Resync>,
+    damaged: usize,
+}
+
+impl FrameIndex {
+    /// An empty index for a stream of `file_len` bytes; call [`FrameIndex::scan`] to fill it.
+    pub fn new(file_len: u64) -> FrameIndex {
+        FrameIndex { entries: Vec::new(), file_len, pos: 0, resync: None, damaged: 0 }
+    }
+
+    /// Indexes the whole of `data`.
+    pub fn build(data: &[u8]) -> FrameIndex {
+        let mut index = FrameIndex::new(data.len() as u64);
+        while !index.scan(data, u64::MAX) {}
+        index
+    }
+
+    /// Scans onward for roughly `byte_budget` bytes (at least one step); returns true when complete.
+    ///
+    /// `data` must be the same bytes every call. Budgeting lets an interactive front end index a huge
+    /// file in the background while showing the first frames at once.
+    pub fn scan(&mut self, data: &[u8], byte_budget: u64) -> bool {
+        debug_assert_eq!(data.len() as u64, self.file_len);
+        let stop_at = self.pos.saturating_add(byte_budget.max(1));
+        while self.pos < self.file_len && self.pos < stop_at {
+            self.step(data);
+        }
+        self.is_complete()
+    }
+
+    fn step(&mut self, data: &[u8]) {
+        let pos = self.pos;
+        match (examine(data, pos), self.resync) {
+            (Candidate::Frame { status: FrameStatus::Intact, end }, resync) => {
+                self.push(pos, FrameStatus::Intact, resync.is_some());
+                self.resync = None;
+                self.pos = end;
+            }
+            (Candidate::PartialHeader, None) => {
+                self.push(pos, FrameStatus::PartialHeader, false);
+                self.pos = self.file_len;
+            }
+            (Candidate::PartialHeader, Some(_)) => self.pos = self.file_len,
+            (Candidate::BadHeader, None) => {
+                self.push(pos, FrameStatus::LengthCrcMismatch, false);
+                self.resync = Some(Resync { claimed_end: pos + 1 });
+                self.pos += 1;
+            }
+            (Candidate::BadHeader, Some(_)) => self.pos += 1,
+            (Candidate::Frame { status, end }, resync) => {
+                // A valid header whose frame is damaged or cut off. Outside the extent of the damaged
+                // frame that began the resync it is a damaged record of its own.
+                if resync.is_none_or(|r| pos >= r.claimed_end) {
+                    self.push(pos, status, resync.is_some());
+                    self.resync = Some(Resync { claimed_end: end.max(pos + 1) });
+                }
+                self.pos += 1;
+            }
+        }
+    }
+
+    fn push(&mut self, offset: u64, status: FrameStatus, after_resync: bool) {
+        if !status.is_intact() {
+            self.damaged += 1;
+        }
+        self.entries.push(pack(offset, status, after_resync));
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.pos >= self.file_len
+    }
+
+    /// How far the scan has got, in bytes.
+    pub fn scanned(&self) -> u64 {
+        self.pos
+    }
+
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+
+    /// Frames found so far.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Frames found so far that are not intact.
+    pub fn damaged_count(&self) -> usize {
+        self.damaged
+    }
+
+    /// The frame at `index`, reading its length from `data`.
+    pub fn get(&self, data: &[u8], index: usize) -> Option<Frame> {
+        let entry = *self.entries.get(index)?;
+        let offset = entry & OFFSET_MASK;
+        let status = FrameStatus::from_code((entry & !RESYNC_FLAG) >> STATUS_SHIFT);
+        let declared_length = Header::read(data, offset).map(|h| h.length);
+        let region_end = match self.entries.get(index + 1) {
+            Some(next) => next & OFFSET_MASK,
+            None if self.is_complete() => self.file_len,
+            None => match status {
+                FrameStatus::Intact => offset + HEADER_LEN + declared_length.unwrap_or(0) + FOOTER_LEN,
+                _ => self.pos,
+            },
+        };
+        Some(Frame {
+            index,
+            offset: FileOffset(offset),
+            status,
+            declared_length,
+            region_end: FileOffset(region_end),
+            after_resync: entry & RESYNC_FLAG != 0,
+        })
+    }
+
+    /// All frames found so far, in file order.
+    pub fn frames<'a>(&'a self, data: &'a [u8]) -> impl Iterator<Item = Frame> + 'a {
+        (0..self.entries.len()).filter_map(move |i| self.get(data, i))
+    }
+
+    /// The frame whose region contains `offset` (the header, payload or footer of an intact frame,
+    /// or the skipped bytes after a damaged one).
+    pub fn frame_containing(&self, data: &[u8], offset: u64) -> Option<Frame> {
+        let after = self.entries.partition_point(|e| e & OFFSET_MASK <= offset);
+        let frame = self.get(data, after.checked_sub(1)?)?;
+        (offset < frame.region_end.0.max(frame.offset.0 + 1)).then_some(frame)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Frames `payloads` the way a TFRecord writer does.
+    pub fn encode_records(payloads: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for payload in payloads {
+            let len = (payload.len() as u64).to_le_bytes();
+            out.extend_from_slice(&len);
+            out.extend_from_slice(&masked_crc32c(&len).to_le_bytes());
+            out.extend_from_slice(payload);
+            out.extend_from_slice(&masked_crc32c(payload).to_le_bytes());
+        }
+        out
+    }
+
+    fn statuses(data: &[u8]) -> Vec<(u64, FrameStatus)> {
+        let index = FrameIndex::build(data);
+        index.frames(data).map(|f| (f.offset.0, f.status)).collect()
+    }
+
+    #[test]
+    fn clean_file_indexes_every_frame() {
+        let data = encode_records(&[b"abc", b"", b"hello world"]);
+        let index = FrameIndex::build(&data);
+        let frames: Vec<_> = index.frames(&data).collect();
+        assert_eq!(frames.len(), 3);
+        assert_eq!(frames[1].offset, FileOffset(19));
+        assert_eq!(frames[1].declared_length, Some(0));
+        assert_eq!(frames[2].payload(&data), Some(&b"hello world"[..]));
+        assert_eq!(index.damaged_count(), 0);
+        assert!(frames.iter().all(|f| f.status.is_intact() && !f.after_resync));
+    }
+
+    #[test]
+    fn empty_stream_has_no_frames() {
+        let index = FrameIndex::build(&[]);
+        assert!(index.is_empty());
+        assert!(index.is_complete());
+    }
+
+    #[test]
+    fn payload_damage_is_reported_and_the_next_frame_found() {
+        let mut data = encode_records(&[b"first", b"second", b"third"]);
+        data[21 + 12 + 2] ^= 0x10; // inside "second"
+        assert_eq!(
+            statuses(&data),
+            vec![(0, FrameStatus::Intact), (21, FrameStatus::DataCrcMismatch), (43, FrameStatus::Intact)]
+        );
+        let index = FrameIndex::build(&data);
+        let damaged = index.get(&data, 1).unwrap();
+        assert_eq!(damaged.tensorflow_offset(), Some(FileOffset(33)));
+        assert_eq!(damaged.region_end, FileOffset(43));
+        assert!(index.get(&data, 2).unwrap().after_resync);
+    }
+
+    #[test]
+    fn header_damage_resyncs_to_the_next_frame() {
+        let mut data = encode_records(&[b"first", b"second", b"third"]);
+        data[21] ^= 1; // length of "second"
+        assert_eq!(
+            statuses(&data),
+            vec![(0, FrameStatus::Intact), (21, FrameStatus::LengthCrcMismatch), (43, FrameStatus::Intact)]
+        );
+    }
+
+    #[test]
+    fn truncation_and_short_tails_are_classified() {
+        let data = encode_records(&[b"first", b"second"]);
+        assert_eq!(statuses(&data[..36]), vec![(0, FrameStatus::Intact), (21, FrameStatus::TruncatedRecord)]);
+        assert_eq!(statuses(&data[..26]), vec![(0, FrameStatus::Intact), (21, FrameStatus::PartialHeader)]);
+    }
+
+    #[test]
+    fn absurd_length_with_valid_crc_is_not_allocated_or_followed() {
+        let mut data = encode_records(&[b"first", b"second", b"third"]);
+        let absurd = (1u64 << 62).to_le_bytes();
+        data[21..29].copy_from_slice(&absurd);
+        data[29..33].copy_from_slice(&masked_crc32c(&absurd).to_le_bytes());
+        assert_eq!(
+            statuses(&data),
+            vec![(0, FrameStatus::Intact), (21, FrameStatus::LengthExceedsFile), (43, FrameStatus::Intact)]
+        );
+    }
+
+    #[test]
+    fn garbage_is_one_damaged_region_and_scanning_ends() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let index = FrameIndex::build(&data);
+        assert!(index.is_complete());
+        assert_eq!(index.len(), 1);
+        let frame = index.get(&data, 0).unwrap();
+        assert_eq!(frame.status, FrameStatus::LengthCrcMismatch);
+        assert_eq!(frame.region_end, FileOffset(5000));
+    }
+
+    #[test]
+    fn budgeted_scan_matches_a_full_scan() {
+        let mut data = encode_records(&[b"a", b"bb", b"ccc", b"dddd"]);
+        data[20] ^= 0xff;
+        let full = FrameIndex::build(&data);
+        let mut stepwise = FrameIndex::new(data.len() as u64);
+        let mut steps = 0;
+        while !stepwise.scan(&data, 1) {
+            steps += 1;
+        }
+        assert!(steps > 3);
+        assert_eq!(full.entries, stepwise.entries);
+    }
+
+    #[test]
+    fn frame_containing_maps_offsets_to_frames() {
+        let data = encode_records(&[b"first", b"second"]);
+        let index = FrameIndex::build(&data);
+        assert_eq!(index.frame_containing(&data, 0).unwrap().index, 0);
+        assert_eq!(index.frame_containing(&data, 20).unwrap().index, 0);
+        assert_eq!(index.frame_containing(&data, 21).unwrap().index, 1);
+        assert_eq!(index.frame_containing(&data, 33).unwrap().index, 1);
+        assert!(index.frame_containing(&data, 43).is_none());
+    }
+}

@@ -1,0 +1,14 @@
+//! tfr-inspect: TFRecord files opened byte by byte.
+//!
+//! The core is pure: bytes in, frames, spans and values out. [`frame`] finds and checks record
+//! frames, [`wire`] walks protobuf payloads into spans, [`schema`] names them, and the views
+//! ([`textformat`], [`jsonformat`], [`annotate`], [`example`]) present them. The CLI and the TUI
+//! only call into these.
+
+pub mod crc;
+pub mod error;
+pub mod frame;
+pub mod schema;
+pub mod source;
+pub mod span;
+pub mod wire;

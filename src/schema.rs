@@ -1,0 +1,140 @@
+//! Message descriptors: TensorFlow's Example protos built in, plus any `.proto` the user names.
+//!
+//! The `.proto` sources in `proto/` are compiled at run time by protox, a protobuf compiler in pure
+//! Rust, so no `protoc` is needed anywhere. User files are compiled the same way, with the built-in
+//! files importable under their usual TensorFlow paths.
+
+use std::path::{Path, PathBuf};
+
+use prost_reflect::{DescriptorPool, MessageDescriptor};
+use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver, IncludeFileResolver};
+
+use crate::error::{Error, Result};
+
+const FEATURE_PROTO: (&str, &str) = (
+    "tensorflow/core/example/feature.proto",
+    include_str!("../proto/tensorflow/core/example/feature.proto"),
+);
+const EXAMPLE_PROTO: (&str, &str) = (
+    "tensorflow/core/example/example.proto",
+    include_str!("../proto/tensorflow/core/example/example.proto"),
+);
+
+pub const EXAMPLE: &str = "tensorflow.Example";
+pub const SEQUENCE_EXAMPLE: &str = "tensorflow.SequenceExample";
+
+/// Serves the built-in `.proto` files from the binary.
+struct BuiltinFiles;
+
+impl FileResolver for BuiltinFiles {
+    fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+        [FEATURE_PROTO, EXAMPLE_PROTO]
+            .iter()
+            .find(|(path, _)| *path == name)
+            .map_or_else(|| Err(protox::Error::file_not_found(name)), |(path, source)| File::from_source(path, source))
+    }
+}
+
+/// The descriptors a decode uses.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    pool: DescriptorPool,
+    example: MessageDescriptor,
+    sequence_example: MessageDescriptor,
+    user_message: Option<MessageDescriptor>,
+}
+
+impl Schema {
+    /// TensorFlow's Example and SequenceExample only.
+    pub fn builtin() -> Schema {
+        // The built-in sources are part of the binary and covered by tests, so compiling them cannot
+        // fail at run time; a failure would be a build defect, reported rather than hidden.
+        match Self::compile(&[], None) {
+            Ok(schema) => schema,
+            Err(e) => panic!("built-in protos failed to compile: {e}"),
+        }
+    }
+
+    /// The built-in protos plus `proto_files`, decoding payloads as `message` when given.
+    pub fn with_user_protos(proto_files: &[PathBuf], message: Option<&str>) -> Result<Schema> {
+        Self::compile(proto_files, message)
+    }
+
+    fn compile(proto_files: &[PathBuf], message: Option<&str>) -> Result<Schema> {
+        let schema_err = |path: &Path, message: String| Error::Schema { path: path.to_path_buf(), message };
+        let mut resolver = ChainFileResolver::new();
+        resolver.add(BuiltinFiles);
+        for file in proto_files {
+            let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            resolver.add(IncludeFileResolver::new(dir.to_path_buf()));
+        }
+        resolver.add(GoogleFileResolver::new());
+        let mut compiler = protox::Compiler::with_file_resolver(resolver);
+        compiler.include_imports(true);
+        compiler.open_file(EXAMPLE_PROTO.0).map_err(|e| schema_err(Path::new(EXAMPLE_PROTO.0), e.to_string()))?;
+        for file in proto_files {
+            if !file.is_file() {
+                return Err(schema_err(file, "no such .proto file".into()));
+            }
+            let name = file.file_name().map(PathBuf::from).unwrap_or_else(|| file.clone());
+            compiler.open_file(&name).map_err(|e| schema_err(file, e.to_string()))?;
+        }
+        let pool = compiler.descriptor_pool();
+        let find = |name: &str| pool.get_message_by_name(name);
+        let (Some(example), Some(sequence_example)) = (find(EXAMPLE), find(SEQUENCE_EXAMPLE)) else {
+            return Err(schema_err(Path::new(EXAMPLE_PROTO.0), "Example messages missing".into()));
+        };
+        let user_message = match message {
+            None => None,
+            Some(name) => {
+                let name = name.trim_start_matches('.');
+                let found = find(name).ok_or_else(|| {
+                    let known: Vec<_> = pool.all_messages().map(|m| m.full_name().to_string()).collect();
+                    let origin = proto_files.first().map_or(Path::new("--message"), |p| p.as_path());
+                    schema_err(origin, format!("no message named `{name}`; known: {}", known.join(", ")))
+                })?;
+                Some(found)
+            }
+        };
+        Ok(Schema { pool, example, sequence_example, user_message })
+    }
+
+    pub fn pool(&self) -> &DescriptorPool {
+        &self.pool
+    }
+
+    pub fn example(&self) -> &MessageDescriptor {
+        &self.example
+    }
+
+    pub fn sequence_example(&self) -> &MessageDescriptor {
+        &self.sequence_example
+    }
+
+    /// The message type named with `--message`, if any.
+    pub fn user_message(&self) -> Option<&MessageDescriptor> {
+        self.user_message.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_protos_compile_with_the_tensorflow_field_numbers() {
+        let schema = Schema::builtin();
+        let features = schema.example().get_field_by_name("features").unwrap();
+        assert_eq!(features.number(), 1);
+        let seq = schema.sequence_example();
+        assert_eq!(seq.get_field_by_name("feature_lists").unwrap().number(), 2);
+        let feature = schema.pool().get_message_by_name("tensorflow.Feature").unwrap();
+        assert_eq!(feature.get_field_by_name("int64_list").unwrap().number(), 3);
+    }
+
+    #[test]
+    fn unknown_message_name_is_a_clear_error() {
+        let err = Schema::with_user_protos(&[], Some("nope.Missing")).unwrap_err().to_string();
+        assert!(err.contains("no message named `nope.Missing`"), "{err}");
+    }
+}
