@@ -12,3 +12,8 @@ pub mod schema;
 pub mod source;
 pub mod span;
 pub mod wire;
+pub mod decode;
+pub mod jsonformat;
+pub mod payload;
+pub mod pyfmt;
+pub mod textformat;
