@@ -1,1 +1,54 @@
-fn main() {}
+//! The `tfr-inspect` binary: parse arguments, dispatch, map the outcome to an exit status.
+
+use std::io::{BufWriter, IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+use tfr_inspect::cli::{self, Cli, Command, Status};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let result = match &cli.command {
+        Some(command) => cli::run(command, &cli.decode, &mut out),
+        None if cli.files.is_empty() => {
+            eprintln!("tfr-inspect: no file given; try `tfr-inspect --help`");
+            Ok(Status::Unusable)
+        }
+        None if std::io::stdout().is_terminal() => {
+            drop(out);
+            return exit(tfr_inspect::tui::run(&cli.files, &cli.decode));
+        }
+        None => {
+            // Not a terminal: behave like `list` so pipelines get plain text.
+            let args = cli::list::ListArgs { files: cli.files.clone(), json: false };
+            cli::run(&Command::List(args), &cli.decode, &mut out)
+        }
+    };
+    let flushed = out.flush();
+    match (result, flushed) {
+        (Err(e), _) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        (Ok(status), Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("tfr-inspect: {e}");
+            let _ = status;
+            ExitCode::from(Status::Unusable as u8)
+        }
+        (result, _) => exit(result),
+    }
+}
+
+fn exit(result: anyhow::Result<Status>) -> ExitCode {
+    match result {
+        Ok(status) => ExitCode::from(status as u8),
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tfr-inspect: {e:#}");
+            ExitCode::from(Status::Unusable as u8)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}

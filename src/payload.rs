@@ -180,6 +180,15 @@ impl Decoder {
         Decoded { payload, kind, tree, invalid }
     }
 
+    /// The type payloads are expected to have, for messages about those that do not.
+    pub fn expected_name(&self) -> String {
+        match (&self.reading, &self.likely) {
+            (Reading::As(descriptor), _) => descriptor.full_name().to_string(),
+            (_, Some(PayloadKind::SequenceExample)) => "tf.train.SequenceExample".into(),
+            _ => "tf.train.Example".into(),
+        }
+    }
+
     /// Whether Python protobuf would accept the payload as a `tf.train.Example`.
     pub fn parses_as_example(&self, payload: &[u8]) -> bool {
         let tree = wire::walk(payload, Some(self.schema.example()));

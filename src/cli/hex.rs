@@ -1,0 +1,106 @@
+//! `hex`: the annotated walkthrough of one frame.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{Input, Status, report_unusable};
+use crate::annotate::{Role, Token, frame_tokens};
+use crate::payload::Decoder;
+
+#[derive(Debug, Args)]
+pub struct HexArgs {
+    /// The TFRecord file.
+    pub file: PathBuf,
+    /// The record to annotate (0-based, as `list` numbers frames).
+    #[arg(short = 'n', long = "record", value_name = "N", default_value_t = 0)]
+    pub record: usize,
+    /// Print every byte of long values (16 per line) instead of eliding them.
+    #[arg(long)]
+    pub full: bool,
+}
+
+/// Bytes shown in the hex column before a long token is elided.
+const SHOWN: usize = 10;
+const HEX_WIDTH: usize = SHOWN * 3 - 1;
+
+fn colour(role: Role) -> &'static str {
+    match role {
+        Role::Frame => "\x1b[34m",
+        Role::BadCrc | Role::Unparsed => "\x1b[1;31m",
+        Role::Tag => "\x1b[33m",
+        Role::Length => "\x1b[35m",
+        Role::Value => "\x1b[32m",
+        Role::Data => "\x1b[36m",
+    }
+}
+
+fn hex_pairs(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 3);
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// Writes the annotated lines of `tokens` over `data`.
+pub fn write_tokens(out: &mut impl Write, data: &[u8], tokens: &[Token], full: bool, coloured: bool) -> std::io::Result<()> {
+    let on = |role| if coloured { (colour(role), "\x1b[0m") } else { ("", "") };
+    for token in tokens {
+        let bytes = usize::try_from(token.start)
+            .ok()
+            .zip(usize::try_from(token.end).ok())
+            .and_then(|(s, e)| data.get(s..e))
+            .unwrap_or_default();
+        let indent = "  ".repeat(token.depth);
+        let (on, off) = on(token.role);
+        if full && bytes.len() > SHOWN {
+            for (row, chunk) in bytes.chunks(16).enumerate() {
+                let meaning = if row == 0 { format!("{indent}{}", token.meaning) } else { String::new() };
+                let offset = token.start + 16 * row as u64;
+                writeln!(out, "{offset:>10}  {on}{:<47}{off}  {meaning}", hex_pairs(chunk))?;
+            }
+            continue;
+        }
+        let shown = if bytes.len() > SHOWN {
+            format!("{} …", hex_pairs(&bytes[..SHOWN - 2]))
+        } else {
+            hex_pairs(bytes)
+        };
+        writeln!(out, "{:>10}  {on}{shown:<HEX_WIDTH$}{off}  {indent}{}", token.start, token.meaning)?;
+    }
+    Ok(())
+}
+
+pub fn run(args: &HexArgs, decoder: &Decoder, out: &mut impl Write, coloured: bool) -> Result<Status> {
+    let input = match Input::open(&args.file, decoder) {
+        Ok(input) => input,
+        Err(e) => return Ok(report_unusable(&e)),
+    };
+    let frame = match input.frame(args.record) {
+        Ok(frame) => frame,
+        Err(e) => return Ok(report_unusable(&e)),
+    };
+    let data = input.data();
+    let decoded = frame.payload(data).map(|p| input.decoder.decode(p));
+    let kind = decoded.as_ref().map_or("unreadable", |d| d.kind.name());
+    writeln!(
+        out,
+        "{} record {}: frame at byte {}, {} ({})",
+        input.name(),
+        frame.index,
+        frame.offset,
+        kind,
+        frame.status.name()
+    )?;
+    writeln!(out, "{:>10}  {:<HEX_WIDTH$}  meaning", "offset", "bytes")?;
+    let tokens = frame_tokens(data, &frame, decoded.as_ref());
+    write_tokens(out, data, &tokens, args.full, coloured)?;
+    Ok(if frame.status.is_intact() { Status::Clean } else { Status::Damage })
+}

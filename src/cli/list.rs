@@ -1,0 +1,156 @@
+//! `list`: one line per frame.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{Input, Status, report_unusable};
+use crate::damage;
+use crate::example;
+use crate::frame::Frame;
+use crate::jsonformat::Json;
+use crate::payload::{Decoder, PayloadKind};
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// TFRecord files to list.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// One JSON object per frame instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `list` says about one frame.
+pub struct FrameRow {
+    pub frame: Frame,
+    pub kind: Option<PayloadKind>,
+    pub feature_count: Option<usize>,
+    pub summary: String,
+}
+
+/// Describes one frame: its payload kind and a summary, or what is wrong with it.
+pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {
+    let data = input.data();
+    let is_last = frame.index + 1 == input.index.len();
+    if !frame.status.is_intact() {
+        let summary = damage::describe(&frame, data, is_last);
+        return FrameRow { frame, kind: None, feature_count: None, summary };
+    }
+    let Some(payload) = frame.payload(data) else {
+        return FrameRow { frame, kind: None, feature_count: None, summary: String::new() };
+    };
+    let decoded = input.decoder.decode(payload);
+    let (feature_count, summary) = match decoded.typed() {
+        Some(typed) if decoded.kind == PayloadKind::Example || decoded.kind == PayloadKind::SequenceExample => {
+            let features = example::top_features(&typed);
+            let names: Vec<&str> = features.iter().take(4).map(|f| f.name.as_str()).collect();
+            let more = if features.len() > 4 { ", …" } else { "" };
+            let lists = example::feature_lists_of(&typed);
+            let lists_text = if decoded.kind == PayloadKind::SequenceExample {
+                format!(", {} feature lists", lists.len())
+            } else {
+                String::new()
+            };
+            let noun = if features.len() == 1 { "feature" } else { "features" };
+            (Some(features.len()), format!("{} {noun}{lists_text}: {}{more}", features.len(), names.join(", ")))
+        }
+        Some(typed) => (None, format!("{} fields set", typed.fields.len())),
+        None => (None, crate::image::describe_bytes(payload, false)),
+    };
+    FrameRow { frame, kind: Some(decoded.kind), feature_count, summary }
+}
+
+fn verdict(ok: Option<bool>) -> &'static str {
+    match ok {
+        Some(true) => "ok",
+        Some(false) => "BAD",
+        None => "-",
+    }
+}
+
+pub fn row_json(file: &str, row: &FrameRow) -> Json {
+    let f = &row.frame;
+    let bool_or_null = |v: Option<bool>| v.map_or(Json::Null, |b| Json::Literal(b.to_string()));
+    let mut members = vec![
+        ("file".to_string(), Json::String(file.to_string())),
+        ("index".into(), Json::Literal(f.index.to_string())),
+        ("offset".into(), Json::Literal(f.offset.0.to_string())),
+        ("length".into(), f.declared_length.map_or(Json::Null, |l| Json::Literal(l.to_string()))),
+        ("length_crc_ok".into(), bool_or_null(f.status.length_crc_ok())),
+        ("data_crc_ok".into(), bool_or_null(f.status.data_crc_ok())),
+        ("status".into(), Json::String(f.status.name().into())),
+        ("kind".into(), row.kind.as_ref().map_or(Json::Null, |k| Json::String(k.name().into()))),
+        ("end".into(), Json::Literal(f.region_end.0.to_string())),
+        ("after_resync".into(), Json::Literal(f.after_resync.to_string())),
+    ];
+    if let Some(n) = row.feature_count {
+        members.push(("features".into(), Json::Literal(n.to_string())));
+    }
+    if let Some(tf) = f.tensorflow_offset() {
+        members.push(("tensorflow_offset".into(), Json::Literal(tf.0.to_string())));
+    }
+    if !f.status.is_intact() {
+        members.push(("problem".into(), Json::String(row.summary.clone())));
+    }
+    Json::Object(members)
+}
+
+pub fn run(args: &ListArgs, decoder: &Decoder, out: &mut impl Write) -> Result<Status> {
+    let mut status = Status::Clean;
+    for path in &args.files {
+        let input = match Input::open(path, decoder) {
+            Ok(input) => input,
+            Err(e) => {
+                status = status.max(report_unusable(&e));
+                continue;
+            }
+        };
+        let name = input.name();
+        if !args.json {
+            if args.files.len() > 1 {
+                writeln!(out, "== {name}")?;
+            }
+            writeln!(out, "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<15}  summary", "index", "offset", "length", "len-crc", "data-crc", "kind")?;
+        }
+        let data = input.data();
+        let mut intact = 0usize;
+        for frame in input.index.frames(data) {
+            intact += usize::from(frame.status.is_intact());
+            let row = describe_frame(&input, frame);
+            if args.json {
+                writeln!(out, "{}", row_json(&name, &row).to_string_sorted())?;
+            } else {
+                let f = &row.frame;
+                let kind = row.kind.as_ref().map_or(f.status.name(), |k| k.name());
+                let length = f.declared_length.map_or("-".to_string(), |l| l.to_string());
+                writeln!(
+                    out,
+                    "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<15}  {}",
+                    f.index,
+                    f.offset.0,
+                    length,
+                    verdict(f.status.length_crc_ok()),
+                    verdict(f.status.data_crc_ok()),
+                    kind,
+                    row.summary
+                )?;
+            }
+        }
+        let damaged = input.index.damaged_count();
+        if !args.json {
+            writeln!(
+                out,
+                "{name}: {} frames, {intact} intact, {damaged} damaged, {} bytes",
+                input.index.len(),
+                input.source.len()
+            )?;
+        }
+        if damaged > 0 {
+            status = status.max(Status::Damage);
+        }
+    }
+    Ok(status)
+}

@@ -1,0 +1,152 @@
+//! The scriptable subcommands. Each takes its arguments and a writer, and returns the exit status,
+//! so tests can run them without a process.
+
+pub mod hex;
+pub mod list;
+pub mod show;
+pub mod verify;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+
+use crate::error::Error;
+use crate::frame::{Frame, FrameIndex};
+use crate::payload::{Decoder, Reading};
+use crate::schema::Schema;
+use crate::source::Source;
+
+/// Exit statuses, the same for every subcommand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    /// Everything read and intact.
+    Clean = 0,
+    /// Damage found (CRC mismatch, truncation, bytes that are not frames).
+    Damage = 1,
+    /// An input could not be used at all (missing, unreadable, a directory, bad arguments).
+    Unusable = 2,
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tfr-inspect",
+    version,
+    about = "Open TFRecord files and see, byte by byte, what is inside them.",
+    long_about = "Open TFRecord files and see, byte by byte, what is inside them.\n\n\
+        With files and no subcommand, opens the interactive inspector (or prints `list` when\n\
+        stdout is not a terminal). Record numbers are 0-based frame indices, as `list` shows them.\n\n\
+        Exit status: 0 all intact, 1 damage found, 2 input unusable.",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Files to open in the interactive inspector.
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One line per frame: offset, length, CRC verdicts, payload kind and a summary.
+    List(list::ListArgs),
+    /// Decoded records as a readable tree, protobuf text format, or canonical JSON.
+    Show(show::ShowArgs),
+    /// Annotated bytes of one frame: every tag, varint, length prefix and value, explained.
+    Hex(hex::HexArgs),
+    /// Check both CRCs of every frame and that the file ends on a frame boundary.
+    Verify(verify::VerifyArgs),
+}
+
+/// How payloads are decoded (shared by every subcommand).
+#[derive(Debug, Clone, Default, Args)]
+pub struct DecodeArgs {
+    /// A .proto file describing the payload type (repeatable; imports resolve next to it).
+    #[arg(long = "proto", value_name = "FILE.proto", global = true)]
+    pub protos: Vec<PathBuf>,
+    /// Decode payloads as this message type, e.g. `my.pkg.Record` (default: detect per record).
+    #[arg(long, value_name = "pkg.Type", global = true)]
+    pub message: Option<String>,
+    /// Do not decode payloads: show them as bytes.
+    #[arg(long, global = true, conflicts_with = "message")]
+    pub raw: bool,
+}
+
+impl DecodeArgs {
+    pub fn decoder(&self) -> Result<Decoder, Error> {
+        let schema = if self.protos.is_empty() && self.message.is_none() {
+            Schema::builtin()
+        } else {
+            Schema::with_user_protos(&self.protos, self.message.as_deref())?
+        };
+        let reading = match (self.raw, schema.user_message()) {
+            (true, _) => Reading::Raw,
+            (false, Some(message)) => Reading::As(message.clone()),
+            (false, None) => Reading::Auto,
+        };
+        Ok(Decoder::new(schema, reading))
+    }
+}
+
+/// An opened, indexed input file with the decoder tuned to it.
+pub struct Input {
+    pub source: Source,
+    pub index: FrameIndex,
+    pub decoder: Decoder,
+}
+
+impl Input {
+    /// Opens and fully indexes `path`.
+    pub fn open(path: &Path, decoder: &Decoder) -> Result<Input, Error> {
+        let source = Source::open(path)?;
+        let index = FrameIndex::build(source.bytes());
+        let mut decoder = decoder.clone();
+        let data = source.bytes();
+        decoder.learn(index.frames(data).filter(|f| f.status.is_intact()).filter_map(|f| f.payload(data)));
+        Ok(Input { source, index, decoder })
+    }
+
+    pub fn data(&self) -> &[u8] {
+        self.source.bytes()
+    }
+
+    pub fn name(&self) -> String {
+        self.source.path().display().to_string()
+    }
+
+    pub fn frame(&self, index: usize) -> Result<Frame, Error> {
+        self.index.get(self.data(), index).ok_or_else(|| Error::NoSuchRecord {
+            path: self.source.path().to_path_buf(),
+            index,
+            count: self.index.len(),
+        })
+    }
+}
+
+/// Whether to colour output written to stdout.
+pub fn use_colour() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+}
+
+/// Reports an input that could not be used, and returns the status for it.
+pub fn report_unusable(err: &dyn std::fmt::Display) -> Status {
+    eprintln!("tfr-inspect: {err}");
+    Status::Unusable
+}
+
+/// Runs a parsed subcommand, writing to `out`.
+pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Result<Status> {
+    let decoder = match decode.decoder() {
+        Ok(d) => d,
+        Err(e) => return Ok(report_unusable(&e)),
+    };
+    match command {
+        Command::List(args) => list::run(args, &decoder, out),
+        Command::Show(args) => show::run(args, &decoder, out),
+        Command::Hex(args) => hex::run(args, &decoder, out, use_colour()),
+        Command::Verify(args) => verify::run(args, out),
+    }
+}

@@ -1,0 +1,187 @@
+//! `show`: decoded records as a readable tree, protobuf text format, or canonical JSON.
+
+use std::io::Write;
+use std::ops::Range;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use clap::{Args, ValueEnum};
+
+use super::{Input, Status, report_unusable};
+use crate::damage;
+use crate::example::{self, FeatureValues};
+use crate::jsonformat::{message_to_json, raw_payload_json};
+use crate::payload::{Decoded, Decoder, PayloadKind};
+use crate::textformat::{bytes_to_text, message_to_text, raw_message_to_text};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Feature names, kinds, counts and values; long bytes summarised ("JPEG 320x213").
+    Tree,
+    /// Protobuf text format, as Python's text_format prints it.
+    Text,
+    /// One line of canonical protobuf JSON per record, as Python's json_format prints it.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The TFRecord file.
+    pub file: PathBuf,
+    /// Show only record N (0-based, as `list` numbers frames).
+    #[arg(short = 'n', long = "record", value_name = "N", conflicts_with = "range")]
+    pub record: Option<usize>,
+    /// Show records A..B (B excluded), A..=B, A.. or ..B.
+    #[arg(long, value_name = "A..B")]
+    pub range: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Tree)]
+    pub format: Format,
+}
+
+/// Parses `A..B`, `A..=B`, `A..` and `..B` into a half-open range.
+pub fn parse_range(text: &str, count: usize) -> Result<Range<usize>> {
+    let Some((a, b)) = text.split_once("..") else { bail!("--range expects A..B, got `{text}`") };
+    let start = if a.is_empty() { 0 } else { a.trim().parse()? };
+    let end = match b.strip_prefix('=') {
+        Some(b) => b.trim().parse::<usize>()?.saturating_add(1),
+        None if b.is_empty() => count,
+        None => b.trim().parse()?,
+    };
+    Ok(start..end.min(count).max(start))
+}
+
+pub fn run(args: &ShowArgs, decoder: &Decoder, out: &mut impl Write) -> Result<Status> {
+    let input = match Input::open(&args.file, decoder) {
+        Ok(input) => input,
+        Err(e) => return Ok(report_unusable(&e)),
+    };
+    let count = input.index.len();
+    let (range, single) = match (args.record, &args.range) {
+        (Some(n), _) => {
+            if let Err(e) = input.frame(n) {
+                return Ok(report_unusable(&e));
+            }
+            (n..n + 1, true)
+        }
+        (None, Some(text)) => (parse_range(text, count)?, false),
+        (None, None) => (0..count, false),
+    };
+    let mut status = if input.index.damaged_count() > 0 { Status::Damage } else { Status::Clean };
+    let data = input.data();
+    for index in range {
+        let frame = input.frame(index)?;
+        let Some(payload) = frame.payload(data) else {
+            let is_last = index + 1 == count;
+            eprintln!("{}: record {index} at byte {}: skipped: {}", input.name(), frame.offset, damage::describe(&frame, data, is_last));
+            status = Status::Damage;
+            continue;
+        };
+        if !frame.status.is_intact() {
+            eprintln!("{}: record {index} at byte {}: payload CRC mismatch, shown anyway", input.name(), frame.offset);
+        }
+        let decoded = input.decoder.decode(payload);
+        if let Some(invalid) = &decoded.invalid {
+            eprintln!(
+                "{}: record {index}: not a valid {}: {invalid} (file byte {})",
+                input.name(),
+                input.decoder.expected_name(),
+                frame.offset.0 + crate::frame::HEADER_LEN + invalid_at(invalid) as u64
+            );
+        }
+        match args.format {
+            Format::Text => {
+                if !single {
+                    writeln!(out, "# record {index}")?;
+                }
+                out.write_all(text_of(&decoded).as_bytes())?;
+            }
+            Format::Json => writeln!(out, "{}", json_of(&input, &decoded))?,
+            Format::Tree => write_tree(out, index, frame.offset.0, &decoded)?,
+        }
+    }
+    Ok(status)
+}
+
+fn invalid_at(invalid: &crate::decode::Invalid) -> usize {
+    match invalid {
+        crate::decode::Invalid::Wire(e) => e.at,
+        crate::decode::Invalid::NotUtf8 { at, .. } => *at,
+    }
+}
+
+/// The text-format rendering of one payload.
+pub fn text_of(decoded: &Decoded<'_>) -> String {
+    match (decoded.typed(), &decoded.kind) {
+        (Some(typed), _) => message_to_text(&typed),
+        (None, PayloadKind::Protobuf) => raw_message_to_text(decoded.payload, &decoded.tree),
+        (None, _) => bytes_to_text(decoded.payload),
+    }
+}
+
+/// The JSON rendering of one payload.
+pub fn json_of(input: &Input, decoded: &Decoded<'_>) -> String {
+    match decoded.typed() {
+        Some(typed) => message_to_json(&typed).to_string_sorted(),
+        None => raw_payload_json(decoded.payload, input.decoder.parses_as_example(decoded.payload)).to_string_sorted(),
+    }
+}
+
+fn write_tree(out: &mut impl Write, index: usize, offset: u64, decoded: &Decoded<'_>) -> std::io::Result<()> {
+    let len = decoded.payload.len();
+    let typed = decoded.typed();
+    match (&decoded.kind, typed) {
+        (PayloadKind::Example | PayloadKind::SequenceExample, Some(typed)) => {
+            let features = example::top_features(&typed);
+            let shape = example::declared_shape(&features);
+            let lists = example::feature_lists_of(&typed);
+            let what = if decoded.kind == PayloadKind::Example {
+                format!("Example, {} features", features.len())
+            } else {
+                format!("SequenceExample, {} context features, {} feature lists", features.len(), lists.len())
+            };
+            writeln!(out, "record {index}  (offset {offset}, {len} bytes)  {what}")?;
+            let width = features.iter().map(|f| f.name.len()).chain(lists.iter().map(|l| l.0.len())).max().unwrap_or(0);
+            if decoded.kind == PayloadKind::SequenceExample && !features.is_empty() {
+                writeln!(out, "  context:")?;
+            }
+            let indent = if decoded.kind == PayloadKind::SequenceExample { "    " } else { "  " };
+            for feature in &features {
+                let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
+                let values = example::values_summary(&feature.values, shape, 8);
+                writeln!(out, "{indent}{:<width$}  {kind:<11}  {values}", feature.name)?;
+            }
+            if !lists.is_empty() {
+                writeln!(out, "  feature_lists:")?;
+            }
+            for (name, steps) in &lists {
+                let kinds: Vec<&str> = steps.iter().map(FeatureValues::kind_name).collect();
+                let kind = kinds.first().copied().unwrap_or("none");
+                writeln!(out, "    {name:<width$}  {} steps of {kind}", steps.len())?;
+                for (i, step) in steps.iter().enumerate().take(8) {
+                    writeln!(out, "      [{i}] {}", example::values_summary(step, None, 8))?;
+                }
+                if steps.len() > 8 {
+                    writeln!(out, "      … {} more steps", steps.len() - 8)?;
+                }
+            }
+        }
+        (kind, Some(typed)) => {
+            writeln!(out, "record {index}  (offset {offset}, {len} bytes)  {}", kind.name())?;
+            for line in message_to_text(&typed).lines() {
+                writeln!(out, "  {line}")?;
+            }
+        }
+        (PayloadKind::Protobuf, None) => {
+            writeln!(out, "record {index}  (offset {offset}, {len} bytes)  protobuf of unknown type (field numbers only)")?;
+            for line in raw_message_to_text(decoded.payload, &decoded.tree).lines() {
+                writeln!(out, "  {line}")?;
+            }
+        }
+        (kind, None) => {
+            let what = crate::image::describe_bytes(decoded.payload, false);
+            writeln!(out, "record {index}  (offset {offset}, {len} bytes)  {}: {what}", kind.name())?;
+        }
+    }
+    Ok(())
+}

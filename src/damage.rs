@@ -1,0 +1,70 @@
+//! Plain-language descriptions of damaged frames, with the offsets a user needs to act on them.
+
+use crate::frame::{Frame, FrameStatus, HEADER_LEN, Header};
+
+/// Compression a file's first bytes announce (TFRecord writers support GZIP and ZLIB).
+pub fn sniff_compression(data: &[u8]) -> Option<&'static str> {
+    match data {
+        [0x1f, 0x8b, ..] => Some("GZIP"),
+        [0x78, second, ..] if (u16::from(0x78u8) << 8 | u16::from(*second)) % 31 == 0 => Some("ZLIB"),
+        _ => None,
+    }
+}
+
+/// What is wrong with a frame, in one sentence (empty for an intact frame).
+pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
+    let offset = frame.offset.0;
+    let skipped = frame.region_end.0.saturating_sub(offset);
+    let file_len = data.len() as u64;
+    let header = Header::read(data, offset);
+    match frame.status {
+        FrameStatus::Intact => String::new(),
+        FrameStatus::DataCrcMismatch => {
+            let crcs = frame
+                .data_crcs(data)
+                .map(|(stored, computed)| format!(" (stored 0x{stored:08x}, computed 0x{computed:08x})"))
+                .unwrap_or_default();
+            format!(
+                "payload CRC mismatch{crcs}: the payload or its CRC is damaged; TensorFlow reports \"corrupted record at {}\"",
+                offset + HEADER_LEN
+            )
+        }
+        FrameStatus::LengthCrcMismatch => {
+            let crcs = header
+                .map(|h| format!(" (stored 0x{:08x}, expected 0x{:08x})", h.stored_length_crc, h.computed_length_crc))
+                .unwrap_or_default();
+            let mut text = if offset == 0 && is_last {
+                format!("not a TFRecord file: no valid frame header anywhere in its {file_len} bytes{crcs}")
+            } else if is_last && frame.region_end.0 == file_len {
+                format!("{skipped} trailing bytes at the end of the file are not a frame: length CRC mismatch{crcs}")
+            } else {
+                format!("length CRC mismatch{crcs}: {skipped} bytes skipped to the next intact frame")
+            };
+            if offset == 0 {
+                if let Some(kind) = sniff_compression(data) {
+                    text.push_str(&format!(
+                        "; the file starts like a {kind} stream: it was probably written with compression_type='{kind}'"
+                    ));
+                }
+            }
+            text.push_str(&format!("; TensorFlow reports \"corrupted record at {offset}\""));
+            text
+        }
+        FrameStatus::TruncatedRecord => {
+            let declared = header.map_or(0, |h| h.length);
+            let available = file_len.saturating_sub(offset + HEADER_LEN);
+            format!(
+                "truncated: the header declares {declared} payload bytes (+4 CRC) but only {available} remain; TensorFlow reports \"truncated record at {offset}\""
+            )
+        }
+        FrameStatus::LengthExceedsFile => {
+            let declared = header.map_or(0, |h| h.length);
+            format!(
+                "the header declares {declared} payload bytes, more than the whole file ({file_len} bytes), with a valid length CRC; TensorFlow reports \"truncated record at {offset}\" (or crashes)"
+            )
+        }
+        FrameStatus::PartialHeader => format!(
+            "{skipped} trailing bytes, too few for a frame header: a cut-off file or appended bytes (TensorFlow ignores them silently)"
+        ),
+    }
+}

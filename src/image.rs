@@ -1,0 +1,99 @@
+//! Recognising what a bytes value holds: an encoded image (by its magic bytes and header), raw
+//! pixels of a well-known shape, text, or plain bytes. Only headers are read here; decoding
+//! pixels is capped and happens only when a preview is asked for.
+
+use std::io::Cursor;
+
+use image::{ImageFormat, ImageReader};
+
+/// The encoded image formats recognised by magic bytes.
+pub fn sniff_format(bytes: &[u8]) -> Option<ImageFormat> {
+    let format = match bytes {
+        [0xff, 0xd8, 0xff, ..] => ImageFormat::Jpeg,
+        [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, ..] => ImageFormat::Png,
+        [b'G', b'I', b'F', b'8', b'7' | b'9', b'a', ..] => ImageFormat::Gif,
+        [b'B', b'M', ..] if bytes.len() > 26 => ImageFormat::Bmp,
+        [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => ImageFormat::WebP,
+        _ => return None,
+    };
+    Some(format)
+}
+
+/// Format name and dimensions from an encoded image's header, e.g. ("JPEG", Some((320, 213))).
+pub fn encoded_image_info(bytes: &[u8]) -> Option<(&'static str, Option<(u32, u32)>)> {
+    let format = sniff_format(bytes)?;
+    let name = match format {
+        ImageFormat::Jpeg => "JPEG",
+        ImageFormat::Png => "PNG",
+        ImageFormat::Gif => "GIF",
+        ImageFormat::Bmp => "BMP",
+        ImageFormat::WebP => "WebP",
+        _ => "image",
+    };
+    let dims = ImageReader::with_format(Cursor::new(bytes), format).into_dimensions().ok();
+    Some((name, dims))
+}
+
+/// A short description of a bytes value for annotations and summaries.
+pub fn describe_bytes(bytes: &[u8], is_string: bool) -> String {
+    if let Some((name, dims)) = encoded_image_info(bytes) {
+        return match dims {
+            Some((w, h)) => format!("{name} {w}x{h}, {} bytes", bytes.len()),
+            None => format!("{name} (header unreadable), {} bytes", bytes.len()),
+        };
+    }
+    let kind = if is_string { "string" } else { "bytes" };
+    match std::str::from_utf8(bytes) {
+        Ok(text) if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') => {
+            let shown: String = text.chars().take(48).collect();
+            let more = if shown.len() < text.len() { "…" } else { "" };
+            format!("{kind} {:?}{more}", shown)
+        }
+        _ => format!("{kind}, {} bytes", bytes.len()),
+    }
+}
+
+/// How raw pixel bytes are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Interleaved channels, row by row (height x width x channels).
+    Hwc,
+    /// One plane per channel (channels x height x width), as CIFAR-10 stores images.
+    Chw,
+}
+
+/// A raw uint8 image shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawShape {
+    pub height: u32,
+    pub width: u32,
+    pub channels: u32,
+    pub layout: Layout,
+}
+
+impl RawShape {
+    pub fn describe(&self) -> String {
+        let layout = match (self.channels, self.layout) {
+            (1, _) => "grayscale",
+            (_, Layout::Chw) => "channel-first",
+            (_, Layout::Hwc) => "interleaved",
+        };
+        format!("{}x{}x{} uint8 {layout}", self.height, self.width, self.channels)
+    }
+}
+
+/// The raw pixel shape of `len` bytes: from a declared (height, width, channels) when it matches,
+/// otherwise from well-known sizes (MNIST 28x28, CIFAR-10 32x32x3 channel-first).
+pub fn raw_shape(len: usize, declared: Option<(u32, u32, u32)>) -> Option<RawShape> {
+    if let Some((height, width, channels)) = declared {
+        let expected = u64::from(height) * u64::from(width) * u64::from(channels);
+        if expected == len as u64 && matches!(channels, 1 | 3 | 4) {
+            return Some(RawShape { height, width, channels, layout: Layout::Hwc });
+        }
+    }
+    match len {
+        784 => Some(RawShape { height: 28, width: 28, channels: 1, layout: Layout::Hwc }),
+        3072 => Some(RawShape { height: 32, width: 32, channels: 3, layout: Layout::Chw }),
+        _ => None,
+    }
+}
