@@ -55,32 +55,57 @@ pub fn frame_tokens(data: &[u8], frame: &Frame, decoded: Option<&Decoded<'_>>) -
     };
     let Some(header) = Header::read(data, offset) else {
         let len = frame.region_end.0.saturating_sub(offset);
-        tokens.push(plain(offset, len, Role::Unparsed, format!("{len} trailing bytes: too short for a frame header")));
+        tokens.push(plain(
+            offset,
+            len,
+            Role::Unparsed,
+            format!("{len} trailing bytes: too short for a frame header"),
+        ));
         return tokens;
     };
-    tokens.push(plain(offset, 8, Role::Frame, format!("length {} (u64 little-endian)", header.length)));
+    tokens.push(plain(
+        offset,
+        8,
+        Role::Frame,
+        format!("length {} (u64 little-endian)", header.length),
+    ));
     let crc_meaning = if header.crc_ok() {
-        format!("masked crc32c of the length: 0x{:08x}, matches", header.stored_length_crc)
+        format!(
+            "masked crc32c of the length: 0x{:08x}, matches",
+            header.stored_length_crc
+        )
     } else {
         format!(
             "masked crc32c of the length: stored 0x{:08x}, expected 0x{:08x}: MISMATCH, the length is not trustworthy",
             header.stored_length_crc, header.computed_length_crc
         )
     };
-    let crc_role = if header.crc_ok() { Role::Frame } else { Role::BadCrc };
+    let crc_role = if header.crc_ok() {
+        Role::Frame
+    } else {
+        Role::BadCrc
+    };
     tokens.push(plain(offset + 8, 4, crc_role, crc_meaning));
     let payload_start = offset + HEADER_LEN;
     match (frame.payload_range(), decoded) {
         (Some(range), Some(decoded)) => payload_tokens(decoded, range.start, &mut tokens),
         (Some(range), None) => {
             let len = range.end - range.start;
-            tokens.push(plain(range.start, len, Role::Unparsed, format!("payload, {len} bytes")));
+            tokens.push(plain(
+                range.start,
+                len,
+                Role::Unparsed,
+                format!("payload, {len} bytes"),
+            ));
         }
         (None, _) => {
             let len = frame.region_end.0.saturating_sub(payload_start);
             if len > 0 {
                 let what = match header.crc_ok() {
-                    true => format!("{len} bytes until the end of the file; the header declares {}", header.length),
+                    true => format!(
+                        "{len} bytes until the end of the file; the header declares {}",
+                        header.length
+                    ),
                     false => format!("{len} bytes skipped until the next intact frame"),
                 };
                 tokens.push(plain(payload_start, len, Role::Unparsed, what));
@@ -90,15 +115,28 @@ pub fn frame_tokens(data: &[u8], frame: &Frame, decoded: Option<&Decoded<'_>>) -
     if let Some((stored, computed)) = frame.data_crcs(data) {
         let footer = frame.payload_range().map_or(payload_start, |r| r.end);
         let (role, meaning) = if stored == computed {
-            (Role::Frame, format!("masked crc32c of the payload: 0x{stored:08x}, matches"))
+            (
+                Role::Frame,
+                format!("masked crc32c of the payload: 0x{stored:08x}, matches"),
+            )
         } else {
-            (Role::BadCrc, format!("masked crc32c of the payload: stored 0x{stored:08x}, expected 0x{computed:08x}: MISMATCH"))
+            (
+                Role::BadCrc,
+                format!(
+                    "masked crc32c of the payload: stored 0x{stored:08x}, expected 0x{computed:08x}: MISMATCH"
+                ),
+            )
         };
         tokens.push(plain(footer, FOOTER_LEN, role, meaning));
         let after = footer + FOOTER_LEN;
         if frame.region_end.0 > after {
             let len = frame.region_end.0 - after;
-            tokens.push(plain(after, len, Role::Unparsed, format!("{len} bytes skipped until the next intact frame")));
+            tokens.push(plain(
+                after,
+                len,
+                Role::Unparsed,
+                format!("{len} bytes skipped until the next intact frame"),
+            ));
         }
     }
     tokens
@@ -110,7 +148,14 @@ pub fn payload_tokens(decoded: &Decoded<'_>, base: u64, tokens: &mut Vec<Token>)
     if !decoded.kind.is_typed() && decoded.kind != crate::payload::PayloadKind::Protobuf {
         if len > 0 {
             let meaning = format!("{} payload, {len} bytes", decoded.kind.name());
-            tokens.push(Token { start: base, end: base + len, depth: 0, role: Role::Unparsed, meaning, path: Vec::new() });
+            tokens.push(Token {
+                start: base,
+                end: base + len,
+                depth: 0,
+                role: Role::Unparsed,
+                meaning,
+                path: Vec::new(),
+            });
         }
         return;
     }
@@ -164,17 +209,36 @@ fn type_name(field: &Field) -> String {
                 Kind::Enum(e) => e.name().to_string(),
                 other => format!("{other:?}").to_lowercase(),
             };
-            if d.is_list() { format!(" (repeated {kind})") } else { format!(" ({kind})") }
+            if d.is_list() {
+                format!(" (repeated {kind})")
+            } else {
+                format!(" ({kind})")
+            }
         }
     }
 }
 
-fn field_tokens(payload: &[u8], field: &Field, base: u64, depth: usize, path: &mut Vec<usize>, tokens: &mut Vec<Token>) {
+fn field_tokens(
+    payload: &[u8],
+    field: &Field,
+    base: u64,
+    depth: usize,
+    path: &mut Vec<usize>,
+    tokens: &mut Vec<Token>,
+) {
     let at = |span: crate::span::Span| (base + span.start as u64, base + span.end as u64);
-    let mut push = |span: crate::span::Span, depth: usize, role: Role, meaning: String, path: &[usize]| {
-        let (start, end) = at(span);
-        tokens.push(Token { start, end, depth, role, meaning, path: path.to_vec() });
-    };
+    let mut push =
+        |span: crate::span::Span, depth: usize, role: Role, meaning: String, path: &[usize]| {
+            let (start, end) = at(span);
+            tokens.push(Token {
+                start,
+                end,
+                depth,
+                role,
+                meaning,
+                path: path.to_vec(),
+            });
+        };
     let label = field_label(field);
     let name_part = match &field.descriptor {
         Some(d) => format!(" `{}`", d.name()),
@@ -199,22 +263,49 @@ fn field_tokens(payload: &[u8], field: &Field, base: u64, depth: usize, path: &m
             let meaning = scalar_meaning(kind.as_ref(), u64::from(*raw), field.wire_type);
             push(*span, depth, Role::Value, meaning, path);
         }
-        Value::Bytes { prefix, length, data } => {
-            push(*prefix, depth, Role::Length, format!("varint {length}: length of {label}, {length} bytes"), path);
+        Value::Bytes {
+            prefix,
+            length,
+            data,
+        } => {
+            push(
+                *prefix,
+                depth,
+                Role::Length,
+                format!("varint {length}: length of {label}, {length} bytes"),
+                path,
+            );
             if !data.is_empty() {
                 let bytes = data.slice(payload).unwrap_or_default();
                 let is_string = kind == Some(Kind::String);
-                push(*data, depth, Role::Data, crate::image::describe_bytes(bytes, is_string), path);
+                push(
+                    *data,
+                    depth,
+                    Role::Data,
+                    crate::image::describe_bytes(bytes, is_string),
+                    path,
+                );
             }
         }
-        Value::Packed { prefix, length, elements, error, .. } => {
+        Value::Packed {
+            prefix,
+            length,
+            elements,
+            error,
+            ..
+        } => {
             let n = elements.len();
-            let meaning = format!("varint {length}: length of {label}, packed, {n} element{}", if n == 1 { "" } else { "s" });
+            let meaning = format!(
+                "varint {length}: length of {label}, packed, {n} element{}",
+                if n == 1 { "" } else { "s" }
+            );
             push(*prefix, depth, Role::Length, meaning, path);
             for element in elements {
                 let wire_type = if element.span.len() == 4 {
                     WireType::I32
-                } else if element.span.len() == 8 && !matches!(kind, Some(Kind::Int64 | Kind::Uint64)) {
+                } else if element.span.len() == 8
+                    && !matches!(kind, Some(Kind::Int64 | Kind::Uint64))
+                {
                     WireType::I64
                 } else {
                     WireType::Varint
@@ -224,16 +315,32 @@ fn field_tokens(payload: &[u8], field: &Field, base: u64, depth: usize, path: &m
             }
             if let Some(error) = error {
                 let span = crate::span::Span::new(error.at, field.span.end);
-                push(span, depth + 1, Role::Unparsed, format!("invalid: {error}"), path);
+                push(
+                    span,
+                    depth + 1,
+                    Role::Unparsed,
+                    format!("invalid: {error}"),
+                    path,
+                );
             }
         }
-        Value::Message { prefix, length, message } => {
+        Value::Message {
+            prefix,
+            length,
+            message,
+        } => {
             let what = match (&field.descriptor, message.descriptor.as_ref()) {
                 (Some(d), _) if d.is_map() => "map entry".to_string(),
                 (_, Some(m)) => format!("message {}", m.name()),
                 (_, None) => "message (detected without a schema)".to_string(),
             };
-            push(*prefix, depth, Role::Length, format!("varint {length}: length of {label}, {what} of {length} bytes"), path);
+            push(
+                *prefix,
+                depth,
+                Role::Length,
+                format!("varint {length}: length of {label}, {what} of {length} bytes"),
+                path,
+            );
             message_tokens(payload, message, base, depth + 1, path, tokens);
         }
         Value::Group { message, end_tag } => {
@@ -241,7 +348,14 @@ fn field_tokens(payload: &[u8], field: &Field, base: u64, depth: usize, path: &m
             if let Some(end_tag) = end_tag {
                 let (start, end) = at(*end_tag);
                 let meaning = format!("end of group {label}, wire type 4 (end group)");
-                tokens.push(Token { start, end, depth, role: Role::Tag, meaning, path: path.clone() });
+                tokens.push(Token {
+                    start,
+                    end,
+                    depth,
+                    role: Role::Tag,
+                    meaning,
+                    path: path.clone(),
+                });
             }
         }
     }
@@ -255,15 +369,25 @@ fn scalar_meaning(kind: Option<&Kind>, raw: u64, wire_type: WireType) -> String 
                 other => format!("{other:?}").to_lowercase(),
             };
             match (wire_type, &scalar) {
-                (WireType::Varint, Scalar::Enum(n, Some(_))) => format!("varint {n}: {type_name} {}", scalar_text(&scalar)),
-                (WireType::Varint, _) => format!("varint {raw}: {type_name} {}", scalar_text(&scalar)),
+                (WireType::Varint, Scalar::Enum(n, Some(_))) => {
+                    format!("varint {n}: {type_name} {}", scalar_text(&scalar))
+                }
+                (WireType::Varint, _) => {
+                    format!("varint {raw}: {type_name} {}", scalar_text(&scalar))
+                }
                 _ => format!("{type_name} {}", scalar_text(&scalar)),
             }
         }
         None => match wire_type {
             WireType::Varint => format!("varint {raw}"),
-            WireType::I32 => format!("fixed32 0x{raw:08x} (float {})", scalar_text(&Scalar::F32(f32::from_bits(raw as u32)))),
-            _ => format!("fixed64 0x{raw:016x} (double {})", scalar_text(&Scalar::F64(f64::from_bits(raw)))),
+            WireType::I32 => format!(
+                "fixed32 0x{raw:08x} (float {})",
+                scalar_text(&Scalar::F32(f32::from_bits(raw as u32)))
+            ),
+            _ => format!(
+                "fixed64 0x{raw:016x} (double {})",
+                scalar_text(&Scalar::F64(f64::from_bits(raw)))
+            ),
         },
     }
 }

@@ -6,7 +6,9 @@ use crate::frame::{Frame, FrameStatus, HEADER_LEN, Header};
 pub fn sniff_compression(data: &[u8]) -> Option<&'static str> {
     match data {
         [0x1f, 0x8b, ..] => Some("GZIP"),
-        [0x78, second, ..] if (u16::from(0x78u8) << 8 | u16::from(*second)) % 31 == 0 => Some("ZLIB"),
+        [0x78, second, ..] if (u16::from(0x78u8) << 8 | u16::from(*second)) % 31 == 0 => {
+            Some("ZLIB")
+        }
         _ => None,
     }
 }
@@ -22,7 +24,9 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
         FrameStatus::DataCrcMismatch => {
             let crcs = frame
                 .data_crcs(data)
-                .map(|(stored, computed)| format!(" (stored 0x{stored:08x}, computed 0x{computed:08x})"))
+                .map(|(stored, computed)| {
+                    format!(" (stored 0x{stored:08x}, computed 0x{computed:08x})")
+                })
                 .unwrap_or_default();
             format!(
                 "payload CRC mismatch{crcs}: the payload or its CRC is damaged; TensorFlow reports \"corrupted record at {}\"",
@@ -31,14 +35,25 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
         }
         FrameStatus::LengthCrcMismatch => {
             let crcs = header
-                .map(|h| format!(" (stored 0x{:08x}, expected 0x{:08x})", h.stored_length_crc, h.computed_length_crc))
+                .map(|h| {
+                    format!(
+                        " (stored 0x{:08x}, expected 0x{:08x})",
+                        h.stored_length_crc, h.computed_length_crc
+                    )
+                })
                 .unwrap_or_default();
             let mut text = if offset == 0 && is_last {
-                format!("not a TFRecord file: no valid frame header anywhere in its {file_len} bytes{crcs}")
+                format!(
+                    "not a TFRecord file: no valid frame header anywhere in its {file_len} bytes{crcs}"
+                )
             } else if is_last && frame.region_end.0 == file_len {
-                format!("{skipped} trailing bytes at the end of the file are not a frame: length CRC mismatch{crcs}")
+                format!(
+                    "{skipped} trailing bytes at the end of the file are not a frame: length CRC mismatch{crcs}"
+                )
             } else {
-                format!("length CRC mismatch{crcs}: {skipped} bytes skipped to the next intact frame")
+                format!(
+                    "length CRC mismatch{crcs}: {skipped} bytes skipped to the next intact frame"
+                )
             };
             if offset == 0 {
                 if let Some(kind) = sniff_compression(data) {
@@ -47,7 +62,9 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
                     ));
                 }
             }
-            text.push_str(&format!("; TensorFlow reports \"corrupted record at {offset}\""));
+            text.push_str(&format!(
+                "; TensorFlow reports \"corrupted record at {offset}\""
+            ));
             text
         }
         FrameStatus::TruncatedRecord => {

@@ -115,7 +115,11 @@ impl<'a> TypedMessage<'a> {
     }
 }
 
-fn build<'a>(payload: &'a [u8], parts: &[&wire::Message], descriptor: MessageDescriptor) -> TypedMessage<'a> {
+fn build<'a>(
+    payload: &'a [u8],
+    parts: &[&wire::Message],
+    descriptor: MessageDescriptor,
+) -> TypedMessage<'a> {
     // Occurrences of each known field, with their position in the wire order for oneof resolution.
     let mut by_number: BTreeMap<u32, Vec<&wire::Field>> = BTreeMap::new();
     let mut last_seen: BTreeMap<u32, usize> = BTreeMap::new();
@@ -131,7 +135,9 @@ fn build<'a>(payload: &'a [u8], parts: &[&wire::Message], descriptor: MessageDes
     }
     let mut fields = Vec::new();
     for (number, occurrences) in &by_number {
-        let Some(field_descriptor) = descriptor.get_field(*number) else { continue };
+        let Some(field_descriptor) = descriptor.get_field(*number) else {
+            continue;
+        };
         if let Some(oneof) = field_descriptor.containing_oneof() {
             // Only the member set last survives.
             let winner = oneof
@@ -144,26 +150,44 @@ fn build<'a>(payload: &'a [u8], parts: &[&wire::Message], descriptor: MessageDes
             }
         }
         if let Some(values) = field_values(payload, &field_descriptor, occurrences) {
-            fields.push(TypedField { descriptor: field_descriptor, values });
+            fields.push(TypedField {
+                descriptor: field_descriptor,
+                values,
+            });
         }
     }
     TypedMessage { descriptor, fields }
 }
 
-fn field_values<'a>(payload: &'a [u8], field: &FieldDescriptor, occurrences: &[&wire::Field]) -> Option<FieldValues<'a>> {
+fn field_values<'a>(
+    payload: &'a [u8],
+    field: &FieldDescriptor,
+    occurrences: &[&wire::Field],
+) -> Option<FieldValues<'a>> {
     if field.is_map() {
-        let Kind::Message(entry_type) = field.kind() else { return None };
+        let Kind::Message(entry_type) = field.kind() else {
+            return None;
+        };
         let mut entries: Vec<MapEntry<'a>> = Vec::new();
         for occurrence in occurrences {
-            let Some(entry_message) = occurrence.nested_message() else { continue };
+            let Some(entry_message) = occurrence.nested_message() else {
+                continue;
+            };
             let entry = build(payload, &[entry_message], entry_type.clone());
             let pick = |number: u32| {
-                entry.fields.iter().find(|f| f.descriptor.number() == number).and_then(|f| match &f.values {
-                    FieldValues::Singular(v) => Some(v.clone()),
-                    _ => None,
-                })
+                entry
+                    .fields
+                    .iter()
+                    .find(|f| f.descriptor.number() == number)
+                    .and_then(|f| match &f.values {
+                        FieldValues::Singular(v) => Some(v.clone()),
+                        _ => None,
+                    })
             };
-            let new = MapEntry { key: pick(1), value: pick(2) };
+            let new = MapEntry {
+                key: pick(1),
+                value: pick(2),
+            };
             let key = map_key(&new);
             entries.retain(|e| map_key(e) != key);
             entries.push(new);
@@ -171,12 +195,22 @@ fn field_values<'a>(payload: &'a [u8], field: &FieldDescriptor, occurrences: &[&
         return Some(FieldValues::Map(entries));
     }
     if field.is_list() {
-        let values: Vec<_> = occurrences.iter().flat_map(|o| occurrence_values(payload, field, o)).collect();
+        let values: Vec<_> = occurrences
+            .iter()
+            .flat_map(|o| occurrence_values(payload, field, o))
+            .collect();
         return Some(FieldValues::Repeated(values));
     }
     if let Kind::Message(message_type) = field.kind() {
-        let parts: Vec<&wire::Message> = occurrences.iter().filter_map(|o| o.nested_message()).collect();
-        return Some(FieldValues::Singular(TypedValue::Message(build(payload, &parts, message_type))));
+        let parts: Vec<&wire::Message> = occurrences
+            .iter()
+            .filter_map(|o| o.nested_message())
+            .collect();
+        return Some(FieldValues::Singular(TypedValue::Message(build(
+            payload,
+            &parts,
+            message_type,
+        ))));
     }
     let last = occurrence_values(payload, field, occurrences.last()?).pop()?;
     let implicit_default = !field.supports_presence()
@@ -197,19 +231,27 @@ fn map_key(entry: &MapEntry<'_>) -> Vec<u8> {
     }
 }
 
-fn occurrence_values<'a>(payload: &'a [u8], field: &FieldDescriptor, occurrence: &wire::Field) -> Vec<TypedValue<'a>> {
+fn occurrence_values<'a>(
+    payload: &'a [u8],
+    field: &FieldDescriptor,
+    occurrence: &wire::Field,
+) -> Vec<TypedValue<'a>> {
     let kind = field.kind();
     let bytes_at = |span: Span| span.slice(payload).unwrap_or_default();
     match &occurrence.value {
-        Value::Varint { raw, .. } | Value::Fixed64 { raw, .. } => {
-            Scalar::from_raw(&kind, *raw).map(TypedValue::Scalar).into_iter().collect()
-        }
-        Value::Fixed32 { raw, .. } => {
-            Scalar::from_raw(&kind, u64::from(*raw)).map(TypedValue::Scalar).into_iter().collect()
-        }
-        Value::Packed { elements, .. } => {
-            elements.iter().filter_map(|e| Scalar::from_raw(&kind, e.raw)).map(TypedValue::Scalar).collect()
-        }
+        Value::Varint { raw, .. } | Value::Fixed64 { raw, .. } => Scalar::from_raw(&kind, *raw)
+            .map(TypedValue::Scalar)
+            .into_iter()
+            .collect(),
+        Value::Fixed32 { raw, .. } => Scalar::from_raw(&kind, u64::from(*raw))
+            .map(TypedValue::Scalar)
+            .into_iter()
+            .collect(),
+        Value::Packed { elements, .. } => elements
+            .iter()
+            .filter_map(|e| Scalar::from_raw(&kind, e.raw))
+            .map(TypedValue::Scalar)
+            .collect(),
         Value::Bytes { data, .. } => match kind {
             Kind::String => vec![TypedValue::String(bytes_at(*data), *data)],
             _ => vec![TypedValue::Bytes(bytes_at(*data), *data)],
@@ -226,14 +268,19 @@ fn occurrence_values<'a>(payload: &'a [u8], field: &FieldDescriptor, occurrence:
 pub enum Invalid {
     Wire(wire::WireError),
     /// A proto3 `string` field whose bytes are not UTF-8 (protobuf rejects the whole message).
-    NotUtf8 { field: String, at: usize },
+    NotUtf8 {
+        field: String,
+        at: usize,
+    },
 }
 
 impl std::fmt::Display for Invalid {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Invalid::Wire(e) => write!(f, "{e}"),
-            Invalid::NotUtf8 { field, at } => write!(f, "string field `{field}` is not UTF-8 (payload byte {at})"),
+            Invalid::NotUtf8 { field, at } => {
+                write!(f, "string field `{field}` is not UTF-8 (payload byte {at})")
+            }
         }
     }
 }
@@ -249,9 +296,14 @@ pub fn validate(payload: &[u8], message: &wire::Message) -> Result<(), Invalid> 
 fn check_strings(payload: &[u8], message: &wire::Message) -> Result<(), Invalid> {
     for field in &message.fields {
         match (&field.value, &field.descriptor) {
-            (Value::Bytes { data, .. }, Some(d)) if d.kind() == Kind::String && requires_utf8(d) => {
+            (Value::Bytes { data, .. }, Some(d))
+                if d.kind() == Kind::String && requires_utf8(d) =>
+            {
                 if std::str::from_utf8(data.slice(payload).unwrap_or_default()).is_err() {
-                    return Err(Invalid::NotUtf8 { field: d.name().to_string(), at: data.start });
+                    return Err(Invalid::NotUtf8 {
+                        field: d.name().to_string(),
+                        at: data.start,
+                    });
                 }
             }
             (Value::Message { message, .. } | Value::Group { message, .. }, Some(_)) => {
@@ -277,7 +329,11 @@ mod tests {
     fn singular_messages_merge_and_maps_keep_the_last_key() {
         let schema = Schema::builtin();
         // features { feature { key "a" value { int64_list { 1 } } } } twice, the second with value 2
-        let entry = |v: u8| vec![0x0a, 0x09, 0x0a, 0x01, b'a', 0x12, 0x04, 0x1a, 0x02, 0x08, v];
+        let entry = |v: u8| {
+            vec![
+                0x0a, 0x09, 0x0a, 0x01, b'a', 0x12, 0x04, 0x1a, 0x02, 0x08, v,
+            ]
+        };
         let mut bytes = Vec::new();
         for v in [1u8, 2] {
             let e = entry(v);
@@ -287,12 +343,22 @@ mod tests {
         let message = walk(&bytes, Some(schema.example()));
         assert!(validate(&bytes, &message).is_ok());
         let typed = TypedMessage::new(&bytes, &message).unwrap();
-        let FieldValues::Singular(TypedValue::Message(features)) = &typed.fields[0].values else { panic!() };
-        let FieldValues::Map(entries) = &features.fields[0].values else { panic!() };
+        let FieldValues::Singular(TypedValue::Message(features)) = &typed.fields[0].values else {
+            panic!()
+        };
+        let FieldValues::Map(entries) = &features.fields[0].values else {
+            panic!()
+        };
         assert_eq!(entries.len(), 1);
-        let Some(TypedValue::Message(feature)) = &entries[0].value else { panic!() };
-        let FieldValues::Singular(TypedValue::Message(list)) = &feature.fields[0].values else { panic!() };
-        let FieldValues::Repeated(values) = &list.fields[0].values else { panic!() };
+        let Some(TypedValue::Message(feature)) = &entries[0].value else {
+            panic!()
+        };
+        let FieldValues::Singular(TypedValue::Message(list)) = &feature.fields[0].values else {
+            panic!()
+        };
+        let FieldValues::Repeated(values) = &list.fields[0].values else {
+            panic!()
+        };
         assert!(matches!(values[..], [TypedValue::Scalar(Scalar::I64(2))]));
     }
 
@@ -300,15 +366,27 @@ mod tests {
     fn zigzag_and_truncating_conversions() {
         assert_eq!(Scalar::from_raw(&Kind::Sint32, 3), Some(Scalar::I32(-2)));
         assert_eq!(Scalar::from_raw(&Kind::Sint64, 4), Some(Scalar::I64(2)));
-        assert_eq!(Scalar::from_raw(&Kind::Int32, u64::MAX), Some(Scalar::I32(-1)));
+        assert_eq!(
+            Scalar::from_raw(&Kind::Int32, u64::MAX),
+            Some(Scalar::I32(-1))
+        );
     }
 
     #[test]
     fn invalid_utf8_in_a_proto3_string_is_rejected() {
         let schema = Schema::builtin();
-        let features = schema.pool().get_message_by_name("tensorflow.Features").unwrap();
+        let features = schema
+            .pool()
+            .get_message_by_name("tensorflow.Features")
+            .unwrap();
         let bytes = [0x0a, 0x03, 0x0a, 0x01, 0xff];
         let message = walk(&bytes, Some(&features));
-        assert_eq!(validate(&bytes, &message), Err(Invalid::NotUtf8 { field: "key".into(), at: 4 }));
+        assert_eq!(
+            validate(&bytes, &message),
+            Err(Invalid::NotUtf8 {
+                field: "key".into(),
+                at: 4
+            })
+        );
     }
 }

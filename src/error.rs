@@ -9,16 +9,27 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 
     #[error("{}: is a directory, not a TFRecord file", path.display())]
     IsDirectory { path: PathBuf },
 
     #[error("{}: record {index} does not exist (the file has {count} frames)", path.display())]
-    NoSuchRecord { path: PathBuf, index: usize, count: usize },
+    NoSuchRecord {
+        path: PathBuf,
+        index: usize,
+        count: usize,
+    },
 
     #[error("{}: {message} (at byte {offset})", path.display())]
-    Decompress { path: PathBuf, offset: FileOffset, message: String },
+    Decompress {
+        path: PathBuf,
+        offset: FileOffset,
+        message: String,
+    },
 
     #[error("{}: {message}", path.display())]
     Schema { path: PathBuf, message: String },

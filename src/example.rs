@@ -57,8 +57,12 @@ pub struct Feature<'a> {
 /// The features of a `Features` message, sorted by name.
 pub fn features_of<'a>(features: &TypedMessage<'a>) -> Vec<Feature<'a>> {
     let mut out = Vec::new();
-    let Some(map) = features.fields.first() else { return out };
-    let FieldValues::Map(entries) = &map.values else { return out };
+    let Some(map) = features.fields.first() else {
+        return out;
+    };
+    let FieldValues::Map(entries) = &map.values else {
+        return out;
+    };
     for entry in entries {
         let name = match &entry.key {
             Some(TypedValue::String(b, _)) => String::from_utf8_lossy(b).into_owned(),
@@ -76,8 +80,12 @@ pub fn features_of<'a>(features: &TypedMessage<'a>) -> Vec<Feature<'a>> {
 
 /// The values of one `Feature` message.
 pub fn feature_values<'a>(feature: &TypedMessage<'a>) -> FeatureValues<'a> {
-    let Some(kind) = feature.fields.first() else { return FeatureValues::Empty };
-    let FieldValues::Singular(TypedValue::Message(list)) = &kind.values else { return FeatureValues::Empty };
+    let Some(kind) = feature.fields.first() else {
+        return FeatureValues::Empty;
+    };
+    let FieldValues::Singular(TypedValue::Message(list)) = &kind.values else {
+        return FeatureValues::Empty;
+    };
     let items: &[TypedValue<'a>] = match list.fields.first().map(|f| &f.values) {
         Some(FieldValues::Repeated(items)) => items,
         _ => &[],
@@ -128,10 +136,14 @@ pub fn top_features<'a>(message: &TypedMessage<'a>) -> Vec<Feature<'a>> {
 /// The feature lists of a SequenceExample, sorted by name: each a list of per-step features.
 pub fn feature_lists_of<'a>(message: &TypedMessage<'a>) -> Vec<(String, Vec<FeatureValues<'a>>)> {
     let mut out = Vec::new();
-    let Some(FieldValues::Singular(TypedValue::Message(lists))) = message.field("feature_lists").map(|f| &f.values) else {
+    let Some(FieldValues::Singular(TypedValue::Message(lists))) =
+        message.field("feature_lists").map(|f| &f.values)
+    else {
         return out;
     };
-    let Some(FieldValues::Map(entries)) = lists.fields.first().map(|f| &f.values) else { return out };
+    let Some(FieldValues::Map(entries)) = lists.fields.first().map(|f| &f.values) else {
+        return out;
+    };
     for entry in entries {
         let name = match &entry.key {
             Some(TypedValue::String(b, _)) => String::from_utf8_lossy(b).into_owned(),
@@ -159,7 +171,12 @@ pub fn feature_lists_of<'a>(message: &TypedMessage<'a>) -> Vec<(String, Vec<Feat
 /// Image dimensions the features declare for raw pixels (height, width, channels).
 pub fn declared_shape(features: &[Feature<'_>]) -> Option<(u32, u32, u32)> {
     let find = |names: &[&str]| {
-        names.iter().find_map(|n| features.iter().find(|f| f.name == *n).and_then(|f| f.values.single_int()))
+        names.iter().find_map(|n| {
+            features
+                .iter()
+                .find(|f| f.name == *n)
+                .and_then(|f| f.values.single_int())
+        })
     };
     let height = find(&["height", "image/height", "rows"])?;
     let width = find(&["width", "image/width", "cols"])?;
@@ -169,8 +186,18 @@ pub fn declared_shape(features: &[Feature<'_>]) -> Option<(u32, u32, u32)> {
 }
 
 /// A one-line rendering of a feature's values, long lists and large bytes abbreviated.
-pub fn values_summary(values: &FeatureValues<'_>, shape: Option<(u32, u32, u32)>, limit: usize) -> String {
-    let more = |n: usize| if n > limit { format!(", … {} more", n - limit) } else { String::new() };
+pub fn values_summary(
+    values: &FeatureValues<'_>,
+    shape: Option<(u32, u32, u32)>,
+    limit: usize,
+) -> String {
+    let more = |n: usize| {
+        if n > limit {
+            format!(", … {} more", n - limit)
+        } else {
+            String::new()
+        }
+    };
     match values {
         FeatureValues::Empty => "(no kind set)".into(),
         FeatureValues::Int64(v) => {
@@ -182,7 +209,11 @@ pub fn values_summary(values: &FeatureValues<'_>, shape: Option<(u32, u32, u32)>
             format!("[{}{}]", shown.join(", "), more(v.len()))
         }
         FeatureValues::Bytes(v) => {
-            let shown: Vec<String> = v.iter().take(limit).map(|(b, _)| bytes_summary(b, shape)).collect();
+            let shown: Vec<String> = v
+                .iter()
+                .take(limit)
+                .map(|(b, _)| bytes_summary(b, shape))
+                .collect();
             format!("[{}{}]", shown.join(", "), more(v.len()))
         }
     }

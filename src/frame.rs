@@ -84,7 +84,10 @@ impl FrameStatus {
     }
 
     fn from_code(code: u64) -> FrameStatus {
-        FrameStatus::ALL.get(code as usize).copied().unwrap_or(FrameStatus::PartialHeader)
+        FrameStatus::ALL
+            .get(code as usize)
+            .copied()
+            .unwrap_or(FrameStatus::PartialHeader)
     }
 }
 
@@ -167,7 +170,10 @@ impl Frame {
         let payload = self.payload(data)?;
         let end = usize::try_from(self.payload_range()?.end).ok()?;
         let stored = data.get(end..end.checked_add(4)?)?;
-        Some((u32::from_le_bytes(stored.try_into().ok()?), masked_crc32c(payload)))
+        Some((
+            u32::from_le_bytes(stored.try_into().ok()?),
+            masked_crc32c(payload),
+        ))
     }
 }
 
@@ -177,7 +183,9 @@ const RESYNC_FLAG: u64 = 1 << 63;
 const STATUS_SHIFT: u32 = OFFSET_BITS;
 
 fn pack(offset: u64, status: FrameStatus, after_resync: bool) -> u64 {
-    (offset & OFFSET_MASK) | (status.code() << STATUS_SHIFT) | if after_resync { RESYNC_FLAG } else { 0 }
+    (offset & OFFSET_MASK)
+        | (status.code() << STATUS_SHIFT)
+        | if after_resync { RESYNC_FLAG } else { 0 }
 }
 
 /// What a single position looks like as the start of a frame.
@@ -196,17 +204,25 @@ fn examine(data: &[u8], pos: u64) -> Candidate {
     }
     let file_len = data.len() as u64;
     let payload_start = pos + HEADER_LEN;
-    let end = payload_start.checked_add(header.length).and_then(|e| e.checked_add(FOOTER_LEN));
+    let end = payload_start
+        .checked_add(header.length)
+        .and_then(|e| e.checked_add(FOOTER_LEN));
     match end {
         Some(end) if end <= file_len => {
             // Both bounds were just checked against the slice length.
             let payload = data.get(payload_start as usize..(end - FOOTER_LEN) as usize);
             let stored = data.get((end - FOOTER_LEN) as usize..end as usize);
             let ok = match (payload, stored) {
-                (Some(p), Some(s)) => s.try_into().map(u32::from_le_bytes).ok() == Some(masked_crc32c(p)),
+                (Some(p), Some(s)) => {
+                    s.try_into().map(u32::from_le_bytes).ok() == Some(masked_crc32c(p))
+                }
                 _ => false,
             };
-            let status = if ok { FrameStatus::Intact } else { FrameStatus::DataCrcMismatch };
+            let status = if ok {
+                FrameStatus::Intact
+            } else {
+                FrameStatus::DataCrcMismatch
+            };
             Candidate::Frame { status, end }
         }
         _ => {
@@ -215,7 +231,10 @@ fn examine(data: &[u8], pos: u64) -> Candidate {
             } else {
                 FrameStatus::TruncatedRecord
             };
-            Candidate::Frame { status, end: file_len }
+            Candidate::Frame {
+                status,
+                end: file_len,
+            }
         }
     }
 }
@@ -241,7 +260,13 @@ pub struct FrameIndex {
 impl FrameIndex {
     /// An empty index for a stream of `file_len` bytes; call [`FrameIndex::scan`] to fill it.
     pub fn new(file_len: u64) -> FrameIndex {
-        FrameIndex { entries: Vec::new(), file_len, pos: 0, resync: None, damaged: 0 }
+        FrameIndex {
+            entries: Vec::new(),
+            file_len,
+            pos: 0,
+            resync: None,
+            damaged: 0,
+        }
     }
 
     /// Indexes the whole of `data`.
@@ -267,7 +292,13 @@ impl FrameIndex {
     fn step(&mut self, data: &[u8]) {
         let pos = self.pos;
         match (examine(data, pos), self.resync) {
-            (Candidate::Frame { status: FrameStatus::Intact, end }, resync) => {
+            (
+                Candidate::Frame {
+                    status: FrameStatus::Intact,
+                    end,
+                },
+                resync,
+            ) => {
                 self.push(pos, FrameStatus::Intact, resync.is_some());
                 self.resync = None;
                 self.pos = end;
@@ -279,7 +310,9 @@ impl FrameIndex {
             (Candidate::PartialHeader, Some(_)) => self.pos = self.file_len,
             (Candidate::BadHeader, None) => {
                 self.push(pos, FrameStatus::LengthCrcMismatch, false);
-                self.resync = Some(Resync { claimed_end: pos + 1 });
+                self.resync = Some(Resync {
+                    claimed_end: pos + 1,
+                });
                 self.pos += 1;
             }
             (Candidate::BadHeader, Some(_)) => self.pos += 1,
@@ -288,7 +321,9 @@ impl FrameIndex {
                 // frame that began the resync it is a damaged record of its own.
                 if resync.is_none_or(|r| pos >= r.claimed_end) {
                     self.push(pos, status, resync.is_some());
-                    self.resync = Some(Resync { claimed_end: end.max(pos + 1) });
+                    self.resync = Some(Resync {
+                        claimed_end: end.max(pos + 1),
+                    });
                 }
                 self.pos += 1;
             }
@@ -339,7 +374,9 @@ impl FrameIndex {
             Some(next) => next & OFFSET_MASK,
             None if self.is_complete() => self.file_len,
             None => match status {
-                FrameStatus::Intact => offset + HEADER_LEN + declared_length.unwrap_or(0) + FOOTER_LEN,
+                FrameStatus::Intact => {
+                    offset + HEADER_LEN + declared_length.unwrap_or(0) + FOOTER_LEN
+                }
                 _ => self.pos,
             },
         };
@@ -399,7 +436,11 @@ pub(crate) mod tests {
         assert_eq!(frames[1].declared_length, Some(0));
         assert_eq!(frames[2].payload(&data), Some(&b"hello world"[..]));
         assert_eq!(index.damaged_count(), 0);
-        assert!(frames.iter().all(|f| f.status.is_intact() && !f.after_resync));
+        assert!(
+            frames
+                .iter()
+                .all(|f| f.status.is_intact() && !f.after_resync)
+        );
     }
 
     #[test]
@@ -415,7 +456,11 @@ pub(crate) mod tests {
         data[21 + 12 + 2] ^= 0x10; // inside "second"
         assert_eq!(
             statuses(&data),
-            vec![(0, FrameStatus::Intact), (21, FrameStatus::DataCrcMismatch), (43, FrameStatus::Intact)]
+            vec![
+                (0, FrameStatus::Intact),
+                (21, FrameStatus::DataCrcMismatch),
+                (43, FrameStatus::Intact)
+            ]
         );
         let index = FrameIndex::build(&data);
         let damaged = index.get(&data, 1).unwrap();
@@ -430,15 +475,25 @@ pub(crate) mod tests {
         data[21] ^= 1; // length of "second"
         assert_eq!(
             statuses(&data),
-            vec![(0, FrameStatus::Intact), (21, FrameStatus::LengthCrcMismatch), (43, FrameStatus::Intact)]
+            vec![
+                (0, FrameStatus::Intact),
+                (21, FrameStatus::LengthCrcMismatch),
+                (43, FrameStatus::Intact)
+            ]
         );
     }
 
     #[test]
     fn truncation_and_short_tails_are_classified() {
         let data = encode_records(&[b"first", b"second"]);
-        assert_eq!(statuses(&data[..36]), vec![(0, FrameStatus::Intact), (21, FrameStatus::TruncatedRecord)]);
-        assert_eq!(statuses(&data[..26]), vec![(0, FrameStatus::Intact), (21, FrameStatus::PartialHeader)]);
+        assert_eq!(
+            statuses(&data[..36]),
+            vec![(0, FrameStatus::Intact), (21, FrameStatus::TruncatedRecord)]
+        );
+        assert_eq!(
+            statuses(&data[..26]),
+            vec![(0, FrameStatus::Intact), (21, FrameStatus::PartialHeader)]
+        );
     }
 
     #[test]
@@ -449,13 +504,19 @@ pub(crate) mod tests {
         data[29..33].copy_from_slice(&masked_crc32c(&absurd).to_le_bytes());
         assert_eq!(
             statuses(&data),
-            vec![(0, FrameStatus::Intact), (21, FrameStatus::LengthExceedsFile), (43, FrameStatus::Intact)]
+            vec![
+                (0, FrameStatus::Intact),
+                (21, FrameStatus::LengthExceedsFile),
+                (43, FrameStatus::Intact)
+            ]
         );
     }
 
     #[test]
     fn garbage_is_one_damaged_region_and_scanning_ends() {
-        let data: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let data: Vec<u8> = (0..5000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
         let index = FrameIndex::build(&data);
         assert!(index.is_complete());
         assert_eq!(index.len(), 1);

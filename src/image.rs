@@ -13,7 +13,21 @@ pub fn sniff_format(bytes: &[u8]) -> Option<ImageFormat> {
         [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, ..] => ImageFormat::Png,
         [b'G', b'I', b'F', b'8', b'7' | b'9', b'a', ..] => ImageFormat::Gif,
         [b'B', b'M', ..] if bytes.len() > 26 => ImageFormat::Bmp,
-        [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => ImageFormat::WebP,
+        [
+            b'R',
+            b'I',
+            b'F',
+            b'F',
+            _,
+            _,
+            _,
+            _,
+            b'W',
+            b'E',
+            b'B',
+            b'P',
+            ..,
+        ] => ImageFormat::WebP,
         _ => return None,
     };
     Some(format)
@@ -30,7 +44,9 @@ pub fn encoded_image_info(bytes: &[u8]) -> Option<(&'static str, Option<(u32, u3
         ImageFormat::WebP => "WebP",
         _ => "image",
     };
-    let dims = ImageReader::with_format(Cursor::new(bytes), format).into_dimensions().ok();
+    let dims = ImageReader::with_format(Cursor::new(bytes), format)
+        .into_dimensions()
+        .ok();
     Some((name, dims))
 }
 
@@ -44,7 +60,11 @@ pub fn describe_bytes(bytes: &[u8], is_string: bool) -> String {
     }
     let kind = if is_string { "string" } else { "bytes" };
     match std::str::from_utf8(bytes) {
-        Ok(text) if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') => {
+        Ok(text)
+            if !text
+                .chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t') =>
+        {
             let shown: String = text.chars().take(48).collect();
             let more = if shown.len() < text.len() { "…" } else { "" };
             format!("{kind} {:?}{more}", shown)
@@ -78,7 +98,10 @@ impl RawShape {
             (_, Layout::Chw) => "channel-first",
             (_, Layout::Hwc) => "interleaved",
         };
-        format!("{}x{}x{} uint8 {layout}", self.height, self.width, self.channels)
+        format!(
+            "{}x{}x{} uint8 {layout}",
+            self.height, self.width, self.channels
+        )
     }
 }
 
@@ -88,12 +111,27 @@ pub fn raw_shape(len: usize, declared: Option<(u32, u32, u32)>) -> Option<RawSha
     if let Some((height, width, channels)) = declared {
         let expected = u64::from(height) * u64::from(width) * u64::from(channels);
         if expected == len as u64 && matches!(channels, 1 | 3 | 4) {
-            return Some(RawShape { height, width, channels, layout: Layout::Hwc });
+            return Some(RawShape {
+                height,
+                width,
+                channels,
+                layout: Layout::Hwc,
+            });
         }
     }
     match len {
-        784 => Some(RawShape { height: 28, width: 28, channels: 1, layout: Layout::Hwc }),
-        3072 => Some(RawShape { height: 32, width: 32, channels: 3, layout: Layout::Chw }),
+        784 => Some(RawShape {
+            height: 28,
+            width: 28,
+            channels: 1,
+            layout: Layout::Hwc,
+        }),
+        3072 => Some(RawShape {
+            height: 32,
+            width: 32,
+            channels: 3,
+            layout: Layout::Chw,
+        }),
         _ => None,
     }
 }

@@ -68,9 +68,12 @@ pub fn message_to_json(message: &TypedMessage<'_>) -> Json {
             let name = field.descriptor.json_name().to_string();
             let value = match &field.values {
                 FieldValues::Singular(v) => value_to_json(&field.descriptor, v),
-                FieldValues::Repeated(values) => {
-                    Json::Array(values.iter().map(|v| value_to_json(&field.descriptor, v)).collect())
-                }
+                FieldValues::Repeated(values) => Json::Array(
+                    values
+                        .iter()
+                        .map(|v| value_to_json(&field.descriptor, v))
+                        .collect(),
+                ),
                 FieldValues::Map(entries) => map_to_json(&field.descriptor, entries),
             };
             (name, value)
@@ -80,15 +83,20 @@ pub fn message_to_json(message: &TypedMessage<'_>) -> Json {
 }
 
 fn map_to_json(field: &FieldDescriptor, entries: &[MapEntry<'_>]) -> Json {
-    let Kind::Message(entry_type) = field.kind() else { return Json::Object(Vec::new()) };
-    let (Some(key_field), Some(value_field)) = (entry_type.get_field(1), entry_type.get_field(2)) else {
+    let Kind::Message(entry_type) = field.kind() else {
+        return Json::Object(Vec::new());
+    };
+    let (Some(key_field), Some(value_field)) = (entry_type.get_field(1), entry_type.get_field(2))
+    else {
         return Json::Object(Vec::new());
     };
     let members = entries
         .iter()
         .map(|entry| {
             let key = match &entry.key {
-                Some(TypedValue::String(b, _) | TypedValue::Bytes(b, _)) => String::from_utf8_lossy(b).into_owned(),
+                Some(TypedValue::String(b, _) | TypedValue::Bytes(b, _)) => {
+                    String::from_utf8_lossy(b).into_owned()
+                }
                 Some(TypedValue::Scalar(Scalar::Bool(b))) => b.to_string(),
                 Some(TypedValue::Scalar(s)) => crate::textformat::scalar_text(s),
                 _ => default_key(&key_field),
@@ -116,9 +124,13 @@ fn default_json(field: &FieldDescriptor) -> Json {
         Kind::Message(_) => Json::Object(Vec::new()),
         Kind::String | Kind::Bytes => Json::String(String::new()),
         Kind::Bool => Json::Literal("false".into()),
-        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 | Kind::Uint64 | Kind::Fixed64 => Json::String("0".into()),
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 | Kind::Uint64 | Kind::Fixed64 => {
+            Json::String("0".into())
+        }
         Kind::Float | Kind::Double => Json::Literal("0.0".into()),
-        Kind::Enum(e) => e.get_value(0).map_or(Json::Literal("0".into()), |v| Json::String(v.name().into())),
+        Kind::Enum(e) => e
+            .get_value(0)
+            .map_or(Json::Literal("0".into()), |v| Json::String(v.name().into())),
         _ => Json::Literal("0".into()),
     }
 }
@@ -136,7 +148,9 @@ fn float_json(value: f64, shortest: f64) -> Json {
 fn value_to_json(field: &FieldDescriptor, value: &TypedValue<'_>) -> Json {
     match value {
         TypedValue::Message(m) => message_to_json(m),
-        TypedValue::Bytes(b, _) => Json::String(base64::engine::general_purpose::STANDARD.encode(b)),
+        TypedValue::Bytes(b, _) => {
+            Json::String(base64::engine::general_purpose::STANDARD.encode(b))
+        }
         TypedValue::String(b, _) => Json::String(String::from_utf8_lossy(b).into_owned()),
         TypedValue::Scalar(scalar) => match scalar {
             Scalar::I32(v) => Json::Literal(v.to_string()),
@@ -160,7 +174,13 @@ fn value_to_json(field: &FieldDescriptor, value: &TypedValue<'_>) -> Json {
 pub fn raw_payload_json(payload: &[u8], parses_as_example: bool) -> Json {
     Json::Object(vec![
         ("length".into(), Json::Literal(payload.len().to_string())),
-        ("parses_as_example".into(), Json::Literal(parses_as_example.to_string())),
-        ("payload_base64".into(), Json::String(base64::engine::general_purpose::STANDARD.encode(payload))),
+        (
+            "parses_as_example".into(),
+            Json::Literal(parses_as_example.to_string()),
+        ),
+        (
+            "payload_base64".into(),
+            Json::String(base64::engine::general_purpose::STANDARD.encode(payload)),
+        ),
     ])
 }

@@ -5,21 +5,21 @@
 //! ([`textformat`], [`jsonformat`], [`annotate`], [`example`]) present them. The CLI and the TUI
 //! only call into these.
 
+pub mod annotate;
+pub mod cli;
 pub mod crc;
-pub mod error;
-pub mod frame;
-pub mod schema;
-pub mod source;
-pub mod span;
-pub mod wire;
+pub mod damage;
 pub mod decode;
+pub mod error;
+pub mod example;
+pub mod frame;
+pub mod image;
 pub mod jsonformat;
 pub mod payload;
 pub mod pyfmt;
+pub mod schema;
+pub mod source;
+pub mod span;
 pub mod textformat;
-pub mod annotate;
-pub mod image;
-pub mod example;
-pub mod damage;
-pub mod cli;
 pub mod tui;
+pub mod wire;

@@ -22,7 +22,10 @@ fn main() -> ExitCode {
         }
         None => {
             // Not a terminal: behave like `list` so pipelines get plain text.
-            let args = cli::list::ListArgs { files: cli.files.clone(), json: false };
+            let args = cli::list::ListArgs {
+                files: cli.files.clone(),
+                json: false,
+            };
             cli::run(&Command::List(args), &cli.decode, &mut out)
         }
     };
@@ -50,5 +53,8 @@ fn exit(result: anyhow::Result<Status>) -> ExitCode {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

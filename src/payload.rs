@@ -39,7 +39,10 @@ impl PayloadKind {
 
     /// True for kinds shown as a typed message tree.
     pub fn is_typed(&self) -> bool {
-        matches!(self, PayloadKind::Example | PayloadKind::SequenceExample | PayloadKind::Message(_))
+        matches!(
+            self,
+            PayloadKind::Example | PayloadKind::SequenceExample | PayloadKind::Message(_)
+        )
     }
 }
 
@@ -70,7 +73,11 @@ pub struct Decoded<'a> {
 impl<'a> Decoded<'a> {
     /// The typed message, for typed kinds.
     pub fn typed(&self) -> Option<TypedMessage<'a>> {
-        if self.kind.is_typed() { TypedMessage::new(self.payload, &self.tree) } else { None }
+        if self.kind.is_typed() {
+            TypedMessage::new(self.payload, &self.tree)
+        } else {
+            None
+        }
     }
 }
 
@@ -85,7 +92,11 @@ pub struct Decoder {
 
 impl Decoder {
     pub fn new(schema: Schema, reading: Reading) -> Decoder {
-        Decoder { schema, reading, likely: None }
+        Decoder {
+            schema,
+            reading,
+            likely: None,
+        }
     }
 
     /// Learns the file's usual kind from a sample of its payloads (the first non-empty ones).
@@ -99,7 +110,10 @@ impl Decoder {
             }
         }
         // A SequenceExample file may hold records whose bytes also read as Examples (context only).
-        if counts.iter().any(|(k, _)| *k == PayloadKind::SequenceExample) {
+        if counts
+            .iter()
+            .any(|(k, _)| *k == PayloadKind::SequenceExample)
+        {
             self.likely = Some(PayloadKind::SequenceExample);
             return;
         }
@@ -112,7 +126,12 @@ impl Decoder {
             Reading::As(descriptor) => {
                 let tree = wire::walk(payload, Some(descriptor));
                 match decode::validate(payload, &tree) {
-                    Ok(()) => Decoded { payload, kind: PayloadKind::Message(descriptor.full_name().into()), tree, invalid: None },
+                    Ok(()) => Decoded {
+                        payload,
+                        kind: PayloadKind::Message(descriptor.full_name().into()),
+                        tree,
+                        invalid: None,
+                    },
                     Err(invalid) => self.untyped(payload, Some(invalid)),
                 }
             }
@@ -130,31 +149,60 @@ impl Decoder {
             return match &self.likely {
                 Some(PayloadKind::SequenceExample) => {
                     let tree = wire::walk(payload, Some(schema.sequence_example()));
-                    Decoded { payload, kind: PayloadKind::SequenceExample, tree, invalid: None }
+                    Decoded {
+                        payload,
+                        kind: PayloadKind::SequenceExample,
+                        tree,
+                        invalid: None,
+                    }
                 }
                 Some(PayloadKind::Example) | None => {
                     let tree = wire::walk(payload, Some(schema.example()));
-                    Decoded { payload, kind: PayloadKind::Example, tree, invalid: None }
+                    Decoded {
+                        payload,
+                        kind: PayloadKind::Example,
+                        tree,
+                        invalid: None,
+                    }
                 }
                 Some(_) => self.untyped(payload, None),
             };
         }
         if looks_like_text(payload) {
-            return Decoded { payload, kind: PayloadKind::Text, tree: wire::walk(payload, None), invalid: None };
+            return Decoded {
+                payload,
+                kind: PayloadKind::Text,
+                tree: wire::walk(payload, None),
+                invalid: None,
+            };
         }
         let example = wire::walk(payload, Some(schema.example()));
         match decode::validate(payload, &example) {
             Ok(()) => {
                 let has_known = example.fields.iter().any(|f| f.descriptor.is_some());
-                let has_lists = example.fields.iter().any(|f| f.number == 2 && f.wire_type == WireType::Len);
-                let prefer_sequence = has_lists || self.likely == Some(PayloadKind::SequenceExample);
+                let has_lists = example
+                    .fields
+                    .iter()
+                    .any(|f| f.number == 2 && f.wire_type == WireType::Len);
+                let prefer_sequence =
+                    has_lists || self.likely == Some(PayloadKind::SequenceExample);
                 if prefer_sequence && (has_known || has_lists) {
                     if let Some(tree) = as_sequence() {
-                        return Decoded { payload, kind: PayloadKind::SequenceExample, tree, invalid: None };
+                        return Decoded {
+                            payload,
+                            kind: PayloadKind::SequenceExample,
+                            tree,
+                            invalid: None,
+                        };
                     }
                 }
                 if has_known {
-                    return Decoded { payload, kind: PayloadKind::Example, tree: example, invalid: None };
+                    return Decoded {
+                        payload,
+                        kind: PayloadKind::Example,
+                        tree: example,
+                        invalid: None,
+                    };
                 }
                 self.untyped(payload, None)
             }
@@ -177,7 +225,12 @@ impl Decoder {
         } else {
             PayloadKind::Binary
         };
-        Decoded { payload, kind, tree, invalid }
+        Decoded {
+            payload,
+            kind,
+            tree,
+            invalid,
+        }
     }
 
     /// The type payloads are expected to have, for messages about those that do not.
@@ -199,8 +252,10 @@ impl Decoder {
 /// UTF-8 with no control characters other than tab, newline and carriage return.
 pub fn looks_like_text(payload: &[u8]) -> bool {
     !payload.is_empty()
-        && std::str::from_utf8(payload)
-            .is_ok_and(|text| text.chars().all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r')))
+        && std::str::from_utf8(payload).is_ok_and(|text| {
+            text.chars()
+                .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+        })
 }
 
 #[cfg(test)]
@@ -215,11 +270,19 @@ mod tests {
     fn kinds_are_detected() {
         let d = decoder();
         // features { feature { key: "a" value { int64_list { value: 1 } } } }
-        let example = [0x0a, 0x0b, 0x0a, 0x09, 0x0a, 0x01, b'a', 0x12, 0x04, 0x1a, 0x02, 0x08, 0x01];
+        let example = [
+            0x0a, 0x0b, 0x0a, 0x09, 0x0a, 0x01, b'a', 0x12, 0x04, 0x1a, 0x02, 0x08, 0x01,
+        ];
         assert_eq!(d.decode(&example).kind, PayloadKind::Example);
         // context {} feature_lists {}
-        assert_eq!(d.decode(&[0x0a, 0x00, 0x12, 0x00]).kind, PayloadKind::SequenceExample);
-        assert_eq!(d.decode(b"plain ASCII text record number 7").kind, PayloadKind::Text);
+        assert_eq!(
+            d.decode(&[0x0a, 0x00, 0x12, 0x00]).kind,
+            PayloadKind::SequenceExample
+        );
+        assert_eq!(
+            d.decode(b"plain ASCII text record number 7").kind,
+            PayloadKind::Text
+        );
         assert_eq!(d.decode(&[0x08, 0x96, 0x01]).kind, PayloadKind::Protobuf);
         assert_eq!(d.decode(&[0xff, 0xff]).kind, PayloadKind::Binary);
     }
@@ -228,7 +291,13 @@ mod tests {
     fn a_broken_example_says_why() {
         let decoded = decoder().decode(&[0x0a, 0x05, 0x0a, 0x09]);
         assert_eq!(decoded.kind, PayloadKind::Binary);
-        assert!(decoded.invalid.unwrap().to_string().contains("field 1 declares 5 bytes but only 2 remain"));
+        assert!(
+            decoded
+                .invalid
+                .unwrap()
+                .to_string()
+                .contains("field 1 declares 5 bytes but only 2 remain")
+        );
     }
 
     #[test]

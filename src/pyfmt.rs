@@ -18,7 +18,9 @@ pub fn repr_f64(x: f64) -> String {
     let sci = format!("{x:e}");
     let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
-    let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
+    let (sign, mantissa) = mantissa
+        .strip_prefix('-')
+        .map_or(("", mantissa), |m| ("-", m));
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     if !(-4..16).contains(&exponent) {
         let mut out = format!("{sign}{}", &digits[..1]);
@@ -58,7 +60,9 @@ pub fn shortest_f32(value: f32) -> f64 {
         return f64::from(value);
     }
     for precision in 6..=17usize {
-        let rounded: f64 = format!("{:.*e}", precision - 1, f64::from(value)).parse().unwrap_or(f64::from(value));
+        let rounded: f64 = format!("{:.*e}", precision - 1, f64::from(value))
+            .parse()
+            .unwrap_or(f64::from(value));
         if rounded as f32 == value || (rounded as f32).to_bits() == value.to_bits() {
             return rounded;
         }

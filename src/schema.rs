@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use prost_reflect::{DescriptorPool, MessageDescriptor};
-use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver, IncludeFileResolver};
+use protox::file::{
+    ChainFileResolver, File, FileResolver, GoogleFileResolver, IncludeFileResolver,
+};
 
 use crate::error::{Error, Result};
 
@@ -31,7 +33,10 @@ impl FileResolver for BuiltinFiles {
         [FEATURE_PROTO, EXAMPLE_PROTO]
             .iter()
             .find(|(path, _)| *path == name)
-            .map_or_else(|| Err(protox::Error::file_not_found(name)), |(path, source)| File::from_source(path, source))
+            .map_or_else(
+                || Err(protox::Error::file_not_found(name)),
+                |(path, source)| File::from_source(path, source),
+            )
     }
 }
 
@@ -61,42 +66,72 @@ impl Schema {
     }
 
     fn compile(proto_files: &[PathBuf], message: Option<&str>) -> Result<Schema> {
-        let schema_err = |path: &Path, message: String| Error::Schema { path: path.to_path_buf(), message };
+        let schema_err = |path: &Path, message: String| Error::Schema {
+            path: path.to_path_buf(),
+            message,
+        };
         let mut resolver = ChainFileResolver::new();
         resolver.add(BuiltinFiles);
         for file in proto_files {
-            let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let dir = file
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
             resolver.add(IncludeFileResolver::new(dir.to_path_buf()));
         }
         resolver.add(GoogleFileResolver::new());
         let mut compiler = protox::Compiler::with_file_resolver(resolver);
         compiler.include_imports(true);
-        compiler.open_file(EXAMPLE_PROTO.0).map_err(|e| schema_err(Path::new(EXAMPLE_PROTO.0), e.to_string()))?;
+        compiler
+            .open_file(EXAMPLE_PROTO.0)
+            .map_err(|e| schema_err(Path::new(EXAMPLE_PROTO.0), e.to_string()))?;
         for file in proto_files {
             if !file.is_file() {
                 return Err(schema_err(file, "no such .proto file".into()));
             }
-            let name = file.file_name().map(PathBuf::from).unwrap_or_else(|| file.clone());
-            compiler.open_file(&name).map_err(|e| schema_err(file, e.to_string()))?;
+            let name = file
+                .file_name()
+                .map(PathBuf::from)
+                .unwrap_or_else(|| file.clone());
+            compiler
+                .open_file(&name)
+                .map_err(|e| schema_err(file, e.to_string()))?;
         }
         let pool = compiler.descriptor_pool();
         let find = |name: &str| pool.get_message_by_name(name);
-        let (Some(example), Some(sequence_example)) = (find(EXAMPLE), find(SEQUENCE_EXAMPLE)) else {
-            return Err(schema_err(Path::new(EXAMPLE_PROTO.0), "Example messages missing".into()));
+        let (Some(example), Some(sequence_example)) = (find(EXAMPLE), find(SEQUENCE_EXAMPLE))
+        else {
+            return Err(schema_err(
+                Path::new(EXAMPLE_PROTO.0),
+                "Example messages missing".into(),
+            ));
         };
         let user_message = match message {
             None => None,
             Some(name) => {
                 let name = name.trim_start_matches('.');
                 let found = find(name).ok_or_else(|| {
-                    let known: Vec<_> = pool.all_messages().map(|m| m.full_name().to_string()).collect();
-                    let origin = proto_files.first().map_or(Path::new("--message"), |p| p.as_path());
-                    schema_err(origin, format!("no message named `{name}`; known: {}", known.join(", ")))
+                    let known: Vec<_> = pool
+                        .all_messages()
+                        .map(|m| m.full_name().to_string())
+                        .collect();
+                    let origin = proto_files
+                        .first()
+                        .map_or(Path::new("--message"), |p| p.as_path());
+                    schema_err(
+                        origin,
+                        format!("no message named `{name}`; known: {}", known.join(", ")),
+                    )
                 })?;
                 Some(found)
             }
         };
-        Ok(Schema { pool, example, sequence_example, user_message })
+        Ok(Schema {
+            pool,
+            example,
+            sequence_example,
+            user_message,
+        })
     }
 
     pub fn pool(&self) -> &DescriptorPool {
@@ -128,13 +163,18 @@ mod tests {
         assert_eq!(features.number(), 1);
         let seq = schema.sequence_example();
         assert_eq!(seq.get_field_by_name("feature_lists").unwrap().number(), 2);
-        let feature = schema.pool().get_message_by_name("tensorflow.Feature").unwrap();
+        let feature = schema
+            .pool()
+            .get_message_by_name("tensorflow.Feature")
+            .unwrap();
         assert_eq!(feature.get_field_by_name("int64_list").unwrap().number(), 3);
     }
 
     #[test]
     fn unknown_message_name_is_a_clear_error() {
-        let err = Schema::with_user_protos(&[], Some("nope.Missing")).unwrap_err().to_string();
+        let err = Schema::with_user_protos(&[], Some("nope.Missing"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("no message named `nope.Missing`"), "{err}");
     }
 }

@@ -25,25 +25,39 @@ impl Source {
     ///
     /// Files that cannot be mapped (pipes, some special files) are read into memory instead.
     pub fn open(path: &Path) -> Result<Source> {
-        let io_err = |e: std::io::Error| Error::Io { path: path.to_path_buf(), source: e };
+        let io_err = |e: std::io::Error| Error::Io {
+            path: path.to_path_buf(),
+            source: e,
+        };
         let meta = std::fs::metadata(path).map_err(io_err)?;
         if meta.is_dir() {
-            return Err(Error::IsDirectory { path: path.to_path_buf() });
+            return Err(Error::IsDirectory {
+                path: path.to_path_buf(),
+            });
         }
         let mut file = File::open(path).map_err(io_err)?;
         if meta.is_file() && meta.len() > 0 {
             if let Ok(map) = map_read_only(&file) {
-                return Ok(Source { path: path.to_path_buf(), bytes: Bytes::Mapped(map) });
+                return Ok(Source {
+                    path: path.to_path_buf(),
+                    bytes: Bytes::Mapped(map),
+                });
             }
         }
         let mut buf = Vec::new();
         file.read_to_end(&mut buf).map_err(io_err)?;
-        Ok(Source { path: path.to_path_buf(), bytes: Bytes::Owned(buf) })
+        Ok(Source {
+            path: path.to_path_buf(),
+            bytes: Bytes::Owned(buf),
+        })
     }
 
     /// A source over bytes already in memory (decompressed streams, tests).
     pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Source {
-        Source { path: path.into(), bytes: Bytes::Owned(bytes) }
+        Source {
+            path: path.into(),
+            bytes: Bytes::Owned(bytes),
+        }
     }
 
     pub fn path(&self) -> &Path {

@@ -62,14 +62,18 @@ pub fn compare_keys(a: &MapEntry<'_>, b: &MapEntry<'_>) -> std::cmp::Ordering {
 }
 
 fn write_map_entry(field: &FieldDescriptor, entry: &MapEntry<'_>, indent: usize, out: &mut String) {
-    let Kind::Message(entry_type) = field.kind() else { return };
+    let Kind::Message(entry_type) = field.kind() else {
+        return;
+    };
     let pad = " ".repeat(indent);
     let _ = writeln!(out, "{pad}{} {{", field.name());
     // The entry is printed as a message built from key and value, so proto3 rules drop a key or
     // scalar value equal to its default, while a message value is always present.
     let proto3 = entry_type.parent_file().syntax() == Syntax::Proto3;
     for (number, value) in [(1, &entry.key), (2, &entry.value)] {
-        let Some(sub) = entry_type.get_field(number) else { continue };
+        let Some(sub) = entry_type.get_field(number) else {
+            continue;
+        };
         match value {
             Some(v) if !(proto3 && is_default_scalar(v)) => write_field(&sub, v, indent + 2, out),
             None if matches!(sub.kind(), Kind::Message(_)) => {
@@ -85,7 +89,12 @@ fn is_default_scalar(value: &TypedValue<'_>) -> bool {
     match value {
         TypedValue::Scalar(s) => matches!(
             s,
-            Scalar::I32(0) | Scalar::I64(0) | Scalar::U32(0) | Scalar::U64(0) | Scalar::Bool(false) | Scalar::Enum(0, _)
+            Scalar::I32(0)
+                | Scalar::I64(0)
+                | Scalar::U32(0)
+                | Scalar::U64(0)
+                | Scalar::Bool(false)
+                | Scalar::Enum(0, _)
         ),
         TypedValue::String(b, _) | TypedValue::Bytes(b, _) => b.is_empty(),
         TypedValue::Message(_) => false,

@@ -70,12 +70,29 @@ pub enum WireErrorKind {
     TagTooLarge,
     FieldNumberZero,
     InvalidWireType(u8),
-    LengthPastEnd { field: u32, length: u64, available: u64 },
-    TruncatedFixed { field: u32, needed: usize, available: usize },
-    UnexpectedEndGroup { field: u32 },
-    MismatchedEndGroup { expected: u32, found: u32 },
-    UnterminatedGroup { field: u32 },
-    PackedTruncated { field: u32 },
+    LengthPastEnd {
+        field: u32,
+        length: u64,
+        available: u64,
+    },
+    TruncatedFixed {
+        field: u32,
+        needed: usize,
+        available: usize,
+    },
+    UnexpectedEndGroup {
+        field: u32,
+    },
+    MismatchedEndGroup {
+        expected: u32,
+        found: u32,
+    },
+    UnterminatedGroup {
+        field: u32,
+    },
+    PackedTruncated {
+        field: u32,
+    },
     TooDeep,
 }
 
@@ -95,15 +112,34 @@ impl fmt::Display for WireError {
             TagTooLarge => write!(f, "tag does not fit in 32 bits"),
             FieldNumberZero => write!(f, "field number 0 is not allowed"),
             InvalidWireType(t) => write!(f, "invalid wire type {t}"),
-            LengthPastEnd { field, length, available } => {
-                write!(f, "field {field} declares {length} bytes but only {available} remain")
+            LengthPastEnd {
+                field,
+                length,
+                available,
+            } => {
+                write!(
+                    f,
+                    "field {field} declares {length} bytes but only {available} remain"
+                )
             }
-            TruncatedFixed { field, needed, available } => {
-                write!(f, "field {field} needs {needed} bytes but only {available} remain")
+            TruncatedFixed {
+                field,
+                needed,
+                available,
+            } => {
+                write!(
+                    f,
+                    "field {field} needs {needed} bytes but only {available} remain"
+                )
             }
-            UnexpectedEndGroup { field } => write!(f, "end-group tag for field {field} outside a group"),
+            UnexpectedEndGroup { field } => {
+                write!(f, "end-group tag for field {field} outside a group")
+            }
             MismatchedEndGroup { expected, found } => {
-                write!(f, "group {expected} closed by end-group tag of field {found}")
+                write!(
+                    f,
+                    "group {expected} closed by end-group tag of field {found}"
+                )
             }
             UnterminatedGroup { field } => write!(f, "group {field} has no end-group tag"),
             PackedTruncated { field } => write!(f, "packed values of field {field} end mid-value"),
@@ -134,7 +170,11 @@ impl Message {
     pub fn first_error(&self) -> Option<&WireError> {
         self.fields
             .iter()
-            .filter_map(|f| f.nested_message().and_then(Message::first_error).or(f.packed_error()))
+            .filter_map(|f| {
+                f.nested_message()
+                    .and_then(Message::first_error)
+                    .or(f.packed_error())
+            })
             .chain(self.error.as_ref())
             .min_by_key(|e| e.at)
     }
@@ -183,7 +223,9 @@ impl Field {
     /// The bytes of the value (after the tag, and after the length prefix if there is one).
     pub fn data_span(&self) -> Span {
         match &self.value {
-            Value::Varint { span, .. } | Value::Fixed32 { span, .. } | Value::Fixed64 { span, .. } => *span,
+            Value::Varint { span, .. }
+            | Value::Fixed32 { span, .. }
+            | Value::Fixed64 { span, .. } => *span,
             Value::Bytes { data, .. } | Value::Packed { data, .. } => *data,
             Value::Message { message, .. } | Value::Group { message, .. } => message.span,
         }
@@ -192,17 +234,43 @@ impl Field {
 
 #[derive(Debug, Clone)]
 pub enum Value {
-    Varint { span: Span, raw: u64 },
-    Fixed64 { span: Span, raw: u64 },
-    Fixed32 { span: Span, raw: u32 },
+    Varint {
+        span: Span,
+        raw: u64,
+    },
+    Fixed64 {
+        span: Span,
+        raw: u64,
+    },
+    Fixed32 {
+        span: Span,
+        raw: u32,
+    },
     /// String or bytes data, or length-delimited data that is not a message.
-    Bytes { prefix: Span, length: u64, data: Span },
+    Bytes {
+        prefix: Span,
+        length: u64,
+        data: Span,
+    },
     /// A nested message (by descriptor, or detected without one); `message.span` is its data.
-    Message { prefix: Span, length: u64, message: Message },
+    Message {
+        prefix: Span,
+        length: u64,
+        message: Message,
+    },
     /// Packed repeated numbers.
-    Packed { prefix: Span, length: u64, data: Span, elements: Vec<Element>, error: Option<WireError> },
+    Packed {
+        prefix: Span,
+        length: u64,
+        data: Span,
+        elements: Vec<Element>,
+        error: Option<WireError>,
+    },
     /// A group: its fields, then the end-group tag.
-    Group { message: Message, end_tag: Option<Span> },
+    Group {
+        message: Message,
+        end_tag: Option<Span>,
+    },
 }
 
 /// One number of a packed run.
@@ -227,7 +295,9 @@ pub fn read_varint(bytes: &[u8], pos: usize, end: usize) -> Result<(u64, usize),
             return Err(WireErrorKind::TruncatedVarint);
         };
         // Bits beyond 64 in a tenth byte are dropped, as protobuf's own parsers do.
-        value |= u64::from(byte & 0x7f).checked_shl(7 * i as u32).unwrap_or(0);
+        value |= u64::from(byte & 0x7f)
+            .checked_shl(7 * i as u32)
+            .unwrap_or(0);
         if byte & 0x80 == 0 {
             return Ok((value, pos + i + 1));
         }
@@ -264,8 +334,19 @@ enum Terminator {
 
 impl Walker<'_> {
     /// Walks the message occupying `region`.
-    fn message(&mut self, region: Span, descriptor: Option<MessageDescriptor>, depth: usize) -> (Message, usize) {
-        self.body(region.start, region.end, descriptor, depth, Terminator::RegionEnd)
+    fn message(
+        &mut self,
+        region: Span,
+        descriptor: Option<MessageDescriptor>,
+        depth: usize,
+    ) -> (Message, usize) {
+        self.body(
+            region.start,
+            region.end,
+            descriptor,
+            depth,
+            Terminator::RegionEnd,
+        )
     }
 
     /// Walks fields from `start` until `end` or the matching end-group tag. Returns the message
@@ -281,16 +362,29 @@ impl Walker<'_> {
         let mut fields = Vec::new();
         let mut pos = start;
         let finish = |fields, error: Option<WireError>, body_end: usize, next: usize| {
-            let message = Message { span: Span::new(start, body_end), descriptor: descriptor.clone(), fields, error };
+            let message = Message {
+                span: Span::new(start, body_end),
+                descriptor: descriptor.clone(),
+                fields,
+                error,
+            };
             (message, next)
         };
         if depth > MAX_DEPTH {
-            let error = WireError { at: start, kind: WireErrorKind::TooDeep };
+            let error = WireError {
+                at: start,
+                kind: WireErrorKind::TooDeep,
+            };
             return finish(fields, Some(error), end, end);
         }
         while pos < end {
             let tag_start = pos;
-            let stop = |kind| Some(WireError { at: tag_start, kind });
+            let stop = |kind| {
+                Some(WireError {
+                    at: tag_start,
+                    kind,
+                })
+            };
             let (tag, after_tag) = match read_varint(self.bytes, pos, end) {
                 Ok(v) => v,
                 Err(kind) => return finish(fields, stop(kind), end, end),
@@ -300,7 +394,12 @@ impl Walker<'_> {
             }
             let number = (tag >> 3) as u32;
             let Some(wire_type) = WireType::from_bits(tag & 7) else {
-                return finish(fields, stop(WireErrorKind::InvalidWireType((tag & 7) as u8)), end, end);
+                return finish(
+                    fields,
+                    stop(WireErrorKind::InvalidWireType((tag & 7) as u8)),
+                    end,
+                    end,
+                );
             };
             if number == 0 {
                 return finish(fields, stop(WireErrorKind::FieldNumberZero), end, end);
@@ -308,20 +407,39 @@ impl Walker<'_> {
             let tag_span = Span::new(tag_start, after_tag);
             if wire_type == WireType::EndGroup {
                 return match terminator {
-                    Terminator::EndGroup(open) if open == number => finish(fields, None, tag_start, after_tag),
+                    Terminator::EndGroup(open) if open == number => {
+                        finish(fields, None, tag_start, after_tag)
+                    }
                     Terminator::EndGroup(open) => {
-                        let kind = WireErrorKind::MismatchedEndGroup { expected: open, found: number };
+                        let kind = WireErrorKind::MismatchedEndGroup {
+                            expected: open,
+                            found: number,
+                        };
                         finish(fields, stop(kind), end, end)
                     }
-                    Terminator::RegionEnd => {
-                        finish(fields, stop(WireErrorKind::UnexpectedEndGroup { field: number }), end, end)
-                    }
+                    Terminator::RegionEnd => finish(
+                        fields,
+                        stop(WireErrorKind::UnexpectedEndGroup { field: number }),
+                        end,
+                        end,
+                    ),
                 };
             }
-            let field_descriptor = descriptor.as_ref().and_then(|d| d.get_field(number)).filter(|f| {
-                expected_wire_type(f) == wire_type || (wire_type == WireType::Len && is_packable(f))
-            });
-            match self.value(after_tag, end, number, wire_type, field_descriptor.as_ref(), depth) {
+            let field_descriptor = descriptor
+                .as_ref()
+                .and_then(|d| d.get_field(number))
+                .filter(|f| {
+                    expected_wire_type(f) == wire_type
+                        || (wire_type == WireType::Len && is_packable(f))
+                });
+            match self.value(
+                after_tag,
+                end,
+                number,
+                wire_type,
+                field_descriptor.as_ref(),
+                depth,
+            ) {
                 Ok((value, next)) => {
                     fields.push(Field {
                         span: Span::new(tag_start, next),
@@ -339,7 +457,10 @@ impl Walker<'_> {
         match terminator {
             Terminator::RegionEnd => finish(fields, None, end, end),
             Terminator::EndGroup(field) => {
-                let error = WireError { at: end, kind: WireErrorKind::UnterminatedGroup { field } };
+                let error = WireError {
+                    at: end,
+                    kind: WireErrorKind::UnterminatedGroup { field },
+                };
                 finish(fields, Some(error), end, end)
             }
         }
@@ -357,16 +478,30 @@ impl Walker<'_> {
         let fixed = |width: usize| -> Result<(Span, u64), WireErrorKind> {
             let available = end - pos;
             if available < width {
-                return Err(WireErrorKind::TruncatedFixed { field: number, needed: width, available });
+                return Err(WireErrorKind::TruncatedFixed {
+                    field: number,
+                    needed: width,
+                    available,
+                });
             }
             let mut raw = [0u8; 8];
-            raw[..width].copy_from_slice(self.bytes.get(pos..pos + width).ok_or(WireErrorKind::TruncatedVarint)?);
+            raw[..width].copy_from_slice(
+                self.bytes
+                    .get(pos..pos + width)
+                    .ok_or(WireErrorKind::TruncatedVarint)?,
+            );
             Ok((Span::new(pos, pos + width), u64::from_le_bytes(raw)))
         };
         match wire_type {
             WireType::Varint => {
                 let (raw, next) = read_varint(self.bytes, pos, end)?;
-                Ok((Value::Varint { span: Span::new(pos, next), raw }, next))
+                Ok((
+                    Value::Varint {
+                        span: Span::new(pos, next),
+                        raw,
+                    },
+                    next,
+                ))
             }
             WireType::I64 => {
                 let (span, raw) = fixed(8)?;
@@ -374,14 +509,26 @@ impl Walker<'_> {
             }
             WireType::I32 => {
                 let (span, raw) = fixed(4)?;
-                Ok((Value::Fixed32 { span, raw: raw as u32 }, span.end))
+                Ok((
+                    Value::Fixed32 {
+                        span,
+                        raw: raw as u32,
+                    },
+                    span.end,
+                ))
             }
             WireType::StartGroup => {
                 let group_type = descriptor.and_then(|f| match f.kind() {
                     Kind::Message(m) => Some(m),
                     _ => None,
                 });
-                let (message, next) = self.body(pos, end, group_type, depth + 1, Terminator::EndGroup(number));
+                let (message, next) = self.body(
+                    pos,
+                    end,
+                    group_type,
+                    depth + 1,
+                    Terminator::EndGroup(number),
+                );
                 let end_tag = (message.error.is_none()).then(|| Span::new(message.span.end, next));
                 Ok((Value::Group { message, end_tag }, next))
             }
@@ -390,11 +537,18 @@ impl Walker<'_> {
                 let (length, data_start) = read_varint(self.bytes, pos, end)?;
                 let available = (end - data_start) as u64;
                 if length > available {
-                    return Err(WireErrorKind::LengthPastEnd { field: number, length, available });
+                    return Err(WireErrorKind::LengthPastEnd {
+                        field: number,
+                        length,
+                        available,
+                    });
                 }
                 let prefix = Span::new(pos, data_start);
                 let data = Span::new(data_start, data_start + length as usize);
-                Ok((self.length_delimited(prefix, length, data, number, descriptor, depth), data.end))
+                Ok((
+                    self.length_delimited(prefix, length, data, number, descriptor, depth),
+                    data.end,
+                ))
             }
         }
     }
@@ -411,27 +565,54 @@ impl Walker<'_> {
         match descriptor.map(|f| (f.kind(), is_packable(f))) {
             Some((Kind::Message(message_type), _)) => {
                 let (message, _) = self.message(data, Some(message_type), depth + 1);
-                Value::Message { prefix, length, message }
+                Value::Message {
+                    prefix,
+                    length,
+                    message,
+                }
             }
-            Some((Kind::String | Kind::Bytes, _)) => Value::Bytes { prefix, length, data },
+            Some((Kind::String | Kind::Bytes, _)) => Value::Bytes {
+                prefix,
+                length,
+                data,
+            },
             Some((kind, true)) => {
                 let (elements, error) = self.packed(data, number, &kind);
-                Value::Packed { prefix, length, data, elements, error }
+                Value::Packed {
+                    prefix,
+                    length,
+                    data,
+                    elements,
+                    error,
+                }
             }
             _ => {
                 // Unknown field: a message if it parses cleanly (as protoc --decode_raw decides).
                 if !data.is_empty() && depth < MAX_DEPTH {
                     let (message, _) = self.message(data, None, depth + 1);
                     if message.error.is_none() && message.fields.iter().all(group_is_clean) {
-                        return Value::Message { prefix, length, message };
+                        return Value::Message {
+                            prefix,
+                            length,
+                            message,
+                        };
                     }
                 }
-                Value::Bytes { prefix, length, data }
+                Value::Bytes {
+                    prefix,
+                    length,
+                    data,
+                }
             }
         }
     }
 
-    fn packed(&mut self, data: Span, number: u32, kind: &Kind) -> (Vec<Element>, Option<WireError>) {
+    fn packed(
+        &mut self,
+        data: Span,
+        number: u32,
+        kind: &Kind,
+    ) -> (Vec<Element>, Option<WireError>) {
         let width = match kind {
             Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => Some(8),
             Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => Some(4),
@@ -449,11 +630,15 @@ impl Walker<'_> {
                     Ok((u64::from_le_bytes(raw), pos + w))
                 }
                 Some(_) => Err(WireErrorKind::PackedTruncated { field: number }),
-                None => read_varint(self.bytes, pos, data.end).map_err(|_| WireErrorKind::PackedTruncated { field: number }),
+                None => read_varint(self.bytes, pos, data.end)
+                    .map_err(|_| WireErrorKind::PackedTruncated { field: number }),
             };
             match element {
                 Ok((raw, next)) => {
-                    elements.push(Element { span: Span::new(pos, next), raw });
+                    elements.push(Element {
+                        span: Span::new(pos, next),
+                        raw,
+                    });
                     pos = next;
                 }
                 Err(kind) => return (elements, Some(WireError { at: pos, kind })),
@@ -466,7 +651,9 @@ impl Walker<'_> {
 /// A detected nested message only counts as one if its own groups closed properly too.
 fn group_is_clean(field: &Field) -> bool {
     match &field.value {
-        Value::Group { message, .. } => message.error.is_none() && message.fields.iter().all(group_is_clean),
+        Value::Group { message, .. } => {
+            message.error.is_none() && message.fields.iter().all(group_is_clean)
+        }
         _ => true,
     }
 }
@@ -480,8 +667,14 @@ mod tests {
     fn varints_decode_like_protobuf() {
         assert_eq!(read_varint(&[0xd8, 0x06], 0, 2), Ok((856, 2)));
         assert_eq!(read_varint(&[0x96, 0x01], 0, 2), Ok((150, 2)));
-        assert_eq!(read_varint(&[0x80], 0, 1), Err(WireErrorKind::TruncatedVarint));
-        assert_eq!(read_varint(&[0xff; 11], 0, 11), Err(WireErrorKind::VarintTooLong));
+        assert_eq!(
+            read_varint(&[0x80], 0, 1),
+            Err(WireErrorKind::TruncatedVarint)
+        );
+        assert_eq!(
+            read_varint(&[0xff; 11], 0, 11),
+            Err(WireErrorKind::VarintTooLong)
+        );
         let max = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
         assert_eq!(read_varint(&max, 0, 10), Ok((u64::MAX, 10)));
     }
@@ -489,15 +682,25 @@ mod tests {
     #[test]
     fn schemaless_walk_finds_nested_messages_and_strings() {
         // 1: { 1: "ab" }, 2: 150, 3: fixed32
-        let bytes = [0x0a, 0x04, 0x0a, 0x02, b'a', b'b', 0x10, 0x96, 0x01, 0x1d, 1, 0, 0, 0];
+        let bytes = [
+            0x0a, 0x04, 0x0a, 0x02, b'a', b'b', 0x10, 0x96, 0x01, 0x1d, 1, 0, 0, 0,
+        ];
         let message = walk(&bytes, None);
         assert!(message.is_clean());
         assert_eq!(message.fields.len(), 3);
         let nested = message.fields[0].nested_message().unwrap();
         assert_eq!(nested.span, Span::new(2, 6));
-        assert!(matches!(nested.fields[0].value, Value::Bytes { data, .. } if data == Span::new(4, 6)));
-        assert!(matches!(message.fields[1].value, Value::Varint { raw: 150, .. }));
-        assert!(matches!(message.fields[2].value, Value::Fixed32 { raw: 1, .. }));
+        assert!(
+            matches!(nested.fields[0].value, Value::Bytes { data, .. } if data == Span::new(4, 6))
+        );
+        assert!(matches!(
+            message.fields[1].value,
+            Value::Varint { raw: 150, .. }
+        ));
+        assert!(matches!(
+            message.fields[2].value,
+            Value::Fixed32 { raw: 1, .. }
+        ));
     }
 
     #[test]
@@ -511,7 +714,14 @@ mod tests {
         let nested = message.fields[0].nested_message().unwrap();
         let error = nested.error.as_ref().unwrap();
         assert_eq!(error.at, 2);
-        assert!(matches!(error.kind, WireErrorKind::LengthPastEnd { field: 1, length: 9, available: 1 }));
+        assert!(matches!(
+            error.kind,
+            WireErrorKind::LengthPastEnd {
+                field: 1,
+                length: 9,
+                available: 1
+            }
+        ));
         assert!(!message.is_clean());
         assert_eq!(message.first_error().unwrap().at, 2);
     }
@@ -519,12 +729,22 @@ mod tests {
     #[test]
     fn packed_floats_are_split_into_elements() {
         let schema = Schema::builtin();
-        let float_list = schema.pool().get_message_by_name("tensorflow.FloatList").unwrap();
+        let float_list = schema
+            .pool()
+            .get_message_by_name("tensorflow.FloatList")
+            .unwrap();
         let mut bytes = vec![0x0a, 0x08];
         bytes.extend_from_slice(&1.5f32.to_le_bytes());
         bytes.extend_from_slice(&(-2.0f32).to_le_bytes());
         let message = walk(&bytes, Some(&float_list));
-        let Value::Packed { elements, error: None, .. } = &message.fields[0].value else { panic!() };
+        let Value::Packed {
+            elements,
+            error: None,
+            ..
+        } = &message.fields[0].value
+        else {
+            panic!()
+        };
         assert_eq!(elements.len(), 2);
         assert_eq!(f32::from_bits(elements[1].raw as u32), -2.0);
         assert_eq!(elements[1].span, Span::new(6, 10));
@@ -535,9 +755,17 @@ mod tests {
         let group = [0x0b, 0x10, 0x01, 0x0c, 0x18, 0x02];
         let message = walk(&group, None);
         assert!(message.is_clean());
-        assert!(matches!(&message.fields[0].value, Value::Group { end_tag: Some(s), .. } if *s == Span::new(3, 4)));
+        assert!(
+            matches!(&message.fields[0].value, Value::Group { end_tag: Some(s), .. } if *s == Span::new(3, 4))
+        );
         let stray = walk(&[0x0c], None);
-        assert!(matches!(stray.error, Some(WireError { at: 0, kind: WireErrorKind::UnexpectedEndGroup { field: 1 } })));
+        assert!(matches!(
+            stray.error,
+            Some(WireError {
+                at: 0,
+                kind: WireErrorKind::UnexpectedEndGroup { field: 1 }
+            })
+        ));
     }
 
     #[test]

@@ -50,8 +50,20 @@ fn hex_pairs(bytes: &[u8]) -> String {
 }
 
 /// Writes the annotated lines of `tokens` over `data`.
-pub fn write_tokens(out: &mut impl Write, data: &[u8], tokens: &[Token], full: bool, coloured: bool) -> std::io::Result<()> {
-    let on = |role| if coloured { (colour(role), "\x1b[0m") } else { ("", "") };
+pub fn write_tokens(
+    out: &mut impl Write,
+    data: &[u8],
+    tokens: &[Token],
+    full: bool,
+    coloured: bool,
+) -> std::io::Result<()> {
+    let on = |role| {
+        if coloured {
+            (colour(role), "\x1b[0m")
+        } else {
+            ("", "")
+        }
+    };
     for token in tokens {
         let bytes = usize::try_from(token.start)
             .ok()
@@ -62,9 +74,17 @@ pub fn write_tokens(out: &mut impl Write, data: &[u8], tokens: &[Token], full: b
         let (on, off) = on(token.role);
         if full && bytes.len() > SHOWN {
             for (row, chunk) in bytes.chunks(16).enumerate() {
-                let meaning = if row == 0 { format!("{indent}{}", token.meaning) } else { String::new() };
+                let meaning = if row == 0 {
+                    format!("{indent}{}", token.meaning)
+                } else {
+                    String::new()
+                };
                 let offset = token.start + 16 * row as u64;
-                writeln!(out, "{offset:>10}  {on}{:<47}{off}  {meaning}", hex_pairs(chunk))?;
+                writeln!(
+                    out,
+                    "{offset:>10}  {on}{:<47}{off}  {meaning}",
+                    hex_pairs(chunk)
+                )?;
             }
             continue;
         }
@@ -73,12 +93,21 @@ pub fn write_tokens(out: &mut impl Write, data: &[u8], tokens: &[Token], full: b
         } else {
             hex_pairs(bytes)
         };
-        writeln!(out, "{:>10}  {on}{shown:<HEX_WIDTH$}{off}  {indent}{}", token.start, token.meaning)?;
+        writeln!(
+            out,
+            "{:>10}  {on}{shown:<HEX_WIDTH$}{off}  {indent}{}",
+            token.start, token.meaning
+        )?;
     }
     Ok(())
 }
 
-pub fn run(args: &HexArgs, decoder: &Decoder, out: &mut impl Write, coloured: bool) -> Result<Status> {
+pub fn run(
+    args: &HexArgs,
+    decoder: &Decoder,
+    out: &mut impl Write,
+    coloured: bool,
+) -> Result<Status> {
     let input = match Input::open(&args.file, decoder) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
@@ -102,5 +131,9 @@ pub fn run(args: &HexArgs, decoder: &Decoder, out: &mut impl Write, coloured: bo
     writeln!(out, "{:>10}  {:<HEX_WIDTH$}  meaning", "offset", "bytes")?;
     let tokens = frame_tokens(data, &frame, decoded.as_ref());
     write_tokens(out, data, &tokens, args.full, coloured)?;
-    Ok(if frame.status.is_intact() { Status::Clean } else { Status::Damage })
+    Ok(if frame.status.is_intact() {
+        Status::Clean
+    } else {
+        Status::Damage
+    })
 }

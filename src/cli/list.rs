@@ -37,14 +37,27 @@ pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {
     let is_last = frame.index + 1 == input.index.len();
     if !frame.status.is_intact() {
         let summary = damage::describe(&frame, data, is_last);
-        return FrameRow { frame, kind: None, feature_count: None, summary };
+        return FrameRow {
+            frame,
+            kind: None,
+            feature_count: None,
+            summary,
+        };
     }
     let Some(payload) = frame.payload(data) else {
-        return FrameRow { frame, kind: None, feature_count: None, summary: String::new() };
+        return FrameRow {
+            frame,
+            kind: None,
+            feature_count: None,
+            summary: String::new(),
+        };
     };
     let decoded = input.decoder.decode(payload);
     let (feature_count, summary) = match decoded.typed() {
-        Some(typed) if decoded.kind == PayloadKind::Example || decoded.kind == PayloadKind::SequenceExample => {
+        Some(typed)
+            if decoded.kind == PayloadKind::Example
+                || decoded.kind == PayloadKind::SequenceExample =>
+        {
             let features = example::top_features(&typed);
             let names: Vec<&str> = features.iter().take(4).map(|f| f.name.as_str()).collect();
             let more = if features.len() > 4 { ", …" } else { "" };
@@ -54,13 +67,29 @@ pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {
             } else {
                 String::new()
             };
-            let noun = if features.len() == 1 { "feature" } else { "features" };
-            (Some(features.len()), format!("{} {noun}{lists_text}: {}{more}", features.len(), names.join(", ")))
+            let noun = if features.len() == 1 {
+                "feature"
+            } else {
+                "features"
+            };
+            (
+                Some(features.len()),
+                format!(
+                    "{} {noun}{lists_text}: {}{more}",
+                    features.len(),
+                    names.join(", ")
+                ),
+            )
         }
         Some(typed) => (None, format!("{} fields set", typed.fields.len())),
         None => (None, crate::image::describe_bytes(payload, false)),
     };
-    FrameRow { frame, kind: Some(decoded.kind), feature_count, summary }
+    FrameRow {
+        frame,
+        kind: Some(decoded.kind),
+        feature_count,
+        summary,
+    }
 }
 
 fn verdict(ok: Option<bool>) -> &'static str {
@@ -78,13 +107,28 @@ pub fn row_json(file: &str, row: &FrameRow) -> Json {
         ("file".to_string(), Json::String(file.to_string())),
         ("index".into(), Json::Literal(f.index.to_string())),
         ("offset".into(), Json::Literal(f.offset.0.to_string())),
-        ("length".into(), f.declared_length.map_or(Json::Null, |l| Json::Literal(l.to_string()))),
-        ("length_crc_ok".into(), bool_or_null(f.status.length_crc_ok())),
+        (
+            "length".into(),
+            f.declared_length
+                .map_or(Json::Null, |l| Json::Literal(l.to_string())),
+        ),
+        (
+            "length_crc_ok".into(),
+            bool_or_null(f.status.length_crc_ok()),
+        ),
         ("data_crc_ok".into(), bool_or_null(f.status.data_crc_ok())),
         ("status".into(), Json::String(f.status.name().into())),
-        ("kind".into(), row.kind.as_ref().map_or(Json::Null, |k| Json::String(k.name().into()))),
+        (
+            "kind".into(),
+            row.kind
+                .as_ref()
+                .map_or(Json::Null, |k| Json::String(k.name().into())),
+        ),
         ("end".into(), Json::Literal(f.region_end.0.to_string())),
-        ("after_resync".into(), Json::Literal(f.after_resync.to_string())),
+        (
+            "after_resync".into(),
+            Json::Literal(f.after_resync.to_string()),
+        ),
     ];
     if let Some(n) = row.feature_count {
         members.push(("features".into(), Json::Literal(n.to_string())));
@@ -113,7 +157,11 @@ pub fn run(args: &ListArgs, decoder: &Decoder, out: &mut impl Write) -> Result<S
             if args.files.len() > 1 {
                 writeln!(out, "== {name}")?;
             }
-            writeln!(out, "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<15}  summary", "index", "offset", "length", "len-crc", "data-crc", "kind")?;
+            writeln!(
+                out,
+                "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<15}  summary",
+                "index", "offset", "length", "len-crc", "data-crc", "kind"
+            )?;
         }
         let data = input.data();
         let mut intact = 0usize;

@@ -105,8 +105,17 @@ impl Input {
         let index = FrameIndex::build(source.bytes());
         let mut decoder = decoder.clone();
         let data = source.bytes();
-        decoder.learn(index.frames(data).filter(|f| f.status.is_intact()).filter_map(|f| f.payload(data)));
-        Ok(Input { source, index, decoder })
+        decoder.learn(
+            index
+                .frames(data)
+                .filter(|f| f.status.is_intact())
+                .filter_map(|f| f.payload(data)),
+        );
+        Ok(Input {
+            source,
+            index,
+            decoder,
+        })
     }
 
     pub fn data(&self) -> &[u8] {
@@ -118,11 +127,13 @@ impl Input {
     }
 
     pub fn frame(&self, index: usize) -> Result<Frame, Error> {
-        self.index.get(self.data(), index).ok_or_else(|| Error::NoSuchRecord {
-            path: self.source.path().to_path_buf(),
-            index,
-            count: self.index.len(),
-        })
+        self.index
+            .get(self.data(), index)
+            .ok_or_else(|| Error::NoSuchRecord {
+                path: self.source.path().to_path_buf(),
+                index,
+                count: self.index.len(),
+            })
     }
 }
 

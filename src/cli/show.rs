@@ -29,7 +29,12 @@ pub struct ShowArgs {
     /// The TFRecord file.
     pub file: PathBuf,
     /// Show only record N (0-based, as `list` numbers frames).
-    #[arg(short = 'n', long = "record", value_name = "N", conflicts_with = "range")]
+    #[arg(
+        short = 'n',
+        long = "record",
+        value_name = "N",
+        conflicts_with = "range"
+    )]
     pub record: Option<usize>,
     /// Show records A..B (B excluded), A..=B, A.. or ..B.
     #[arg(long, value_name = "A..B")]
@@ -41,7 +46,9 @@ pub struct ShowArgs {
 
 /// Parses `A..B`, `A..=B`, `A..` and `..B` into a half-open range.
 pub fn parse_range(text: &str, count: usize) -> Result<Range<usize>> {
-    let Some((a, b)) = text.split_once("..") else { bail!("--range expects A..B, got `{text}`") };
+    let Some((a, b)) = text.split_once("..") else {
+        bail!("--range expects A..B, got `{text}`")
+    };
     let start = if a.is_empty() { 0 } else { a.trim().parse()? };
     let end = match b.strip_prefix('=') {
         Some(b) => b.trim().parse::<usize>()?.saturating_add(1),
@@ -67,18 +74,31 @@ pub fn run(args: &ShowArgs, decoder: &Decoder, out: &mut impl Write) -> Result<S
         (None, Some(text)) => (parse_range(text, count)?, false),
         (None, None) => (0..count, false),
     };
-    let mut status = if input.index.damaged_count() > 0 { Status::Damage } else { Status::Clean };
+    let mut status = if input.index.damaged_count() > 0 {
+        Status::Damage
+    } else {
+        Status::Clean
+    };
     let data = input.data();
     for index in range {
         let frame = input.frame(index)?;
         let Some(payload) = frame.payload(data) else {
             let is_last = index + 1 == count;
-            eprintln!("{}: record {index} at byte {}: skipped: {}", input.name(), frame.offset, damage::describe(&frame, data, is_last));
+            eprintln!(
+                "{}: record {index} at byte {}: skipped: {}",
+                input.name(),
+                frame.offset,
+                damage::describe(&frame, data, is_last)
+            );
             status = Status::Damage;
             continue;
         };
         if !frame.status.is_intact() {
-            eprintln!("{}: record {index} at byte {}: payload CRC mismatch, shown anyway", input.name(), frame.offset);
+            eprintln!(
+                "{}: record {index} at byte {}: payload CRC mismatch, shown anyway",
+                input.name(),
+                frame.offset
+            );
         }
         let decoded = input.decoder.decode(payload);
         if let Some(invalid) = &decoded.invalid {
@@ -123,11 +143,20 @@ pub fn text_of(decoded: &Decoded<'_>) -> String {
 pub fn json_of(input: &Input, decoded: &Decoded<'_>) -> String {
     match decoded.typed() {
         Some(typed) => message_to_json(&typed).to_string_sorted(),
-        None => raw_payload_json(decoded.payload, input.decoder.parses_as_example(decoded.payload)).to_string_sorted(),
+        None => raw_payload_json(
+            decoded.payload,
+            input.decoder.parses_as_example(decoded.payload),
+        )
+        .to_string_sorted(),
     }
 }
 
-fn write_tree(out: &mut impl Write, index: usize, offset: u64, decoded: &Decoded<'_>) -> std::io::Result<()> {
+fn write_tree(
+    out: &mut impl Write,
+    index: usize,
+    offset: u64,
+    decoded: &Decoded<'_>,
+) -> std::io::Result<()> {
     let len = decoded.payload.len();
     let typed = decoded.typed();
     match (&decoded.kind, typed) {
@@ -138,18 +167,38 @@ fn write_tree(out: &mut impl Write, index: usize, offset: u64, decoded: &Decoded
             let what = if decoded.kind == PayloadKind::Example {
                 format!("Example, {} features", features.len())
             } else {
-                format!("SequenceExample, {} context features, {} feature lists", features.len(), lists.len())
+                format!(
+                    "SequenceExample, {} context features, {} feature lists",
+                    features.len(),
+                    lists.len()
+                )
             };
-            writeln!(out, "record {index}  (offset {offset}, {len} bytes)  {what}")?;
-            let width = features.iter().map(|f| f.name.len()).chain(lists.iter().map(|l| l.0.len())).max().unwrap_or(0);
+            writeln!(
+                out,
+                "record {index}  (offset {offset}, {len} bytes)  {what}"
+            )?;
+            let width = features
+                .iter()
+                .map(|f| f.name.len())
+                .chain(lists.iter().map(|l| l.0.len()))
+                .max()
+                .unwrap_or(0);
             if decoded.kind == PayloadKind::SequenceExample && !features.is_empty() {
                 writeln!(out, "  context:")?;
             }
-            let indent = if decoded.kind == PayloadKind::SequenceExample { "    " } else { "  " };
+            let indent = if decoded.kind == PayloadKind::SequenceExample {
+                "    "
+            } else {
+                "  "
+            };
             for feature in &features {
                 let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
                 let values = example::values_summary(&feature.values, shape, 8);
-                writeln!(out, "{indent}{:<width$}  {kind:<11}  {values}", feature.name)?;
+                writeln!(
+                    out,
+                    "{indent}{:<width$}  {kind:<11}  {values}",
+                    feature.name
+                )?;
             }
             if !lists.is_empty() {
                 writeln!(out, "  feature_lists:")?;
@@ -159,7 +208,11 @@ fn write_tree(out: &mut impl Write, index: usize, offset: u64, decoded: &Decoded
                 let kind = kinds.first().copied().unwrap_or("none");
                 writeln!(out, "    {name:<width$}  {} steps of {kind}", steps.len())?;
                 for (i, step) in steps.iter().enumerate().take(8) {
-                    writeln!(out, "      [{i}] {}", example::values_summary(step, None, 8))?;
+                    writeln!(
+                        out,
+                        "      [{i}] {}",
+                        example::values_summary(step, None, 8)
+                    )?;
                 }
                 if steps.len() > 8 {
                     writeln!(out, "      … {} more steps", steps.len() - 8)?;
@@ -167,20 +220,31 @@ fn write_tree(out: &mut impl Write, index: usize, offset: u64, decoded: &Decoded
             }
         }
         (kind, Some(typed)) => {
-            writeln!(out, "record {index}  (offset {offset}, {len} bytes)  {}", kind.name())?;
+            writeln!(
+                out,
+                "record {index}  (offset {offset}, {len} bytes)  {}",
+                kind.name()
+            )?;
             for line in message_to_text(&typed).lines() {
                 writeln!(out, "  {line}")?;
             }
         }
         (PayloadKind::Protobuf, None) => {
-            writeln!(out, "record {index}  (offset {offset}, {len} bytes)  protobuf of unknown type (field numbers only)")?;
+            writeln!(
+                out,
+                "record {index}  (offset {offset}, {len} bytes)  protobuf of unknown type (field numbers only)"
+            )?;
             for line in raw_message_to_text(decoded.payload, &decoded.tree).lines() {
                 writeln!(out, "  {line}")?;
             }
         }
         (kind, None) => {
             let what = crate::image::describe_bytes(decoded.payload, false);
-            writeln!(out, "record {index}  (offset {offset}, {len} bytes)  {}: {what}", kind.name())?;
+            writeln!(
+                out,
+                "record {index}  (offset {offset}, {len} bytes)  {}: {what}",
+                kind.name()
+            )?;
         }
     }
     Ok(())

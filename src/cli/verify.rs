@@ -52,16 +52,23 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<Status> {
             }
             let description = damage::describe(&frame, data, frame.index + 1 == count);
             if !args.json {
-                writeln!(out, "{name}: frame {} at byte {}: {description}", frame.index, frame.offset)?;
+                writeln!(
+                    out,
+                    "{name}: frame {} at byte {}: {description}",
+                    frame.index, frame.offset
+                )?;
             }
             let mut members = vec![
                 ("index".to_string(), Json::Literal(frame.index.to_string())),
                 ("offset".into(), Json::Literal(frame.offset.0.to_string())),
                 ("status".into(), Json::String(frame.status.name().into())),
-                ("skipped".into(), Json::Array(vec![
-                    Json::Literal(frame.offset.0.to_string()),
-                    Json::Literal(frame.region_end.0.to_string()),
-                ])),
+                (
+                    "skipped".into(),
+                    Json::Array(vec![
+                        Json::Literal(frame.offset.0.to_string()),
+                        Json::Literal(frame.region_end.0.to_string()),
+                    ]),
+                ),
                 ("problem".into(), Json::String(description)),
             ];
             if let Some(tf) = frame.tensorflow_offset() {
@@ -86,7 +93,11 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<Status> {
             writeln!(out, "{}", obj.to_string_sorted())?;
         } else {
             let verdict = if damaged == 0 { "OK" } else { "DAMAGED" };
-            writeln!(out, "{name}: {verdict}: {count} frames, {intact} intact, {damaged} damaged, {} bytes", source.len())?;
+            writeln!(
+                out,
+                "{name}: {verdict}: {count} frames, {intact} intact, {damaged} damaged, {} bytes",
+                source.len()
+            )?;
         }
     }
     Ok(status)

@@ -1,0 +1,157 @@
+//! `show` and `list` agree, record by record, with python protobuf's goldens.
+
+use super::{run, stdout, testdata};
+
+const FIXTURES: [&str; 7] = [
+    "examples",
+    "images",
+    "mnist_like",
+    "cifar_like",
+    "sequence",
+    "raw_strings",
+    "empty",
+];
+
+/// Splits a text golden into its `# record N` blocks.
+fn text_blocks(text: &str) -> Vec<(usize, String)> {
+    let mut blocks: Vec<(usize, String)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if let Some(n) = line.strip_prefix("# record ") {
+            blocks.push((n.trim().parse().expect("record number"), String::new()));
+        } else {
+            blocks
+                .last_mut()
+                .expect("text before the first record header")
+                .1
+                .push_str(line);
+        }
+    }
+    blocks
+}
+
+fn read(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).expect("golden readable")
+}
+
+#[test]
+fn text_format_matches_python_text_format_record_by_record() {
+    for name in FIXTURES {
+        let file = testdata(&format!("{name}.tfrecord"));
+        let golden = text_blocks(&read(&testdata(&format!("{name}.golden.txt"))));
+        let output = run([
+            "show".as_ref(),
+            file.as_os_str(),
+            "--format".as_ref(),
+            "text".as_ref(),
+        ]);
+        assert!(output.status.success(), "{name}: {:?}", output);
+        let ours = text_blocks(&stdout(&output));
+        assert_eq!(ours.len(), golden.len(), "{name}: record count");
+        for (o, g) in ours.iter().zip(&golden) {
+            assert_eq!(o, g, "{name}: record {}", g.0);
+        }
+    }
+}
+
+#[test]
+fn a_single_record_prints_its_golden_block_without_a_header() {
+    let golden = text_blocks(&read(&testdata("sequence.golden.txt")));
+    for n in [0usize, 4, 9] {
+        let file = testdata("sequence.tfrecord");
+        let output = run([
+            "show".as_ref(),
+            file.as_os_str(),
+            "-n".as_ref(),
+            n.to_string().as_ref(),
+            "--format".as_ref(),
+            "text".as_ref(),
+        ]);
+        assert_eq!(stdout(&output), golden[n].1, "record {n}");
+    }
+}
+
+#[test]
+fn json_matches_python_json_format_as_values_and_bytes() {
+    for name in FIXTURES {
+        let file = testdata(&format!("{name}.tfrecord"));
+        let golden = read(&testdata(&format!("{name}.golden.jsonl")));
+        let output = run([
+            "show".as_ref(),
+            file.as_os_str(),
+            "--format".as_ref(),
+            "json".as_ref(),
+        ]);
+        assert!(output.status.success(), "{name}");
+        let ours = stdout(&output);
+        assert_eq!(
+            ours.lines().count(),
+            golden.lines().count(),
+            "{name}: line count"
+        );
+        for (i, (o, g)) in ours.lines().zip(golden.lines()).enumerate() {
+            let ov: serde_json::Value = serde_json::from_str(o).expect("our JSON parses");
+            let gv: serde_json::Value = serde_json::from_str(g).expect("golden JSON parses");
+            assert_eq!(ov, gv, "{name}: record {i} as JSON values");
+            assert_eq!(o, g, "{name}: record {i} byte for byte");
+        }
+    }
+}
+
+#[test]
+fn list_json_matches_the_frame_tables() {
+    for name in FIXTURES {
+        let file = testdata(&format!("{name}.tfrecord"));
+        let table = read(&testdata(&format!("{name}.frames.tsv")));
+        let output = run(["list".as_ref(), file.as_os_str(), "--json".as_ref()]);
+        assert!(output.status.success(), "{name}");
+        let rows: Vec<serde_json::Value> = stdout(&output)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("list --json line parses"))
+            .collect();
+        let expected: Vec<Vec<&str>> = table
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').collect())
+            .collect();
+        assert_eq!(rows.len(), expected.len(), "{name}: frame count");
+        for (row, want) in rows.iter().zip(&expected) {
+            assert_eq!(row["index"].to_string(), want[0], "{name}");
+            assert_eq!(row["offset"].to_string(), want[1], "{name}");
+            assert_eq!(row["length"].to_string(), want[2], "{name}");
+            assert_eq!(row["length_crc_ok"].to_string(), want[3], "{name}");
+            assert_eq!(row["data_crc_ok"].to_string(), want[4], "{name}");
+            assert_eq!(row["file"], file.display().to_string());
+            assert!(row["kind"].is_string());
+        }
+    }
+}
+
+#[test]
+fn schemaless_walk_matches_protoc_decode_raw() {
+    use tfr_inspect::frame::FrameIndex;
+    use tfr_inspect::textformat::raw_message_to_text;
+    use tfr_inspect::wire::walk;
+    for name in FIXTURES {
+        let data = std::fs::read(testdata(&format!("{name}.tfrecord"))).expect("fixture");
+        let golden = text_blocks(&read(&testdata(&format!("{name}.golden_raw.txt"))));
+        let index = FrameIndex::build(&data);
+        assert_eq!(index.len(), golden.len(), "{name}");
+        for (frame, (n, expected)) in index.frames(&data).zip(&golden) {
+            let payload = frame.payload(&data).expect("intact frame");
+            let tree = walk(payload, None);
+            if expected.starts_with("# protoc --decode_raw: Failed to parse input.") {
+                assert!(
+                    !tree.is_clean(),
+                    "{name} record {n}: protoc could not parse it, we did"
+                );
+            } else {
+                assert!(tree.is_clean(), "{name} record {n}");
+                assert_eq!(
+                    &raw_message_to_text(payload, &tree),
+                    expected,
+                    "{name} record {n}"
+                );
+            }
+        }
+    }
+}

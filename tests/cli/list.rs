@@ -1,0 +1,72 @@
+//! `list`: one line per frame and a summary.
+
+use super::{run, stdout, testdata};
+
+#[test]
+fn table_shows_kind_and_features_and_a_summary() {
+    let file = testdata("images.tfrecord");
+    let output = run(["list".as_ref(), file.as_os_str()]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    let row0 = text.lines().nth(1).expect("row 0");
+    assert!(
+        row0.contains("Example") && row0.contains("7 features: image/class/label"),
+        "{row0}"
+    );
+    assert!(
+        text.lines()
+            .last()
+            .expect("summary")
+            .ends_with("6 frames, 6 intact, 0 damaged, 26577 bytes")
+    );
+}
+
+#[test]
+fn several_files_and_damage_set_the_exit_status() {
+    let good = testdata("examples.tfrecord");
+    let bad = testdata("corrupt/payload_bitflip.tfrecord");
+    let output = run(["list".as_ref(), good.as_os_str(), bad.as_os_str()]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(text.contains(&format!("== {}", good.display())));
+    let damaged = text
+        .lines()
+        .find(|l| l.contains("BAD"))
+        .expect("a damaged row");
+    assert!(
+        damaged.contains("18978") && damaged.contains("corrupted record at 18990"),
+        "{damaged}"
+    );
+}
+
+#[test]
+fn json_reports_sequence_and_raw_kinds() {
+    let output = run([
+        "list".as_ref(),
+        testdata("sequence.tfrecord").as_os_str(),
+        "--json".as_ref(),
+    ]);
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&output).lines().next().expect("a line")).expect("json");
+    assert_eq!(first["kind"], "SequenceExample");
+    let output = run([
+        "list".as_ref(),
+        testdata("raw_strings.tfrecord").as_os_str(),
+        "--json".as_ref(),
+    ]);
+    let kinds: Vec<String> = stdout(&output)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("json")["kind"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "text", "text", "empty", "text", "text", "text", "text", "text"
+        ]
+    );
+}

@@ -1,0 +1,135 @@
+//! `show`: the readable tree, ranges, and payloads that are not the expected type.
+
+use super::{run, stderr, stdout, temp_file, testdata, tfrecord};
+
+#[test]
+fn tree_summarises_images_and_raw_pixels() {
+    let output = run([
+        "show".as_ref(),
+        testdata("images.tfrecord").as_os_str(),
+        "-n".as_ref(),
+        "1".as_ref(),
+    ]);
+    let text = stdout(&output);
+    assert!(
+        text.contains("image/encoded") && text.contains("[PNG 320x213]"),
+        "{text}"
+    );
+    let output = run([
+        "show".as_ref(),
+        testdata("mnist_like.tfrecord").as_os_str(),
+        "-n".as_ref(),
+        "0".as_ref(),
+    ]);
+    let text = stdout(&output);
+    assert!(
+        text.contains("[784 bytes (raw 28x28x1 uint8 grayscale)]"),
+        "{text}"
+    );
+    let output = run([
+        "show".as_ref(),
+        testdata("cifar_like.tfrecord").as_os_str(),
+        "-n".as_ref(),
+        "0".as_ref(),
+    ]);
+    assert!(stdout(&output).contains("[3072 bytes (raw 32x32x3 uint8 channel-first)]"));
+}
+
+#[test]
+fn ranges_select_records() {
+    let file = testdata("examples.tfrecord");
+    let output = run([
+        "show".as_ref(),
+        file.as_os_str(),
+        "--range".as_ref(),
+        "3..5".as_ref(),
+        "--format".as_ref(),
+        "text".as_ref(),
+    ]);
+    let text = stdout(&output);
+    let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("# record")).collect();
+    assert_eq!(headers, ["# record 3", "# record 4"]);
+    let output = run([
+        "show".as_ref(),
+        file.as_os_str(),
+        "--range".as_ref(),
+        "198..".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert_eq!(stdout(&output).lines().count(), 2);
+    let output = run([
+        "show".as_ref(),
+        file.as_os_str(),
+        "-n".as_ref(),
+        "200".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("record 200 does not exist (the file has 200 frames)"));
+}
+
+#[test]
+fn a_payload_that_is_not_the_requested_type_falls_back_to_bytes() {
+    let (_dir, path) = temp_file(
+        "odd.tfrecord",
+        &tfrecord(&[&[0x0a, 0x05, 0x0a, 0x09, 0xff]]),
+    );
+    let output = run([
+        "show".as_ref(),
+        path.as_os_str(),
+        "--message".as_ref(),
+        "tensorflow.Example".as_ref(),
+        "--format".as_ref(),
+        "text".as_ref(),
+    ]);
+    assert_eq!(stdout(&output), "# record 0\n\"\\n\\005\\n\\t\\377\"\n");
+    let err = stderr(&output);
+    assert!(
+        err.contains("odd.tfrecord: record 0: not a valid tensorflow.Example"),
+        "{err}"
+    );
+    assert!(
+        err.contains("field 1 declares 5 bytes but only 3 remain")
+            && err.contains("(file byte 12)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn user_proto_decodes_other_message_types() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let proto = dir.path().join("point.proto");
+    std::fs::write(&proto, "syntax = \"proto3\";\npackage geo;\nmessage Point { int32 x = 1; sint64 y = 2; string name = 3; }\n")
+        .expect("write proto");
+    // x=150, y=-2 (zigzag 3), name="a"
+    let payload = [0x08, 0x96, 0x01, 0x10, 0x03, 0x1a, 0x01, b'a'];
+    let data = tfrecord(&[&payload]);
+    let file = dir.path().join("points.tfrecord");
+    std::fs::write(&file, data).expect("write");
+    let output = run([
+        "show".as_ref(),
+        file.as_os_str(),
+        "--proto".as_ref(),
+        proto.as_os_str(),
+        "--message".as_ref(),
+        "geo.Point".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert_eq!(
+        stdout(&output),
+        "{\"name\": \"a\", \"x\": 150, \"y\": \"-2\"}\n",
+        "{}",
+        stderr(&output)
+    );
+    let output = run([
+        "show".as_ref(),
+        file.as_os_str(),
+        "--message".as_ref(),
+        "geo.Nope".as_ref(),
+        "--proto".as_ref(),
+        proto.as_os_str(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("no message named `geo.Nope`"));
+}

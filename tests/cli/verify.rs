@@ -1,0 +1,64 @@
+//! `verify`: exit status and reports over the corrupt fixtures.
+
+use super::{run, stdout, testdata};
+
+#[test]
+fn clean_files_exit_zero() {
+    for name in [
+        "examples",
+        "images",
+        "mnist_like",
+        "cifar_like",
+        "sequence",
+        "raw_strings",
+        "empty",
+        "corrupt/concatenated",
+    ] {
+        let output = run([
+            "verify".as_ref(),
+            testdata(&format!("{name}.tfrecord")).as_os_str(),
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stdout(&output));
+        assert!(stdout(&output).contains(": OK: "));
+    }
+}
+
+#[test]
+fn every_damaged_fixture_exits_one_and_names_the_frame() {
+    let dir = testdata("corrupt");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("corrupt dir") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        if !name.ends_with(".tfrecord")
+            || name == "concatenated.tfrecord"
+            || name.starts_with("gzip")
+        {
+            continue;
+        }
+        let expect: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(path.with_extension("expect.json")).expect("expect"),
+        )
+        .expect("json");
+        let problem = &expect["strict_reader"]["first_problem"];
+        let output = run(["verify".as_ref(), path.as_os_str(), "--json".as_ref()]);
+        assert_eq!(output.status.code(), Some(1), "{name}");
+        let report: serde_json::Value =
+            serde_json::from_str(stdout(&output).trim()).expect("verify json");
+        let first = &report["problems"][0];
+        assert_eq!(first["offset"], problem["frame_offset"], "{name}");
+        assert_eq!(first["status"], problem["kind"], "{name}");
+        if problem["tf_reported_offset"].is_number() {
+            assert_eq!(
+                first["tensorflow_offset"], problem["tf_reported_offset"],
+                "{name}"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 16);
+}
