@@ -297,14 +297,14 @@ fn check_strings(payload: &[u8], message: &wire::Message) -> Result<(), Invalid>
     for field in &message.fields {
         match (&field.value, &field.descriptor) {
             (Value::Bytes { data, .. }, Some(d))
-                if d.kind() == Kind::String && requires_utf8(d) =>
+                if d.kind() == Kind::String
+                    && requires_utf8(d)
+                    && std::str::from_utf8(data.slice(payload).unwrap_or_default()).is_err() =>
             {
-                if std::str::from_utf8(data.slice(payload).unwrap_or_default()).is_err() {
-                    return Err(Invalid::NotUtf8 {
-                        field: d.name().to_string(),
-                        at: data.start,
-                    });
-                }
+                return Err(Invalid::NotUtf8 {
+                    field: d.name().to_string(),
+                    at: data.start,
+                });
             }
             (Value::Message { message, .. } | Value::Group { message, .. }, Some(_)) => {
                 check_strings(payload, message)?;

@@ -160,7 +160,7 @@ impl Frame {
     pub fn tensorflow_offset(&self) -> Option<FileOffset> {
         match self.status {
             FrameStatus::Intact | FrameStatus::PartialHeader => None,
-            FrameStatus::DataCrcMismatch => Some(self.offset.add(HEADER_LEN as usize)),
+            FrameStatus::DataCrcMismatch => Some(self.offset.offset_by(HEADER_LEN as usize)),
             _ => Some(self.offset),
         }
     }

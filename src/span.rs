@@ -19,7 +19,7 @@ impl fmt::Display for FileOffset {
 
 impl FileOffset {
     /// The file offset of a payload position, given where the payload starts.
-    pub fn add(self, delta: usize) -> FileOffset {
+    pub fn offset_by(self, delta: usize) -> FileOffset {
         FileOffset(self.0.saturating_add(delta as u64))
     }
 }

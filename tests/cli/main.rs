@@ -1,4 +1,5 @@
 //! Integration tests of the `tfr-inspect` binary, one module per subcommand, plus the agreement
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! with the goldens that python protobuf wrote for the TensorFlow fixtures in `testdata/`.
 
 mod bad_input;
