@@ -28,10 +28,30 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
                     format!(" (stored 0x{stored:08x}, computed 0x{computed:08x})")
                 })
                 .unwrap_or_default();
-            format!(
-                "payload CRC mismatch{crcs}: the payload or its CRC is damaged; TensorFlow reports \"corrupted record at {}\"",
+            let mut text = format!("payload CRC mismatch{crcs}: the payload or its CRC is damaged");
+            if let Some(end) = frame.frame_end() {
+                let extra = frame.region_end.0.saturating_sub(end.0);
+                if extra > 0 && extra < HEADER_LEN + 4 {
+                    text.push_str(&format!(
+                        "; the next intact frame starts {extra} bytes after this frame's declared end, so the length field is probably wrong although its CRC is valid"
+                    ));
+                } else if extra > 0 {
+                    text.push_str(&format!(
+                        ", and the {extra} bytes after it ({}..{}) hold no intact frame",
+                        end.0, frame.region_end.0
+                    ));
+                } else if frame.region_end.0 < end.0 {
+                    text.push_str(&format!(
+                        "; its declared length overlaps the next intact frame at {}, so the length itself is wrong",
+                        frame.region_end.0
+                    ));
+                }
+            }
+            text.push_str(&format!(
+                "; TensorFlow reports \"corrupted record at {}\"",
                 offset + HEADER_LEN
-            )
+            ));
+            text
         }
         FrameStatus::LengthCrcMismatch => {
             let crcs = header

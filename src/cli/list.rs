@@ -159,7 +159,7 @@ pub fn run(args: &ListArgs, decoder: &Decoder, out: &mut impl Write) -> Result<S
             }
             writeln!(
                 out,
-                "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<15}  summary",
+                "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  summary",
                 "index", "offset", "length", "len-crc", "data-crc", "kind"
             )?;
         }
@@ -176,7 +176,7 @@ pub fn run(args: &ListArgs, decoder: &Decoder, out: &mut impl Write) -> Result<S
                 let length = f.declared_length.map_or("-".to_string(), |l| l.to_string());
                 writeln!(
                     out,
-                    "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<15}  {}",
+                    "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  {}",
                     f.index,
                     f.offset.0,
                     length,
