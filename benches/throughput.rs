@@ -1,0 +1,225 @@
+//! Throughput benchmarks, reported as ratios measured in one run.
+//!
+//! Generates two ~1 GiB TFRecord files in a temporary directory (10k records of ~100 KiB, and ~4M
+//! records of ~250 bytes), then measures, against raw crc32c over the same bytes already in memory:
+//! verify throughput, parallel verify of two files, decode + annotate of one record, anonymous
+//! memory while a 4M-frame file is inspected, and the time to the first line of streamed output.
+//!
+//! `cargo bench` runs it; `TFR_BENCH_SCALE=0.1 cargo bench` runs it on files a tenth the size.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs::File;
+use std::hint::black_box;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use tfr_inspect::annotate::frame_tokens;
+use tfr_inspect::crc::masked_crc32c;
+use tfr_inspect::frame::FrameIndex;
+use tfr_inspect::payload::{Decoder, Reading};
+use tfr_inspect::schema::Schema;
+use tfr_inspect::source::Source;
+
+/// An Example with one bytes feature `data` of `size` bytes and an int64 `label`.
+fn example(size: usize, seed: u64) -> Vec<u8> {
+    fn ld(field: u8, data: &[u8], out: &mut Vec<u8>) {
+        out.push((field << 3) | 2);
+        let mut len = data.len();
+        while len >= 0x80 {
+            out.push((len as u8) | 0x80);
+            len >>= 7;
+        }
+        out.push(len as u8);
+        out.extend_from_slice(data);
+    }
+    let mut bytes = Vec::with_capacity(size);
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    for _ in 0..size {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        bytes.push(x as u8);
+    }
+    let mut list = Vec::new();
+    ld(1, &bytes, &mut list);
+    let mut bytes_list = Vec::new();
+    ld(1, &list, &mut bytes_list);
+    let mut entry = Vec::new();
+    ld(1, b"data", &mut entry);
+    ld(2, &bytes_list, &mut entry);
+    let mut label_entry = Vec::new();
+    ld(1, b"label", &mut label_entry);
+    ld(2, &[0x1a, 0x03, 0x0a, 0x01, (seed % 10) as u8], &mut label_entry);
+    let mut features = Vec::new();
+    ld(1, &entry, &mut features);
+    ld(1, &label_entry, &mut features);
+    let mut out = Vec::new();
+    ld(1, &features, &mut out);
+    out
+}
+
+fn write_file(path: &Path, records: usize, payload_size: usize) {
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(path).unwrap());
+    // A handful of distinct payloads, cycled: generation must not dominate the benchmark's time.
+    let templates: Vec<Vec<u8>> = (0..16).map(|s| example(payload_size, s)).collect();
+    for i in 0..records {
+        let payload = &templates[i % templates.len()];
+        let len = (payload.len() as u64).to_le_bytes();
+        out.write_all(&len).unwrap();
+        out.write_all(&masked_crc32c(&len).to_le_bytes()).unwrap();
+        out.write_all(payload).unwrap();
+        out.write_all(&masked_crc32c(payload).to_le_bytes()).unwrap();
+    }
+    out.flush().unwrap();
+}
+
+/// Best of `runs` timings of `f`.
+fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+fn gbps(bytes: u64, time: Duration) -> f64 {
+    bytes as f64 / time.as_secs_f64() / 1e9
+}
+
+fn rss_anon_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("RssAnon:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+struct Shard {
+    name: &'static str,
+    path: PathBuf,
+    records: usize,
+}
+
+fn main() {
+    let scale: f64 = std::env::var("TFR_BENCH_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    // `cargo bench` passes `--bench`; any other argument is a filter we ignore.
+    let dir = tempfile::tempdir().unwrap();
+    let shards = [
+        Shard { name: "100 KiB records", path: dir.path().join("large.tfrecord"), records: (10_000.0 * scale) as usize },
+        Shard { name: "250 B records", path: dir.path().join("small.tfrecord"), records: (4_000_000.0 * scale) as usize },
+    ];
+    let sizes = [100 * 1024, 250 - 32];
+    for (shard, size) in shards.iter().zip(sizes) {
+        let start = Instant::now();
+        write_file(&shard.path, shard.records, size);
+        let len = std::fs::metadata(&shard.path).unwrap().len();
+        eprintln!("generated {}: {} records, {:.2} GiB in {:.1?}", shard.name, shard.records, len as f64 / (1u64 << 30) as f64, start.elapsed());
+    }
+
+    println!("tfr-inspect throughput (one run; ratios are what to compare across machines)");
+    println!("machine: {} cores, {}", std::thread::available_parallelism().map_or(0, |n| n.get()), cpu_name());
+    for shard in &shards {
+        let source = Source::open(&shard.path).unwrap();
+        let data = source.bytes();
+        let len = data.len() as u64;
+        // Warm the page cache and the mapping so both measurements read memory.
+        black_box(crc32c::crc32c(data));
+        let raw = best(3, || crc32c::crc32c(data));
+        let verify = best(3, || FrameIndex::build(data));
+        let index = FrameIndex::build(data);
+        assert_eq!(index.len(), shard.records);
+        assert_eq!(index.damaged_count(), 0);
+        println!(
+            "{:<16} raw crc32c {:6.2} GB/s | verify (index + both CRCs) {:6.2} GB/s = {:.2}x raw | {:.1} M frames/s",
+            shard.name,
+            gbps(len, raw),
+            gbps(len, verify),
+            raw.as_secs_f64() / verify.as_secs_f64(),
+            shard.records as f64 / verify.as_secs_f64() / 1e6,
+        );
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let frame = index.get(data, 1).unwrap();
+        let payload = frame.payload(data).unwrap();
+        let decode = best(20, || {
+            let decoded = decoder.decode(payload);
+            frame_tokens(data, &frame, Some(&decoded)).len()
+        });
+        println!("{:<16} decode + annotate one {}-byte record: {:.1?}", shard.name, payload.len(), decode);
+    }
+
+    // Two files verified in parallel versus one after the other.
+    let both = || {
+        rayon::join(
+            || FrameIndex::build(Source::open(&shards[0].path).unwrap().bytes()).len(),
+            || FrameIndex::build(Source::open(&shards[1].path).unwrap().bytes()).len(),
+        )
+    };
+    let sequential = best(3, || {
+        (
+            FrameIndex::build(Source::open(&shards[0].path).unwrap().bytes()).len(),
+            FrameIndex::build(Source::open(&shards[1].path).unwrap().bytes()).len(),
+        )
+    });
+    let parallel = best(3, both);
+    println!(
+        "two files: sequential {:.1?}, parallel {:.1?} = {:.2}x of sequential (target <= 0.6x on 2 cores)",
+        sequential,
+        parallel,
+        parallel.as_secs_f64() / sequential.as_secs_f64()
+    );
+
+    // Anonymous memory while the 4M-frame file is open and indexed.
+    let before = rss_anon_kib().unwrap_or(0);
+    let source = Source::open(&shards[1].path).unwrap();
+    let index = FrameIndex::build(source.bytes());
+    let after = rss_anon_kib().unwrap_or(0);
+    let budget_kib = 32 * 1024 + (16 * index.len() as u64) / 1024;
+    println!(
+        "RssAnon growth with {} frames indexed: {} KiB ({:.1} bytes/frame); budget 32 MiB + 16 B/frame = {} KiB",
+        index.len(),
+        after.saturating_sub(before),
+        (after.saturating_sub(before) * 1024) as f64 / index.len().max(1) as f64,
+        budget_kib
+    );
+    drop((index, source));
+
+    streaming_output(&shards[1].path);
+}
+
+/// Time to the first line of `show --format json` and `hex` on the small-record file (a streaming
+/// CLI answers before reading the whole file).
+fn streaming_output(path: &Path) {
+    let binary = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/tfr-inspect");
+    if !binary.exists() {
+        println!("streaming: build the release binary first (cargo build --release) to measure it");
+        return;
+    }
+    for args in [vec!["show", "--format", "json", "--range", "0.."], vec!["hex", "-n", "0"]] {
+        let start = Instant::now();
+        let mut child = std::process::Command::new(&binary)
+            .args(&args[..1])
+            .arg(path)
+            .args(&args[1..])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut byte = [0u8; 1];
+        std::io::Read::read_exact(&mut stdout, &mut byte).unwrap();
+        let first = start.elapsed();
+        drop(stdout);
+        let _ = child.kill();
+        let _ = child.wait();
+        println!("{:<28} first output byte after {:.1?}", args.join(" "), first);
+    }
+}
+
+fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|s| s.trim().to_string()))
+        .unwrap_or_else(|| "unknown CPU".into())
+}
