@@ -108,7 +108,7 @@ pub fn run(
     out: &mut impl Write,
     coloured: bool,
 ) -> Result<Status> {
-    let input = match Input::open(&args.file, decoder) {
+    let mut input = match Input::open(&args.file, decoder) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };

@@ -34,7 +34,7 @@ pub struct FrameRow {
 /// Describes one frame: its payload kind and a summary, or what is wrong with it.
 pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {
     let data = input.data();
-    let is_last = frame.index + 1 == input.index.len();
+    let is_last = input.is_last(frame.index);
     if !frame.status.is_intact() {
         let summary = damage::describe(&frame, data, is_last);
         return FrameRow {
@@ -145,7 +145,7 @@ pub fn row_json(file: &str, row: &FrameRow) -> Json {
 pub fn run(args: &ListArgs, decoder: &Decoder, out: &mut impl Write) -> Result<Status> {
     let mut status = Status::Clean;
     for path in &args.files {
-        let input = match Input::open(path, decoder) {
+        let mut input = match Input::open(path, decoder) {
             Ok(input) => input,
             Err(e) => {
                 status = status.max(report_unusable(&e));
@@ -163,9 +163,10 @@ pub fn run(args: &ListArgs, decoder: &Decoder, out: &mut impl Write) -> Result<S
                 "index", "offset", "length", "len-crc", "data-crc", "kind"
             )?;
         }
-        let data = input.data();
         let mut intact = 0usize;
-        for frame in input.index.frames(data) {
+        let mut next = 0;
+        while let Ok(frame) = input.frame(next) {
+            next += 1;
             intact += usize::from(frame.status.is_intact());
             let row = describe_frame(&input, frame);
             if args.json {

@@ -91,7 +91,13 @@ impl DecodeArgs {
     }
 }
 
-/// An opened, indexed input file with the decoder tuned to it.
+/// How many bytes the index scans between checks for the frame a command waits for.
+const SCAN_STEP: u64 = 16 << 20;
+/// Payloads sampled to learn a file's usual kind.
+const LEARN_SAMPLE: usize = 16;
+
+/// An opened input file, indexed lazily: a command that needs frame N scans only up to it, so
+/// output starts at once even on a shard of many gigabytes.
 pub struct Input {
     pub source: Source,
     pub index: FrameIndex,
@@ -99,23 +105,24 @@ pub struct Input {
 }
 
 impl Input {
-    /// Opens and fully indexes `path`.
+    /// Opens `path` and indexes enough of it to learn what its payloads usually are.
     pub fn open(path: &Path, decoder: &Decoder) -> Result<Input, Error> {
         let source = Source::open(path)?;
-        let index = FrameIndex::build(source.bytes());
-        let mut decoder = decoder.clone();
-        let data = source.bytes();
-        decoder.learn(
-            index
-                .frames(data)
-                .filter(|f| f.status.is_intact())
-                .filter_map(|f| f.payload(data)),
-        );
-        Ok(Input {
+        let index = FrameIndex::new(source.len());
+        let mut input = Input {
             source,
             index,
-            decoder,
-        })
+            decoder: decoder.clone(),
+        };
+        input.settle(LEARN_SAMPLE);
+        let data = input.source.bytes();
+        let sample = input
+            .index
+            .frames(data)
+            .filter(|f| f.status.is_intact())
+            .filter_map(|f| f.payload(data));
+        input.decoder.learn(sample);
+        Ok(input)
     }
 
     pub fn data(&self) -> &[u8] {
@@ -126,14 +133,35 @@ impl Input {
         self.source.path().display().to_string()
     }
 
-    pub fn frame(&self, index: usize) -> Result<Frame, Error> {
-        self.index
-            .get(self.data(), index)
-            .ok_or_else(|| Error::NoSuchRecord {
-                path: self.source.path().to_path_buf(),
-                index,
-                count: self.index.len(),
-            })
+    /// Scans until frame `index` is final: the frame after it is found or the file is indexed.
+    pub fn settle(&mut self, index: usize) {
+        while self.index.len() <= index.saturating_add(1) && !self.index.is_complete() {
+            self.index.scan(self.source.bytes(), SCAN_STEP);
+        }
+    }
+
+    /// Indexes the whole file.
+    pub fn settle_all(&mut self) {
+        while !self.index.scan(self.source.bytes(), u64::MAX) {}
+    }
+
+    /// Whether frame `index` is the file's last.
+    pub fn is_last(&self, index: usize) -> bool {
+        self.index.is_complete() && index + 1 == self.index.len()
+    }
+
+    /// Frame `index`, scanning up to it; an error naming the frame count when there is none.
+    pub fn frame(&mut self, index: usize) -> Result<Frame, Error> {
+        self.settle(index);
+        if let Some(frame) = self.index.get(self.source.bytes(), index) {
+            return Ok(frame);
+        }
+        self.settle_all();
+        Err(Error::NoSuchRecord {
+            path: self.source.path().to_path_buf(),
+            index,
+            count: self.index.len(),
+        })
     }
 }
 

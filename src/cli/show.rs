@@ -1,7 +1,6 @@
 //! `show`: decoded records as a readable tree, protobuf text format, or canonical JSON.
 
 use std::io::Write;
-use std::ops::Range;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
@@ -44,67 +43,71 @@ pub struct ShowArgs {
     pub format: Format,
 }
 
-/// Parses `A..B`, `A..=B`, `A..` and `..B` into a half-open range.
-pub fn parse_range(text: &str, count: usize) -> Result<Range<usize>> {
+/// Parses `A..B`, `A..=B`, `A..` and `..B`: the first record and the end (excluded), if any.
+pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
     let Some((a, b)) = text.split_once("..") else {
         bail!("--range expects A..B, got `{text}`")
     };
     let start = if a.is_empty() { 0 } else { a.trim().parse()? };
     let end = match b.strip_prefix('=') {
-        Some(b) => b.trim().parse::<usize>()?.saturating_add(1),
-        None if b.is_empty() => count,
-        None => b.trim().parse()?,
+        Some(b) => Some(b.trim().parse::<usize>()?.saturating_add(1)),
+        None if b.is_empty() => None,
+        None => Some(b.trim().parse()?),
     };
-    Ok(start..end.min(count).max(start))
+    Ok((start, end))
 }
 
 pub fn run(args: &ShowArgs, decoder: &Decoder, out: &mut impl Write) -> Result<Status> {
-    let input = match Input::open(&args.file, decoder) {
+    let mut input = match Input::open(&args.file, decoder) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };
-    let count = input.index.len();
-    let (range, single) = match (args.record, &args.range) {
+    let (start, end, single) = match (args.record, &args.range) {
         (Some(n), _) => {
             if let Err(e) = input.frame(n) {
                 return Ok(report_unusable(&e));
             }
-            (n..n + 1, true)
+            (n, Some(n + 1), true)
         }
-        (None, Some(text)) => (parse_range(text, count)?, false),
-        (None, None) => (0..count, false),
+        (None, Some(text)) => {
+            let (start, end) = parse_range(text)?;
+            (start, end, false)
+        }
+        (None, None) => (0, None, false),
     };
-    let mut status = if input.index.damaged_count() > 0 {
-        Status::Damage
-    } else {
-        Status::Clean
-    };
-    let data = input.data();
-    for index in range {
-        let frame = input.frame(index)?;
+    let mut status = Status::Clean;
+    let mut index = start;
+    while end.is_none_or(|end| index < end) {
+        // Frames are indexed as output proceeds, so the first record prints at once.
+        let Ok(frame) = input.frame(index) else { break };
+        index += 1;
+        let data = input.data();
         let Some(payload) = frame.payload(data) else {
-            let is_last = index + 1 == count;
             eprintln!(
-                "{}: record {index} at byte {}: skipped: {}",
+                "{}: record {} at byte {}: skipped: {}",
                 input.name(),
+                frame.index,
                 frame.offset,
-                damage::describe(&frame, data, is_last)
+                damage::describe(&frame, data, input.is_last(frame.index))
             );
             status = Status::Damage;
             continue;
         };
         if !frame.status.is_intact() {
+            status = Status::Damage;
             eprintln!(
-                "{}: record {index} at byte {}: payload CRC mismatch, shown anyway",
+                "{}: record {} at byte {}: payload CRC mismatch, shown anyway",
                 input.name(),
+                frame.index,
                 frame.offset
             );
         }
         let decoded = input.decoder.decode(payload);
         if let Some(invalid) = &decoded.invalid {
             eprintln!(
-                "{}: record {index}: not a valid {}: {invalid} (file byte {})",
+                "{}: record {}: not a valid {}: {invalid} (file byte {})",
                 input.name(),
+                frame.index,
                 input.decoder.expected_name(),
                 frame.offset.0 + crate::frame::HEADER_LEN + invalid_at(invalid) as u64
             );
@@ -112,12 +115,12 @@ pub fn run(args: &ShowArgs, decoder: &Decoder, out: &mut impl Write) -> Result<S
         match args.format {
             Format::Text => {
                 if !single {
-                    writeln!(out, "# record {index}")?;
+                    writeln!(out, "# record {}", frame.index)?;
                 }
                 out.write_all(text_of(&decoded).as_bytes())?;
             }
             Format::Json => writeln!(out, "{}", json_of(&input, &decoded))?,
-            Format::Tree => write_tree(out, index, frame.offset.0, &decoded)?,
+            Format::Tree => write_tree(out, frame.index, frame.offset.0, &decoded)?,
         }
     }
     Ok(status)
