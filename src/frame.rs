@@ -195,17 +195,47 @@ enum Candidate {
     Frame { status: FrameStatus, end: u64 },
 }
 
-fn examine(data: &[u8], pos: u64) -> Candidate {
-    let Some(header) = Header::read(data, pos) else {
+/// The masked CRCs of recently seen length fields.
+///
+/// Shards mostly hold records of few distinct lengths, and the header CRC depends on the length
+/// alone, so remembering it spares a CRC call per frame: that call is a large share of the work on
+/// small records.
+#[derive(Debug, Clone)]
+struct LengthCrcCache([(u64, u32); 64]);
+
+impl LengthCrcCache {
+    fn new() -> LengthCrcCache {
+        LengthCrcCache(std::array::from_fn(|i| {
+            (i as u64, masked_crc32c(&(i as u64).to_le_bytes()))
+        }))
+    }
+
+    fn masked_crc(&mut self, length: u64) -> u32 {
+        let slot = &mut self.0[(length % 64) as usize];
+        if slot.0 != length {
+            *slot = (length, masked_crc32c(&length.to_le_bytes()));
+        }
+        slot.1
+    }
+}
+
+fn examine(data: &[u8], pos: u64, crcs: &mut LengthCrcCache) -> Candidate {
+    let header = usize::try_from(pos)
+        .ok()
+        .and_then(|start| data.get(start..start.checked_add(HEADER_LEN as usize)?));
+    let Some((length, stored_crc)) = header.and_then(|h| {
+        let length = u64::from_le_bytes(h.get(..8)?.try_into().ok()?);
+        Some((length, u32::from_le_bytes(h.get(8..12)?.try_into().ok()?)))
+    }) else {
         return Candidate::PartialHeader;
     };
-    if !header.crc_ok() {
+    if crcs.masked_crc(length) != stored_crc {
         return Candidate::BadHeader;
     }
     let file_len = data.len() as u64;
     let payload_start = pos + HEADER_LEN;
     let end = payload_start
-        .checked_add(header.length)
+        .checked_add(length)
         .and_then(|e| e.checked_add(FOOTER_LEN));
     match end {
         Some(end) if end <= file_len => {
@@ -226,7 +256,7 @@ fn examine(data: &[u8], pos: u64) -> Candidate {
             Candidate::Frame { status, end }
         }
         _ => {
-            let status = if header.length > file_len {
+            let status = if length > file_len {
                 FrameStatus::LengthExceedsFile
             } else {
                 FrameStatus::TruncatedRecord
@@ -255,6 +285,7 @@ pub struct FrameIndex {
     pos: u64,
     resync: Option<Resync>,
     damaged: usize,
+    length_crcs: LengthCrcCache,
 }
 
 impl FrameIndex {
@@ -266,6 +297,7 @@ impl FrameIndex {
             pos: 0,
             resync: None,
             damaged: 0,
+            length_crcs: LengthCrcCache::new(),
         }
     }
 
@@ -291,7 +323,7 @@ impl FrameIndex {
 
     fn step(&mut self, data: &[u8]) {
         let pos = self.pos;
-        match (examine(data, pos), self.resync) {
+        match (examine(data, pos, &mut self.length_crcs), self.resync) {
             (
                 Candidate::Frame {
                     status: FrameStatus::Intact,

@@ -182,8 +182,14 @@ fn colour_only_on_request_and_no_color_respected() {
         path: vec![],
     };
     let mut coloured = Vec::new();
-    tfr_inspect::cli::hex::write_tokens(&mut coloured, &[0x0a], std::slice::from_ref(&token), false, true)
-        .expect("write");
+    tfr_inspect::cli::hex::write_tokens(
+        &mut coloured,
+        &[0x0a],
+        std::slice::from_ref(&token),
+        false,
+        true,
+    )
+    .expect("write");
     assert!(String::from_utf8_lossy(&coloured).contains("\x1b[33m0a"));
     let mut plain = Vec::new();
     tfr_inspect::cli::hex::write_tokens(&mut plain, &[0x0a], &[token], false, false)
