@@ -5,7 +5,8 @@
 //! verify throughput, parallel verify of two files, decode + annotate of one record, anonymous
 //! memory while a 4M-frame file is inspected, and the time to the first line of streamed output.
 //!
-//! `cargo bench` runs it; `TFR_BENCH_SCALE=0.1 cargo bench` runs it on files a tenth the size.
+//! `cargo bench` runs it; `TFR_BENCH_SCALE=0.1 cargo bench` runs it on files a tenth the size, and
+//! `TFR_BENCH_KEEP=DIR` keeps the generated files in DIR for `benches/tf_compare.py`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -145,16 +146,21 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1.0);
     // `cargo bench` passes `--bench`; any other argument is a filter we ignore.
-    let dir = tempfile::tempdir().unwrap();
+    // TFR_BENCH_KEEP=DIR keeps the generated files there (benches/tf_compare.py reads them).
+    let keep = std::env::var_os("TFR_BENCH_KEEP").map(PathBuf::from);
+    let temp = tempfile::tempdir().unwrap();
+    let dir_path = keep.clone().unwrap_or_else(|| temp.path().to_path_buf());
+    std::fs::create_dir_all(&dir_path).unwrap();
+    let dir = &dir_path;
     let shards = [
         Shard {
             name: "100 KiB records",
-            path: dir.path().join("large.tfrecord"),
+            path: dir.join("large.tfrecord"),
             records: (10_000.0 * scale) as usize,
         },
         Shard {
             name: "250 B records",
-            path: dir.path().join("small.tfrecord"),
+            path: dir.join("small.tfrecord"),
             records: (4_000_000.0 * scale) as usize,
         },
     ];
@@ -214,7 +220,7 @@ fn main() {
 
     // Two files of the same shape verified in parallel (as `verify A B` does) versus one after
     // the other.
-    let twin = dir.path().join("large-2.tfrecord");
+    let twin = dir.join("large-2.tfrecord");
     write_file(&twin, shards[0].records, sizes[0], 100);
     let files = [shards[0].path.clone(), twin];
     let check = |path: &PathBuf| FrameIndex::build(Source::open(path).unwrap().bytes()).len();
