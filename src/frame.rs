@@ -117,6 +117,13 @@ impl Header {
     }
 }
 
+/// The length field at `offset`, without checking its CRC (the index already did).
+fn read_length(data: &[u8], offset: u64) -> Option<u64> {
+    let start = usize::try_from(offset).ok()?;
+    let bytes = data.get(start..start.checked_add(8)?)?;
+    Some(u64::from_le_bytes(bytes.try_into().ok()?))
+}
+
 /// One frame of the index, with everything derived from its entry and its header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Frame {
@@ -401,7 +408,7 @@ impl FrameIndex {
         let entry = *self.entries.get(index)?;
         let offset = entry & OFFSET_MASK;
         let status = FrameStatus::from_code((entry & !RESYNC_FLAG) >> STATUS_SHIFT);
-        let declared_length = Header::read(data, offset).map(|h| h.length);
+        let declared_length = read_length(data, offset);
         let region_end = match self.entries.get(index + 1) {
             Some(next) => next & OFFSET_MASK,
             None if self.is_complete() => self.file_len,
@@ -425,6 +432,16 @@ impl FrameIndex {
     /// All frames found so far, in file order.
     pub fn frames<'a>(&'a self, data: &'a [u8]) -> impl Iterator<Item = Frame> + 'a {
         (0..self.entries.len()).filter_map(move |i| self.get(data, i))
+    }
+
+    /// The frames found so far that are not intact, without visiting the intact ones.
+    pub fn damaged_frames<'a>(&'a self, data: &'a [u8]) -> impl Iterator<Item = Frame> + 'a {
+        let intact = FrameStatus::Intact.code();
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(move |(_, e)| (**e & !RESYNC_FLAG) >> STATUS_SHIFT != intact)
+            .filter_map(move |(i, _)| self.get(data, i))
     }
 
     /// The frame whose region contains `offset` (the header, payload or footer of an intact frame,
@@ -495,10 +512,12 @@ pub(crate) mod tests {
             ]
         );
         let index = FrameIndex::build(&data);
-        let damaged = index.get(&data, 1).unwrap();
-        assert_eq!(damaged.tensorflow_offset(), Some(FileOffset(33)));
-        assert_eq!(damaged.region_end, FileOffset(43));
+        let damaged_frame = index.get(&data, 1).unwrap();
+        assert_eq!(damaged_frame.tensorflow_offset(), Some(FileOffset(33)));
+        assert_eq!(damaged_frame.region_end, FileOffset(43));
         assert!(index.get(&data, 2).unwrap().after_resync);
+        let damaged: Vec<_> = index.damaged_frames(&data).collect();
+        assert_eq!(damaged, vec![damaged_frame]);
     }
 
     #[test]

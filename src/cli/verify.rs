@@ -49,8 +49,7 @@ fn check(path: &Path) -> Result<Report, Error> {
     let index = FrameIndex::build(data);
     let count = index.len();
     let problems = index
-        .frames(data)
-        .filter(|frame| !frame.status.is_intact())
+        .damaged_frames(data)
         .map(|frame| Problem {
             index: frame.index,
             offset: frame.offset.0,
