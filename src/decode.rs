@@ -199,7 +199,8 @@ fn field_values<'a>(
             .iter()
             .flat_map(|o| occurrence_values(payload, field, o))
             .collect();
-        return Some(FieldValues::Repeated(values));
+        // An empty packed run leaves the field unset, as protobuf parsers see it.
+        return (!values.is_empty()).then_some(FieldValues::Repeated(values));
     }
     if let Kind::Message(message_type) = field.kind() {
         let parts: Vec<&wire::Message> = occurrences
