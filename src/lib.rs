@@ -7,6 +7,7 @@
 
 pub mod annotate;
 pub mod cli;
+pub mod compress;
 pub mod crc;
 pub mod damage;
 pub mod decode;
@@ -17,6 +18,7 @@ pub mod image;
 pub mod jsonformat;
 pub mod payload;
 pub mod pyfmt;
+pub mod recover;
 pub mod schema;
 pub mod source;
 pub mod span;

@@ -18,6 +18,8 @@ enum Bytes {
 pub struct Source {
     path: PathBuf,
     bytes: Bytes,
+    /// Set when `bytes` are the decompressed stream of a compressed file.
+    compression: Option<crate::compress::Compressed>,
 }
 
 impl Source {
@@ -41,6 +43,7 @@ impl Source {
                 return Ok(Source {
                     path: path.to_path_buf(),
                     bytes: Bytes::Mapped(map),
+                    compression: None,
                 });
             }
         }
@@ -49,7 +52,31 @@ impl Source {
         Ok(Source {
             path: path.to_path_buf(),
             bytes: Bytes::Owned(buf),
+            compression: None,
         })
+    }
+
+    /// Opens `path`, decompressing it when `options` ask for it or detect compression.
+    pub fn open_with(path: &Path, options: &crate::compress::Options) -> Result<Source> {
+        crate::compress::open(path, options)
+    }
+
+    /// The decompressed stream of a compressed file.
+    pub fn decompressed(
+        path: impl Into<PathBuf>,
+        bytes: Vec<u8>,
+        info: crate::compress::Compressed,
+    ) -> Source {
+        Source {
+            path: path.into(),
+            bytes: Bytes::Owned(bytes),
+            compression: Some(info),
+        }
+    }
+
+    /// How the file was compressed, when `bytes` are its decompressed stream.
+    pub fn compression(&self) -> Option<&crate::compress::Compressed> {
+        self.compression.as_ref()
     }
 
     /// A source over bytes already in memory (decompressed streams, tests).
@@ -57,6 +84,7 @@ impl Source {
         Source {
             path: path.into(),
             bytes: Bytes::Owned(bytes),
+            compression: None,
         }
     }
 

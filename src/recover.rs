@@ -1,0 +1,495 @@
+//! Forensics on a damaged stream: what a TensorFlow error offset points at, and which records can
+//! be kept.
+//!
+//! TensorFlow stops at the first bad frame and names one offset: the frame start for a bad length
+//! CRC or a truncated frame, the payload start (frame + 12) for a bad payload CRC. [`locate`] maps
+//! such an offset back onto the frame index, says which case it is and what exactly is damaged, and
+//! what a resynchronising reader still finds after it. [`SalvagePlan`] is the list of intact frames
+//! to copy into a new file, re-framed with freshly computed CRCs. Both are pure functions of the
+//! index and the bytes, so the CLI and the TUI present the same findings.
+
+use std::io::{self, Write};
+use std::ops::Range;
+
+use crate::crc::masked_crc32c;
+use crate::frame::{FOOTER_LEN, Frame, FrameIndex, FrameStatus, HEADER_LEN, Header};
+
+/// Which part of a frame an offset falls in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Bytes 0..8: the `u64` payload length.
+    LengthField,
+    /// Bytes 8..12: the masked CRC of the length.
+    LengthCrc,
+    Payload,
+    /// The 4 bytes after the payload: its masked CRC.
+    PayloadCrc,
+    /// Past the frame's declared extent (or with no trustworthy extent): bytes skipped by resync.
+    Skipped,
+}
+
+impl Part {
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::LengthField => "length",
+            Part::LengthCrc => "length_crc",
+            Part::Payload => "payload",
+            Part::PayloadCrc => "payload_crc",
+            Part::Skipped => "skipped",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Part::LengthField => "in the length field of the header",
+            Part::LengthCrc => "in the length CRC of the header",
+            Part::Payload => "in the payload",
+            Part::PayloadCrc => "in the payload CRC after the payload",
+            Part::Skipped => "in bytes that belong to no intact frame",
+        }
+    }
+}
+
+/// What an offset turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Case {
+    /// A damaged frame; its status says how it is damaged.
+    Damaged(FrameStatus),
+    /// Inside an intact frame: TensorFlow would not report an error here.
+    IntactFrame,
+    /// At or past the end of the stream.
+    PastEnd,
+}
+
+impl Case {
+    /// The machine name: a frame status name (as in the fixtures' `kind`), `intact` or `past_end`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Case::Damaged(status) => status.name(),
+            Case::IntactFrame => "intact",
+            Case::PastEnd => "past_end",
+        }
+    }
+}
+
+/// A CRC as stored in the file and as computed from the bytes it protects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrcCheck {
+    /// `length` or `payload`.
+    pub field: &'static str,
+    pub stored: u32,
+    pub expected: u32,
+}
+
+/// Everything [`locate`] found out about one offset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Location {
+    pub offset: u64,
+    pub stream_len: u64,
+    /// The frame whose region holds the offset.
+    pub frame: Option<Frame>,
+    pub case: Case,
+    pub part: Option<Part>,
+    /// True when TensorFlow names exactly this offset for this frame's damage.
+    pub matches_tensorflow: bool,
+    /// The message TensorFlow gives for this frame, when it gives one.
+    pub tensorflow_message: Option<String>,
+    pub crc: Option<CrcCheck>,
+    /// Payload bytes present after the header, when the header is complete.
+    pub available_after_header: Option<u64>,
+    /// Intact frames before the located frame.
+    pub intact_before: usize,
+    /// Records a strict sequential reader (TensorFlow) returns before its first problem.
+    pub strict_reads: usize,
+    /// Index ranges of the intact frames after the located frame.
+    pub intact_after: Vec<Range<usize>>,
+    pub intact_after_count: usize,
+    /// The findings in plain sentences.
+    pub explanation: String,
+}
+
+/// Part of `frame` that `offset` falls in.
+fn part_of(frame: &Frame, offset: u64) -> Part {
+    let rel = offset.saturating_sub(frame.offset.0);
+    let extent = match frame.status {
+        FrameStatus::Intact | FrameStatus::DataCrcMismatch => {
+            frame.frame_end().map(|end| end.0 - frame.offset.0)
+        }
+        FrameStatus::TruncatedRecord | FrameStatus::LengthExceedsFile => frame
+            .declared_length
+            .map(|l| HEADER_LEN.saturating_add(l).saturating_add(FOOTER_LEN)),
+        FrameStatus::LengthCrcMismatch => Some(HEADER_LEN),
+        FrameStatus::PartialHeader => None,
+    };
+    let Some(extent) = extent else {
+        return Part::Skipped;
+    };
+    match rel {
+        r if r >= extent => Part::Skipped,
+        0..8 => Part::LengthField,
+        8..12 => Part::LengthCrc,
+        r if r < extent - FOOTER_LEN => Part::Payload,
+        _ => Part::PayloadCrc,
+    }
+}
+
+/// Compresses sorted indices into ranges.
+fn ranges(indices: impl Iterator<Item = usize>) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for i in indices {
+        match out.last_mut() {
+            Some(last) if last.end == i => last.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
+}
+
+/// Renders index ranges as `0-191, 193-199`.
+pub fn ranges_text(ranges: &[Range<usize>]) -> String {
+    ranges
+        .iter()
+        .map(|r| {
+            if r.end - r.start == 1 {
+                r.start.to_string()
+            } else {
+                format!("{}-{}", r.start, r.end - 1)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Explains what `offset` in the (decompressed) stream is. `index` must be complete.
+pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
+    let stream_len = data.len() as u64;
+    let frames: Vec<Frame> = index.frames(data).collect();
+    let strict_reads = frames.iter().take_while(|f| f.status.is_intact()).count();
+    let frame = index.frame_containing(data, offset);
+    let mut location = Location {
+        offset,
+        stream_len,
+        frame,
+        case: Case::PastEnd,
+        part: None,
+        matches_tensorflow: false,
+        tensorflow_message: None,
+        crc: None,
+        available_after_header: None,
+        intact_before: 0,
+        strict_reads,
+        intact_after: Vec::new(),
+        intact_after_count: 0,
+        explanation: String::new(),
+    };
+    let Some(frame) = frame else {
+        location.explanation = format!(
+            "byte {offset} is past the end of the stream ({stream_len} bytes, {}); the offset belongs to another file, or to the decompressed stream of a compressed one",
+            plural(frames.len(), "frame", "frames")
+        );
+        return location;
+    };
+    let part = part_of(&frame, offset);
+    location.part = Some(part);
+    location.case = if frame.status.is_intact() {
+        Case::IntactFrame
+    } else {
+        Case::Damaged(frame.status)
+    };
+    location.matches_tensorflow = frame.tensorflow_offset().map(|o| o.0) == Some(offset);
+    location.tensorflow_message = frame.tensorflow_offset().map(|o| match frame.status {
+        FrameStatus::TruncatedRecord | FrameStatus::LengthExceedsFile => {
+            format!("truncated record at {o}")
+        }
+        _ => format!("corrupted record at {o}"),
+    });
+    let header = Header::read(data, frame.offset.0);
+    location.available_after_header = header.map(|_| {
+        stream_len
+            .saturating_sub(frame.offset.0)
+            .saturating_sub(HEADER_LEN)
+    });
+    location.crc = match frame.status {
+        FrameStatus::LengthCrcMismatch => header.map(|h| CrcCheck {
+            field: "length",
+            stored: h.stored_length_crc,
+            expected: h.computed_length_crc,
+        }),
+        FrameStatus::DataCrcMismatch => frame.data_crcs(data).map(|(stored, expected)| CrcCheck {
+            field: "payload",
+            stored,
+            expected,
+        }),
+        _ => None,
+    };
+    location.intact_before = frames
+        .iter()
+        .take(frame.index)
+        .filter(|f| f.status.is_intact())
+        .count();
+    location.intact_after = ranges(
+        frames
+            .iter()
+            .skip(frame.index + 1)
+            .filter(|f| f.status.is_intact())
+            .map(|f| f.index),
+    );
+    location.intact_after_count = location.intact_after.iter().map(|r| r.len()).sum();
+    location.explanation = explain(&location, &frame);
+    location
+}
+
+fn explain(loc: &Location, frame: &Frame) -> String {
+    let mut text = String::new();
+    let at = loc.offset;
+    let where_ = loc.part.map_or("", |p| p.describe());
+    let length = frame
+        .declared_length
+        .map_or(String::new(), |l| format!(", declared length {l}"));
+    text.push_str(&format!(
+        "byte {at} is {where_} of frame {} (starting at byte {}{length}). ",
+        frame.index, frame.offset.0
+    ));
+    match frame.status {
+        FrameStatus::Intact => text.push_str(
+            "That frame is intact: both CRCs match, so TensorFlow would not report an error here. If TensorFlow did, it read a different file (or this file with a different compression_type). ",
+        ),
+        FrameStatus::LengthCrcMismatch => {
+            text.push_str("Its length CRC does not match");
+            if let Some(c) = loc.crc {
+                text.push_str(&format!(
+                    " (stored 0x{:08x}, expected 0x{:08x} for the stored length)",
+                    c.stored, c.expected
+                ));
+            }
+            text.push_str(
+                ": the 12-byte header is damaged (or the bytes are not a frame at all), so the length cannot be trusted and TensorFlow gives up. ",
+            );
+        }
+        FrameStatus::DataCrcMismatch => {
+            text.push_str("Its header is valid but its payload CRC does not match");
+            if let Some(c) = loc.crc {
+                text.push_str(&format!(
+                    " (stored 0x{:08x}, computed from the payload 0x{:08x})",
+                    c.stored, c.expected
+                ));
+            }
+            text.push_str(": the payload or the stored CRC after it is damaged (or the length field was rewritten with a valid CRC). ");
+        }
+        FrameStatus::TruncatedRecord => text.push_str(&format!(
+            "Its header is valid but the stream ends first: {} payload+CRC bytes declared, {} present. ",
+            frame.declared_length.map_or(0, |l| l.saturating_add(FOOTER_LEN)),
+            loc.available_after_header.unwrap_or(0)
+        )),
+        FrameStatus::LengthExceedsFile => text.push_str(&format!(
+            "Its header has a valid CRC but declares more payload than the whole stream holds ({} bytes); TensorFlow reports a truncated record or, for huge lengths, crashes. ",
+            loc.stream_len
+        )),
+        FrameStatus::PartialHeader => text.push_str(&format!(
+            "Only {} bytes are left there, too few for a header: TensorFlow ignores them silently and reports a clean end of file. ",
+            loc.stream_len.saturating_sub(frame.offset.0)
+        )),
+    }
+    if let Some(message) = &loc.tensorflow_message {
+        if loc.matches_tensorflow {
+            let why = if frame.status == FrameStatus::DataCrcMismatch {
+                "the payload start, frame + 12"
+            } else {
+                "the frame start"
+            };
+            text.push_str(&format!(
+                "This is exactly where TensorFlow reports \"{message}\" ({why}). "
+            ));
+        } else {
+            text.push_str(&format!("TensorFlow reports this frame as \"{message}\". "));
+        }
+    }
+    text.push_str(&format!(
+        "{} before it {} intact",
+        plural(loc.intact_before, "frame", "frames"),
+        if loc.intact_before == 1 { "is" } else { "are" }
+    ));
+    text.push_str(&format!(
+        " (a strict reader such as TensorFlow returns {} before its first error)",
+        plural(loc.strict_reads, "record", "records")
+    ));
+    if loc.intact_after_count == 0 {
+        text.push_str("; no intact frame follows it.");
+    } else {
+        text.push_str(&format!(
+            "; after it, resync finds {} intact: frames {}.",
+            plural(loc.intact_after_count, "more frame", "more frames"),
+            ranges_text(&loc.intact_after)
+        ));
+    }
+    text
+}
+
+/// Which frames a salvage keeps, and what it leaves behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SalvagePlan {
+    /// Intact frames, in stream order.
+    pub kept: Vec<Frame>,
+    /// Damaged frames (each may stand for several lost records).
+    pub dropped: Vec<Frame>,
+    /// `[start, end)` byte ranges covered by no intact frame.
+    pub skipped: Vec<Range<u64>>,
+}
+
+impl SalvagePlan {
+    /// Sorts the frames of a complete `index` into kept and dropped.
+    pub fn new(index: &FrameIndex, data: &[u8]) -> SalvagePlan {
+        let mut plan = SalvagePlan {
+            kept: Vec::new(),
+            dropped: Vec::new(),
+            skipped: Vec::new(),
+        };
+        let mut covered_to = 0u64;
+        for frame in index.frames(data) {
+            if !frame.status.is_intact() {
+                plan.dropped.push(frame);
+                continue;
+            }
+            if frame.offset.0 > covered_to {
+                plan.skipped.push(covered_to..frame.offset.0);
+            }
+            covered_to = frame.frame_end().map_or(frame.region_end.0, |e| e.0);
+            plan.kept.push(frame);
+        }
+        let end = data.len() as u64;
+        if end > covered_to {
+            plan.skipped.push(covered_to..end);
+        }
+        plan
+    }
+
+    pub fn skipped_bytes(&self) -> u64 {
+        self.skipped.iter().map(|r| r.end - r.start).sum()
+    }
+
+    /// Writes the kept records as a new TFRecord stream; returns the bytes written.
+    pub fn write(&self, data: &[u8], out: &mut impl Write) -> io::Result<u64> {
+        let mut written = 0u64;
+        for frame in &self.kept {
+            let payload = frame.payload(data).ok_or_else(|| {
+                io::Error::other(format!(
+                    "frame {} has no payload in the stream",
+                    frame.index
+                ))
+            })?;
+            written += write_record(payload, out)?;
+        }
+        Ok(written)
+    }
+}
+
+/// Frames one payload the way TensorFlow's writer does; returns the bytes written.
+pub fn write_record(payload: &[u8], out: &mut impl Write) -> io::Result<u64> {
+    let len = (payload.len() as u64).to_le_bytes();
+    out.write_all(&len)?;
+    out.write_all(&masked_crc32c(&len).to_le_bytes())?;
+    out.write_all(payload)?;
+    out.write_all(&masked_crc32c(payload).to_le_bytes())?;
+    Ok(HEADER_LEN + payload.len() as u64 + FOOTER_LEN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::tests::encode_records;
+
+    fn locate_in(data: &[u8], offset: u64) -> Location {
+        locate(&FrameIndex::build(data), data, offset)
+    }
+
+    #[test]
+    fn payload_crc_offset_is_frame_plus_twelve() {
+        let mut data = encode_records(&[b"first", b"second", b"third"]);
+        data[21 + 12 + 2] ^= 0x10;
+        let loc = locate_in(&data, 33);
+        assert_eq!(loc.case, Case::Damaged(FrameStatus::DataCrcMismatch));
+        assert_eq!(loc.frame.unwrap().index, 1);
+        assert_eq!(loc.part, Some(Part::Payload));
+        assert!(loc.matches_tensorflow);
+        let crc = loc.crc.unwrap();
+        assert_eq!(crc.field, "payload");
+        assert_ne!(crc.stored, crc.expected);
+        assert_eq!((loc.intact_before, loc.strict_reads), (1, 1));
+        assert_eq!(loc.intact_after, vec![2..3]);
+        assert!(loc.explanation.contains("corrupted record at 33"));
+
+        // The frame start of the same frame is not where TensorFlow points.
+        let loc = locate_in(&data, 21);
+        assert!(!loc.matches_tensorflow);
+        assert_eq!(loc.part, Some(Part::LengthField));
+    }
+
+    #[test]
+    fn length_crc_and_truncation_point_at_the_frame_start() {
+        let mut data = encode_records(&[b"first", b"second", b"third"]);
+        data[29] ^= 1;
+        let loc = locate_in(&data, 21);
+        assert_eq!(loc.case, Case::Damaged(FrameStatus::LengthCrcMismatch));
+        assert!(loc.matches_tensorflow);
+        assert_eq!(loc.crc.unwrap().field, "length");
+
+        let data = encode_records(&[b"first", b"second"]);
+        let loc = locate_in(&data[..36], 21);
+        assert_eq!(loc.case, Case::Damaged(FrameStatus::TruncatedRecord));
+        assert_eq!(loc.available_after_header, Some(3));
+        assert_eq!(
+            loc.tensorflow_message.as_deref(),
+            Some("truncated record at 21")
+        );
+    }
+
+    #[test]
+    fn offsets_in_intact_frames_name_the_part() {
+        let data = encode_records(&[b"first", b"second"]);
+        let parts: Vec<_> = [21, 29, 33, 39, 40]
+            .iter()
+            .map(|&o| locate_in(&data, o).part.unwrap())
+            .collect();
+        assert_eq!(
+            parts,
+            vec![
+                Part::LengthField,
+                Part::LengthCrc,
+                Part::Payload,
+                Part::PayloadCrc,
+                Part::PayloadCrc
+            ]
+        );
+        let loc = locate_in(&data, 21);
+        assert_eq!(loc.case, Case::IntactFrame);
+        assert!(!loc.matches_tensorflow);
+        assert_eq!(locate_in(&data, 43).case, Case::PastEnd);
+        assert_eq!(locate_in(&[], 0).case, Case::PastEnd);
+    }
+
+    #[test]
+    fn salvage_keeps_intact_frames_and_lists_gaps() {
+        let mut data = encode_records(&[b"first", b"second", b"third"]);
+        data[35] ^= 0x10;
+        data.extend_from_slice(b"tail");
+        let index = FrameIndex::build(&data);
+        let plan = SalvagePlan::new(&index, &data);
+        assert_eq!(plan.kept.len(), 2);
+        assert_eq!(plan.dropped.len(), 2);
+        assert_eq!(plan.skipped, vec![21..43, 64..68]);
+        let mut out = Vec::new();
+        plan.write(&data, &mut out).unwrap();
+        assert_eq!(out, encode_records(&[b"first", b"third"]));
+    }
+
+    #[test]
+    fn ranges_are_compressed() {
+        let r = ranges([0, 1, 2, 5, 7, 8].into_iter());
+        assert_eq!(r, vec![0..3, 5..6, 7..9]);
+        assert_eq!(ranges_text(&r), "0-2, 5, 7-8");
+    }
+}
