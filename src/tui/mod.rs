@@ -1,9 +1,238 @@
-//! The interactive inspector.
+//! The interactive inspector: a frame list, the selected record as a tree, its bytes in hex, and an
+//! image preview, all tied together by byte ranges.
+//!
+//! This module owns the terminal: it enters the alternate screen with mouse capture, restores the
+//! terminal on quit, on error and on panic, runs the background indexer, and turns events into
+//! [`Action`](keymap::Action)s for [`App::update`](app::App::update). Everything else is plain
+//! state and widgets, testable without a terminal.
 
-use std::path::PathBuf;
+pub mod app;
+pub mod framelist;
+pub mod help;
+pub mod hexview;
+pub mod keymap;
+pub mod layout;
+pub mod navigate;
+pub mod preview;
+pub mod tree;
+pub mod view;
+
+use std::io::{Stdout, Write, stdout};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use crossterm::cursor::{Hide, MoveTo, Show};
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
+use crossterm::execute;
+use crossterm::terminal::{
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode,
+    enable_raw_mode,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
 
 use crate::cli::{DecodeArgs, Status};
+use crate::frame::FrameIndex;
+use crate::source::Source;
+use app::{App, Effect};
 
-pub fn run(_files: &[PathBuf], _decode: &DecodeArgs) -> anyhow::Result<Status> {
-    anyhow::bail!("the interactive inspector is not built yet; use a subcommand (see --help)")
+/// Bytes the background indexer scans between progress reports.
+const INDEX_STEP: u64 = 64 << 20;
+/// Least time between two index snapshots sent to the UI (each is a copy of the index).
+const SNAPSHOT_EVERY: Duration = Duration::from_millis(250);
+
+/// A newer index of file `file`; `done` when the scan reached the end.
+struct IndexReport {
+    file: usize,
+    index: FrameIndex,
+    done: bool,
+}
+
+/// Opens `files` in the inspector and runs it until the user quits.
+pub fn run(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
+    let decoder = decode.decoder()?;
+    let mut app = App::open(files, &decoder)?;
+    let reports = spawn_indexer(&mut app);
+    let mut terminal = TerminalGuard::enter()?;
+    let size = terminal.terminal.size()?;
+    app.update(keymap::Action::Resize {
+        width: size.width,
+        height: size.height,
+    });
+    event_loop(&mut app, &mut terminal, &reports)?;
+    drop(terminal);
+    let damaged = app.files.iter().any(|f| f.index().damaged_count() > 0);
+    Ok(if damaged { Status::Damage } else { Status::Clean })
+}
+
+fn event_loop(app: &mut App, guard: &mut TerminalGuard, reports: &Receiver<IndexReport>) -> anyhow::Result<()> {
+    let mut dirty = true;
+    while !app.quit {
+        while let Ok(report) = reports.try_recv() {
+            app.index_update(report.file, report.index, report.done);
+            dirty = true;
+        }
+        if dirty {
+            guard.terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+            dirty = false;
+        }
+        if event::poll(Duration::from_millis(100))? {
+            let event = event::read()?;
+            if let Some(action) = keymap::event_action(app.mode(), &event) {
+                app.update(action);
+                dirty = true;
+            }
+        }
+        if let Some(Effect::ShowImage(picture)) = app.effect.take() {
+            show_image(guard, &picture)?;
+            dirty = true;
+        }
+    }
+    Ok(())
+}
+
+/// Indexes every file not yet complete in one background thread, file after file.
+fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
+    let (tx, rx) = mpsc::channel();
+    let mut jobs: Vec<(usize, PathBuf)> = Vec::new();
+    let mut reopen_failed = false;
+    for (i, file) in app.files.iter().enumerate() {
+        if !file.indexing {
+            continue;
+        }
+        let path = file.input.source.path();
+        // A pipe or special file cannot be read a second time: index it here instead.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            jobs.push((i, path.to_path_buf()));
+        } else {
+            reopen_failed = true;
+        }
+    }
+    if reopen_failed {
+        for file in app.files.iter_mut().filter(|f| f.indexing) {
+            if !std::fs::metadata(file.input.source.path()).is_ok_and(|m| m.is_file()) {
+                file.input.settle_all();
+                file.indexing = false;
+            }
+        }
+    }
+    if !jobs.is_empty() {
+        std::thread::spawn(move || {
+            for (file, path) in jobs {
+                if index_file(file, &path, &tx).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    rx
+}
+
+/// Scans one file in [`INDEX_STEP`]s, sending snapshots; stops when the UI has gone.
+fn index_file(file: usize, path: &Path, tx: &Sender<IndexReport>) -> Result<(), ()> {
+    let Ok(source) = Source::open(path) else {
+        let index = FrameIndex::new(0);
+        return tx.send(IndexReport { file, index, done: true }).map_err(|_| ());
+    };
+    let data = source.bytes();
+    let mut index = FrameIndex::new(source.len());
+    let mut last = Instant::now();
+    loop {
+        let done = index.scan(data, INDEX_STEP);
+        if done || last.elapsed() >= SNAPSHOT_EVERY {
+            let report = IndexReport {
+                file,
+                index: index.clone(),
+                done,
+            };
+            tx.send(report).map_err(|_| ())?;
+            last = Instant::now();
+        }
+        if done {
+            return Ok(());
+        }
+    }
+}
+
+/// The terminal in inspector mode; dropping it (also on error) restores the shell's screen.
+struct TerminalGuard {
+    terminal: Terminal<CrosstermBackend<Stdout>>,
+}
+
+impl TerminalGuard {
+    fn enter() -> anyhow::Result<TerminalGuard> {
+        install_panic_hook();
+        enable_raw_mode().context("cannot switch the terminal to raw mode")?;
+        let mut out = stdout();
+        if let Err(e) = execute!(out, EnterAlternateScreen, EnableMouseCapture, Hide) {
+            restore_terminal();
+            return Err(e.into());
+        }
+        let terminal = match Terminal::new(CrosstermBackend::new(stdout())) {
+            Ok(t) => t,
+            Err(e) => {
+                restore_terminal();
+                return Err(e.into());
+            }
+        };
+        Ok(TerminalGuard { terminal })
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Leaves raw mode, the alternate screen and mouse capture, and shows the cursor. Errors are
+/// ignored: this runs on the way out, when nothing better can be done about them.
+fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let _ = execute!(stdout(), DisableMouseCapture, LeaveAlternateScreen, Show);
+}
+
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous(info);
+    }));
+}
+
+/// Shows `picture` with viuer on the normal screen, waits for a key, and returns to the inspector.
+fn show_image(guard: &mut TerminalGuard, picture: &preview::Picture) -> anyhow::Result<()> {
+    let mut out = stdout();
+    execute!(out, DisableMouseCapture, LeaveAlternateScreen, Clear(ClearType::All), MoveTo(0, 0))?;
+    let size = guard.terminal.size().unwrap_or_default();
+    let area = Rect::new(0, 0, size.width, size.height.saturating_sub(2));
+    let config = viuer::Config {
+        absolute_offset: true,
+        x: 0,
+        y: 0,
+        width: Some(u32::from(area.width)),
+        height: Some(u32::from(area.height.max(1))),
+        ..viuer::Config::default()
+    };
+    let image = ::image::DynamicImage::ImageRgb8(picture.pixels.clone());
+    let shown = viuer::print(&image, &config);
+    execute!(out, MoveTo(0, size.height.saturating_sub(1)))?;
+    match shown {
+        Ok(_) => write!(out, "{} · press any key to return", picture.description)?,
+        Err(e) => write!(out, "cannot show the image: {e} · press any key to return")?,
+    }
+    out.flush()?;
+    loop {
+        if let Event::Key(key) = event::read()? {
+            if key.kind == KeyEventKind::Press {
+                break;
+            }
+        }
+    }
+    execute!(out, EnterAlternateScreen, EnableMouseCapture, Hide)?;
+    guard.terminal.clear()?;
+    Ok(())
 }

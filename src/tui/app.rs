@@ -1,0 +1,627 @@
+//! The inspector's state and the one function that changes it.
+//!
+//! Every key, click and resize arrives here as an [`Action`]; [`App::update`] applies it and then
+//! refreshes what drawing needs (the visible list rows, the selected frame's tree, tokens and
+//! preview), so rendering reads state and never computes or changes it. Nothing here touches the
+//! terminal, which is why the whole inspector can be tested as plain data.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use ratatui::layout::Rect;
+
+use super::framelist::{self, RowText};
+use super::hexview::{self, ROW};
+use super::keymap::{Action, Mode, PromptKind};
+use super::layout::{self, Panes};
+use super::preview::{self, Picture};
+use super::tree::{self, Tree};
+use crate::annotate::{Token, frame_tokens};
+use crate::cli::Input;
+use crate::frame::{Frame, FrameIndex};
+use crate::payload::Decoder;
+
+/// Which pane has the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    List,
+    Tree,
+    Hex,
+}
+
+/// One open file and where the user is in it.
+pub struct FileView {
+    pub input: Input,
+    pub selected: usize,
+    pub list_top: usize,
+    /// True while the background indexer is still scanning this file.
+    pub indexing: bool,
+}
+
+impl FileView {
+    pub fn data(&self) -> &[u8] {
+        self.input.data()
+    }
+
+    pub fn index(&self) -> &FrameIndex {
+        &self.input.index
+    }
+}
+
+/// The selected frame, taken apart for the tree and hex panes.
+#[derive(Debug, Clone, Default)]
+pub struct FrameView {
+    pub frame: Option<Frame>,
+    /// Annotate tokens sorted by start.
+    pub tokens: Vec<Token>,
+    pub tree: Tree,
+    /// Selected node index.
+    pub node: usize,
+    /// First visible row of the tree.
+    pub tree_top: usize,
+    /// File offset of the hex cursor.
+    pub cursor: u64,
+    /// First visible hex row, counted from the frame start.
+    pub hex_top: u64,
+    /// The frame's bytes: header through any skipped bytes.
+    pub region: Range<u64>,
+}
+
+/// A prompt being typed in the status line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+}
+
+/// Something `update` asks the run loop to do outside the TUI.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Show this image large (with viuer), then wait for a key.
+    ShowImage(Picture),
+}
+
+pub struct App {
+    pub files: Vec<FileView>,
+    pub current: usize,
+    pub focus: Pane,
+    pub view: FrameView,
+    /// Kind and summary of the visible list rows.
+    pub rows: HashMap<usize, RowText>,
+    pub prompt: Option<Prompt>,
+    pub help: bool,
+    /// The last message for the status line.
+    pub message: String,
+    pub search: Option<String>,
+    /// The image of the selected node (or record), decoded, or why it could not be.
+    pub preview: Option<Result<Picture, String>>,
+    preview_key: Option<Range<u64>>,
+    /// A record asked for with `:` before the index reached it.
+    pub(super) pending_record: Option<usize>,
+    pub screen: Rect,
+    pub quit: bool,
+    pub effect: Option<Effect>,
+}
+
+impl App {
+    /// Opens `paths` (files that cannot be opened are reported in the status line).
+    pub fn open(paths: &[PathBuf], decoder: &Decoder) -> anyhow::Result<App> {
+        let mut files = Vec::new();
+        let mut problems = Vec::new();
+        for path in paths {
+            match Input::open(path, decoder) {
+                Ok(input) => files.push(FileView {
+                    indexing: !input.index.is_complete(),
+                    input,
+                    selected: 0,
+                    list_top: 0,
+                }),
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        if files.is_empty() {
+            anyhow::bail!("{}", problems.join("; "));
+        }
+        let mut app = App {
+            files,
+            current: 0,
+            focus: Pane::List,
+            view: FrameView::default(),
+            rows: HashMap::new(),
+            prompt: None,
+            help: false,
+            message: problems.join("; "),
+            search: None,
+            preview: None,
+            preview_key: None,
+            pending_record: None,
+            screen: Rect::new(0, 0, 160, 48),
+            quit: false,
+            effect: None,
+        };
+        app.select_frame(0);
+        Ok(app)
+    }
+
+    /// Indexes every file to the end in this thread (tests, and inputs that cannot be reopened).
+    pub fn index_now(&mut self) {
+        for file in &mut self.files {
+            file.input.settle_all();
+            file.indexing = false;
+        }
+        self.reload_frame();
+        self.refresh();
+    }
+
+    pub fn file(&self) -> Option<&FileView> {
+        self.files.get(self.current)
+    }
+
+    pub fn path(&self, file: usize) -> Option<&Path> {
+        self.files.get(file).map(|f| f.input.source.path())
+    }
+
+    /// The keymap mode the state is in.
+    pub fn mode(&self) -> Mode {
+        if self.prompt.is_some() {
+            Mode::Prompt
+        } else if self.help {
+            Mode::Help
+        } else {
+            Mode::Normal
+        }
+    }
+
+    pub fn panes(&self) -> Panes {
+        layout::panes(self.screen, self.preview.is_some())
+    }
+
+    /// Takes a newer index of file `file` from the background indexer.
+    pub fn index_update(&mut self, file: usize, index: FrameIndex, done: bool) {
+        let Some(view) = self.files.get_mut(file) else {
+            return;
+        };
+        if index.scanned() >= view.input.index.scanned() {
+            view.input.index = index;
+        }
+        view.indexing = !done && !view.input.index.is_complete();
+        if file == self.current {
+            if let Some(n) = self.pending_record {
+                if n < self.frame_count() {
+                    self.pending_record = None;
+                    self.select_frame(n);
+                } else if !self.files.get(file).is_some_and(|f| f.indexing) {
+                    self.pending_record = None;
+                    self.message = format!("no record {n}: the file has {} records", self.frame_count());
+                }
+            }
+            let fresh = self.frame_at(self.selected());
+            if fresh != self.view.frame {
+                self.reload_frame();
+            }
+        }
+        self.refresh();
+    }
+
+    pub fn selected(&self) -> usize {
+        self.file().map_or(0, |f| f.selected)
+    }
+
+    pub fn frame_count(&self) -> usize {
+        self.file().map_or(0, |f| f.index().len())
+    }
+
+    fn frame_at(&self, i: usize) -> Option<Frame> {
+        let file = self.file()?;
+        file.index().get(file.data(), i)
+    }
+
+    /// Applies one action.
+    pub fn update(&mut self, action: Action) {
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Cancel => {
+                if self.prompt.take().is_none() && !std::mem::take(&mut self.help) {
+                    self.quit = true;
+                }
+            }
+            Action::Help => self.help = !self.help,
+            Action::Resize { width, height } => self.screen = Rect::new(0, 0, width, height),
+            Action::NextPane | Action::PrevPane => {
+                let order = [Pane::List, Pane::Tree, Pane::Hex];
+                let at = order.iter().position(|p| *p == self.focus).unwrap_or(0);
+                let step = if action == Action::NextPane { 1 } else { 2 };
+                self.focus = order.get((at + step) % 3).copied().unwrap_or(Pane::List);
+            }
+            Action::Prompt(kind) => {
+                self.prompt = Some(Prompt {
+                    kind,
+                    text: String::new(),
+                })
+            }
+            Action::Input(c) => {
+                if let Some(p) = &mut self.prompt {
+                    p.text.push(c);
+                }
+            }
+            Action::Backspace => {
+                if let Some(p) = &mut self.prompt {
+                    p.text.pop();
+                }
+            }
+            Action::Submit => {
+                if let Some(prompt) = self.prompt.take() {
+                    self.submit(prompt);
+                }
+            }
+            Action::SearchNext => self.search_step(true),
+            Action::SearchPrev => self.search_step(false),
+            Action::NextDamaged => self.next_damaged(true),
+            Action::PrevDamaged => self.next_damaged(false),
+            Action::NextFile => self.switch_file(1),
+            Action::PrevFile => self.switch_file(self.files.len().saturating_sub(1)),
+            Action::ShowImage => match &self.preview {
+                Some(Ok(picture)) => self.effect = Some(Effect::ShowImage(picture.clone())),
+                Some(Err(why)) => self.message = format!("no image to show: {why}"),
+                None => self.message = "no image in this record".into(),
+            },
+            Action::Toggle => self.toggle(),
+            Action::ScrollUp { column, row } => self.wheel(column, row, false),
+            Action::ScrollDown { column, row } => self.wheel(column, row, true),
+            Action::Click { column, row } => self.click(column, row),
+            Action::Up | Action::Down | Action::Left | Action::Right => self.arrow(action),
+            Action::PageUp | Action::PageDown | Action::Home | Action::End => self.jump(action),
+        }
+        self.refresh();
+    }
+
+    fn arrow(&mut self, action: Action) {
+        match (self.focus, action) {
+            (Pane::List, Action::Up) => self.select_frame(self.selected().saturating_sub(1)),
+            (Pane::List, Action::Down) => self.select_frame(self.selected().saturating_add(1)),
+            (Pane::List, Action::Right) => self.focus = Pane::Tree,
+            (Pane::List, _) => {}
+            (Pane::Tree, Action::Up) => self.tree_step(-1),
+            (Pane::Tree, Action::Down) => self.tree_step(1),
+            (Pane::Tree, Action::Right) => {
+                let n = self.view.node;
+                if self.view.tree.has_children(n) && !self.view.tree.is_expanded(n) {
+                    self.view.tree.set_expanded(n, true);
+                } else {
+                    self.tree_step(1);
+                }
+            }
+            (Pane::Tree, _) => {
+                let n = self.view.node;
+                if self.view.tree.has_children(n) && self.view.tree.is_expanded(n) {
+                    self.view.tree.set_expanded(n, false);
+                } else if let Some(parent) = self.view.tree.nodes.get(n).and_then(|n| n.parent) {
+                    self.select_node(parent, true);
+                }
+            }
+            (Pane::Hex, a) => {
+                let delta: i64 = match a {
+                    Action::Up => -(ROW as i64),
+                    Action::Down => ROW as i64,
+                    Action::Left => -1,
+                    _ => 1,
+                };
+                self.move_cursor(delta);
+            }
+        }
+    }
+
+    fn page(&self, pane: Rect) -> usize {
+        usize::from(layout::inner(pane).height).max(2) - 1
+    }
+
+    fn jump(&mut self, action: Action) {
+        let panes = self.panes();
+        match self.focus {
+            Pane::List => {
+                let page = self.page(panes.list).saturating_sub(1).max(1);
+                let target = match action {
+                    Action::PageUp => self.selected().saturating_sub(page),
+                    Action::PageDown => self.selected().saturating_add(page),
+                    Action::Home => 0,
+                    _ => self.frame_count().saturating_sub(1),
+                };
+                self.select_frame(target);
+            }
+            Pane::Tree => {
+                let visible = self.view.tree.visible();
+                let at = visible.iter().position(|n| *n == self.view.node).unwrap_or(0);
+                let page = self.page(panes.tree);
+                let target = match action {
+                    Action::PageUp => at.saturating_sub(page),
+                    Action::PageDown => at.saturating_add(page),
+                    Action::Home => 0,
+                    _ => visible.len().saturating_sub(1),
+                };
+                let target = target.min(visible.len().saturating_sub(1));
+                if let Some(n) = visible.get(target) {
+                    self.select_node(*n, true);
+                }
+            }
+            Pane::Hex => {
+                let page = (self.page(panes.hex) as i64 + 1) * ROW as i64;
+                match action {
+                    Action::PageUp => self.move_cursor(-page),
+                    Action::PageDown => self.move_cursor(page),
+                    Action::Home => self.set_cursor(self.view.region.start),
+                    _ => self.set_cursor(self.view.region.end.saturating_sub(1)),
+                }
+            }
+        }
+    }
+
+    fn toggle(&mut self) {
+        match self.focus {
+            Pane::List => self.focus = Pane::Tree,
+            _ => {
+                let n = self.view.node;
+                let open = self.view.tree.is_expanded(n);
+                self.view.tree.set_expanded(n, !open);
+            }
+        }
+    }
+
+    fn tree_step(&mut self, delta: isize) {
+        let visible = self.view.tree.visible();
+        let at = visible.iter().position(|n| *n == self.view.node).unwrap_or(0);
+        let target = at.saturating_add_signed(delta).min(visible.len().saturating_sub(1));
+        if let Some(n) = visible.get(target) {
+            self.select_node(*n, true);
+        }
+    }
+
+    fn move_cursor(&mut self, delta: i64) {
+        let target = self.view.cursor.saturating_add_signed(delta);
+        self.set_cursor(target);
+    }
+
+    /// Selects frame `i` of the current file (clamped to the frames found so far).
+    pub fn select_frame(&mut self, i: usize) {
+        let count = self.frame_count();
+        let i = i.min(count.saturating_sub(1));
+        if let Some(file) = self.files.get_mut(self.current) {
+            file.selected = i;
+        }
+        self.reload_frame();
+        if let Some(frame) = self.view.frame {
+            if !frame.status.is_intact() {
+                if let Some(file) = self.file() {
+                    let is_last = file.input.is_last(i);
+                    self.message = format!(
+                        "record {i} is damaged: {}",
+                        crate::damage::describe(&frame, file.data(), is_last)
+                    );
+                }
+            }
+        }
+    }
+
+    /// Rebuilds the tree, tokens and hex state of the selected frame.
+    fn reload_frame(&mut self) {
+        let Some(file) = self.files.get(self.current) else {
+            return;
+        };
+        let data = file.data();
+        let frame = file.index().get(data, file.selected);
+        let mut view = FrameView {
+            frame,
+            ..FrameView::default()
+        };
+        if let Some(frame) = frame {
+            let decoded = frame.payload(data).map(|p| file.input.decoder.decode(p));
+            let mut tokens = frame_tokens(data, &frame, decoded.as_ref());
+            tokens.sort_by_key(|t| t.start);
+            view.tokens = tokens;
+            view.tree = tree::build(data, &frame, decoded.as_ref());
+            let end = frame.region_end.0.max(frame.frame_end().map_or(0, |e| e.0));
+            let end = end.min(data.len() as u64).max(frame.offset.0);
+            view.region = frame.offset.0..end;
+            view.cursor = frame.offset.0;
+            // Start on the payload (the record itself) rather than its header.
+            view.node = view
+                .tree
+                .nodes
+                .iter()
+                .position(|n| n.depth == 0 && n.label != "header")
+                .unwrap_or(0);
+            if let Some(node) = view.tree.nodes.get(view.node) {
+                view.cursor = node.range.start.clamp(view.region.start, end.saturating_sub(1).max(view.region.start));
+            }
+        }
+        self.view = view;
+        self.preview_key = None;
+        self.update_preview();
+    }
+
+    /// Selects tree node `n`; with `move_cursor` the hex cursor goes to its first byte.
+    pub fn select_node(&mut self, n: usize, move_cursor: bool) {
+        let Some(node) = self.view.tree.nodes.get(n) else {
+            return;
+        };
+        let start = node.range.start;
+        self.view.node = n;
+        self.view.tree.reveal(n);
+        if move_cursor {
+            self.view.cursor = start.clamp(self.view.region.start, self.view.region.end.saturating_sub(1).max(self.view.region.start));
+        }
+        self.update_preview();
+    }
+
+    /// Puts the hex cursor on `offset` (clamped to the frame) and selects the node owning it.
+    pub fn set_cursor(&mut self, offset: u64) {
+        let region = self.view.region.clone();
+        if region.is_empty() {
+            return;
+        }
+        let offset = offset.clamp(region.start, region.end - 1);
+        self.view.cursor = offset;
+        if let Some(owner) = self.view.tree.owner_of(offset) {
+            self.select_node(owner, false);
+        }
+    }
+
+    /// The selected node's byte range and its ancestors' ranges.
+    pub fn highlight(&self) -> (Option<Range<u64>>, Vec<Range<u64>>) {
+        let tree = &self.view.tree;
+        let selected = tree.nodes.get(self.view.node).map(|n| n.range.clone());
+        let ancestors = tree
+            .ancestors(self.view.node)
+            .iter()
+            .filter_map(|a| tree.nodes.get(*a).map(|n| n.range.clone()))
+            .collect();
+        (selected, ancestors)
+    }
+
+    /// The token under the hex cursor.
+    pub fn token_under_cursor(&self) -> Option<&Token> {
+        hexview::token_at(&self.view.tokens, self.view.cursor)
+    }
+
+    fn update_preview(&mut self) {
+        let Some(file) = self.files.get(self.current) else {
+            return;
+        };
+        let data = file.data();
+        let tree = &self.view.tree;
+        let bytes_of = |r: &Range<u64>| {
+            data.get(usize::try_from(r.start).ok()?..usize::try_from(r.end).ok()?)
+        };
+        let is_image = |r: &Range<u64>| {
+            bytes_of(r).is_some_and(|b| preview::is_image(b, tree.declared_shape))
+        };
+        let own = tree
+            .nodes
+            .get(self.view.node)
+            .and_then(|n| n.value.clone())
+            .filter(|r| is_image(r));
+        let key = own.or_else(|| {
+            tree.nodes
+                .iter()
+                .filter_map(|n| n.value.clone())
+                .find(|r| is_image(r))
+        });
+        if key == self.preview_key && (key.is_some() == self.preview.is_some()) {
+            return;
+        }
+        self.preview = key
+            .as_ref()
+            .and_then(bytes_of)
+            .and_then(|b| preview::decode_image(b, tree.declared_shape));
+        self.preview_key = key;
+    }
+
+    /// Keeps the selections on screen and describes the visible list rows.
+    pub fn refresh(&mut self) {
+        let panes = self.panes();
+        let list_rows = usize::from(layout::inner(panes.list).height.saturating_sub(1));
+        let tree_rows = usize::from(layout::inner(panes.tree).height);
+        let hex_rows = u64::from(layout::inner(panes.hex).height);
+        let Some(file) = self.files.get_mut(self.current) else {
+            return;
+        };
+        file.list_top = scrolled(file.list_top, file.selected, list_rows);
+        let visible = self.view.tree.visible();
+        let at = visible.iter().position(|n| *n == self.view.node).unwrap_or(0);
+        self.view.tree_top = scrolled(self.view.tree_top, at, tree_rows).min(visible.len().saturating_sub(1));
+        let cursor_row = self.view.cursor.saturating_sub(self.view.region.start) / ROW;
+        self.view.hex_top = scrolled(self.view.hex_top as usize, cursor_row as usize, hex_rows as usize) as u64;
+        let top = file.list_top;
+        let file = &self.files[self.current.min(self.files.len() - 1)];
+        self.rows.retain(|i, _| (top..top + list_rows).contains(i));
+        for i in top..top.saturating_add(list_rows) {
+            if self.rows.contains_key(&i) {
+                continue;
+            }
+            let Some(frame) = file.index().get(file.data(), i) else {
+                break;
+            };
+            self.rows.insert(i, framelist::describe(&file.input, frame));
+        }
+    }
+
+    fn switch_file(&mut self, step: usize) {
+        if self.files.len() < 2 {
+            self.message = "only one file is open".into();
+            return;
+        }
+        self.current = (self.current + step) % self.files.len();
+        self.rows.clear();
+        let selected = self.selected();
+        self.select_frame(selected);
+        let name = self.file().map(|f| f.input.name()).unwrap_or_default();
+        self.message = format!("file {} of {}: {name}", self.current + 1, self.files.len());
+    }
+
+    fn wheel(&mut self, column: u16, row: u16, down: bool) {
+        let panes = self.panes();
+        let at = ratatui::layout::Position::new(column, row);
+        let step = if down { 3 } else { -3 };
+        if panes.list.contains(at) {
+            let target = self.selected().saturating_add_signed(step);
+            self.select_frame(target);
+        } else if panes.tree.contains(at) {
+            self.tree_step(step);
+        } else if panes.hex.contains(at) {
+            self.move_cursor(step as i64 * ROW as i64);
+        }
+    }
+
+    fn click(&mut self, column: u16, row: u16) {
+        let panes = self.panes();
+        let at = ratatui::layout::Position::new(column, row);
+        let list = layout::inner(panes.list);
+        let tree = layout::inner(panes.tree);
+        let hex = layout::inner(panes.hex);
+        if panes.list.contains(at) {
+            self.focus = Pane::List;
+            if row > list.y && list.contains(at) {
+                let top = self.file().map_or(0, |f| f.list_top);
+                self.select_frame(top + usize::from(row - list.y - 1));
+            }
+        } else if panes.tree.contains(at) {
+            self.focus = Pane::Tree;
+            if tree.contains(at) {
+                let visible = self.view.tree.visible();
+                if let Some(n) = visible.get(self.view.tree_top + usize::from(row - tree.y)) {
+                    if *n == self.view.node {
+                        self.toggle();
+                    }
+                    self.select_node(*n, true);
+                }
+            }
+        } else if panes.hex.contains(at) {
+            self.focus = Pane::Hex;
+            if hex.contains(at) {
+                let x = column - hex.x;
+                let byte = match x {
+                    12..=35 => Some(u64::from(x - 12) / 3),
+                    37..=60 => Some(8 + u64::from(x - 37) / 3),
+                    62..=77 => Some(u64::from(x - 62)),
+                    _ => None,
+                };
+                if let Some(byte) = byte {
+                    let line = self.view.hex_top + u64::from(row - hex.y);
+                    self.set_cursor(self.view.region.start + line * ROW + byte);
+                }
+            }
+        }
+    }
+}
+
+/// The new first row so that `selected` stays among `rows` visible rows.
+fn scrolled(top: usize, selected: usize, rows: usize) -> usize {
+    let rows = rows.max(1);
+    if selected < top {
+        selected
+    } else if selected >= top + rows {
+        selected + 1 - rows
+    } else {
+        top
+    }
+}

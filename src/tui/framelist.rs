@@ -1,0 +1,123 @@
+//! The frame list pane: one row per frame, virtualised.
+//!
+//! Only the rows on screen are ever described: the offset, length and CRC verdicts come straight
+//! from the frame index (O(1) per row) and the kind and summary from `list`'s own
+//! [`describe_frame`], computed by `update` for the visible rows and cached, so scrolling a
+//! million-frame file costs the same as scrolling ten.
+
+use std::collections::HashMap;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::Widget;
+
+use crate::cli::Input;
+use crate::cli::list::describe_frame;
+use crate::frame::{Frame, FrameIndex};
+
+/// What the list shows about a frame beyond what the index knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowText {
+    pub kind: String,
+    pub summary: String,
+}
+
+/// Describes frame `index` of `input` for the list (kind and one-line summary).
+pub fn describe(input: &Input, frame: Frame) -> RowText {
+    let row = describe_frame(input, frame);
+    let kind = row
+        .kind
+        .as_ref()
+        .map_or_else(|| frame.status.name().to_string(), |k| k.name().to_string());
+    RowText {
+        kind,
+        summary: row.summary,
+    }
+}
+
+/// The header line of the list, aligned with the rows.
+pub fn header() -> String {
+    format!(
+        "{:>7} {:>13} {:>10} {:<4} {:<4} {:<15} summary",
+        "index", "offset", "length", "lcrc", "dcrc", "kind"
+    )
+}
+
+fn verdict(ok: Option<bool>) -> (&'static str, Style) {
+    match ok {
+        Some(true) => ("ok", Style::default().fg(Color::Green)),
+        Some(false) => (
+            "BAD",
+            Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+        ),
+        None => ("-", Style::default().fg(Color::DarkGray)),
+    }
+}
+
+/// The frame list for the visible rows.
+pub struct FrameList<'a> {
+    pub data: &'a [u8],
+    pub index: &'a FrameIndex,
+    pub rows: &'a HashMap<usize, RowText>,
+    pub top: usize,
+    pub selected: usize,
+    pub focused: bool,
+}
+
+impl Widget for FrameList<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.height == 0 {
+            return;
+        }
+        let width = usize::from(area.width);
+        buf.set_stringn(
+            area.x,
+            area.y,
+            header(),
+            width,
+            Style::default().add_modifier(Modifier::BOLD),
+        );
+        for line in 1..area.height {
+            let i = self.top.saturating_add(usize::from(line - 1));
+            let Some(frame) = self.index.get(self.data, i) else {
+                break;
+            };
+            let y = area.y + line;
+            let damaged = !frame.status.is_intact();
+            let mut base = if damaged {
+                Style::default().fg(Color::Red)
+            } else {
+                Style::default()
+            };
+            if i == self.selected {
+                base = base.add_modifier(Modifier::REVERSED);
+                if self.focused {
+                    base = base.add_modifier(Modifier::BOLD);
+                }
+                buf.set_style(Rect::new(area.x, y, area.width, 1), base);
+            }
+            let length = frame
+                .declared_length
+                .map_or_else(|| "-".to_string(), |l| l.to_string());
+            let lead = format!("{i:>7} {:>13} {length:>10} ", frame.offset.0);
+            let (x, _) = buf.set_stringn(area.x, y, &lead, width, base);
+            let (lcrc, lstyle) = verdict(frame.status.length_crc_ok());
+            let (dcrc, dstyle) = verdict(frame.status.data_crc_ok());
+            let remaining = |x: u16| usize::from(area.right().saturating_sub(x));
+            let (x, _) = buf.set_stringn(x, y, format!("{lcrc:<4} "), remaining(x), base.patch(lstyle));
+            let (x, _) = buf.set_stringn(x, y, format!("{dcrc:<4} "), remaining(x), base.patch(dstyle));
+            let (kind, summary) = match self.rows.get(&i) {
+                Some(row) => (row.kind.as_str(), row.summary.as_str()),
+                None => (frame.status.name(), ""),
+            };
+            let kind_style = if damaged {
+                base.add_modifier(Modifier::BOLD)
+            } else {
+                base.fg(Color::Cyan)
+            };
+            let (x, _) = buf.set_stringn(x, y, format!("{kind:<15} "), remaining(x), kind_style);
+            buf.set_stringn(x, y, summary, remaining(x), base);
+        }
+    }
+}

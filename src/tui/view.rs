@@ -1,0 +1,229 @@
+//! Drawing the whole screen from the [`App`] state, with no side effects.
+//!
+//! Each pane gets its rectangle from [`layout::panes`], the same function `update` uses for paging
+//! and mouse hits, and is drawn by its own widget; this module adds the borders, the tree rows, the
+//! explanation line, the status bar and the overlays.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+
+use super::app::{App, Pane};
+use super::framelist::FrameList;
+use super::help::Help;
+use super::hexview::{self, HexPane};
+use super::keymap::PromptKind;
+use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
+use super::preview::HalfBlocks;
+
+fn pane_block(title: String, focused: bool) -> Block<'static> {
+    let style = if focused {
+        Style::default().fg(Color::Yellow)
+    } else {
+        Style::default().fg(Color::DarkGray)
+    };
+    Block::bordered().title(title).border_style(style)
+}
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if layout::too_small(area) {
+            let text = format!(
+                "terminal too small: {}x{}, tfr-inspect needs at least {MIN_WIDTH}x{MIN_HEIGHT} (q quits)",
+                area.width, area.height
+            );
+            Paragraph::new(text)
+                .wrap(Wrap { trim: true })
+                .style(Style::default().fg(Color::Red))
+                .render(area, buf);
+            return;
+        }
+        let panes = layout::panes(area, self.preview.is_some());
+        self.render_list(panes.list, buf);
+        self.render_tree(panes.tree, buf);
+        if let Some(rect) = panes.preview {
+            self.render_preview(rect, buf);
+        }
+        self.render_hex(panes.hex, buf);
+        self.render_explain(panes.explain, buf);
+        self.render_status(panes.status, buf);
+        if self.help {
+            Help.render(area, buf);
+        }
+    }
+}
+
+impl App {
+    fn render_list(&self, rect: Rect, buf: &mut Buffer) {
+        let Some(file) = self.file() else {
+            return;
+        };
+        let title = format!(" frames · {} ", file.input.name());
+        let block = pane_block(title, self.focus == Pane::List);
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        FrameList {
+            data: file.data(),
+            index: file.index(),
+            rows: &self.rows,
+            top: file.list_top,
+            selected: file.selected,
+            focused: self.focus == Pane::List,
+        }
+        .render(inner, buf);
+    }
+
+    fn render_tree(&self, rect: Rect, buf: &mut Buffer) {
+        let title = format!(" record {} ", self.selected());
+        let block = pane_block(title, self.focus == Pane::Tree);
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        let tree = &self.view.tree;
+        let visible = tree.visible();
+        for (line, n) in visible.iter().skip(self.view.tree_top).enumerate() {
+            let Ok(line) = u16::try_from(line) else {
+                break;
+            };
+            if line >= inner.height {
+                break;
+            }
+            let Some(node) = tree.nodes.get(*n) else {
+                continue;
+            };
+            let marker = match (tree.has_children(*n), tree.is_expanded(*n)) {
+                (false, _) => "  ",
+                (true, true) => "▾ ",
+                (true, false) => "▸ ",
+            };
+            let mut label_style = Style::default().add_modifier(Modifier::BOLD);
+            let mut detail_style = Style::default().fg(Color::Gray);
+            if node.damaged {
+                label_style = label_style.fg(Color::Red);
+                detail_style = detail_style.fg(Color::Red);
+            }
+            let text = Line::from(vec![
+                Span::raw("  ".repeat(node.depth.min(20))),
+                Span::raw(marker),
+                Span::styled(node.label.clone(), label_style),
+                Span::raw("  "),
+                Span::styled(node.detail.clone(), detail_style),
+            ]);
+            let y = inner.y + line;
+            buf.set_line(inner.x, y, &text, inner.width);
+            if *n == self.view.node {
+                let mut style = Style::default().add_modifier(Modifier::REVERSED);
+                if self.focus == Pane::Tree {
+                    style = style.add_modifier(Modifier::BOLD);
+                }
+                buf.set_style(Rect::new(inner.x, y, inner.width, 1), style);
+            }
+        }
+    }
+
+    fn render_preview(&self, rect: Rect, buf: &mut Buffer) {
+        let (title, style) = match &self.preview {
+            Some(Ok(p)) => (format!(" image · {} · i: full size ", p.description), Color::DarkGray),
+            Some(Err(_)) => (" image (broken) ".to_string(), Color::Red),
+            None => (" image ".to_string(), Color::DarkGray),
+        };
+        let block = Block::bordered()
+            .title(title)
+            .border_style(Style::default().fg(style));
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        match &self.preview {
+            Some(Ok(picture)) => HalfBlocks(&picture.pixels).render(inner, buf),
+            Some(Err(why)) => Paragraph::new(why.clone())
+                .wrap(Wrap { trim: true })
+                .style(Style::default().fg(Color::Red))
+                .render(inner, buf),
+            None => {}
+        }
+    }
+
+    fn render_hex(&self, rect: Rect, buf: &mut Buffer) {
+        let region = &self.view.region;
+        let title = format!(
+            " hex · bytes {}..{} · cursor {} ",
+            region.start, region.end, self.view.cursor
+        );
+        let block = pane_block(title, self.focus == Pane::Hex);
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        let Some(file) = self.file() else {
+            return;
+        };
+        let (selected, ancestors) = self.highlight();
+        HexPane {
+            data: file.data(),
+            tokens: &self.view.tokens,
+            frame: region.clone(),
+            cursor: self.view.cursor,
+            top_row: self.view.hex_top,
+            selected,
+            ancestors: &ancestors,
+            focused: self.focus == Pane::Hex,
+        }
+        .render(inner, buf);
+    }
+
+    fn render_explain(&self, rect: Rect, buf: &mut Buffer) {
+        let text = match (self.file(), self.token_under_cursor()) {
+            (Some(file), Some(token)) => hexview::explain(file.data(), token),
+            _ => String::new(),
+        };
+        let style = self
+            .token_under_cursor()
+            .map_or(Style::default(), |t| hexview::role_style(t.role));
+        buf.set_stringn(rect.x, rect.y, format!("@{} {text}", self.view.cursor), usize::from(rect.width), style);
+    }
+
+    fn render_status(&self, rect: Rect, buf: &mut Buffer) {
+        let bar = Style::default().bg(Color::Indexed(236)).fg(Color::White);
+        buf.set_style(rect, bar);
+        if let Some(prompt) = &self.prompt {
+            let label = match prompt.kind {
+                PromptKind::Record => "go to record:",
+                PromptKind::Offset => "go to byte offset:",
+                PromptKind::Search => "search:",
+            };
+            let text = format!("{label} {}█  (Enter confirms, Esc cancels)", prompt.text);
+            buf.set_stringn(rect.x, rect.y, text, usize::from(rect.width), bar.add_modifier(Modifier::BOLD));
+            return;
+        }
+        let Some(file) = self.file() else {
+            return;
+        };
+        let index = file.index();
+        let name = file
+            .input
+            .source
+            .path()
+            .file_name()
+            .map_or_else(|| file.input.name(), |n| n.to_string_lossy().into_owned());
+        let mut parts = vec![name];
+        if self.files.len() > 1 {
+            parts.push(format!("file {}/{}", self.current + 1, self.files.len()));
+        }
+        parts.push(format!("record {} of {}", file.selected, index.len()));
+        let damaged = index.damaged_count();
+        parts.push(format!("{damaged} damaged"));
+        if file.indexing {
+            let total = index.file_len().max(1);
+            let pct = index.scanned().saturating_mul(100) / total;
+            parts.push(format!("indexing {pct}%"));
+        }
+        if !self.message.is_empty() {
+            parts.push(self.message.clone());
+        }
+        let text = format!(" {}", parts.join(" │ "));
+        let style = if damaged > 0 { bar.fg(Color::LightRed) } else { bar };
+        let help = " ? help ";
+        let room = usize::from(rect.width).saturating_sub(help.len());
+        buf.set_stringn(rect.x, rect.y, text, room, style);
+        let hx = rect.right().saturating_sub(help.len() as u16);
+        buf.set_stringn(hx, rect.y, help, help.len(), bar.add_modifier(Modifier::BOLD));
+    }
+}
