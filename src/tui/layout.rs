@@ -42,7 +42,7 @@ pub fn panes(area: Rect, preview: bool) -> Panes {
     let tree_width = area.width.saturating_sub(hex_width);
     let hex = Rect::new(area.x + tree_width, main_y, hex_width, main_height);
     let (tree, preview) = if preview && main_height >= 10 {
-        let preview_height = (main_height * 45 / 100).clamp(6, 20);
+        let preview_height = (main_height * 55 / 100).clamp(8, 22);
         let tree_height = main_height - preview_height;
         (
             Rect::new(area.x, main_y, tree_width, tree_height),

@@ -1,0 +1,501 @@
+//! The inspector without a terminal: the keymap, `update` on the App model, each pane drawn on a
+//! `TestBackend`, and image decoding checked against the fixtures' pixel hashes.
+
+use std::path::PathBuf;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+use sha2::{Digest, Sha256};
+use tfr_inspect::cli::DecodeArgs;
+use tfr_inspect::frame::FrameStatus;
+use tfr_inspect::tui::app::{App, Pane};
+use tfr_inspect::tui::hexview::{ANCESTOR_BG, SELECTED_BG};
+use tfr_inspect::tui::keymap::{Action, Mode, PromptKind, key_action};
+use tfr_inspect::tui::{help, preview};
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/examples.tfrecord");
+const CIFAR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/cifar_like.tfrecord");
+const CIFAR_META: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/cifar_like.meta.json");
+const MNIST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/mnist_like.tfrecord");
+const IMAGES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/images.tfrecord");
+const IMAGES_META: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/images.meta.json");
+const LENGTH_BITFLIP: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/testdata/corrupt/length_bitflip.tfrecord"
+);
+
+fn open(path: &str) -> App {
+    let decoder = DecodeArgs::default().decoder().unwrap();
+    let mut app = App::open(&[PathBuf::from(path)], &decoder).unwrap();
+    app.index_now();
+    app
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.update(Action::Input(c));
+    }
+}
+
+fn render(app: &App, width: u16, height: u16) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+fn line(buf: &Buffer, y: u16) -> String {
+    (0..buf.area.width)
+        .map(|x| buf.cell((x, y)).map_or(" ", |c| c.symbol()))
+        .collect()
+}
+
+fn screen(buf: &Buffer) -> String {
+    (0..buf.area.height)
+        .map(|y| line(buf, y))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn node_named(app: &App, label: &str) -> usize {
+    app.view
+        .tree
+        .nodes
+        .iter()
+        .position(|n| n.label == label)
+        .unwrap_or_else(|| panic!("no node {label}"))
+}
+
+// ---- keymap -----------------------------------------------------------------------------------
+
+#[test]
+fn keymap_binds_every_documented_key() {
+    let n = Mode::Normal;
+    let cases = [
+        (KeyCode::Char('j'), Action::Down),
+        (KeyCode::Down, Action::Down),
+        (KeyCode::Char('k'), Action::Up),
+        (KeyCode::Char('h'), Action::Left),
+        (KeyCode::Char('l'), Action::Right),
+        (KeyCode::PageDown, Action::PageDown),
+        (KeyCode::PageUp, Action::PageUp),
+        (KeyCode::Home, Action::Home),
+        (KeyCode::Char('g'), Action::Home),
+        (KeyCode::End, Action::End),
+        (KeyCode::Char('G'), Action::End),
+        (KeyCode::Tab, Action::NextPane),
+        (KeyCode::BackTab, Action::PrevPane),
+        (KeyCode::Enter, Action::Toggle),
+        (KeyCode::Char(' '), Action::Toggle),
+        (KeyCode::Char(':'), Action::Prompt(PromptKind::Record)),
+        (KeyCode::Char('o'), Action::Prompt(PromptKind::Offset)),
+        (KeyCode::Char('/'), Action::Prompt(PromptKind::Search)),
+        (KeyCode::Char('n'), Action::SearchNext),
+        (KeyCode::Char('N'), Action::SearchPrev),
+        (KeyCode::Char('c'), Action::NextDamaged),
+        (KeyCode::Char('C'), Action::PrevDamaged),
+        (KeyCode::Char(']'), Action::NextFile),
+        (KeyCode::Char('['), Action::PrevFile),
+        (KeyCode::Char('i'), Action::ShowImage),
+        (KeyCode::Char('?'), Action::Help),
+        (KeyCode::Char('q'), Action::Quit),
+        (KeyCode::Esc, Action::Cancel),
+    ];
+    for (code, action) in cases {
+        assert_eq!(key_action(n, key(code)), Some(action), "{code:?}");
+    }
+    assert_eq!(key_action(n, key(KeyCode::Char('Z'))), None);
+}
+
+#[test]
+fn keymap_ignores_releases_and_respects_modes() {
+    let release = KeyEvent {
+        code: KeyCode::Char('j'),
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Release,
+        state: KeyEventState::NONE,
+    };
+    assert_eq!(key_action(Mode::Normal, release), None);
+    // In a prompt, letters are text (q does not quit) and Esc cancels.
+    assert_eq!(
+        key_action(Mode::Prompt, key(KeyCode::Char('q'))),
+        Some(Action::Input('q'))
+    );
+    assert_eq!(
+        key_action(Mode::Prompt, key(KeyCode::Esc)),
+        Some(Action::Cancel)
+    );
+    assert_eq!(
+        key_action(Mode::Prompt, key(KeyCode::Enter)),
+        Some(Action::Submit)
+    );
+    // The help overlay only closes or quits.
+    assert_eq!(key_action(Mode::Help, key(KeyCode::Char('j'))), None);
+    assert_eq!(
+        key_action(Mode::Help, key(KeyCode::Char('?'))),
+        Some(Action::Help)
+    );
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(key_action(Mode::Prompt, ctrl_c), Some(Action::Quit));
+}
+
+#[test]
+fn help_lists_the_prompts_and_jumps() {
+    let keys: Vec<&str> = help::BINDINGS.iter().map(|(k, _)| *k).collect();
+    for k in [":", "o", "/", "n N", "c C", "[ ]", "i", "?", "Esc"] {
+        assert!(keys.contains(&k), "help does not list {k}");
+    }
+}
+
+// ---- update -----------------------------------------------------------------------------------
+
+#[test]
+fn go_to_record_selects_it_and_escape_closes_the_prompt_first() {
+    let mut app = open(EXAMPLES);
+    app.update(Action::Prompt(PromptKind::Record));
+    type_text(&mut app, "42");
+    app.update(Action::Submit);
+    assert_eq!(app.selected(), 42);
+    assert_eq!(app.view.frame.unwrap().index, 42);
+    app.update(Action::Prompt(PromptKind::Record));
+    app.update(Action::Cancel);
+    assert!(app.prompt.is_none());
+    assert!(!app.quit, "Esc closed the prompt instead of quitting");
+    app.update(Action::Prompt(PromptKind::Record));
+    type_text(&mut app, "999");
+    app.update(Action::Submit);
+    assert_eq!(app.selected(), 42);
+    assert!(app.message.contains("no record 999"), "{}", app.message);
+    app.update(Action::Cancel);
+    assert!(app.quit);
+}
+
+#[test]
+fn go_to_offset_selects_the_frame_holding_it_and_says_what_is_there() {
+    // TensorFlow: "corrupted record at 5630" for length_bitflip.
+    let mut app = open(LENGTH_BITFLIP);
+    app.update(Action::Prompt(PromptKind::Offset));
+    type_text(&mut app, "5630");
+    app.update(Action::Submit);
+    let frame = app.view.frame.unwrap();
+    assert_eq!(frame.offset.0, 5630);
+    assert_eq!(frame.status, FrameStatus::LengthCrcMismatch);
+    assert_eq!(app.view.cursor, 5630);
+    assert!(
+        app.message.contains("corrupted record at 5630"),
+        "{}",
+        app.message
+    );
+    // An offset inside an intact record: its payload byte, explained.
+    let mut app = open(EXAMPLES);
+    app.update(Action::Prompt(PromptKind::Offset));
+    type_text(&mut app, "113");
+    app.update(Action::Submit);
+    let frame = app.view.frame.unwrap();
+    assert_eq!(frame.index, 1);
+    assert_eq!(app.view.cursor, 113);
+    assert!(app.message.contains("record 1"), "{}", app.message);
+}
+
+#[test]
+fn next_and_previous_damaged_frame() {
+    let mut app = open(LENGTH_BITFLIP);
+    app.update(Action::NextDamaged);
+    let first = app.selected();
+    let data = app.file().unwrap().data();
+    let index = app.file().unwrap().index();
+    assert!(!index.get(data, first).unwrap().status.is_intact());
+    assert!((0..first).all(|i| index.get(data, i).unwrap().status.is_intact()));
+    assert_eq!(first, 56);
+    assert!(app.message.contains("damaged"), "{}", app.message);
+    app.update(Action::NextDamaged);
+    assert_eq!(app.selected(), first, "only one damaged frame");
+    assert!(app.message.contains("no damaged frame after"));
+    app.update(Action::End);
+    app.update(Action::PrevDamaged);
+    assert_eq!(app.selected(), first);
+}
+
+#[test]
+fn search_moves_through_matches_with_n_and_shift_n() {
+    let mut app = open(EXAMPLES);
+    app.update(Action::Prompt(PromptKind::Search));
+    type_text(&mut app, "horse");
+    app.update(Action::Submit);
+    let first = (app.selected(), app.view.cursor);
+    let data = app.file().unwrap().data();
+    let at = usize::try_from(first.1).unwrap();
+    assert_eq!(&data[at..at + 5], b"horse");
+    app.update(Action::SearchNext);
+    let second = (app.selected(), app.view.cursor);
+    assert!(second.1 > first.1 && second.0 > first.0, "{first:?} {second:?}");
+    app.update(Action::SearchPrev);
+    assert_eq!((app.selected(), app.view.cursor), first);
+    // Feature names are found too, and the node owning the match is selected.
+    app.update(Action::Prompt(PromptKind::Search));
+    type_text(&mut app, "feature3");
+    app.update(Action::Submit);
+    let node = &app.view.tree.nodes[app.view.node];
+    assert_eq!(node.label, "feature3");
+}
+
+#[test]
+fn expand_and_collapse_a_tree_node() {
+    let mut app = open(EXAMPLES);
+    app.update(Action::NextPane);
+    assert_eq!(app.focus, Pane::Tree);
+    let feature0 = node_named(&app, "feature0");
+    app.select_node(feature0, true);
+    let before = app.view.tree.visible().len();
+    assert!(!app.view.tree.is_expanded(feature0));
+    app.update(Action::Toggle);
+    assert!(app.view.tree.is_expanded(feature0));
+    assert_eq!(app.view.tree.visible().len(), before + 1);
+    app.update(Action::Left);
+    assert!(!app.view.tree.is_expanded(feature0));
+    app.update(Action::Right);
+    assert!(app.view.tree.is_expanded(feature0));
+}
+
+#[test]
+fn tree_and_hex_select_each_other() {
+    let mut app = open(EXAMPLES);
+    // Tree -> hex: the cursor goes to the node's first byte.
+    let feature2 = node_named(&app, "feature2");
+    app.select_node(feature2, true);
+    let range = app.view.tree.nodes[feature2].range.clone();
+    assert_eq!(app.view.cursor, range.start);
+    // Hex -> tree: a byte of "dog" selects the value node owning it.
+    let data = app.file().unwrap().data();
+    let dog = data.windows(3).position(|w| w == b"dog").unwrap() as u64;
+    app.set_cursor(dog + 1);
+    let node = &app.view.tree.nodes[app.view.node];
+    assert_eq!(node.label, "[0]");
+    assert_eq!(node.parent, Some(feature2));
+    assert!(node.range.contains(&(dog + 1)));
+    assert!(app.view.tree.is_expanded(feature2), "revealed");
+    // Moving the cursor with the keys keeps the two in step.
+    app.update(Action::NextPane);
+    app.update(Action::NextPane);
+    assert_eq!(app.focus, Pane::Hex);
+    app.update(Action::Home);
+    assert_eq!(app.view.cursor, 0);
+    assert_eq!(app.view.tree.nodes[app.view.node].label, "length");
+    app.update(Action::Right);
+    app.update(Action::Down);
+    assert_eq!(app.view.cursor, 17);
+    let owner = &app.view.tree.nodes[app.view.node];
+    assert_eq!(owner.label, "feature0");
+    assert_eq!(owner.path, vec![0, 0]);
+    let token = app.token_under_cursor().unwrap();
+    assert_eq!(token.meaning, "varint 8: length of `key`, 8 bytes");
+}
+
+// ---- rendering --------------------------------------------------------------------------------
+
+#[test]
+fn frame_list_and_hex_rows_render() {
+    let mut app = open(EXAMPLES);
+    app.update(Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    let buf = render(&app, 160, 48);
+    let text = screen(&buf);
+    assert!(
+        line(&buf, 2).starts_with(
+            "│      0             0         83 ok   ok   Example         4 features: feature0, feature1, feature2, feature3"
+        ),
+        "{text}"
+    );
+    let hex_row = text
+        .lines()
+        .find(|l| l.contains("0000000000  "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        hex_row.contains("0000000000  53 00 00 00 00 00 00 00  0d 7d 4e 91 0a 51 0a 11  S........}N..Q.."),
+        "{hex_row}"
+    );
+    assert!(text.contains("▾ Example  83 bytes"), "{text}");
+    assert!(text.contains("feature2  bytes[1] \"dog\""), "{text}");
+    assert!(text.contains("record 0 of 200"), "{text}");
+}
+
+#[test]
+fn hex_highlights_the_selected_node_and_fainter_ancestors() {
+    let mut app = open(EXAMPLES);
+    app.update(Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    let feature0 = node_named(&app, "feature0");
+    app.select_node(feature0, true);
+    app.refresh();
+    let buf = render(&app, 160, 48);
+    let text = screen(&buf);
+    let (y, row) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("0000000000  "))
+        .unwrap();
+    let x0 = row.chars().position(|c| c == '0').unwrap() as u16;
+    // Byte i of row 0 sits at x0 + 12 + 3i (+1 after the eighth).
+    let cell = |i: u16| {
+        let x = x0 + 12 + 3 * i + if i >= 8 { 1 } else { 0 };
+        buf.cell((x, y as u16)).unwrap().clone()
+    };
+    // Bytes 14..33 are the first feature entry (selected); 12..14 belong to `features` (ancestor).
+    assert_eq!(cell(14).bg, SELECTED_BG);
+    assert_eq!(cell(15).bg, SELECTED_BG);
+    assert_eq!(cell(12).bg, ANCESTOR_BG);
+    assert_eq!(cell(0).bg, Color::Reset, "header bytes are not highlighted");
+    // The cursor is on the node's first byte.
+    assert!(cell(14).modifier.contains(Modifier::REVERSED));
+    assert_eq!(cell(14).fg, Color::Yellow, "a tag");
+}
+
+#[test]
+fn damaged_frames_stand_out_in_red() {
+    let mut app = open(LENGTH_BITFLIP);
+    app.update(Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    app.update(Action::NextDamaged);
+    let buf = render(&app, 160, 48);
+    let text = screen(&buf);
+    let y = text.lines().position(|l| l.contains("     56 ")).unwrap();
+    let row = line(&buf, y as u16);
+    assert!(row.contains("BAD"), "{row}");
+    let bad_x = row.chars().position(|c| c == 'B').unwrap() as u16;
+    assert_eq!(buf.cell((bad_x, y as u16)).unwrap().fg, Color::Red);
+    assert!(text.contains("1 damaged"), "{text}");
+}
+
+#[test]
+fn a_small_terminal_gets_a_message_not_a_panic() {
+    let app = open(EXAMPLES);
+    let text = screen(&render(&app, 50, 10));
+    assert!(text.contains("terminal too small: 50x10"), "{text}");
+    // Exactly the minimum still lays out the panes.
+    let text = screen(&render(&app, 60, 12));
+    assert!(!text.contains("too small"), "{text}");
+}
+
+#[test]
+fn help_overlay_lists_keys() {
+    let mut app = open(EXAMPLES);
+    app.update(Action::Help);
+    assert_eq!(app.mode(), Mode::Help);
+    let text = screen(&render(&app, 160, 48));
+    assert!(text.contains("go to record N"), "{text}");
+    assert!(text.contains("next / previous damaged frame"), "{text}");
+    app.update(Action::Cancel);
+    assert!(!app.help && !app.quit);
+}
+
+// ---- images -----------------------------------------------------------------------------------
+
+fn value_bytes(app: &App, feature: &str) -> Vec<u8> {
+    let f = node_named(app, feature);
+    let value = app.view.tree.nodes[f + 1].value.clone().unwrap();
+    let data = app.file().unwrap().data();
+    data[value.start as usize..value.end as usize].to_vec()
+}
+
+fn hex_sha(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn cifar_records_decode_to_32x32_colour_the_right_way_round() {
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(CIFAR_META).unwrap()).unwrap();
+    let mut app = open(CIFAR);
+    for record in meta.as_array().unwrap() {
+        let n = record["record"].as_u64().unwrap() as usize;
+        app.go_to_record(n);
+        let bytes = value_bytes(&app, "image");
+        let picture = preview::decode_image(&bytes, app.view.tree.declared_shape)
+            .unwrap()
+            .unwrap();
+        assert_eq!(picture.pixels.dimensions(), (32, 32));
+        assert!(picture.description.contains("32x32x3"));
+        assert_eq!(
+            hex_sha(picture.pixels.as_raw()),
+            record["hwc_sha256"].as_str().unwrap(),
+            "record {n}"
+        );
+        for (key, (x, y)) in [("pixel_0_0_rgb", (0, 0)), ("pixel_16_16_rgb", (16, 16))] {
+            let want: Vec<u8> = record[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap() as u8)
+                .collect();
+            assert_eq!(picture.pixels.get_pixel(x, y).0.to_vec(), want, "{n} {key}");
+        }
+    }
+}
+
+#[test]
+fn the_preview_pane_draws_the_record_image_in_half_blocks() {
+    let mut app = open(CIFAR);
+    app.update(Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    let image = node_named(&app, "image");
+    app.select_node(image + 1, true);
+    let picture = app.preview.clone().unwrap().unwrap();
+    let buf = render(&app, 160, 48);
+    let text = screen(&buf);
+    assert!(text.contains("raw 32x32x3 uint8 channel-first"), "{text}");
+    let blocks = buf.content().iter().filter(|c| c.symbol() == "▀").count();
+    assert!(blocks >= 32 * 16, "{blocks} half blocks\n{text}");
+    // The first drawn cell shows pixel (0,0) on top.
+    let first = buf.content().iter().find(|c| c.symbol() == "▀").unwrap();
+    let [r, g, b] = picture.pixels.get_pixel(0, 0).0;
+    assert_eq!(first.fg, Color::Rgb(r, g, b));
+}
+
+#[test]
+fn mnist_and_encoded_images_decode() {
+    let app = open(MNIST);
+    let bytes = value_bytes(&app, "image_raw");
+    let picture = preview::decode_image(&bytes, app.view.tree.declared_shape)
+        .unwrap()
+        .unwrap();
+    assert_eq!(picture.pixels.dimensions(), (28, 28));
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(IMAGES_META).unwrap()).unwrap();
+    let mut app = open(IMAGES);
+    for record in meta.as_array().unwrap() {
+        let n = record["record"].as_u64().unwrap() as usize;
+        app.go_to_record(n);
+        let bytes = value_bytes(&app, "image/encoded");
+        let picture = preview::decode_image(&bytes, None).unwrap().unwrap();
+        let dims = (
+            record["width"].as_u64().unwrap() as u32,
+            record["height"].as_u64().unwrap() as u32,
+        );
+        assert_eq!(picture.pixels.dimensions(), dims, "record {n}");
+        if record["decoded_pixels_exact"] == true && record["channels"] == 3 {
+            assert_eq!(
+                hex_sha(picture.pixels.as_raw()),
+                record["decoded_pixels_sha256"].as_str().unwrap()
+            );
+        }
+        // The record's image is previewed without selecting it.
+        assert!(matches!(app.preview, Some(Ok(_))), "record {n}");
+    }
+}
