@@ -1,0 +1,174 @@
+//! The real binary in a real terminal: tmux runs `tfr-inspect` on a damaged shard, keys are sent
+//! the way a person types them, and the screen is read back after each step. Quitting must leave
+//! the alternate screen and give the shell its normal screen back.
+//!
+//! tmux is required (CI installs it); set `TFR_SKIP_TMUX=1` to skip where it cannot be had.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tfr-inspect");
+const DAMAGED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/testdata/corrupt/length_bitflip.tfrecord"
+);
+
+/// A detached tmux session, killed when dropped.
+struct Session {
+    name: String,
+}
+
+impl Session {
+    fn start(width: u16, height: u16) -> Option<Session> {
+        if std::env::var_os("TFR_SKIP_TMUX").is_some_and(|v| v == "1") {
+            eprintln!("TFR_SKIP_TMUX=1: skipping the tmux test");
+            return None;
+        }
+        let found = Command::new("tmux").arg("-V").output();
+        assert!(
+            found.is_ok_and(|o| o.status.success()),
+            "tmux is not installed: install it (apt-get install tmux) or set TFR_SKIP_TMUX=1"
+        );
+        let name = format!("tfr-inspect-test-{}-{width}x{height}", std::process::id());
+        let status = Command::new("tmux")
+            .args(["new-session", "-d", "-s", &name, "-x"])
+            .arg(width.to_string())
+            .arg("-y")
+            .arg(height.to_string())
+            .args(["env", "PS1=shell$ ", "TERM=xterm-256color"])
+            .args(["bash", "--norc", "--noprofile", "-i"])
+            .status()
+            .expect("run tmux");
+        assert!(status.success(), "tmux new-session failed");
+        Some(Session { name })
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["send-keys", "-t", &self.name])
+            .args(keys)
+            .status()
+            .expect("tmux send-keys");
+        assert!(status.success());
+    }
+
+    fn text(&self, text: &str) {
+        let status = Command::new("tmux")
+            .args(["send-keys", "-t", &self.name, "-l", text])
+            .status()
+            .expect("tmux send-keys");
+        assert!(status.success());
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until the screen satisfies `ok`, failing with the screen after a while.
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            if start.elapsed() > Duration::from_secs(15) {
+                panic!("timed out waiting for {what}; the screen shows:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn wait_text(&self, text: &str) -> String {
+        self.wait_for(text, |s| s.contains(text))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .status();
+    }
+}
+
+#[test]
+fn inspector_in_tmux_jumps_finds_damage_shows_help_and_restores_the_terminal() {
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    tmux.wait_text("shell$");
+    tmux.text(&format!("{BIN} {DAMAGED}; echo inspector-exited-$?"));
+    tmux.keys(&["Enter"]);
+
+    let screen = tmux.wait_text("record 0 of 200");
+    assert!(screen.contains("frames · "), "{screen}");
+    assert!(screen.contains("1 damaged"), "{screen}");
+    assert!(
+        screen.contains("0000000000  53 00 00 00 00 00 00 00"),
+        "{screen}"
+    );
+
+    // `:` goes to a record.
+    tmux.text(":12");
+    tmux.wait_text("go to record: 12");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("record 12 of 200");
+    assert!(screen.contains(" record 12 "), "tree title: {screen}");
+
+    // `o` goes to TensorFlow's "corrupted record at 5630".
+    tmux.text("o5630");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("record 56 of 200");
+    assert!(
+        screen.contains("offset 5630 is in damaged record 56"),
+        "{screen}"
+    );
+
+    // Back to the top, then `c` finds the damaged frame.
+    tmux.text("g");
+    tmux.wait_text("record 0 of 200");
+    tmux.text("c");
+    let screen = tmux.wait_text("record 56 is damaged");
+    assert!(screen.contains("length CRC mismatch"), "{screen}");
+    assert!(screen.contains("BAD"), "{screen}");
+
+    // `?` shows the help, `?` again hides it.
+    tmux.text("?");
+    tmux.wait_text("go to record N (0-based");
+    tmux.text("?");
+    tmux.wait_for("the help to close", |s| {
+        !s.contains("go to record N (0-based")
+    });
+
+    // `q` quits and the shell's own screen comes back.
+    tmux.text("q");
+    let screen = tmux.wait_text("inspector-exited-1");
+    assert!(!screen.contains("frames · "), "{screen}");
+    assert!(!screen.contains("0000000000  53"), "{screen}");
+    assert!(screen.contains("shell$"), "{screen}");
+}
+
+#[test]
+fn a_small_tmux_window_gets_a_message_and_resizing_recovers() {
+    let Some(tmux) = Session::start(50, 10) else {
+        return;
+    };
+    tmux.wait_text("shell$");
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/examples.tfrecord");
+    tmux.text(&format!("{BIN} {examples}; echo inspector-exited-$?"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("terminal too small");
+    let status = Command::new("tmux")
+        .args(["resize-window", "-t", &tmux.name, "-x", "120", "-y", "40"])
+        .status()
+        .expect("tmux resize-window");
+    assert!(status.success());
+    tmux.wait_text("record 0 of 200");
+    tmux.text("q");
+    tmux.wait_text("inspector-exited-0");
+}
