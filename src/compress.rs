@@ -80,6 +80,24 @@ impl FromStr for Mode {
 /// The default ceiling on a decompressed stream: 8 GiB.
 pub const DEFAULT_LIMIT: u64 = 8 << 30;
 
+/// Parses a byte count such as `8G`, `512M`, `64K` or `1000` (binary multiples).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (digits, shift) = match s.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&s[..i], 10),
+        Some((i, 'm' | 'M')) => (&s[..i], 20),
+        Some((i, 'g' | 'G')) => (&s[..i], 30),
+        Some((i, 't' | 'T')) => (&s[..i], 40),
+        _ => (s, 0),
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|e| format!("not a byte count: {s:?} ({e})"))?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("byte count too large: {s:?}"))
+}
+
 /// How inputs are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
@@ -518,6 +536,15 @@ mod tests {
         (0..100_000u32)
             .flat_map(|i| (i % 251).to_le_bytes())
             .collect()
+    }
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_size("8G"), Ok(8 << 30));
+        assert_eq!(parse_size("64k"), Ok(64 << 10));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("x").is_err());
+        assert!(parse_size("99999999999T").is_err());
     }
 
     #[test]

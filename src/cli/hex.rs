@@ -105,10 +105,11 @@ pub fn write_tokens(
 pub fn run(
     args: &HexArgs,
     decoder: &Decoder,
+    read: &crate::compress::Options,
     out: &mut impl Write,
     coloured: bool,
 ) -> Result<Status> {
-    let mut input = match Input::open(&args.file, decoder) {
+    let mut input = match Input::open_with(&args.file, decoder, read) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };

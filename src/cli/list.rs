@@ -142,10 +142,15 @@ pub fn row_json(file: &str, row: &FrameRow) -> Json {
     Json::Object(members)
 }
 
-pub fn run(args: &ListArgs, decoder: &Decoder, out: &mut impl Write) -> Result<Status> {
+pub fn run(
+    args: &ListArgs,
+    decoder: &Decoder,
+    read: &crate::compress::Options,
+    out: &mut impl Write,
+) -> Result<Status> {
     let mut status = Status::Clean;
     for path in &args.files {
-        let mut input = match Input::open(path, decoder) {
+        let mut input = match Input::open_with(path, decoder, read) {
             Ok(input) => input,
             Err(e) => {
                 status = status.max(report_unusable(&e));

@@ -3,6 +3,8 @@
 
 pub mod hex;
 pub mod list;
+pub mod locate;
+pub mod salvage;
 pub mod show;
 pub mod verify;
 
@@ -59,6 +61,10 @@ pub enum Command {
     Hex(hex::HexArgs),
     /// Check both CRCs of every frame and that the file ends on a frame boundary.
     Verify(verify::VerifyArgs),
+    /// Explain TensorFlow's "corrupted record at N" / "truncated record at N" for this file.
+    Locate(locate::LocateArgs),
+    /// Copy every intact record into a new TFRecord file that TensorFlow reads without error.
+    Salvage(salvage::SalvageArgs),
 }
 
 /// How payloads are decoded (shared by every subcommand).
@@ -73,6 +79,12 @@ pub struct DecodeArgs {
     /// Do not decode payloads: show them as bytes.
     #[arg(long, global = true, conflicts_with = "message")]
     pub raw: bool,
+    /// Compression of the inputs: auto (detect GZIP/ZLIB from the first bytes), none, gzip, zlib.
+    #[arg(long, value_name = "auto|none|gzip|zlib", default_value = "auto", global = true)]
+    pub compression: crate::compress::Mode,
+    /// Refuse to decompress an input to more than this many bytes (K, M, G suffixes; default 8G).
+    #[arg(long, value_name = "BYTES", value_parser = crate::compress::parse_size, global = true)]
+    pub max_decompressed: Option<u64>,
 }
 
 impl DecodeArgs {
@@ -88,6 +100,16 @@ impl DecodeArgs {
             (false, None) => Reading::Auto,
         };
         Ok(Decoder::new(schema, reading))
+    }
+
+    /// How input files are read: compression and the decompression limit.
+    pub fn read_options(&self) -> crate::compress::Options {
+        crate::compress::Options {
+            mode: self.compression,
+            limit: self
+                .max_decompressed
+                .unwrap_or(crate::compress::DEFAULT_LIMIT),
+        }
     }
 }
 
@@ -107,7 +129,16 @@ pub struct Input {
 impl Input {
     /// Opens `path` and indexes enough of it to learn what its payloads usually are.
     pub fn open(path: &Path, decoder: &Decoder) -> Result<Input, Error> {
-        let source = Source::open(path)?;
+        Input::open_with(path, decoder, &crate::compress::Options::default())
+    }
+
+    /// Like [`Input::open`], reading the file as `read` says (compression, decompression limit).
+    pub fn open_with(
+        path: &Path,
+        decoder: &Decoder,
+        read: &crate::compress::Options,
+    ) -> Result<Input, Error> {
+        let source = Source::open_with(path, read)?;
         let index = FrameIndex::new(source.len());
         let mut input = Input {
             source,
@@ -182,10 +213,13 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
         Ok(d) => d,
         Err(e) => return Ok(report_unusable(&e)),
     };
+    let read = decode.read_options();
     match command {
-        Command::List(args) => list::run(args, &decoder, out),
-        Command::Show(args) => show::run(args, &decoder, out),
-        Command::Hex(args) => hex::run(args, &decoder, out, use_colour()),
-        Command::Verify(args) => verify::run(args, out),
+        Command::List(args) => list::run(args, &decoder, &read, out),
+        Command::Show(args) => show::run(args, &decoder, &read, out),
+        Command::Hex(args) => hex::run(args, &decoder, &read, out, use_colour()),
+        Command::Verify(args) => verify::run(args, &read, out),
+        Command::Locate(args) => locate::run(args, &read, out),
+        Command::Salvage(args) => salvage::run(args, &read, out),
     }
 }

@@ -57,8 +57,13 @@ pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
     Ok((start, end))
 }
 
-pub fn run(args: &ShowArgs, decoder: &Decoder, out: &mut impl Write) -> Result<Status> {
-    let mut input = match Input::open(&args.file, decoder) {
+pub fn run(
+    args: &ShowArgs,
+    decoder: &Decoder,
+    read: &crate::compress::Options,
+    out: &mut impl Write,
+) -> Result<Status> {
+    let mut input = match Input::open_with(&args.file, decoder, read) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };

@@ -1,6 +1,13 @@
 //! `verify`: both CRCs of every frame, and that the file ends on a frame boundary.
 //!
 //! Files are checked in parallel (one per core) and reported in the order given.
+//!
+//! A GZIP or ZLIB file is checked in its decompressed stream (auto-detected, or as `--compression`
+//! says). When it decompresses cleanly and every frame is intact it passes (exit 0) with a note
+//! that TensorFlow must read it with `compression_type`; read with `--compression none` it is the
+//! classic "corrupted record at 0" and fails. A damaged compressed stream (cut off, corrupt deflate
+//! data, bad gzip trailer, trailing bytes) is damage (exit 1): the frames of the decoded prefix are
+//! checked as usual and the stream problem is reported last, with its compressed offset.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,6 +17,7 @@ use clap::Args;
 use rayon::prelude::*;
 
 use super::{Status, report_unusable};
+use crate::compress::{Compressed, Options};
 use crate::damage;
 use crate::error::Error;
 use crate::frame::FrameIndex;
@@ -33,6 +41,8 @@ struct Problem {
     region_end: u64,
     status: &'static str,
     tensorflow_offset: Option<u64>,
+    /// Where decoding stopped in the compressed file, for a problem of the compressed stream.
+    compressed_offset: Option<u64>,
     description: String,
 }
 
@@ -41,14 +51,15 @@ struct Report {
     bytes: u64,
     frames: usize,
     problems: Vec<Problem>,
+    compression: Option<Compressed>,
 }
 
-fn check(path: &Path) -> Result<Report, Error> {
-    let source = Source::open(path)?;
+fn check(path: &Path, read: &Options) -> Result<Report, Error> {
+    let source = Source::open_with(path, read)?;
     let data = source.bytes();
     let index = FrameIndex::build(data);
     let count = index.len();
-    let problems = index
+    let mut problems: Vec<Problem> = index
         .damaged_frames(data)
         .map(|frame| Problem {
             index: frame.index,
@@ -56,13 +67,27 @@ fn check(path: &Path) -> Result<Report, Error> {
             region_end: frame.region_end.0,
             status: frame.status.name(),
             tensorflow_offset: frame.tensorflow_offset().map(|o| o.0),
+            compressed_offset: None,
             description: damage::describe(&frame, data, frame.index + 1 == count),
         })
         .collect();
+    let compression = source.compression().cloned();
+    if let Some(p) = compression.as_ref().and_then(|c| c.problem.as_ref()) {
+        problems.push(Problem {
+            index: count,
+            offset: p.decompressed_offset,
+            region_end: p.decompressed_offset,
+            status: p.kind.name(),
+            tensorflow_offset: None,
+            compressed_offset: Some(p.compressed_offset),
+            description: format!("the compressed stream is damaged: {p}"),
+        });
+    }
     Ok(Report {
         bytes: source.len(),
         frames: count,
         problems,
+        compression,
     })
 }
 
@@ -81,12 +106,28 @@ fn problem_json(p: &Problem) -> Json {
     if let Some(tf) = p.tensorflow_offset {
         members.push(("tensorflow_offset".into(), number(tf)));
     }
+    if let Some(at) = p.compressed_offset {
+        members.push(("compressed_offset".into(), number(at)));
+    }
     Json::Object(members)
 }
 
-pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<Status> {
-    let reports: Vec<Result<Report, Error>> =
-        args.files.par_iter().map(|path| check(path)).collect();
+/// "GZIP-compressed, 2369 bytes (8.48x)" for a summary line.
+fn compression_text(info: &Compressed, decompressed: u64) -> String {
+    format!(
+        "{}-compressed, {} bytes on disk ({:.2}x)",
+        info.compression.tensorflow_name(),
+        info.compressed_len,
+        info.ratio(decompressed)
+    )
+}
+
+pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
+    let reports: Vec<Result<Report, Error>> = args
+        .files
+        .par_iter()
+        .map(|path| check(path, read))
+        .collect();
     let mut status = Status::Clean;
     for (path, report) in args.files.iter().zip(reports) {
         let name = path.display().to_string();
@@ -105,24 +146,43 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<Status> {
             }
         };
         let damaged = report.problems.len();
-        let intact = report.frames - damaged;
+        let damaged_frames = report
+            .problems
+            .iter()
+            .filter(|p| p.compressed_offset.is_none())
+            .count();
+        let intact = report.frames - damaged_frames;
         if damaged > 0 {
             status = status.max(Status::Damage);
         }
         if args.json {
-            let obj = Json::Object(vec![
+            let mut members = vec![
                 ("file".into(), Json::String(name)),
                 ("bytes".into(), Json::Literal(report.bytes.to_string())),
                 ("frames".into(), Json::Literal(report.frames.to_string())),
                 ("intact".into(), Json::Literal(intact.to_string())),
-                ("damaged".into(), Json::Literal(damaged.to_string())),
+                ("damaged".into(), Json::Literal(damaged_frames.to_string())),
                 ("ok".into(), Json::Literal((damaged == 0).to_string())),
                 (
                     "problems".into(),
                     Json::Array(report.problems.iter().map(problem_json).collect()),
                 ),
-            ]);
-            writeln!(out, "{}", obj.to_string_sorted())?;
+            ];
+            if let Some(info) = &report.compression {
+                members.push((
+                    "compression".into(),
+                    Json::String(info.compression.name().into()),
+                ));
+                members.push((
+                    "compressed_bytes".into(),
+                    Json::Literal(info.compressed_len.to_string()),
+                ));
+                members.push((
+                    "ratio".into(),
+                    Json::Literal(format!("{:.4}", info.ratio(report.bytes))),
+                ));
+            }
+            writeln!(out, "{}", Json::Object(members).to_string_sorted())?;
         } else {
             for p in &report.problems {
                 writeln!(
@@ -132,11 +192,28 @@ pub fn run(args: &VerifyArgs, out: &mut impl Write) -> Result<Status> {
                 )?;
             }
             let verdict = if damaged == 0 { "OK" } else { "DAMAGED" };
+            let compressed = report
+                .compression
+                .as_ref()
+                .map(|c| format!("{}; ", compression_text(c, report.bytes)))
+                .unwrap_or_default();
+            let size = if report.compression.is_some() {
+                "bytes decompressed"
+            } else {
+                "bytes"
+            };
             writeln!(
                 out,
-                "{name}: {verdict}: {} frames, {intact} intact, {damaged} damaged, {} bytes",
+                "{name}: {verdict}: {compressed}{} frames, {intact} intact, {damaged_frames} damaged, {} {size}",
                 report.frames, report.bytes
             )?;
+            if let Some(info) = report.compression.as_ref().filter(|_| damaged == 0) {
+                let kind = info.compression.tensorflow_name();
+                writeln!(
+                    out,
+                    "{name}: note: read it with compression_type='{kind}'; without it TensorFlow fails with \"corrupted record at 0\""
+                )?;
+            }
         }
     }
     Ok(status)

@@ -1,0 +1,193 @@
+//! `locate`: what TensorFlow's "corrupted record at N" / "truncated record at N" means for a file.
+//!
+//! The findings come from [`crate::recover::locate`]; this module only prints them.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{Status, report_unusable};
+use crate::compress::Options;
+use crate::frame::FrameIndex;
+use crate::jsonformat::Json;
+use crate::recover::{self, Case, Location};
+use crate::source::Source;
+
+#[derive(Debug, Args)]
+pub struct LocateArgs {
+    /// The TFRecord file TensorFlow complained about.
+    pub file: PathBuf,
+    /// The offset from the message (decimal, or hex with 0x); for a compressed file it is an
+    /// offset into the decompressed stream, as in TensorFlow's message.
+    #[arg(value_parser = parse_offset)]
+    pub offset: u64,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_offset(s: &str) -> Result<u64, String> {
+    let s = s.trim().trim_end_matches(['\'', '"', '.', ',']);
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => s.parse(),
+    };
+    parsed.map_err(|e| format!("not a byte offset: {s:?} ({e})"))
+}
+
+fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
+    let number = |n: u64| Json::Literal(n.to_string());
+    let mut members = vec![
+        ("file".to_string(), Json::String(file.to_string())),
+        ("offset".into(), number(loc.offset)),
+        ("stream_bytes".into(), number(loc.stream_len)),
+        ("case".into(), Json::String(loc.case.name().into())),
+        (
+            "part".into(),
+            loc.part
+                .map_or(Json::Null, |p| Json::String(p.name().into())),
+        ),
+        (
+            "matches_tensorflow".into(),
+            Json::Literal(loc.matches_tensorflow.to_string()),
+        ),
+        (
+            "tensorflow_message".into(),
+            loc.tensorflow_message
+                .clone()
+                .map_or(Json::Null, Json::String),
+        ),
+        ("intact_before".into(), number(loc.intact_before as u64)),
+        (
+            "strict_reader_reads".into(),
+            number(loc.strict_reads as u64),
+        ),
+        (
+            "intact_after".into(),
+            Json::Array(
+                loc.intact_after
+                    .iter()
+                    .map(|r| Json::Array(vec![number(r.start as u64), number(r.end as u64)]))
+                    .collect(),
+            ),
+        ),
+        (
+            "intact_after_count".into(),
+            number(loc.intact_after_count as u64),
+        ),
+        ("explanation".into(), Json::String(loc.explanation.clone())),
+    ];
+    members.push((
+        "frame".into(),
+        loc.frame.map_or(Json::Null, |f| {
+            Json::Object(vec![
+                ("index".into(), number(f.index as u64)),
+                ("offset".into(), number(f.offset.0)),
+                ("status".into(), Json::String(f.status.name().into())),
+                (
+                    "length".into(),
+                    f.declared_length.map_or(Json::Null, number),
+                ),
+                ("end".into(), number(f.region_end.0)),
+                (
+                    "tensorflow_offset".into(),
+                    f.tensorflow_offset().map_or(Json::Null, |o| number(o.0)),
+                ),
+            ])
+        }),
+    ));
+    members.push((
+        "crc".into(),
+        loc.crc.map_or(Json::Null, |c| {
+            Json::Object(vec![
+                ("field".into(), Json::String(c.field.into())),
+                ("stored".into(), Json::String(format!("0x{:08x}", c.stored))),
+                (
+                    "expected".into(),
+                    Json::String(format!("0x{:08x}", c.expected)),
+                ),
+            ])
+        }),
+    ));
+    if let Some(info) = source.compression() {
+        members.push((
+            "compression".into(),
+            Json::String(info.compression.name().into()),
+        ));
+        members.push(("compressed_bytes".into(), number(info.compressed_len)));
+        if let Some(p) = &info.problem {
+            members.push(("stream_problem".into(), Json::String(p.to_string())));
+        }
+    }
+    Json::Object(members)
+}
+
+pub fn run(args: &LocateArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
+    let source = match Source::open_with(&args.file, read) {
+        Ok(source) => source,
+        Err(e) => return Ok(report_unusable(&e)),
+    };
+    let name = args.file.display().to_string();
+    let data = source.bytes();
+    let index = FrameIndex::build(data);
+    let loc = recover::locate(&index, data, args.offset);
+    if args.json {
+        writeln!(
+            out,
+            "{}",
+            location_json(&name, &source, &loc).to_string_sorted()
+        )?;
+    } else {
+        if let Some(info) = source.compression() {
+            writeln!(
+                out,
+                "{name}: {}-compressed ({} bytes on disk, {} decompressed); offsets are in the decompressed stream, as in TensorFlow's messages.",
+                info.compression.tensorflow_name(),
+                info.compressed_len,
+                source.len()
+            )?;
+            if let Some(p) = &info.problem {
+                writeln!(out, "{name}: the compressed stream is damaged: {p}")?;
+            }
+        }
+        writeln!(out, "{name}: {}", loc.explanation)?;
+        if let Some(frame) = loc.frame {
+            writeln!(
+                out,
+                "  frame {}: offset {}, status {}, length {}",
+                frame.index,
+                frame.offset.0,
+                frame.status.name(),
+                frame
+                    .declared_length
+                    .map_or("-".to_string(), |l| l.to_string())
+            )?;
+        }
+        if let Some(c) = loc.crc {
+            writeln!(
+                out,
+                "  {} crc: stored 0x{:08x}, expected 0x{:08x}",
+                c.field, c.stored, c.expected
+            )?;
+        }
+    }
+    Ok(match loc.case {
+        Case::Damaged(_) => Status::Damage,
+        Case::IntactFrame | Case::PastEnd => Status::Clean,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_offset;
+
+    #[test]
+    fn offsets_parse_as_decimal_or_hex() {
+        assert_eq!(parse_offset("19288"), Ok(19288));
+        assert_eq!(parse_offset("0x10"), Ok(16));
+        assert_eq!(parse_offset("11138'"), Ok(11138));
+        assert!(parse_offset("-1").is_err());
+    }
+}
