@@ -1,6 +1,8 @@
 //! The inspector without a terminal: the keymap, `update` on the App model, each pane drawn on a
 //! `TestBackend`, and image decoding checked against the fixtures' pixel hashes.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
@@ -234,7 +236,10 @@ fn search_moves_through_matches_with_n_and_shift_n() {
     assert_eq!(&data[at..at + 5], b"horse");
     app.update(Action::SearchNext);
     let second = (app.selected(), app.view.cursor);
-    assert!(second.1 > first.1 && second.0 > first.0, "{first:?} {second:?}");
+    assert!(
+        second.1 > first.1 && second.0 > first.0,
+        "{first:?} {second:?}"
+    );
     app.update(Action::SearchPrev);
     assert_eq!((app.selected(), app.view.cursor), first);
     // Feature names are found too, and the node owning the match is selected.
@@ -319,7 +324,9 @@ fn frame_list_and_hex_rows_render() {
         .find(|l| l.contains("0000000000  "))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        hex_row.contains("0000000000  53 00 00 00 00 00 00 00  0d 7d 4e 91 0a 51 0a 11  S........}N..Q.."),
+        hex_row.contains(
+            "0000000000  53 00 00 00 00 00 00 00  0d 7d 4e 91 0a 51 0a 11  S........}N..Q.."
+        ),
         "{hex_row}"
     );
     assert!(text.contains("▾ Example  83 bytes"), "{text}");

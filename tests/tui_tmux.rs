@@ -4,6 +4,8 @@
 //!
 //! tmux is required (CI installs it); set `TFR_SKIP_TMUX=1` to skip where it cannot be had.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 

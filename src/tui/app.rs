@@ -186,6 +186,8 @@ impl App {
             view.input.index = index;
         }
         view.indexing = !done && !view.input.index.is_complete();
+        // The last row's summary depends on whether it is the file's last frame.
+        self.rows.clear();
         if file == self.current {
             if let Some(n) = self.pending_record {
                 if n < self.frame_count() {
@@ -193,7 +195,8 @@ impl App {
                     self.select_frame(n);
                 } else if !self.files.get(file).is_some_and(|f| f.indexing) {
                     self.pending_record = None;
-                    self.message = format!("no record {n}: the file has {} records", self.frame_count());
+                    self.message =
+                        format!("no record {n}: the file has {} records", self.frame_count());
                 }
             }
             let fresh = self.frame_at(self.selected());
@@ -276,111 +279,6 @@ impl App {
         self.refresh();
     }
 
-    fn arrow(&mut self, action: Action) {
-        match (self.focus, action) {
-            (Pane::List, Action::Up) => self.select_frame(self.selected().saturating_sub(1)),
-            (Pane::List, Action::Down) => self.select_frame(self.selected().saturating_add(1)),
-            (Pane::List, Action::Right) => self.focus = Pane::Tree,
-            (Pane::List, _) => {}
-            (Pane::Tree, Action::Up) => self.tree_step(-1),
-            (Pane::Tree, Action::Down) => self.tree_step(1),
-            (Pane::Tree, Action::Right) => {
-                let n = self.view.node;
-                if self.view.tree.has_children(n) && !self.view.tree.is_expanded(n) {
-                    self.view.tree.set_expanded(n, true);
-                } else {
-                    self.tree_step(1);
-                }
-            }
-            (Pane::Tree, _) => {
-                let n = self.view.node;
-                if self.view.tree.has_children(n) && self.view.tree.is_expanded(n) {
-                    self.view.tree.set_expanded(n, false);
-                } else if let Some(parent) = self.view.tree.nodes.get(n).and_then(|n| n.parent) {
-                    self.select_node(parent, true);
-                }
-            }
-            (Pane::Hex, a) => {
-                let delta: i64 = match a {
-                    Action::Up => -(ROW as i64),
-                    Action::Down => ROW as i64,
-                    Action::Left => -1,
-                    _ => 1,
-                };
-                self.move_cursor(delta);
-            }
-        }
-    }
-
-    fn page(&self, pane: Rect) -> usize {
-        usize::from(layout::inner(pane).height).max(2) - 1
-    }
-
-    fn jump(&mut self, action: Action) {
-        let panes = self.panes();
-        match self.focus {
-            Pane::List => {
-                let page = self.page(panes.list).saturating_sub(1).max(1);
-                let target = match action {
-                    Action::PageUp => self.selected().saturating_sub(page),
-                    Action::PageDown => self.selected().saturating_add(page),
-                    Action::Home => 0,
-                    _ => self.frame_count().saturating_sub(1),
-                };
-                self.select_frame(target);
-            }
-            Pane::Tree => {
-                let visible = self.view.tree.visible();
-                let at = visible.iter().position(|n| *n == self.view.node).unwrap_or(0);
-                let page = self.page(panes.tree);
-                let target = match action {
-                    Action::PageUp => at.saturating_sub(page),
-                    Action::PageDown => at.saturating_add(page),
-                    Action::Home => 0,
-                    _ => visible.len().saturating_sub(1),
-                };
-                let target = target.min(visible.len().saturating_sub(1));
-                if let Some(n) = visible.get(target) {
-                    self.select_node(*n, true);
-                }
-            }
-            Pane::Hex => {
-                let page = (self.page(panes.hex) as i64 + 1) * ROW as i64;
-                match action {
-                    Action::PageUp => self.move_cursor(-page),
-                    Action::PageDown => self.move_cursor(page),
-                    Action::Home => self.set_cursor(self.view.region.start),
-                    _ => self.set_cursor(self.view.region.end.saturating_sub(1)),
-                }
-            }
-        }
-    }
-
-    fn toggle(&mut self) {
-        match self.focus {
-            Pane::List => self.focus = Pane::Tree,
-            _ => {
-                let n = self.view.node;
-                let open = self.view.tree.is_expanded(n);
-                self.view.tree.set_expanded(n, !open);
-            }
-        }
-    }
-
-    fn tree_step(&mut self, delta: isize) {
-        let visible = self.view.tree.visible();
-        let at = visible.iter().position(|n| *n == self.view.node).unwrap_or(0);
-        let target = at.saturating_add_signed(delta).min(visible.len().saturating_sub(1));
-        if let Some(n) = visible.get(target) {
-            self.select_node(*n, true);
-        }
-    }
-
-    fn move_cursor(&mut self, delta: i64) {
-        let target = self.view.cursor.saturating_add_signed(delta);
-        self.set_cursor(target);
-    }
-
     /// Selects frame `i` of the current file (clamped to the frames found so far).
     pub fn select_frame(&mut self, i: usize) {
         let count = self.frame_count();
@@ -431,7 +329,10 @@ impl App {
                 .position(|n| n.depth == 0 && n.label != "header")
                 .unwrap_or(0);
             if let Some(node) = view.tree.nodes.get(view.node) {
-                view.cursor = node.range.start.clamp(view.region.start, end.saturating_sub(1).max(view.region.start));
+                view.cursor = node.range.start.clamp(
+                    view.region.start,
+                    end.saturating_sub(1).max(view.region.start),
+                );
             }
         }
         self.view = view;
@@ -448,7 +349,14 @@ impl App {
         self.view.node = n;
         self.view.tree.reveal(n);
         if move_cursor {
-            self.view.cursor = start.clamp(self.view.region.start, self.view.region.end.saturating_sub(1).max(self.view.region.start));
+            self.view.cursor = start.clamp(
+                self.view.region.start,
+                self.view
+                    .region
+                    .end
+                    .saturating_sub(1)
+                    .max(self.view.region.start),
+            );
         }
         self.update_preview();
     }
@@ -489,12 +397,10 @@ impl App {
         };
         let data = file.data();
         let tree = &self.view.tree;
-        let bytes_of = |r: &Range<u64>| {
-            data.get(usize::try_from(r.start).ok()?..usize::try_from(r.end).ok()?)
-        };
-        let is_image = |r: &Range<u64>| {
-            bytes_of(r).is_some_and(|b| preview::is_image(b, tree.declared_shape))
-        };
+        let bytes_of =
+            |r: &Range<u64>| data.get(usize::try_from(r.start).ok()?..usize::try_from(r.end).ok()?);
+        let is_image =
+            |r: &Range<u64>| bytes_of(r).is_some_and(|b| preview::is_image(b, tree.declared_shape));
         let own = tree
             .nodes
             .get(self.view.node)
@@ -527,12 +433,22 @@ impl App {
         };
         file.list_top = scrolled(file.list_top, file.selected, list_rows);
         let visible = self.view.tree.visible();
-        let at = visible.iter().position(|n| *n == self.view.node).unwrap_or(0);
-        self.view.tree_top = scrolled(self.view.tree_top, at, tree_rows).min(visible.len().saturating_sub(1));
+        let at = visible
+            .iter()
+            .position(|n| *n == self.view.node)
+            .unwrap_or(0);
+        self.view.tree_top =
+            scrolled(self.view.tree_top, at, tree_rows).min(visible.len().saturating_sub(1));
         let cursor_row = self.view.cursor.saturating_sub(self.view.region.start) / ROW;
-        self.view.hex_top = scrolled(self.view.hex_top as usize, cursor_row as usize, hex_rows as usize) as u64;
+        self.view.hex_top = scrolled(
+            self.view.hex_top as usize,
+            cursor_row as usize,
+            hex_rows as usize,
+        ) as u64;
         let top = file.list_top;
-        let file = &self.files[self.current.min(self.files.len() - 1)];
+        let Some(file) = self.files.get(self.current) else {
+            return;
+        };
         self.rows.retain(|i, _| (top..top + list_rows).contains(i));
         for i in top..top.saturating_add(list_rows) {
             if self.rows.contains_key(&i) {
@@ -556,61 +472,6 @@ impl App {
         self.select_frame(selected);
         let name = self.file().map(|f| f.input.name()).unwrap_or_default();
         self.message = format!("file {} of {}: {name}", self.current + 1, self.files.len());
-    }
-
-    fn wheel(&mut self, column: u16, row: u16, down: bool) {
-        let panes = self.panes();
-        let at = ratatui::layout::Position::new(column, row);
-        let step = if down { 3 } else { -3 };
-        if panes.list.contains(at) {
-            let target = self.selected().saturating_add_signed(step);
-            self.select_frame(target);
-        } else if panes.tree.contains(at) {
-            self.tree_step(step);
-        } else if panes.hex.contains(at) {
-            self.move_cursor(step as i64 * ROW as i64);
-        }
-    }
-
-    fn click(&mut self, column: u16, row: u16) {
-        let panes = self.panes();
-        let at = ratatui::layout::Position::new(column, row);
-        let list = layout::inner(panes.list);
-        let tree = layout::inner(panes.tree);
-        let hex = layout::inner(panes.hex);
-        if panes.list.contains(at) {
-            self.focus = Pane::List;
-            if row > list.y && list.contains(at) {
-                let top = self.file().map_or(0, |f| f.list_top);
-                self.select_frame(top + usize::from(row - list.y - 1));
-            }
-        } else if panes.tree.contains(at) {
-            self.focus = Pane::Tree;
-            if tree.contains(at) {
-                let visible = self.view.tree.visible();
-                if let Some(n) = visible.get(self.view.tree_top + usize::from(row - tree.y)) {
-                    if *n == self.view.node {
-                        self.toggle();
-                    }
-                    self.select_node(*n, true);
-                }
-            }
-        } else if panes.hex.contains(at) {
-            self.focus = Pane::Hex;
-            if hex.contains(at) {
-                let x = column - hex.x;
-                let byte = match x {
-                    12..=35 => Some(u64::from(x - 12) / 3),
-                    37..=60 => Some(8 + u64::from(x - 37) / 3),
-                    62..=77 => Some(u64::from(x - 62)),
-                    _ => None,
-                };
-                if let Some(byte) = byte {
-                    let line = self.view.hex_top + u64::from(row - hex.y);
-                    self.set_cursor(self.view.region.start + line * ROW + byte);
-                }
-            }
-        }
     }
 }
 

@@ -105,8 +105,20 @@ impl Widget for FrameList<'_> {
             let (lcrc, lstyle) = verdict(frame.status.length_crc_ok());
             let (dcrc, dstyle) = verdict(frame.status.data_crc_ok());
             let remaining = |x: u16| usize::from(area.right().saturating_sub(x));
-            let (x, _) = buf.set_stringn(x, y, format!("{lcrc:<4} "), remaining(x), base.patch(lstyle));
-            let (x, _) = buf.set_stringn(x, y, format!("{dcrc:<4} "), remaining(x), base.patch(dstyle));
+            let (x, _) = buf.set_stringn(
+                x,
+                y,
+                format!("{lcrc:<4} "),
+                remaining(x),
+                base.patch(lstyle),
+            );
+            let (x, _) = buf.set_stringn(
+                x,
+                y,
+                format!("{dcrc:<4} "),
+                remaining(x),
+                base.patch(dstyle),
+            );
             let (kind, summary) = match self.rows.get(&i) {
                 Some(row) => (row.kind.as_str(), row.summary.as_str()),
                 None => (frame.status.name(), ""),

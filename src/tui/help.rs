@@ -10,13 +10,19 @@ use ratatui::widgets::{Block, Clear, Widget};
 
 /// (keys, what they do), in the order shown.
 pub const BINDINGS: &[(&str, &str)] = &[
-    ("↑ ↓ ← → / h j k l", "move in the focused pane (← → fold and unfold in the tree)"),
+    (
+        "↑ ↓ ← → / h j k l",
+        "move in the focused pane (← → fold and unfold in the tree)",
+    ),
     ("PgUp PgDn", "move a page"),
     ("Home End / g G", "first / last frame, node or byte"),
     ("Tab Shift-Tab", "next / previous pane: frames, tree, hex"),
     ("Enter Space", "expand or collapse the tree node"),
     (":", "go to record N (0-based, as in the list)"),
-    ("o", "go to byte offset N (decimal or 0x…): the frame holding it"),
+    (
+        "o",
+        "go to byte offset N (decimal or 0x…): the frame holding it",
+    ),
     ("/", "search feature names and string values (exact bytes)"),
     ("n N", "next / previous match"),
     ("c C", "next / previous damaged frame"),

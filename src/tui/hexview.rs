@@ -57,9 +57,7 @@ pub const ANCESTOR_BG: Color = Color::Indexed(236);
 /// The token covering file byte `offset` (tokens sorted by start, not overlapping).
 pub fn token_at(tokens: &[Token], offset: u64) -> Option<&Token> {
     let after = tokens.partition_point(|t| t.start <= offset);
-    tokens
-        .get(after.checked_sub(1)?)
-        .filter(|t| offset < t.end)
+    tokens.get(after.checked_sub(1)?).filter(|t| offset < t.end)
 }
 
 /// The explanation of the token under the cursor: its role, its bytes and what they mean.
@@ -99,7 +97,8 @@ pub struct HexPane<'a> {
 
 impl HexPane<'_> {
     fn style_of(&self, offset: u64) -> Style {
-        let mut style = token_at(self.tokens, offset).map_or(Style::default(), |t| role_style(t.role));
+        let mut style =
+            token_at(self.tokens, offset).map_or(Style::default(), |t| role_style(t.role));
         if self.selected.as_ref().is_some_and(|r| r.contains(&offset)) {
             style = style.bg(SELECTED_BG);
         } else if self.ancestors.iter().any(|r| r.contains(&offset)) {
@@ -120,14 +119,23 @@ impl Widget for HexPane<'_> {
         let dim = Style::default().fg(Color::DarkGray);
         for line in 0..area.height {
             let row = self.top_row.saturating_add(u64::from(line));
-            let Some(start) = row.checked_mul(ROW).and_then(|r| r.checked_add(self.frame.start)) else {
+            let Some(start) = row
+                .checked_mul(ROW)
+                .and_then(|r| r.checked_add(self.frame.start))
+            else {
                 break;
             };
             if start >= self.frame.end {
                 break;
             }
             let y = area.y + line;
-            let (x, _) = buf.set_stringn(area.x, y, format!("{start:010}"), usize::from(area.width), dim);
+            let (x, _) = buf.set_stringn(
+                area.x,
+                y,
+                format!("{start:010}"),
+                usize::from(area.width),
+                dim,
+            );
             for i in 0..ROW {
                 let offset = start + i;
                 if offset >= self.frame.end {

@@ -39,10 +39,22 @@ pub enum Action {
     PrevFile,
     /// Show the previewed image large, outside the TUI.
     ShowImage,
-    ScrollUp { column: u16, row: u16 },
-    ScrollDown { column: u16, row: u16 },
-    Click { column: u16, row: u16 },
-    Resize { width: u16, height: u16 },
+    ScrollUp {
+        column: u16,
+        row: u16,
+    },
+    ScrollDown {
+        column: u16,
+        row: u16,
+    },
+    Click {
+        column: u16,
+        row: u16,
+    },
+    Resize {
+        width: u16,
+        height: u16,
+    },
 }
 
 /// What a prompt asks for.

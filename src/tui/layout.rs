@@ -31,14 +31,26 @@ pub fn too_small(area: Rect) -> bool {
 
 /// The panes for a screen of `area`, with room for a preview when `preview` is set.
 pub fn panes(area: Rect, preview: bool) -> Panes {
-    let status = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1.min(area.height));
-    let explain = Rect::new(area.x, area.bottom().saturating_sub(2), area.width, 1.min(area.height.saturating_sub(1)));
+    let status = Rect::new(
+        area.x,
+        area.bottom().saturating_sub(1),
+        area.width,
+        1.min(area.height),
+    );
+    let explain = Rect::new(
+        area.x,
+        area.bottom().saturating_sub(2),
+        area.width,
+        1.min(area.height.saturating_sub(1)),
+    );
     let body_height = area.height.saturating_sub(2);
     let list_height = (body_height * 3 / 10).max(5).min(body_height);
     let list = Rect::new(area.x, area.y, area.width, list_height);
     let main_y = area.y + list_height;
     let main_height = body_height - list_height;
-    let hex_width = (ROW_WIDTH + 2).min(area.width.saturating_sub(24)).max(area.width / 2);
+    let hex_width = (ROW_WIDTH + 2)
+        .min(area.width.saturating_sub(24))
+        .max(area.width / 2);
     let tree_width = area.width.saturating_sub(hex_width);
     let hex = Rect::new(area.x + tree_width, main_y, hex_width, main_height);
     let (tree, preview) = if preview && main_height >= 10 {
@@ -46,7 +58,12 @@ pub fn panes(area: Rect, preview: bool) -> Panes {
         let tree_height = main_height - preview_height;
         (
             Rect::new(area.x, main_y, tree_width, tree_height),
-            Some(Rect::new(area.x, main_y + tree_height, tree_width, preview_height)),
+            Some(Rect::new(
+                area.x,
+                main_y + tree_height,
+                tree_width,
+                preview_height,
+            )),
         )
     } else {
         (Rect::new(area.x, main_y, tree_width, main_height), None)

@@ -7,11 +7,13 @@
 //! state and widgets, testable without a terminal.
 
 pub mod app;
+pub mod features;
 pub mod framelist;
 pub mod help;
 pub mod hexview;
 pub mod keymap;
 pub mod layout;
+pub mod motion;
 pub mod navigate;
 pub mod preview;
 pub mod tree;
@@ -27,8 +29,7 @@ use crossterm::cursor::{Hide, MoveTo, Show};
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
 use crossterm::execute;
 use crossterm::terminal::{
-    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode,
-    enable_raw_mode,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -65,10 +66,18 @@ pub fn run(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
     event_loop(&mut app, &mut terminal, &reports)?;
     drop(terminal);
     let damaged = app.files.iter().any(|f| f.index().damaged_count() > 0);
-    Ok(if damaged { Status::Damage } else { Status::Clean })
+    Ok(if damaged {
+        Status::Damage
+    } else {
+        Status::Clean
+    })
 }
 
-fn event_loop(app: &mut App, guard: &mut TerminalGuard, reports: &Receiver<IndexReport>) -> anyhow::Result<()> {
+fn event_loop(
+    app: &mut App,
+    guard: &mut TerminalGuard,
+    reports: &Receiver<IndexReport>,
+) -> anyhow::Result<()> {
     let mut dirty = true;
     while !app.quit {
         while let Ok(report) = reports.try_recv() {
@@ -135,7 +144,13 @@ fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
 fn index_file(file: usize, path: &Path, tx: &Sender<IndexReport>) -> Result<(), ()> {
     let Ok(source) = Source::open(path) else {
         let index = FrameIndex::new(0);
-        return tx.send(IndexReport { file, index, done: true }).map_err(|_| ());
+        return tx
+            .send(IndexReport {
+                file,
+                index,
+                done: true,
+            })
+            .map_err(|_| ());
     };
     let data = source.bytes();
     let mut index = FrameIndex::new(source.len());
@@ -206,7 +221,13 @@ fn install_panic_hook() {
 /// Shows `picture` with viuer on the normal screen, waits for a key, and returns to the inspector.
 fn show_image(guard: &mut TerminalGuard, picture: &preview::Picture) -> anyhow::Result<()> {
     let mut out = stdout();
-    execute!(out, DisableMouseCapture, LeaveAlternateScreen, Clear(ClearType::All), MoveTo(0, 0))?;
+    execute!(
+        out,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        Clear(ClearType::All),
+        MoveTo(0, 0)
+    )?;
     let size = guard.terminal.size().unwrap_or_default();
     let area = Rect::new(0, 0, size.width, size.height.saturating_sub(2));
     let config = viuer::Config {

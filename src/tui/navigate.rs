@@ -50,7 +50,10 @@ impl App {
             self.set_pending(n);
             self.message = format!("record {n} is not indexed yet; it will be selected when found");
         } else {
-            self.message = format!("no record {n}: the file has {count} records (0..{})", count.saturating_sub(1));
+            self.message = format!(
+                "no record {n}: the file has {count} records (0..{})",
+                count.saturating_sub(1)
+            );
         }
     }
 
@@ -67,7 +70,10 @@ impl App {
         }
         let Some(frame) = file.index().frame_containing(data, offset) else {
             self.message = if file.indexing {
-                format!("offset {offset} is not indexed yet ({} of {len} bytes scanned)", file.index().scanned())
+                format!(
+                    "offset {offset} is not indexed yet ({} of {len} bytes scanned)",
+                    file.index().scanned()
+                )
             } else {
                 format!("offset {offset} is in no frame")
             };
@@ -82,7 +88,10 @@ impl App {
             .map(|t| hexview::explain(data_of(self), t))
             .unwrap_or_default();
         self.message = if problem.is_empty() {
-            format!("offset {offset} is in record {} (frame at {}): {what}", frame.index, frame.offset)
+            format!(
+                "offset {offset} is in record {} (frame at {}): {what}",
+                frame.index, frame.offset
+            )
         } else {
             format!(
                 "offset {offset} is in damaged record {} (frame at {}): {problem}",
@@ -108,10 +117,15 @@ impl App {
         match found {
             Some(i) => self.select_frame(i),
             None => {
-                let more = if forward && file.indexing { " (indexing continues)" } else { "" };
+                let more = if forward && file.indexing {
+                    " (indexing continues)"
+                } else {
+                    ""
+                };
                 let total = index.damaged_count();
                 let dir = if forward { "after" } else { "before" };
-                self.message = format!("no damaged frame {dir} record {at}{more}; {total} damaged in all");
+                self.message =
+                    format!("no damaged frame {dir} record {at}{more}; {total} damaged in all");
             }
         }
     }
@@ -143,8 +157,12 @@ impl App {
         };
         match hit {
             Some(hit) => {
-                let Some(frame) = self.file().and_then(|f| f.index().frame_containing(f.data(), hit)) else {
-                    self.message = format!("{needle:?} found at offset {hit}, which is not indexed yet");
+                let Some(frame) = self
+                    .file()
+                    .and_then(|f| f.index().frame_containing(f.data(), hit))
+                else {
+                    self.message =
+                        format!("{needle:?} found at offset {hit}, which is not indexed yet");
                     return;
                 };
                 self.select_frame(frame.index);
@@ -156,7 +174,10 @@ impl App {
                     .get(self.view.node)
                     .map(|n| n.label.clone())
                     .unwrap_or_default();
-                self.message = format!("{needle:?} at offset {hit}, record {} ({label})", frame.index);
+                self.message = format!(
+                    "{needle:?} at offset {hit}, record {} ({label})",
+                    frame.index
+                );
             }
             None => self.message = format!("{needle:?} not found in any feature name or value"),
         }

@@ -70,9 +70,7 @@ pub fn decode_encoded(bytes: &[u8]) -> Result<DynamicImage, String> {
     limits.max_image_height = Some(MAX_SIDE);
     limits.max_alloc = Some(MAX_ALLOC);
     reader.limits(limits);
-    reader
-        .decode()
-        .map_err(|e| format!("cannot decode: {e}"))
+    reader.decode().map_err(|e| format!("cannot decode: {e}"))
 }
 
 /// Raw uint8 pixels as RGB: grayscale is spread to three channels, alpha dropped, and
@@ -110,10 +108,14 @@ pub fn fitted_size(iw: u32, ih: u32, area: Rect) -> (u16, u16) {
     if iw == 0 || ih == 0 || area.width == 0 || area.height == 0 {
         return (0, 0);
     }
-    let scale = (f64::from(area.width) / f64::from(iw)).min(f64::from(area.height) * 2.0 / f64::from(ih));
+    let scale =
+        (f64::from(area.width) / f64::from(iw)).min(f64::from(area.height) * 2.0 / f64::from(ih));
     let w = (f64::from(iw) * scale).floor().max(1.0) as u16;
     let h_px = (f64::from(ih) * scale).floor().max(1.0) as u32;
-    (w.min(area.width), (h_px.div_ceil(2) as u16).min(area.height))
+    (
+        w.min(area.width),
+        (h_px.div_ceil(2) as u16).min(area.height),
+    )
 }
 
 impl Widget for HalfBlocks<'_> {

@@ -15,7 +15,6 @@ use crate::annotate::Token;
 use crate::example;
 use crate::frame::{FOOTER_LEN, Frame, HEADER_LEN, Header};
 use crate::payload::Decoded;
-use crate::pyfmt::text_f32;
 use crate::span::Span;
 use crate::wire::{self, Field, Value};
 
@@ -145,7 +144,10 @@ pub fn build(data: &[u8], frame: &Frame, decoded: Option<&Decoded<'_>>) -> Tree 
                 0,
                 None,
                 "trailing bytes",
-                format!("{} bytes, too short for a frame header", region_end - offset),
+                format!(
+                    "{} bytes, too short for a frame header",
+                    region_end - offset
+                ),
                 offset..region_end,
                 Vec::new(),
             );
@@ -199,16 +201,16 @@ pub fn build(data: &[u8], frame: &Frame, decoded: Option<&Decoded<'_>>) -> Tree 
     }
 }
 
-struct Builder<'a> {
-    nodes: Vec<Node>,
-    payload: &'a [u8],
+pub(super) struct Builder<'a> {
+    pub(super) nodes: Vec<Node>,
+    pub(super) payload: &'a [u8],
     /// File offset of payload position 0.
     base: u64,
-    shape: Option<(u32, u32, u32)>,
+    pub(super) shape: Option<(u32, u32, u32)>,
 }
 
 impl<'a> Builder<'a> {
-    fn push(
+    pub(super) fn push(
         &mut self,
         depth: usize,
         parent: Option<usize>,
@@ -230,18 +232,18 @@ impl<'a> Builder<'a> {
         self.nodes.len() - 1
     }
 
-    fn mark(&mut self, i: usize) {
+    pub(super) fn mark(&mut self, i: usize) {
         if let Some(n) = self.nodes.get_mut(i) {
             n.damaged = true;
         }
     }
 
-    fn mark_damaged(&mut self) {
+    pub(super) fn mark_damaged(&mut self) {
         let last = self.nodes.len().saturating_sub(1);
         self.mark(last);
     }
 
-    fn file(&self, span: Span) -> Range<u64> {
+    pub(super) fn file(&self, span: Span) -> Range<u64> {
         self.base + span.start as u64..self.base + span.end as u64
     }
 
@@ -283,8 +285,8 @@ impl<'a> Builder<'a> {
             if let Some(typed) = decoded.typed() {
                 self.shape = example::declared_shape(&example::top_features(&typed));
             }
-            let structured = decoded.kind.is_typed()
-                || decoded.kind == crate::payload::PayloadKind::Protobuf;
+            let structured =
+                decoded.kind.is_typed() || decoded.kind == crate::payload::PayloadKind::Protobuf;
             if structured {
                 self.message(&decoded.tree, 1, p, &mut Vec::new());
             } else if len > 0 {
@@ -373,12 +375,26 @@ impl<'a> Builder<'a> {
                 let type_name = message.descriptor.as_ref().map(|d| d.name().to_string());
                 match type_name.as_deref() {
                     Some("Features") => {
-                        let n = self.push(depth, Some(parent), label, String::new(), range, path.clone());
+                        let n = self.push(
+                            depth,
+                            Some(parent),
+                            label,
+                            String::new(),
+                            range,
+                            path.clone(),
+                        );
                         let count = self.features(message, depth + 1, n, path);
                         self.set_detail(n, format!("{count} features"));
                     }
                     Some("FeatureLists") => {
-                        let n = self.push(depth, Some(parent), label, String::new(), range, path.clone());
+                        let n = self.push(
+                            depth,
+                            Some(parent),
+                            label,
+                            String::new(),
+                            range,
+                            path.clone(),
+                        );
                         let count = self.feature_lists(message, depth + 1, n, path);
                         self.set_detail(n, format!("{count} feature lists"));
                     }
@@ -417,7 +433,14 @@ impl<'a> Builder<'a> {
                 self.items(&items, depth + 1, n, path);
                 if let Some(error) = error {
                     let r = self.file(Span::new(error.at.min(field.span.end), field.span.end));
-                    self.push(depth + 1, Some(n), "invalid", error.to_string(), r, path.clone());
+                    self.push(
+                        depth + 1,
+                        Some(n),
+                        "invalid",
+                        error.to_string(),
+                        r,
+                        path.clone(),
+                    );
                     self.mark_damaged();
                 }
             }
@@ -432,196 +455,43 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn set_detail(&mut self, i: usize, detail: String) {
+    pub(super) fn set_detail(&mut self, i: usize, detail: String) {
         if let Some(n) = self.nodes.get_mut(i) {
             n.detail = detail;
         }
     }
 
     /// List items as `[i]` nodes, the ones past [`LIST_LIMIT`] folded into one "… N more" node.
-    fn items(&mut self, items: &[(Span, String)], depth: usize, parent: usize, path: &[usize]) {
+    pub(super) fn items(
+        &mut self,
+        items: &[(Span, String)],
+        depth: usize,
+        parent: usize,
+        path: &[usize],
+    ) {
         for (i, (span, text)) in items.iter().take(LIST_LIMIT).enumerate() {
             let range = self.file(*span);
-            self.push(depth, Some(parent), format!("[{i}]"), text.clone(), range, path.to_vec());
+            self.push(
+                depth,
+                Some(parent),
+                format!("[{i}]"),
+                text.clone(),
+                range,
+                path.to_vec(),
+            );
         }
         if let (Some(first), Some(last)) = (items.get(LIST_LIMIT), items.last()) {
             let range = self.file(Span::new(first.0.start, last.0.end.max(first.0.start)));
             let more = items.len() - LIST_LIMIT;
-            self.push(depth, Some(parent), format!("… {more} more"), String::new(), range, path.to_vec());
+            self.push(
+                depth,
+                Some(parent),
+                format!("… {more} more"),
+                String::new(),
+                range,
+                path.to_vec(),
+            );
         }
-    }
-
-    /// The entries of a `Features` map, sorted by name; returns how many.
-    fn features(&mut self, features: &wire::Message, depth: usize, parent: usize, path: &mut Vec<usize>) -> usize {
-        let mut entries: Vec<(String, usize, &Field)> = features
-            .fields
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.number == 1)
-            .map(|(i, f)| (entry_key(self.payload, f), i, f))
-            .collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        let count = entries.len();
-        for (name, i, field) in entries {
-            path.push(i);
-            let range = self.file(field.span);
-            let n = self.push(depth, Some(parent), name, String::new(), range, path.clone());
-            let value = field.nested_message().and_then(|m| {
-                m.fields.iter().enumerate().rev().find(|(_, f)| f.number == 2)
-            });
-            let detail = match value {
-                Some((vi, vfield)) => {
-                    path.push(vi);
-                    let d = self.feature(vfield, depth + 1, n, path);
-                    path.pop();
-                    d
-                }
-                None => "(no value)".into(),
-            };
-            self.set_detail(n, detail);
-            path.pop();
-        }
-        self.message_errors(features, depth, parent, path);
-        count
-    }
-
-    fn message_errors(&mut self, message: &wire::Message, depth: usize, parent: usize, path: &[usize]) {
-        if let Some(error) = &message.error {
-            let range = self.file(Span::new(error.at.min(message.span.end), message.span.end));
-            self.push(depth, Some(parent), "invalid", error.to_string(), range, path.to_vec());
-            self.mark_damaged();
-        }
-    }
-
-    /// The values of one `Feature` (the field holding it is `field`); returns the summary line.
-    fn feature(&mut self, field: &Field, depth: usize, parent: usize, path: &mut Vec<usize>) -> String {
-        let Some(feature) = field.nested_message() else {
-            return "(not a Feature message)".into();
-        };
-        let Some((ki, list_field)) = feature.fields.iter().enumerate().next_back() else {
-            return "(no kind set)".into();
-        };
-        let kind = match list_field.number {
-            1 => "bytes",
-            2 => "float",
-            3 => "int64",
-            _ => "unknown",
-        };
-        let Some(list) = list_field.nested_message() else {
-            return format!("{kind} (not a list)");
-        };
-        path.push(ki);
-        let mut items: Vec<(Span, String)> = Vec::new();
-        let mut item_paths: Vec<Vec<usize>> = Vec::new();
-        for (fi, f) in list.fields.iter().enumerate().filter(|(_, f)| f.number == 1) {
-            let mut p = path.clone();
-            p.push(fi);
-            match &f.value {
-                Value::Bytes { data, .. } => {
-                    let bytes = data.slice(self.payload).unwrap_or_default();
-                    items.push((*data, example::bytes_summary(bytes, self.shape)));
-                    item_paths.push(p);
-                }
-                Value::Packed { elements, .. } => {
-                    for e in elements {
-                        items.push((e.span, number_text(kind, e.raw)));
-                        item_paths.push(p.clone());
-                    }
-                }
-                Value::Varint { span, raw } | Value::Fixed64 { span, raw } => {
-                    items.push((*span, number_text(kind, *raw)));
-                    item_paths.push(p);
-                }
-                Value::Fixed32 { span, raw } => {
-                    items.push((*span, number_text(kind, u64::from(*raw))));
-                    item_paths.push(p);
-                }
-                _ => {}
-            }
-        }
-        let n = items.len();
-        let shown: Vec<&str> = items.iter().take(3).map(|(_, t)| t.as_str()).collect();
-        let more = if n > 3 { format!(", … {} more", n - 3) } else { String::new() };
-        let summary = format!("{kind}[{n}] {}{more}", shown.join(", "));
-        for (i, ((span, text), p)) in items.iter().zip(&item_paths).enumerate() {
-            if i == LIST_LIMIT {
-                let last = items.last().map_or(span.end, |l| l.0.end);
-                let range = self.file(Span::new(span.start, last.max(span.start)));
-                self.push(depth, Some(parent), format!("… {} more", n - LIST_LIMIT), String::new(), range, p.clone());
-                break;
-            }
-            let range = self.file(*span);
-            let node = self.push(depth, Some(parent), format!("[{i}]"), text.clone(), range, p.clone());
-            if kind == "bytes" {
-                let value = self.file(*span);
-                if let Some(nd) = self.nodes.get_mut(node) {
-                    nd.value = Some(value);
-                }
-            }
-        }
-        self.message_errors(list, depth, parent, path);
-        path.pop();
-        summary
-    }
-
-    /// The entries of a `FeatureLists` map: name → steps → values; returns how many.
-    fn feature_lists(&mut self, lists: &wire::Message, depth: usize, parent: usize, path: &mut Vec<usize>) -> usize {
-        let mut entries: Vec<(String, usize, &Field)> = lists
-            .fields
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.number == 1)
-            .map(|(i, f)| (entry_key(self.payload, f), i, f))
-            .collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        let count = entries.len();
-        for (name, i, field) in entries {
-            path.push(i);
-            let range = self.file(field.span);
-            let n = self.push(depth, Some(parent), name, String::new(), range, path.clone());
-            let value = field.nested_message().and_then(|m| {
-                m.fields.iter().enumerate().rev().find(|(_, f)| f.number == 2)
-            });
-            let mut steps = 0;
-            if let Some((vi, vfield)) = value {
-                path.push(vi);
-                if let Some(list) = vfield.nested_message() {
-                    for (si, step) in list.fields.iter().enumerate().filter(|(_, f)| f.number == 1) {
-                        path.push(si);
-                        let r = self.file(step.span);
-                        let s = self.push(depth + 1, Some(n), format!("step {steps}"), String::new(), r, path.clone());
-                        let d = self.feature(step, depth + 2, s, path);
-                        self.set_detail(s, d);
-                        steps += 1;
-                        path.pop();
-                    }
-                }
-                path.pop();
-            }
-            self.set_detail(n, format!("{steps} steps"));
-            path.pop();
-        }
-        count
-    }
-}
-
-/// The key of a map entry field (its field 1 as text).
-fn entry_key(payload: &[u8], entry: &Field) -> String {
-    entry
-        .nested_message()
-        .and_then(|m| m.fields.iter().rev().find(|f| f.number == 1))
-        .and_then(|k| match &k.value {
-            Value::Bytes { data, .. } => data.slice(payload),
-            _ => None,
-        })
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .unwrap_or_default()
-}
-
-fn number_text(kind: &str, raw: u64) -> String {
-    match kind {
-        "float" => text_f32(f32::from_bits(raw as u32)),
-        _ => (raw as i64).to_string(),
     }
 }
 

@@ -124,7 +124,10 @@ impl App {
 
     fn render_preview(&self, rect: Rect, buf: &mut Buffer) {
         let (title, style) = match &self.preview {
-            Some(Ok(p)) => (format!(" image · {} · i: full size ", p.description), Color::DarkGray),
+            Some(Ok(p)) => (
+                format!(" image · {} · i: full size ", p.description),
+                Color::DarkGray,
+            ),
             Some(Err(_)) => (" image (broken) ".to_string(), Color::Red),
             None => (" image ".to_string(), Color::DarkGray),
         };
@@ -177,7 +180,13 @@ impl App {
         let style = self
             .token_under_cursor()
             .map_or(Style::default(), |t| hexview::role_style(t.role));
-        buf.set_stringn(rect.x, rect.y, format!("@{} {text}", self.view.cursor), usize::from(rect.width), style);
+        buf.set_stringn(
+            rect.x,
+            rect.y,
+            format!("@{} {text}", self.view.cursor),
+            usize::from(rect.width),
+            style,
+        );
     }
 
     fn render_status(&self, rect: Rect, buf: &mut Buffer) {
@@ -190,7 +199,13 @@ impl App {
                 PromptKind::Search => "search:",
             };
             let text = format!("{label} {}█  (Enter confirms, Esc cancels)", prompt.text);
-            buf.set_stringn(rect.x, rect.y, text, usize::from(rect.width), bar.add_modifier(Modifier::BOLD));
+            buf.set_stringn(
+                rect.x,
+                rect.y,
+                text,
+                usize::from(rect.width),
+                bar.add_modifier(Modifier::BOLD),
+            );
             return;
         }
         let Some(file) = self.file() else {
@@ -219,11 +234,21 @@ impl App {
             parts.push(self.message.clone());
         }
         let text = format!(" {}", parts.join(" │ "));
-        let style = if damaged > 0 { bar.fg(Color::LightRed) } else { bar };
+        let style = if damaged > 0 {
+            bar.fg(Color::LightRed)
+        } else {
+            bar
+        };
         let help = " ? help ";
         let room = usize::from(rect.width).saturating_sub(help.len());
         buf.set_stringn(rect.x, rect.y, text, room, style);
         let hx = rect.right().saturating_sub(help.len() as u16);
-        buf.set_stringn(hx, rect.y, help, help.len(), bar.add_modifier(Modifier::BOLD));
+        buf.set_stringn(
+            hx,
+            rect.y,
+            help,
+            help.len(),
+            bar.add_modifier(Modifier::BOLD),
+        );
     }
 }
