@@ -99,6 +99,21 @@ impl Decoder {
         }
     }
 
+    /// A decoder that reads the same way but shares no descriptor pool with this one, for a worker
+    /// thread (see [`Schema::independent_copy`]).
+    pub fn independent_copy(&self) -> Decoder {
+        let schema = self.schema.independent_copy();
+        let reading = match (&self.reading, schema.user_message()) {
+            (Reading::As(_), Some(message)) => Reading::As(message.clone()),
+            (reading, _) => reading.clone(),
+        };
+        Decoder {
+            schema,
+            reading,
+            likely: self.likely.clone(),
+        }
+    }
+
     /// Learns the file's usual kind from a sample of its payloads (the first non-empty ones).
     pub fn learn<'p>(&mut self, payloads: impl Iterator<Item = &'p [u8]>) {
         let mut counts: Vec<(PayloadKind, usize)> = Vec::new();

@@ -47,6 +47,8 @@ pub struct Schema {
     example: MessageDescriptor,
     sequence_example: MessageDescriptor,
     user_message: Option<MessageDescriptor>,
+    /// What the schema was compiled from, to compile an independent copy.
+    proto_files: Vec<PathBuf>,
 }
 
 impl Schema {
@@ -131,7 +133,20 @@ impl Schema {
             example,
             sequence_example,
             user_message,
+            proto_files: proto_files.to_vec(),
         })
+    }
+
+    /// The same schema compiled anew, sharing nothing with this one.
+    ///
+    /// Descriptors are reference-counted handles into one shared pool; threads decoding with the
+    /// same pool contend on that count. Each worker thread decodes with its own copy instead.
+    pub fn independent_copy(&self) -> Schema {
+        let message = self
+            .user_message
+            .as_ref()
+            .map(|m| m.full_name().to_string());
+        Self::compile(&self.proto_files, message.as_deref()).unwrap_or_else(|_| self.clone())
     }
 
     pub fn pool(&self) -> &DescriptorPool {

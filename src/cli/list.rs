@@ -33,6 +33,11 @@ pub struct FrameRow {
 
 /// Describes one frame: its payload kind and a summary, or what is wrong with it.
 pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {
+    describe_frame_with(input, &input.decoder, frame)
+}
+
+/// [`describe_frame`] with a given decoder (one per worker thread).
+pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> FrameRow {
     let data = input.data();
     let is_last = input.is_last(frame.index);
     if !frame.status.is_intact() {
@@ -52,7 +57,7 @@ pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {
             summary: String::new(),
         };
     };
-    let decoded = input.decoder.decode(payload);
+    let decoded = decoder.decode(payload);
     let (feature_count, summary) = match decoded.typed() {
         Some(typed)
             if decoded.kind == PayloadKind::Example
@@ -142,6 +147,26 @@ pub fn row_json(file: &str, row: &FrameRow) -> Json {
     Json::Object(members)
 }
 
+/// One output line for a frame: a JSON object or a table row.
+fn row_line(file: &str, row: &FrameRow, json: bool) -> String {
+    if json {
+        return row_json(file, row).to_string_sorted();
+    }
+    let f = &row.frame;
+    let kind = row.kind.as_ref().map_or(f.status.name(), |k| k.name());
+    let length = f.declared_length.map_or("-".to_string(), |l| l.to_string());
+    format!(
+        "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  {}",
+        f.index,
+        f.offset.0,
+        length,
+        verdict(f.status.length_crc_ok()),
+        verdict(f.status.data_crc_ok()),
+        kind,
+        row.summary
+    )
+}
+
 pub fn run(
     args: &ListArgs,
     decoder: &Decoder,
@@ -168,29 +193,25 @@ pub fn run(
                 "index", "offset", "length", "len-crc", "data-crc", "kind"
             )?;
         }
+        let workers = input.worker_decoders();
         let mut intact = 0usize;
         let mut next = 0;
-        while let Ok(frame) = input.frame(next) {
-            next += 1;
-            intact += usize::from(frame.status.is_intact());
-            let row = describe_frame(&input, frame);
-            if args.json {
-                writeln!(out, "{}", row_json(&name, &row).to_string_sorted())?;
-            } else {
-                let f = &row.frame;
-                let kind = row.kind.as_ref().map_or(f.status.name(), |k| k.name());
-                let length = f.declared_length.map_or("-".to_string(), |l| l.to_string());
-                writeln!(
-                    out,
-                    "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  {}",
-                    f.index,
-                    f.offset.0,
-                    length,
-                    verdict(f.status.length_crc_ok()),
-                    verdict(f.status.data_crc_ok()),
-                    kind,
-                    row.summary
-                )?;
+        loop {
+            let frames = input.batch(next, None, if next == 0 { 64 } else { 4096 });
+            if frames.is_empty() {
+                break;
+            }
+            next += frames.len();
+            intact += frames.iter().filter(|f| f.status.is_intact()).count();
+            let lines = input.map_frames(frames, &workers, |input, decoder, frame| {
+                row_line(
+                    &name,
+                    &describe_frame_with(input, decoder, frame),
+                    args.json,
+                )
+            });
+            for line in lines {
+                writeln!(out, "{line}")?;
             }
         }
         let damaged = input.index.damaged_count();

@@ -80,7 +80,12 @@ pub struct DecodeArgs {
     #[arg(long, global = true, conflicts_with = "message")]
     pub raw: bool,
     /// Compression of the inputs: auto (detect GZIP/ZLIB from the first bytes), none, gzip, zlib.
-    #[arg(long, value_name = "auto|none|gzip|zlib", default_value = "auto", global = true)]
+    #[arg(
+        long,
+        value_name = "auto|none|gzip|zlib",
+        default_value = "auto",
+        global = true
+    )]
     pub compression: crate::compress::Mode,
     /// Refuse to decompress an input to more than this many bytes (K, M, G suffixes; default 8G).
     #[arg(long, value_name = "BYTES", value_parser = crate::compress::parse_size, global = true)]
@@ -179,6 +184,61 @@ impl Input {
     /// Whether frame `index` is the file's last.
     pub fn is_last(&self, index: usize) -> bool {
         self.index.is_complete() && index + 1 == self.index.len()
+    }
+
+    /// Up to `size` frames from `start` (not reaching `end`), scanning as far as they need.
+    ///
+    /// Commands decode a batch on all cores ([`Input::map_frames`]), then print it in order, so output keeps the file's
+    /// order and starts after the first small batch.
+    pub fn batch(&mut self, start: usize, end: Option<usize>, size: usize) -> Vec<Frame> {
+        let stop = end.map_or(start + size, |end| end.min(start + size));
+        (start..stop).map_while(|i| self.frame(i).ok()).collect()
+    }
+
+    /// One decoder per core for [`Input::map_frames`], each with its own descriptor pool.
+    pub fn worker_decoders(&self) -> Vec<Decoder> {
+        let cores = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(16);
+        (0..cores)
+            .map(|_| self.decoder.independent_copy())
+            .collect()
+    }
+
+    /// Applies `f` to `frames` on one thread per decoder, keeping the frames' order.
+    pub fn map_frames<T: Send>(
+        &self,
+        frames: Vec<Frame>,
+        decoders: &[Decoder],
+        f: impl Fn(&Input, &Decoder, Frame) -> T + Sync,
+    ) -> Vec<T> {
+        let per_thread = frames.len().div_ceil(decoders.len().max(1)).max(1);
+        if decoders.len() < 2 || frames.len() < 64 {
+            let decoder = decoders.first().unwrap_or(&self.decoder);
+            return frames
+                .into_iter()
+                .map(|frame| f(self, decoder, frame))
+                .collect();
+        }
+        std::thread::scope(|scope| {
+            let f = &f;
+            let handles: Vec<_> = frames
+                .chunks(per_thread)
+                .zip(decoders)
+                .map(|(chunk, decoder)| {
+                    scope.spawn(move || {
+                        chunk
+                            .iter()
+                            .map(|fr| f(self, decoder, *fr))
+                            .collect::<Vec<T>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
     }
 
     /// Frame `index`, scanning up to it; an error naming the frame count when there is none.

@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use super::{Input, Status, report_unusable};
 use crate::damage;
 use crate::example::{self, FeatureValues};
+use crate::frame::Frame;
 use crate::jsonformat::{message_to_json, raw_payload_json};
 use crate::payload::{Decoded, Decoder, PayloadKind};
 use crate::textformat::{bytes_to_text, message_to_text, raw_message_to_text};
@@ -80,55 +81,91 @@ pub fn run(
         }
         (None, None) => (0, None, false),
     };
+    let workers = input.worker_decoders();
     let mut status = Status::Clean;
-    let mut index = start;
-    while end.is_none_or(|end| index < end) {
-        // Frames are indexed as output proceeds, so the first record prints at once.
-        let Ok(frame) = input.frame(index) else { break };
-        index += 1;
-        let data = input.data();
-        let Some(payload) = frame.payload(data) else {
-            eprintln!(
-                "{}: record {} at byte {}: skipped: {}",
-                input.name(),
-                frame.index,
-                frame.offset,
-                damage::describe(&frame, data, input.is_last(frame.index))
-            );
-            status = Status::Damage;
-            continue;
-        };
-        if !frame.status.is_intact() {
-            status = Status::Damage;
-            eprintln!(
-                "{}: record {} at byte {}: payload CRC mismatch, shown anyway",
-                input.name(),
-                frame.index,
-                frame.offset
-            );
+    let mut next = start;
+    loop {
+        // Frames are indexed as output proceeds, so the first record prints at once; each batch
+        // is rendered on all cores, then printed in order.
+        let frames = input.batch(next, end, if next == start { 64 } else { 4096 });
+        if frames.is_empty() {
+            break;
         }
-        let decoded = input.decoder.decode(payload);
-        if let Some(invalid) = &decoded.invalid {
-            eprintln!(
-                "{}: record {}: not a valid {}: {invalid} (file byte {})",
-                input.name(),
-                frame.index,
-                input.decoder.expected_name(),
-                frame.offset.0 + crate::frame::HEADER_LEN + invalid_at(invalid) as u64
-            );
-        }
-        match args.format {
-            Format::Text => {
-                if !single {
-                    writeln!(out, "# record {}", frame.index)?;
-                }
-                out.write_all(text_of(&decoded).as_bytes())?;
+        next += frames.len();
+        let rendered = input.map_frames(frames, &workers, |input, decoder, frame| {
+            render(input, decoder, frame, args.format, single)
+        });
+        for record in rendered {
+            for note in &record.notes {
+                eprintln!("{}: {note}", input.name());
             }
-            Format::Json => writeln!(out, "{}", json_of(&input, &decoded))?,
-            Format::Tree => write_tree(out, frame.index, frame.offset.0, &decoded)?,
+            out.write_all(record.output.as_bytes())?;
+            status = status.max(record.status);
         }
     }
     Ok(status)
+}
+
+/// One record's output, the notes about it for stderr, and its status.
+struct Rendered {
+    output: String,
+    notes: Vec<String>,
+    status: Status,
+}
+
+fn render(
+    input: &Input,
+    decoder: &Decoder,
+    frame: Frame,
+    format: Format,
+    single: bool,
+) -> Rendered {
+    let data = input.data();
+    let mut notes = Vec::new();
+    let Some(payload) = frame.payload(data) else {
+        let problem = damage::describe(&frame, data, input.is_last(frame.index));
+        notes.push(format!(
+            "record {} at byte {}: skipped: {problem}",
+            frame.index, frame.offset
+        ));
+        return Rendered {
+            output: String::new(),
+            notes,
+            status: Status::Damage,
+        };
+    };
+    let mut status = Status::Clean;
+    if !frame.status.is_intact() {
+        status = Status::Damage;
+        notes.push(format!(
+            "record {} at byte {}: payload CRC mismatch, shown anyway",
+            frame.index, frame.offset
+        ));
+    }
+    let decoded = decoder.decode(payload);
+    if let Some(invalid) = &decoded.invalid {
+        notes.push(format!(
+            "record {}: not a valid {}: {invalid} (file byte {})",
+            frame.index,
+            decoder.expected_name(),
+            frame.offset.0 + crate::frame::HEADER_LEN + invalid_at(invalid) as u64
+        ));
+    }
+    let output = match format {
+        Format::Text if single => text_of(&decoded),
+        Format::Text => format!("# record {}\n{}", frame.index, text_of(&decoded)),
+        Format::Json => format!("{}\n", json_of(decoder, &decoded)),
+        Format::Tree => {
+            let mut out = Vec::new();
+            let _ = write_tree(&mut out, frame.index, frame.offset.0, &decoded);
+            String::from_utf8_lossy(&out).into_owned()
+        }
+    };
+    Rendered {
+        output,
+        notes,
+        status,
+    }
 }
 
 fn invalid_at(invalid: &crate::decode::Invalid) -> usize {
@@ -148,14 +185,11 @@ pub fn text_of(decoded: &Decoded<'_>) -> String {
 }
 
 /// The JSON rendering of one payload.
-pub fn json_of(input: &Input, decoded: &Decoded<'_>) -> String {
+pub fn json_of(decoder: &Decoder, decoded: &Decoded<'_>) -> String {
     match decoded.typed() {
         Some(typed) => message_to_json(&typed).to_string_sorted(),
-        None => raw_payload_json(
-            decoded.payload,
-            input.decoder.parses_as_example(decoded.payload),
-        )
-        .to_string_sorted(),
+        None => raw_payload_json(decoded.payload, decoder.parses_as_example(decoded.payload))
+            .to_string_sorted(),
     }
 }
 
