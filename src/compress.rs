@@ -363,7 +363,7 @@ fn inflate(
                     let (kind, detail) = if rest.is_empty() {
                         (
                             StreamProblemKind::Truncated,
-                            "the compressed stream ends early (EOF reached)".to_string(),
+                            "the compressed data ends early (EOF reached)".to_string(),
                         )
                     } else {
                         (
@@ -419,7 +419,7 @@ fn gzip_header_len(member: &[u8]) -> Result<usize, (StreamProblemKind, String)> 
     let truncated = || {
         (
             StreamProblemKind::Truncated,
-            "the compressed stream ends inside a gzip header (EOF reached)".to_string(),
+            "the compressed data ends inside a gzip header (EOF reached)".to_string(),
         )
     };
     let fixed = member.get(..10).ok_or_else(truncated)?;
@@ -491,7 +491,7 @@ fn decode_gzip(data: &[u8], out: &mut Output) -> Result<Option<StreamProblem>, L
                 kind: StreamProblemKind::Truncated,
                 compressed_offset: data.len() as u64,
                 decompressed_offset: out.bytes.len() as u64,
-                detail: "the compressed stream ends inside a gzip trailer (EOF reached)".into(),
+                detail: "the compressed data ends inside a gzip trailer (EOF reached)".into(),
             }));
         };
         let mut crc = Crc::new();

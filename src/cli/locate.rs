@@ -149,7 +149,7 @@ pub fn run(args: &LocateArgs, read: &Options, out: &mut impl Write) -> Result<St
                 source.len()
             )?;
             if let Some(p) = &info.problem {
-                writeln!(out, "{name}: the compressed stream is damaged: {p}")?;
+                writeln!(out, "{name}: compressed stream damaged: {p}")?;
             }
         }
         writeln!(out, "{name}: {}", loc.explanation)?;

@@ -247,7 +247,7 @@ pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<S
             )?;
         }
         if let Some(p) = stream_problem {
-            writeln!(out, "{input}: the compressed stream is damaged: {p}")?;
+            writeln!(out, "{input}: compressed stream damaged: {p}")?;
         }
         for frame in &plan.dropped {
             writeln!(
@@ -269,10 +269,15 @@ pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<S
         }
         writeln!(
             out,
-            "{}: kept {} records, dropped {} damaged frames, skipped {} bytes; wrote {} bytes",
+            "{}: kept {} records, dropped {} damaged {}, skipped {} bytes; wrote {} bytes",
             args.output.display(),
             plan.kept.len(),
             plan.dropped.len(),
+            if plan.dropped.len() == 1 {
+                "frame"
+            } else {
+                "frames"
+            },
             plan.skipped_bytes(),
             written
         )?;

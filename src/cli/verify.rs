@@ -36,7 +36,8 @@ pub struct VerifyArgs {
 
 /// One damaged frame.
 struct Problem {
-    index: usize,
+    /// The frame's index; `None` for a problem of the compressed stream.
+    index: Option<usize>,
     offset: u64,
     region_end: u64,
     status: &'static str,
@@ -62,7 +63,7 @@ fn check(path: &Path, read: &Options) -> Result<Report, Error> {
     let mut problems: Vec<Problem> = index
         .damaged_frames(data)
         .map(|frame| Problem {
-            index: frame.index,
+            index: Some(frame.index),
             offset: frame.offset.0,
             region_end: frame.region_end.0,
             status: frame.status.name(),
@@ -74,13 +75,13 @@ fn check(path: &Path, read: &Options) -> Result<Report, Error> {
     let compression = source.compression().cloned();
     if let Some(p) = compression.as_ref().and_then(|c| c.problem.as_ref()) {
         problems.push(Problem {
-            index: count,
+            index: None,
             offset: p.decompressed_offset,
             region_end: p.decompressed_offset,
             status: p.kind.name(),
             tensorflow_offset: None,
             compressed_offset: Some(p.compressed_offset),
-            description: format!("the compressed stream is damaged: {p}"),
+            description: format!("compressed stream damaged: {p}"),
         });
     }
     Ok(Report {
@@ -94,7 +95,10 @@ fn check(path: &Path, read: &Options) -> Result<Report, Error> {
 fn problem_json(p: &Problem) -> Json {
     let number = |n: u64| Json::Literal(n.to_string());
     let mut members = vec![
-        ("index".to_string(), Json::Literal(p.index.to_string())),
+        (
+            "index".to_string(),
+            p.index.map_or(Json::Null, |i| Json::Literal(i.to_string())),
+        ),
         ("offset".into(), number(p.offset)),
         ("status".into(), Json::String(p.status.into())),
         (
@@ -185,11 +189,14 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
             writeln!(out, "{}", Json::Object(members).to_string_sorted())?;
         } else {
             for p in &report.problems {
-                writeln!(
-                    out,
-                    "{name}: frame {} at byte {}: {}",
-                    p.index, p.offset, p.description
-                )?;
+                match p.index {
+                    Some(index) => writeln!(
+                        out,
+                        "{name}: frame {index} at byte {}: {}",
+                        p.offset, p.description
+                    )?,
+                    None => writeln!(out, "{name}: {}", p.description)?,
+                }
             }
             let verdict = if damaged == 0 { "OK" } else { "DAMAGED" };
             let compressed = report
