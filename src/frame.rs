@@ -284,6 +284,23 @@ struct Resync {
     claimed_end: u64,
 }
 
+/// New entries of a [`FrameIndex`] and its scan state after them (see [`FrameIndex::delta_since`]).
+#[derive(Debug, Clone)]
+pub struct IndexDelta {
+    first: usize,
+    entries: Vec<u64>,
+    pos: u64,
+    resync: Option<Resync>,
+    damaged: usize,
+}
+
+impl IndexDelta {
+    /// How many entries the copy will have after applying this delta.
+    pub fn end(&self) -> usize {
+        self.first + self.entries.len()
+    }
+}
+
 /// The incremental frame index of one TFRecord stream.
 #[derive(Debug, Clone)]
 pub struct FrameIndex {
@@ -401,6 +418,32 @@ impl FrameIndex {
     /// Frames found so far that are not intact.
     pub fn damaged_count(&self) -> usize {
         self.damaged
+    }
+
+    /// The entries found from `first` on, with the scan state after them, to bring a copy of this
+    /// index (in another thread) up to date without copying what it already has.
+    pub fn delta_since(&self, first: usize) -> IndexDelta {
+        IndexDelta {
+            first,
+            entries: self.entries.get(first..).unwrap_or_default().to_vec(),
+            pos: self.pos,
+            resync: self.resync,
+            damaged: self.damaged,
+        }
+    }
+
+    /// Applies a delta from a copy of this index that scanned further. Returns false (and changes
+    /// nothing) when the delta starts past this index's end or belongs to another stream.
+    pub fn apply(&mut self, delta: IndexDelta) -> bool {
+        if delta.first > self.entries.len() || delta.pos > self.file_len {
+            return false;
+        }
+        self.entries.truncate(delta.first);
+        self.entries.extend_from_slice(&delta.entries);
+        self.pos = delta.pos;
+        self.resync = delta.resync;
+        self.damaged = delta.damaged;
+        true
     }
 
     /// The frame at `index`, reading its length from `data`.
@@ -588,6 +631,37 @@ pub(crate) mod tests {
         }
         assert!(steps > 3);
         assert_eq!(full.entries, stepwise.entries);
+    }
+
+    #[test]
+    fn deltas_bring_a_copy_up_to_date() {
+        let mut data = encode_records(&[b"a", b"bb", b"ccc", b"dddd", b"eeeee"]);
+        data[30] ^= 1;
+        let full = FrameIndex::build(&data);
+        let mut background = FrameIndex::new(data.len() as u64);
+        background.scan(&data, 20);
+        let mut ui = background.clone();
+        let mut sent = ui.len();
+        while !background.scan(&data, 7) {
+            let delta = background.delta_since(sent);
+            sent = delta.end();
+            assert!(ui.apply(delta));
+        }
+        assert!(ui.apply(background.delta_since(sent)));
+        assert_eq!(ui.entries, full.entries);
+        assert_eq!(ui.damaged_count(), full.damaged_count());
+        assert!(ui.is_complete());
+        let gap = full.delta_since(full.len());
+        assert!(
+            !FrameIndex::new(data.len() as u64).apply(
+                FrameIndex {
+                    pos: 0,
+                    ..full.clone()
+                }
+                .delta_since(3)
+            )
+        );
+        assert!(ui.apply(gap));
     }
 
     #[test]

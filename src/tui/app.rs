@@ -19,7 +19,7 @@ use super::preview::{self, Picture};
 use super::tree::{self, Tree};
 use crate::annotate::{Token, frame_tokens};
 use crate::cli::Input;
-use crate::frame::{Frame, FrameIndex};
+use crate::frame::{Frame, FrameIndex, IndexDelta};
 use crate::payload::Decoder;
 
 /// Which pane has the keyboard.
@@ -177,14 +177,12 @@ impl App {
         layout::panes(self.screen, self.preview.is_some())
     }
 
-    /// Takes a newer index of file `file` from the background indexer.
-    pub fn index_update(&mut self, file: usize, index: FrameIndex, done: bool) {
+    /// Takes the frames the background indexer found in file `file` since its last report.
+    pub fn index_update(&mut self, file: usize, delta: IndexDelta, done: bool) {
         let Some(view) = self.files.get_mut(file) else {
             return;
         };
-        if index.scanned() >= view.input.index.scanned() {
-            view.input.index = index;
-        }
+        view.input.index.apply(delta);
         view.indexing = !done && !view.input.index.is_complete();
         // The last row's summary depends on whether it is the file's last frame.
         self.rows.clear();

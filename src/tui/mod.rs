@@ -36,19 +36,19 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
 use crate::cli::{DecodeArgs, Status};
-use crate::frame::FrameIndex;
+use crate::frame::{FrameIndex, IndexDelta};
 use crate::source::Source;
 use app::{App, Effect};
 
 /// Bytes the background indexer scans between progress reports.
 const INDEX_STEP: u64 = 64 << 20;
-/// Least time between two index snapshots sent to the UI (each is a copy of the index).
+/// Least time between two reports of newly indexed frames sent to the UI.
 const SNAPSHOT_EVERY: Duration = Duration::from_millis(250);
 
-/// A newer index of file `file`; `done` when the scan reached the end.
+/// Frames newly found in file `file`; `done` when the scan reached the end.
 struct IndexReport {
     file: usize,
-    index: FrameIndex,
+    delta: IndexDelta,
     done: bool,
 }
 
@@ -81,7 +81,7 @@ fn event_loop(
     let mut dirty = true;
     while !app.quit {
         while let Ok(report) = reports.try_recv() {
-            app.index_update(report.file, report.index, report.done);
+            app.index_update(report.file, report.delta, report.done);
             dirty = true;
         }
         if dirty {
@@ -106,7 +106,7 @@ fn event_loop(
 /// Indexes every file not yet complete in one background thread, file after file.
 fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
     let (tx, rx) = mpsc::channel();
-    let mut jobs: Vec<(usize, PathBuf)> = Vec::new();
+    let mut jobs: Vec<(usize, PathBuf, FrameIndex)> = Vec::new();
     let mut reopen_failed = false;
     for (i, file) in app.files.iter().enumerate() {
         if !file.indexing {
@@ -115,7 +115,8 @@ fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
         let path = file.input.source.path();
         // A pipe or special file cannot be read a second time: index it here instead.
         if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-            jobs.push((i, path.to_path_buf()));
+            // The thread continues from what the UI has indexed so far and sends only new frames.
+            jobs.push((i, path.to_path_buf(), file.input.index.clone()));
         } else {
             reopen_failed = true;
         }
@@ -130,8 +131,8 @@ fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
     }
     if !jobs.is_empty() {
         std::thread::spawn(move || {
-            for (file, path) in jobs {
-                if index_file(file, &path, &tx).is_err() {
+            for (file, path, index) in jobs {
+                if index_file(file, &path, index, &tx).is_err() {
                     return;
                 }
             }
@@ -140,30 +141,37 @@ fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
     rx
 }
 
-/// Scans one file in [`INDEX_STEP`]s, sending snapshots; stops when the UI has gone.
-fn index_file(file: usize, path: &Path, tx: &Sender<IndexReport>) -> Result<(), ()> {
-    let Ok(source) = Source::open(path) else {
-        let index = FrameIndex::new(0);
+/// Scans one file onward from `index` in [`INDEX_STEP`]s, sending the frames found since the last
+/// report; stops when the UI has gone.
+fn index_file(
+    file: usize,
+    path: &Path,
+    mut index: FrameIndex,
+    tx: &Sender<IndexReport>,
+) -> Result<(), ()> {
+    let source = Source::open(path)
+        .ok()
+        .filter(|s| s.len() == index.file_len());
+    let Some(source) = source else {
+        // The file changed or vanished since it was opened: keep what the UI has.
+        let delta = index.delta_since(index.len());
         return tx
             .send(IndexReport {
                 file,
-                index,
+                delta,
                 done: true,
             })
             .map_err(|_| ());
     };
     let data = source.bytes();
-    let mut index = FrameIndex::new(source.len());
+    let mut sent = index.len();
     let mut last = Instant::now();
     loop {
         let done = index.scan(data, INDEX_STEP);
         if done || last.elapsed() >= SNAPSHOT_EVERY {
-            let report = IndexReport {
-                file,
-                index: index.clone(),
-                done,
-            };
-            tx.send(report).map_err(|_| ())?;
+            let delta = index.delta_since(sent);
+            sent = delta.end();
+            tx.send(IndexReport { file, delta, done }).map_err(|_| ())?;
             last = Instant::now();
         }
         if done {
