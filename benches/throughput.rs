@@ -259,6 +259,57 @@ fn main() {
     );
 
     streaming_output(&shards[1].path);
+    inspector(&shards);
+}
+
+/// The interactive inspector drawn into a TestBackend: time to the first frame on each 1 GiB file,
+/// and key press to redraw with the 4M-frame file fully indexed.
+fn inspector(shards: &[Shard]) {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use tfr_inspect::tui::app::App;
+    use tfr_inspect::tui::keymap::{Action, PromptKind};
+
+    let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+    let draw = |terminal: &mut Terminal<TestBackend>, app: &App| {
+        terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    };
+    for shard in shards {
+        let start = Instant::now();
+        let mut app = App::open(std::slice::from_ref(&shard.path), &decoder).unwrap();
+        app.update(Action::Resize { width: 160, height: 48 });
+        let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+        draw(&mut terminal, &app);
+        println!("{:<16} TUI: open and draw frame 0 of a {:.2} GiB file: {:.1?} (target < 50 ms)", shard.name,
+            std::fs::metadata(&shard.path).unwrap().len() as f64 / (1u64 << 30) as f64, start.elapsed());
+    }
+    let small = &shards[1];
+    let mut app = App::open(std::slice::from_ref(&small.path), &decoder).unwrap();
+    app.update(Action::Resize { width: 160, height: 48 });
+    app.index_now();
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    draw(&mut terminal, &app);
+    let mut keys = vec![Action::Down, Action::PageDown, Action::End, Action::Home, Action::NextPane, Action::Down, Action::PrevPane];
+    keys.push(Action::Prompt(PromptKind::Record));
+    keys.extend("2000000".chars().map(Action::Input));
+    keys.push(Action::Submit);
+    let mut times = Vec::new();
+    for _ in 0..20 {
+        for key in &keys {
+            let start = Instant::now();
+            app.update(*key);
+            draw(&mut terminal, &app);
+            times.push(start.elapsed());
+        }
+    }
+    times.sort();
+    println!(
+        "TUI with {} frames indexed: key press to redraw median {:.2?}, worst {:.2?} over {} presses",
+        app.frame_count(),
+        times[times.len() / 2],
+        times[times.len() - 1],
+        times.len()
+    );
 }
 
 /// Time to the first line of `show --format json` and `hex` on the small-record file (a streaming
