@@ -115,30 +115,51 @@ struct Shard {
 /// Environment variable that turns this binary into the memory probe for one file.
 const RSS_PROBE: &str = "TFR_BENCH_RSS_PROBE";
 
-/// Opens the file as the CLI does, indexes it fully, decodes its first and last records, and
-/// prints RssAnon before and after, and the frame count.
-fn rss_probe(path: &Path) {
+/// Opens the file as the CLI (`cli:PATH`) or the inspector (`tui:PATH`) does, indexes it fully,
+/// looks at its first and last records, and prints RssAnon before and after, and the frame count.
+fn rss_probe(spec: &str) {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use tfr_inspect::tui::app::App;
+    use tfr_inspect::tui::keymap::Action;
+
+    let (mode, path) = spec.split_once(':').unwrap();
+    let path = Path::new(path);
     let start = rss_anon_kib().unwrap_or(0);
     let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
-    let mut input = tfr_inspect::cli::Input::open(path, &decoder).unwrap();
-    input.settle_all();
-    let last = input.index.len() - 1;
-    for n in [0, last] {
-        let frame = input.frame(n).unwrap();
-        let data = input.data();
-        let decoded = input.decoder.decode(frame.payload(data).unwrap());
-        black_box(frame_tokens(data, &frame, Some(&decoded)));
-    }
-    println!(
-        "{start} {} {}",
-        rss_anon_kib().unwrap_or(0),
-        input.index.len()
-    );
+    let frames = if mode == "tui" {
+        let mut app = App::open(&[path.to_path_buf()], &decoder).unwrap();
+        app.update(Action::Resize {
+            width: 160,
+            height: 48,
+        });
+        app.index_now();
+        let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+        for key in [Action::End, Action::Home] {
+            app.update(key);
+            terminal.draw(|f| f.render_widget(&app, f.area())).unwrap();
+        }
+        // Measured while the app is alive.
+        (app.frame_count(), rss_anon_kib().unwrap_or(0))
+    } else {
+        let mut input = tfr_inspect::cli::Input::open(path, &decoder).unwrap();
+        input.settle_all();
+        let last = input.index.len() - 1;
+        for n in [0, last] {
+            let frame = input.frame(n).unwrap();
+            let data = input.data();
+            let decoded = input.decoder.decode(frame.payload(data).unwrap());
+            black_box(frame_tokens(data, &frame, Some(&decoded)));
+        }
+        (input.index.len(), rss_anon_kib().unwrap_or(0))
+    };
+    let (frames, end) = frames;
+    println!("{start} {end} {frames}");
 }
 
 fn main() {
-    if let Some(path) = std::env::var_os(RSS_PROBE) {
-        rss_probe(Path::new(&path));
+    if let Ok(spec) = std::env::var(RSS_PROBE) {
+        rss_probe(&spec);
         return;
     }
     let scale: f64 = std::env::var("TFR_BENCH_SCALE")
@@ -239,24 +260,26 @@ fn main() {
 
     // Anonymous memory of a fresh process inspecting the 4M-frame file (page-cache pages of the
     // mapped file are not anonymous memory, so payloads cost nothing here).
-    let child = std::process::Command::new(std::env::current_exe().unwrap())
-        .env(RSS_PROBE, &shards[1].path)
-        .output()
-        .unwrap();
-    let probe = String::from_utf8_lossy(&child.stdout);
-    let mut numbers = probe
-        .split_whitespace()
-        .filter_map(|w| w.parse::<u64>().ok());
-    let (start_kib, end_kib, frames) = (
-        numbers.next().unwrap_or(0),
-        numbers.next().unwrap_or(0),
-        numbers.next().unwrap_or(1),
-    );
-    let budget_kib = 32 * 1024 + 16 * frames / 1024;
-    println!(
-        "RssAnon inspecting {frames} frames: {end_kib} KiB ({start_kib} KiB at start); budget 32 MiB + 16 B/frame = {budget_kib} KiB -> {:.2}x of budget",
-        end_kib as f64 / budget_kib as f64
-    );
+    for mode in ["cli", "tui"] {
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
+            .env(RSS_PROBE, format!("{mode}:{}", shards[1].path.display()))
+            .output()
+            .unwrap();
+        let probe = String::from_utf8_lossy(&child.stdout);
+        let mut numbers = probe
+            .split_whitespace()
+            .filter_map(|w| w.parse::<u64>().ok());
+        let (start_kib, end_kib, frames) = (
+            numbers.next().unwrap_or(0),
+            numbers.next().unwrap_or(0),
+            numbers.next().unwrap_or(1),
+        );
+        let budget_kib = 32 * 1024 + 16 * frames / 1024;
+        println!(
+            "RssAnon, {mode} inspecting {frames} frames: {end_kib} KiB ({start_kib} KiB at start); budget 32 MiB + 16 B/frame = {budget_kib} KiB -> {:.2}x of budget",
+            end_kib as f64 / budget_kib as f64
+        );
+    }
 
     streaming_output(&shards[1].path);
     inspector(&shards);
@@ -277,19 +300,37 @@ fn inspector(shards: &[Shard]) {
     for shard in shards {
         let start = Instant::now();
         let mut app = App::open(std::slice::from_ref(&shard.path), &decoder).unwrap();
-        app.update(Action::Resize { width: 160, height: 48 });
+        app.update(Action::Resize {
+            width: 160,
+            height: 48,
+        });
         let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
         draw(&mut terminal, &app);
-        println!("{:<16} TUI: open and draw frame 0 of a {:.2} GiB file: {:.1?} (target < 50 ms)", shard.name,
-            std::fs::metadata(&shard.path).unwrap().len() as f64 / (1u64 << 30) as f64, start.elapsed());
+        println!(
+            "{:<16} TUI: open and draw frame 0 of a {:.2} GiB file: {:.1?} (target < 50 ms)",
+            shard.name,
+            std::fs::metadata(&shard.path).unwrap().len() as f64 / (1u64 << 30) as f64,
+            start.elapsed()
+        );
     }
     let small = &shards[1];
     let mut app = App::open(std::slice::from_ref(&small.path), &decoder).unwrap();
-    app.update(Action::Resize { width: 160, height: 48 });
+    app.update(Action::Resize {
+        width: 160,
+        height: 48,
+    });
     app.index_now();
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
     draw(&mut terminal, &app);
-    let mut keys = vec![Action::Down, Action::PageDown, Action::End, Action::Home, Action::NextPane, Action::Down, Action::PrevPane];
+    let mut keys = vec![
+        Action::Down,
+        Action::PageDown,
+        Action::End,
+        Action::Home,
+        Action::NextPane,
+        Action::Down,
+        Action::PrevPane,
+    ];
     keys.push(Action::Prompt(PromptKind::Record));
     keys.extend("2000000".chars().map(Action::Input));
     keys.push(Action::Submit);
