@@ -1,0 +1,28 @@
+//! GZIP and ZLIB decoding of arbitrary bytes under a small limit: never more output than the limit,
+//! and problem offsets that lie inside the input and the output.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tfr_inspect::compress::{self, Compression, Mode};
+
+const LIMIT: u64 = 1 << 20;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = compress::choose(data, Mode::Auto);
+    for kind in [Compression::Gzip, Compression::Zlib] {
+        match compress::decompress(data, kind, LIMIT) {
+            Ok(decoded) => {
+                assert!(decoded.bytes.len() as u64 <= LIMIT);
+                if let Some(problem) = decoded.problem {
+                    assert!(problem.compressed_offset <= data.len() as u64, "{problem:?}");
+                    assert_eq!(problem.decompressed_offset, decoded.bytes.len() as u64);
+                    let _ = problem.to_string();
+                }
+            }
+            Err(e) => {
+                assert_eq!(e.limit, LIMIT);
+                assert!(e.compressed_offset <= data.len() as u64);
+            }
+        }
+    }
+});

@@ -1,0 +1,33 @@
+//! The Example / SequenceExample view model over whatever the decoder makes of arbitrary bytes.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use tfr_inspect::example;
+use tfr_inspect::payload::{Decoder, Reading};
+use tfr_inspect::schema::Schema;
+
+fn decoder() -> &'static Decoder {
+    static DECODER: OnceLock<Decoder> = OnceLock::new();
+    DECODER.get_or_init(|| Decoder::new(Schema::builtin(), Reading::Auto))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let decoded = decoder().decode(data);
+    let Some(typed) = decoded.typed() else {
+        return;
+    };
+    let features = example::top_features(&typed);
+    let shape = example::declared_shape(&features);
+    for feature in &features {
+        let _ = feature.values.kind_name();
+        let _ = feature.values.single_int();
+        let _ = example::values_summary(&feature.values, shape, 8);
+    }
+    for (_, steps) in example::feature_lists_of(&typed) {
+        for values in &steps {
+            let _ = example::values_summary(values, None, 4);
+        }
+    }
+});
