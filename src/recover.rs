@@ -169,7 +169,14 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
     let stream_len = data.len() as u64;
     let frames: Vec<Frame> = index.frames(data).collect();
     let strict_reads = frames.iter().take_while(|f| f.status.is_intact()).count();
-    let frame = index.frame_containing(data, offset);
+    // TensorFlow's offset names a damaged frame even when an intact frame found by resync starts
+    // exactly there (a data-CRC frame whose header overlaps the next intact frame), so that
+    // reading wins over the frame whose region holds the byte.
+    let frame = frames
+        .iter()
+        .find(|f| f.tensorflow_offset().map(|o| o.0) == Some(offset))
+        .copied()
+        .or_else(|| index.frame_containing(data, offset));
     let mut location = Location {
         offset,
         stream_len,
@@ -484,6 +491,39 @@ mod tests {
         let mut out = Vec::new();
         plan.write(&data, &mut out).unwrap();
         assert_eq!(out, encode_records(&[b"first", b"third"]));
+    }
+
+    /// Found by the `frame_index` fuzz target: frame 1 (data CRC mismatch at 11) has its
+    /// TensorFlow offset 23 exactly where resync finds intact frame 2.
+    #[rustfmt::skip]
+    const OVERLAP: [u8; 130] = [
+        0x53, 0x00, 0x00, 0x9c, 0xc6, 0x18, 0x40, 0x69, 0x97, 0xfb, 0x30, 0x53, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x0d, 0x7d, 0x4e, 0x91, 0x53, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d,
+        0x7d, 0x4e, 0x91, 0x0a, 0x51, 0x0a, 0x11, 0x0a, 0x08, 0x66, 0x65, 0x61, 0x74, 0x75, 0x72, 0x65,
+        0x30, 0x12, 0x05, 0x1a, 0x03, 0x0a, 0x01, 0x01, 0x0a, 0x11, 0x0a, 0x08, 0x66, 0x65, 0x61, 0x74,
+        0x75, 0x72, 0x65, 0x31, 0x12, 0x05, 0x1a, 0x03, 0x0a, 0x01, 0x01, 0x0a, 0x13, 0x0a, 0x08, 0x66,
+        0x65, 0x61, 0x74, 0x75, 0x72, 0x65, 0x32, 0x12, 0x07, 0x0a, 0x05, 0x0a, 0x03, 0x64, 0x6f, 0x67,
+        0x0a, 0x14, 0x0a, 0x08, 0x66, 0x65, 0x61, 0x74, 0x75, 0x72, 0x65, 0x33, 0x12, 0x08, 0x12, 0x06,
+        0x0a, 0x04, 0x1a, 0x29, 0xb6, 0xbe, 0x56, 0x06, 0x0f, 0x73, 0x54, 0x00, 0x00, 0x00, 0x00, 0x69,
+        0xbb, 0x9e,
+    ];
+
+    #[test]
+    fn a_tensorflow_offset_at_an_overlapping_intact_frame_names_the_damaged_one() {
+        let index = FrameIndex::build(&OVERLAP);
+        let statuses: Vec<_> = index
+            .frames(&OVERLAP)
+            .map(|f| (f.offset.0, f.status))
+            .collect();
+        assert_eq!(statuses[1], (11, FrameStatus::DataCrcMismatch));
+        assert_eq!(statuses[2], (23, FrameStatus::Intact));
+        let loc = locate(&index, &OVERLAP, 23);
+        assert_eq!(loc.frame.unwrap().index, 1);
+        assert_eq!(loc.case, Case::Damaged(FrameStatus::DataCrcMismatch));
+        assert!(loc.matches_tensorflow);
+        assert_eq!(loc.part, Some(Part::Payload));
+        // Any other byte of frame 2 still names frame 2.
+        assert_eq!(locate(&index, &OVERLAP, 24).frame.unwrap().index, 2);
     }
 
     #[test]
