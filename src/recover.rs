@@ -167,15 +167,16 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// Explains what `offset` in the (decompressed) stream is. `index` must be complete.
 pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
     let stream_len = data.len() as u64;
-    let frames: Vec<Frame> = index.frames(data).collect();
-    let strict_reads = frames.iter().take_while(|f| f.status.is_intact()).count();
+    // Frames are re-read from the index on each pass rather than collected: an index of millions
+    // of frames stays a packed `u64` each.
+    let frames = || index.frames(data);
+    let strict_reads = frames().take_while(|f| f.status.is_intact()).count();
     // TensorFlow's offset names a damaged frame even when an intact frame found by resync starts
     // exactly there (a data-CRC frame whose header overlaps the next intact frame), so that
     // reading wins over the frame whose region holds the byte.
-    let frame = frames
-        .iter()
+    let frame = frames()
+        .filter(|f| !f.status.is_intact())
         .find(|f| f.tensorflow_offset().map(|o| o.0) == Some(offset))
-        .copied()
         .or_else(|| index.frame_containing(data, offset));
     let mut location = Location {
         offset,
@@ -196,7 +197,7 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
     let Some(frame) = frame else {
         location.explanation = format!(
             "byte {offset} is past the end of the stream ({stream_len} bytes, {}); the offset belongs to another file, or to the decompressed stream of a compressed one",
-            plural(frames.len(), "frame", "frames")
+            plural(index.len(), "frame", "frames")
         );
         return location;
     };
@@ -233,15 +234,13 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
         }),
         _ => None,
     };
-    location.intact_before = frames
-        .iter()
+    location.intact_before = frames()
         .take(frame.index)
         .filter(|f| f.status.is_intact())
         .count();
     location.intact_after = ranges(
-        frames
-            .iter()
-            .skip(frame.index + 1)
+        (frame.index + 1..index.len())
+            .filter_map(|i| index.get(data, i))
             .filter(|f| f.status.is_intact())
             .map(|f| f.index),
     );
