@@ -14,7 +14,10 @@ fuzz_target!(|data: &[u8]| {
             Ok(decoded) => {
                 assert!(decoded.bytes.len() as u64 <= LIMIT);
                 if let Some(problem) = decoded.problem {
-                    assert!(problem.compressed_offset <= data.len() as u64, "{problem:?}");
+                    assert!(
+                        problem.compressed_offset <= data.len() as u64,
+                        "{problem:?}"
+                    );
                     assert_eq!(problem.decompressed_offset, decoded.bytes.len() as u64);
                     let _ = problem.to_string();
                 }

@@ -29,6 +29,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = jsonformat::message_to_json(&message).to_string_sorted();
     } else {
         let _ = textformat::bytes_to_text(data);
-        let _ = jsonformat::raw_payload_json(data, decoder.parses_as_example(data)).to_string_sorted();
+        let _ =
+            jsonformat::raw_payload_json(data, decoder.parses_as_example(data)).to_string_sorted();
     }
 });
