@@ -5,7 +5,7 @@
 //! fields, occurrences of a singular message merge, repeated fields concatenate, one member of a
 //! oneof survives, map entries are keyed). The text and JSON formats are rendered from the result.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, Syntax};
 
@@ -80,6 +80,8 @@ pub enum TypedValue<'a> {
 pub struct MapEntry<'a> {
     pub key: Option<TypedValue<'a>>,
     pub value: Option<TypedValue<'a>>,
+    /// The entry on the wire: its tag through the end of its data.
+    pub span: Span,
 }
 
 #[derive(Debug, Clone)]
@@ -94,6 +96,9 @@ pub enum FieldValues<'a> {
 pub struct TypedField<'a> {
     pub descriptor: FieldDescriptor,
     pub values: FieldValues<'a>,
+    /// Where each value of `values` lies (the data after tag and length), in the same order; for
+    /// a map, the spans of the surviving entries.
+    pub value_spans: Vec<Span>,
 }
 
 /// A message as a protobuf library holds it: set fields in field-number order.
@@ -101,6 +106,8 @@ pub struct TypedField<'a> {
 pub struct TypedMessage<'a> {
     pub descriptor: MessageDescriptor,
     pub fields: Vec<TypedField<'a>>,
+    /// The wire bodies merged into this message (one unless the field occurred several times).
+    pub spans: Vec<Span>,
 }
 
 impl<'a> TypedMessage<'a> {
@@ -149,26 +156,34 @@ fn build<'a>(
                 continue;
             }
         }
-        if let Some(values) = field_values(payload, &field_descriptor, occurrences) {
+        if let Some((values, value_spans)) = field_values(payload, &field_descriptor, occurrences) {
             fields.push(TypedField {
                 descriptor: field_descriptor,
                 values,
+                value_spans,
             });
         }
     }
-    TypedMessage { descriptor, fields }
+    let spans = parts.iter().map(|p| p.span).collect();
+    TypedMessage {
+        descriptor,
+        fields,
+        spans,
+    }
 }
 
 fn field_values<'a>(
     payload: &'a [u8],
     field: &FieldDescriptor,
     occurrences: &[&wire::Field],
-) -> Option<FieldValues<'a>> {
+) -> Option<(FieldValues<'a>, Vec<Span>)> {
     if field.is_map() {
         let Kind::Message(entry_type) = field.kind() else {
             return None;
         };
+        // Later entries replace earlier ones with the same key, keeping the first one's place.
         let mut entries: Vec<MapEntry<'a>> = Vec::new();
+        let mut slot_of_key: HashMap<Vec<u8>, usize> = HashMap::new();
         for occurrence in occurrences {
             let Some(entry_message) = occurrence.nested_message() else {
                 continue;
@@ -187,40 +202,51 @@ fn field_values<'a>(
             let new = MapEntry {
                 key: pick(1),
                 value: pick(2),
+                span: occurrence.span,
             };
-            let key = map_key(&new);
-            entries.retain(|e| map_key(e) != key);
-            entries.push(new);
+            match slot_of_key.entry(map_key(&new)) {
+                std::collections::hash_map::Entry::Occupied(slot) => {
+                    if let Some(old) = entries.get_mut(*slot.get()) {
+                        *old = new;
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(entries.len());
+                    entries.push(new);
+                }
+            }
         }
-        return Some(FieldValues::Map(entries));
+        let spans = entries.iter().map(|e| e.span).collect();
+        return Some((FieldValues::Map(entries), spans));
     }
     if field.is_list() {
-        let values: Vec<_> = occurrences
+        let (values, spans): (Vec<_>, Vec<_>) = occurrences
             .iter()
             .flat_map(|o| occurrence_values(payload, field, o))
-            .collect();
+            .unzip();
         // An empty packed run leaves the field unset, as protobuf parsers see it.
-        return (!values.is_empty()).then_some(FieldValues::Repeated(values));
+        return (!values.is_empty()).then_some((FieldValues::Repeated(values), spans));
     }
     if let Kind::Message(message_type) = field.kind() {
         let parts: Vec<&wire::Message> = occurrences
             .iter()
             .filter_map(|o| o.nested_message())
             .collect();
-        return Some(FieldValues::Singular(TypedValue::Message(build(
-            payload,
-            &parts,
-            message_type,
-        ))));
+        let message = build(payload, &parts, message_type);
+        let span = message.spans.last().copied().unwrap_or_default();
+        return Some((
+            FieldValues::Singular(TypedValue::Message(message)),
+            vec![span],
+        ));
     }
-    let last = occurrence_values(payload, field, occurrences.last()?).pop()?;
+    let (last, span) = occurrence_values(payload, field, occurrences.last()?).pop()?;
     let implicit_default = !field.supports_presence()
         && match &last {
             TypedValue::Scalar(s) => s.is_default(),
             TypedValue::String(b, _) | TypedValue::Bytes(b, _) => b.is_empty(),
             TypedValue::Message(_) => false,
         };
-    (!implicit_default).then_some(FieldValues::Singular(last))
+    (!implicit_default).then_some((FieldValues::Singular(last), vec![span]))
 }
 
 /// A comparable form of a map key (raw bytes for strings, the number otherwise).
@@ -232,33 +258,34 @@ fn map_key(entry: &MapEntry<'_>) -> Vec<u8> {
     }
 }
 
+/// The values one wire occurrence holds (several for a packed run), each with its span.
 fn occurrence_values<'a>(
     payload: &'a [u8],
     field: &FieldDescriptor,
     occurrence: &wire::Field,
-) -> Vec<TypedValue<'a>> {
+) -> Vec<(TypedValue<'a>, Span)> {
     let kind = field.kind();
     let bytes_at = |span: Span| span.slice(payload).unwrap_or_default();
+    let scalar =
+        |raw: u64, span: Span| Scalar::from_raw(&kind, raw).map(|s| (TypedValue::Scalar(s), span));
     match &occurrence.value {
-        Value::Varint { raw, .. } | Value::Fixed64 { raw, .. } => Scalar::from_raw(&kind, *raw)
-            .map(TypedValue::Scalar)
-            .into_iter()
-            .collect(),
-        Value::Fixed32 { raw, .. } => Scalar::from_raw(&kind, u64::from(*raw))
-            .map(TypedValue::Scalar)
-            .into_iter()
-            .collect(),
+        Value::Varint { raw, span } | Value::Fixed64 { raw, span } => {
+            scalar(*raw, *span).into_iter().collect()
+        }
+        Value::Fixed32 { raw, span } => scalar(u64::from(*raw), *span).into_iter().collect(),
         Value::Packed { elements, .. } => elements
             .iter()
-            .filter_map(|e| Scalar::from_raw(&kind, e.raw))
-            .map(TypedValue::Scalar)
+            .filter_map(|e| scalar(e.raw, e.span))
             .collect(),
         Value::Bytes { data, .. } => match kind {
-            Kind::String => vec![TypedValue::String(bytes_at(*data), *data)],
-            _ => vec![TypedValue::Bytes(bytes_at(*data), *data)],
+            Kind::String => vec![(TypedValue::String(bytes_at(*data), *data), *data)],
+            _ => vec![(TypedValue::Bytes(bytes_at(*data), *data), *data)],
         },
         Value::Message { message, .. } | Value::Group { message, .. } => match kind {
-            Kind::Message(m) => vec![TypedValue::Message(build(payload, &[message], m))],
+            Kind::Message(m) => vec![(
+                TypedValue::Message(build(payload, &[message], m)),
+                message.span,
+            )],
             _ => Vec::new(),
         },
     }
@@ -361,6 +388,47 @@ mod tests {
             panic!()
         };
         assert!(matches!(values[..], [TypedValue::Scalar(Scalar::I64(2))]));
+    }
+
+    #[test]
+    fn a_repeated_map_key_keeps_its_first_place_and_its_last_value() {
+        let schema = Schema::builtin();
+        let features = schema
+            .pool()
+            .get_message_by_name("tensorflow.Features")
+            .unwrap();
+        // entries b, a, b (again, with an int64 value 7): b stays first, now with the value 7
+        let entry = |key: u8, value: &[u8]| {
+            let mut e = vec![0x0a, 0x01, key, 0x12, value.len() as u8];
+            e.extend_from_slice(value);
+            let mut out = vec![0x0a, e.len() as u8];
+            out.extend_from_slice(&e);
+            out
+        };
+        let bytes = [
+            entry(b'b', &[]),
+            entry(b'a', &[]),
+            entry(b'b', &[0x1a, 0x02, 0x08, 0x07]),
+        ]
+        .concat();
+        let message = walk(&bytes, Some(&features));
+        let typed = TypedMessage::new(&bytes, &message).unwrap();
+        let FieldValues::Map(entries) = &typed.fields[0].values else {
+            panic!()
+        };
+        let keys: Vec<_> = entries
+            .iter()
+            .map(|e| match &e.key {
+                Some(TypedValue::String(k, _)) => k.to_vec(),
+                _ => Vec::new(),
+            })
+            .collect();
+        assert_eq!(keys, [b"b".to_vec(), b"a".to_vec()]);
+        assert_eq!(entries[0].span, Span::new(14, 25));
+        assert_eq!(
+            typed.fields[0].value_spans,
+            vec![Span::new(14, 25), Span::new(7, 14)]
+        );
     }
 
     #[test]

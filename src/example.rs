@@ -52,6 +52,10 @@ impl FeatureValues<'_> {
 pub struct Feature<'a> {
     pub name: String,
     pub values: FeatureValues<'a>,
+    /// The map entry holding this feature (payload positions), for highlighting.
+    pub span: Span,
+    /// Where each value lies, in the order of `values`.
+    pub value_spans: Vec<Span>,
 }
 
 /// The features of a `Features` message, sorted by name.
@@ -68,14 +72,33 @@ pub fn features_of<'a>(features: &TypedMessage<'a>) -> Vec<Feature<'a>> {
             Some(TypedValue::String(b, _)) => String::from_utf8_lossy(b).into_owned(),
             _ => String::new(),
         };
-        let values = match &entry.value {
-            Some(TypedValue::Message(feature)) => feature_values(feature),
-            _ => FeatureValues::Empty,
+        let (values, value_spans) = match &entry.value {
+            Some(TypedValue::Message(feature)) => {
+                (feature_values(feature), feature_value_spans(feature))
+            }
+            _ => (FeatureValues::Empty, Vec::new()),
         };
-        out.push(Feature { name, values });
+        out.push(Feature {
+            name,
+            values,
+            span: entry.span,
+            value_spans,
+        });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
+}
+
+/// Where the values of one `Feature` message lie.
+pub fn feature_value_spans(feature: &TypedMessage<'_>) -> Vec<Span> {
+    match feature.fields.first().map(|f| &f.values) {
+        Some(FieldValues::Singular(TypedValue::Message(list))) => list
+            .fields
+            .first()
+            .map(|f| f.value_spans.clone())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
 }
 
 /// The values of one `Feature` message.

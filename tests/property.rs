@@ -92,6 +92,15 @@ proptest! {
         prop_assert_eq!(back.len(), features.len());
         for feature in &back {
             let original = &features[&feature.name];
+            // Spans point at the entry and at each value's own bytes.
+            prop_assert_eq!(payload.get(feature.span.start), Some(&0x0a));
+            prop_assert_eq!(feature.value_spans.len(), feature.values.len());
+            if let FeatureValues::Float(values) = &feature.values {
+                for (value, span) in values.iter().zip(&feature.value_spans) {
+                    let bytes: [u8; 4] = payload[span.start..span.end].try_into().unwrap();
+                    prop_assert_eq!(f32::from_le_bytes(bytes).to_bits(), value.to_bits());
+                }
+            }
             match (original, &feature.values) {
                 (Values::Bytes(want), FeatureValues::Bytes(got)) => {
                     let got: Vec<Vec<u8>> = got.iter().map(|(b, span)| {
