@@ -17,6 +17,12 @@ pub enum Error {
     #[error("{}: is a directory, not a TFRecord file", path.display())]
     IsDirectory { path: PathBuf },
 
+    #[error("{}: is a device or socket, not a TFRecord file", path.display())]
+    NotAFile { path: PathBuf },
+
+    #[error("{}: more than {limit} bytes arrived from this pipe; save it to a file first", path.display())]
+    TooLarge { path: PathBuf, limit: u64 },
+
     #[error("{}: record {index} does not exist (the file has {count} frames)", path.display())]
     NoSuchRecord {
         path: PathBuf,

@@ -195,11 +195,18 @@ fn pack(offset: u64, status: FrameStatus, after_resync: bool) -> u64 {
         | if after_resync { RESYNC_FLAG } else { 0 }
 }
 
-/// What a single position looks like as the start of a frame.
+/// What a single position looks like as the start of a frame (payload CRC not yet checked).
 enum Candidate {
     PartialHeader,
     BadHeader,
-    Frame { status: FrameStatus, end: u64 },
+    /// A valid header whose frame does not fit in the file.
+    Cut {
+        status: FrameStatus,
+    },
+    /// A valid header whose frame fits; `end` is just past its payload CRC.
+    Fits {
+        end: u64,
+    },
 }
 
 /// The masked CRCs of recently seen length fields.
@@ -240,40 +247,40 @@ fn examine(data: &[u8], pos: u64, crcs: &mut LengthCrcCache) -> Candidate {
         return Candidate::BadHeader;
     }
     let file_len = data.len() as u64;
-    let payload_start = pos + HEADER_LEN;
-    let end = payload_start
+    let end = (pos + HEADER_LEN)
         .checked_add(length)
         .and_then(|e| e.checked_add(FOOTER_LEN));
     match end {
-        Some(end) if end <= file_len => {
-            // Both bounds were just checked against the slice length.
-            let payload = data.get(payload_start as usize..(end - FOOTER_LEN) as usize);
-            let stored = data.get((end - FOOTER_LEN) as usize..end as usize);
-            let ok = match (payload, stored) {
-                (Some(p), Some(s)) => {
-                    s.try_into().map(u32::from_le_bytes).ok() == Some(masked_crc32c(p))
-                }
-                _ => false,
-            };
-            let status = if ok {
-                FrameStatus::Intact
-            } else {
-                FrameStatus::DataCrcMismatch
-            };
-            Candidate::Frame { status, end }
-        }
-        _ => {
-            let status = if length > file_len {
-                FrameStatus::LengthExceedsFile
-            } else {
-                FrameStatus::TruncatedRecord
-            };
-            Candidate::Frame {
-                status,
-                end: file_len,
-            }
-        }
+        Some(end) if end <= file_len => Candidate::Fits { end },
+        _ if length > file_len => Candidate::Cut {
+            status: FrameStatus::LengthExceedsFile,
+        },
+        _ => Candidate::Cut {
+            status: FrameStatus::TruncatedRecord,
+        },
     }
+}
+
+/// Whether the payload CRC of the frame `[pos, end)` matches (the frame is known to fit).
+fn payload_crc_ok(data: &[u8], pos: u64, end: u64) -> bool {
+    let payload_start = (pos + HEADER_LEN) as usize;
+    let crc_start = (end - FOOTER_LEN) as usize;
+    match (
+        data.get(payload_start..crc_start),
+        data.get(crc_start..end as usize),
+    ) {
+        (Some(payload), Some(stored)) => {
+            stored.try_into().map(u32::from_le_bytes).ok() == Some(masked_crc32c(payload))
+        }
+        _ => false,
+    }
+}
+
+/// Payload bytes the resync may spend on candidates that fail, before it becomes selective:
+/// 64 MiB plus four times the bytes scanned. Only a crafted file (valid header CRCs packed
+/// densely) gets near it; without it such a file would cost time quadratic in its size.
+fn resync_budget(scanned: u64) -> u64 {
+    (64 << 20) + scanned.saturating_mul(4)
 }
 
 /// Resynchronisation state: set while the scan is looking for the next intact frame.
@@ -292,6 +299,8 @@ pub struct IndexDelta {
     pos: u64,
     resync: Option<Resync>,
     damaged: usize,
+    resync_work: u64,
+    unverified: u64,
 }
 
 impl IndexDelta {
@@ -310,6 +319,10 @@ pub struct FrameIndex {
     resync: Option<Resync>,
     damaged: usize,
     length_crcs: LengthCrcCache,
+    /// Payload bytes CRC'd for resync candidates that turned out damaged.
+    resync_work: u64,
+    /// Resync candidates passed over unverified once the budget was spent.
+    unverified: u64,
 }
 
 impl FrameIndex {
@@ -322,6 +335,8 @@ impl FrameIndex {
             resync: None,
             damaged: 0,
             length_crcs: LengthCrcCache::new(),
+            resync_work: 0,
+            unverified: 0,
         }
     }
 
@@ -347,43 +362,85 @@ impl FrameIndex {
 
     fn step(&mut self, data: &[u8]) {
         let pos = self.pos;
-        match (examine(data, pos, &mut self.length_crcs), self.resync) {
-            (
-                Candidate::Frame {
-                    status: FrameStatus::Intact,
-                    end,
-                },
-                resync,
-            ) => {
-                self.push(pos, FrameStatus::Intact, resync.is_some());
-                self.resync = None;
-                self.pos = end;
-            }
-            (Candidate::PartialHeader, None) => {
-                self.push(pos, FrameStatus::PartialHeader, false);
+        let candidate = examine(data, pos, &mut self.length_crcs);
+        let status = match candidate {
+            Candidate::PartialHeader => {
+                if self.resync.is_none() {
+                    self.push(pos, FrameStatus::PartialHeader, false);
+                }
                 self.pos = self.file_len;
+                return;
             }
-            (Candidate::PartialHeader, Some(_)) => self.pos = self.file_len,
-            (Candidate::BadHeader, None) => {
-                self.push(pos, FrameStatus::LengthCrcMismatch, false);
-                self.resync = Some(Resync {
-                    claimed_end: pos + 1,
-                });
-                self.pos += 1;
-            }
-            (Candidate::BadHeader, Some(_)) => self.pos += 1,
-            (Candidate::Frame { status, end }, resync) => {
-                // A valid header whose frame is damaged or cut off. Outside the extent of the damaged
-                // frame that began the resync it is a damaged record of its own.
-                if resync.is_none_or(|r| pos >= r.claimed_end) {
-                    self.push(pos, status, resync.is_some());
+            Candidate::BadHeader => {
+                if self.resync.is_none() {
+                    self.push(pos, FrameStatus::LengthCrcMismatch, false);
                     self.resync = Some(Resync {
-                        claimed_end: end.max(pos + 1),
+                        claimed_end: pos + 1,
                     });
                 }
                 self.pos += 1;
+                return;
             }
+            Candidate::Cut { status } => status,
+            Candidate::Fits { end } => {
+                if !self.may_verify(data, pos, end) {
+                    self.unverified += 1;
+                    self.pos += 1;
+                    return;
+                }
+                if payload_crc_ok(data, pos, end) {
+                    self.push(pos, FrameStatus::Intact, self.resync.is_some());
+                    self.resync = None;
+                    self.pos = end;
+                    return;
+                }
+                if self.resync.is_some() {
+                    self.resync_work += end - pos;
+                }
+                FrameStatus::DataCrcMismatch
+            }
+        };
+        // A valid header whose frame is damaged or cut off. Outside the extent of the damaged
+        // frame that began the resync it is a damaged record of its own.
+        if self.resync.is_none_or(|r| pos >= r.claimed_end) {
+            let end = match candidate {
+                Candidate::Fits { end } => end,
+                _ => self.file_len,
+            };
+            self.push(pos, status, self.resync.is_some());
+            self.resync = Some(Resync {
+                claimed_end: end.max(pos + 1),
+            });
         }
+        self.pos += 1;
+    }
+
+    /// Whether to check the payload CRC of a candidate frame `[pos, end)`. Always outside a
+    /// resync; inside one, while the work spent on failed candidates is within the budget. Past
+    /// it, only candidates followed by a valid header (or the end of the file) are checked, and
+    /// past twice the budget none are: the work stays linear in the file size whatever its bytes.
+    fn may_verify(&mut self, data: &[u8], pos: u64, end: u64) -> bool {
+        if self.resync.is_none() {
+            return true;
+        }
+        let budget = resync_budget(pos);
+        if self.resync_work < budget {
+            return true;
+        }
+        if self.resync_work < budget.saturating_mul(2) {
+            return end == self.file_len
+                || matches!(
+                    examine(data, end, &mut self.length_crcs),
+                    Candidate::Fits { .. } | Candidate::Cut { .. }
+                );
+        }
+        false
+    }
+
+    /// Resync candidates (valid header CRC) that were passed over without checking their payload
+    /// CRC because the resync work budget was spent; non-zero only for crafted input.
+    pub fn unverified_candidates(&self) -> u64 {
+        self.unverified
     }
 
     fn push(&mut self, offset: u64, status: FrameStatus, after_resync: bool) {
@@ -429,6 +486,8 @@ impl FrameIndex {
             pos: self.pos,
             resync: self.resync,
             damaged: self.damaged,
+            resync_work: self.resync_work,
+            unverified: self.unverified,
         }
     }
 
@@ -443,6 +502,8 @@ impl FrameIndex {
         self.pos = delta.pos;
         self.resync = delta.resync;
         self.damaged = delta.damaged;
+        self.resync_work = delta.resync_work;
+        self.unverified = delta.unverified;
         true
     }
 
@@ -617,6 +678,24 @@ pub(crate) mod tests {
         let frame = index.get(&data, 0).unwrap();
         assert_eq!(frame.status, FrameStatus::LengthCrcMismatch);
         assert_eq!(frame.region_end, FileOffset(5000));
+    }
+
+    #[test]
+    fn densely_repeated_valid_headers_cost_linear_work() {
+        // Every 12 bytes a header with a valid CRC declaring 1 MiB: each is a resync candidate
+        // whose payload CRC fails. Checking them all would CRC about 170 GB.
+        let length = (1u64 << 20).to_le_bytes();
+        let mut header = length.to_vec();
+        header.extend_from_slice(&masked_crc32c(&length).to_le_bytes());
+        let mut data = vec![0u8; 5];
+        while data.len() < (2 << 20) {
+            data.extend_from_slice(&header);
+        }
+        let index = FrameIndex::build(&data);
+        assert!(index.is_complete());
+        assert!(index.unverified_candidates() > 80_000);
+        assert!(index.resync_work <= 2 * resync_budget(data.len() as u64) + (2 << 20));
+        assert!(index.frames(&data).all(|f| !f.status.is_intact()));
     }
 
     #[test]

@@ -109,8 +109,10 @@ impl RawShape {
 /// otherwise from well-known sizes (MNIST 28x28, CIFAR-10 32x32x3 channel-first).
 pub fn raw_shape(len: usize, declared: Option<(u32, u32, u32)>) -> Option<RawShape> {
     if let Some((height, width, channels)) = declared {
-        let expected = u64::from(height) * u64::from(width) * u64::from(channels);
-        if expected == len as u64 && matches!(channels, 1 | 3 | 4) {
+        let expected = u64::from(height)
+            .checked_mul(u64::from(width))
+            .and_then(|n| n.checked_mul(u64::from(channels)));
+        if expected == Some(len as u64) && matches!(channels, 1 | 3 | 4) {
             return Some(RawShape {
                 height,
                 width,
@@ -120,6 +122,7 @@ pub fn raw_shape(len: usize, declared: Option<(u32, u32, u32)>) -> Option<RawSha
         }
     }
     match len {
+        0 => None,
         784 => Some(RawShape {
             height: 28,
             width: 28,

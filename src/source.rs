@@ -22,6 +22,9 @@ pub struct Source {
     compression: Option<crate::compress::Compressed>,
 }
 
+/// The most bytes read from an input that cannot be memory-mapped (a pipe).
+const MAX_UNMAPPED: u64 = 8 << 30;
+
 impl Source {
     /// Opens `path` read-only and maps it.
     ///
@@ -47,8 +50,29 @@ impl Source {
                 });
             }
         }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            let kind = meta.file_type();
+            if kind.is_char_device() || kind.is_block_device() || kind.is_socket() {
+                return Err(Error::NotAFile {
+                    path: path.to_path_buf(),
+                });
+            }
+        }
+        // A pipe, or a file that could not be mapped: read it, up to a limit, since nothing
+        // bounds what a pipe may send.
         let mut buf = Vec::new();
-        file.read_to_end(&mut buf).map_err(io_err)?;
+        (&mut file)
+            .take(MAX_UNMAPPED + 1)
+            .read_to_end(&mut buf)
+            .map_err(io_err)?;
+        if buf.len() as u64 > MAX_UNMAPPED {
+            return Err(Error::TooLarge {
+                path: path.to_path_buf(),
+                limit: MAX_UNMAPPED,
+            });
+        }
         Ok(Source {
             path: path.to_path_buf(),
             bytes: Bytes::Owned(buf),

@@ -120,6 +120,8 @@ impl DecodeArgs {
 
 /// How many bytes the index scans between checks for the frame a command waits for.
 const SCAN_STEP: u64 = 16 << 20;
+/// Bytes of frames decoded in one batch before it is printed.
+const BATCH_BYTES: u64 = 8 << 20;
 /// Payloads sampled to learn a file's usual kind.
 const LEARN_SAMPLE: usize = 16;
 
@@ -192,7 +194,18 @@ impl Input {
     /// order and starts after the first small batch.
     pub fn batch(&mut self, start: usize, end: Option<usize>, size: usize) -> Vec<Frame> {
         let stop = end.map_or(start + size, |end| end.min(start + size));
-        (start..stop).map_while(|i| self.frame(i).ok()).collect()
+        let mut frames = Vec::new();
+        let mut bytes = 0u64;
+        for index in start..stop {
+            // A batch of huge records is cut short, so rendered output never piles up in memory.
+            if bytes > BATCH_BYTES {
+                break;
+            }
+            let Ok(frame) = self.frame(index) else { break };
+            bytes += frame.region_end.0.saturating_sub(frame.offset.0);
+            frames.push(frame);
+        }
+        frames
     }
 
     /// One decoder per core for [`Input::map_frames`], each with its own descriptor pool.
@@ -236,7 +249,10 @@ impl Input {
                 .collect();
             handles
                 .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
+                .flat_map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
                 .collect()
         })
     }

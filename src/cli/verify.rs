@@ -53,6 +53,8 @@ struct Report {
     frames: usize,
     problems: Vec<Problem>,
     compression: Option<Compressed>,
+    /// Resync candidates left unverified (see `FrameIndex::unverified_candidates`).
+    unverified: u64,
 }
 
 fn check(path: &Path, read: &Options) -> Result<Report, Error> {
@@ -89,6 +91,7 @@ fn check(path: &Path, read: &Options) -> Result<Report, Error> {
         frames: count,
         problems,
         compression,
+        unverified: index.unverified_candidates(),
     })
 }
 
@@ -172,6 +175,12 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                     Json::Array(report.problems.iter().map(problem_json).collect()),
                 ),
             ];
+            if report.unverified > 0 {
+                members.push((
+                    "unverified_candidates".into(),
+                    Json::Literal(report.unverified.to_string()),
+                ));
+            }
             if let Some(info) = &report.compression {
                 members.push((
                     "compression".into(),
@@ -197,6 +206,13 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                     )?,
                     None => writeln!(out, "{name}: {}", p.description)?,
                 }
+            }
+            if report.unverified > 0 {
+                writeln!(
+                    out,
+                    "{name}: note: {} more candidate frame headers inside damaged regions were not checked: the resync work limit was reached (the damaged bytes are full of valid-looking headers, which suggests crafted input)",
+                    report.unverified
+                )?;
             }
             let verdict = if damaged == 0 { "OK" } else { "DAMAGED" };
             let compressed = report
