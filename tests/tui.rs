@@ -330,7 +330,7 @@ fn frame_list_and_hex_rows_render() {
         "{hex_row}"
     );
     assert!(text.contains("▾ Example  83 bytes"), "{text}");
-    assert!(text.contains("feature2  bytes[1] \"dog\""), "{text}");
+    assert!(text.contains("feature2  bytes[1] [\"dog\"]"), "{text}");
     assert!(text.contains("record 0 of 200"), "{text}");
 }
 
@@ -505,4 +505,221 @@ fn mnist_and_encoded_images_decode() {
         // The record's image is previewed without selecting it.
         assert!(matches!(app.preview, Some(Ok(_))), "record {n}");
     }
+}
+
+// ---- one decoder: the tree shows what `show` shows --------------------------------------------
+
+/// A length-delimited field: tag byte, one-byte length, body.
+fn len_field(tag: u8, body: &[u8]) -> Vec<u8> {
+    assert!(body.len() < 128);
+    let mut out = vec![tag, body.len() as u8];
+    out.extend_from_slice(body);
+    out
+}
+
+/// `feature { key: name value: <feature> }` where `feature` is the Feature message body.
+fn feature_entry(name: &str, feature: &[u8]) -> Vec<u8> {
+    len_field(
+        0x0a,
+        &[len_field(0x0a, name.as_bytes()), len_field(0x12, feature)].concat(),
+    )
+}
+
+/// An Int64List with `values` (not packed), wrapped as the Feature field `int64_list`.
+fn int64_list(values: &[u8]) -> Vec<u8> {
+    let body: Vec<u8> = values.iter().flat_map(|v| [0x08, *v]).collect();
+    len_field(0x1a, &body)
+}
+
+/// An Example on which a wire-order reading and protobuf's merge rules disagree: `features`
+/// occurs twice (the occurrences merge), key `a` occurs in both (the last value wins) and `b`'s
+/// Feature has its `int64_list` field twice (a singular message field: the occurrences merge).
+fn merge_case() -> Vec<u8> {
+    let first = [
+        feature_entry("a", &int64_list(&[1])),
+        feature_entry("c", &len_field(0x0a, &len_field(0x0a, b"cat"))),
+    ]
+    .concat();
+    let second = [
+        feature_entry("b", &[int64_list(&[10]), int64_list(&[20])].concat()),
+        feature_entry("a", &int64_list(&[2])),
+    ]
+    .concat();
+    [len_field(0x0a, &first), len_field(0x0a, &second)].concat()
+}
+
+/// One TFRecord frame around `payload`, as a writer frames it.
+fn frame_record(payload: &[u8]) -> Vec<u8> {
+    use tfr_inspect::crc::masked_crc32c;
+    let len = (payload.len() as u64).to_le_bytes();
+    let mut out = len.to_vec();
+    out.extend_from_slice(&masked_crc32c(&len).to_le_bytes());
+    out.extend_from_slice(payload);
+    out.extend_from_slice(&masked_crc32c(payload).to_le_bytes());
+    out
+}
+
+#[test]
+fn merged_features_in_the_tree_match_show() {
+    use tfr_inspect::decode::TypedMessage;
+    use tfr_inspect::example;
+
+    let payload = merge_case();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("merge.tfrecord");
+    std::fs::write(&path, frame_record(&payload)).unwrap();
+    let mut app = open(path.to_str().unwrap());
+    app.update(Action::Resize {
+        width: 160,
+        height: 48,
+    });
+
+    // The oracle: the typed layer `show` prints from.
+    let decoder = DecodeArgs::default().decoder().unwrap();
+    let decoded = decoder.decode(&payload);
+    let typed = TypedMessage::new(&payload, &decoded.tree).unwrap();
+    let want = example::top_features(&typed);
+    let shape = example::declared_shape(&want);
+    assert_eq!(
+        want.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+        ["a", "b", "c"]
+    );
+
+    let tree = &app.view.tree;
+    let features: Vec<usize> = (0..tree.nodes.len())
+        .filter(|i| tree.nodes[*i].label == "features")
+        .collect();
+    assert_eq!(
+        features.len(),
+        1,
+        "one `features` node for both occurrences"
+    );
+    let features = features[0];
+    assert_eq!(tree.nodes[features].detail, "3 features");
+    let rows: Vec<usize> = (0..tree.nodes.len())
+        .filter(|i| tree.nodes[*i].parent == Some(features))
+        .collect();
+    let base = 12u64;
+    assert_eq!(rows.len(), want.len());
+    for (row, feature) in rows.iter().zip(&want) {
+        let node = &tree.nodes[*row];
+        assert_eq!(node.label, feature.name);
+        let summary = example::values_summary(&feature.values, shape, 3);
+        let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
+        assert_eq!(node.detail, format!("{kind} {summary}"));
+        assert_eq!(
+            node.range,
+            base + feature.span.start as u64..base + feature.span.end as u64
+        );
+        // One `[i]` child per value, each on the value's own bytes.
+        let values: Vec<&tfr_inspect::tui::tree::Node> = tree
+            .nodes
+            .iter()
+            .filter(|n| n.parent == Some(*row))
+            .collect();
+        assert_eq!(values.len(), feature.values.len(), "{}", feature.name);
+        for (value, span) in values.iter().zip(&feature.value_spans) {
+            assert_eq!(
+                value.range,
+                base + span.start as u64..base + span.end as u64
+            );
+        }
+    }
+    // Concretely: the last `a` wins, `b`'s two lists merge.
+    assert_eq!(tree.nodes[rows[0]].detail, "int64[1] [2]");
+    assert_eq!(tree.nodes[rows[1]].detail, "int64[2] [10, 20]");
+
+    // Bytes of the second `features` occurrence belong to the one `features` node (hex -> tree).
+    let second_body = base + payload.len() as u64 - 2;
+    let owner = tree.owner_of(second_body).unwrap();
+    assert!(
+        owner == features || tree.ancestors(owner).contains(&features),
+        "{:?}",
+        tree.nodes[owner]
+    );
+    // The overridden first `a` entry is no feature row of its own.
+    let first_a = base + 2;
+    let owner = tree.owner_of(first_a).unwrap();
+    assert_eq!(tree.nodes[owner].label, "features");
+
+    // And `show` prints the same rows.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tfr-inspect"))
+        .args(["show", "-n", "0"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(shown.contains("a  int64[1]     [2]"), "{shown}");
+    assert!(shown.contains("b  int64[2]     [10, 20]"), "{shown}");
+    assert!(shown.contains("c  bytes[1]     [\"cat\"]"), "{shown}");
+    let text = screen(&render(&app, 160, 48));
+    assert!(text.contains("▾ features  3 features"), "{text}");
+    assert!(text.contains("a  int64[1] [2]"), "{text}");
+    assert!(text.contains("b  int64[2] [10, 20]"), "{text}");
+}
+
+#[test]
+fn frame_nodes_are_worded_by_the_annotate_tokens_and_damage_describe() {
+    use tfr_inspect::damage;
+    let corrupt = |name: &str| format!("{}/testdata/corrupt/{name}", env!("CARGO_MANIFEST_DIR"));
+    let files = [
+        LENGTH_BITFLIP.to_string(),
+        corrupt("data_crc_bitflip.tfrecord"),
+        corrupt("trailing_garbage_short.tfrecord"),
+        corrupt("truncated_mid_payload.tfrecord"),
+        corrupt("zeroed_block.tfrecord"),
+        EXAMPLES.to_string(),
+    ];
+    for file in &files {
+        let mut app = open(file);
+        let count = app.frame_count();
+        let mut frames: Vec<usize> = (0..count)
+            .filter(|i| {
+                let f = app.file().unwrap();
+                !f.index().get(f.data(), *i).unwrap().status.is_intact()
+            })
+            .collect();
+        frames.push(0);
+        for i in frames {
+            app.go_to_record(i);
+            let frame = app.view.frame.unwrap();
+            let data = app.file().unwrap().data();
+            let is_last = app.file().unwrap().input.is_last(i);
+            let mut checked = 0;
+            for node in &app.view.tree.nodes {
+                match node.label.as_str() {
+                    "length" | "length crc" | "footer" | "skipped" | "unreadable"
+                    | "trailing bytes" => {
+                        let token = app
+                            .view
+                            .tokens
+                            .iter()
+                            .find(|t| t.start == node.range.start && t.end == node.range.end)
+                            .unwrap_or_else(|| panic!("{file} {i}: no token for {node:?}"));
+                        assert_eq!(node.detail, token.meaning, "{file} record {i}");
+                        checked += 1;
+                    }
+                    "damaged" => {
+                        assert_eq!(node.detail, damage::describe(&frame, data, is_last));
+                        assert!(node.damaged);
+                        checked += 1;
+                    }
+                    _ => {}
+                }
+            }
+            assert!(checked >= 1, "{file} record {i}");
+            let has_summary = app.view.tree.nodes.iter().any(|n| n.label == "damaged");
+            assert_eq!(has_summary, !frame.status.is_intact(), "{file} record {i}");
+        }
+    }
+    // The header's own line repeats the token that matters: here the bad length CRC.
+    let mut app = open(LENGTH_BITFLIP);
+    app.go_to_record(56);
+    let header = node_named(&app, "header");
+    let crc = node_named(&app, "length crc");
+    assert_eq!(
+        app.view.tree.nodes[header].detail,
+        app.view.tree.nodes[crc].detail
+    );
+    assert!(app.view.tree.nodes[header].detail.contains("MISMATCH"));
 }

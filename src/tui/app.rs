@@ -314,7 +314,13 @@ impl App {
             let mut tokens = frame_tokens(data, &frame, decoded.as_ref());
             tokens.sort_by_key(|t| t.start);
             view.tokens = tokens;
-            view.tree = tree::build(data, &frame, decoded.as_ref());
+            view.tree = tree::build(
+                data,
+                &frame,
+                decoded.as_ref(),
+                &view.tokens,
+                file.input.is_last(frame.index),
+            );
             let end = frame.region_end.0.max(frame.frame_end().map_or(0, |e| e.0));
             let end = end.min(data.len() as u64).max(frame.offset.0);
             view.region = frame.offset.0..end;
@@ -372,14 +378,20 @@ impl App {
         }
     }
 
-    /// The selected node's byte range and its ancestors' ranges.
-    pub fn highlight(&self) -> (Option<Range<u64>>, Vec<Range<u64>>) {
+    /// The selected node's byte ranges and its ancestors' ranges (a node has several when
+    /// protobuf merged several wire occurrences into it).
+    pub fn highlight(&self) -> (Vec<Range<u64>>, Vec<Range<u64>>) {
         let tree = &self.view.tree;
-        let selected = tree.nodes.get(self.view.node).map(|n| n.range.clone());
+        let selected = tree
+            .nodes
+            .get(self.view.node)
+            .map(|n| n.ranges().cloned().collect())
+            .unwrap_or_default();
         let ancestors = tree
             .ancestors(self.view.node)
             .iter()
-            .filter_map(|a| tree.nodes.get(*a).map(|n| n.range.clone()))
+            .filter_map(|a| tree.nodes.get(*a))
+            .flat_map(|n| n.ranges().cloned())
             .collect();
         (selected, ancestors)
     }

@@ -1,274 +1,193 @@
-//! The Example view inside the tree: `Features` and `FeatureLists` maps shown as feature name →
-//! kind → values rather than as the map entries and list messages they are on the wire.
+//! The Example view inside the tree: `Features` and `FeatureLists` shown as feature name → values
+//! rather than as the map entries and list messages they are on the wire.
 //!
-//! Entries are sorted by name (as `show` and protobuf's text format print them), but every node
-//! still carries the wire path and byte range of the entry it came from, so the hex pane lines up.
+//! The rows come from the typed layer ([`TypedMessage`] and [`crate::example`]), the same values
+//! `show` prints: protobuf's merge rules apply (a message field occurring twice merges, a repeated
+//! map key keeps its last value, a singular field its last occurrence). Each node still carries
+//! the byte spans the typed layer recorded, so the hex pane lines up with the tree.
 
 use super::tree::{Builder, LIST_LIMIT};
-use crate::example;
+use crate::decode::{FieldValues, TypedMessage, TypedValue};
+use crate::example::{self, Feature, FeatureValues};
 use crate::pyfmt::text_f32;
 use crate::span::Span;
-use crate::wire::{self, Field, Value};
+use crate::wire;
+
+/// Values shown in a feature's one-line summary before "… N more".
+const SUMMARY_VALUES: usize = 3;
 
 impl Builder<'_> {
-    /// The entries of a `Features` map, sorted by name; returns how many.
-    pub(super) fn features(
+    /// The fields of an Example or SequenceExample (`features`, `context`, `feature_lists`) from
+    /// the typed message, then any top-level fields protobuf does not know (kept as wire fields).
+    pub(super) fn example(
+        &mut self,
+        typed: &TypedMessage<'_>,
+        tree: &wire::Message,
+        depth: usize,
+        parent: usize,
+    ) {
+        for field in &typed.fields {
+            let FieldValues::Singular(TypedValue::Message(message)) = &field.values else {
+                continue;
+            };
+            let label = field.descriptor.name().to_string();
+            let spans = message.spans.clone();
+            let n = self.push_spans(depth, parent, label, String::new(), &spans);
+            match message.descriptor.name() {
+                "Features" => {
+                    let count = self.features(&example::features_of(message), depth + 1, n);
+                    self.set_detail(n, format!("{count} features"));
+                }
+                "FeatureLists" => {
+                    let count = self.feature_lists(message, depth + 1, n);
+                    self.set_detail(n, format!("{count} feature lists"));
+                }
+                other => self.set_detail(n, other.to_string()),
+            }
+        }
+        for (i, field) in tree.fields.iter().enumerate() {
+            if field.descriptor.is_none() {
+                self.unknown_field(field, depth, parent, i);
+            }
+        }
+    }
+
+    /// A `Features` message met inside another message type, shown like an Example's features.
+    pub(super) fn nested_features(
         &mut self,
         features: &wire::Message,
         depth: usize,
         parent: usize,
-        path: &mut Vec<usize>,
     ) -> usize {
-        let mut entries: Vec<(String, usize, &Field)> = features
-            .fields
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.number == 1)
-            .map(|(i, f)| (entry_key(self.payload, f), i, f))
-            .collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        let count = entries.len();
-        for (name, i, field) in entries {
-            path.push(i);
-            let range = self.file(field.span);
-            let n = self.push(
-                depth,
-                Some(parent),
-                name,
-                String::new(),
-                range,
-                path.clone(),
-            );
-            let value = field.nested_message().and_then(|m| {
-                m.fields
-                    .iter()
-                    .enumerate()
-                    .rev()
-                    .find(|(_, f)| f.number == 2)
-            });
-            let detail = match value {
-                Some((vi, vfield)) => {
-                    path.push(vi);
-                    let d = self.feature(vfield, depth + 1, n, path);
-                    path.pop();
-                    d
-                }
-                None => "(no value)".into(),
-            };
-            self.set_detail(n, detail);
-            path.pop();
-        }
-        self.message_errors(features, depth, parent, path);
-        count
-    }
-
-    pub(super) fn message_errors(
-        &mut self,
-        message: &wire::Message,
-        depth: usize,
-        parent: usize,
-        path: &[usize],
-    ) {
-        if let Some(error) = &message.error {
-            let range = self.file(Span::new(error.at.min(message.span.end), message.span.end));
-            self.push(
-                depth,
-                Some(parent),
-                "invalid",
-                error.to_string(),
-                range,
-                path.to_vec(),
-            );
-            self.mark_damaged();
+        match TypedMessage::new(self.payload, features) {
+            Some(typed) => self.features(&example::features_of(&typed), depth, parent),
+            None => 0,
         }
     }
 
-    /// The values of one `Feature` (the field holding it is `field`); returns the summary line.
-    pub(super) fn feature(
-        &mut self,
-        field: &Field,
-        depth: usize,
-        parent: usize,
-        path: &mut Vec<usize>,
-    ) -> String {
-        let Some(feature) = field.nested_message() else {
-            return "(not a Feature message)".into();
-        };
-        let Some((ki, list_field)) = feature.fields.iter().enumerate().next_back() else {
-            return "(no kind set)".into();
-        };
-        let kind = match list_field.number {
-            1 => "bytes",
-            2 => "float",
-            3 => "int64",
-            _ => "unknown",
-        };
-        let Some(list) = list_field.nested_message() else {
-            return format!("{kind} (not a list)");
-        };
-        path.push(ki);
-        let mut items: Vec<(Span, String)> = Vec::new();
-        let mut item_paths: Vec<Vec<usize>> = Vec::new();
-        for (fi, f) in list
-            .fields
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.number == 1)
-        {
-            let mut p = path.clone();
-            p.push(fi);
-            match &f.value {
-                Value::Bytes { data, .. } => {
-                    let bytes = data.slice(self.payload).unwrap_or_default();
-                    items.push((*data, example::bytes_summary(bytes, self.shape)));
-                    item_paths.push(p);
-                }
-                Value::Packed { elements, .. } => {
-                    for e in elements {
-                        items.push((e.span, number_text(kind, e.raw)));
-                        item_paths.push(p.clone());
-                    }
-                }
-                Value::Varint { span, raw } | Value::Fixed64 { span, raw } => {
-                    items.push((*span, number_text(kind, *raw)));
-                    item_paths.push(p);
-                }
-                Value::Fixed32 { span, raw } => {
-                    items.push((*span, number_text(kind, u64::from(*raw))));
-                    item_paths.push(p);
-                }
-                _ => {}
-            }
-        }
-        let n = items.len();
-        let shown: Vec<&str> = items.iter().take(3).map(|(_, t)| t.as_str()).collect();
-        let more = if n > 3 {
-            format!(", … {} more", n - 3)
-        } else {
-            String::new()
-        };
-        let summary = format!("{kind}[{n}] {}{more}", shown.join(", "));
-        for (i, ((span, text), p)) in items.iter().zip(&item_paths).enumerate() {
-            if i == LIST_LIMIT {
-                let last = items.last().map_or(span.end, |l| l.0.end);
-                let range = self.file(Span::new(span.start, last.max(span.start)));
-                self.push(
-                    depth,
-                    Some(parent),
-                    format!("… {} more", n - LIST_LIMIT),
-                    String::new(),
-                    range,
-                    p.clone(),
-                );
-                break;
-            }
-            let range = self.file(*span);
-            let node = self.push(
-                depth,
-                Some(parent),
-                format!("[{i}]"),
-                text.clone(),
-                range,
-                p.clone(),
-            );
-            if kind == "bytes" {
-                let value = self.file(*span);
-                if let Some(nd) = self.nodes.get_mut(node) {
-                    nd.value = Some(value);
-                }
-            }
-        }
-        self.message_errors(list, depth, parent, path);
-        path.pop();
-        summary
-    }
-
-    /// The entries of a `FeatureLists` map: name → steps → values; returns how many.
-    pub(super) fn feature_lists(
+    /// A `FeatureLists` message met inside another message type.
+    pub(super) fn nested_feature_lists(
         &mut self,
         lists: &wire::Message,
         depth: usize,
         parent: usize,
-        path: &mut Vec<usize>,
     ) -> usize {
-        let mut entries: Vec<(String, usize, &Field)> = lists
-            .fields
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.number == 1)
-            .map(|(i, f)| (entry_key(self.payload, f), i, f))
-            .collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        let count = entries.len();
-        for (name, i, field) in entries {
-            path.push(i);
-            let range = self.file(field.span);
-            let n = self.push(
-                depth,
-                Some(parent),
-                name,
-                String::new(),
-                range,
-                path.clone(),
-            );
-            let value = field.nested_message().and_then(|m| {
-                m.fields
-                    .iter()
-                    .enumerate()
-                    .rev()
-                    .find(|(_, f)| f.number == 2)
-            });
-            let mut steps = 0;
-            if let Some((vi, vfield)) = value {
-                path.push(vi);
-                if let Some(list) = vfield.nested_message() {
-                    for (si, step) in list
-                        .fields
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, f)| f.number == 1)
-                    {
-                        path.push(si);
-                        let r = self.file(step.span);
-                        let s = self.push(
-                            depth + 1,
-                            Some(n),
-                            format!("step {steps}"),
-                            String::new(),
-                            r,
-                            path.clone(),
-                        );
-                        let d = self.feature(step, depth + 2, s, path);
-                        self.set_detail(s, d);
-                        steps += 1;
-                        path.pop();
-                    }
-                }
-                path.pop();
-            }
-            self.set_detail(n, format!("{steps} steps"));
-            path.pop();
+        match TypedMessage::new(self.payload, lists) {
+            Some(typed) => self.feature_lists(&typed, depth, parent),
+            None => 0,
         }
-        count
     }
-}
 
-/// The key of a map entry field (its field 1 as text).
-fn entry_key(payload: &[u8], entry: &Field) -> String {
-    entry
-        .nested_message()
-        .and_then(|m| m.fields.iter().rev().find(|f| f.number == 1))
-        .and_then(|k| match &k.value {
-            Value::Bytes { data, .. } => data.slice(payload),
-            _ => None,
-        })
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .unwrap_or_default()
-}
+    /// One node per feature (sorted by name, as `show` prints them); returns how many.
+    fn features(&mut self, features: &[Feature<'_>], depth: usize, parent: usize) -> usize {
+        for feature in features {
+            let n = self.push_spans(
+                depth,
+                parent,
+                feature.name.clone(),
+                String::new(),
+                &[feature.span],
+            );
+            let detail = self.values(&feature.values, &feature.value_spans, depth + 1, n);
+            self.set_detail(n, detail);
+        }
+        features.len()
+    }
 
-fn number_text(kind: &str, raw: u64) -> String {
-    match kind {
-        "float" => text_f32(f32::from_bits(raw as u32)),
-        _ => (raw as i64).to_string(),
+    /// The entries of a typed `FeatureLists` map: name → steps → values; returns how many.
+    fn feature_lists(&mut self, lists: &TypedMessage<'_>, depth: usize, parent: usize) -> usize {
+        let Some(FieldValues::Map(entries)) = lists.fields.first().map(|f| &f.values) else {
+            return 0;
+        };
+        let mut named: Vec<(String, _)> = entries
+            .iter()
+            .map(|e| {
+                let name = match &e.key {
+                    Some(TypedValue::String(b, _)) => String::from_utf8_lossy(b).into_owned(),
+                    _ => String::new(),
+                };
+                (name, e)
+            })
+            .collect();
+        // Stable, so entries keep the order `example::feature_lists_of` gives them.
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, entry) in &named {
+            let n = self.push_spans(depth, parent, name.clone(), String::new(), &[entry.span]);
+            let steps: Vec<(&TypedMessage<'_>, Span)> = match &entry.value {
+                Some(TypedValue::Message(list)) => list
+                    .fields
+                    .first()
+                    .map(|f| match &f.values {
+                        FieldValues::Repeated(items) => items
+                            .iter()
+                            .zip(&f.value_spans)
+                            .filter_map(|(v, s)| match v {
+                                TypedValue::Message(m) => Some((m, *s)),
+                                _ => None,
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    })
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            for (i, (step, span)) in steps.iter().enumerate() {
+                if i == LIST_LIMIT {
+                    let last = steps.last().map_or(span.end, |l| l.1.end);
+                    let label = format!("… {} more steps", steps.len() - LIST_LIMIT);
+                    let hull = Span::new(span.start, last.max(span.start));
+                    self.push_spans(depth + 1, n, label, String::new(), &[hull]);
+                    break;
+                }
+                let s = self.push_spans(depth + 1, n, format!("step {i}"), String::new(), &[*span]);
+                let values = example::feature_values(step);
+                let spans = example::feature_value_spans(step);
+                let detail = self.values(&values, &spans, depth + 2, s);
+                self.set_detail(s, detail);
+            }
+            self.set_detail(n, format!("{} steps", steps.len()));
+        }
+        named.len()
+    }
+
+    /// `[i]` nodes for a feature's values; returns the feature's one-line summary
+    /// (`int64[2] [10, 20]`, worded as `show` words it).
+    fn values(
+        &mut self,
+        values: &FeatureValues<'_>,
+        spans: &[Span],
+        depth: usize,
+        parent: usize,
+    ) -> String {
+        let texts: Vec<String> = match values {
+            FeatureValues::Bytes(v) => v
+                .iter()
+                .take(LIST_LIMIT)
+                .map(|(b, _)| example::bytes_summary(b, self.shape))
+                .collect(),
+            FeatureValues::Float(v) => v.iter().take(LIST_LIMIT).map(|f| text_f32(*f)).collect(),
+            FeatureValues::Int64(v) => v.iter().take(LIST_LIMIT).map(i64::to_string).collect(),
+            FeatureValues::Empty => Vec::new(),
+        };
+        let is_bytes = matches!(values, FeatureValues::Bytes(_));
+        for (i, (text, span)) in texts.into_iter().zip(spans).enumerate() {
+            let node = self.push_spans(depth, parent, format!("[{i}]"), text, &[*span]);
+            if is_bytes {
+                let range = self.file(*span);
+                if let Some(nd) = self.nodes.get_mut(node) {
+                    nd.value = Some(range);
+                }
+            }
+        }
+        if let (Some(first), Some(last)) = (spans.get(LIST_LIMIT), spans.last()) {
+            let hull = Span::new(first.start, last.end.max(first.start));
+            let label = format!("… {} more", values.len().saturating_sub(LIST_LIMIT));
+            self.push_spans(depth, parent, label, String::new(), &[hull]);
+        }
+        let summary = example::values_summary(values, self.shape, SUMMARY_VALUES);
+        match values {
+            FeatureValues::Empty => summary,
+            _ => format!("{}[{}] {summary}", values.kind_name(), values.len()),
+        }
     }
 }

@@ -90,7 +90,7 @@ pub struct HexPane<'a> {
     pub cursor: u64,
     /// First row shown (rows counted from the frame start).
     pub top_row: u64,
-    pub selected: Option<Range<u64>>,
+    pub selected: &'a [Range<u64>],
     pub ancestors: &'a [Range<u64>],
     pub focused: bool,
 }
@@ -99,7 +99,7 @@ impl HexPane<'_> {
     fn style_of(&self, offset: u64) -> Style {
         let mut style =
             token_at(self.tokens, offset).map_or(Style::default(), |t| role_style(t.role));
-        if self.selected.as_ref().is_some_and(|r| r.contains(&offset)) {
+        if self.selected.iter().any(|r| r.contains(&offset)) {
             style = style.bg(SELECTED_BG);
         } else if self.ancestors.iter().any(|r| r.contains(&offset)) {
             style = style.bg(ANCESTOR_BG);

@@ -11,10 +11,11 @@ use std::ops::Range;
 
 use prost_reflect::Kind;
 
-use crate::annotate::Token;
+use crate::annotate::{Role, Token};
+use crate::damage;
 use crate::example;
-use crate::frame::{FOOTER_LEN, Frame, HEADER_LEN, Header};
-use crate::payload::Decoded;
+use crate::frame::{Frame, HEADER_LEN, Header};
+use crate::payload::{Decoded, PayloadKind};
 use crate::span::Span;
 use crate::wire::{self, Field, Value};
 
@@ -30,14 +31,28 @@ pub struct Node {
     pub label: String,
     /// What the node holds, in a few words.
     pub detail: String,
-    /// The file bytes this node covers.
+    /// The file bytes this node covers (the first part, when it has several).
     pub range: Range<u64>,
+    /// Further parts: the other wire occurrences protobuf merged into this node's value.
+    pub more_ranges: Vec<Range<u64>>,
     /// Indices of the wire fields from the payload root (as in [`Token::path`]).
     pub path: Vec<usize>,
     /// The file bytes of a bytes/string value, for previews and search.
     pub value: Option<Range<u64>>,
     /// True for bytes that are damaged or could not be parsed (drawn in red).
     pub damaged: bool,
+}
+
+impl Node {
+    /// Whether file byte `offset` lies in one of the node's parts.
+    pub fn covers(&self, offset: u64) -> bool {
+        self.range.contains(&offset) || self.more_ranges.iter().any(|r| r.contains(&offset))
+    }
+
+    /// Every part of the node's bytes.
+    pub fn ranges(&self) -> impl Iterator<Item = &Range<u64>> {
+        std::iter::once(&self.range).chain(&self.more_ranges)
+    }
 }
 
 /// A frame as a flat pre-order tree with expansion state.
@@ -111,7 +126,7 @@ impl Tree {
     pub fn owner_of(&self, offset: u64) -> Option<usize> {
         let mut best: Option<usize> = None;
         for (i, node) in self.nodes.iter().enumerate() {
-            if node.range.contains(&offset)
+            if node.covers(offset)
                 && best
                     .and_then(|b| self.nodes.get(b))
                     .is_none_or(|b| node.depth >= b.depth)
@@ -128,62 +143,121 @@ impl Tree {
     }
 }
 
-/// Builds the tree of `frame`: header, payload (decoded when possible), footer, skipped bytes.
-pub fn build(data: &[u8], frame: &Frame, decoded: Option<&Decoded<'_>>) -> Tree {
-    let mut b = Builder {
+/// Builds the tree of `frame`: a damage summary when it is damaged, header, payload (decoded when
+/// possible), footer, skipped bytes.
+///
+/// The frame's own bytes (header, CRCs, skipped bytes) are worded by the annotate `tokens` of the
+/// frame, and the summary by [`damage::describe`], so the tree says what `hex` and `verify` say.
+pub fn build<'d>(
+    data: &[u8],
+    frame: &Frame,
+    decoded: Option<&'d Decoded<'d>>,
+    tokens: &[Token],
+    is_last: bool,
+) -> Tree {
+    let mut b: Builder<'d> = Builder {
         nodes: Vec::new(),
         payload: &[],
         base: 0,
         shape: None,
+        root: None,
     };
     let offset = frame.offset.0;
     let region_end = frame.region_end.0.max(offset);
-    match Header::read(data, offset) {
-        None => {
-            b.push(
-                0,
-                None,
-                "trailing bytes",
-                format!(
-                    "{} bytes, too short for a frame header",
-                    region_end - offset
-                ),
-                offset..region_end,
+    // Depth-0 tokens with empty paths outside the payload are the frame's own bytes.
+    let payload = frame.payload_range();
+    let payload = &payload;
+    let frame_token = |start: u64| {
+        tokens.iter().find(|t| {
+            t.start == start
+                && t.depth == 0
+                && t.path.is_empty()
+                && matches!(t.role, Role::Frame | Role::BadCrc | Role::Unparsed)
+                && !payload
+                    .as_ref()
+                    .is_some_and(|p| p.contains(&t.start) && t.end <= p.end)
+        })
+    };
+    if !frame.status.is_intact() {
+        let summary = damage::describe(frame, data, is_last);
+        b.push(
+            0,
+            None,
+            DAMAGE_LABEL,
+            summary,
+            offset..region_end,
+            Vec::new(),
+        );
+        b.mark_damaged();
+    }
+    let token_node =
+        |b: &mut Builder<'_>, depth: usize, parent: Option<usize>, label: &str, t: &Token| {
+            let n = b.push(
+                depth,
+                parent,
+                label,
+                t.meaning.clone(),
+                t.start..t.end,
                 Vec::new(),
             );
-            b.mark_damaged();
-        }
-        Some(header) => {
-            let crc = if header.crc_ok() { "ok" } else { "MISMATCH" };
-            let h = b.push(
-                0,
-                None,
-                "header",
-                format!("length {}, length crc {crc}", header.length),
-                offset..offset + HEADER_LEN,
-                Vec::new(),
-            );
-            b.push(
-                1,
-                Some(h),
-                "length",
-                format!("{} (u64 little-endian)", header.length),
-                offset..offset + 8,
-                Vec::new(),
-            );
-            let crc_node = b.push(
-                1,
-                Some(h),
-                "length crc",
-                format!("0x{:08x} stored, {crc}", header.stored_length_crc),
-                offset + 8..offset + HEADER_LEN,
-                Vec::new(),
-            );
-            if !header.crc_ok() {
-                b.mark(h);
-                b.mark(crc_node);
+            if t.role != Role::Frame {
+                b.mark(n);
             }
-            b.body(data, frame, decoded, region_end);
+            n
+        };
+    if Header::read(data, offset).is_none() {
+        if let Some(t) = frame_token(offset) {
+            token_node(&mut b, 0, None, "trailing bytes", t);
+        }
+    } else {
+        let length = frame_token(offset);
+        let crc = frame_token(offset + 8);
+        // The header's line says what is wrong with it, or else what it declares.
+        let detail = match (length, crc) {
+            (_, Some(c)) if c.role == Role::BadCrc => c.meaning.clone(),
+            (Some(l), _) => l.meaning.clone(),
+            _ => String::new(),
+        };
+        let h = b.push(
+            0,
+            None,
+            "header",
+            detail,
+            offset..offset + HEADER_LEN,
+            Vec::new(),
+        );
+        if let Some(t) = length {
+            token_node(&mut b, 1, Some(h), "length", t);
+        }
+        if let Some(t) = crc {
+            token_node(&mut b, 1, Some(h), "length crc", t);
+            if t.role == Role::BadCrc {
+                b.mark(h);
+            }
+        }
+        let p = b.body(frame, decoded);
+        let footer_at = payload.as_ref().map(|r| r.end);
+        let footer = footer_at.and_then(|at| frame_token(at).filter(|t| t.role != Role::Unparsed));
+        if let Some(t) = footer {
+            token_node(&mut b, 0, None, "footer", t);
+            if t.role == Role::BadCrc {
+                if let Some(p) = p {
+                    b.mark(p);
+                }
+            }
+        }
+        let skipped_at = match (footer, &payload) {
+            (Some(f), _) => Some(f.end),
+            (None, None) => Some(offset + HEADER_LEN),
+            (None, Some(_)) => None,
+        };
+        if let Some(t) = skipped_at.and_then(|at| frame_token(at)) {
+            let label = if payload.is_some() {
+                "skipped"
+            } else {
+                "unreadable"
+            };
+            token_node(&mut b, 0, None, label, t);
         }
     }
     let n = b.nodes.len();
@@ -201,12 +275,17 @@ pub fn build(data: &[u8], frame: &Frame, decoded: Option<&Decoded<'_>>) -> Tree 
     }
 }
 
+/// The label of the first node of a damaged frame, which says what is wrong with it.
+pub const DAMAGE_LABEL: &str = "damaged";
+
 pub(super) struct Builder<'a> {
     pub(super) nodes: Vec<Node>,
     pub(super) payload: &'a [u8],
     /// File offset of payload position 0.
     base: u64,
     pub(super) shape: Option<(u32, u32, u32)>,
+    /// The payload's wire tree, to give typed nodes the wire path of their bytes.
+    root: Option<&'a wire::Message>,
 }
 
 impl<'a> Builder<'a> {
@@ -225,11 +304,33 @@ impl<'a> Builder<'a> {
             label: label.into(),
             detail,
             range,
+            more_ranges: Vec::new(),
             path,
             value: None,
             damaged: false,
         });
         self.nodes.len() - 1
+    }
+
+    /// Pushes a node owning the payload `spans` (several when protobuf merged wire occurrences),
+    /// with the wire path of the first.
+    pub(super) fn push_spans(
+        &mut self,
+        depth: usize,
+        parent: usize,
+        label: impl Into<String>,
+        detail: String,
+        spans: &[Span],
+    ) -> usize {
+        let first = spans.first().copied().unwrap_or_default();
+        let path = self.root.map(|r| wire_path(r, first)).unwrap_or_default();
+        let range = self.file(first);
+        let n = self.push(depth, Some(parent), label, detail, range, path);
+        let more: Vec<Range<u64>> = spans.iter().skip(1).map(|s| self.file(*s)).collect();
+        if let Some(node) = self.nodes.get_mut(n) {
+            node.more_ranges = more;
+        }
+        n
     }
 
     pub(super) fn mark(&mut self, i: usize) {
@@ -247,28 +348,9 @@ impl<'a> Builder<'a> {
         self.base + span.start as u64..self.base + span.end as u64
     }
 
-    fn body(&mut self, data: &'a [u8], frame: &Frame, decoded: Option<&Decoded<'a>>, end: u64) {
-        let offset = frame.offset.0;
-        let payload_start = offset + HEADER_LEN;
-        let Some(range) = frame.payload_range() else {
-            if end > payload_start {
-                let what = if frame.status.length_crc_ok() == Some(true) {
-                    "bytes until the end of the file (the frame does not fit)"
-                } else {
-                    "bytes skipped until the next intact frame"
-                };
-                self.push(
-                    0,
-                    None,
-                    "unreadable",
-                    format!("{} {what}", end - payload_start),
-                    payload_start..end,
-                    Vec::new(),
-                );
-                self.mark_damaged();
-            }
-            return;
-        };
+    /// The payload node and what it holds; returns the payload node, if the frame has a payload.
+    fn body(&mut self, frame: &Frame, decoded: Option<&'a Decoded<'a>>) -> Option<usize> {
+        let range = frame.payload_range()?;
         let len = range.end - range.start;
         let kind = decoded.map_or("payload", |d| d.kind.name());
         let p = self.push(
@@ -279,23 +361,29 @@ impl<'a> Builder<'a> {
             range.clone(),
             Vec::new(),
         );
-        if let Some(decoded) = decoded {
-            self.payload = decoded.payload;
-            self.base = range.start;
-            if let Some(typed) = decoded.typed() {
-                self.shape = example::declared_shape(&example::top_features(&typed));
+        let Some(decoded) = decoded else {
+            return Some(p);
+        };
+        self.payload = decoded.payload;
+        self.base = range.start;
+        self.root = Some(&decoded.tree);
+        let typed = decoded.typed();
+        if let Some(typed) = &typed {
+            self.shape = example::declared_shape(&example::top_features(typed));
+        }
+        match (&decoded.kind, &typed) {
+            (PayloadKind::Example | PayloadKind::SequenceExample, Some(typed)) => {
+                self.example(typed, &decoded.tree, 1, p);
             }
-            let structured =
-                decoded.kind.is_typed() || decoded.kind == crate::payload::PayloadKind::Protobuf;
-            if structured {
+            (kind, _) if kind.is_typed() || *kind == PayloadKind::Protobuf => {
                 self.message(&decoded.tree, 1, p, &mut Vec::new());
-            } else if len > 0 {
-                let bytes = decoded.payload;
+            }
+            _ if len > 0 => {
                 let i = self.push(
                     1,
                     Some(p),
                     "data",
-                    crate::image::describe_bytes(bytes, false),
+                    crate::image::describe_bytes(decoded.payload, false),
                     range.clone(),
                     Vec::new(),
                 );
@@ -303,39 +391,14 @@ impl<'a> Builder<'a> {
                     n.value = Some(range.clone());
                 }
             }
+            _ => {}
         }
-        if let Some((stored, computed)) = frame.data_crcs(data) {
-            let ok = stored == computed;
-            let detail = if ok {
-                format!("payload crc 0x{stored:08x}, ok")
-            } else {
-                format!("payload crc 0x{stored:08x} stored, 0x{computed:08x} computed: MISMATCH")
-            };
-            let f = self.push(
-                0,
-                None,
-                "footer",
-                detail,
-                range.end..range.end + FOOTER_LEN,
-                Vec::new(),
-            );
-            if !ok {
-                self.mark(f);
-                self.mark(p);
-            }
-            let after = range.end + FOOTER_LEN;
-            if end > after {
-                self.push(
-                    0,
-                    None,
-                    "skipped",
-                    format!("{} bytes hold no intact frame", end - after),
-                    after..end,
-                    Vec::new(),
-                );
-                self.mark_damaged();
-            }
-        }
+        Some(p)
+    }
+
+    /// A field protobuf does not know (no descriptor), as a wire field at index `i`.
+    pub(super) fn unknown_field(&mut self, field: &Field, depth: usize, parent: usize, i: usize) {
+        self.field(field, depth, parent, &mut vec![i]);
     }
 
     fn message(
@@ -383,7 +446,7 @@ impl<'a> Builder<'a> {
                             range,
                             path.clone(),
                         );
-                        let count = self.features(message, depth + 1, n, path);
+                        let count = self.nested_features(message, depth + 1, n);
                         self.set_detail(n, format!("{count} features"));
                     }
                     Some("FeatureLists") => {
@@ -395,7 +458,7 @@ impl<'a> Builder<'a> {
                             range,
                             path.clone(),
                         );
-                        let count = self.feature_lists(message, depth + 1, n, path);
+                        let count = self.nested_feature_lists(message, depth + 1, n);
                         self.set_detail(n, format!("{count} feature lists"));
                     }
                     _ => {
@@ -491,6 +554,28 @@ impl<'a> Builder<'a> {
                 range,
                 path.to_vec(),
             );
+        }
+    }
+}
+
+/// Indices of the wire fields leading to the field whose bytes are `target` (or the deepest one
+/// holding them), as annotate tokens carry them.
+fn wire_path(root: &wire::Message, target: Span) -> Vec<usize> {
+    let mut path = Vec::new();
+    let mut message = root;
+    loop {
+        let inside = message
+            .fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.span.start <= target.start && target.end <= f.span.end);
+        let Some((i, field)) = inside else {
+            return path;
+        };
+        path.push(i);
+        match field.nested_message() {
+            Some(nested) if field.span != target => message = nested,
+            _ => return path,
         }
     }
 }

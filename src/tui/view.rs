@@ -165,7 +165,7 @@ impl App {
             frame: region.clone(),
             cursor: self.view.cursor,
             top_row: self.view.hex_top,
-            selected,
+            selected: &selected,
             ancestors: &ancestors,
             focused: self.focus == Pane::Hex,
         }
