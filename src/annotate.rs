@@ -9,6 +9,7 @@ use crate::frame::{FOOTER_LEN, Frame, HEADER_LEN, Header};
 use crate::payload::Decoded;
 use crate::textformat::scalar_text;
 use crate::wire::{self, Field, Value, WireType};
+use crate::words::plural;
 
 /// What a token is, for colouring and for the TUI's explanation line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,12 +102,13 @@ pub fn frame_tokens(data: &[u8], frame: &Frame, decoded: Option<&Decoded<'_>>) -
         (None, _) => {
             let len = frame.region_end.0.saturating_sub(payload_start);
             if len > 0 {
-                let what = match header.crc_ok() {
-                    true => format!(
-                        "{len} bytes until the end of the file; the header declares {}",
+                let what = if header.crc_ok() {
+                    format!(
+                        "the file's last {len} bytes, where the header announces a {}-byte payload and its 4-byte CRC",
                         header.length
-                    ),
-                    false => format!("{len} bytes skipped until the next intact frame"),
+                    )
+                } else {
+                    skipped(len, frame.region_end.0, data.len() as u64)
                 };
                 tokens.push(plain(payload_start, len, Role::Unparsed, what));
             }
@@ -131,15 +133,21 @@ pub fn frame_tokens(data: &[u8], frame: &Frame, decoded: Option<&Decoded<'_>>) -
         let after = footer + FOOTER_LEN;
         if frame.region_end.0 > after {
             let len = frame.region_end.0 - after;
-            tokens.push(plain(
-                after,
-                len,
-                Role::Unparsed,
-                format!("{len} bytes skipped until the next intact frame"),
-            ));
+            let what = skipped(len, frame.region_end.0, data.len() as u64);
+            tokens.push(plain(after, len, Role::Unparsed, what));
         }
     }
     tokens
+}
+
+/// Bytes skipped after damage, ending at `end`: at the next intact frame or at the end of the file.
+fn skipped(len: u64, end: u64, file_len: u64) -> String {
+    let bytes = plural(len, "byte");
+    if end >= file_len {
+        format!("{bytes} to the end of the file, holding no intact frame")
+    } else {
+        format!("{bytes} skipped up to the next intact frame, at byte {end}")
+    }
 }
 
 /// Tokens of a decoded payload that starts at file offset `base`.
@@ -272,7 +280,10 @@ fn field_tokens(
                 *prefix,
                 depth,
                 Role::Length,
-                format!("varint {length}: length of {label}, {length} bytes"),
+                format!(
+                    "varint {length}: length of {label}, {}",
+                    plural(*length, "byte")
+                ),
                 path,
             );
             if !data.is_empty() {
@@ -300,16 +311,13 @@ fn field_tokens(
                 if n == 1 { "" } else { "s" }
             );
             push(*prefix, depth, Role::Length, meaning, path);
+            // The element encoding follows from the declared type, as the walker split them.
+            let wire_type = match kind {
+                Some(Kind::Float | Kind::Fixed32 | Kind::Sfixed32) => WireType::I32,
+                Some(Kind::Double | Kind::Fixed64 | Kind::Sfixed64) => WireType::I64,
+                _ => WireType::Varint,
+            };
             for element in elements {
-                let wire_type = if element.span.len() == 4 {
-                    WireType::I32
-                } else if element.span.len() == 8
-                    && !matches!(kind, Some(Kind::Int64 | Kind::Uint64))
-                {
-                    WireType::I64
-                } else {
-                    WireType::Varint
-                };
                 let meaning = scalar_meaning(kind.as_ref(), element.raw, wire_type);
                 push(element.span, depth + 1, Role::Value, meaning, path);
             }
@@ -338,7 +346,10 @@ fn field_tokens(
                 *prefix,
                 depth,
                 Role::Length,
-                format!("varint {length}: length of {label}, {what} of {length} bytes"),
+                format!(
+                    "varint {length}: length of {label}, {what} of {}",
+                    plural(*length, "byte")
+                ),
                 path,
             );
             message_tokens(payload, message, base, depth + 1, path, tokens);

@@ -2,17 +2,6 @@
 
 use crate::frame::{Frame, FrameStatus, HEADER_LEN, Header};
 
-/// Compression a file's first bytes announce (TFRecord writers support GZIP and ZLIB).
-pub fn sniff_compression(data: &[u8]) -> Option<&'static str> {
-    match data {
-        [0x1f, 0x8b, ..] => Some("GZIP"),
-        [0x78, second, ..] if (u16::from(0x78u8) << 8 | u16::from(*second)) % 31 == 0 => {
-            Some("ZLIB")
-        }
-        _ => None,
-    }
-}
-
 /// What is wrong with a frame, in one sentence (empty for an intact frame).
 pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
     let offset = frame.offset.0;
@@ -76,7 +65,7 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
                 )
             };
             if offset == 0 {
-                if let Some(kind) = sniff_compression(data) {
+                if let Some(kind) = crate::compress::sniff(data).map(|c| c.tensorflow_name()) {
                     text.push_str(&format!(
                         "; the file starts like a {kind} stream: it was probably written with compression_type='{kind}'"
                     ));
@@ -91,7 +80,8 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
             let declared = header.map_or(0, |h| h.length);
             let available = file_len.saturating_sub(offset + HEADER_LEN);
             format!(
-                "truncated: the header declares {declared} payload bytes (+4 CRC) but only {available} remain; TensorFlow reports \"truncated record at {offset}\""
+                "truncated: the header declares a {declared}-byte payload, so {} bytes (payload and its CRC) must follow the header, but the file ends {available} bytes after it; TensorFlow reports \"truncated record at {offset}\"",
+                declared.saturating_add(4)
             )
         }
         FrameStatus::LengthExceedsFile => {

@@ -302,6 +302,24 @@ pub enum Invalid {
     },
 }
 
+impl Invalid {
+    /// The payload position the problem is at.
+    pub fn at(&self) -> usize {
+        match self {
+            Invalid::Wire(e) => e.at,
+            Invalid::NotUtf8 { at, .. } => *at,
+        }
+    }
+
+    /// What is wrong, without the position.
+    pub fn what(&self) -> String {
+        match self {
+            Invalid::Wire(e) => e.kind.to_string(),
+            Invalid::NotUtf8 { field, .. } => format!("string field `{field}` is not UTF-8"),
+        }
+    }
+}
+
 impl std::fmt::Display for Invalid {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

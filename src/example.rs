@@ -5,6 +5,7 @@ use crate::decode::{FieldValues, Scalar, TypedMessage, TypedValue};
 use crate::image;
 use crate::pyfmt::text_f32;
 use crate::span::Span;
+use crate::words::plural;
 
 /// One feature's values.
 #[derive(Debug, Clone, PartialEq)]
@@ -247,7 +248,7 @@ pub fn bytes_summary(bytes: &[u8], shape: Option<(u32, u32, u32)>) -> String {
     if let Some((name, dims)) = image::encoded_image_info(bytes) {
         return match dims {
             Some((w, h)) => format!("{name} {w}x{h}"),
-            None => format!("{name}, {} bytes", bytes.len()),
+            None => format!("{name}, {}", plural(bytes.len() as u64, "byte")),
         };
     }
     if let Some(raw) = image::raw_shape(bytes.len(), shape) {
@@ -255,6 +256,6 @@ pub fn bytes_summary(bytes: &[u8], shape: Option<(u32, u32, u32)>) -> String {
     }
     match std::str::from_utf8(bytes) {
         Ok(text) if bytes.len() <= 64 && !text.chars().any(char::is_control) => format!("{text:?}"),
-        _ => format!("{} bytes", bytes.len()),
+        _ => plural(bytes.len() as u64, "byte"),
     }
 }

@@ -6,6 +6,8 @@ use std::io::Cursor;
 
 use image::{ImageFormat, ImageReader};
 
+use crate::words::plural;
+
 /// The encoded image formats recognised by magic bytes.
 pub fn sniff_format(bytes: &[u8]) -> Option<ImageFormat> {
     let format = match bytes {
@@ -54,8 +56,11 @@ pub fn encoded_image_info(bytes: &[u8]) -> Option<(&'static str, Option<(u32, u3
 pub fn describe_bytes(bytes: &[u8], is_string: bool) -> String {
     if let Some((name, dims)) = encoded_image_info(bytes) {
         return match dims {
-            Some((w, h)) => format!("{name} {w}x{h}, {} bytes", bytes.len()),
-            None => format!("{name} (header unreadable), {} bytes", bytes.len()),
+            Some((w, h)) => format!("{name} {w}x{h}, {}", plural(bytes.len() as u64, "byte")),
+            None => format!(
+                "{name} (header unreadable), {}",
+                plural(bytes.len() as u64, "byte")
+            ),
         };
     }
     let kind = if is_string { "string" } else { "bytes" };
@@ -69,7 +74,7 @@ pub fn describe_bytes(bytes: &[u8], is_string: bool) -> String {
             let more = if shown.len() < text.len() { "…" } else { "" };
             format!("{kind} {:?}{more}", shown)
         }
-        _ => format!("{kind}, {} bytes", bytes.len()),
+        _ => format!("{kind}, {}", plural(bytes.len() as u64, "byte")),
     }
 }
 

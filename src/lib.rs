@@ -25,3 +25,4 @@ pub mod span;
 pub mod textformat;
 pub mod tui;
 pub mod wire;
+pub mod words;

@@ -25,6 +25,25 @@ const EXAMPLE_PROTO: (&str, &str) = (
 pub const EXAMPLE: &str = "tensorflow.Example";
 pub const SEQUENCE_EXAMPLE: &str = "tensorflow.SequenceExample";
 
+/// A compile error with the line and column it points at, when it points into `file`.
+fn located(error: &protox::Error, file: &Path) -> String {
+    use miette::Diagnostic;
+    let offset = error
+        .labels()
+        .and_then(|mut labels| labels.next())
+        .map(|l| l.offset());
+    let text = std::fs::read_to_string(file).ok();
+    match (offset, text) {
+        (Some(offset), Some(text)) if offset <= text.len() => {
+            let before = text.get(..offset).unwrap_or_default();
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: {error}")
+        }
+        _ => error.to_string(),
+    }
+}
+
 /// Serves the built-in `.proto` files from the binary.
 struct BuiltinFiles;
 
@@ -97,7 +116,7 @@ impl Schema {
                 .unwrap_or_else(|| file.clone());
             compiler
                 .open_file(&name)
-                .map_err(|e| schema_err(file, e.to_string()))?;
+                .map_err(|e| schema_err(file, located(&e, file)))?;
         }
         let pool = compiler.descriptor_pool();
         let find = |name: &str| pool.get_message_by_name(name);
@@ -108,7 +127,38 @@ impl Schema {
                 "Example messages missing".into(),
             ));
         };
-        let user_message = match message {
+        let user_names: Vec<String> = proto_files
+            .iter()
+            .filter_map(|f| f.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
+        // The messages the user's files define at top level, for choosing one when none is named.
+        let defined: Vec<String> = pool
+            .all_messages()
+            .filter(|m| {
+                m.parent_message().is_none()
+                    && user_names.iter().any(|n| n == m.parent_file().name())
+            })
+            .map(|m| m.full_name().to_string())
+            .collect();
+        let message = match (message, defined.as_slice()) {
+            (Some(name), _) => Some(name.to_string()),
+            (None, [only]) => Some(only.clone()),
+            (None, []) => None,
+            (None, several) => {
+                let origin = proto_files
+                    .first()
+                    .map_or(Path::new("--proto"), |p| p.as_path());
+                return Err(schema_err(
+                    origin,
+                    format!(
+                        "defines several messages; name the payload type with --message, one of: {}",
+                        several.join(", ")
+                    ),
+                ));
+            }
+        };
+        let user_message = match message.as_deref() {
             None => None,
             Some(name) => {
                 let name = name.trim_start_matches('.');

@@ -105,8 +105,14 @@ pub struct WireError {
 
 impl fmt::Display for WireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (payload byte {})", self.kind, self.at)
+    }
+}
+
+impl fmt::Display for WireErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use WireErrorKind::*;
-        match &self.kind {
+        match self {
             TruncatedVarint => write!(f, "varint runs past the end of its message"),
             VarintTooLong => write!(f, "varint longer than 10 bytes"),
             TagTooLarge => write!(f, "tag does not fit in 32 bits"),
@@ -144,8 +150,7 @@ impl fmt::Display for WireError {
             UnterminatedGroup { field } => write!(f, "group {field} has no end-group tag"),
             PackedTruncated { field } => write!(f, "packed values of field {field} end mid-value"),
             TooDeep => write!(f, "messages nested deeper than {MAX_DEPTH} levels"),
-        }?;
-        write!(f, " (payload byte {})", self.at)
+        }
     }
 }
 

@@ -12,6 +12,7 @@ use crate::example;
 use crate::frame::Frame;
 use crate::jsonformat::Json;
 use crate::payload::{Decoder, PayloadKind};
+use crate::words::plural;
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -86,7 +87,10 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
                 ),
             )
         }
-        Some(typed) => (None, format!("{} fields set", typed.fields.len())),
+        Some(typed) => (
+            None,
+            format!("{} set", plural(typed.fields.len() as u64, "field")),
+        ),
         None => (None, crate::image::describe_bytes(payload, false)),
     };
     FrameRow {
@@ -218,9 +222,9 @@ pub fn run(
         if !args.json {
             writeln!(
                 out,
-                "{name}: {} frames, {intact} intact, {damaged} damaged, {} bytes",
-                input.index.len(),
-                input.source.len()
+                "{name}: {}, {intact} intact, {damaged} damaged, {}",
+                plural(input.index.len() as u64, "frame"),
+                plural(input.source.len(), "byte")
             )?;
         }
         if damaged > 0 {

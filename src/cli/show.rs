@@ -11,7 +11,7 @@ use crate::damage;
 use crate::example::{self, FeatureValues};
 use crate::frame::Frame;
 use crate::jsonformat::{message_to_json, raw_payload_json};
-use crate::payload::{Decoded, Decoder, PayloadKind};
+use crate::payload::{Decoded, Decoder, PayloadKind, Reading};
 use crate::textformat::{bytes_to_text, message_to_text, raw_message_to_text};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -46,15 +46,20 @@ pub struct ShowArgs {
 
 /// Parses `A..B`, `A..=B`, `A..` and `..B`: the first record and the end (excluded), if any.
 pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
-    let Some((a, b)) = text.split_once("..") else {
-        bail!("--range expects A..B, got `{text}`")
+    let usage = || {
+        anyhow::anyhow!("--range expects A..B, A..=B, A.. or ..B with record numbers, got `{text}`")
     };
-    let start = if a.is_empty() { 0 } else { a.trim().parse()? };
+    let (a, b) = text.split_once("..").ok_or_else(usage)?;
+    let number = |n: &str| n.trim().parse::<usize>().map_err(|_| usage());
+    let start = if a.is_empty() { 0 } else { number(a)? };
     let end = match b.strip_prefix('=') {
-        Some(b) => Some(b.trim().parse::<usize>()?.saturating_add(1)),
+        Some(b) => Some(number(b)?.saturating_add(1)),
         None if b.is_empty() => None,
-        None => Some(b.trim().parse()?),
+        None => Some(number(b)?),
     };
+    if end.is_some_and(|end| end <= start) {
+        bail!("--range `{text}` selects no record (the end is excluded; use A..=B to include B)");
+    }
     Ok((start, end))
 }
 
@@ -75,10 +80,10 @@ pub fn run(
             }
             (n, Some(n + 1), true)
         }
-        (None, Some(text)) => {
-            let (start, end) = parse_range(text)?;
-            (start, end, false)
-        }
+        (None, Some(text)) => match parse_range(text) {
+            Ok((start, end)) => (start, end, false),
+            Err(e) => return Ok(report_unusable(&e)),
+        },
         (None, None) => (0, None, false),
     };
     let workers = input.worker_decoders();
@@ -89,6 +94,14 @@ pub fn run(
         // is rendered on all cores, then printed in order.
         let frames = input.batch(next, end, if next == start { 64 } else { 4096 });
         if frames.is_empty() {
+            if end.is_some_and(|end| next < end) {
+                eprintln!(
+                    "{}: records {next}..{} do not exist (the file has {})",
+                    input.name(),
+                    end.unwrap_or(next),
+                    crate::words::plural(input.index.len() as u64, "frame")
+                );
+            }
             break;
         }
         next += frames.len();
@@ -145,10 +158,12 @@ fn render(
     let decoded = decoder.decode(payload);
     if let Some(invalid) = &decoded.invalid {
         notes.push(format!(
-            "record {}: not a valid {}: {invalid} (file byte {})",
+            "record {}: not a valid {}: {} (payload byte {}, file byte {})",
             frame.index,
             decoder.expected_name(),
-            frame.offset.0 + crate::frame::HEADER_LEN + invalid_at(invalid) as u64
+            invalid.what(),
+            invalid.at(),
+            frame.offset.0 + crate::frame::HEADER_LEN + invalid.at() as u64
         ));
     }
     let output = match format {
@@ -168,13 +183,6 @@ fn render(
     }
 }
 
-fn invalid_at(invalid: &crate::decode::Invalid) -> usize {
-    match invalid {
-        crate::decode::Invalid::Wire(e) => e.at,
-        crate::decode::Invalid::NotUtf8 { at, .. } => *at,
-    }
-}
-
 /// The text-format rendering of one payload.
 pub fn text_of(decoded: &Decoded<'_>) -> String {
     match (decoded.typed(), &decoded.kind) {
@@ -188,8 +196,24 @@ pub fn text_of(decoded: &Decoded<'_>) -> String {
 pub fn json_of(decoder: &Decoder, decoded: &Decoded<'_>) -> String {
     match decoded.typed() {
         Some(typed) => message_to_json(&typed).to_string_sorted(),
-        None => raw_payload_json(decoded.payload, decoder.parses_as_example(decoded.payload))
-            .to_string_sorted(),
+        None => {
+            let mut json =
+                raw_payload_json(decoded.payload, decoder.parses_as_example(decoded.payload));
+            // With --message, also say which type was asked for and that the payload is not one.
+            if let (Reading::As(message), crate::jsonformat::Json::Object(members)) =
+                (&decoder.reading, &mut json)
+            {
+                members.push((
+                    "message".into(),
+                    crate::jsonformat::Json::String(message.full_name().into()),
+                ));
+                members.push((
+                    "parses_as_message".into(),
+                    crate::jsonformat::Json::Literal("false".into()),
+                ));
+            }
+            json.to_string_sorted()
+        }
     }
 }
 
@@ -269,6 +293,26 @@ fn write_tree(
             )?;
             for line in message_to_text(&typed).lines() {
                 writeln!(out, "  {line}")?;
+            }
+            // Text format leaves out fields the type does not declare; the tree says they exist.
+            for field in decoded
+                .tree
+                .fields
+                .iter()
+                .filter(|f| f.descriptor.is_none())
+            {
+                let span = field.data_span();
+                writeln!(
+                    out,
+                    "  # field {} not in {}: wire type {} ({}), {} at payload bytes {}..{}",
+                    field.number,
+                    kind.name(),
+                    field.wire_type.code(),
+                    field.wire_type.description(),
+                    crate::words::plural(span.len() as u64, "byte"),
+                    field.span.start,
+                    field.span.end
+                )?;
             }
         }
         (PayloadKind::Protobuf, None) => {

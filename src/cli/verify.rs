@@ -23,6 +23,7 @@ use crate::error::Error;
 use crate::frame::FrameIndex;
 use crate::jsonformat::Json;
 use crate::source::Source;
+use crate::words::plural;
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -227,8 +228,9 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
             };
             writeln!(
                 out,
-                "{name}: {verdict}: {compressed}{} frames, {intact} intact, {damaged_frames} damaged, {} {size}",
-                report.frames, report.bytes
+                "{name}: {verdict}: {compressed}{}, {intact} intact, {damaged_frames} damaged, {} {size}",
+                plural(report.frames as u64, "frame"),
+                report.bytes
             )?;
             if let Some(info) = report.compression.as_ref().filter(|_| damaged == 0) {
                 let kind = info.compression.tensorflow_name();
