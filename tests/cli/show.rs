@@ -89,8 +89,7 @@ fn a_payload_that_is_not_the_requested_type_falls_back_to_bytes() {
         "{err}"
     );
     assert!(
-        err.contains("field 1 declares 5 bytes but only 3 remain")
-            && err.contains("(file byte 12)"),
+        err.contains("field 1 declares 5 bytes but only 3 remain (payload byte 0, file byte 12)"),
         "{err}"
     );
 }
