@@ -101,6 +101,10 @@ pub struct Location {
     pub intact_before: usize,
     /// Records a strict sequential reader (TensorFlow) returns before its first problem.
     pub strict_reads: usize,
+    /// Damaged frames in the whole stream.
+    pub damaged_frames: usize,
+    /// The compression the stream's first bytes announce (it was read as plain TFRecord).
+    pub looks_compressed: Option<&'static str>,
     /// Index ranges of the intact frames after the located frame.
     pub intact_after: Vec<Range<usize>>,
     pub intact_after_count: usize,
@@ -190,6 +194,8 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
         available_after_header: None,
         intact_before: 0,
         strict_reads,
+        damaged_frames: index.damaged_count(),
+        looks_compressed: crate::compress::sniff(data).map(|c| c.tensorflow_name()),
         intact_after: Vec::new(),
         intact_after_count: 0,
         explanation: String::new(),
@@ -256,10 +262,17 @@ fn explain(loc: &Location, frame: &Frame) -> String {
     let length = frame
         .declared_length
         .map_or(String::new(), |l| format!(", declared length {l}"));
-    text.push_str(&format!(
-        "byte {at} is {where_} of frame {} (starting at byte {}{length}). ",
-        frame.index, frame.offset.0
-    ));
+    if loc.part == Some(Part::Skipped) {
+        text.push_str(&format!(
+            "byte {at} is in the damaged bytes after the header of frame {} (starting at byte {}{length}): no intact frame covers it. ",
+            frame.index, frame.offset.0
+        ));
+    } else {
+        text.push_str(&format!(
+            "byte {at} is {where_} of frame {} (starting at byte {}{length}). ",
+            frame.index, frame.offset.0
+        ));
+    }
     match frame.status {
         FrameStatus::Intact => text.push_str(
             "That frame is intact: both CRCs match, so TensorFlow would not report an error here. If TensorFlow did, it read a different file (or this file with a different compression_type). ",
@@ -275,6 +288,11 @@ fn explain(loc: &Location, frame: &Frame) -> String {
             text.push_str(
                 ": the 12-byte header is damaged (or the bytes are not a frame at all), so the length cannot be trusted and TensorFlow gives up. ",
             );
+            if let (0, Some(kind)) = (frame.offset.0, loc.looks_compressed) {
+                text.push_str(&format!(
+                    "The file starts like a {kind} stream: it was probably written with compression_type='{kind}' and must be read with it (this tool detects that unless --compression none is given). "
+                ));
+            }
         }
         FrameStatus::DataCrcMismatch => {
             text.push_str("Its header is valid but its payload CRC does not match");
@@ -319,10 +337,14 @@ fn explain(loc: &Location, frame: &Frame) -> String {
         plural(loc.intact_before, "frame", "frames"),
         if loc.intact_before == 1 { "is" } else { "are" }
     ));
-    text.push_str(&format!(
-        " (a strict reader such as TensorFlow returns {} before its first error)",
-        plural(loc.strict_reads, "record", "records")
-    ));
+    if loc.damaged_frames > 0 {
+        text.push_str(&format!(
+            " (a strict reader such as TensorFlow returns {} before its first error)",
+            plural(loc.strict_reads, "record", "records")
+        ));
+    } else {
+        text.push_str(" (no frame of this file is damaged)");
+    }
     if loc.intact_after_count == 0 {
         text.push_str("; no intact frame follows it.");
     } else {

@@ -457,6 +457,11 @@ fn locate_explains_offsets_inside_intact_frames() {
     let past = run_on(&file, &["locate", "--json", path, "999999"]);
     let loc: Value = serde_json::from_str(stdout(&past).trim()).unwrap();
     assert_eq!(loc["case"], "past_end");
+    assert_eq!(
+        past.status.code(),
+        Some(2),
+        "an offset outside the file is an unusable question"
+    );
 }
 
 #[test]

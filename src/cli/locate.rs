@@ -175,7 +175,9 @@ pub fn run(args: &LocateArgs, read: &Options, out: &mut impl Write) -> Result<St
     }
     Ok(match loc.case {
         Case::Damaged(_) => Status::Damage,
-        Case::IntactFrame | Case::PastEnd => Status::Clean,
+        Case::IntactFrame => Status::Clean,
+        // The offset is not in this file: the question does not fit the input.
+        Case::PastEnd => Status::Unusable,
     })
 }
 
