@@ -319,19 +319,25 @@ fn frame_list_and_hex_rows_render() {
         ),
         "{text}"
     );
+    // Offsets are decimal and right-aligned, as `hex` prints them (not zero-padded like hex).
     let hex_row = text
         .lines()
-        .find(|l| l.contains("0000000000  "))
+        .find(|l| l.contains("         0  53 00"))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(
         hex_row.contains(
-            "0000000000  53 00 00 00 00 00 00 00  0d 7d 4e 91 0a 51 0a 11  S........}N..Q.."
+            "         0  53 00 00 00 00 00 00 00  0d 7d 4e 91 0a 51 0a 11  S........}N..Q.."
         ),
         "{hex_row}"
     );
+    assert!(
+        text.contains("        16  0a 08 66 65 61 74 75 72"),
+        "{text}"
+    );
+    assert!(!text.contains("0000000016"), "{text}");
     assert!(text.contains("▾ Example  83 bytes"), "{text}");
     assert!(text.contains("feature2  bytes[1] [\"dog\"]"), "{text}");
-    assert!(text.contains("record 0 of 200"), "{text}");
+    assert!(text.contains("record 0 · 200 records (0..199)"), "{text}");
 }
 
 #[test]
@@ -349,9 +355,12 @@ fn hex_highlights_the_selected_node_and_fainter_ancestors() {
     let (y, row) = text
         .lines()
         .enumerate()
-        .find(|(_, l)| l.contains("0000000000  "))
+        .find(|(_, l)| l.contains("         0  53 00"))
         .unwrap();
-    let x0 = row.chars().position(|c| c == '0').unwrap() as u16;
+    let x0 = row
+        .find("         0  53 00")
+        .map(|b| row[..b].chars().count())
+        .unwrap() as u16;
     // Byte i of row 0 sits at x0 + 12 + 3i (+1 after the eighth).
     let cell = |i: u16| {
         let x = x0 + 12 + 3 * i + if i >= 8 { 1 } else { 0 };

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tfr-inspect");
@@ -31,7 +32,13 @@ impl Session {
             found.is_ok_and(|o| o.status.success()),
             "tmux is not installed: install it (apt-get install tmux) or set TFR_SKIP_TMUX=1"
         );
-        let name = format!("tfr-inspect-test-{}-{width}x{height}", std::process::id());
+        // Tests run in parallel: each session gets its own name.
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let name = format!(
+            "tfr-inspect-test-{}-{n}-{width}x{height}",
+            std::process::id()
+        );
         let status = Command::new("tmux")
             .args(["new-session", "-d", "-s", &name, "-x"])
             .arg(width.to_string())
@@ -107,11 +114,11 @@ fn inspector_in_tmux_jumps_finds_damage_shows_help_and_restores_the_terminal() {
     tmux.text(&format!("{BIN} {DAMAGED}; echo inspector-exited-$?"));
     tmux.keys(&["Enter"]);
 
-    let screen = tmux.wait_text("record 0 of 200");
+    let screen = tmux.wait_text("record 0 · 200 records (0..199)");
     assert!(screen.contains("frames · "), "{screen}");
     assert!(screen.contains("1 damaged"), "{screen}");
     assert!(
-        screen.contains("0000000000  53 00 00 00 00 00 00 00"),
+        screen.contains("         0  53 00 00 00 00 00 00 00"),
         "{screen}"
     );
 
@@ -119,13 +126,13 @@ fn inspector_in_tmux_jumps_finds_damage_shows_help_and_restores_the_terminal() {
     tmux.text(":12");
     tmux.wait_text("go to record: 12");
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_text("record 12 of 200");
+    let screen = tmux.wait_text("record 12 · 200 records");
     assert!(screen.contains(" record 12 "), "tree title: {screen}");
 
     // `o` goes to TensorFlow's "corrupted record at 5630".
     tmux.text("o5630");
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_text("record 56 of 200");
+    let screen = tmux.wait_text("record 56 · 200 records");
     assert!(
         screen.contains("offset 5630 is in damaged record 56"),
         "{screen}"
@@ -133,7 +140,7 @@ fn inspector_in_tmux_jumps_finds_damage_shows_help_and_restores_the_terminal() {
 
     // Back to the top, then `c` finds the damaged frame.
     tmux.text("g");
-    tmux.wait_text("record 0 of 200");
+    tmux.wait_text("record 0 · 200 records (0..199)");
     tmux.text("c");
     let screen = tmux.wait_text("record 56 is damaged");
     assert!(screen.contains("length CRC mismatch"), "{screen}");
@@ -151,7 +158,7 @@ fn inspector_in_tmux_jumps_finds_damage_shows_help_and_restores_the_terminal() {
     tmux.text("q");
     let screen = tmux.wait_text("inspector-exited-1");
     assert!(!screen.contains("frames · "), "{screen}");
-    assert!(!screen.contains("0000000000  53"), "{screen}");
+    assert!(!screen.contains("         0  53 00"), "{screen}");
     assert!(screen.contains("shell$"), "{screen}");
 }
 
@@ -170,7 +177,65 @@ fn a_small_tmux_window_gets_a_message_and_resizing_recovers() {
         .status()
         .expect("tmux resize-window");
     assert!(status.success());
-    tmux.wait_text("record 0 of 200");
+    tmux.wait_text("record 0 · 200 records (0..199)");
+    tmux.text("q");
+    tmux.wait_text("inspector-exited-0");
+}
+
+#[test]
+fn inputs_that_cannot_be_opened_stay_on_screen_and_exit_2() {
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    tmux.wait_text("shell$");
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/examples.tfrecord");
+    tmux.text(&format!(
+        "{BIN} {examples} /nonexistent-tfr-input /tmp; echo inspector-exited-$?"
+    ));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("record 0 · 200 records");
+    assert!(
+        screen.contains("not opened: /nonexistent-tfr-input: No such file"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("not opened: /tmp: is a directory"),
+        "{screen}"
+    );
+    // Moving around does not clear them.
+    tmux.text("jjj:5");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("record 5 · 200 records");
+    assert!(screen.contains("not opened: /tmp"), "{screen}");
+    tmux.text("q");
+    // Status 2, and the errors are printed again on the normal screen.
+    let screen = tmux.wait_text("inspector-exited-2");
+    assert!(
+        screen.contains("tfr-inspect: /nonexistent-tfr-input: No such file"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("tfr-inspect: /tmp: is a directory"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_gzip_input_shows_its_compression_and_every_record() {
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    tmux.wait_text("shell$");
+    let gzip = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/examples_gzip.tfrecord"
+    );
+    tmux.text(&format!("{BIN} {gzip}; echo inspector-exited-$?"));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("record 0 · 200 records (0..199)");
+    assert!(screen.contains("GZIP 2.3 KiB → 19.6 KiB"), "{screen}");
+    tmux.text("G");
+    tmux.wait_text("record 199 · 200 records");
     tmux.text("q");
     tmux.wait_text("inspector-exited-0");
 }

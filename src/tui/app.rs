@@ -18,9 +18,13 @@ use super::layout::{self, Panes};
 use super::preview::{self, Picture};
 use super::tree::{self, Tree};
 use crate::annotate::{Token, frame_tokens};
-use crate::cli::Input;
+use crate::cli::{Input, Status};
+use crate::compress::Options;
 use crate::frame::{Frame, FrameIndex, IndexDelta};
 use crate::payload::Decoder;
+
+/// At most this many lines list inputs that could not be opened (the last one says how many more).
+const MAX_NOTICE_LINES: u16 = 3;
 
 /// Which pane has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,15 +106,26 @@ pub struct App {
     pub screen: Rect,
     pub quit: bool,
     pub effect: Option<Effect>,
+    /// Why each input that could not be opened was refused; shown for the whole session and
+    /// printed again after it, and the reason the inspector exits with status 2.
+    pub open_errors: Vec<String>,
+    /// A search still scanning (it runs in slices so that the screen never freezes).
+    pub(super) search_job: Option<super::navigate::SearchJob>,
 }
 
 impl App {
-    /// Opens `paths` (files that cannot be opened are reported in the status line).
+    /// Opens `paths` as plain or auto-detected compressed files; see [`App::open_with`].
     pub fn open(paths: &[PathBuf], decoder: &Decoder) -> anyhow::Result<App> {
+        App::open_with(paths, decoder, &Options::default())
+    }
+
+    /// Opens `paths`, reading them as `read` says (compression, decompression limit). Files that
+    /// cannot be opened are listed in [`App::open_errors`]; it fails only when none can be.
+    pub fn open_with(paths: &[PathBuf], decoder: &Decoder, read: &Options) -> anyhow::Result<App> {
         let mut files = Vec::new();
         let mut problems = Vec::new();
         for path in paths {
-            match Input::open(path, decoder) {
+            match Input::open_with(path, decoder, read) {
                 Ok(input) => files.push(FileView {
                     indexing: !input.index.is_complete(),
                     input,
@@ -131,7 +146,7 @@ impl App {
             rows: HashMap::new(),
             prompt: None,
             help: false,
-            message: problems.join("; "),
+            message: String::new(),
             search: None,
             preview: None,
             preview_key: None,
@@ -139,6 +154,8 @@ impl App {
             screen: Rect::new(0, 0, 160, 48),
             quit: false,
             effect: None,
+            open_errors: problems,
+            search_job: None,
         };
         app.select_frame(0);
         Ok(app)
@@ -152,6 +169,26 @@ impl App {
         }
         self.reload_frame();
         self.refresh();
+    }
+
+    /// The exit status the session ends with: 2 when an input could not be opened, else 1 when
+    /// damage was found (a damaged frame or compressed stream), else 0.
+    pub fn status(&self) -> Status {
+        if !self.open_errors.is_empty() {
+            return Status::Unusable;
+        }
+        let damaged = self.files.iter().any(|f| {
+            f.index().damaged_count() > 0
+                || f.input
+                    .source
+                    .compression()
+                    .is_some_and(|c| c.problem.is_some())
+        });
+        if damaged {
+            Status::Damage
+        } else {
+            Status::Clean
+        }
     }
 
     pub fn file(&self) -> Option<&FileView> {
@@ -174,7 +211,35 @@ impl App {
     }
 
     pub fn panes(&self) -> Panes {
-        layout::panes(self.screen, self.preview.is_some())
+        layout::panes(self.screen, self.preview.is_some(), self.notice_lines())
+    }
+
+    /// Lines kept at the bottom of the screen for the notices.
+    pub fn notice_lines(&self) -> u16 {
+        u16::try_from(self.notices().len())
+            .unwrap_or(u16::MAX)
+            .min(MAX_NOTICE_LINES)
+    }
+
+    /// What stays on screen whatever the user does: the inputs that could not be opened, and a
+    /// damaged compressed stream in the current file (worded as `verify` words it).
+    pub fn notices(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .open_errors
+            .iter()
+            .map(|e| format!("not opened: {e}"))
+            .collect();
+        let problem = self
+            .file()
+            .and_then(|f| f.input.source.compression())
+            .and_then(|c| c.problem.as_ref());
+        if let (Some(p), Some(file)) = (problem, self.file()) {
+            out.push(format!(
+                "{}: compressed stream damaged: {p}",
+                file.input.name()
+            ));
+        }
+        out
     }
 
     /// Takes the frames the background indexer found in file `file` since its last report.
@@ -223,7 +288,10 @@ impl App {
         match action {
             Action::Quit => self.quit = true,
             Action::Cancel => {
-                if self.prompt.take().is_none() && !std::mem::take(&mut self.help) {
+                if self.prompt.take().is_some() {
+                } else if self.search_job.take().is_some() {
+                    self.message = "search stopped".into();
+                } else if !std::mem::take(&mut self.help) {
                     self.quit = true;
                 }
             }
@@ -258,6 +326,7 @@ impl App {
             }
             Action::SearchNext => self.search_step(true),
             Action::SearchPrev => self.search_step(false),
+            Action::SearchContinue => self.search_continue(),
             Action::NextDamaged => self.next_damaged(true),
             Action::PrevDamaged => self.next_damaged(false),
             Action::NextFile => self.switch_file(1),

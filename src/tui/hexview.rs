@@ -16,7 +16,8 @@ use crate::annotate::{Role, Token};
 
 /// Bytes per row.
 pub const ROW: u64 = 16;
-/// Columns one row takes: offset, hex pairs with a gap after 8, and the ASCII column.
+/// Columns one row takes: offset (decimal, right-aligned as `hex` prints it), hex pairs with a gap
+/// after 8, and the ASCII column.
 pub const ROW_WIDTH: u16 = 10 + 2 + 49 + 1 + 16;
 
 /// The colour of a token's bytes.
@@ -132,7 +133,7 @@ impl Widget for HexPane<'_> {
             let (x, _) = buf.set_stringn(
                 area.x,
                 y,
-                format!("{start:010}"),
+                format!("{start:>10}"),
                 usize::from(area.width),
                 dim,
             );

@@ -33,6 +33,9 @@ pub enum Action {
     Submit,
     SearchNext,
     SearchPrev,
+    /// Scan the next slice of a search still running (sent by the run loop when no key waits,
+    /// never by a key).
+    SearchContinue,
     NextDamaged,
     PrevDamaged,
     NextFile,

@@ -21,6 +21,8 @@ pub struct Panes {
     pub hex: Rect,
     /// The line explaining the token under the hex cursor.
     pub explain: Rect,
+    /// Lines above the explanation that list inputs that could not be opened (height 0 if none).
+    pub notices: Rect,
     pub status: Rect,
 }
 
@@ -29,8 +31,9 @@ pub fn too_small(area: Rect) -> bool {
     area.width < MIN_WIDTH || area.height < MIN_HEIGHT
 }
 
-/// The panes for a screen of `area`, with room for a preview when `preview` is set.
-pub fn panes(area: Rect, preview: bool) -> Panes {
+/// The panes for a screen of `area`, with room for a preview when `preview` is set and `notices`
+/// lines for messages that stay on screen.
+pub fn panes(area: Rect, preview: bool, notices: u16) -> Panes {
     let status = Rect::new(
         area.x,
         area.bottom().saturating_sub(1),
@@ -43,7 +46,15 @@ pub fn panes(area: Rect, preview: bool) -> Panes {
         area.width,
         1.min(area.height.saturating_sub(1)),
     );
-    let body_height = area.height.saturating_sub(2);
+    // Notices never take the rows the panes need at the smallest usable size.
+    let notices = notices.min(area.height.saturating_sub(MIN_HEIGHT));
+    let notice_rect = Rect::new(
+        area.x,
+        area.bottom().saturating_sub(2 + notices),
+        area.width,
+        notices,
+    );
+    let body_height = area.height.saturating_sub(2 + notices);
     let list_height = (body_height * 3 / 10).max(5).min(body_height);
     let list = Rect::new(area.x, area.y, area.width, list_height);
     let main_y = area.y + list_height;
@@ -74,6 +85,7 @@ pub fn panes(area: Rect, preview: bool) -> Panes {
         preview,
         hex,
         explain,
+        notices: notice_rect,
         status,
     }
 }
@@ -94,10 +106,21 @@ mod tests {
 
     #[test]
     fn wide_screens_give_the_hex_pane_a_full_row() {
-        let p = panes(Rect::new(0, 0, 160, 48), true);
+        let p = panes(Rect::new(0, 0, 160, 48), true, 0);
         assert_eq!(p.hex.width, ROW_WIDTH + 2);
         assert!(p.preview.is_some());
         assert_eq!(p.status.y, 47);
         assert_eq!(p.tree.width + p.hex.width, 160);
+    }
+
+    #[test]
+    fn notices_sit_above_the_explanation_and_shrink_the_body() {
+        let p = panes(Rect::new(0, 0, 160, 48), false, 2);
+        assert_eq!(p.notices, Rect::new(0, 44, 160, 2));
+        assert_eq!(p.explain.y, 46);
+        assert_eq!(p.hex.bottom(), 44);
+        // At the minimum size there is no room for them.
+        let p = panes(Rect::new(0, 0, MIN_WIDTH, MIN_HEIGHT), false, 2);
+        assert_eq!(p.notices.height, 0);
     }
 }

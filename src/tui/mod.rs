@@ -53,9 +53,14 @@ struct IndexReport {
 }
 
 /// Opens `files` in the inspector and runs it until the user quits.
+///
+/// The status follows the documented exit codes: [`Status::Unusable`] when any input could not be
+/// opened (those errors are also printed to stderr once the terminal is restored, so they are not
+/// lost with the screen), else [`Status::Damage`] when a damaged frame or compressed stream was
+/// found, else [`Status::Clean`].
 pub fn run(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
     let decoder = decode.decoder()?;
-    let mut app = App::open(files, &decoder)?;
+    let mut app = App::open_with(files, &decoder, &decode.read_options())?;
     let reports = spawn_indexer(&mut app);
     let mut terminal = TerminalGuard::enter()?;
     let size = terminal.terminal.size()?;
@@ -63,14 +68,13 @@ pub fn run(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
         width: size.width,
         height: size.height,
     });
-    event_loop(&mut app, &mut terminal, &reports)?;
+    let outcome = event_loop(&mut app, &mut terminal, &reports);
     drop(terminal);
-    let damaged = app.files.iter().any(|f| f.index().damaged_count() > 0);
-    Ok(if damaged {
-        Status::Damage
-    } else {
-        Status::Clean
-    })
+    for error in &app.open_errors {
+        eprintln!("tfr-inspect: {error}");
+    }
+    outcome?;
+    Ok(app.status())
 }
 
 fn event_loop(
@@ -88,12 +92,21 @@ fn event_loop(
             guard.terminal.draw(|f| f.render_widget(&*app, f.area()))?;
             dirty = false;
         }
-        if event::poll(Duration::from_millis(100))? {
+        // A search still scanning takes another slice whenever no key is waiting.
+        let wait = if app.searching() {
+            Duration::ZERO
+        } else {
+            Duration::from_millis(100)
+        };
+        if event::poll(wait)? {
             let event = event::read()?;
             if let Some(action) = keymap::event_action(app.mode(), &event) {
                 app.update(action);
                 dirty = true;
             }
+        } else if app.searching() {
+            app.update(keymap::Action::SearchContinue);
+            dirty = true;
         }
         if let Some(Effect::ShowImage(picture)) = app.effect.take() {
             show_image(guard, &picture)?;
@@ -113,8 +126,11 @@ fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
             continue;
         }
         let path = file.input.source.path();
-        // A pipe or special file cannot be read a second time: index it here instead.
-        if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        // A pipe or special file cannot be read a second time, and a compressed file would have to
+        // be decompressed again: index those here instead, from the bytes already in memory.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file())
+            && file.input.source.compression().is_none()
+        {
             // The thread continues from what the UI has indexed so far and sends only new frames.
             jobs.push((i, path.to_path_buf(), file.input.index.clone()));
         } else {
@@ -123,7 +139,9 @@ fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
     }
     if reopen_failed {
         for file in app.files.iter_mut().filter(|f| f.indexing) {
-            if !std::fs::metadata(file.input.source.path()).is_ok_and(|m| m.is_file()) {
+            let reopenable = std::fs::metadata(file.input.source.path()).is_ok_and(|m| m.is_file())
+                && file.input.source.compression().is_none();
+            if !reopenable {
                 file.input.settle_all();
                 file.indexing = false;
             }

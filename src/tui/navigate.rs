@@ -130,8 +130,10 @@ impl App {
         }
     }
 
-    /// Moves to the next (or previous) occurrence of the search text in a feature name or a string
-    /// or bytes value, wrapping around the file.
+    /// Starts looking for the next (or previous) occurrence of the search text in a feature name
+    /// or a string or bytes value, wrapping around the file. The scan runs in slices of
+    /// [`SEARCH_SLICE`] bytes so that a key press never freezes the screen; the run loop continues
+    /// it ([`App::search_continue`]) while no key is waiting, and the status line says how far it is.
     pub fn search_step(&mut self, forward: bool) {
         let Some(needle) = self.search.clone().filter(|s| !s.is_empty()) else {
             self.message = "no search yet: press / to search".into();
@@ -140,64 +142,91 @@ impl App {
         let Some(file) = self.file() else {
             return;
         };
-        let data = file.data();
-        let needle_bytes = needle.as_bytes();
-        let start = self.view.cursor;
-        let mut tried = 0usize;
-        let mut from = start;
-        let hit = loop {
-            let Some(hit) = find(data, needle_bytes, from, start, forward) else {
-                break None;
-            };
-            tried += 1;
-            if self.is_text_hit(hit) || tried > 10_000 {
-                break Some(hit).filter(|h| self.is_text_hit(*h));
-            }
-            from = hit;
+        let len = file.data().len() as u64;
+        let origin = self.view.cursor;
+        self.search_job = Some(SearchJob {
+            needle: needle.into_bytes(),
+            forward,
+            origin,
+            next: if forward {
+                origin.saturating_add(1)
+            } else {
+                origin
+            },
+            wrapped: false,
+            covered: 0,
+            len,
+        });
+        self.search_continue();
+    }
+
+    /// Whether a search is still scanning.
+    pub fn searching(&self) -> bool {
+        self.search_job.is_some()
+    }
+
+    /// Scans the next slice of the running search.
+    pub fn search_continue(&mut self) {
+        let Some(mut job) = self.search_job.take() else {
+            return;
         };
-        match hit {
-            Some(hit) => {
-                let Some(frame) = self
-                    .file()
-                    .and_then(|f| f.index().frame_containing(f.data(), hit))
-                else {
-                    self.message =
-                        format!("{needle:?} found at offset {hit}, which is not indexed yet");
-                    return;
-                };
-                self.select_frame(frame.index);
-                self.set_cursor(hit);
-                let label = self
-                    .view
-                    .tree
-                    .nodes
-                    .get(self.view.node)
-                    .map(|n| n.label.clone())
-                    .unwrap_or_default();
+        let Some(file) = self.file() else {
+            return;
+        };
+        let mut checker = TextHits::default();
+        let outcome = job.slice(file.data(), SEARCH_SLICE, |hit| checker.is_text(self, hit));
+        let needle = String::from_utf8_lossy(&job.needle).into_owned();
+        match outcome {
+            Slice::Hit(hit) => self.show_hit(&needle, hit),
+            Slice::More => {
+                let direction = if job.forward { "forward" } else { "backward" };
                 self.message = format!(
-                    "{needle:?} at offset {hit}, record {} ({label})",
-                    frame.index
+                    "searching {needle:?} {direction}… {}% (any key works meanwhile; Esc stops)",
+                    job.percent()
+                );
+                self.search_job = Some(job);
+            }
+            Slice::Done => {
+                self.message = format!(
+                    "{needle:?} not found in any feature name or value (whole file searched)"
                 );
             }
-            None => self.message = format!("{needle:?} not found in any feature name or value"),
         }
     }
 
-    /// Whether a search hit at `offset` lies in string or bytes data (names and values).
-    fn is_text_hit(&self, offset: u64) -> bool {
-        let Some(file) = self.file() else {
-            return false;
+    /// Selects the match at `hit` and names the feature it is in: `image/class/text[0]`.
+    fn show_hit(&mut self, needle: &str, hit: u64) {
+        let Some(frame) = self
+            .file()
+            .and_then(|f| f.index().frame_containing(f.data(), hit))
+        else {
+            self.message = format!("{needle:?} found at offset {hit}, which is not indexed yet");
+            return;
         };
-        let data = file.data();
-        let Some(frame) = file.index().frame_containing(data, offset) else {
-            return true;
+        self.select_frame(frame.index);
+        self.set_cursor(hit);
+        let tree = &self.view.tree;
+        let node = self.view.node;
+        let mut chain: Vec<&str> = std::iter::once(node)
+            .chain(tree.ancestors(node))
+            .filter_map(|n| tree.nodes.get(n))
+            .filter(|n| n.depth >= 2)
+            .map(|n| n.label.as_str())
+            .collect();
+        chain.reverse();
+        let mut name = String::new();
+        for label in chain {
+            if !name.is_empty() && !label.starts_with('[') {
+                name.push(' ');
+            }
+            name.push_str(label);
+        }
+        let what = if name.is_empty() {
+            String::new()
+        } else {
+            format!(", {name}")
         };
-        let decoded = frame.payload(data).map(|p| file.input.decoder.decode(p));
-        let tokens = crate::annotate::frame_tokens(data, &frame, decoded.as_ref());
-        tokens
-            .iter()
-            .find(|t| t.start <= offset && offset < t.end)
-            .is_some_and(|t| t.role == crate::annotate::Role::Data)
+        self.message = format!("{needle:?} at offset {hit}: record {}{what}", frame.index);
     }
 
     fn set_pending(&mut self, n: usize) {
@@ -209,40 +238,155 @@ fn data_of(app: &App) -> &[u8] {
     app.file().map_or(&[], |f| f.data())
 }
 
-/// The next occurrence of `needle` strictly after `from` (or before, backwards), wrapping around
-/// the file once and stopping when the search comes back to `origin`.
-fn find(data: &[u8], needle: &[u8], from: u64, origin: u64, forward: bool) -> Option<u64> {
-    if needle.is_empty() || needle.len() > data.len() {
-        return None;
+/// Bytes of the file one search slice looks at (it also stops early at a match).
+pub const SEARCH_SLICE: u64 = 8 << 20;
+
+/// A search in progress: what it looks for and how far it got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchJob {
+    needle: Vec<u8>,
+    forward: bool,
+    /// The cursor when the search started; the scan ends when it comes back here.
+    origin: u64,
+    /// Forward: the first start position not yet looked at; backward: one past the last.
+    next: u64,
+    /// Whether the scan passed the end (forward) or the start (backward) of the file.
+    wrapped: bool,
+    /// Bytes looked at so far, for the progress report.
+    covered: u64,
+    len: u64,
+}
+
+/// What one slice of a search found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slice {
+    Hit(u64),
+    /// Nothing yet; more of the file to scan.
+    More,
+    /// The whole file was scanned without a match.
+    Done,
+}
+
+impl SearchJob {
+    fn percent(&self) -> u64 {
+        (self.covered.saturating_mul(100) / self.len.max(1)).min(99)
     }
-    let last_start = data.len() - needle.len();
-    let from = usize::try_from(from).ok()?.min(data.len());
-    let origin = usize::try_from(origin).ok()?.min(data.len());
+
+    /// Start positions the current pass may still look at: forward `next..end`, backward
+    /// `start..next`.
+    fn pass(&self, data_len: u64) -> std::ops::Range<u64> {
+        let last_start = data_len.saturating_sub(self.needle.len() as u64);
+        match (self.forward, self.wrapped) {
+            (true, false) => self.next..last_start + 1,
+            // The second pass comes back to the origin itself (the only match may be there).
+            (true, true) => self.next..(self.origin.min(last_start) + 1).max(self.next),
+            (false, false) => 0..self.next.min(last_start + 1),
+            (false, true) => self.origin.min(self.next)..self.next,
+        }
+    }
+
+    /// Looks at up to `budget` start positions, returning the first match `accept` takes.
+    fn slice(&mut self, data: &[u8], budget: u64, mut accept: impl FnMut(u64) -> bool) -> Slice {
+        let data_len = data.len() as u64;
+        if self.needle.is_empty() || self.needle.len() as u64 > data_len {
+            return Slice::Done;
+        }
+        let mut left = budget;
+        loop {
+            let pass = self.pass(data_len);
+            if pass.is_empty() {
+                if self.wrapped {
+                    return Slice::Done;
+                }
+                self.wrapped = true;
+                self.next = if self.forward { 0 } else { data_len };
+                continue;
+            }
+            if left == 0 {
+                return Slice::More;
+            }
+            let window = if self.forward {
+                pass.start..pass.end.min(pass.start.saturating_add(left))
+            } else {
+                pass.end.saturating_sub(left).max(pass.start)..pass.end
+            };
+            let found = find_in(data, &self.needle, window.clone(), self.forward);
+            let looked = match found {
+                Some(hit) if self.forward => hit + 1 - window.start,
+                Some(hit) => window.end - hit,
+                None => window.end - window.start,
+            };
+            left = left.saturating_sub(looked);
+            self.covered = self.covered.saturating_add(looked);
+            match found {
+                Some(hit) => {
+                    self.next = if self.forward { hit + 1 } else { hit };
+                    if accept(hit) {
+                        return Slice::Hit(hit);
+                    }
+                }
+                None => {
+                    self.next = if self.forward {
+                        window.end
+                    } else {
+                        window.start
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The first (forward) or last (backward) match of `needle` starting in `starts`.
+fn find_in(data: &[u8], needle: &[u8], starts: std::ops::Range<u64>, forward: bool) -> Option<u64> {
+    let first = *needle.first()?;
+    let lo = usize::try_from(starts.start).ok()?;
+    let hi = usize::try_from(starts.end).ok()?;
     let matches = |i: &usize| {
-        i.checked_add(needle.len())
-            .and_then(|end| data.get(*i..end))
-            == Some(needle)
+        data.get(*i) == Some(&first)
+            && i.checked_add(needle.len())
+                .and_then(|end| data.get(*i..end))
+                == Some(needle)
     };
     let hit = if forward {
-        let wrapped_past = from < origin;
-        let first = ((from + 1)..=last_start).find(matches);
-        match first {
-            Some(h) if !(wrapped_past && h > origin) => Some(h),
-            Some(_) => None,
-            None if wrapped_past => None,
-            None => (0..=origin.min(last_start)).find(matches),
-        }
+        (lo..hi).find(matches)
     } else {
-        let wrapped_past = from > origin;
-        let first = (0..from.min(last_start + 1)).rev().find(matches);
-        match first {
-            Some(h) if !(wrapped_past && h < origin) => Some(h),
-            Some(_) => None,
-            None if wrapped_past => None,
-            None => (origin..=last_start).rev().find(matches),
-        }
+        (lo..hi).rev().find(matches)
     };
     hit.map(|h| h as u64)
+}
+
+/// Decides whether a match lies in string or bytes data (names and values), decoding each frame
+/// once per slice however many matches it holds.
+#[derive(Default)]
+struct TextHits {
+    frame: Option<(usize, Vec<std::ops::Range<u64>>)>,
+}
+
+impl TextHits {
+    fn is_text(&mut self, app: &App, offset: u64) -> bool {
+        let Some(file) = app.file() else {
+            return false;
+        };
+        let data = file.data();
+        let Some(frame) = file.index().frame_containing(data, offset) else {
+            // Not indexed yet: say where it is rather than skip it.
+            return true;
+        };
+        let cached = self.frame.as_ref().is_some_and(|(i, _)| *i == frame.index);
+        if !cached {
+            let decoded = frame.payload(data).map(|p| file.input.decoder.decode(p));
+            let data_ranges = crate::annotate::frame_tokens(data, &frame, decoded.as_ref())
+                .into_iter()
+                .filter(|t| t.role == crate::annotate::Role::Data)
+                .map(|t| t.start..t.end)
+                .collect();
+            self.frame = Some((frame.index, data_ranges));
+        }
+        self.frame
+            .as_ref()
+            .is_some_and(|(_, ranges)| ranges.iter().any(|r| r.contains(&offset)))
+    }
 }
 
 #[cfg(test)]
@@ -257,13 +401,68 @@ mod tests {
         assert_eq!(parse_number("ten"), None);
     }
 
+    fn run(job: &mut SearchJob, data: &[u8], budget: u64) -> Vec<Slice> {
+        let mut out = Vec::new();
+        loop {
+            let r = job.slice(data, budget, |_| true);
+            out.push(r);
+            if r != Slice::More {
+                return out;
+            }
+        }
+    }
+
+    fn job(needle: &[u8], origin: u64, forward: bool, len: usize) -> SearchJob {
+        SearchJob {
+            needle: needle.to_vec(),
+            forward,
+            origin,
+            next: if forward { origin + 1 } else { origin },
+            wrapped: false,
+            covered: 0,
+            len: len as u64,
+        }
+    }
+
     #[test]
-    fn find_wraps_once() {
+    fn search_wraps_once_in_either_direction() {
         let data = b"ab..ab..ab";
-        assert_eq!(find(data, b"ab", 0, 0, true), Some(4));
-        assert_eq!(find(data, b"ab", 8, 8, true), Some(0));
-        assert_eq!(find(data, b"ab", 4, 4, false), Some(0));
-        assert_eq!(find(data, b"ab", 0, 0, false), Some(8));
-        assert_eq!(find(data, b"zz", 0, 0, true), None);
+        let first = |needle: &[u8], origin, forward| {
+            job(needle, origin, forward, data.len()).slice(data, u64::MAX, |_| true)
+        };
+        assert_eq!(first(b"ab", 0, true), Slice::Hit(4));
+        assert_eq!(first(b"ab", 8, true), Slice::Hit(0));
+        assert_eq!(first(b"ab", 4, false), Slice::Hit(0));
+        assert_eq!(first(b"ab", 0, false), Slice::Hit(8));
+        assert_eq!(first(b"zz", 0, true), Slice::Done);
+        // The only match is found again from itself.
+        assert_eq!(first(b"..ab..ab", 2, true), Slice::Hit(2));
+    }
+
+    #[test]
+    fn a_small_budget_splits_the_scan_and_still_finds_every_match() {
+        let mut data = vec![b'.'; 1000];
+        data[700..702].copy_from_slice(b"ab");
+        let mut j = job(b"ab", 10, true, data.len());
+        let slices = run(&mut j, &data, 100);
+        assert_eq!(slices.last(), Some(&Slice::Hit(700)));
+        assert_eq!(slices.len(), 7, "{slices:?}");
+        // Rejected matches (not in text) are skipped, and the scan ends where it began.
+        let mut j = job(b"ab", 10, false, data.len());
+        let mut seen = Vec::new();
+        loop {
+            match j.slice(&data, 64, |h| {
+                seen.push(h);
+                false
+            }) {
+                Slice::More => continue,
+                other => {
+                    assert_eq!(other, Slice::Done);
+                    break;
+                }
+            }
+        }
+        assert_eq!(seen, [700]);
+        assert!(j.covered >= 990 && j.covered <= 1000, "{}", j.covered);
     }
 }

@@ -17,6 +17,7 @@ use super::hexview::{self, HexPane};
 use super::keymap::PromptKind;
 use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
 use super::preview::HalfBlocks;
+use crate::compress::Compressed;
 
 fn pane_block(title: String, focused: bool) -> Block<'static> {
     let style = if focused {
@@ -40,7 +41,7 @@ impl Widget for &App {
                 .render(area, buf);
             return;
         }
-        let panes = layout::panes(area, self.preview.is_some());
+        let panes = layout::panes(area, self.preview.is_some(), self.notice_lines());
         self.render_list(panes.list, buf);
         self.render_tree(panes.tree, buf);
         if let Some(rect) = panes.preview {
@@ -48,6 +49,7 @@ impl Widget for &App {
         }
         self.render_hex(panes.hex, buf);
         self.render_explain(panes.explain, buf);
+        self.render_notices(panes.notices, buf);
         self.render_status(panes.status, buf);
         if self.help {
             Help.render(area, buf);
@@ -189,6 +191,29 @@ impl App {
         );
     }
 
+    fn render_notices(&self, rect: Rect, buf: &mut Buffer) {
+        let notices = self.notices();
+        let rows = usize::from(rect.height);
+        let style = Style::default()
+            .fg(Color::LightRed)
+            .add_modifier(Modifier::BOLD);
+        for (i, notice) in notices.iter().take(rows).enumerate() {
+            let text = if i + 1 == rows && notices.len() > rows {
+                format!("{notice}  (and {} more)", notices.len() - rows)
+            } else {
+                notice.clone()
+            };
+            let y = rect.y + i as u16;
+            buf.set_stringn(
+                rect.x,
+                y,
+                format!(" {text}"),
+                usize::from(rect.width),
+                style,
+            );
+        }
+    }
+
     fn render_status(&self, rect: Rect, buf: &mut Buffer) {
         let bar = Style::default().bg(Color::Indexed(236)).fg(Color::White);
         buf.set_style(rect, bar);
@@ -222,9 +247,15 @@ impl App {
         if self.files.len() > 1 {
             parts.push(format!("file {}/{}", self.current + 1, self.files.len()));
         }
-        parts.push(format!("record {} of {}", file.selected, index.len()));
+        parts.push(record_text(file.selected, index.len(), file.indexing));
         let damaged = index.damaged_count();
         parts.push(format!("{damaged} damaged"));
+        let stream_damaged = if let Some(c) = file.input.source.compression() {
+            parts.push(compression_text(c, index.file_len()));
+            c.problem.is_some()
+        } else {
+            false
+        };
         if file.indexing {
             let total = index.file_len().max(1);
             let pct = index.scanned().saturating_mul(100) / total;
@@ -234,7 +265,7 @@ impl App {
             parts.push(self.message.clone());
         }
         let text = format!(" {}", parts.join(" │ "));
-        let style = if damaged > 0 {
+        let style = if damaged > 0 || stream_damaged {
             bar.fg(Color::LightRed)
         } else {
             bar
@@ -250,5 +281,70 @@ impl App {
             help.len(),
             bar.add_modifier(Modifier::BOLD),
         );
+    }
+}
+
+/// Where the selection is, 0-based as everywhere else (`list`, `show -n`, `:`): "record 4 · 6
+/// records (0..5)", or "no records".
+pub fn record_text(selected: usize, count: usize, indexing: bool) -> String {
+    match (count, indexing) {
+        (0, false) => "no records".into(),
+        (0, true) => "no records yet".into(),
+        (n, false) => format!("record {selected} · {n} records (0..{})", n - 1),
+        (n, true) => format!("record {selected} · {n} records so far"),
+    }
+}
+
+/// "GZIP 2.3 KiB → 19.6 KiB", plus what went wrong with the stream, in a few words.
+pub fn compression_text(info: &Compressed, decompressed: u64) -> String {
+    let mut text = format!(
+        "{} {} → {}",
+        info.compression.tensorflow_name(),
+        human_bytes(info.compressed_len),
+        human_bytes(decompressed)
+    );
+    if let Some(p) = &info.problem {
+        text.push_str(&format!(
+            ", stream damaged at compressed byte {} ({})",
+            p.compressed_offset,
+            p.kind.name()
+        ));
+    }
+    text
+}
+
+/// A byte count in binary units with one decimal: `812 B`, `2.3 KiB`, `1.0 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS.get(unit).copied().unwrap_or("TiB"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_positions_read_as_zero_based() {
+        assert_eq!(record_text(4, 6, false), "record 4 · 6 records (0..5)");
+        assert_eq!(record_text(0, 0, false), "no records");
+        assert_eq!(record_text(0, 0, true), "no records yet");
+        assert_eq!(record_text(3, 10, true), "record 3 · 10 records so far");
+    }
+
+    #[test]
+    fn sizes_in_binary_units() {
+        assert_eq!(human_bytes(812), "812 B");
+        assert_eq!(human_bytes(2369), "2.3 KiB");
+        assert_eq!(human_bytes(20083), "19.6 KiB");
+        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
     }
 }
