@@ -732,3 +732,179 @@ fn frame_nodes_are_worded_by_the_annotate_tokens_and_damage_describe() {
     );
     assert!(app.view.tree.nodes[header].detail.contains("MISMATCH"));
 }
+
+#[test]
+fn help_lines_are_whole_on_wide_screens_and_wrap_at_80_columns() {
+    let mut app = open(EXAMPLES);
+    app.update(Action::Help);
+    let text = screen(&render(&app, 160, 48));
+    for (keys, what) in help::BINDINGS {
+        assert!(
+            text.lines().any(|l| l.contains(what) && l.contains(keys)),
+            "{keys}: {what:?} is cut\n{text}"
+        );
+    }
+    // At 80 columns every word is still there, on wrapped lines inside the border.
+    let text = screen(&render(&app, 80, 40));
+    let overlay: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("keys (? or Esc closes)"))
+        .take_while(|l| !l.contains('┘'))
+        .collect();
+    let words: Vec<&str> = overlay
+        .iter()
+        .flat_map(|l| l.split(|c: char| c == '│' || c.is_whitespace()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for (_, what) in help::BINDINGS {
+        for word in what.split(' ') {
+            assert!(words.contains(&word), "{word:?} missing\n{text}");
+        }
+    }
+}
+
+#[test]
+fn long_kind_names_get_a_column_of_their_own() {
+    let path = format!(
+        "{}/testdata/corrupt/data_crc_bitflip.tfrecord",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut app = open(&path);
+    app.update(Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    app.go_to_record(192);
+    app.refresh();
+    let text = screen(&render(&app, 160, 48));
+    let row = text
+        .lines()
+        .find(|l| l.contains("    192 "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        row.contains("data_crc_mismatch payload CRC mismatch"),
+        "{row}"
+    );
+    // The header's `summary` column starts where the summaries do.
+    let header = text.lines().find(|l| l.contains("index")).unwrap();
+    let at = |l: &str, s: &str| l.find(s).map(|b| l[..b].chars().count());
+    assert_eq!(
+        at(header, "summary"),
+        at(row, "payload CRC"),
+        "{header}\n{row}"
+    );
+    // Screens of short kinds keep the 15-column minimum.
+    app.go_to_record(0);
+    app.refresh();
+    let text = screen(&render(&app, 160, 48));
+    let row = text.lines().find(|l| l.contains("│      0  ")).unwrap();
+    assert!(row.contains("Example         4 features"), "{row}");
+}
+
+#[test]
+fn search_hits_are_named_by_feature_and_value_index() {
+    let mut app = open(EXAMPLES);
+    app.update(Action::Prompt(PromptKind::Search));
+    type_text(&mut app, "horse");
+    app.update(Action::Submit);
+    assert!(!app.searching());
+    assert!(
+        app.message.ends_with(", feature2[0]") && app.message.contains("record "),
+        "{}",
+        app.message
+    );
+    app.update(Action::Prompt(PromptKind::Search));
+    type_text(&mut app, "feature3");
+    app.update(Action::Submit);
+    assert!(app.message.ends_with(", feature3"), "{}", app.message);
+    app.update(Action::Prompt(PromptKind::Search));
+    type_text(&mut app, "zebra-not-there");
+    app.update(Action::Submit);
+    assert!(
+        app.message.contains("not found") && app.message.contains("whole file searched"),
+        "{}",
+        app.message
+    );
+}
+
+#[test]
+fn a_search_past_many_non_text_matches_runs_in_slices_and_finds_the_text() {
+    // 2 MiB of the byte 0x0a (a tag byte on the wire, never text here) in one raw record, then an
+    // Example whose feature is named "\n…": a search for "\n" meets millions of non-text matches.
+    let filler = vec![0x0au8; 2 << 20];
+    let example = [len_field(0x0a, &feature_entry("\nname", &int64_list(&[1])))].concat();
+    let mut data = frame_record(&filler);
+    data.extend(frame_record(&example));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.tfrecord");
+    std::fs::write(&path, &data).unwrap();
+    let mut app = open(path.to_str().unwrap());
+    app.search = Some("\nname".into());
+    app.update(Action::SearchNext);
+    let mut slices = 1;
+    while app.searching() {
+        assert!(app.message.contains("searching"), "{}", app.message);
+        assert!(app.message.contains('%'), "{}", app.message);
+        app.update(Action::SearchContinue);
+        slices += 1;
+        assert!(slices < 100, "{}", app.message);
+    }
+    assert_eq!(app.selected(), 1, "{}", app.message);
+    assert!(app.message.contains("record 1"), "{}", app.message);
+    // Esc stops a running search without quitting.
+    app.go_to_record(0);
+    app.search = Some("no such text".into());
+    app.update(Action::SearchNext);
+    if app.searching() {
+        app.update(Action::Cancel);
+        assert!(!app.searching() && !app.quit);
+        assert_eq!(app.message, "search stopped");
+    }
+}
+
+#[test]
+fn status_bar_says_no_records_for_an_empty_file_and_exit_status_follows_the_inputs() {
+    use tfr_inspect::cli::Status;
+    let empty = format!("{}/testdata/empty.tfrecord", env!("CARGO_MANIFEST_DIR"));
+    let app = open(&empty);
+    let text = screen(&render(&app, 160, 48));
+    assert!(text.contains("no records"), "{text}");
+    assert!(!text.contains("record 0"), "{text}");
+    assert_eq!(app.status(), Status::Clean);
+    assert_eq!(open(LENGTH_BITFLIP).status(), Status::Damage);
+    // A missing input: the session still opens the others, keeps the error, and ends with 2.
+    let decoder = DecodeArgs::default().decoder().unwrap();
+    let paths = [PathBuf::from(EXAMPLES), PathBuf::from("/nonexistent-input")];
+    let mut app = App::open(&paths, &decoder).unwrap();
+    app.index_now();
+    assert_eq!(app.status(), Status::Unusable);
+    app.update(Action::Down);
+    app.update(Action::Prompt(PromptKind::Record));
+    type_text(&mut app, "3");
+    app.update(Action::Submit);
+    let text = screen(&render(&app, 160, 48));
+    assert!(
+        text.contains("not opened: /nonexistent-input: No such file"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_damaged_compressed_stream_is_shown_and_counts_as_damage() {
+    use tfr_inspect::cli::Status;
+    let path = format!(
+        "{}/testdata/corrupt/gzip_truncated.tfrecord",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let app = open(&path);
+    let text = screen(&render(&app, 160, 48));
+    assert!(
+        text.contains("GZIP 1.4 KiB → 11.0 KiB, stream damaged at compressed byte 1421"),
+        "{text}"
+    );
+    assert!(
+        text.contains("compressed stream damaged: the compressed data ends early"),
+        "{text}"
+    );
+    assert_eq!(app.status(), Status::Damage);
+}

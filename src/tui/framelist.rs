@@ -36,10 +36,13 @@ pub fn describe(input: &Input, frame: Frame) -> RowText {
     }
 }
 
-/// The header line of the list, aligned with the rows.
-pub fn header() -> String {
+/// The narrowest the kind column gets.
+pub const MIN_KIND_WIDTH: usize = 15;
+
+/// The header line of the list, aligned with rows whose kind column is `kind_width` wide.
+pub fn header(kind_width: usize) -> String {
     format!(
-        "{:>7} {:>13} {:>10} {:<4} {:<4} {:<15} summary",
+        "{:>7} {:>13} {:>10} {:<4} {:<4} {:<kind_width$} summary",
         "index", "offset", "length", "lcrc", "dcrc", "kind"
     )
 }
@@ -71,18 +74,31 @@ impl Widget for FrameList<'_> {
             return;
         }
         let width = usize::from(area.width);
+        let shown: Vec<(u16, usize, Frame)> = (1..area.height)
+            .map_while(|line| {
+                let i = self.top.saturating_add(usize::from(line - 1));
+                self.index.get(self.data, i).map(|f| (line, i, f))
+            })
+            .collect();
+        let kind_of = |i: usize, frame: &Frame| match self.rows.get(&i) {
+            Some(row) => row.kind.clone(),
+            None => frame.status.name().to_string(),
+        };
+        // As wide as the longest kind on screen (`data_crc_mismatch`, a long message type name).
+        let kind_width = shown
+            .iter()
+            .map(|(_, i, f)| kind_of(*i, f).chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(MIN_KIND_WIDTH);
         buf.set_stringn(
             area.x,
             area.y,
-            header(),
+            header(kind_width),
             width,
             Style::default().add_modifier(Modifier::BOLD),
         );
-        for line in 1..area.height {
-            let i = self.top.saturating_add(usize::from(line - 1));
-            let Some(frame) = self.index.get(self.data, i) else {
-                break;
-            };
+        for (line, i, frame) in shown {
             let y = area.y + line;
             let damaged = !frame.status.is_intact();
             let mut base = if damaged {
@@ -119,16 +135,20 @@ impl Widget for FrameList<'_> {
                 remaining(x),
                 base.patch(dstyle),
             );
-            let (kind, summary) = match self.rows.get(&i) {
-                Some(row) => (row.kind.as_str(), row.summary.as_str()),
-                None => (frame.status.name(), ""),
-            };
+            let kind = kind_of(i, &frame);
+            let summary = self.rows.get(&i).map_or("", |row| row.summary.as_str());
             let kind_style = if damaged {
                 base.add_modifier(Modifier::BOLD)
             } else {
                 base.fg(Color::Cyan)
             };
-            let (x, _) = buf.set_stringn(x, y, format!("{kind:<15} "), remaining(x), kind_style);
+            let (x, _) = buf.set_stringn(
+                x,
+                y,
+                format!("{kind:<kind_width$} "),
+                remaining(x),
+                kind_style,
+            );
             buf.set_stringn(x, y, summary, remaining(x), base);
         }
     }

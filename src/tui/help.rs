@@ -34,13 +34,77 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("q Ctrl-C", "quit"),
 ];
 
-/// The overlay, centred in the area it is given.
+/// Columns between the keys and what they do, and around the text inside the border.
+const GAP: u16 = 2;
+const PAD: u16 = 1;
+
+/// The overlay, centred in the area it is given, as wide as its longest line (and no wider than
+/// the screen); descriptions that do not fit wrap under themselves.
 pub struct Help;
+
+/// Display width of `text` in terminal columns.
+fn width(text: &str) -> u16 {
+    u16::try_from(ratatui::text::Span::raw(text).width()).unwrap_or(u16::MAX)
+}
+
+/// `text` broken at spaces into lines of at most `room` columns (a longer word is cut).
+pub fn wrap(text: &str, room: u16) -> Vec<String> {
+    let room = room.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let candidate = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if width(&candidate) <= room || line.is_empty() {
+            line = candidate;
+        } else {
+            lines.push(std::mem::take(&mut line));
+            line = word.to_string();
+        }
+    }
+    lines.push(line);
+    lines
+}
+
+/// The rows of the overlay for an inner width of `inner`: (keys, one line of description).
+pub fn rows(inner: u16) -> Vec<(&'static str, String)> {
+    let keys = key_width();
+    let room = inner.saturating_sub(PAD * 2 + keys + GAP);
+    BINDINGS
+        .iter()
+        .flat_map(|(k, what)| {
+            wrap(what, room)
+                .into_iter()
+                .enumerate()
+                .map(move |(i, line)| (if i == 0 { *k } else { "" }, line))
+        })
+        .collect()
+}
+
+fn key_width() -> u16 {
+    BINDINGS.iter().map(|(k, _)| width(k)).max().unwrap_or(0)
+}
+
+/// The width the overlay wants: its longest line unwrapped, plus padding and border.
+pub fn natural_width() -> u16 {
+    let what = BINDINGS.iter().map(|(_, w)| width(w)).max().unwrap_or(0);
+    let title = width(TITLE) + 2;
+    (PAD * 2 + key_width() + GAP + what).max(title) + 2
+}
+
+const TITLE: &str = " keys (? or Esc closes) ";
 
 impl Widget for Help {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let width = 78.min(area.width);
-        let height = (BINDINGS.len() as u16 + 4).min(area.height);
+        let width = natural_width().min(area.width);
+        let rows = rows(width.saturating_sub(2));
+        let wanted = u16::try_from(rows.len())
+            .unwrap_or(u16::MAX)
+            .saturating_add(4);
+        let height = wanted.min(area.height);
         let rect = Rect::new(
             area.x + (area.width - width) / 2,
             area.y + (area.height - height) / 2,
@@ -49,21 +113,49 @@ impl Widget for Help {
         );
         Clear.render(rect, buf);
         let block = Block::bordered()
-            .title(" keys (? or Esc closes) ")
+            .title(TITLE)
             .border_style(Style::default().fg(Color::Yellow));
         let inner = block.inner(rect);
         block.render(rect, buf);
-        for (i, (keys, what)) in BINDINGS.iter().enumerate() {
-            let y = inner.y + 1 + i as u16;
-            if y >= inner.bottom() {
+        let keys = key_width();
+        let key_style = Style::default()
+            .fg(Color::Yellow)
+            .add_modifier(Modifier::BOLD);
+        let what_x = inner.x + PAD + keys + GAP;
+        for (i, (k, what)) in rows.iter().enumerate() {
+            let Some(y) = u16::try_from(i)
+                .ok()
+                .and_then(|i| (inner.y + 1).checked_add(i))
+                .filter(|y| *y < inner.bottom())
+            else {
                 break;
+            };
+            buf.set_stringn(inner.x + PAD, y, k, usize::from(keys), key_style);
+            let room = usize::from(inner.right().saturating_sub(what_x));
+            buf.set_stringn(what_x, y, what, room, Style::default());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_breaks_at_spaces_and_keeps_every_word() {
+        assert_eq!(wrap("go to byte offset N", 10), ["go to byte", "offset N"]);
+        assert_eq!(wrap("short", 40), ["short"]);
+        for inner in [30u16, 58, 78, 158] {
+            for (keys, what) in BINDINGS {
+                let lines: Vec<String> = rows(inner)
+                    .into_iter()
+                    .skip_while(|(k, _)| k != keys)
+                    .enumerate()
+                    .take_while(|(i, (k, _))| *i == 0 || k.is_empty())
+                    .map(|(_, (_, l))| l)
+                    .collect();
+                assert_eq!(lines.join(" "), *what, "at {inner}");
             }
-            let key_style = Style::default()
-                .fg(Color::Yellow)
-                .add_modifier(Modifier::BOLD);
-            buf.set_stringn(inner.x + 1, y, keys, 20, key_style);
-            let room = usize::from(inner.width.saturating_sub(22));
-            buf.set_stringn(inner.x + 22, y, what, room, Style::default());
         }
     }
 }

@@ -251,7 +251,7 @@ pub fn build<'d>(
             (None, None) => Some(offset + HEADER_LEN),
             (None, Some(_)) => None,
         };
-        if let Some(t) = skipped_at.and_then(|at| frame_token(at)) {
+        if let Some(t) = skipped_at.and_then(frame_token) {
             let label = if payload.is_some() {
                 "skipped"
             } else {

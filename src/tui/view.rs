@@ -78,7 +78,10 @@ impl App {
     }
 
     fn render_tree(&self, rect: Rect, buf: &mut Buffer) {
-        let title = format!(" record {} ", self.selected());
+        let title = match self.view.frame {
+            Some(frame) => format!(" record {} ", frame.index),
+            None => " no records ".to_string(),
+        };
         let block = pane_block(title, self.focus == Pane::Tree);
         let inner = block.inner(rect);
         block.render(rect, buf);
