@@ -233,11 +233,8 @@ impl App {
             .file()
             .and_then(|f| f.input.source.compression())
             .and_then(|c| c.problem.as_ref());
-        if let (Some(p), Some(file)) = (problem, self.file()) {
-            out.push(format!(
-                "{}: compressed stream damaged: {p}",
-                file.input.name()
-            ));
+        if let Some(p) = problem {
+            out.push(format!("compressed stream damaged: {p}"));
         }
         out
     }

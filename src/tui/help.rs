@@ -30,7 +30,10 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("i", "show the previewed image large (any key returns)"),
     ("mouse", "wheel scrolls the pane under it, click selects"),
     ("?", "this help"),
-    ("Esc", "close help or prompt; quit when none is open"),
+    (
+        "Esc",
+        "close help or prompt, stop a search; quit when none is open",
+    ),
     ("q Ctrl-C", "quit"),
 ];
 

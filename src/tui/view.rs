@@ -293,6 +293,7 @@ pub fn record_text(selected: usize, count: usize, indexing: bool) -> String {
     match (count, indexing) {
         (0, false) => "no records".into(),
         (0, true) => "no records yet".into(),
+        (1, false) => format!("record {selected} · 1 record (0..0)"),
         (n, false) => format!("record {selected} · {n} records (0..{})", n - 1),
         (n, true) => format!("record {selected} · {n} records so far"),
     }
@@ -339,6 +340,7 @@ mod tests {
     fn record_positions_read_as_zero_based() {
         assert_eq!(record_text(4, 6, false), "record 4 · 6 records (0..5)");
         assert_eq!(record_text(0, 0, false), "no records");
+        assert_eq!(record_text(0, 1, false), "record 0 · 1 record (0..0)");
         assert_eq!(record_text(0, 0, true), "no records yet");
         assert_eq!(record_text(3, 10, true), "record 3 · 10 records so far");
     }
