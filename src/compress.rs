@@ -170,6 +170,16 @@ pub struct Compressed {
 }
 
 impl Compressed {
+    /// `GZIP-compressed, 2369 bytes on disk (8.48x)`, for summaries.
+    pub fn describe(&self, decompressed_len: u64) -> String {
+        format!(
+            "{}-compressed, {} bytes on disk ({:.2}x)",
+            self.compression.tensorflow_name(),
+            self.compressed_len,
+            self.ratio(decompressed_len)
+        )
+    }
+
     /// Decompressed size divided by compressed size.
     pub fn ratio(&self, decompressed_len: u64) -> f64 {
         if self.compressed_len == 0 {

@@ -219,13 +219,28 @@ pub fn run(
             }
         }
         let damaged = input.index.damaged_count();
+        let compression = input.source.compression();
+        let stream_problem = compression.and_then(|c| c.problem.as_ref());
         if !args.json {
+            let compressed = compression
+                .map(|c| format!("{}; ", c.describe(input.source.len())))
+                .unwrap_or_default();
             writeln!(
                 out,
-                "{name}: {}, {intact} intact, {damaged} damaged, {}",
+                "{name}: {compressed}{}, {intact} intact, {damaged} damaged, {}{}",
                 plural(input.index.len() as u64, "frame"),
-                plural(input.source.len(), "byte")
+                plural(input.source.len(), "byte"),
+                if compression.is_some() {
+                    " decompressed"
+                } else {
+                    ""
+                }
             )?;
+        }
+        if let Some(problem) = stream_problem {
+            // Frames decoded before the damage are listed above; the stream itself is damaged.
+            eprintln!("{name}: compressed stream damaged: {problem}");
+            status = status.max(Status::Damage);
         }
         if damaged > 0 {
             status = status.max(Status::Damage);

@@ -120,16 +120,6 @@ fn problem_json(p: &Problem) -> Json {
     Json::Object(members)
 }
 
-/// "GZIP-compressed, 2369 bytes (8.48x)" for a summary line.
-fn compression_text(info: &Compressed, decompressed: u64) -> String {
-    format!(
-        "{}-compressed, {} bytes on disk ({:.2}x)",
-        info.compression.tensorflow_name(),
-        info.compressed_len,
-        info.ratio(decompressed)
-    )
-}
-
 pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
     let reports: Vec<Result<Report, Error>> = args
         .files
@@ -219,7 +209,7 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
             let compressed = report
                 .compression
                 .as_ref()
-                .map(|c| format!("{}; ", compression_text(c, report.bytes)))
+                .map(|c| format!("{}; ", c.describe(report.bytes)))
                 .unwrap_or_default();
             let size = if report.compression.is_some() {
                 "bytes decompressed"

@@ -70,3 +70,31 @@ fn json_reports_sequence_and_raw_kinds() {
         ]
     );
 }
+
+#[test]
+fn compressed_files_say_so_and_a_cut_stream_is_damage() {
+    let output = run([
+        "list".as_ref(),
+        testdata("examples_gzip.tfrecord").as_os_str(),
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let summary = stdout(&output)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        summary.contains("GZIP-compressed, 2369 bytes on disk (8.48x); 200 frames, 200 intact"),
+        "{summary}"
+    );
+    let output = run([
+        "list".as_ref(),
+        testdata("corrupt/gzip_truncated.tfrecord").as_os_str(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        super::stderr(&output).contains("compressed stream damaged"),
+        "{}",
+        super::stderr(&output)
+    );
+}
