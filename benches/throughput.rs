@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tfr_inspect::annotate::frame_tokens;
-use tfr_inspect::crc::masked_crc32c;
 use tfr_inspect::frame::FrameIndex;
 use tfr_inspect::payload::{Decoder, Reading};
 use tfr_inspect::schema::Schema;
@@ -74,12 +73,7 @@ fn write_file(path: &Path, records: usize, payload_size: usize, seed: u64) {
         .collect();
     for i in 0..records {
         let payload = &templates[i % templates.len()];
-        let len = (payload.len() as u64).to_le_bytes();
-        out.write_all(&len).unwrap();
-        out.write_all(&masked_crc32c(&len).to_le_bytes()).unwrap();
-        out.write_all(payload).unwrap();
-        out.write_all(&masked_crc32c(payload).to_le_bytes())
-            .unwrap();
+        tfr_inspect::frame::write_record(payload, &mut out).unwrap();
     }
     out.flush().unwrap();
 }

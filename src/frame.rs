@@ -195,6 +195,16 @@ fn pack(offset: u64, status: FrameStatus, after_resync: bool) -> u64 {
         | if after_resync { RESYNC_FLAG } else { 0 }
 }
 
+/// Frames one payload the way TensorFlow's writer does; returns the bytes written.
+pub fn write_record(payload: &[u8], out: &mut impl std::io::Write) -> std::io::Result<u64> {
+    let len = (payload.len() as u64).to_le_bytes();
+    out.write_all(&len)?;
+    out.write_all(&masked_crc32c(&len).to_le_bytes())?;
+    out.write_all(payload)?;
+    out.write_all(&masked_crc32c(payload).to_le_bytes())?;
+    Ok(HEADER_LEN + payload.len() as u64 + FOOTER_LEN)
+}
+
 /// What a single position looks like as the start of a frame (payload CRC not yet checked).
 enum Candidate {
     PartialHeader,
@@ -565,11 +575,7 @@ pub(crate) mod tests {
     pub fn encode_records(payloads: &[&[u8]]) -> Vec<u8> {
         let mut out = Vec::new();
         for payload in payloads {
-            let len = (payload.len() as u64).to_le_bytes();
-            out.extend_from_slice(&len);
-            out.extend_from_slice(&masked_crc32c(&len).to_le_bytes());
-            out.extend_from_slice(payload);
-            out.extend_from_slice(&masked_crc32c(payload).to_le_bytes());
+            write_record(payload, &mut out).unwrap();
         }
         out
     }

@@ -11,7 +11,6 @@
 use std::io::{self, Write};
 use std::ops::Range;
 
-use crate::crc::masked_crc32c;
 use crate::frame::{FOOTER_LEN, Frame, FrameIndex, FrameStatus, HEADER_LEN, Header};
 
 /// Which part of a frame an offset falls in.
@@ -409,20 +408,10 @@ impl SalvagePlan {
                     frame.index
                 ))
             })?;
-            written += write_record(payload, out)?;
+            written += crate::frame::write_record(payload, out)?;
         }
         Ok(written)
     }
-}
-
-/// Frames one payload the way TensorFlow's writer does; returns the bytes written.
-pub fn write_record(payload: &[u8], out: &mut impl Write) -> io::Result<u64> {
-    let len = (payload.len() as u64).to_le_bytes();
-    out.write_all(&len)?;
-    out.write_all(&masked_crc32c(&len).to_le_bytes())?;
-    out.write_all(payload)?;
-    out.write_all(&masked_crc32c(payload).to_le_bytes())?;
-    Ok(HEADER_LEN + payload.len() as u64 + FOOTER_LEN)
 }
 
 #[cfg(test)]

@@ -559,12 +559,8 @@ fn merge_case() -> Vec<u8> {
 
 /// One TFRecord frame around `payload`, as a writer frames it.
 fn frame_record(payload: &[u8]) -> Vec<u8> {
-    use tfr_inspect::crc::masked_crc32c;
-    let len = (payload.len() as u64).to_le_bytes();
-    let mut out = len.to_vec();
-    out.extend_from_slice(&masked_crc32c(&len).to_le_bytes());
-    out.extend_from_slice(payload);
-    out.extend_from_slice(&masked_crc32c(payload).to_le_bytes());
+    let mut out = Vec::new();
+    tfr_inspect::frame::write_record(payload, &mut out).unwrap();
     out
 }
 

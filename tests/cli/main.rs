@@ -41,14 +41,9 @@ pub fn stderr(output: &Output) -> String {
 
 /// Frames `payloads` as a TFRecord writer does.
 pub fn tfrecord(payloads: &[&[u8]]) -> Vec<u8> {
-    use tfr_inspect::crc::masked_crc32c;
     let mut out = Vec::new();
     for payload in payloads {
-        let len = (payload.len() as u64).to_le_bytes();
-        out.extend_from_slice(&len);
-        out.extend_from_slice(&masked_crc32c(&len).to_le_bytes());
-        out.extend_from_slice(payload);
-        out.extend_from_slice(&masked_crc32c(payload).to_le_bytes());
+        tfr_inspect::frame::write_record(payload, &mut out).expect("write to memory");
     }
     out
 }
