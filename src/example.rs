@@ -157,14 +157,35 @@ pub fn top_features<'a>(message: &TypedMessage<'a>) -> Vec<Feature<'a>> {
         .unwrap_or_default()
 }
 
-/// The feature lists of a SequenceExample, sorted by name: each a list of per-step features.
-pub fn feature_lists_of<'a>(message: &TypedMessage<'a>) -> Vec<(String, Vec<FeatureValues<'a>>)> {
+/// One step of a feature list: a `Feature` and where its values lie.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step<'a> {
+    pub values: FeatureValues<'a>,
+    /// The step's `Feature` message (payload positions).
+    pub span: Span,
+    pub value_spans: Vec<Span>,
+}
+
+/// A named feature list of a SequenceExample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeatureList<'a> {
+    pub name: String,
+    /// The map entry holding the list.
+    pub span: Span,
+    pub steps: Vec<Step<'a>>,
+}
+
+/// The feature lists of a SequenceExample, sorted by name.
+pub fn feature_lists_of<'a>(message: &TypedMessage<'a>) -> Vec<FeatureList<'a>> {
+    match message.field("feature_lists").map(|f| &f.values) {
+        Some(FieldValues::Singular(TypedValue::Message(lists))) => feature_lists_in(lists),
+        _ => Vec::new(),
+    }
+}
+
+/// The entries of a `FeatureLists` message, sorted by name.
+pub fn feature_lists_in<'a>(lists: &TypedMessage<'a>) -> Vec<FeatureList<'a>> {
     let mut out = Vec::new();
-    let Some(FieldValues::Singular(TypedValue::Message(lists))) =
-        message.field("feature_lists").map(|f| &f.values)
-    else {
-        return out;
-    };
     let Some(FieldValues::Map(entries)) = lists.fields.first().map(|f| &f.values) else {
         return out;
     };
@@ -173,22 +194,29 @@ pub fn feature_lists_of<'a>(message: &TypedMessage<'a>) -> Vec<(String, Vec<Feat
             Some(TypedValue::String(b, _)) => String::from_utf8_lossy(b).into_owned(),
             _ => String::new(),
         };
-        let steps = match &entry.value {
-            Some(TypedValue::Message(list)) => match list.fields.first().map(|f| &f.values) {
-                Some(FieldValues::Repeated(items)) => items
-                    .iter()
-                    .filter_map(|v| match v {
-                        TypedValue::Message(f) => Some(feature_values(f)),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            },
-            _ => Vec::new(),
-        };
-        out.push((name, steps));
+        let mut steps = Vec::new();
+        if let Some(TypedValue::Message(list)) = &entry.value {
+            if let Some(field) = list.fields.first() {
+                if let FieldValues::Repeated(items) = &field.values {
+                    for (item, span) in items.iter().zip(&field.value_spans) {
+                        if let TypedValue::Message(feature) = item {
+                            steps.push(Step {
+                                values: feature_values(feature),
+                                span: *span,
+                                value_spans: feature_value_spans(feature),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out.push(FeatureList {
+            name,
+            span: entry.span,
+            steps,
+        });
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
 

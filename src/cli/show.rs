@@ -8,11 +8,12 @@ use clap::{Args, ValueEnum};
 
 use super::{Input, Status, report_unusable};
 use crate::damage;
-use crate::example::{self, FeatureValues};
+use crate::example;
 use crate::frame::Frame;
 use crate::jsonformat::{message_to_json, raw_payload_json};
 use crate::payload::{Decoded, Decoder, PayloadKind, Reading};
 use crate::textformat::{bytes_to_text, message_to_text, raw_message_to_text};
+use crate::words::plural;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -246,7 +247,7 @@ fn write_tree(
             let width = features
                 .iter()
                 .map(|f| f.name.len())
-                .chain(lists.iter().map(|l| l.0.len()))
+                .chain(lists.iter().map(|l| l.name.len()))
                 .max()
                 .unwrap_or(0);
             if decoded.kind == PayloadKind::SequenceExample && !features.is_empty() {
@@ -269,15 +270,22 @@ fn write_tree(
             if !lists.is_empty() {
                 writeln!(out, "  feature_lists:")?;
             }
-            for (name, steps) in &lists {
-                let kinds: Vec<&str> = steps.iter().map(FeatureValues::kind_name).collect();
-                let kind = kinds.first().copied().unwrap_or("none");
-                writeln!(out, "    {name:<width$}  {} steps of {kind}", steps.len())?;
+            for list in &lists {
+                let (name, steps) = (&list.name, &list.steps);
+                match steps.first() {
+                    Some(first) => writeln!(
+                        out,
+                        "    {name:<width$}  {} of {}",
+                        plural(steps.len() as u64, "step"),
+                        first.values.kind_name()
+                    )?,
+                    None => writeln!(out, "    {name:<width$}  no steps")?,
+                }
                 for (i, step) in steps.iter().enumerate().take(8) {
                     writeln!(
                         out,
                         "      [{i}] {}",
-                        example::values_summary(step, None, 8)
+                        example::values_summary(&step.values, None, 8)
                     )?;
                 }
                 if steps.len() > 8 {

@@ -96,58 +96,36 @@ impl Builder<'_> {
 
     /// The entries of a typed `FeatureLists` map: name → steps → values; returns how many.
     fn feature_lists(&mut self, lists: &TypedMessage<'_>, depth: usize, parent: usize) -> usize {
-        let Some(FieldValues::Map(entries)) = lists.fields.first().map(|f| &f.values) else {
-            return 0;
-        };
-        let mut named: Vec<(String, _)> = entries
-            .iter()
-            .map(|e| {
-                let name = match &e.key {
-                    Some(TypedValue::String(b, _)) => String::from_utf8_lossy(b).into_owned(),
-                    _ => String::new(),
-                };
-                (name, e)
-            })
-            .collect();
-        // Stable, so entries keep the order `example::feature_lists_of` gives them.
-        named.sort_by(|a, b| a.0.cmp(&b.0));
-        for (name, entry) in &named {
-            let n = self.push_spans(depth, parent, name.clone(), String::new(), &[entry.span]);
-            let steps: Vec<(&TypedMessage<'_>, Span)> = match &entry.value {
-                Some(TypedValue::Message(list)) => list
-                    .fields
-                    .first()
-                    .map(|f| match &f.values {
-                        FieldValues::Repeated(items) => items
-                            .iter()
-                            .zip(&f.value_spans)
-                            .filter_map(|(v, s)| match v {
-                                TypedValue::Message(m) => Some((m, *s)),
-                                _ => None,
-                            })
-                            .collect(),
-                        _ => Vec::new(),
-                    })
-                    .unwrap_or_default(),
-                _ => Vec::new(),
-            };
-            for (i, (step, span)) in steps.iter().enumerate() {
+        let lists = example::feature_lists_in(lists);
+        for list in &lists {
+            let n = self.push_spans(
+                depth,
+                parent,
+                list.name.clone(),
+                String::new(),
+                &[list.span],
+            );
+            for (i, step) in list.steps.iter().enumerate() {
                 if i == LIST_LIMIT {
-                    let last = steps.last().map_or(span.end, |l| l.1.end);
-                    let label = format!("… {} more steps", steps.len() - LIST_LIMIT);
-                    let hull = Span::new(span.start, last.max(span.start));
+                    let last = list.steps.last().map_or(step.span.end, |l| l.span.end);
+                    let label = format!("… {} more steps", list.steps.len() - LIST_LIMIT);
+                    let hull = Span::new(step.span.start, last.max(step.span.start));
                     self.push_spans(depth + 1, n, label, String::new(), &[hull]);
                     break;
                 }
-                let s = self.push_spans(depth + 1, n, format!("step {i}"), String::new(), &[*span]);
-                let values = example::feature_values(step);
-                let spans = example::feature_value_spans(step);
-                let detail = self.values(&values, &spans, depth + 2, s);
+                let s = self.push_spans(
+                    depth + 1,
+                    n,
+                    format!("step {i}"),
+                    String::new(),
+                    &[step.span],
+                );
+                let detail = self.values(&step.values, &step.value_spans, depth + 2, s);
                 self.set_detail(s, detail);
             }
-            self.set_detail(n, format!("{} steps", steps.len()));
+            self.set_detail(n, crate::words::plural(list.steps.len() as u64, "step"));
         }
-        named.len()
+        lists.len()
     }
 
     /// `[i]` nodes for a feature's values; returns the feature's one-line summary
