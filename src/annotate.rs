@@ -153,9 +153,9 @@ fn skipped(len: u64, end: u64, file_len: u64) -> String {
 /// Tokens of a decoded payload that starts at file offset `base`.
 pub fn payload_tokens(decoded: &Decoded<'_>, base: u64, tokens: &mut Vec<Token>) {
     let len = decoded.payload.len() as u64;
-    if !decoded.kind.is_typed() && decoded.kind != crate::payload::PayloadKind::Protobuf {
+    let Some(structure) = decoded.structure() else {
         if len > 0 {
-            let meaning = format!("{} payload, {len} bytes", decoded.kind.name());
+            let meaning = format!("{} payload, {}", decoded.kind.name(), plural(len, "byte"));
             tokens.push(Token {
                 start: base,
                 end: base + len,
@@ -166,9 +166,9 @@ pub fn payload_tokens(decoded: &Decoded<'_>, base: u64, tokens: &mut Vec<Token>)
             });
         }
         return;
-    }
+    };
     let mut path = Vec::new();
-    message_tokens(decoded.payload, &decoded.tree, base, 0, &mut path, tokens);
+    message_tokens(decoded.payload, structure, base, 0, &mut path, tokens);
 }
 
 fn message_tokens(

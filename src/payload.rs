@@ -68,9 +68,22 @@ pub struct Decoded<'a> {
     pub tree: wire::Message,
     /// Why the requested or expected type did not fit, when it did not.
     pub invalid: Option<Invalid>,
+    /// The walk as that type, up to where it broke, for views that show where a damaged record
+    /// stops making sense.
+    pub expected_tree: Option<wire::Message>,
 }
 
 impl<'a> Decoded<'a> {
+    /// The wire tree to show token by token: the walk as the expected type when it failed part
+    /// way, else the tree of a protobuf payload; `None` for payloads shown as plain bytes.
+    pub fn structure(&self) -> Option<&wire::Message> {
+        match (&self.expected_tree, &self.kind) {
+            (Some(tree), _) => Some(tree),
+            (None, kind) if kind.is_typed() || *kind == PayloadKind::Protobuf => Some(&self.tree),
+            _ => None,
+        }
+    }
+
     /// The typed message, for typed kinds.
     pub fn typed(&self) -> Option<TypedMessage<'a>> {
         if self.kind.is_typed() {
@@ -146,8 +159,9 @@ impl Decoder {
                         kind: PayloadKind::Message(descriptor.full_name().into()),
                         tree,
                         invalid: None,
+                        expected_tree: None,
                     },
-                    Err(invalid) => self.untyped(payload, Some(invalid)),
+                    Err(invalid) => self.untyped(payload, Some((invalid, tree))),
                 }
             }
             Reading::Auto => self.detect(payload),
@@ -169,6 +183,7 @@ impl Decoder {
                         kind: PayloadKind::SequenceExample,
                         tree,
                         invalid: None,
+                        expected_tree: None,
                     }
                 }
                 Some(PayloadKind::Example) | None => {
@@ -178,6 +193,7 @@ impl Decoder {
                         kind: PayloadKind::Example,
                         tree,
                         invalid: None,
+                        expected_tree: None,
                     }
                 }
                 Some(_) => self.untyped(payload, None),
@@ -189,6 +205,7 @@ impl Decoder {
                 kind: PayloadKind::Text,
                 tree: wire::walk(payload, None),
                 invalid: None,
+                expected_tree: None,
             };
         }
         let example = wire::walk(payload, Some(schema.example()));
@@ -208,6 +225,7 @@ impl Decoder {
                             kind: PayloadKind::SequenceExample,
                             tree,
                             invalid: None,
+                            expected_tree: None,
                         };
                     }
                 }
@@ -217,6 +235,7 @@ impl Decoder {
                         kind: PayloadKind::Example,
                         tree: example,
                         invalid: None,
+                        expected_tree: None,
                     };
                 }
                 self.untyped(payload, None)
@@ -224,12 +243,17 @@ impl Decoder {
             Err(invalid) => {
                 // Only report why it is not an Example when it started like one.
                 let started_like_one = payload.first() == Some(&0x0a);
-                self.untyped(payload, started_like_one.then_some(invalid))
+                self.untyped(payload, started_like_one.then_some((invalid, example)))
             }
         }
     }
 
-    fn untyped<'a>(&self, payload: &'a [u8], invalid: Option<Invalid>) -> Decoded<'a> {
+    fn untyped<'a>(
+        &self,
+        payload: &'a [u8],
+        mismatch: Option<(Invalid, wire::Message)>,
+    ) -> Decoded<'a> {
+        let (invalid, expected_tree) = mismatch.unzip();
         let tree = wire::walk(payload, None);
         let kind = if payload.is_empty() {
             PayloadKind::Empty
@@ -245,6 +269,7 @@ impl Decoder {
             kind,
             tree,
             invalid,
+            expected_tree,
         }
     }
 

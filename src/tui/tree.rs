@@ -366,7 +366,7 @@ impl<'a> Builder<'a> {
         };
         self.payload = decoded.payload;
         self.base = range.start;
-        self.root = Some(&decoded.tree);
+        self.root = decoded.structure().or(Some(&decoded.tree));
         let typed = decoded.typed();
         if let Some(typed) = &typed {
             self.shape = example::declared_shape(&example::top_features(typed));
@@ -375,8 +375,10 @@ impl<'a> Builder<'a> {
             (PayloadKind::Example | PayloadKind::SequenceExample, Some(typed)) => {
                 self.example(typed, &decoded.tree, 1, p);
             }
-            (kind, _) if kind.is_typed() || *kind == PayloadKind::Protobuf => {
-                self.message(&decoded.tree, 1, p, &mut Vec::new());
+            (_, _) if decoded.structure().is_some() => {
+                if let Some(structure) = decoded.structure() {
+                    self.message(structure, 1, p, &mut Vec::new());
+                }
             }
             _ if len > 0 => {
                 let i = self.push(

@@ -215,3 +215,26 @@ fn full_prints_every_byte_of_long_values() {
         .count();
     assert!(rows >= 49, "{rows} full rows");
 }
+
+#[test]
+fn a_damaged_record_is_walked_as_its_type_up_to_where_it_breaks() {
+    let file = testdata("corrupt/zeroed_block.tfrecord");
+    let output = run([
+        "hex".as_ref(),
+        file.as_os_str(),
+        "-n".as_ref(),
+        "81".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    // The zeroed block starts at byte 8192, inside the value of `feature2`.
+    assert!(text.contains("string \"feature2\""), "{text}");
+    let broken = text
+        .lines()
+        .find(|l| l.contains("invalid:"))
+        .expect("an invalid token");
+    assert!(
+        broken.trim_start().starts_with("8197") && broken.contains("field number 0 is not allowed"),
+        "{broken}"
+    );
+}
