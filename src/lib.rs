@@ -4,6 +4,29 @@
 //! frames, [`wire`] walks protobuf payloads into spans, [`schema`] names them, and the views
 //! ([`textformat`], [`jsonformat`], [`annotate`], [`example`]) present them. The CLI and the TUI
 //! only call into these.
+//!
+//! ```
+//! use tfr_inspect::frame::{FrameIndex, write_record};
+//! use tfr_inspect::payload::{Decoder, PayloadKind, Reading};
+//! use tfr_inspect::schema::Schema;
+//!
+//! // features { feature { key: "label" value { int64_list { value: 5 } } } }
+//! let example = b"\x0a\x10\x0a\x0e\x0a\x05label\x12\x05\x1a\x03\x0a\x01\x05";
+//! let mut file = Vec::new();
+//! write_record(example, &mut file).unwrap();
+//! file.push(0xff); // a stray byte after the last frame
+//!
+//! let index = FrameIndex::build(&file);
+//! let frames: Vec<_> = index.frames(&file).collect();
+//! assert!(frames[0].status.is_intact());
+//! assert_eq!(frames[1].status.name(), "partial_header");
+//!
+//! let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+//! let decoded = decoder.decode(frames[0].payload(&file).unwrap());
+//! assert_eq!(decoded.kind, PayloadKind::Example);
+//! let text = tfr_inspect::textformat::message_to_text(&decoded.typed().unwrap());
+//! assert!(text.contains("key: \"label\"") && text.contains("value: 5"));
+//! ```
 
 pub mod annotate;
 pub mod cli;
