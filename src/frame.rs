@@ -457,6 +457,13 @@ impl FrameIndex {
         if !status.is_intact() {
             self.damaged += 1;
         }
+        if self.entries.len() == 1024 {
+            // Reserve for the rest of the file at the average frame size so far (at most 64 MiB
+            // of index): growing a vector of millions of entries by doubling copies it each time.
+            let average = offset / 1024;
+            let expected = self.file_len.saturating_sub(offset) / average.max(16);
+            self.entries.reserve(usize::try_from(expected.min(8 << 20)).unwrap_or(0));
+        }
         self.entries.push(pack(offset, status, after_resync));
     }
 
