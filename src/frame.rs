@@ -462,7 +462,8 @@ impl FrameIndex {
             // of index): growing a vector of millions of entries by doubling copies it each time.
             let average = offset / 1024;
             let expected = self.file_len.saturating_sub(offset) / average.max(16);
-            self.entries.reserve(usize::try_from(expected.min(8 << 20)).unwrap_or(0));
+            self.entries
+                .reserve(usize::try_from(expected.min(8 << 20)).unwrap_or(0));
         }
         self.entries.push(pack(offset, status, after_resync));
     }
