@@ -18,12 +18,15 @@ fn main() -> ExitCode {
         }
         None if std::io::stdout().is_terminal() => {
             drop(out);
-            return exit(tfr_inspect::tui::run(&cli.files, &cli.decode));
+            return exit(tfr_inspect::tui::run(
+                &cli::glob::expand(&cli.files),
+                &cli.decode,
+            ));
         }
         None => {
             // Not a terminal: behave like `list` so pipelines get plain text.
             let args = cli::list::ListArgs {
-                files: cli.files.clone(),
+                files: cli::glob::expand(&cli.files),
                 json: false,
             };
             cli::run(&Command::List(args), &cli.decode, &mut out)

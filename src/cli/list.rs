@@ -178,7 +178,8 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<Status> {
     let mut status = Status::Clean;
-    for path in &args.files {
+    let files = super::glob::expand(&args.files);
+    for path in &files {
         let mut input = match Input::open_with(path, decoder, read) {
             Ok(input) => input,
             Err(e) => {
@@ -188,7 +189,7 @@ pub fn run(
         };
         let name = input.name();
         if !args.json {
-            if args.files.len() > 1 {
+            if files.len() > 1 {
                 writeln!(out, "== {name}")?;
             }
             writeln!(

@@ -121,13 +121,11 @@ fn problem_json(p: &Problem) -> Json {
 }
 
 pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
-    let reports: Vec<Result<Report, Error>> = args
-        .files
-        .par_iter()
-        .map(|path| check(path, read))
-        .collect();
+    let files = super::glob::expand(&args.files);
+    let reports: Vec<Result<Report, Error>> =
+        files.par_iter().map(|path| check(path, read)).collect();
     let mut status = Status::Clean;
-    for (path, report) in args.files.iter().zip(reports) {
+    for (path, report) in files.iter().zip(reports) {
         let name = path.display().to_string();
         let report = match report {
             Ok(report) => report,

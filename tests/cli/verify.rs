@@ -62,3 +62,17 @@ fn every_damaged_fixture_exits_one_and_names_the_frame() {
     }
     assert_eq!(checked, 16);
 }
+
+#[test]
+fn a_quoted_wildcard_checks_every_matching_shard() {
+    let pattern = testdata("corrupt/truncated_*.tfrecord");
+    let output = run(["verify".as_ref(), pattern.as_os_str()]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    let verdicts: Vec<&str> = text.lines().filter(|l| l.contains(": DAMAGED: ")).collect();
+    assert_eq!(verdicts.len(), 3, "{text}");
+    assert!(
+        verdicts[0].contains("truncated_in_footer")
+            && verdicts[2].contains("truncated_mid_payload")
+    );
+}
