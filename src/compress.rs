@@ -284,6 +284,17 @@ pub fn open(path: &Path, options: &Options) -> Result<Source, Error> {
     if options.mode == Mode::Auto && unreadable {
         return Ok(raw);
     }
+    if unreadable && sniff(data) != Some(compression) {
+        // The user forced a compression the file does not start with: a wrong option, not damage.
+        return Err(Error::Decompress {
+            path: path.to_path_buf(),
+            offset: FileOffset(0),
+            message: format!(
+                "not a {} stream (its first bytes say otherwise); try --compression auto or none",
+                compression.tensorflow_name()
+            ),
+        });
+    }
     let info = Compressed {
         compression,
         compressed_len: raw.len(),

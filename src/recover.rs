@@ -261,7 +261,13 @@ fn explain(loc: &Location, frame: &Frame) -> String {
     let length = frame
         .declared_length
         .map_or(String::new(), |l| format!(", declared length {l}"));
-    if loc.part == Some(Part::Skipped) {
+    if frame.status == FrameStatus::PartialHeader {
+        text.push_str(&format!(
+            "byte {at} is in the last {} bytes of the stream, which start at byte {}. ",
+            loc.stream_len.saturating_sub(frame.offset.0),
+            frame.offset.0
+        ));
+    } else if loc.part == Some(Part::Skipped) {
         text.push_str(&format!(
             "byte {at} is in the damaged bytes after the header of frame {} (starting at byte {}{length}): no intact frame covers it. ",
             frame.index, frame.offset.0

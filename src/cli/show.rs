@@ -232,12 +232,17 @@ fn write_tree(
             let shape = example::declared_shape(&features);
             let lists = example::feature_lists_of(&typed);
             let what = if decoded.kind == PayloadKind::Example {
-                format!("Example, {} features", features.len())
+                format!("Example, {}", plural(features.len() as u64, "feature"))
             } else {
                 format!(
-                    "SequenceExample, {} context features, {} feature lists",
+                    "SequenceExample, {} context {}, {}",
                     features.len(),
-                    lists.len()
+                    if features.len() == 1 {
+                        "feature"
+                    } else {
+                        "features"
+                    },
+                    plural(lists.len() as u64, "feature list")
                 )
             };
             writeln!(

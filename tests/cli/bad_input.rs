@@ -136,3 +136,20 @@ fn payload_that_is_not_protobuf_is_shown_as_bytes() {
     let output = run(["list".as_ref(), path.as_os_str(), "--json".as_ref()]);
     assert!(stdout(&output).contains("\"kind\": \"binary\""));
 }
+
+#[test]
+fn forcing_a_compression_the_file_does_not_have_is_a_usage_error() {
+    let file = super::testdata("examples.tfrecord");
+    let output = run([
+        "verify".as_ref(),
+        "--compression".as_ref(),
+        "gzip".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("not a GZIP stream"),
+        "{}",
+        stderr(&output)
+    );
+}
