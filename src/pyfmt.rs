@@ -91,6 +91,17 @@ fn escape_symbol(byte: u8) -> Option<&'static str> {
 
 /// `text_encoding.CEscape(bytes, as_utf8=False)`: octal escapes for bytes outside printable ASCII.
 pub fn c_escape_bytes(bytes: &[u8], out: &mut String) {
+    // Sized exactly first: a value can be tens of megabytes, and growing by doubling would
+    // briefly hold twice that.
+    let escaped: usize = bytes
+        .iter()
+        .map(|&b| match (escape_symbol(b), PRINTABLE.contains(&b)) {
+            (Some(symbol), _) => symbol.len(),
+            (None, true) => 1,
+            (None, false) => 4,
+        })
+        .sum();
+    out.reserve(escaped);
     for &byte in bytes {
         if let Some(symbol) = escape_symbol(byte) {
             out.push_str(symbol);

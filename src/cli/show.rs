@@ -113,6 +113,7 @@ pub fn run(
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
             }
+            out.write_all(record.header.as_bytes())?;
             out.write_all(record.output.as_bytes())?;
             status = status.max(record.status);
         }
@@ -120,8 +121,10 @@ pub fn run(
     Ok(status)
 }
 
-/// One record's output, the notes about it for stderr, and its status.
+/// One record's output (a header line, then the rendering), the notes about it for stderr, and
+/// its status.
 struct Rendered {
+    header: String,
     output: String,
     notes: Vec<String>,
     status: Status,
@@ -143,6 +146,7 @@ fn render(
             frame.index, frame.offset
         ));
         return Rendered {
+            header: String::new(),
             output: String::new(),
             notes,
             status: Status::Damage,
@@ -167,17 +171,28 @@ fn render(
             frame.offset.0 + crate::frame::HEADER_LEN + invalid.at() as u64
         ));
     }
+    // Each rendering is built once and extended in place: a record can be tens of megabytes.
     let output = match format {
         Format::Text if single => text_of(&decoded),
-        Format::Text => format!("# record {}\n{}", frame.index, text_of(&decoded)),
-        Format::Json => format!("{}\n", json_of(decoder, &decoded)),
+        Format::Text => text_of(&decoded),
+        Format::Json => {
+            let mut output = json_of(decoder, &decoded);
+            output.push('\n');
+            output
+        }
         Format::Tree => {
             let mut out = Vec::new();
             let _ = write_tree(&mut out, frame.index, frame.offset.0, &decoded);
-            String::from_utf8_lossy(&out).into_owned()
+            String::from_utf8(out)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
         }
     };
+    let header = match format {
+        Format::Text if !single => format!("# record {}\n", frame.index),
+        _ => String::new(),
+    };
     Rendered {
+        header,
         output,
         notes,
         status,
