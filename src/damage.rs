@@ -2,8 +2,21 @@
 
 use crate::frame::{Frame, FrameStatus, HEADER_LEN, Header};
 
-/// What is wrong with a frame, in one sentence (empty for an intact frame).
+/// What is wrong with a frame, in one sentence, with the error TensorFlow reports for it
+/// (empty for an intact frame).
 pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
+    let mut text = problem(frame, data, is_last);
+    if let Some(message) = frame.tensorflow_message() {
+        text.push_str(&format!("; TensorFlow reports \"{message}\""));
+        if frame.status == FrameStatus::LengthExceedsFile {
+            text.push_str(" (or crashes)");
+        }
+    }
+    text
+}
+
+/// What is wrong with a frame, without TensorFlow's view of it (empty for an intact frame).
+pub fn problem(frame: &Frame, data: &[u8], is_last: bool) -> String {
     let offset = frame.offset.0;
     let skipped = frame.region_end.0.saturating_sub(offset);
     let file_len = data.len() as u64;
@@ -36,10 +49,6 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
                     ));
                 }
             }
-            text.push_str(&format!(
-                "; TensorFlow reports \"corrupted record at {}\"",
-                offset + HEADER_LEN
-            ));
             text
         }
         FrameStatus::LengthCrcMismatch => {
@@ -71,23 +80,20 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
                     ));
                 }
             }
-            text.push_str(&format!(
-                "; TensorFlow reports \"corrupted record at {offset}\""
-            ));
             text
         }
         FrameStatus::TruncatedRecord => {
             let declared = header.map_or(0, |h| h.length);
             let available = file_len.saturating_sub(offset + HEADER_LEN);
             format!(
-                "truncated: the header declares a {declared}-byte payload, so {} bytes (payload and its CRC) must follow the header, but the file ends {available} bytes after it; TensorFlow reports \"truncated record at {offset}\"",
+                "truncated: the header declares a {declared}-byte payload, so {} bytes (payload and its CRC) must follow the header, but the file ends {available} bytes after it",
                 declared.saturating_add(4)
             )
         }
         FrameStatus::LengthExceedsFile => {
             let declared = header.map_or(0, |h| h.length);
             format!(
-                "the header declares {declared} payload bytes, more than the whole file ({file_len} bytes), with a valid length CRC; TensorFlow reports \"truncated record at {offset}\" (or crashes)"
+                "the header declares {declared} payload bytes, more than the whole file ({file_len} bytes), with a valid length CRC"
             )
         }
         FrameStatus::PartialHeader => format!(

@@ -172,6 +172,17 @@ impl Frame {
         }
     }
 
+    /// The error TensorFlow's reader gives for this frame, when it gives one.
+    pub fn tensorflow_message(&self) -> Option<String> {
+        let offset = self.tensorflow_offset()?;
+        Some(match self.status {
+            FrameStatus::TruncatedRecord | FrameStatus::LengthExceedsFile => {
+                format!("truncated record at {offset}")
+            }
+            _ => format!("corrupted record at {offset}"),
+        })
+    }
+
     /// The stored and the computed payload CRC, when the payload is in the file.
     pub fn data_crcs(&self, data: &[u8]) -> Option<(u32, u32)> {
         let payload = self.payload(data)?;

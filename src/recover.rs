@@ -102,8 +102,8 @@ pub struct Location {
     pub strict_reads: usize,
     /// Damaged frames in the whole stream.
     pub damaged_frames: usize,
-    /// The compression the stream's first bytes announce (it was read as plain TFRecord).
-    pub looks_compressed: Option<&'static str>,
+    /// What is wrong with the frame, as `verify` says it (empty for an intact frame).
+    pub problem: String,
     /// Index ranges of the intact frames after the located frame.
     pub intact_after: Vec<Range<usize>>,
     pub intact_after_count: usize,
@@ -194,7 +194,7 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
         intact_before: 0,
         strict_reads,
         damaged_frames: index.damaged_count(),
-        looks_compressed: crate::compress::sniff(data).map(|c| c.tensorflow_name()),
+        problem: String::new(),
         intact_after: Vec::new(),
         intact_after_count: 0,
         explanation: String::new(),
@@ -214,12 +214,9 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
         Case::Damaged(frame.status)
     };
     location.matches_tensorflow = frame.tensorflow_offset().map(|o| o.0) == Some(offset);
-    location.tensorflow_message = frame.tensorflow_offset().map(|o| match frame.status {
-        FrameStatus::TruncatedRecord | FrameStatus::LengthExceedsFile => {
-            format!("truncated record at {o}")
-        }
-        _ => format!("corrupted record at {o}"),
-    });
+    location.tensorflow_message = frame.tensorflow_message();
+    let is_last = index.is_complete() && frame.index + 1 == index.len();
+    location.problem = crate::damage::problem(&frame, data, is_last);
     let header = Header::read(data, frame.offset.0);
     location.available_after_header = header.map(|_| {
         stream_len
@@ -278,50 +275,17 @@ fn explain(loc: &Location, frame: &Frame) -> String {
             frame.index, frame.offset.0
         ));
     }
-    match frame.status {
-        FrameStatus::Intact => text.push_str(
+    if frame.status == FrameStatus::Intact {
+        text.push_str(
             "That frame is intact: both CRCs match, so TensorFlow would not report an error here. If TensorFlow did, it read a different file (or this file with a different compression_type). ",
-        ),
-        FrameStatus::LengthCrcMismatch => {
-            text.push_str("Its length CRC does not match");
-            if let Some(c) = loc.crc {
-                text.push_str(&format!(
-                    " (stored 0x{:08x}, expected 0x{:08x} for the stored length)",
-                    c.stored, c.expected
-                ));
-            }
-            text.push_str(
-                ": the 12-byte header is damaged (or the bytes are not a frame at all), so the length cannot be trusted and TensorFlow gives up. ",
-            );
-            if let (0, Some(kind)) = (frame.offset.0, loc.looks_compressed) {
-                text.push_str(&format!(
-                    "The file starts like a {kind} stream: it was probably written with compression_type='{kind}' and must be read with it (this tool detects that unless --compression none is given). "
-                ));
-            }
+        );
+    } else {
+        // The same sentence `verify` and `list` give for this frame.
+        let mut problem = loc.problem.clone();
+        if let Some(first) = problem.get(..1) {
+            problem.replace_range(..1, &first.to_uppercase());
         }
-        FrameStatus::DataCrcMismatch => {
-            text.push_str("Its header is valid but its payload CRC does not match");
-            if let Some(c) = loc.crc {
-                text.push_str(&format!(
-                    " (stored 0x{:08x}, computed from the payload 0x{:08x})",
-                    c.stored, c.expected
-                ));
-            }
-            text.push_str(": the payload or the stored CRC after it is damaged (or the length field was rewritten with a valid CRC). ");
-        }
-        FrameStatus::TruncatedRecord => text.push_str(&format!(
-            "Its header is valid but the stream ends first: {} payload+CRC bytes declared, {} present. ",
-            frame.declared_length.map_or(0, |l| l.saturating_add(FOOTER_LEN)),
-            loc.available_after_header.unwrap_or(0)
-        )),
-        FrameStatus::LengthExceedsFile => text.push_str(&format!(
-            "Its header has a valid CRC but declares more payload than the whole stream holds ({} bytes); TensorFlow reports a truncated record or, for huge lengths, crashes. ",
-            loc.stream_len
-        )),
-        FrameStatus::PartialHeader => text.push_str(&format!(
-            "Only {} bytes are left there, too few for a header: TensorFlow ignores them silently and reports a clean end of file. ",
-            loc.stream_len.saturating_sub(frame.offset.0)
-        )),
+        text.push_str(&format!("{problem}. "));
     }
     if let Some(message) = &loc.tensorflow_message {
         if loc.matches_tensorflow {
