@@ -26,7 +26,7 @@ fn main() -> ExitCode {
         None => {
             // Not a terminal: behave like `list` so pipelines get plain text.
             let args = cli::list::ListArgs {
-                files: cli::glob::expand(&cli.files),
+                files: cli.files.clone(),
                 json: false,
             };
             cli::run(&Command::List(args), &cli.decode, &mut out)
@@ -35,9 +35,8 @@ fn main() -> ExitCode {
     let flushed = out.flush();
     match (result, flushed) {
         (Err(e), _) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-        (Ok(status), Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+        (Ok(_), Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             eprintln!("tfr-inspect: {e}");
-            let _ = status;
             ExitCode::from(Status::Unusable as u8)
         }
         (result, _) => exit(result),

@@ -439,7 +439,8 @@ impl<'a> Builder<'a> {
             Value::Message { message, .. } => {
                 let type_name = message.descriptor.as_ref().map(|d| d.name().to_string());
                 match type_name.as_deref() {
-                    Some("Features") => {
+                    // Feature containers inside other messages are shown through the typed layer.
+                    Some(container @ ("Features" | "FeatureLists")) => {
                         let n = self.push(
                             depth,
                             Some(parent),
@@ -448,20 +449,14 @@ impl<'a> Builder<'a> {
                             range,
                             path.clone(),
                         );
-                        let count = self.nested_features(message, depth + 1, n);
-                        self.set_detail(n, format!("{count} features"));
-                    }
-                    Some("FeatureLists") => {
-                        let n = self.push(
-                            depth,
-                            Some(parent),
-                            label,
-                            String::new(),
-                            range,
-                            path.clone(),
-                        );
-                        let count = self.nested_feature_lists(message, depth + 1, n);
-                        self.set_detail(n, format!("{count} feature lists"));
+                        let detail = if container == "Features" {
+                            let count = self.nested_features(message, depth + 1, n);
+                            crate::words::plural(count as u64, "feature")
+                        } else {
+                            let count = self.nested_feature_lists(message, depth + 1, n);
+                            crate::words::plural(count as u64, "feature list")
+                        };
+                        self.set_detail(n, detail);
                     }
                     _ => {
                         let what = type_name.unwrap_or_else(|| "message".into());
