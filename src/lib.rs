@@ -35,6 +35,7 @@ pub mod crc;
 pub mod damage;
 pub mod decode;
 pub mod error;
+pub mod escape;
 pub mod example;
 pub mod frame;
 pub mod image;
