@@ -275,8 +275,59 @@ fn main() {
         );
     }
 
+    for shard in &shards {
+        per_record(shard);
+    }
     streaming_output(&shards[1].path);
     inspector(&shards);
+}
+
+/// Single-thread cost per record of what `list` and `show --format json|text` do for each record
+/// (decode and render, output discarded), over up to 200,000 records of the shard.
+fn per_record(shard: &Shard) {
+    use tfr_inspect::cli::list::describe_frame;
+    use tfr_inspect::cli::show::{json_of, text_of};
+
+    let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+    let mut input = tfr_inspect::cli::Input::open(&shard.path, &decoder).unwrap();
+    input.settle_all();
+    let count = input.index.len().min(200_000);
+    let data = input.data();
+    let frames: Vec<_> = (0..count)
+        .map(|i| input.index.get(data, i).unwrap())
+        .collect();
+    let per = |time: Duration| time.as_secs_f64() * 1e9 / count as f64;
+    let list = best(3, || {
+        frames
+            .iter()
+            .map(|f| describe_frame(&input, *f).summary.len())
+            .sum::<usize>()
+    });
+    let json = best(3, || {
+        frames
+            .iter()
+            .map(|f| {
+                json_of(
+                    &input.decoder,
+                    &input.decoder.decode(f.payload(data).unwrap()),
+                )
+                .len()
+            })
+            .sum::<usize>()
+    });
+    let text = best(3, || {
+        frames
+            .iter()
+            .map(|f| text_of(&input.decoder.decode(f.payload(data).unwrap())).len())
+            .sum::<usize>()
+    });
+    println!(
+        "{:<16} per record, one thread, {count} records: list {:.0} ns | show json {:.0} ns | show text {:.0} ns",
+        shard.name,
+        per(list),
+        per(json),
+        per(text)
+    );
 }
 
 /// The interactive inspector drawn into a TestBackend: time to the first frame on each 1 GiB file,
