@@ -16,7 +16,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use tfr_inspect::annotate::frame_tokens;
+use tfr_inspect::annotate::Annotated;
 use tfr_inspect::frame::FrameIndex;
 use tfr_inspect::payload::{Decoder, Reading};
 use tfr_inspect::schema::Schema;
@@ -142,8 +142,15 @@ fn rss_probe(spec: &str) {
         for n in [0, last] {
             let frame = input.frame(n).unwrap();
             let data = input.data();
-            let decoded = input.decoder.decode(frame.payload(data).unwrap());
-            black_box(frame_tokens(data, &frame, Some(&decoded)));
+            let decoder = input.decoder();
+            let decoded = decoder.decode(frame.payload(data).unwrap());
+            let annotated = Annotated::new(data, &frame, Some(&decoded), decoder.table());
+            black_box(
+                annotated
+                    .tokens()
+                    .map(|t| annotated.meaning(&t).len())
+                    .sum::<usize>(),
+            );
         }
         (input.index.len(), rss_anon_kib().unwrap_or(0))
     };
@@ -223,7 +230,11 @@ fn main() {
         let payload = frame.payload(data).unwrap();
         let decode = best(20, || {
             let decoded = decoder.decode(payload);
-            frame_tokens(data, &frame, Some(&decoded)).len()
+            let annotated = Annotated::new(data, &frame, Some(&decoded), decoder.table());
+            annotated
+                .tokens()
+                .map(|t| annotated.meaning(&t).len())
+                .sum::<usize>()
         });
         println!(
             "{:<16} decode + annotate one {}-byte record: {:.1?}",
@@ -303,22 +314,23 @@ fn per_record(shard: &Shard) {
             .map(|f| describe_frame(&input, *f).summary.len())
             .sum::<usize>()
     });
+    let decoder = input.decoder();
     let json = best(3, || {
         frames
             .iter()
             .map(|f| {
-                json_of(
-                    &input.decoder,
-                    &input.decoder.decode(f.payload(data).unwrap()),
-                )
-                .len()
+                let payload = f.payload(data).unwrap();
+                json_of(decoder, &decoder.decode(payload), payload).len()
             })
             .sum::<usize>()
     });
     let text = best(3, || {
         frames
             .iter()
-            .map(|f| text_of(&input.decoder.decode(f.payload(data).unwrap())).len())
+            .map(|f| {
+                let payload = f.payload(data).unwrap();
+                text_of(decoder, &decoder.decode(payload), payload).len()
+            })
             .sum::<usize>()
     });
     println!(

@@ -81,7 +81,7 @@ run_all() {
         cat "$out/$key.hex-one" >>"$out/$key.hex"
     done
     rm -f "$out/$key.hex-one"
-    record "$key.hex-raw" --raw hex "$file" -n 0
+    record "$key.hex-raw" hex --raw "$file" -n 0
     for i in 0 1; do
         record "$key.hex-full-$i" hex --full "$file" -n "$i"
     done

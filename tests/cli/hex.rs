@@ -138,7 +138,7 @@ fn reproduces_the_classic_walkthrough() {
 
 #[test]
 fn tokens_cover_every_byte_once() {
-    use tfr_inspect::annotate::frame_tokens;
+    use tfr_inspect::annotate::Annotated;
     use tfr_inspect::frame::FrameIndex;
     use tfr_inspect::payload::{Decoder, Reading};
     use tfr_inspect::schema::Schema;
@@ -155,7 +155,8 @@ fn tokens_cover_every_byte_once() {
         let mut next = 0u64;
         for frame in index.frames(&data) {
             let decoded = frame.payload(&data).map(|p| decoder.decode(p));
-            for token in frame_tokens(&data, &frame, decoded.as_ref()) {
+            let annotated = Annotated::new(&data, &frame, decoded.as_ref(), decoder.table());
+            for token in annotated.tokens() {
                 assert_eq!(token.start, next, "{name}: gap or overlap before {token:?}");
                 assert!(token.end > token.start, "{name}: empty token {token:?}");
                 next = token.end;
@@ -172,28 +173,36 @@ fn tokens_cover_every_byte_once() {
 #[test]
 fn colour_only_on_request_and_no_color_respected() {
     // Piped output is plain; the colour decision is tested on the formatter directly.
-    use tfr_inspect::annotate::{Role, Token};
+    use tfr_inspect::annotate::{Role, Site, Token};
     let token = Token {
         start: 0,
         end: 1,
         depth: 0,
         role: Role::Tag,
-        meaning: "tag".into(),
-        path: vec![],
+        site: Site::Tag(1),
     };
+    let tag = |_: &Token| "tag".to_string();
     let mut coloured = Vec::new();
     tfr_inspect::cli::hex::write_tokens(
         &mut coloured,
         &[0x0a],
-        std::slice::from_ref(&token),
+        std::iter::once(token),
+        tag,
         false,
         true,
     )
     .expect("write");
     assert!(String::from_utf8_lossy(&coloured).contains("\x1b[33m0a"));
     let mut plain = Vec::new();
-    tfr_inspect::cli::hex::write_tokens(&mut plain, &[0x0a], &[token], false, false)
-        .expect("write");
+    tfr_inspect::cli::hex::write_tokens(
+        &mut plain,
+        &[0x0a],
+        std::iter::once(token),
+        tag,
+        false,
+        false,
+    )
+    .expect("write");
     assert!(!String::from_utf8_lossy(&plain).contains('\x1b'));
 }
 
