@@ -9,8 +9,6 @@
 //! list of ten million floats costs nothing until it is printed, and then nothing per element.
 //! The text and JSON formats, the Example view and the inspector are rendered from these views.
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::sync::LazyLock;
 
 use crate::schema::table::{Cardinality, Field, FieldId, Kind, MessageId, Table};
@@ -566,51 +564,68 @@ impl<'a> EntryReader<'a> {
         })
     }
 
-    /// The nodes of the entry's key and value occurrences.
-    fn occurrences(&self, entry: u32) -> (Option<u32>, Vec<u32>) {
-        let mut key = None;
-        let mut values = Vec::new();
-        for child in self.parsed.tree.children(entry as usize) {
-            match self.parsed.node(child as u32).and_then(wire::Node::field) {
-                Some(f) if f == self.key => key = Some(child as u32),
-                Some(f) if f == self.value => values.push(child as u32),
-                _ => {}
-            }
-        }
-        (key, values)
+    /// The entry's last key occurrence.
+    fn key_node(&self, entry: u32) -> Option<u32> {
+        self.parsed
+            .tree
+            .children(entry as usize)
+            .filter(|c| self.parsed.node(*c as u32).and_then(wire::Node::field) == Some(self.key))
+            .last()
+            .map(|c| c as u32)
     }
 
-    fn value_of(&self, field: FieldId, nodes: &[u32]) -> Option<Value<'a>> {
-        if nodes.is_empty() {
-            return None;
+    /// The entry's value occurrences (usually one).
+    fn value_nodes(&self, entry: u32) -> Option<Nodes> {
+        let mut values = self
+            .parsed
+            .tree
+            .children(entry as usize)
+            .filter(|c| self.parsed.node(*c as u32).and_then(wire::Node::field) == Some(self.value))
+            .map(|c| c as u32);
+        let first = values.next()?;
+        match values.next() {
+            None => Some(Nodes::One(first)),
+            Some(second) => {
+                let mut all = vec![first, second];
+                all.extend(values);
+                Some(Nodes::Many(all.into()))
+            }
         }
-        FieldValues::new(self.parsed, field, nodes).singular()
     }
 
     fn key(&self, entry: u32) -> Option<Value<'a>> {
-        let (key, _) = self.occurrences(entry);
-        self.value_of(self.key, key.as_slice())
+        let node = self.key_node(entry)?;
+        FieldValues::new(self.parsed, self.key, &[node]).singular()
     }
 
     fn value(&self, entry: u32) -> Option<Value<'a>> {
-        let (_, values) = self.occurrences(entry);
-        self.value_of(self.value, &values)
+        let nodes = self.value_nodes(entry)?;
+        FieldValues {
+            parsed: self.parsed,
+            id: self.value,
+            nodes,
+        }
+        .singular()
     }
 }
 
-/// A map key as protobuf compares keys: a missing key is the key type's default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A map key as protobuf compares keys: a missing key is the key type's default. Keys of one map
+/// are all of one variant, ordered as Python's `sorted()` orders them (strings by their UTF-8
+/// bytes, which is code point order; numbers and bools by value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum MapKey<'a> {
+    Int(i64),
+    /// A `uint64` or `fixed64` key above `i64::MAX`.
+    Large(u64),
     Bytes(&'a [u8]),
-    Int(i128),
 }
 
 fn map_key<'a>(key: Option<&Value<'a>>) -> MapKey<'a> {
     match key {
         Some(Value::String(b, _) | Value::Bytes(b, _)) => MapKey::Bytes(b),
-        Some(Value::Scalar(s)) => MapKey::Int(scalar_int(s)),
-        Some(Value::Message(_)) => MapKey::Int(0),
-        None => MapKey::Int(0),
+        Some(Value::Scalar(Scalar::U64(v))) if *v > i64::MAX as u64 => MapKey::Large(*v),
+        Some(Value::Scalar(s)) => MapKey::Int(scalar_int(s) as i64),
+        Some(Value::Message(_)) | None => MapKey::Int(0),
     }
 }
 
@@ -627,7 +642,7 @@ pub fn scalar_int(scalar: &Scalar<'_>) -> i128 {
     }
 }
 
-/// One entry of a map: where it first appeared (its place) and the entry holding its value.
+/// One entry of a map: where its key first appeared, and the entry holding its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MapEntry {
     pub first: u32,
@@ -635,15 +650,13 @@ pub struct MapEntry {
 }
 
 /// A map field's entries as protobuf keeps them: entries that carry unknown fields dropped, one
-/// entry per key, in the order keys first appeared, each with the last value given for its key.
+/// entry per key with the last value given for it, in key order (the order text format prints
+/// them in and names are listed in).
 #[derive(Debug, Clone)]
 pub struct MapView<'a> {
     shape: Option<EntryReader<'a>>,
     entries: Vec<MapEntry>,
 }
-
-/// Maps up to this size are deduplicated by comparing keys pairwise (no hashing).
-const SMALL_MAP: usize = 16;
 
 impl<'a> MapView<'a> {
     /// A map with no entries.
@@ -678,45 +691,25 @@ impl<'a> MapView<'a> {
             MapKey::Int(0) if key_is_bytes => MapKey::Bytes(b""),
             key => key,
         };
-        let kept = field.nodes().iter().copied().filter(|e| shape.kept(*e));
+        // Sorting by key, then by position, puts the occurrences of each key together in wire
+        // order: the first gives the entry's place, the last its value. No hashing, and the
+        // entries come out in key order.
+        let mut keyed: Vec<(MapKey<'a>, u32)> = field
+            .nodes()
+            .iter()
+            .copied()
+            .filter(|e| shape.kept(*e))
+            .map(|e| (key_of(e), e))
+            .collect();
+        keyed.sort_unstable();
         let mut entries: Vec<MapEntry> = Vec::new();
-        if field.nodes().len() <= SMALL_MAP {
-            let mut keys: Vec<MapKey<'a>> = Vec::new();
-            for entry in kept {
-                let key = key_of(entry);
-                match keys.iter().position(|k| *k == key) {
-                    Some(slot) => {
-                        if let Some(old) = entries.get_mut(slot) {
-                            old.last = entry;
-                        }
-                    }
-                    None => {
-                        keys.push(key);
-                        entries.push(MapEntry {
-                            first: entry,
-                            last: entry,
-                        });
-                    }
-                }
-            }
-        } else {
-            let mut slots: HashMap<MapKey<'a>, usize> = HashMap::new();
-            for entry in kept {
-                match slots.entry(key_of(entry)) {
-                    Entry::Occupied(slot) => {
-                        if let Some(old) = entries.get_mut(*slot.get()) {
-                            old.last = entry;
-                        }
-                    }
-                    Entry::Vacant(slot) => {
-                        slot.insert(entries.len());
-                        entries.push(MapEntry {
-                            first: entry,
-                            last: entry,
-                        });
-                    }
-                }
-            }
+        let mut rest = keyed.as_slice();
+        while let Some(&(key, first)) = rest.first() {
+            let same = rest.iter().take_while(|(k, _)| *k == key).count().max(1);
+            let (group, after) = rest.split_at(same);
+            rest = after;
+            let last = group.last().map_or(first, |(_, e)| *e);
+            entries.push(MapEntry { first, last });
         }
         MapView {
             shape: Some(shape),
@@ -724,7 +717,7 @@ impl<'a> MapView<'a> {
         }
     }
 
-    /// The kept entries, in the order their keys first appeared.
+    /// The kept entries, in key order.
     pub fn entries(&self) -> &[MapEntry] {
         &self.entries
     }
@@ -896,13 +889,13 @@ mod tests {
     }
 
     #[test]
-    fn a_repeated_map_key_keeps_its_first_place_and_its_last_value() {
+    fn a_repeated_map_key_keeps_its_last_value_and_keys_come_in_order() {
         let schema = Schema::builtin();
         let features = schema
             .table()
             .message_by_name("tensorflow.Features")
             .unwrap();
-        // entries b, a, b (again, with an int64 value 7): b stays first, now with the value 7
+        // entries b, a, b (again, with an int64 value 7): one b, with the value 7
         let entry = |key: u8, value: &[u8]| ld(1, &[ld(1, &[key]), ld(2, value)].concat());
         let bytes = [
             entry(b'b', &[]),
@@ -914,9 +907,14 @@ mod tests {
         let parsed = Parsed::new(&tree, &bytes, schema.table());
         let map = parsed.root().unwrap().fields()[0].map();
         let keys: Vec<&[u8]> = map.entries().iter().map(|e| map.key_bytes(e)).collect();
-        assert_eq!(keys, [b"b", b"a"]);
-        assert_eq!(map.span(&map.entries()[0]), Span::new(14, 25));
-        assert_eq!(map.span(&map.entries()[1]), Span::new(7, 14));
+        assert_eq!(keys, [b"a", b"b"]);
+        assert_eq!(map.span(&map.entries()[0]), Span::new(7, 14));
+        assert_eq!(map.span(&map.entries()[1]), Span::new(14, 25));
+        assert_eq!(
+            map.entries()[1].first,
+            1,
+            "b first appeared as the first entry"
+        );
     }
 
     #[test]

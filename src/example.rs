@@ -153,35 +153,18 @@ impl Feature<'_> {
 #[derive(Debug, Clone)]
 struct Named<'a> {
     field: Option<FieldId>,
+    /// Its entries come in key order, which is name order.
     map: MapView<'a>,
-    /// Key bytes and entry position, sorted by key.
-    sorted: Vec<(&'a [u8], u32)>,
 }
 
 impl<'a> Named<'a> {
     fn of(container: &MessageView<'a>) -> Named<'a> {
         match container.fields().into_iter().next() {
-            Some(map) => {
-                let mut named = Named::new(map.map());
-                named.field = Some(map.id());
-                named
-            }
+            Some(map) => Named {
+                field: Some(map.id()),
+                map: map.map(),
+            },
             None => Named::empty(),
-        }
-    }
-
-    fn new(map: MapView<'a>) -> Named<'a> {
-        let mut sorted: Vec<(&'a [u8], u32)> = map
-            .entries()
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (map.key_bytes(e), i as u32))
-            .collect();
-        sorted.sort_by(|a, b| a.0.cmp(b.0));
-        Named {
-            field: None,
-            map,
-            sorted,
         }
     }
 
@@ -189,26 +172,31 @@ impl<'a> Named<'a> {
         Named {
             field: None,
             map: MapView::empty(),
-            sorted: Vec::new(),
         }
+    }
+
+    fn len(&self) -> usize {
+        self.map.len()
     }
 
     /// The entries in name order.
     fn entries(&self) -> impl Iterator<Item = MapEntry> + '_ {
-        self.sorted
-            .iter()
-            .filter_map(|(_, i)| self.map.entries().get(*i as usize).copied())
+        self.map.entries().iter().copied()
     }
 
     fn get(&self, i: usize) -> Option<(&'a [u8], Span, Option<Value<'a>>)> {
-        let (key, at) = *self.sorted.get(i)?;
-        let entry = self.map.entries().get(at as usize)?;
-        Some((key, self.map.span(entry), self.map.value(entry)))
+        let entry = self.map.entries().get(i)?;
+        Some((
+            self.map.key_bytes(entry),
+            self.map.span(entry),
+            self.map.value(entry),
+        ))
     }
 
     fn position(&self, name: &str) -> Option<usize> {
-        self.sorted
-            .binary_search_by(|(key, _)| (*key).cmp(name.as_bytes()))
+        self.map
+            .entries()
+            .binary_search_by(|e| self.map.key_bytes(e).cmp(name.as_bytes()))
             .ok()
     }
 }
@@ -244,7 +232,7 @@ impl<'a> Features<'a> {
     }
 
     pub fn len(&self) -> usize {
-        self.named.sorted.len()
+        self.named.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -272,7 +260,7 @@ impl<'a> Features<'a> {
 
     /// The key bytes of every feature, by name.
     pub fn keys(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
-        self.named.sorted.iter().map(|(k, _)| *k)
+        self.named.entries().map(|e| self.named.map.key_bytes(&e))
     }
 }
 
@@ -397,7 +385,7 @@ impl<'a> FeatureLists<'a> {
     }
 
     pub fn len(&self) -> usize {
-        self.named.sorted.len()
+        self.named.len()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::decode::{FieldValues, MapView, MessageView, Parsed, Scalar, Value, scalar_int};
+use crate::decode::{FieldValues, MessageView, Parsed, Scalar, Value};
 use crate::pyfmt::{c_escape_bytes, c_escape_utf8, repr_f64, text_f32};
 use crate::schema::table::{Cardinality, Field};
 use crate::wire::{NodeKind, ROOT};
@@ -50,30 +50,6 @@ pub fn write_message(message: &MessageView<'_>, indent: usize, out: &mut String)
     }
 }
 
-/// The order Python's `sorted()` gives map keys: strings by their bytes, numbers by value.
-pub fn key_order(a: &Option<Value<'_>>, b: &Option<Value<'_>>) -> std::cmp::Ordering {
-    let key = |v: &Option<Value<'_>>| -> (i128, Vec<u8>) {
-        match v {
-            Some(Value::String(b, _) | Value::Bytes(b, _)) => (0, b.to_vec()),
-            Some(Value::Scalar(s)) => (scalar_int(s), Vec::new()),
-            _ => (0, Vec::new()),
-        }
-    };
-    key(a).cmp(&key(b))
-}
-
-/// The entries of a map, in the order text format prints them (sorted by key).
-pub fn sorted_entries<'a>(map: &MapView<'a>) -> Vec<(Option<Value<'a>>, usize)> {
-    let mut keyed: Vec<(Option<Value<'a>>, usize)> = map
-        .entries()
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (map.key(e), i))
-        .collect();
-    keyed.sort_by(|a, b| key_order(&a.0, &b.0));
-    keyed
-}
-
 fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
     let map = field.map();
     let (Some(key_field), Some(value_field)) = (map.key_field(), map.value_field()) else {
@@ -88,10 +64,9 @@ fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
         .message()
         .and_then(|m| field.parsed().table.message(m))
         .is_some_and(|m| m.proto3);
-    for (key, i) in sorted_entries(&map) {
-        let Some(entry) = map.entries().get(i) else {
-            continue;
-        };
+    // The entries come in key order, as Python's `sorted()` orders the keys.
+    for entry in map.entries() {
+        let key = map.key(entry);
         pad(out, indent);
         out.push_str(name);
         out.push_str(" {\n");

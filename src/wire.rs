@@ -561,10 +561,16 @@ pub fn walk_observed(
     root: Option<MessageId>,
     progress: Option<&Progress>,
 ) -> Option<WireTree> {
+    // Room for as many nodes as the bytes could hold at three bytes a field, so that the arena is
+    // not copied as it grows: pages never written stay virtual, costing no memory.
+    let mut nodes = Vec::new();
+    if nodes.try_reserve(bytes.len() / 3 + 1).is_err() {
+        nodes = Vec::new();
+    }
     let mut walker = Walker {
         bytes,
         table,
-        nodes: Vec::new(),
+        nodes,
         errors: Vec::new(),
         progress,
         until_report: REPORT_EVERY,
