@@ -910,3 +910,40 @@ fn a_damaged_compressed_stream_is_shown_and_counts_as_damage() {
     );
     assert_eq!(app.status(), Status::Damage);
 }
+
+// ---- text from the file on screen --------------------------------------------------------------
+
+#[test]
+fn names_and_values_from_the_file_reach_the_screen_escaped() {
+    let int64 = len_field(0x1a, &len_field(0x0a, &[7]));
+    let names = ["\x1b]2;owned\x07", "a\rDAMAGED", "del\x7f", "\u{202e}gpj"];
+    let mut entries: Vec<u8> = names
+        .iter()
+        .flat_map(|name| feature_entry(name, &int64))
+        .collect();
+    let text = len_field(0x0a, &len_field(0x0a, b"new\nline"));
+    entries.extend(feature_entry("v", &text));
+    let payload = len_field(0x0a, &entries);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile\x1b[31m.tfrecord");
+    std::fs::write(&path, frame_record(&payload)).unwrap();
+    let mut app = open(path.to_str().unwrap());
+    app.update(Action::Prompt(PromptKind::Search));
+    type_text(&mut app, "DAMAGED");
+    app.update(Action::Submit);
+    let screen = screen(&render(&app, 160, 48));
+    let unsafe_char =
+        |c: char| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c);
+    assert!(!screen.chars().any(unsafe_char), "{screen:?}");
+    for shown in [
+        "\\033]2;owned\\007",
+        "del\\177",
+        "\\u202egpj",
+        "\"new\\nline\"",
+    ] {
+        assert!(screen.contains(shown), "{shown} in {screen}");
+    }
+    // The search names the feature it found, escaped as the tree shows it.
+    assert!(app.message.contains("a\\rDAMAGED"), "{}", app.message);
+    assert!(screen.contains("hostile\\033[31m.tfrecord"), "{screen}");
+}

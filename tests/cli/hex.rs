@@ -1,6 +1,6 @@
 //! `hex`: the annotated walkthrough.
 
-use super::{run, stdout, temp_file, testdata, tfrecord};
+use super::{acts_on_a_terminal, hostile_example, run, stdout, temp_file, testdata, tfrecord};
 
 /// A length-delimited field: tag, varint length, data.
 fn ld(field: u8, data: &[u8]) -> Vec<u8> {
@@ -246,4 +246,24 @@ fn a_damaged_record_is_walked_as_its_type_up_to_where_it_breaks() {
         broken.trim_start().starts_with("8197") && broken.contains("field number 0 is not allowed"),
         "{broken}"
     );
+}
+
+#[test]
+fn strings_from_the_file_in_meanings_cannot_act_on_the_terminal() {
+    let payload = hostile_example();
+    let (_dir, path) = temp_file("hostile.tfrecord", &tfrecord(&[&payload]));
+    let output = run([
+        "hex".as_ref(),
+        path.as_os_str(),
+        "-n".as_ref(),
+        "0".as_ref(),
+    ]);
+    let text = stdout(&output);
+    assert!(!acts_on_a_terminal(&text), "{text:?}");
+    // Keys with control characters are described, not shown; text with newlines is escaped.
+    assert!(
+        text.contains("1b 5d 32 3b 6f 77 6e 65 64 07      string, 10 bytes"),
+        "{text}"
+    );
+    assert!(text.contains("bytes \"new\\nline\""), "{text}");
 }
