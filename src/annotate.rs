@@ -205,7 +205,7 @@ impl<'a> PayloadTokens<'a> {
         if let (Site::Element(n), Some(tree)) = (token.site, self.decoded.structure()) {
             let node = tree.node(n as usize)?;
             let data = node.data_span();
-            let at = usize::try_from(token.end - self.base).ok()?;
+            let at = usize::try_from(token.end.checked_sub(self.base)?).ok()?;
             let broken = tree.error_of(n as usize).map_or(data.end, |e| e.at);
             if at < broken.min(data.end) {
                 let kind = self.element_kind(tree, n as usize);
@@ -247,8 +247,8 @@ impl<'a> PayloadTokens<'a> {
             field,
         };
         let bytes = |t: &Token| {
-            let start = usize::try_from(t.start - self.base).unwrap_or(0);
-            let end = usize::try_from(t.end - self.base).unwrap_or(0);
+            let start = usize::try_from(t.start.saturating_sub(self.base)).unwrap_or(0);
+            let end = usize::try_from(t.end.saturating_sub(self.base)).unwrap_or(0);
             self.payload.get(start..end).unwrap_or_default()
         };
         match token.site {
