@@ -235,3 +235,26 @@ fn hex_checks_the_record_number_before_decoding_anything() {
     hex::annotate_record(&mut input, &args, &mut out, false).unwrap();
     assert!(input.has_learned());
 }
+
+#[test]
+fn selecting_another_record_while_one_decodes_shows_the_new_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (many_features(20_000), many_features(30_000));
+    let path = write(dir.path(), "two.tfrecord", &[&first, &second]);
+    let decoder = DecodeArgs::default().decoder().unwrap();
+    let mut app = App::open(&[path], &decoder).unwrap();
+    app.index_now();
+    // Record 0 is too large to decode between two keys: it decodes in the background.
+    assert!(app.decoding_percent().is_some());
+    app.update(Action::Down);
+    assert_eq!(app.selected(), 1);
+    app.finish_decoding();
+    let features = row(&app, "features");
+    assert_eq!(app.view.tree.nodes[features].detail, "30000 features");
+    assert_eq!(app.view.frame.map(|f| f.index), Some(1));
+    // Both list rows were described by their decodings.
+    assert!(app.rows[&1].summary.starts_with("30000 features"));
+    app.update(Action::Up);
+    app.finish_decoding();
+    assert!(app.rows[&0].summary.starts_with("20000 features"));
+}

@@ -152,9 +152,11 @@ impl App {
             }
         } else if panes.tree.contains(at) {
             self.focus = Pane::Tree;
-            if tree.contains(at) {
+            // While a record decodes in the background, its progress takes the pane's first line.
+            let first = tree.y + u16::from(self.decoding_percent().is_some());
+            if tree.contains(at) && row >= first {
                 let visible = self.view.tree.visible();
-                if let Some(n) = visible.get(self.view.tree_top + usize::from(row - tree.y)) {
+                if let Some(n) = visible.get(self.view.tree_top + usize::from(row - first)) {
                     if *n == self.view.node {
                         self.toggle();
                     }
