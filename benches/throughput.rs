@@ -16,7 +16,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use tfr_inspect::annotate::frame_tokens;
+use tfr_inspect::annotate::Annotated;
 use tfr_inspect::frame::FrameIndex;
 use tfr_inspect::payload::{Decoder, Reading};
 use tfr_inspect::schema::Schema;
@@ -142,8 +142,15 @@ fn rss_probe(spec: &str) {
         for n in [0, last] {
             let frame = input.frame(n).unwrap();
             let data = input.data();
-            let decoded = input.decoder.decode(frame.payload(data).unwrap());
-            black_box(frame_tokens(data, &frame, Some(&decoded)));
+            let decoder = input.decoder();
+            let decoded = decoder.decode(frame.payload(data).unwrap());
+            let annotated = Annotated::new(data, &frame, Some(&decoded), decoder.table());
+            black_box(
+                annotated
+                    .tokens()
+                    .map(|t| annotated.meaning(&t).len())
+                    .sum::<usize>(),
+            );
         }
         (input.index.len(), rss_anon_kib().unwrap_or(0))
     };
@@ -223,7 +230,11 @@ fn main() {
         let payload = frame.payload(data).unwrap();
         let decode = best(20, || {
             let decoded = decoder.decode(payload);
-            frame_tokens(data, &frame, Some(&decoded)).len()
+            let annotated = Annotated::new(data, &frame, Some(&decoded), decoder.table());
+            annotated
+                .tokens()
+                .map(|t| annotated.meaning(&t).len())
+                .sum::<usize>()
         });
         println!(
             "{:<16} decode + annotate one {}-byte record: {:.1?}",
@@ -275,8 +286,60 @@ fn main() {
         );
     }
 
+    for shard in &shards {
+        per_record(shard);
+    }
     streaming_output(&shards[1].path);
     inspector(&shards);
+}
+
+/// Single-thread cost per record of what `list` and `show --format json|text` do for each record
+/// (decode and render, output discarded), over up to 200,000 records of the shard.
+fn per_record(shard: &Shard) {
+    use tfr_inspect::cli::list::describe_frame;
+    use tfr_inspect::cli::show::{json_of, text_of};
+
+    let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+    let mut input = tfr_inspect::cli::Input::open(&shard.path, &decoder).unwrap();
+    input.settle_all();
+    let count = input.index.len().min(200_000);
+    let data = input.data();
+    let frames: Vec<_> = (0..count)
+        .map(|i| input.index.get(data, i).unwrap())
+        .collect();
+    let per = |time: Duration| time.as_secs_f64() * 1e9 / count as f64;
+    let list = best(3, || {
+        frames
+            .iter()
+            .map(|f| describe_frame(&input, *f).summary.len())
+            .sum::<usize>()
+    });
+    let decoder = input.decoder();
+    let json = best(3, || {
+        frames
+            .iter()
+            .map(|f| {
+                let payload = f.payload(data).unwrap();
+                json_of(decoder, &decoder.decode(payload), payload).len()
+            })
+            .sum::<usize>()
+    });
+    let text = best(3, || {
+        frames
+            .iter()
+            .map(|f| {
+                let payload = f.payload(data).unwrap();
+                text_of(decoder, &decoder.decode(payload), payload).len()
+            })
+            .sum::<usize>()
+    });
+    println!(
+        "{:<16} per record, one thread, {count} records: list {:.0} ns | show json {:.0} ns | show text {:.0} ns",
+        shard.name,
+        per(list),
+        per(json),
+        per(text)
+    );
 }
 
 /// The interactive inspector drawn into a TestBackend: time to the first frame on each 1 GiB file,

@@ -1,17 +1,24 @@
 //! The annotated walkthrough of a frame: every token of header, payload and footer with its bytes
-//! and what they mean, in file order. `hex` prints these tokens and the TUI's hex pane draws them,
-//! so both read the payload through the same wire tree.
+//! and what they mean, in file order. `hex` prints these tokens and the inspector's hex pane draws
+//! them, so both read the payload through the same wire tree.
+//!
+//! Tokens are found, not stored: [`PayloadTokens::token_at`] finds the token under a byte from the
+//! wire tree in O(log n + depth), and iterating a frame's tokens walks from one token to the next,
+//! so `hex` streams a record of millions of fields and the hex pane looks up only what is on
+//! screen. What a token means is worded only when asked for ([`Annotated::meaning`]).
 
-use prost_reflect::Kind;
+use std::ops::Range;
 
 use crate::decode::Scalar;
 use crate::frame::{FOOTER_LEN, Frame, HEADER_LEN, Header};
 use crate::payload::Decoded;
+use crate::schema::table::{Cardinality, Field, Kind, Table};
+use crate::span::Span;
 use crate::textformat::scalar_text;
-use crate::wire::{self, Field, Value, WireType};
+use crate::wire::{self, NodeKind, ROOT, WireTree, WireType};
 use crate::words::plural;
 
-/// What a token is, for colouring and for the TUI's explanation line.
+/// What a token is, for colouring and for the inspector's explanation line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     /// Frame header or footer bytes (length, CRCs).
@@ -29,356 +36,372 @@ pub enum Role {
     Unparsed,
 }
 
-/// One annotated token: a byte range of the file and its meaning.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Which part of the frame or of the wire tree a token is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Site {
+    /// One of the frame's own tokens (header, CRCs, skipped bytes), by position in the frame.
+    Frame(u8),
+    /// A payload shown as plain bytes.
+    Payload,
+    /// The tag of tree node `n`.
+    Tag(u32),
+    /// The length prefix of node `n`.
+    Length(u32),
+    /// The scalar value of node `n`.
+    Value(u32),
+    /// The string or bytes data of node `n`.
+    Data(u32),
+    /// One number of packed run `n`.
+    Element(u32),
+    /// The end-group tag of group `n`.
+    EndTag(u32),
+    /// The bytes of container `n` from where its walk stopped to its end.
+    Invalid(u32),
+    /// The bytes of packed run `n` from where it breaks to its end.
+    PackedInvalid(u32),
+}
+
+/// One annotated token: a byte range of the file and what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token {
     pub start: u64,
     pub end: u64,
     /// Nesting depth (0 for the frame header and top-level fields).
     pub depth: usize,
     pub role: Role,
-    pub meaning: String,
-    /// Indices of the wire fields leading to this token (empty for frame bytes).
-    pub path: Vec<usize>,
+    pub site: Site,
 }
 
-/// Tokens of the frame header, the payload and the footer.
-pub fn frame_tokens(data: &[u8], frame: &Frame, decoded: Option<&Decoded<'_>>) -> Vec<Token> {
-    let mut tokens = Vec::new();
-    let offset = frame.offset.0;
-    let plain = |start: u64, len: u64, role: Role, meaning: String| Token {
-        start,
-        end: start + len,
-        depth: 0,
-        role,
-        meaning,
-        path: Vec::new(),
-    };
-    let Some(header) = Header::read(data, offset) else {
-        let len = frame.region_end.0.saturating_sub(offset);
-        tokens.push(plain(
-            offset,
-            len,
-            Role::Unparsed,
-            format!("{len} trailing bytes: too short for a frame header"),
-        ));
-        return tokens;
-    };
-    tokens.push(plain(
-        offset,
-        8,
-        Role::Frame,
-        format!("length {} (u64 little-endian)", header.length),
-    ));
-    let crc_meaning = if header.crc_ok() {
-        format!(
-            "masked crc32c of the length: 0x{:08x}, matches",
-            header.stored_length_crc
-        )
-    } else {
-        format!(
-            "masked crc32c of the length: stored 0x{:08x}, expected 0x{:08x}: MISMATCH, the length is not trustworthy",
-            header.stored_length_crc, header.computed_length_crc
-        )
-    };
-    let crc_role = if header.crc_ok() {
-        Role::Frame
-    } else {
-        Role::BadCrc
-    };
-    tokens.push(plain(offset + 8, 4, crc_role, crc_meaning));
-    let payload_start = offset + HEADER_LEN;
-    match (frame.payload_range(), decoded) {
-        (Some(range), Some(decoded)) => payload_tokens(decoded, range.start, &mut tokens),
-        (Some(range), None) => {
-            let len = range.end - range.start;
-            tokens.push(plain(
-                range.start,
-                len,
-                Role::Unparsed,
-                format!("payload, {len} bytes"),
-            ));
+impl Token {
+    pub fn range(&self) -> Range<u64> {
+        self.start..self.end
+    }
+
+    /// The tree node a payload token belongs to.
+    pub fn node(&self) -> Option<usize> {
+        match self.site {
+            Site::Frame(_) | Site::Payload => None,
+            Site::Tag(n)
+            | Site::Length(n)
+            | Site::Value(n)
+            | Site::Data(n)
+            | Site::Element(n)
+            | Site::EndTag(n)
+            | Site::Invalid(n)
+            | Site::PackedInvalid(n) => Some(n as usize),
         }
-        (None, _) => {
-            let len = frame.region_end.0.saturating_sub(payload_start);
-            if len > 0 {
-                let what = if header.crc_ok() {
-                    format!(
-                        "the file's last {len} bytes, where the header announces a {}-byte payload and its 4-byte CRC",
-                        header.length
-                    )
-                } else {
-                    skipped(len, frame.region_end.0, data.len() as u64)
-                };
-                tokens.push(plain(payload_start, len, Role::Unparsed, what));
+    }
+}
+
+/// The tokens of one decoded payload that starts at file offset `base`.
+#[derive(Debug, Clone, Copy)]
+pub struct PayloadTokens<'a> {
+    decoded: &'a Decoded,
+    payload: &'a [u8],
+    table: &'a Table,
+    base: u64,
+}
+
+impl<'a> PayloadTokens<'a> {
+    pub fn new(
+        decoded: &'a Decoded,
+        payload: &'a [u8],
+        table: &'a Table,
+        base: u64,
+    ) -> PayloadTokens<'a> {
+        PayloadTokens {
+            decoded,
+            payload,
+            table,
+            base,
+        }
+    }
+
+    fn file(&self, span: Span) -> (u64, u64) {
+        (self.base + span.start as u64, self.base + span.end as u64)
+    }
+
+    fn token(&self, span: Span, depth: usize, role: Role, site: Site) -> Option<Token> {
+        let (start, end) = self.file(span);
+        (end > start).then_some(Token {
+            start,
+            end,
+            depth,
+            role,
+            site,
+        })
+    }
+
+    /// The token holding file byte `offset`, if it lies in the payload.
+    pub fn token_at(&self, offset: u64) -> Option<Token> {
+        let pos = usize::try_from(offset.checked_sub(self.base)?).ok()?;
+        if pos >= self.payload.len() {
+            return None;
+        }
+        let Some(tree) = self.decoded.structure() else {
+            let span = Span::new(0, self.payload.len());
+            return self.token(span, 0, Role::Unparsed, Site::Payload);
+        };
+        let n = tree.node_at(pos)?;
+        let node = tree.node(n)?;
+        let id = n as u32;
+        let depth = tree.depth(n);
+        let inner = if n == ROOT { 0 } else { depth + 1 };
+        let invalid = |site| {
+            let error = tree.error_of(n)?;
+            let span = Span::new(error.at.min(node.end()), node.end());
+            self.token(span, inner, Role::Unparsed, site)
+        };
+        if n != ROOT && node.tag_span().contains(pos) {
+            return self.token(node.tag_span(), depth, Role::Tag, Site::Tag(id));
+        }
+        if let Some(prefix) = node.prefix_span().filter(|p| p.contains(pos)) {
+            return self.token(prefix, depth, Role::Length, Site::Length(id));
+        }
+        let data = node.data_span();
+        match node.kind() {
+            NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 => {
+                self.token(data, depth, Role::Value, Site::Value(id))
+            }
+            NodeKind::Bytes => self.token(data, depth, Role::Data, Site::Data(id)),
+            NodeKind::Packed => {
+                if tree.error_of(n).is_some_and(|e| pos >= e.at) {
+                    return invalid(Site::PackedInvalid(id));
+                }
+                let span = self.element_at(tree, n, pos)?;
+                self.token(span, inner, Role::Value, Site::Element(id))
+            }
+            NodeKind::Group if node.end_tag_span().is_some_and(|t| t.contains(pos)) => {
+                let tag = node.end_tag_span()?;
+                self.token(tag, depth, Role::Tag, Site::EndTag(id))
+            }
+            NodeKind::Message | NodeKind::Guessed | NodeKind::Group => invalid(Site::Invalid(id)),
+        }
+    }
+
+    /// The element of packed run `n` holding payload position `pos`.
+    fn element_at(&self, tree: &WireTree, n: usize, pos: usize) -> Option<Span> {
+        let kind = self.element_kind(tree, n);
+        let data = tree.node(n)?.data_span();
+        if let Some(width) = kind.fixed_width() {
+            let start = data.start + (pos - data.start) / width * width;
+            return Some(Span::new(start, start + width));
+        }
+        tree.elements(n, self.payload, kind)
+            .map(|(span, _)| span)
+            .find(|span| span.contains(pos))
+    }
+
+    fn element_kind(&self, tree: &WireTree, n: usize) -> Kind {
+        tree.node(n)
+            .and_then(wire::Node::field)
+            .and_then(|f| self.table.field(f))
+            .map_or(Kind::Uint64, |f| f.kind)
+    }
+
+    /// The token after `token`, within the payload.
+    pub fn next_token(&self, token: &Token) -> Option<Token> {
+        // The next number of a packed run follows directly: no search from the run's start.
+        if let (Site::Element(n), Some(tree)) = (token.site, self.decoded.structure()) {
+            let node = tree.node(n as usize)?;
+            let data = node.data_span();
+            let at = usize::try_from(token.end.checked_sub(self.base)?).ok()?;
+            let broken = tree.error_of(n as usize).map_or(data.end, |e| e.at);
+            if at < broken.min(data.end) {
+                let kind = self.element_kind(tree, n as usize);
+                let (span, _) = tree
+                    .elements(n as usize, self.payload, kind)
+                    .resume(at)
+                    .next()?;
+                return self.token(span, token.depth, Role::Value, token.site);
             }
         }
+        self.token_at(token.end)
     }
-    if let Some((stored, computed)) = frame.data_crcs(data) {
-        let footer = frame.payload_range().map_or(payload_start, |r| r.end);
-        let (role, meaning) = if stored == computed {
-            (
-                Role::Frame,
-                format!("masked crc32c of the payload: 0x{stored:08x}, matches"),
-            )
-        } else {
-            (
-                Role::BadCrc,
-                format!(
-                    "masked crc32c of the payload: stored 0x{stored:08x}, expected 0x{computed:08x}: MISMATCH"
-                ),
-            )
-        };
-        tokens.push(plain(footer, FOOTER_LEN, role, meaning));
-        let after = footer + FOOTER_LEN;
-        if frame.region_end.0 > after {
-            let len = frame.region_end.0 - after;
-            let what = skipped(len, frame.region_end.0, data.len() as u64);
-            tokens.push(plain(after, len, Role::Unparsed, what));
-        }
-    }
-    tokens
-}
 
-/// Bytes skipped after damage, ending at `end`: at the next intact frame or at the end of the file.
-fn skipped(len: u64, end: u64, file_len: u64) -> String {
-    let bytes = plural(len, "byte");
-    if end >= file_len {
-        format!("{bytes} to the end of the file, holding no intact frame")
-    } else {
-        format!("{bytes} skipped up to the next intact frame, at byte {end}")
+    /// Every token of the payload, in file order.
+    pub fn iter(&self) -> impl Iterator<Item = Token> + '_ {
+        std::iter::successors(self.token_at(self.base), |t| self.next_token(t))
     }
-}
 
-/// Tokens of a decoded payload that starts at file offset `base`.
-pub fn payload_tokens(decoded: &Decoded<'_>, base: u64, tokens: &mut Vec<Token>) {
-    let len = decoded.payload.len() as u64;
-    let Some(structure) = decoded.structure() else {
-        if len > 0 {
-            let meaning = format!("{} payload, {}", decoded.kind.name(), plural(len, "byte"));
-            tokens.push(Token {
-                start: base,
-                end: base + len,
-                depth: 0,
-                role: Role::Unparsed,
-                meaning,
-                path: Vec::new(),
-            });
-        }
-        return;
-    };
-    let mut path = Vec::new();
-    message_tokens(decoded.payload, structure, base, 0, &mut path, tokens);
-}
-
-fn message_tokens(
-    payload: &[u8],
-    message: &wire::Message,
-    base: u64,
-    depth: usize,
-    path: &mut Vec<usize>,
-    tokens: &mut Vec<Token>,
-) {
-    for (i, field) in message.fields.iter().enumerate() {
-        path.push(i);
-        field_tokens(payload, field, base, depth, path, tokens);
-        path.pop();
-    }
-    if let Some(error) = &message.error {
-        let start = base + error.at as u64;
-        let end = base + message.span.end as u64;
-        if end > start {
-            tokens.push(Token {
-                start,
-                end,
-                depth,
-                role: Role::Unparsed,
-                meaning: format!("invalid: {error}; {} bytes not parsed", end - start),
-                path: path.clone(),
-            });
-        }
-    }
-}
-
-fn field_label(field: &Field) -> String {
-    match &field.descriptor {
-        Some(d) => format!("`{}`", d.name()),
-        None => format!("field {}", field.number),
-    }
-}
-
-fn type_name(field: &Field) -> String {
-    match &field.descriptor {
-        None => String::new(),
-        Some(d) => {
-            let kind = match d.kind() {
-                Kind::Message(m) if d.is_map() => format!("map entry {}", m.name()),
-                Kind::Message(m) => m.name().to_string(),
-                Kind::Enum(e) => e.name().to_string(),
-                other => format!("{other:?}").to_lowercase(),
-            };
-            if d.is_list() {
-                format!(" (repeated {kind})")
-            } else {
-                format!(" ({kind})")
-            }
-        }
-    }
-}
-
-fn field_tokens(
-    payload: &[u8],
-    field: &Field,
-    base: u64,
-    depth: usize,
-    path: &mut Vec<usize>,
-    tokens: &mut Vec<Token>,
-) {
-    let at = |span: crate::span::Span| (base + span.start as u64, base + span.end as u64);
-    let mut push =
-        |span: crate::span::Span, depth: usize, role: Role, meaning: String, path: &[usize]| {
-            let (start, end) = at(span);
-            tokens.push(Token {
-                start,
-                end,
-                depth,
-                role,
-                meaning,
-                path: path.to_vec(),
-            });
-        };
-    let label = field_label(field);
-    let name_part = match &field.descriptor {
-        Some(d) => format!(" `{}`", d.name()),
-        None => String::new(),
-    };
-    let tag_meaning = format!(
-        "field {}{}, wire type {} ({}){}",
-        field.number,
-        name_part,
-        field.wire_type.code(),
-        field.wire_type.description(),
-        type_name(field)
-    );
-    push(field.tag, depth, Role::Tag, tag_meaning, path);
-    let kind = field.descriptor.as_ref().map(|d| d.kind());
-    match &field.value {
-        Value::Varint { span, raw } | Value::Fixed64 { span, raw } => {
-            let meaning = scalar_meaning(kind.as_ref(), *raw, field.wire_type);
-            push(*span, depth, Role::Value, meaning, path);
-        }
-        Value::Fixed32 { span, raw } => {
-            let meaning = scalar_meaning(kind.as_ref(), u64::from(*raw), field.wire_type);
-            push(*span, depth, Role::Value, meaning, path);
-        }
-        Value::Bytes {
-            prefix,
-            length,
-            data,
-        } => {
-            push(
-                *prefix,
-                depth,
-                Role::Length,
-                format!(
-                    "varint {length}: length of {label}, {}",
-                    plural(*length, "byte")
-                ),
-                path,
+    /// What a payload token means.
+    pub fn meaning(&self, token: &Token) -> String {
+        let Some(tree) = self.decoded.structure() else {
+            let len = self.payload.len() as u64;
+            return format!(
+                "{} payload, {}",
+                self.decoded.kind.name(),
+                plural(len, "byte")
             );
-            if !data.is_empty() {
-                let bytes = data.slice(payload).unwrap_or_default();
-                let is_string = kind == Some(Kind::String);
-                push(
-                    *data,
-                    depth,
-                    Role::Data,
-                    crate::image::describe_bytes(bytes, is_string),
-                    path,
-                );
+        };
+        let Some(n) = token.node() else {
+            return String::new();
+        };
+        let Some(node) = tree.node(n) else {
+            return String::new();
+        };
+        let field = node.field().and_then(|f| self.table.field(f));
+        let describe = Describe {
+            table: self.table,
+            node,
+            field,
+        };
+        let bytes = |t: &Token| {
+            let start = usize::try_from(t.start.saturating_sub(self.base)).unwrap_or(0);
+            let end = usize::try_from(t.end.saturating_sub(self.base)).unwrap_or(0);
+            self.payload.get(start..end).unwrap_or_default()
+        };
+        match token.site {
+            Site::Tag(_) => describe.tag(),
+            Site::Length(_) => describe.length(self.length_what(tree, n, node, field)),
+            Site::Value(_) => {
+                let raw = tree.scalar(n, self.payload).unwrap_or_default();
+                scalar_meaning(self.table, field.map(|f| f.kind), raw, node.wire_type())
             }
+            Site::Data(_) => {
+                let is_string = field.is_some_and(|f| f.kind == Kind::String);
+                crate::image::describe_bytes(bytes(token), is_string)
+            }
+            Site::Element(_) => {
+                let kind = field.map(|f| f.kind);
+                let raw = element_raw(bytes(token), kind);
+                scalar_meaning(
+                    self.table,
+                    kind,
+                    raw,
+                    kind.map_or(WireType::Varint, |k| k.wire_type()),
+                )
+            }
+            Site::EndTag(_) => {
+                format!("end of group {}, wire type 4 (end group)", describe.label())
+            }
+            Site::Invalid(_) => match tree.error_of(n) {
+                Some(error) => format!(
+                    "invalid: {error}; {} bytes not parsed",
+                    token.end - token.start
+                ),
+                None => String::new(),
+            },
+            Site::PackedInvalid(_) => match tree.error_of(n) {
+                Some(error) => format!("invalid: {error}"),
+                None => String::new(),
+            },
+            Site::Frame(_) | Site::Payload => String::new(),
         }
-        Value::Packed {
-            prefix,
-            length,
-            elements,
-            error,
-            ..
-        } => {
-            let n = elements.len();
-            let meaning = format!(
+    }
+
+    /// What a length prefix announces: "map entry", "message Features", "packed, 3 elements"…
+    fn length_what(
+        &self,
+        tree: &WireTree,
+        n: usize,
+        node: &wire::Node,
+        field: Option<&Field>,
+    ) -> LengthOf {
+        match node.kind() {
+            NodeKind::Packed => {
+                let kind = self.element_kind(tree, n);
+                LengthOf::Packed(tree.elements(n, self.payload, kind).count())
+            }
+            NodeKind::Message if field.is_some_and(|f| f.cardinality == Cardinality::Map) => {
+                LengthOf::Message("map entry".into())
+            }
+            NodeKind::Message => {
+                let name = field.map_or("", |f| self.table.kind_name(f.kind));
+                LengthOf::Message(format!("message {name}"))
+            }
+            NodeKind::Guessed => LengthOf::Message("message (detected without a schema)".into()),
+            _ => LengthOf::Bytes,
+        }
+    }
+}
+
+/// The raw number of a packed element's bytes.
+fn element_raw(bytes: &[u8], kind: Option<Kind>) -> u64 {
+    match kind.and_then(Kind::fixed_width) {
+        Some(_) => {
+            let mut raw = [0u8; 8];
+            for (slot, byte) in raw.iter_mut().zip(bytes) {
+                *slot = *byte;
+            }
+            u64::from_le_bytes(raw)
+        }
+        None => wire::read_varint(bytes, 0, bytes.len()).map_or(0, |(v, _)| v),
+    }
+}
+
+enum LengthOf {
+    Bytes,
+    Packed(usize),
+    Message(String),
+}
+
+/// Words for one field occurrence.
+struct Describe<'a> {
+    table: &'a Table,
+    node: &'a wire::Node,
+    field: Option<&'a Field>,
+}
+
+impl Describe<'_> {
+    fn label(&self) -> String {
+        match self.field {
+            Some(f) => format!("`{}`", f.name),
+            None => format!("field {}", self.node.number()),
+        }
+    }
+
+    fn tag(&self) -> String {
+        let wire_type = self.node.wire_type();
+        let (name_part, type_part) = match self.field {
+            None => (String::new(), String::new()),
+            Some(f) => {
+                let kind = match f.kind {
+                    Kind::Message(_) if f.cardinality == Cardinality::Map => {
+                        format!("map entry {}", self.table.kind_name(f.kind))
+                    }
+                    kind => self.table.kind_name(kind).to_string(),
+                };
+                let type_part = if f.cardinality == Cardinality::Repeated {
+                    format!(" (repeated {kind})")
+                } else {
+                    format!(" ({kind})")
+                };
+                (format!(" `{}`", f.name), type_part)
+            }
+        };
+        format!(
+            "field {}{name_part}, wire type {} ({}){type_part}",
+            self.node.number(),
+            wire_type.code(),
+            wire_type.description(),
+        )
+    }
+
+    fn length(&self, what: LengthOf) -> String {
+        let length = self.node.data_span().len() as u64;
+        let label = self.label();
+        match what {
+            LengthOf::Bytes => format!(
+                "varint {length}: length of {label}, {}",
+                plural(length, "byte")
+            ),
+            LengthOf::Packed(n) => format!(
                 "varint {length}: length of {label}, packed, {n} element{}",
                 if n == 1 { "" } else { "s" }
-            );
-            push(*prefix, depth, Role::Length, meaning, path);
-            // The element encoding follows from the declared type, as the walker split them.
-            let wire_type = match kind {
-                Some(Kind::Float | Kind::Fixed32 | Kind::Sfixed32) => WireType::I32,
-                Some(Kind::Double | Kind::Fixed64 | Kind::Sfixed64) => WireType::I64,
-                _ => WireType::Varint,
-            };
-            for element in elements {
-                let meaning = scalar_meaning(kind.as_ref(), element.raw, wire_type);
-                push(element.span, depth + 1, Role::Value, meaning, path);
-            }
-            if let Some(error) = error {
-                let span = crate::span::Span::new(error.at, field.span.end);
-                push(
-                    span,
-                    depth + 1,
-                    Role::Unparsed,
-                    format!("invalid: {error}"),
-                    path,
-                );
-            }
-        }
-        Value::Message {
-            prefix,
-            length,
-            message,
-        } => {
-            let what = match (&field.descriptor, message.descriptor.as_ref()) {
-                (Some(d), _) if d.is_map() => "map entry".to_string(),
-                (_, Some(m)) => format!("message {}", m.name()),
-                (_, None) => "message (detected without a schema)".to_string(),
-            };
-            push(
-                *prefix,
-                depth,
-                Role::Length,
-                format!(
-                    "varint {length}: length of {label}, {what} of {}",
-                    plural(*length, "byte")
-                ),
-                path,
-            );
-            message_tokens(payload, message, base, depth + 1, path, tokens);
-        }
-        Value::Group { message, end_tag } => {
-            message_tokens(payload, message, base, depth + 1, path, tokens);
-            if let Some(end_tag) = end_tag {
-                let (start, end) = at(*end_tag);
-                let meaning = format!("end of group {label}, wire type 4 (end group)");
-                tokens.push(Token {
-                    start,
-                    end,
-                    depth,
-                    role: Role::Tag,
-                    meaning,
-                    path: path.clone(),
-                });
-            }
+            ),
+            LengthOf::Message(what) => format!(
+                "varint {length}: length of {label}, {what} of {}",
+                plural(length, "byte")
+            ),
         }
     }
 }
 
-fn scalar_meaning(kind: Option<&Kind>, raw: u64, wire_type: WireType) -> String {
-    match kind.and_then(|k| Scalar::from_raw(k, raw).map(|s| (k, s))) {
+fn scalar_meaning(table: &Table, kind: Option<Kind>, raw: u64, wire_type: WireType) -> String {
+    match kind.and_then(|k| Scalar::from_raw(k, raw, table).map(|s| (k, s))) {
         Some((k, scalar)) => {
-            let type_name = match k {
-                Kind::Enum(e) => e.name().to_string(),
-                other => format!("{other:?}").to_lowercase(),
-            };
+            let type_name = table.kind_name(k);
             match (wire_type, &scalar) {
                 (WireType::Varint, Scalar::Enum(n, Some(_))) => {
                     format!("varint {n}: {type_name} {}", scalar_text(&scalar))
@@ -400,5 +423,238 @@ fn scalar_meaning(kind: Option<&Kind>, raw: u64, wire_type: WireType) -> String 
                 scalar_text(&Scalar::F64(f64::from_bits(raw)))
             ),
         },
+    }
+}
+
+/// A frame's own tokens (header, CRCs, what follows the payload) with their meanings: the part
+/// of the walkthrough that does not depend on the payload's decoding.
+#[derive(Debug, Clone, Default)]
+pub struct FrameTokens {
+    /// Whether the frame has a complete header (else its bytes are one "trailing bytes" token).
+    pub header: bool,
+    /// Before the payload.
+    pub head: Vec<(Token, String)>,
+    /// A payload that was not decoded: one token.
+    pub undecoded: Option<(Token, String)>,
+    /// After the payload.
+    pub tail: Vec<(Token, String)>,
+}
+
+impl FrameTokens {
+    /// The tokens of `frame` over the file bytes `data`; `decoded` says whether the payload will be
+    /// annotated from a decoding (else it is one token).
+    pub fn new(data: &[u8], frame: &Frame, decoded: bool) -> FrameTokens {
+        let mut own = FrameTokens::default();
+        let offset = frame.offset.0;
+        let mut site = 0u8;
+        let mut plain = |start: u64, len: u64, role: Role, meaning: String| {
+            site += 1;
+            let token = Token {
+                start,
+                end: start + len,
+                depth: 0,
+                role,
+                site: Site::Frame(site - 1),
+            };
+            (token, meaning)
+        };
+        let Some(header) = Header::read(data, offset) else {
+            let len = frame.region_end.0.saturating_sub(offset);
+            own.head.push(plain(
+                offset,
+                len,
+                Role::Unparsed,
+                format!("{len} trailing bytes: too short for a frame header"),
+            ));
+            return own;
+        };
+        own.header = true;
+        own.head.push(plain(
+            offset,
+            8,
+            Role::Frame,
+            format!("length {} (u64 little-endian)", header.length),
+        ));
+        let (crc_role, crc_meaning) = if header.crc_ok() {
+            (
+                Role::Frame,
+                format!(
+                    "masked crc32c of the length: 0x{:08x}, matches",
+                    header.stored_length_crc
+                ),
+            )
+        } else {
+            (
+                Role::BadCrc,
+                format!(
+                    "masked crc32c of the length: stored 0x{:08x}, expected 0x{:08x}: MISMATCH, the length is not trustworthy",
+                    header.stored_length_crc, header.computed_length_crc
+                ),
+            )
+        };
+        own.head.push(plain(offset + 8, 4, crc_role, crc_meaning));
+        let payload_start = offset + HEADER_LEN;
+        match frame.payload_range() {
+            Some(range) if !decoded => {
+                let len = range.end - range.start;
+                if len > 0 {
+                    own.undecoded = Some(plain(
+                        range.start,
+                        len,
+                        Role::Unparsed,
+                        format!("payload, {len} bytes"),
+                    ));
+                }
+            }
+            Some(_) => {}
+            None => {
+                let len = frame.region_end.0.saturating_sub(payload_start);
+                if len > 0 {
+                    let what = if header.crc_ok() {
+                        format!(
+                            "the file's last {len} bytes, where the header announces a {}-byte payload and its 4-byte CRC",
+                            header.length
+                        )
+                    } else {
+                        skipped(len, frame.region_end.0, data.len() as u64)
+                    };
+                    own.head
+                        .push(plain(payload_start, len, Role::Unparsed, what));
+                }
+            }
+        }
+        if let Some((stored, computed)) = frame.data_crcs(data) {
+            let footer = frame.payload_range().map_or(payload_start, |r| r.end);
+            let (role, meaning) = if stored == computed {
+                (
+                    Role::Frame,
+                    format!("masked crc32c of the payload: 0x{stored:08x}, matches"),
+                )
+            } else {
+                (
+                    Role::BadCrc,
+                    format!(
+                        "masked crc32c of the payload: stored 0x{stored:08x}, expected 0x{computed:08x}: MISMATCH"
+                    ),
+                )
+            };
+            own.tail.push(plain(footer, FOOTER_LEN, role, meaning));
+            let after = footer + FOOTER_LEN;
+            if frame.region_end.0 > after {
+                let len = frame.region_end.0 - after;
+                let what = skipped(len, frame.region_end.0, data.len() as u64);
+                own.tail.push(plain(after, len, Role::Unparsed, what));
+            }
+        }
+        own
+    }
+
+    /// Every token with its meaning, in file order (the payload's own tokens left out).
+    pub fn iter(&self) -> impl Iterator<Item = &(Token, String)> {
+        self.head.iter().chain(&self.undecoded).chain(&self.tail)
+    }
+
+    /// The token starting at `start`, with its meaning.
+    pub fn starting_at(&self, start: u64) -> Option<&(Token, String)> {
+        self.iter().find(|(t, _)| t.start == start)
+    }
+}
+
+/// A frame's tokens: its own bytes and its payload's.
+#[derive(Debug, Clone)]
+pub struct Annotated<'a> {
+    own: std::borrow::Cow<'a, FrameTokens>,
+    payload: Option<PayloadTokens<'a>>,
+}
+
+impl<'a> Annotated<'a> {
+    /// The tokens of `frame` over the file bytes `data`, its payload read as `decoded`.
+    pub fn new(
+        data: &'a [u8],
+        frame: &Frame,
+        decoded: Option<&'a Decoded>,
+        table: &'a Table,
+    ) -> Annotated<'a> {
+        let own = FrameTokens::new(data, frame, decoded.is_some());
+        Annotated::with(std::borrow::Cow::Owned(own), data, frame, decoded, table)
+    }
+
+    /// [`Annotated::new`] with the frame's own tokens already made.
+    pub fn with(
+        own: std::borrow::Cow<'a, FrameTokens>,
+        data: &'a [u8],
+        frame: &Frame,
+        decoded: Option<&'a Decoded>,
+        table: &'a Table,
+    ) -> Annotated<'a> {
+        let payload = match (frame.payload_range(), decoded) {
+            (Some(range), Some(decoded)) => {
+                let bytes = frame.payload(data).unwrap_or_default();
+                Some(PayloadTokens::new(decoded, bytes, table, range.start))
+            }
+            _ => None,
+        };
+        Annotated { own, payload }
+    }
+
+    /// The payload's tokens, when it was decoded.
+    pub fn payload(&self) -> Option<&PayloadTokens<'a>> {
+        self.payload.as_ref()
+    }
+
+    /// The token holding file byte `offset`.
+    pub fn token_at(&self, offset: u64) -> Option<Token> {
+        let own = self
+            .own
+            .iter()
+            .find(|(t, _)| t.start <= offset && offset < t.end);
+        if let Some((token, _)) = own {
+            return Some(*token);
+        }
+        self.payload.as_ref()?.token_at(offset)
+    }
+
+    /// The token after `token`.
+    pub fn next_token(&self, token: &Token) -> Option<Token> {
+        if let (Some(payload), Site::Element(_)) = (&self.payload, token.site) {
+            if let Some(next) = payload.next_token(token) {
+                return Some(next);
+            }
+        }
+        self.token_at(token.end)
+    }
+
+    /// The tokens from the one holding `offset` on, in file order.
+    pub fn tokens_from(&self, offset: u64) -> impl Iterator<Item = Token> + '_ {
+        std::iter::successors(self.token_at(offset), |t| self.next_token(t))
+    }
+
+    /// Every token of the frame, in file order.
+    pub fn tokens(&self) -> impl Iterator<Item = Token> + '_ {
+        let first = self.own.iter().map(|(t, _)| t.start).min();
+        first.into_iter().flat_map(|s| self.tokens_from(s))
+    }
+
+    /// What `token` means, in words.
+    pub fn meaning(&self, token: &Token) -> String {
+        if let Site::Frame(_) = token.site {
+            return self
+                .own
+                .starting_at(token.start)
+                .map_or_else(String::new, |(_, m)| m.clone());
+        }
+        self.payload
+            .as_ref()
+            .map_or_else(String::new, |p| p.meaning(token))
+    }
+}
+
+/// Bytes skipped after damage, ending at `end`: at the next intact frame or at the end of the file.
+fn skipped(len: u64, end: u64, file_len: u64) -> String {
+    let bytes = plural(len, "byte");
+    if end >= file_len {
+        format!("{bytes} to the end of the file, holding no intact frame")
+    } else {
+        format!("{bytes} skipped up to the next intact frame, at byte {end}")
     }
 }

@@ -1,20 +1,56 @@
 //! Typed values on top of the wire tree: what a protobuf library would hand you after parsing.
 //!
-//! This layer does not read the payload again. It takes the [`wire`](crate::wire) tree, groups
-//! field occurrences by number and applies protobuf's merge rules (last value wins for singular
-//! fields, occurrences of a singular message merge, repeated fields concatenate, one member of a
-//! oneof survives, map entries are keyed). The text and JSON formats are rendered from the result.
+//! This layer does not read the payload again and builds no tree of its own. A [`MessageView`] is
+//! a message type plus the wire occurrences merged into it; asking it for its fields groups their
+//! occurrences by number and applies protobuf's rules (last value wins for singular fields,
+//! occurrences of a singular message merge, repeated fields concatenate packed runs and single
+//! values alike, the member of a oneof set last survives, map entries are keyed, values a closed
+//! enum does not define are dropped). Values are read from the bytes as they are iterated, so a
+//! list of ten million floats costs nothing until it is printed, and then nothing per element.
+//! The text and JSON formats, the Example view and the inspector are rendered from these views.
 
-use std::collections::{BTreeMap, HashMap};
+use std::sync::LazyLock;
 
-use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor, Syntax};
-
+use crate::schema::table::{Cardinality, Field, FieldId, Kind, MessageId, Table};
 use crate::span::Span;
-use crate::wire::{self, Value};
+use crate::wire::{self, Elements, NodeKind, ROOT, WireTree};
+
+/// A walked payload and what reading it needs: its tree, its bytes and the schema.
+#[derive(Debug, Clone, Copy)]
+pub struct Parsed<'a> {
+    pub tree: &'a WireTree,
+    pub bytes: &'a [u8],
+    pub table: &'a Table,
+}
+
+impl<'a> Parsed<'a> {
+    pub fn new(tree: &'a WireTree, bytes: &'a [u8], table: &'a Table) -> Parsed<'a> {
+        Parsed { tree, bytes, table }
+    }
+
+    /// The payload as the message type it was walked as.
+    pub fn root(self) -> Option<MessageView<'a>> {
+        let id = self.tree.root_type()?;
+        Some(MessageView::new(self, id, &[ROOT as u32]))
+    }
+
+    pub fn field(&self, id: FieldId) -> Option<&'a Field> {
+        self.table.field(id)
+    }
+
+    pub fn node(&self, i: u32) -> Option<&'a wire::Node> {
+        self.tree.node(i as usize)
+    }
+
+    /// The bytes of `span`.
+    pub fn slice(&self, span: Span) -> &'a [u8] {
+        span.slice(self.bytes).unwrap_or_default()
+    }
+}
 
 /// A scalar as its declared type reads it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Scalar {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar<'a> {
     I32(i32),
     I64(i64),
     U32(u32),
@@ -23,12 +59,12 @@ pub enum Scalar {
     F64(f64),
     Bool(bool),
     /// An enum number, with its name when the enum defines it.
-    Enum(i32, Option<String>),
+    Enum(i32, Option<&'a str>),
 }
 
-impl Scalar {
+impl<'a> Scalar<'a> {
     /// The scalar a field of `kind` stores in the raw wire value `raw`.
-    pub fn from_raw(kind: &Kind, raw: u64) -> Option<Scalar> {
+    pub fn from_raw(kind: Kind, raw: u64, table: &'a Table) -> Option<Scalar<'a>> {
         Some(match kind {
             Kind::Int32 | Kind::Sfixed32 => Scalar::I32(raw as u32 as i32),
             Kind::Int64 | Kind::Sfixed64 => Scalar::I64(raw as i64),
@@ -44,13 +80,15 @@ impl Scalar {
             Kind::Bool => Scalar::Bool(raw != 0),
             Kind::Enum(e) => {
                 let number = raw as u32 as i32;
-                Scalar::Enum(number, e.get_value(number).map(|v| v.name().to_string()))
+                let name = table.enum_type(e).and_then(|e| e.value_name(number));
+                Scalar::Enum(number, name)
             }
-            Kind::String | Kind::Bytes | Kind::Message(_) => return None,
+            Kind::String | Kind::Bytes | Kind::Message(_) | Kind::Group(_) => return None,
         })
     }
 
-    fn is_default(&self) -> bool {
+    /// Whether this is the type's default (for proto3 fields without presence: "not set").
+    pub fn is_default(&self) -> bool {
         match self {
             Scalar::I32(v) => *v == 0,
             Scalar::I64(v) => *v == 0,
@@ -67,229 +105,403 @@ impl Scalar {
 
 /// One value of a field.
 #[derive(Debug, Clone)]
-pub enum TypedValue<'a> {
-    Scalar(Scalar),
-    /// A `string` field's bytes (valid UTF-8 when the message [`TypedMessage::is_valid`]).
+pub enum Value<'a> {
+    Scalar(Scalar<'a>),
+    /// A `string` field's bytes (valid UTF-8 when the payload [`validate`]s).
     String(&'a [u8], Span),
     Bytes(&'a [u8], Span),
-    Message(TypedMessage<'a>),
+    Message(MessageView<'a>),
 }
 
-/// A map entry: key and value, each possibly absent on the wire (then the type's default).
-#[derive(Debug, Clone)]
-pub struct MapEntry<'a> {
-    pub key: Option<TypedValue<'a>>,
-    pub value: Option<TypedValue<'a>>,
-    /// The entry on the wire: its tag through the end of its data.
-    pub span: Span,
-}
-
-#[derive(Debug, Clone)]
-pub enum FieldValues<'a> {
-    Singular(TypedValue<'a>),
-    Repeated(Vec<TypedValue<'a>>),
-    /// Entries in wire order, later duplicates of a key removed (the last one wins).
-    Map(Vec<MapEntry<'a>>),
-}
-
-#[derive(Debug, Clone)]
-pub struct TypedField<'a> {
-    pub descriptor: FieldDescriptor,
-    pub values: FieldValues<'a>,
-    /// Where each value of `values` lies (the data after tag and length), in the same order; for
-    /// a map, the spans of the surviving entries.
-    pub value_spans: Vec<Span>,
-}
-
-/// A message as a protobuf library holds it: set fields in field-number order.
-#[derive(Debug, Clone)]
-pub struct TypedMessage<'a> {
-    pub descriptor: MessageDescriptor,
-    pub fields: Vec<TypedField<'a>>,
-    /// The wire bodies merged into this message (one unless the field occurred several times).
-    pub spans: Vec<Span>,
-}
-
-impl<'a> TypedMessage<'a> {
-    /// Builds the typed view of `message` (walked with a descriptor) over `payload`.
-    pub fn new(payload: &'a [u8], message: &wire::Message) -> Option<TypedMessage<'a>> {
-        let descriptor = message.descriptor.clone()?;
-        Some(build(payload, &[message], descriptor))
-    }
-
-    pub fn field(&self, name: &str) -> Option<&TypedField<'a>> {
-        self.fields.iter().find(|f| f.descriptor.name() == name)
-    }
-}
-
-fn build<'a>(
-    payload: &'a [u8],
-    parts: &[&wire::Message],
-    descriptor: MessageDescriptor,
-) -> TypedMessage<'a> {
-    // Occurrences of each known field, with their position in the wire order for oneof resolution.
-    let mut by_number: BTreeMap<u32, Vec<&wire::Field>> = BTreeMap::new();
-    let mut last_seen: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut order = 0usize;
-    for part in parts {
-        for field in &part.fields {
-            if field.descriptor.is_some() {
-                by_number.entry(field.number).or_default().push(field);
-                last_seen.insert(field.number, order);
-            }
-            order += 1;
+impl Value<'_> {
+    /// Whether a field without presence holding this value counts as not set.
+    pub fn is_default(&self) -> bool {
+        match self {
+            Value::Scalar(s) => s.is_default(),
+            Value::String(b, _) | Value::Bytes(b, _) => b.is_empty(),
+            Value::Message(_) => false,
         }
     }
-    let mut fields = Vec::new();
-    for (number, occurrences) in &by_number {
-        let Some(field_descriptor) = descriptor.get_field(*number) else {
-            continue;
-        };
-        if let Some(oneof) = field_descriptor.containing_oneof() {
-            // Only the member set last survives.
-            let winner = oneof
-                .fields()
-                .filter_map(|f| last_seen.get(&f.number()).map(|pos| (*pos, f.number())))
-                .max()
-                .map(|(_, n)| n);
-            if winner != Some(*number) {
-                continue;
-            }
-        }
-        if let Some((values, value_spans)) = field_values(payload, &field_descriptor, occurrences) {
-            fields.push(TypedField {
-                descriptor: field_descriptor,
-                values,
-                value_spans,
-            });
+}
+
+/// Tree nodes, usually just one: the wire occurrences of a field, or merged into a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Nodes {
+    One(u32),
+    Many(Box<[u32]>),
+}
+
+impl Nodes {
+    pub fn new(nodes: &[u32]) -> Nodes {
+        match nodes {
+            [one] => Nodes::One(*one),
+            many => Nodes::Many(many.into()),
         }
     }
-    let spans = parts.iter().map(|p| p.span).collect();
-    TypedMessage {
-        descriptor,
-        fields,
-        spans,
+
+    pub fn as_slice(&self) -> &[u32] {
+        match self {
+            Nodes::One(one) => std::slice::from_ref(one),
+            Nodes::Many(many) => many,
+        }
     }
 }
 
-fn field_values<'a>(
-    payload: &'a [u8],
-    field: &FieldDescriptor,
-    occurrences: &[&wire::Field],
-) -> Option<(FieldValues<'a>, Vec<Span>)> {
-    if field.is_map() {
-        let Kind::Message(entry_type) = field.kind() else {
-            return None;
-        };
-        // Later entries replace earlier ones with the same key, keeping the first one's place.
-        let mut entries: Vec<MapEntry<'a>> = Vec::new();
-        let mut slot_of_key: HashMap<Vec<u8>, usize> = HashMap::new();
-        for occurrence in occurrences {
-            let Some(entry_message) = occurrence.nested_message() else {
-                continue;
-            };
-            let entry = build(payload, &[entry_message], entry_type.clone());
-            let pick = |number: u32| {
-                entry
-                    .fields
-                    .iter()
-                    .find(|f| f.descriptor.number() == number)
-                    .and_then(|f| match &f.values {
-                        FieldValues::Singular(v) => Some(v.clone()),
-                        _ => None,
-                    })
-            };
-            let new = MapEntry {
-                key: pick(1),
-                value: pick(2),
-                span: occurrence.span,
-            };
-            match slot_of_key.entry(map_key(&new)) {
-                std::collections::hash_map::Entry::Occupied(slot) => {
-                    if let Some(old) = entries.get_mut(*slot.get()) {
-                        *old = new;
-                    }
-                }
-                std::collections::hash_map::Entry::Vacant(slot) => {
-                    slot.insert(entries.len());
-                    entries.push(new);
+/// A message as a protobuf library holds it, read from the wire occurrences merged into it.
+#[derive(Debug, Clone)]
+pub struct MessageView<'a> {
+    parsed: Parsed<'a>,
+    id: MessageId,
+    parts: Nodes,
+}
+
+impl<'a> MessageView<'a> {
+    /// Message `id` made of the containers `parts` of the tree (in wire order).
+    pub fn new(parsed: Parsed<'a>, id: MessageId, parts: &[u32]) -> MessageView<'a> {
+        MessageView {
+            parsed,
+            id,
+            parts: Nodes::new(parts),
+        }
+    }
+
+    pub fn id(&self) -> MessageId {
+        self.id
+    }
+
+    pub fn parsed(&self) -> Parsed<'a> {
+        self.parsed
+    }
+
+    /// The message type's short name (`Features`).
+    pub fn type_name(&self) -> &'a str {
+        self.parsed.table.message(self.id).map_or("", |m| &m.name)
+    }
+
+    /// The tree nodes merged into this message (one unless the field occurred several times).
+    pub fn parts(&self) -> &[u32] {
+        self.parts.as_slice()
+    }
+
+    /// The bodies of the merged occurrences, in wire order.
+    pub fn spans(&self) -> impl Iterator<Item = Span> + '_ {
+        self.parts()
+            .iter()
+            .filter_map(|p| self.parsed.node(*p))
+            .map(wire::Node::data_span)
+    }
+
+    /// The set fields, in field-number order, as protobuf's merge rules leave them.
+    pub fn fields(&self) -> Vec<FieldValues<'a>> {
+        let parsed = self.parsed;
+        let mut occurrences: Vec<(u32, u32)> = Vec::new();
+        for part in self.parts() {
+            for child in parsed.tree.children(*part as usize) {
+                if let Some(field) = parsed.node(child as u32).and_then(wire::Node::field) {
+                    occurrences.push((field.0, child as u32));
                 }
             }
         }
-        let spans = entries.iter().map(|e| e.span).collect();
-        return Some((FieldValues::Map(entries), spans));
-    }
-    if field.is_list() {
-        let (values, spans): (Vec<_>, Vec<_>) = occurrences
+        if !occurrences.is_sorted_by_key(|(f, _)| *f) {
+            occurrences.sort_by_key(|(f, _)| *f);
+        }
+        let mut fields: Vec<(FieldValues<'a>, u32)> = Vec::new();
+        let mut nodes: Vec<u32> = Vec::new();
+        let mut rest = occurrences.as_slice();
+        while let Some(&(field, _)) = rest.first() {
+            let len = rest.iter().take_while(|(f, _)| *f == field).count();
+            let (run, after) = rest.split_at(len);
+            rest = after;
+            nodes.clear();
+            nodes.extend(run.iter().map(|(_, n)| *n));
+            let values = FieldValues::new(parsed, FieldId(field), &nodes);
+            if let Some(last) = values.last_set() {
+                fields.push((values, last));
+            }
+        }
+        // Of the members of a oneof, only the one set last survives.
+        let oneof = |f: &FieldValues<'_>| f.info().oneof;
+        let winner = |o: u32| {
+            fields
+                .iter()
+                .filter(|(f, _)| oneof(f) == Some(o))
+                .max_by_key(|(_, last)| *last)
+                .map(|(f, _)| f.id)
+        };
+        let losers: Vec<FieldId> = fields
             .iter()
-            .flat_map(|o| occurrence_values(payload, field, o))
-            .unzip();
-        // An empty packed run leaves the field unset, as protobuf parsers see it.
-        return (!values.is_empty()).then_some((FieldValues::Repeated(values), spans));
-    }
-    if let Kind::Message(message_type) = field.kind() {
-        let parts: Vec<&wire::Message> = occurrences
-            .iter()
-            .filter_map(|o| o.nested_message())
+            .filter(|(f, _)| oneof(f).is_some_and(|o| winner(o) != Some(f.id)))
+            .map(|(f, _)| f.id)
             .collect();
-        let message = build(payload, &parts, message_type);
-        let span = message.spans.last().copied().unwrap_or_default();
-        return Some((
-            FieldValues::Singular(TypedValue::Message(message)),
-            vec![span],
-        ));
+        fields
+            .into_iter()
+            .filter(|(f, _)| !losers.contains(&f.id))
+            .map(|(f, _)| f)
+            .collect()
     }
-    let (last, span) = occurrence_values(payload, field, occurrences.last()?).pop()?;
-    let implicit_default = !field.supports_presence()
-        && match &last {
-            TypedValue::Scalar(s) => s.is_default(),
-            TypedValue::String(b, _) | TypedValue::Bytes(b, _) => b.is_empty(),
-            TypedValue::Message(_) => false,
-        };
-    (!implicit_default).then_some((FieldValues::Singular(last), vec![span]))
-}
 
-/// A comparable form of a map key (raw bytes for strings, the number otherwise).
-fn map_key(entry: &MapEntry<'_>) -> Vec<u8> {
-    match &entry.key {
-        Some(TypedValue::String(b, _) | TypedValue::Bytes(b, _)) => b.to_vec(),
-        Some(TypedValue::Scalar(s)) => format!("{s:?}").into_bytes(),
-        _ => Vec::new(),
+    /// The set field called `name`.
+    pub fn field(&self, name: &str) -> Option<FieldValues<'a>> {
+        self.fields().into_iter().find(|f| &*f.info().name == name)
     }
 }
 
-/// The values one wire occurrence holds (several for a packed run), each with its span.
-fn occurrence_values<'a>(
-    payload: &'a [u8],
-    field: &FieldDescriptor,
-    occurrence: &wire::Field,
-) -> Vec<(TypedValue<'a>, Span)> {
-    let kind = field.kind();
-    let bytes_at = |span: Span| span.slice(payload).unwrap_or_default();
-    let scalar =
-        |raw: u64, span: Span| Scalar::from_raw(&kind, raw).map(|s| (TypedValue::Scalar(s), span));
-    match &occurrence.value {
-        Value::Varint { raw, span } | Value::Fixed64 { raw, span } => {
-            scalar(*raw, *span).into_iter().collect()
+/// A field that does not resolve (never the case for a tree walked with the same table).
+static NO_FIELD: LazyLock<Field> = LazyLock::new(|| Field {
+    number: 0,
+    name: "".into(),
+    text_name: "".into(),
+    json_name: "".into(),
+    kind: Kind::Bytes,
+    cardinality: Cardinality::Explicit,
+    packable: false,
+    oneof: None,
+    utf8: false,
+});
+
+/// One field of a message: its occurrences on the wire and the values they hold.
+#[derive(Debug, Clone)]
+pub struct FieldValues<'a> {
+    parsed: Parsed<'a>,
+    id: FieldId,
+    nodes: Nodes,
+}
+
+impl<'a> FieldValues<'a> {
+    /// Field `id` occurring as the tree nodes `nodes` (in wire order).
+    pub fn new(parsed: Parsed<'a>, id: FieldId, nodes: &[u32]) -> FieldValues<'a> {
+        FieldValues {
+            parsed,
+            id,
+            nodes: Nodes::new(nodes),
         }
-        Value::Fixed32 { raw, span } => scalar(u64::from(*raw), *span).into_iter().collect(),
-        Value::Packed { elements, .. } => elements
+    }
+
+    pub fn id(&self) -> FieldId {
+        self.id
+    }
+
+    pub fn info(&self) -> &'a Field {
+        self.parsed.field(self.id).unwrap_or(&NO_FIELD)
+    }
+
+    pub fn parsed(&self) -> Parsed<'a> {
+        self.parsed
+    }
+
+    /// The tree nodes of the field's occurrences, in wire order.
+    pub fn nodes(&self) -> &[u32] {
+        self.nodes.as_slice()
+    }
+
+    /// The node of the last occurrence a parser keeps, when the field ends up set at all.
+    fn last_set(&self) -> Option<u32> {
+        let info = self.info();
+        let last = *self.nodes().last()?;
+        match info.cardinality {
+            Cardinality::Map => self.map_has_entries().then_some(last),
+            Cardinality::Repeated => self.values().next().map(|_| last),
+            _ if info.kind.message().is_some() => Some(last),
+            Cardinality::Implicit => {
+                let (node, value) = self.last_kept()?;
+                (!value.is_default()).then_some(node)
+            }
+            Cardinality::Explicit => self.last_kept().map(|(node, _)| node),
+        }
+    }
+
+    /// The last occurrence whose value a parser keeps (a closed enum drops unknown numbers).
+    fn last_kept(&self) -> Option<(u32, Value<'a>)> {
+        let info = self.info();
+        self.nodes()
             .iter()
-            .filter_map(|e| scalar(e.raw, e.span))
-            .collect(),
-        Value::Bytes { data, .. } => match kind {
-            Kind::String => vec![(TypedValue::String(bytes_at(*data), *data), *data)],
-            _ => vec![(TypedValue::Bytes(bytes_at(*data), *data), *data)],
-        },
-        Value::Message { message, .. } | Value::Group { message, .. } => match kind {
-            Kind::Message(m) => vec![(
-                TypedValue::Message(build(payload, &[message], m)),
-                message.span,
-            )],
-            _ => Vec::new(),
-        },
+            .rev()
+            .find_map(|n| leaf_value(self.parsed, info, *n).map(|(v, _)| (*n, v)))
+    }
+
+    /// The value of a singular field: the last one, or the merge of every occurrence of a
+    /// message; `None` when not set (a proto3 default counts as not set).
+    pub fn singular(&self) -> Option<Value<'a>> {
+        let info = self.info();
+        if let Some(message) = info.kind.message() {
+            return Some(Value::Message(MessageView::new(
+                self.parsed,
+                message,
+                self.nodes(),
+            )));
+        }
+        let (_, value) = self.last_kept()?;
+        (info.cardinality != Cardinality::Implicit || !value.is_default()).then_some(value)
+    }
+
+    /// Where the singular value lies: the last occurrence's value (for a message, its last part).
+    pub fn singular_span(&self) -> Span {
+        let last = self.nodes().last().and_then(|n| self.parsed.node(*n));
+        last.map_or(Span::default(), wire::Node::data_span)
+    }
+
+    /// Every value of a repeated field, packed runs and single values alike, in wire order.
+    pub fn values(&self) -> Values<'a, '_> {
+        self.values_from(ValuesAt::default())
+    }
+
+    /// The values from position `at` on (a position [`Values::at`] gave).
+    pub fn values_from(&self, at: ValuesAt) -> Values<'a, '_> {
+        let info = self.info();
+        let packed = at.element.and_then(|pos| {
+            let node = *self.nodes().get(at.node)?;
+            let elements = self
+                .parsed
+                .tree
+                .elements(node as usize, self.parsed.bytes, info.kind);
+            Some(elements.resume(pos))
+        });
+        Values {
+            field: self,
+            info,
+            next: at.node + usize::from(packed.is_some()),
+            packed,
+        }
+    }
+
+    /// How many values [`FieldValues::values`] yields.
+    pub fn count(&self) -> usize {
+        let info = self.info();
+        let plain_width = match info.kind {
+            Kind::Enum(_) => None,
+            kind => kind.fixed_width(),
+        };
+        let Some(width) = plain_width else {
+            return self.values().count();
+        };
+        // Fixed-width numbers are counted from the lengths alone.
+        self.nodes()
+            .iter()
+            .filter_map(|n| self.parsed.node(*n))
+            .map(|node| match node.kind() {
+                NodeKind::Packed => node.data_span().len() / width,
+                _ => 1,
+            })
+            .sum()
+    }
+
+    /// The entries of a map field, keyed as protobuf keys them.
+    pub fn map(&self) -> MapView<'a> {
+        MapView::new(self)
+    }
+
+    /// Whether a map field keeps at least one entry.
+    fn map_has_entries(&self) -> bool {
+        let Some(reader) = EntryReader::of(self.parsed, self.id) else {
+            return false;
+        };
+        self.nodes().iter().any(|e| reader.kept(*e))
     }
 }
+
+/// The value a single (not packed) occurrence holds, with where it lies.
+fn leaf_value<'a>(parsed: Parsed<'a>, info: &Field, node: u32) -> Option<(Value<'a>, Span)> {
+    let tree_node = parsed.node(node)?;
+    let span = tree_node.data_span();
+    let value = match tree_node.kind() {
+        NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 => {
+            let raw = parsed.tree.scalar(node as usize, parsed.bytes)?;
+            Value::Scalar(kept_scalar(parsed, info.kind, raw)?)
+        }
+        NodeKind::Bytes if info.kind == Kind::String => Value::String(parsed.slice(span), span),
+        NodeKind::Bytes => Value::Bytes(parsed.slice(span), span),
+        NodeKind::Message | NodeKind::Group => {
+            let message = info.kind.message()?;
+            Value::Message(MessageView::new(parsed, message, &[node]))
+        }
+        NodeKind::Packed | NodeKind::Guessed => return None,
+    };
+    Some((value, span))
+}
+
+/// The scalar `raw` holds, unless it is a number a closed enum does not define (parsers keep
+/// those as unknown fields).
+fn kept_scalar<'a>(parsed: Parsed<'a>, kind: Kind, raw: u64) -> Option<Scalar<'a>> {
+    let scalar = Scalar::from_raw(kind, raw, parsed.table)?;
+    if let (Kind::Enum(e), Scalar::Enum(number, _)) = (kind, scalar) {
+        if !parsed.table.enum_type(e).is_none_or(|e| e.keeps(number)) {
+            return None;
+        }
+    }
+    Some(scalar)
+}
+
+/// The values of a repeated field, read from the bytes as they are iterated.
+pub struct Values<'a, 'f> {
+    field: &'f FieldValues<'a>,
+    info: &'a Field,
+    next: usize,
+    packed: Option<Elements<'a>>,
+}
+
+/// Where in a field's values an iteration is, to continue from there later.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ValuesAt {
+    /// The occurrence.
+    node: usize,
+    /// Inside a packed run: the payload position of the next element.
+    element: Option<usize>,
+}
+
+impl Values<'_, '_> {
+    /// The position of the next value.
+    pub fn at(&self) -> ValuesAt {
+        match &self.packed {
+            Some(elements) => ValuesAt {
+                node: self.next.saturating_sub(1),
+                element: Some(elements.position()),
+            },
+            None => ValuesAt {
+                node: self.next,
+                element: None,
+            },
+        }
+    }
+}
+
+impl<'a> Iterator for Values<'a, '_> {
+    type Item = (Value<'a>, Span);
+
+    fn next(&mut self) -> Option<(Value<'a>, Span)> {
+        let parsed = self.field.parsed;
+        loop {
+            if let Some(elements) = &mut self.packed {
+                match elements.next() {
+                    Some((span, raw)) => match kept_scalar(parsed, self.info.kind, raw) {
+                        Some(scalar) => return Some((Value::Scalar(scalar), span)),
+                        None => continue,
+                    },
+                    None => self.packed = None,
+                }
+            }
+            let node = *self.field.nodes().get(self.next)?;
+            self.next += 1;
+            if parsed
+                .node(node)
+                .is_some_and(|n| n.kind() == NodeKind::Packed)
+            {
+                self.packed = Some(parsed.tree.elements(
+                    node as usize,
+                    parsed.bytes,
+                    self.info.kind,
+                ));
+                continue;
+            }
+            if let Some(value) = leaf_value(parsed, self.info, node) {
+                return Some(value);
+            }
+        }
+    }
+}
+
+mod map;
+
+pub use map::{EntryReader, MapEntry, MapView, scalar_int};
 
 /// Why a payload does not parse as its message type, the way protobuf libraries judge it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -331,38 +543,30 @@ impl std::fmt::Display for Invalid {
     }
 }
 
-/// Checks that the walked message is what a protobuf parser would accept.
-pub fn validate(payload: &[u8], message: &wire::Message) -> Result<(), Invalid> {
-    if let Some(error) = message.first_error() {
+/// Checks that the walked payload is what a protobuf parser would accept.
+pub fn validate(parsed: Parsed<'_>) -> Result<(), Invalid> {
+    if let Some(error) = parsed.tree.first_error() {
         return Err(Invalid::Wire(error.clone()));
     }
-    check_strings(payload, message)
-}
-
-fn check_strings(payload: &[u8], message: &wire::Message) -> Result<(), Invalid> {
-    for field in &message.fields {
-        match (&field.value, &field.descriptor) {
-            (Value::Bytes { data, .. }, Some(d))
-                if d.kind() == Kind::String
-                    && requires_utf8(d)
-                    && std::str::from_utf8(data.slice(payload).unwrap_or_default()).is_err() =>
-            {
-                return Err(Invalid::NotUtf8 {
-                    field: d.name().to_string(),
-                    at: data.start,
-                });
-            }
-            (Value::Message { message, .. } | Value::Group { message, .. }, Some(_)) => {
-                check_strings(payload, message)?;
-            }
-            _ => {}
+    for i in 0..parsed.tree.len() {
+        let Some(node) = parsed.node(i as u32) else {
+            continue;
+        };
+        let Some(info) = node.field().and_then(|f| parsed.field(f)) else {
+            continue;
+        };
+        let data = node.data_span();
+        if node.kind() == NodeKind::Bytes
+            && info.utf8
+            && std::str::from_utf8(parsed.slice(data)).is_err()
+        {
+            return Err(Invalid::NotUtf8 {
+                field: info.name.to_string(),
+                at: data.start,
+            });
         }
     }
     Ok(())
-}
-
-fn requires_utf8(field: &FieldDescriptor) -> bool {
-    field.parent_file().syntax() == Syntax::Proto3
 }
 
 #[cfg(test)]
@@ -371,90 +575,124 @@ mod tests {
     use crate::schema::Schema;
     use crate::wire::walk;
 
+    fn ld(field: u8, body: &[u8]) -> Vec<u8> {
+        let mut out = vec![(field << 3) | 2, body.len() as u8];
+        out.extend_from_slice(body);
+        out
+    }
+
+    fn int64s(feature: &FieldValues<'_>) -> Vec<i64> {
+        let Some(Value::Message(list)) = feature.singular() else {
+            panic!("no list")
+        };
+        let values = list.field("value").unwrap();
+        values
+            .values()
+            .map(|(v, _)| match v {
+                Value::Scalar(Scalar::I64(i)) => i,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
     #[test]
     fn singular_messages_merge_and_maps_keep_the_last_key() {
         let schema = Schema::builtin();
         // features { feature { key "a" value { int64_list { 1 } } } } twice, the second with value 2
-        let entry = |v: u8| {
-            vec![
-                0x0a, 0x09, 0x0a, 0x01, b'a', 0x12, 0x04, 0x1a, 0x02, 0x08, v,
-            ]
-        };
-        let mut bytes = Vec::new();
-        for v in [1u8, 2] {
-            let e = entry(v);
-            bytes.extend_from_slice(&[0x0a, e.len() as u8]);
-            bytes.extend_from_slice(&e);
-        }
-        let message = walk(&bytes, Some(schema.example()));
-        assert!(validate(&bytes, &message).is_ok());
-        let typed = TypedMessage::new(&bytes, &message).unwrap();
-        let FieldValues::Singular(TypedValue::Message(features)) = &typed.fields[0].values else {
+        let entry = |v: u8| ld(1, &[ld(1, b"a"), ld(2, &ld(3, &[0x08, v]))].concat());
+        let bytes = [ld(1, &entry(1)), ld(1, &entry(2))].concat();
+        let tree = walk(&bytes, schema.table(), Some(schema.example()));
+        let parsed = Parsed::new(&tree, &bytes, schema.table());
+        assert!(validate(parsed).is_ok());
+        let example = parsed.root().unwrap();
+        let Some(Value::Message(features)) = example.field("features").unwrap().singular() else {
             panic!()
         };
-        let FieldValues::Map(entries) = &features.fields[0].values else {
+        assert_eq!(features.parts().len(), 2);
+        let map = features.field("feature").unwrap().map();
+        assert_eq!(map.len(), 1);
+        let Some(Value::Message(feature)) = map.value(&map.entries()[0]) else {
             panic!()
         };
-        assert_eq!(entries.len(), 1);
-        let Some(TypedValue::Message(feature)) = &entries[0].value else {
-            panic!()
-        };
-        let FieldValues::Singular(TypedValue::Message(list)) = &feature.fields[0].values else {
-            panic!()
-        };
-        let FieldValues::Repeated(values) = &list.fields[0].values else {
-            panic!()
-        };
-        assert!(matches!(values[..], [TypedValue::Scalar(Scalar::I64(2))]));
+        let kind = feature.fields();
+        assert_eq!(&*kind[0].info().name, "int64_list");
+        assert_eq!(int64s(&kind[0]), [2]);
     }
 
     #[test]
-    fn a_repeated_map_key_keeps_its_first_place_and_its_last_value() {
+    fn a_repeated_map_key_keeps_its_last_value_and_keys_come_in_order() {
         let schema = Schema::builtin();
         let features = schema
-            .pool()
-            .get_message_by_name("tensorflow.Features")
+            .table()
+            .message_by_name("tensorflow.Features")
             .unwrap();
-        // entries b, a, b (again, with an int64 value 7): b stays first, now with the value 7
-        let entry = |key: u8, value: &[u8]| {
-            let mut e = vec![0x0a, 0x01, key, 0x12, value.len() as u8];
-            e.extend_from_slice(value);
-            let mut out = vec![0x0a, e.len() as u8];
-            out.extend_from_slice(&e);
-            out
-        };
+        // entries b, a, b (again, with an int64 value 7): one b, with the value 7
+        let entry = |key: u8, value: &[u8]| ld(1, &[ld(1, &[key]), ld(2, value)].concat());
         let bytes = [
             entry(b'b', &[]),
             entry(b'a', &[]),
             entry(b'b', &[0x1a, 0x02, 0x08, 0x07]),
         ]
         .concat();
-        let message = walk(&bytes, Some(&features));
-        let typed = TypedMessage::new(&bytes, &message).unwrap();
-        let FieldValues::Map(entries) = &typed.fields[0].values else {
-            panic!()
-        };
-        let keys: Vec<_> = entries
-            .iter()
-            .map(|e| match &e.key {
-                Some(TypedValue::String(k, _)) => k.to_vec(),
-                _ => Vec::new(),
+        let tree = walk(&bytes, schema.table(), Some(features));
+        let parsed = Parsed::new(&tree, &bytes, schema.table());
+        let map = parsed.root().unwrap().fields()[0].map();
+        let keys: Vec<&[u8]> = map.entries().iter().map(|e| map.key_bytes(e)).collect();
+        assert_eq!(keys, [b"a", b"b"]);
+        assert_eq!(map.span(&map.entries()[0]), Span::new(7, 14));
+        assert_eq!(map.span(&map.entries()[1]), Span::new(14, 25));
+        assert_eq!(
+            map.entries()[1].first,
+            1,
+            "b first appeared as the first entry"
+        );
+    }
+
+    #[test]
+    fn packed_and_unpacked_values_concatenate_and_are_counted() {
+        let schema = Schema::builtin();
+        let table = schema.table();
+        let list = table.message_by_name("tensorflow.FloatList").unwrap();
+        let mut bytes = ld(1, &[1f32.to_le_bytes(), 2f32.to_le_bytes()].concat());
+        bytes.push(0x0d);
+        bytes.extend_from_slice(&3f32.to_le_bytes());
+        let tree = walk(&bytes, table, Some(list));
+        let parsed = Parsed::new(&tree, &bytes, table);
+        let values = parsed.root().unwrap().field("value").unwrap();
+        assert_eq!(values.count(), 3);
+        let floats: Vec<f32> = values
+            .values()
+            .map(|(v, _)| match v {
+                Value::Scalar(Scalar::F32(f)) => f,
+                other => panic!("{other:?}"),
             })
             .collect();
-        assert_eq!(keys, [b"b".to_vec(), b"a".to_vec()]);
-        assert_eq!(entries[0].span, Span::new(14, 25));
-        assert_eq!(
-            typed.fields[0].value_spans,
-            vec![Span::new(14, 25), Span::new(7, 14)]
+        assert_eq!(floats, [1.0, 2.0, 3.0]);
+        // An empty packed run leaves the field unset.
+        let empty = [0x0a, 0x00];
+        let tree = walk(&empty, table, Some(list));
+        assert!(
+            Parsed::new(&tree, &empty, table)
+                .root()
+                .unwrap()
+                .fields()
+                .is_empty()
         );
     }
 
     #[test]
     fn zigzag_and_truncating_conversions() {
-        assert_eq!(Scalar::from_raw(&Kind::Sint32, 3), Some(Scalar::I32(-2)));
-        assert_eq!(Scalar::from_raw(&Kind::Sint64, 4), Some(Scalar::I64(2)));
+        let table = Table::default();
         assert_eq!(
-            Scalar::from_raw(&Kind::Int32, u64::MAX),
+            Scalar::from_raw(Kind::Sint32, 3, &table),
+            Some(Scalar::I32(-2))
+        );
+        assert_eq!(
+            Scalar::from_raw(Kind::Sint64, 4, &table),
+            Some(Scalar::I64(2))
+        );
+        assert_eq!(
+            Scalar::from_raw(Kind::Int32, u64::MAX, &table),
             Some(Scalar::I32(-1))
         );
     }
@@ -463,17 +701,233 @@ mod tests {
     fn invalid_utf8_in_a_proto3_string_is_rejected() {
         let schema = Schema::builtin();
         let features = schema
-            .pool()
-            .get_message_by_name("tensorflow.Features")
+            .table()
+            .message_by_name("tensorflow.Features")
             .unwrap();
         let bytes = [0x0a, 0x03, 0x0a, 0x01, 0xff];
-        let message = walk(&bytes, Some(&features));
+        let tree = walk(&bytes, schema.table(), Some(features));
         assert_eq!(
-            validate(&bytes, &message),
+            validate(Parsed::new(&tree, &bytes, schema.table())),
             Err(Invalid::NotUtf8 {
                 field: "key".into(),
                 at: 4
             })
         );
+    }
+
+    #[test]
+    fn the_oneof_member_set_last_survives() {
+        let schema = Schema::builtin();
+        let feature = schema
+            .table()
+            .message_by_name("tensorflow.Feature")
+            .unwrap();
+        // int64_list { 1 }, bytes_list { "x" }, int64_list { 2 }: int64_list (merged) wins
+        let bytes = [
+            ld(3, &[0x08, 0x01]),
+            ld(1, &ld(1, b"x")),
+            ld(3, &[0x08, 0x02]),
+        ]
+        .concat();
+        let tree = walk(&bytes, schema.table(), Some(feature));
+        let fields = Parsed::new(&tree, &bytes, schema.table())
+            .root()
+            .unwrap()
+            .fields();
+        assert_eq!(fields.len(), 1);
+        assert_eq!(int64s(&fields[0]), [1, 2]);
+    }
+
+    /// Map entries as Python protobuf (upb, 7.36.2) reads them: the text and JSON it prints for
+    /// each of these Examples, taken from `text_format.MessageToString` and
+    /// `json_format.MessageToJson(sort_keys=True, indent=None)`. An entry that carries any field
+    /// other than a well-formed key and value goes to the unknown fields of `Features`.
+    #[test]
+    fn map_entries_are_kept_or_dropped_as_python_protobuf_does() {
+        let cases: &[(&str, &str, &str, &str)] = &[
+            (
+                "an unknown varint after key and value",
+                "0a0e0a0c0a016b12051a030a01051807",
+                "features {\n}\n",
+                "{\"features\": {}}",
+            ),
+            (
+                "an unknown field before the key",
+                "0a0e0a0c18070a016b12051a030a0105",
+                "features {\n}\n",
+                "{\"features\": {}}",
+            ),
+            (
+                "an unknown fixed32",
+                "0a110a0f0a016b1d0100000012051a030a0105",
+                "features {\n}\n",
+                "{\"features\": {}}",
+            ),
+            (
+                "an unknown group",
+                "0a0e0a0c0a016b12051a030a01052324",
+                "features {\n}\n",
+                "{\"features\": {}}",
+            ),
+            (
+                "a key written as a varint",
+                "0a0b0a09080112051a030a0105",
+                "features {\n}\n",
+                "{\"features\": {}}",
+            ),
+            (
+                "a key written as fixed64",
+                "0a120a1009000000000000000012051a030a0105",
+                "features {\n}\n",
+                "{\"features\": {}}",
+            ),
+            (
+                "a value written as a varint",
+                "0a070a050a016b1001",
+                "features {\n}\n",
+                "{\"features\": {}}",
+            ),
+            (
+                "a value written as a group",
+                "0a070a050a016b1314",
+                "features {\n}\n",
+                "{\"features\": {}}",
+            ),
+            (
+                "no key",
+                "0a090a0712051a030a0105",
+                "features {\n  feature {\n    value {\n      int64_list {\n        value: 5\n      }\n    }\n  }\n}\n",
+                "{\"features\": {\"feature\": {\"\": {\"int64List\": {\"value\": [\"5\"]}}}}}",
+            ),
+            (
+                "no value",
+                "0a050a030a016b",
+                "features {\n  feature {\n    key: \"k\"\n    value {\n    }\n  }\n}\n",
+                "{\"features\": {\"feature\": {\"k\": {}}}}",
+            ),
+            (
+                "neither key nor value",
+                "0a020a00",
+                "features {\n  feature {\n    value {\n    }\n  }\n}\n",
+                "{\"features\": {\"feature\": {\"\": {}}}}",
+            ),
+            (
+                "the key twice (the last wins)",
+                "0a0f0a0d0a01610a016212051a030a0105",
+                "features {\n  feature {\n    key: \"b\"\n    value {\n      int64_list {\n        value: 5\n      }\n    }\n  }\n}\n",
+                "{\"features\": {\"feature\": {\"b\": {\"int64List\": {\"value\": [\"5\"]}}}}}",
+            ),
+            (
+                "the value twice (the two merge)",
+                "0a160a140a016b12051a030a0105120812060a040000803f",
+                "features {\n  feature {\n    key: \"k\"\n    value {\n      float_list {\n        value: 1.0\n      }\n    }\n  }\n}\n",
+                "{\"features\": {\"feature\": {\"k\": {\"floatList\": {\"value\": [1.0]}}}}}",
+            ),
+            (
+                "a repeated key (the last value wins)",
+                "0a0c0a0a0a016b12051a030a01050a0c0a0a0a016b12050a030a0178",
+                "features {\n  feature {\n    key: \"k\"\n    value {\n      bytes_list {\n        value: \"x\"\n      }\n    }\n  }\n}\n",
+                "{\"features\": {\"feature\": {\"k\": {\"bytesList\": {\"value\": [\"eA==\"]}}}}}",
+            ),
+            (
+                "a repeated key whose second entry carries an unknown field",
+                "0a0c0a0a0a016b12050a030a01780a0e0a0c0a016b12051a030a01051807",
+                "features {\n  feature {\n    key: \"k\"\n    value {\n      bytes_list {\n        value: \"x\"\n      }\n    }\n  }\n}\n",
+                "{\"features\": {\"feature\": {\"k\": {\"bytesList\": {\"value\": [\"eA==\"]}}}}}",
+            ),
+            (
+                "two entries, the second with an unknown field",
+                "0a1a0a0a0a016112051a030a01050a0c0a016212051a030a01051801",
+                "features {\n  feature {\n    key: \"a\"\n    value {\n      int64_list {\n        value: 5\n      }\n    }\n  }\n}\n",
+                "{\"features\": {\"feature\": {\"a\": {\"int64List\": {\"value\": [\"5\"]}}}}}",
+            ),
+            (
+                "an unknown field inside the value (kept: the entry itself is clean)",
+                "0a0e0a0c0a016b12071a030a01052001",
+                "features {\n  feature {\n    key: \"k\"\n    value {\n      int64_list {\n        value: 5\n      }\n    }\n  }\n}\n",
+                "{\"features\": {\"feature\": {\"k\": {\"int64List\": {\"value\": [\"5\"]}}}}}",
+            ),
+        ];
+        let schema = Schema::builtin();
+        let table = schema.table();
+        for (what, hex, text, json) in cases {
+            let bytes: Vec<u8> = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                .collect();
+            let tree = walk(&bytes, table, Some(schema.example()));
+            let parsed = Parsed::new(&tree, &bytes, table);
+            assert!(validate(parsed).is_ok(), "{what}");
+            let example = parsed.root().unwrap();
+            assert_eq!(
+                crate::textformat::message_to_text(&example),
+                *text,
+                "{what}"
+            );
+            assert_eq!(
+                crate::jsonformat::message_to_json(&example),
+                *json,
+                "{what}"
+            );
+        }
+    }
+
+    /// Values a proto2 (closed) enum does not define are kept as unknown fields by parsers: a
+    /// singular field keeps its earlier value, a list drops them, a map drops the entry. The
+    /// expected text and JSON are what Python protobuf prints for the same bytes.
+    #[test]
+    fn closed_enums_drop_numbers_they_do_not_define() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("closed.proto");
+        std::fs::write(
+            &path,
+            "syntax = \"proto2\"; package t;\n\
+             enum Color { ZERO = 0; RED = 1; GREEN = 2; }\n\
+             message M { optional Color c = 1; repeated Color cs = 2; \
+             map<string, Color> by_name = 3; optional int32 n = 4; }",
+        )
+        .unwrap();
+        let schema = Schema::with_user_protos(&[path], Some("t.M")).unwrap();
+        let table = schema.table();
+        let cases: [(&[u8], &str, &str); 5] = [
+            (
+                &[0x08, 0x02, 0x08, 0x07],
+                "c: GREEN\n",
+                "{\"c\": \"GREEN\"}",
+            ),
+            (&[0x08, 0x07], "", "{}"),
+            (
+                &[0x10, 0x01, 0x10, 0x09, 0x10, 0x02],
+                "cs: RED\ncs: GREEN\n",
+                "{\"cs\": [\"RED\", \"GREEN\"]}",
+            ),
+            (
+                &[0x12, 0x03, 0x01, 0x09, 0x02],
+                "cs: RED\ncs: GREEN\n",
+                "{\"cs\": [\"RED\", \"GREEN\"]}",
+            ),
+            (
+                &[
+                    0x1a, 0x05, 0x0a, 0x01, b'a', 0x10, 0x02, 0x1a, 0x05, 0x0a, 0x01, b'b', 0x10,
+                    0x09,
+                ],
+                "by_name {\n  key: \"a\"\n  value: GREEN\n}\n",
+                "{\"byName\": {\"a\": \"GREEN\"}}",
+            ),
+        ];
+        for (bytes, text, json) in cases {
+            let tree = walk(bytes, table, schema.user_message());
+            let message = Parsed::new(&tree, bytes, table).root().unwrap();
+            assert_eq!(
+                crate::textformat::message_to_text(&message),
+                text,
+                "{bytes:x?}"
+            );
+            assert_eq!(
+                crate::jsonformat::message_to_json(&message),
+                json,
+                "{bytes:x?}"
+            );
+        }
     }
 }

@@ -1,234 +1,427 @@
 //! The Example view: features by name, with their kind, count and values, for summaries, the
-//! readable `show` tree and the TUI. Built on the typed message, never on the bytes directly.
+//! readable `show` tree and the inspector. Built on the typed views, never on the bytes directly.
+//!
+//! Nothing here is collected ahead of use: a feature's values are iterated from the wire tree when
+//! they are shown, and its count comes from lengths where it can, so summarising a feature of ten
+//! million floats reads eight of them.
 
-use crate::decode::{FieldValues, Scalar, TypedMessage, TypedValue};
+use std::borrow::Cow;
+
+use crate::decode::{EntryReader, FieldValues, MapEntry, MapView, MessageView, Scalar, Value};
+use crate::escape;
 use crate::image;
 use crate::pyfmt::text_f32;
+use crate::schema::table::FieldId;
 use crate::span::Span;
 use crate::words::plural;
 
-/// One feature's values.
-#[derive(Debug, Clone, PartialEq)]
-pub enum FeatureValues<'a> {
-    Bytes(Vec<(&'a [u8], Span)>),
-    Float(Vec<f32>),
-    Int64(Vec<i64>),
+/// Which list a `Feature` holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeatureKind {
+    Bytes,
+    Float,
+    Int64,
     /// A Feature with no kind set.
     Empty,
 }
 
-impl FeatureValues<'_> {
+/// One feature's values, read on demand.
+#[derive(Debug, Clone)]
+pub struct FeatureValues<'a> {
+    kind: FeatureKind,
+    /// The list's `value` field, when it holds any value.
+    list: Option<FieldValues<'a>>,
+}
+
+impl<'a> FeatureValues<'a> {
+    /// The values of one `Feature` message.
+    pub fn of(feature: &MessageView<'a>) -> FeatureValues<'a> {
+        let empty = FeatureValues {
+            kind: FeatureKind::Empty,
+            list: None,
+        };
+        let Some(set) = feature.fields().into_iter().next() else {
+            return empty;
+        };
+        let kind = match &*set.info().name {
+            "bytes_list" => FeatureKind::Bytes,
+            "float_list" => FeatureKind::Float,
+            "int64_list" => FeatureKind::Int64,
+            _ => return empty,
+        };
+        let list = match set.singular() {
+            Some(Value::Message(list)) => list.fields().into_iter().next(),
+            _ => None,
+        };
+        FeatureValues { kind, list }
+    }
+
+    pub fn kind(&self) -> FeatureKind {
+        self.kind
+    }
+
+    /// The list's repeated `value` field, when it holds values.
+    pub fn list(&self) -> Option<&FieldValues<'a>> {
+        self.list.as_ref()
+    }
+
     pub fn kind_name(&self) -> &'static str {
-        match self {
-            FeatureValues::Bytes(_) => "bytes",
-            FeatureValues::Float(_) => "float",
-            FeatureValues::Int64(_) => "int64",
-            FeatureValues::Empty => "none",
+        match self.kind {
+            FeatureKind::Bytes => "bytes",
+            FeatureKind::Float => "float",
+            FeatureKind::Int64 => "int64",
+            FeatureKind::Empty => "none",
         }
     }
 
     pub fn len(&self) -> usize {
-        match self {
-            FeatureValues::Bytes(v) => v.len(),
-            FeatureValues::Float(v) => v.len(),
-            FeatureValues::Int64(v) => v.len(),
-            FeatureValues::Empty => 0,
-        }
+        self.list.as_ref().map_or(0, FieldValues::count)
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// Every value with where it lies.
+    pub fn values(&self) -> impl Iterator<Item = (Value<'a>, Span)> + '_ {
+        self.list.iter().flat_map(FieldValues::values)
+    }
+
+    /// Where each value lies.
+    pub fn spans(&self) -> impl Iterator<Item = Span> + '_ {
+        self.values().map(|(_, span)| span)
+    }
+
+    /// The values of a bytes feature.
+    pub fn bytes(&self) -> impl Iterator<Item = (&'a [u8], Span)> + '_ {
+        self.values().filter_map(|(v, span)| match v {
+            Value::Bytes(b, _) | Value::String(b, _) => Some((b, span)),
+            _ => None,
+        })
+    }
+
+    /// The values of a float feature.
+    pub fn floats(&self) -> impl Iterator<Item = f32> + '_ {
+        self.values().filter_map(|(v, _)| match v {
+            Value::Scalar(Scalar::F32(f)) => Some(f),
+            _ => None,
+        })
+    }
+
+    /// The values of an int64 feature.
+    pub fn ints(&self) -> impl Iterator<Item = i64> + '_ {
+        self.values().filter_map(|(v, _)| match v {
+            Value::Scalar(Scalar::I64(i)) => Some(i),
+            _ => None,
+        })
+    }
+
     /// The only integer, when the feature is one int64 (height, width, label…).
     pub fn single_int(&self) -> Option<i64> {
-        match self {
-            FeatureValues::Int64(v) if v.len() == 1 => v.first().copied(),
-            _ => None,
+        if self.kind != FeatureKind::Int64 {
+            return None;
         }
+        let mut ints = self.ints();
+        let first = ints.next()?;
+        ints.next().is_none().then_some(first)
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// One feature of a `Features` map.
+#[derive(Debug, Clone)]
 pub struct Feature<'a> {
-    pub name: String,
-    pub values: FeatureValues<'a>,
+    /// The key's bytes (UTF-8 in a payload that parses).
+    pub key: &'a [u8],
     /// The map entry holding this feature (payload positions), for highlighting.
     pub span: Span,
-    /// Where each value lies, in the order of `values`.
-    pub value_spans: Vec<Span>,
+    pub values: FeatureValues<'a>,
+}
+
+impl Feature<'_> {
+    /// The name as text (bytes that are not UTF-8 replaced).
+    pub fn name(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(self.key)
+    }
+
+    /// The name as a terminal may show it (control characters escaped).
+    pub fn shown_name(&self) -> Cow<'_, str> {
+        escape::bytes_for_terminal(self.key)
+    }
+}
+
+/// The entries of a map whose keys are names, sorted by name.
+#[derive(Debug, Clone)]
+struct Named<'a> {
+    field: Option<FieldId>,
+    /// Its entries come in key order, which is name order.
+    map: MapView<'a>,
+}
+
+impl<'a> Named<'a> {
+    fn of(container: &MessageView<'a>) -> Named<'a> {
+        match container.fields().into_iter().next() {
+            Some(map) => Named {
+                field: Some(map.id()),
+                map: map.map(),
+            },
+            None => Named::empty(),
+        }
+    }
+
+    fn empty() -> Named<'a> {
+        Named {
+            field: None,
+            map: MapView::empty(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// The entries in name order.
+    fn entries(&self) -> impl Iterator<Item = MapEntry> + '_ {
+        self.map.entries().iter().copied()
+    }
+
+    fn get(&self, i: usize) -> Option<(&'a [u8], Span, Option<Value<'a>>)> {
+        let entry = self.map.entries().get(i)?;
+        Some((
+            self.map.key_bytes(entry),
+            self.map.span(entry),
+            self.map.value(entry),
+        ))
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        self.map
+            .entries()
+            .binary_search_by(|e| self.map.key_bytes(e).cmp(name.as_bytes()))
+            .ok()
+    }
 }
 
 /// The features of a `Features` message, sorted by name.
-pub fn features_of<'a>(features: &TypedMessage<'a>) -> Vec<Feature<'a>> {
-    let mut out = Vec::new();
-    let Some(map) = features.fields.first() else {
-        return out;
-    };
-    let FieldValues::Map(entries) = &map.values else {
-        return out;
-    };
-    for entry in entries {
-        let name = match &entry.key {
-            Some(TypedValue::String(b, _)) => String::from_utf8_lossy(b).into_owned(),
-            _ => String::new(),
-        };
-        let (values, value_spans) = match &entry.value {
-            Some(TypedValue::Message(feature)) => {
-                (feature_values(feature), feature_value_spans(feature))
-            }
-            _ => (FeatureValues::Empty, Vec::new()),
-        };
-        out.push(Feature {
-            name,
-            values,
-            span: entry.span,
-            value_spans,
-        });
-    }
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    out
+#[derive(Debug, Clone)]
+pub struct Features<'a> {
+    named: Named<'a>,
 }
 
-/// Where the values of one `Feature` message lie.
-pub fn feature_value_spans(feature: &TypedMessage<'_>) -> Vec<Span> {
-    match feature.fields.first().map(|f| &f.values) {
-        Some(FieldValues::Singular(TypedValue::Message(list))) => list
-            .fields
-            .first()
-            .map(|f| f.value_spans.clone())
-            .unwrap_or_default(),
-        _ => Vec::new(),
+impl<'a> Features<'a> {
+    /// The features of a `Features` message.
+    pub fn of(features: &MessageView<'a>) -> Features<'a> {
+        Features {
+            named: Named::of(features),
+        }
+    }
+
+    /// The map field holding the features, when any is set.
+    pub fn map_field(&self) -> Option<FieldId> {
+        self.named.field
+    }
+
+    /// The map entries, in name order (for reading features later with [`feature`]).
+    pub fn entries(&self) -> impl Iterator<Item = MapEntry> + '_ {
+        self.named.entries()
+    }
+
+    pub fn empty() -> Features<'a> {
+        Features {
+            named: Named::empty(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.named.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`-th feature by name.
+    pub fn get(&self, i: usize) -> Option<Feature<'a>> {
+        let (key, span, value) = self.named.get(i)?;
+        Some(Feature {
+            key,
+            span,
+            values: values_of(value),
+        })
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Feature<'a>> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// The feature called `name`.
+    pub fn named(&self, name: &str) -> Option<Feature<'a>> {
+        self.get(self.named.position(name)?)
+    }
+
+    /// The key bytes of every feature, by name.
+    pub fn keys(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
+        self.named.entries().map(|e| self.named.map.key_bytes(&e))
     }
 }
 
-/// The values of one `Feature` message.
-pub fn feature_values<'a>(feature: &TypedMessage<'a>) -> FeatureValues<'a> {
-    let Some(kind) = feature.fields.first() else {
-        return FeatureValues::Empty;
+fn values_of(value: Option<Value<'_>>) -> FeatureValues<'_> {
+    match value {
+        Some(Value::Message(feature)) => FeatureValues::of(&feature),
+        _ => FeatureValues {
+            kind: FeatureKind::Empty,
+            list: None,
+        },
+    }
+}
+
+/// The feature a `Features` map entry holds.
+pub fn feature<'a>(reader: &EntryReader<'a>, entry: &MapEntry) -> Feature<'a> {
+    Feature {
+        key: reader.key_bytes(entry),
+        span: reader.span(entry),
+        values: values_of(reader.entry_value(entry)),
+    }
+}
+
+/// The feature list a `FeatureLists` map entry holds.
+pub fn feature_list<'a>(reader: &EntryReader<'a>, entry: &MapEntry) -> FeatureList<'a> {
+    let steps = match reader.entry_value(entry) {
+        Some(Value::Message(list)) => list.fields().into_iter().next(),
+        _ => None,
     };
-    let FieldValues::Singular(TypedValue::Message(list)) = &kind.values else {
-        return FeatureValues::Empty;
-    };
-    let items: &[TypedValue<'a>] = match list.fields.first().map(|f| &f.values) {
-        Some(FieldValues::Repeated(items)) => items,
-        _ => &[],
-    };
-    match kind.descriptor.name() {
-        "bytes_list" => FeatureValues::Bytes(
-            items
-                .iter()
-                .filter_map(|v| match v {
-                    TypedValue::Bytes(b, s) => Some((*b, *s)),
-                    _ => None,
-                })
-                .collect(),
-        ),
-        "float_list" => FeatureValues::Float(
-            items
-                .iter()
-                .filter_map(|v| match v {
-                    TypedValue::Scalar(Scalar::F32(f)) => Some(*f),
-                    _ => None,
-                })
-                .collect(),
-        ),
-        "int64_list" => FeatureValues::Int64(
-            items
-                .iter()
-                .filter_map(|v| match v {
-                    TypedValue::Scalar(Scalar::I64(i)) => Some(*i),
-                    _ => None,
-                })
-                .collect(),
-        ),
-        _ => FeatureValues::Empty,
+    FeatureList {
+        key: reader.key_bytes(entry),
+        span: reader.span(entry),
+        steps,
     }
 }
 
 /// The `Features` inside an Example (`features`) or SequenceExample (`context`).
-pub fn top_features<'a>(message: &TypedMessage<'a>) -> Vec<Feature<'a>> {
+pub fn top_features<'a>(message: &MessageView<'a>) -> Features<'a> {
     ["features", "context"]
         .iter()
-        .find_map(|name| match message.field(name).map(|f| &f.values) {
-            Some(FieldValues::Singular(TypedValue::Message(m))) => Some(features_of(m)),
+        .find_map(|name| match message.field(name)?.singular() {
+            Some(Value::Message(m)) => Some(Features::of(&m)),
             _ => None,
         })
-        .unwrap_or_default()
+        .unwrap_or_else(Features::empty)
 }
 
-/// One step of a feature list: a `Feature` and where its values lie.
-#[derive(Debug, Clone, PartialEq)]
+/// One step of a feature list: a `Feature` and where it lies.
+#[derive(Debug, Clone)]
 pub struct Step<'a> {
     pub values: FeatureValues<'a>,
     /// The step's `Feature` message (payload positions).
     pub span: Span,
-    pub value_spans: Vec<Span>,
 }
 
 /// A named feature list of a SequenceExample.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct FeatureList<'a> {
-    pub name: String,
+    pub key: &'a [u8],
     /// The map entry holding the list.
     pub span: Span,
-    pub steps: Vec<Step<'a>>,
+    /// The list's repeated `feature` field, when it has steps.
+    steps: Option<FieldValues<'a>>,
 }
 
-/// The feature lists of a SequenceExample, sorted by name.
-pub fn feature_lists_of<'a>(message: &TypedMessage<'a>) -> Vec<FeatureList<'a>> {
-    match message.field("feature_lists").map(|f| &f.values) {
-        Some(FieldValues::Singular(TypedValue::Message(lists))) => feature_lists_in(lists),
-        _ => Vec::new(),
+impl<'a> FeatureList<'a> {
+    pub fn name(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(self.key)
+    }
+
+    pub fn shown_name(&self) -> Cow<'_, str> {
+        escape::bytes_for_terminal(self.key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.steps.as_ref().map_or(0, FieldValues::count)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The list's repeated `feature` field, when it has steps.
+    pub fn steps_field(&self) -> Option<&FieldValues<'a>> {
+        self.steps.as_ref()
+    }
+
+    pub fn steps(&self) -> impl Iterator<Item = Step<'a>> + '_ {
+        self.steps
+            .iter()
+            .flat_map(FieldValues::values)
+            .filter_map(|(value, span)| match value {
+                Value::Message(feature) => Some(Step {
+                    values: FeatureValues::of(&feature),
+                    span,
+                }),
+                _ => None,
+            })
     }
 }
 
 /// The entries of a `FeatureLists` message, sorted by name.
-pub fn feature_lists_in<'a>(lists: &TypedMessage<'a>) -> Vec<FeatureList<'a>> {
-    let mut out = Vec::new();
-    let Some(FieldValues::Map(entries)) = lists.fields.first().map(|f| &f.values) else {
-        return out;
-    };
-    for entry in entries {
-        let name = match &entry.key {
-            Some(TypedValue::String(b, _)) => String::from_utf8_lossy(b).into_owned(),
-            _ => String::new(),
-        };
-        let mut steps = Vec::new();
-        if let Some(TypedValue::Message(list)) = &entry.value {
-            if let Some(field) = list.fields.first() {
-                if let FieldValues::Repeated(items) = &field.values {
-                    for (item, span) in items.iter().zip(&field.value_spans) {
-                        if let TypedValue::Message(feature) = item {
-                            steps.push(Step {
-                                values: feature_values(feature),
-                                span: *span,
-                                value_spans: feature_value_spans(feature),
-                            });
-                        }
-                    }
-                }
-            }
+#[derive(Debug, Clone)]
+pub struct FeatureLists<'a> {
+    named: Named<'a>,
+}
+
+impl<'a> FeatureLists<'a> {
+    pub fn of(lists: &MessageView<'a>) -> FeatureLists<'a> {
+        FeatureLists {
+            named: Named::of(lists),
         }
-        out.push(FeatureList {
-            name,
-            span: entry.span,
-            steps,
-        });
     }
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    out
+
+    /// The map field holding the lists, when any is set.
+    pub fn map_field(&self) -> Option<FieldId> {
+        self.named.field
+    }
+
+    /// The map entries, in name order (for reading lists later with [`feature_list`]).
+    pub fn entries(&self) -> impl Iterator<Item = MapEntry> + '_ {
+        self.named.entries()
+    }
+
+    pub fn len(&self) -> usize {
+        self.named.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, i: usize) -> Option<FeatureList<'a>> {
+        let (key, span, value) = self.named.get(i)?;
+        let steps = match value {
+            Some(Value::Message(list)) => list.fields().into_iter().next(),
+            _ => None,
+        };
+        Some(FeatureList { key, span, steps })
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = FeatureList<'a>> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+}
+
+/// The feature lists of a SequenceExample, sorted by name.
+pub fn feature_lists_of<'a>(message: &MessageView<'a>) -> FeatureLists<'a> {
+    match message.field("feature_lists").and_then(|f| f.singular()) {
+        Some(Value::Message(lists)) => FeatureLists::of(&lists),
+        _ => FeatureLists {
+            named: Named::empty(),
+        },
+    }
 }
 
 /// Image dimensions the features declare for raw pixels (height, width, channels).
-pub fn declared_shape(features: &[Feature<'_>]) -> Option<(u32, u32, u32)> {
+pub fn declared_shape(features: &Features<'_>) -> Option<(u32, u32, u32)> {
     let find = |names: &[&str]| {
-        names.iter().find_map(|n| {
-            features
-                .iter()
-                .find(|f| f.name == *n)
-                .and_then(|f| f.values.single_int())
-        })
+        names
+            .iter()
+            .find_map(|n| features.named(n).and_then(|f| f.values.single_int()))
     };
     let height = find(&["height", "image/height", "rows"])?;
     let width = find(&["width", "image/width", "cols"])?;
@@ -243,35 +436,27 @@ pub fn values_summary(
     shape: Option<(u32, u32, u32)>,
     limit: usize,
 ) -> String {
-    let more = |n: usize| {
-        if n > limit {
-            format!(", … {} more", n - limit)
-        } else {
-            String::new()
-        }
+    let count = values.len();
+    let more = if count > limit {
+        format!(", … {} more", count - limit)
+    } else {
+        String::new()
     };
-    match values {
-        FeatureValues::Empty => "(no kind set)".into(),
-        FeatureValues::Int64(v) => {
-            let shown: Vec<String> = v.iter().take(limit).map(|i| i.to_string()).collect();
-            format!("[{}{}]", shown.join(", "), more(v.len()))
-        }
-        FeatureValues::Float(v) => {
-            let shown: Vec<String> = v.iter().take(limit).map(|f| text_f32(*f)).collect();
-            format!("[{}{}]", shown.join(", "), more(v.len()))
-        }
-        FeatureValues::Bytes(v) => {
-            let shown: Vec<String> = v
-                .iter()
-                .take(limit)
-                .map(|(b, _)| bytes_summary(b, shape))
-                .collect();
-            format!("[{}{}]", shown.join(", "), more(v.len()))
-        }
-    }
+    let shown: Vec<String> = match values.kind {
+        FeatureKind::Empty => return "(no kind set)".into(),
+        FeatureKind::Int64 => values.ints().take(limit).map(|i| i.to_string()).collect(),
+        FeatureKind::Float => values.floats().take(limit).map(text_f32).collect(),
+        FeatureKind::Bytes => values
+            .bytes()
+            .take(limit)
+            .map(|(b, _)| bytes_summary(b, shape))
+            .collect(),
+    };
+    format!("[{}{more}]", shown.join(", "))
 }
 
-/// What a bytes value is, in a few words: `JPEG 320x213`, `784 bytes (raw 28x28 pixels?)`, `"dog"`.
+/// What a bytes value is, in a few words: `JPEG 320x213`, `784 bytes (raw 28x28 pixels?)`,
+/// `"dog"`. Short text is shown in quotes, escaped so that it cannot act on a terminal.
 pub fn bytes_summary(bytes: &[u8], shape: Option<(u32, u32, u32)>) -> String {
     if let Some((name, dims)) = image::encoded_image_info(bytes) {
         return match dims {
@@ -283,7 +468,46 @@ pub fn bytes_summary(bytes: &[u8], shape: Option<(u32, u32, u32)>) -> String {
         return format!("{} bytes (raw {})", bytes.len(), raw.describe());
     }
     match std::str::from_utf8(bytes) {
-        Ok(text) if bytes.len() <= 64 && !text.chars().any(char::is_control) => format!("{text:?}"),
+        Ok(text) if bytes.len() <= 64 => quoted(text),
         _ => plural(bytes.len() as u64, "byte"),
+    }
+}
+
+/// Text in double quotes, with quotes, backslashes and anything a terminal would act on escaped.
+pub fn quoted(text: &str) -> String {
+    if !text.chars().any(escape::is_unsafe) {
+        return format!("{text:?}");
+    }
+    let mut out = String::from("\"");
+    for part in text.split_inclusive(['"', '\\']) {
+        let (body, special) = match part.strip_suffix(['"', '\\']) {
+            Some(body) => (body, part.get(body.len()..)),
+            None => (part, None),
+        };
+        out.push_str(&escape::for_terminal(body));
+        if let Some(special) = special {
+            out.push('\\');
+            out.push_str(special);
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_text_is_quoted_and_escaped() {
+        assert_eq!(bytes_summary(b"dog", None), "\"dog\"");
+        assert_eq!(bytes_summary(b"say \"hi\"", None), "\"say \\\"hi\\\"\"");
+        assert_eq!(bytes_summary(b"new\nline", None), "\"new\\nline\"");
+        assert_eq!(
+            bytes_summary(b"\x1b]2;owned\x07 \"q\" \\", None),
+            "\"\\033]2;owned\\007 \\\"q\\\" \\\\\""
+        );
+        assert_eq!(bytes_summary(b"\xff", None), "1 byte");
+        assert_eq!(bytes_summary(&[b'a'; 65], None), "65 bytes");
     }
 }

@@ -1,12 +1,19 @@
 //! Canonical protobuf JSON, as Python's `json_format.MessageToJson(indent=None, sort_keys=True)`
 //! prints it: lowerCamelCase names, 64-bit integers as strings, bytes as base64, floats printed
 //! the way Python prints them.
+//!
+//! Records are written straight from the views into one `String`, with no intermediate tree. The
+//! small [`Json`] builder remains for the tool's own report objects (`list --json`, `verify --json`).
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use base64::Engine as _;
-use prost_reflect::{FieldDescriptor, Kind};
 
-use crate::decode::{FieldValues, MapEntry, Scalar, TypedMessage, TypedValue};
+use crate::decode::{FieldValues, MessageView, Scalar, Value};
 use crate::pyfmt::{json_string, repr_f64, shortest_f32};
+use crate::schema::table::{Cardinality, Field, Kind, Table};
+use crate::textformat::scalar_text;
 
 /// A JSON value whose numbers are already formatted, so printing cannot change them.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,113 +66,170 @@ impl Json {
     }
 }
 
-/// The JSON object of a typed message.
-pub fn message_to_json(message: &TypedMessage<'_>) -> Json {
-    let members = message
-        .fields
-        .iter()
-        .map(|field| {
-            let name = field.descriptor.json_name().to_string();
-            let value = match &field.values {
-                FieldValues::Singular(v) => value_to_json(&field.descriptor, v),
-                FieldValues::Repeated(values) => Json::Array(
-                    values
-                        .iter()
-                        .map(|v| value_to_json(&field.descriptor, v))
-                        .collect(),
-                ),
-                FieldValues::Map(entries) => map_to_json(&field.descriptor, entries),
-            };
-            (name, value)
-        })
-        .collect();
-    Json::Object(members)
+/// The JSON object of a typed message, on one line.
+pub fn message_to_json(message: &MessageView<'_>) -> String {
+    let mut out = String::new();
+    write_message(message, &mut out);
+    out
 }
 
-fn map_to_json(field: &FieldDescriptor, entries: &[MapEntry<'_>]) -> Json {
-    let Kind::Message(entry_type) = field.kind() else {
-        return Json::Object(Vec::new());
-    };
-    let (Some(key_field), Some(value_field)) = (entry_type.get_field(1), entry_type.get_field(2))
-    else {
-        return Json::Object(Vec::new());
-    };
-    let members = entries
-        .iter()
-        .map(|entry| {
-            let key = match &entry.key {
-                Some(TypedValue::String(b, _) | TypedValue::Bytes(b, _)) => {
-                    String::from_utf8_lossy(b).into_owned()
+/// Appends the JSON object of `message` to `out`.
+pub fn write_message(message: &MessageView<'_>, out: &mut String) {
+    let mut fields = message.fields();
+    fields.sort_by(|a, b| a.info().json_name.cmp(&b.info().json_name));
+    out.push('{');
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        json_string(&field.info().json_name, out);
+        out.push_str(": ");
+        write_field(field, out);
+    }
+    out.push('}');
+}
+
+fn write_field(field: &FieldValues<'_>, out: &mut String) {
+    let info = field.info();
+    let table = field.parsed().table;
+    match info.cardinality {
+        Cardinality::Map => write_map(field, out),
+        Cardinality::Repeated => {
+            out.push('[');
+            for (i, (value, _)) in field.values().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
                 }
-                Some(TypedValue::Scalar(Scalar::Bool(b))) => b.to_string(),
-                Some(TypedValue::Scalar(s)) => crate::textformat::scalar_text(s),
-                _ => default_key(&key_field),
-            };
-            let value = match &entry.value {
-                Some(v) => value_to_json(&value_field, v),
-                None => default_json(&value_field),
-            };
-            (key, value)
-        })
-        .collect();
-    Json::Object(members)
-}
-
-fn default_key(field: &FieldDescriptor) -> String {
-    match field.kind() {
-        Kind::String => String::new(),
-        Kind::Bool => "false".into(),
-        _ => "0".into(),
-    }
-}
-
-fn default_json(field: &FieldDescriptor) -> Json {
-    match field.kind() {
-        Kind::Message(_) => Json::Object(Vec::new()),
-        Kind::String | Kind::Bytes => Json::String(String::new()),
-        Kind::Bool => Json::Literal("false".into()),
-        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 | Kind::Uint64 | Kind::Fixed64 => {
-            Json::String("0".into())
+                write_value(info, &value, table, out);
+            }
+            out.push(']');
         }
-        Kind::Float | Kind::Double => Json::Literal("0.0".into()),
-        Kind::Enum(e) => e
-            .get_value(0)
-            .map_or(Json::Literal("0".into()), |v| Json::String(v.name().into())),
-        _ => Json::Literal("0".into()),
-    }
-}
-
-fn float_json(value: f64, shortest: f64) -> Json {
-    if value.is_nan() {
-        Json::String("NaN".into())
-    } else if value.is_infinite() {
-        Json::String(if value < 0.0 { "-Infinity" } else { "Infinity" }.into())
-    } else {
-        Json::Literal(repr_f64(shortest))
-    }
-}
-
-fn value_to_json(field: &FieldDescriptor, value: &TypedValue<'_>) -> Json {
-    match value {
-        TypedValue::Message(m) => message_to_json(m),
-        TypedValue::Bytes(b, _) => {
-            Json::String(base64::engine::general_purpose::STANDARD.encode(b))
-        }
-        TypedValue::String(b, _) => Json::String(String::from_utf8_lossy(b).into_owned()),
-        TypedValue::Scalar(scalar) => match scalar {
-            Scalar::I32(v) => Json::Literal(v.to_string()),
-            Scalar::U32(v) => Json::Literal(v.to_string()),
-            Scalar::I64(v) => Json::String(v.to_string()),
-            Scalar::U64(v) => Json::String(v.to_string()),
-            Scalar::Bool(v) => Json::Literal(v.to_string()),
-            Scalar::F32(v) => float_json(f64::from(*v), shortest_f32(*v)),
-            Scalar::F64(v) => float_json(*v, *v),
-            Scalar::Enum(n, name) => match (name, field.kind()) {
-                (_, Kind::Enum(e)) if e.full_name() == "google.protobuf.NullValue" => Json::Null,
-                (Some(name), _) => Json::String(name.clone()),
-                (None, _) => Json::Literal(n.to_string()),
-            },
+        _ => match field.singular() {
+            Some(value) => write_value(info, &value, table, out),
+            None => write_default(info, table, out),
         },
+    }
+}
+
+fn write_map(field: &FieldValues<'_>, out: &mut String) {
+    let map = field.map();
+    let table = field.parsed().table;
+    let (Some(key_field), Some(value_field)) = (map.key_field(), map.value_field()) else {
+        out.push_str("{}");
+        return;
+    };
+    let mut keyed: Vec<(Cow<'_, str>, usize)> = map
+        .entries()
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| (key_text(map.key(entry), key_field), i))
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    out.push('{');
+    for (n, (key, i)) in keyed.iter().enumerate() {
+        if n > 0 {
+            out.push_str(", ");
+        }
+        json_string(key, out);
+        out.push_str(": ");
+        match map.entries().get(*i).and_then(|e| map.value(e)) {
+            Some(value) => write_value(value_field, &value, table, out),
+            None => write_default(value_field, table, out),
+        }
+    }
+    out.push('}');
+}
+
+/// A map key as a JSON member name.
+fn key_text<'a>(key: Option<Value<'a>>, field: &Field) -> Cow<'a, str> {
+    match key {
+        Some(Value::String(b, _) | Value::Bytes(b, _)) => String::from_utf8_lossy(b),
+        Some(Value::Scalar(Scalar::Bool(b))) => Cow::Borrowed(if b { "true" } else { "false" }),
+        Some(Value::Scalar(s)) => Cow::Owned(scalar_text(&s)),
+        _ => Cow::Borrowed(match field.kind {
+            Kind::String => "",
+            Kind::Bool => "false",
+            _ => "0",
+        }),
+    }
+}
+
+/// What JSON shows for a field the wire leaves unset (a map entry without its value).
+fn write_default(field: &Field, table: &Table, out: &mut String) {
+    let text = match field.kind {
+        Kind::Message(_) | Kind::Group(_) => "{}",
+        Kind::String | Kind::Bytes => "\"\"",
+        Kind::Bool => "false",
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 | Kind::Uint64 | Kind::Fixed64 => "\"0\"",
+        Kind::Float | Kind::Double => "0.0",
+        Kind::Enum(e) => match table.enum_type(e).and_then(|e| e.value_name(0)) {
+            Some(name) => return json_string(name, out),
+            None => "0",
+        },
+        _ => "0",
+    };
+    out.push_str(text);
+}
+
+fn write_float(value: f64, shortest: f64, out: &mut String) {
+    if value.is_nan() {
+        out.push_str("\"NaN\"");
+    } else if value.is_infinite() {
+        out.push_str(if value < 0.0 {
+            "\"-Infinity\""
+        } else {
+            "\"Infinity\""
+        });
+    } else {
+        out.push_str(&repr_f64(shortest));
+    }
+}
+
+fn write_value(field: &Field, value: &Value<'_>, table: &Table, out: &mut String) {
+    match value {
+        Value::Message(m) => write_message(m, out),
+        Value::Bytes(b, _) => {
+            out.push('"');
+            base64::engine::general_purpose::STANDARD.encode_string(b, out);
+            out.push('"');
+        }
+        Value::String(b, _) => json_string(&String::from_utf8_lossy(b), out),
+        Value::Scalar(scalar) => {
+            let _ = match scalar {
+                Scalar::I32(v) => write!(out, "{v}"),
+                Scalar::U32(v) => write!(out, "{v}"),
+                Scalar::I64(v) => write!(out, "\"{v}\""),
+                Scalar::U64(v) => write!(out, "\"{v}\""),
+                Scalar::Bool(v) => write!(out, "{v}"),
+                Scalar::F32(v) => {
+                    write_float(f64::from(*v), shortest_f32(*v), out);
+                    Ok(())
+                }
+                Scalar::F64(v) => {
+                    write_float(*v, *v, out);
+                    Ok(())
+                }
+                Scalar::Enum(n, name) => {
+                    let null = match field.kind {
+                        Kind::Enum(e) => table
+                            .enum_type(e)
+                            .is_some_and(|e| &*e.full_name == "google.protobuf.NullValue"),
+                        _ => false,
+                    };
+                    match (null, name) {
+                        (true, _) => {
+                            out.push_str("null");
+                            Ok(())
+                        }
+                        (false, Some(name)) => {
+                            json_string(name, out);
+                            Ok(())
+                        }
+                        (false, None) => write!(out, "{n}"),
+                    }
+                }
+            };
+        }
     }
 }
 

@@ -1,9 +1,10 @@
 //! tfr-inspect: TFRecord files opened byte by byte.
 //!
 //! The core is pure: bytes in, frames, spans and values out. [`frame`] finds and checks record
-//! frames, [`wire`] walks protobuf payloads into spans, [`schema`] names them, and the views
-//! ([`textformat`], [`jsonformat`], [`annotate`], [`example`]) present them. The CLI and the TUI
-//! only call into these.
+//! frames, [`wire`] walks protobuf payloads into a flat tree of byte ranges, [`schema`] names
+//! them, [`decode`] reads typed values from that tree, and the views ([`textformat`],
+//! [`jsonformat`], [`annotate`], [`example`]) present them. The CLI and the TUI only call into
+//! these.
 //!
 //! ```
 //! use tfr_inspect::frame::{FrameIndex, write_record};
@@ -22,9 +23,11 @@
 //! assert_eq!(frames[1].status.name(), "partial_header");
 //!
 //! let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
-//! let decoded = decoder.decode(frames[0].payload(&file).unwrap());
+//! let payload = frames[0].payload(&file).unwrap();
+//! let decoded = decoder.decode(payload);
 //! assert_eq!(decoded.kind, PayloadKind::Example);
-//! let text = tfr_inspect::textformat::message_to_text(&decoded.typed().unwrap());
+//! let example = decoded.typed(payload, decoder.table()).unwrap();
+//! let text = tfr_inspect::textformat::message_to_text(&example);
 //! assert!(text.contains("key: \"label\"") && text.contains("value: 5"));
 //! ```
 

@@ -1,13 +1,12 @@
 //! What a record's payload is: an Example, a SequenceExample, the user's message type, some other
 //! protobuf, text, or opaque bytes, decided per record from the wire walk.
 
-use prost_reflect::MessageDescriptor;
-
-use crate::decode::{self, Invalid, TypedMessage};
+use crate::decode::{self, Invalid, MessageView, Parsed};
 use crate::schema::Schema;
-use crate::wire::{self, WireType};
+use crate::schema::table::{MessageId, Table};
+use crate::wire::{self, Progress, ROOT, WireTree, WireType};
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub enum PayloadKind {
     Example,
     SequenceExample,
@@ -18,6 +17,7 @@ pub enum PayloadKind {
     /// UTF-8 text.
     Text,
     /// Neither protobuf nor text.
+    #[default]
     Binary,
     /// A zero-length payload in a file whose other records are not messages.
     Empty,
@@ -47,36 +47,37 @@ impl PayloadKind {
 }
 
 /// How the user asked payloads to be read.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Reading {
     /// Detect per record, preferring `likely` where the bytes allow more than one reading.
     #[default]
     Auto,
     /// Decode as this message type, falling back to schema-less tokens when it does not fit.
-    As(MessageDescriptor),
+    As(MessageId),
     /// Never decode: show bytes.
     Raw,
 }
 
-/// A payload with its kind and its wire tree.
-#[derive(Debug, Clone)]
-pub struct Decoded<'a> {
-    pub payload: &'a [u8],
+/// A payload's kind and its wire tree. It holds positions, not the bytes: views take the payload
+/// and the decoder's table alongside it ([`Decoded::parsed`]).
+#[derive(Debug, Clone, Default)]
+pub struct Decoded {
     pub kind: PayloadKind,
-    /// The walk behind every view. For text and binary payloads it is the schema-less walk (which
-    /// may stop early); views show those payloads as bytes.
-    pub tree: wire::Message,
+    /// The walk behind every view: as the payload's type for typed kinds, schema-less for other
+    /// protobuf and for binary payloads (where it may stop early); not walked for text, empty
+    /// payloads and `--raw`, which views show as bytes.
+    pub tree: WireTree,
     /// Why the requested or expected type did not fit, when it did not.
     pub invalid: Option<Invalid>,
     /// The walk as that type, up to where it broke, for views that show where a damaged record
     /// stops making sense.
-    pub expected_tree: Option<wire::Message>,
+    pub expected_tree: Option<WireTree>,
 }
 
-impl<'a> Decoded<'a> {
+impl Decoded {
     /// The wire tree to show token by token: the walk as the expected type when it failed part
     /// way, else the tree of a protobuf payload; `None` for payloads shown as plain bytes.
-    pub fn structure(&self) -> Option<&wire::Message> {
+    pub fn structure(&self) -> Option<&WireTree> {
         match (&self.expected_tree, &self.kind) {
             (Some(tree), _) => Some(tree),
             (None, kind) if kind.is_typed() || *kind == PayloadKind::Protobuf => Some(&self.tree),
@@ -84,15 +85,24 @@ impl<'a> Decoded<'a> {
         }
     }
 
+    /// The tree with the bytes and schema views read it with.
+    pub fn parsed<'a>(&'a self, payload: &'a [u8], table: &'a Table) -> Parsed<'a> {
+        Parsed::new(&self.tree, payload, table)
+    }
+
     /// The typed message, for typed kinds.
-    pub fn typed(&self) -> Option<TypedMessage<'a>> {
+    pub fn typed<'a>(&'a self, payload: &'a [u8], table: &'a Table) -> Option<MessageView<'a>> {
         if self.kind.is_typed() {
-            TypedMessage::new(self.payload, &self.tree)
+            self.parsed(payload, table).root()
         } else {
             None
         }
     }
 }
+
+/// Payloads larger than this are left out of the sample [`Decoder::learn`] reads, so that learning
+/// a file's kind stays quick whatever its records hold.
+pub const LEARN_MAX_BYTES: usize = 1 << 20;
 
 /// The decoding context of one file: the schema, the user's choice, and the file's usual kind.
 #[derive(Debug, Clone)]
@@ -112,25 +122,18 @@ impl Decoder {
         }
     }
 
-    /// A decoder that reads the same way but shares no descriptor pool with this one, for a worker
-    /// thread (see [`Schema::independent_copy`]).
-    pub fn independent_copy(&self) -> Decoder {
-        let schema = self.schema.independent_copy();
-        let reading = match (&self.reading, schema.user_message()) {
-            (Reading::As(_), Some(message)) => Reading::As(message.clone()),
-            (reading, _) => reading.clone(),
-        };
-        Decoder {
-            schema,
-            reading,
-            likely: self.likely.clone(),
-        }
+    /// The schema table views read decoded payloads with.
+    pub fn table(&self) -> &Table {
+        self.schema.table()
     }
 
     /// Learns the file's usual kind from a sample of its payloads (the first non-empty ones).
     pub fn learn<'p>(&mut self, payloads: impl Iterator<Item = &'p [u8]>) {
         let mut counts: Vec<(PayloadKind, usize)> = Vec::new();
-        for payload in payloads.filter(|p| !p.is_empty()).take(16) {
+        let sample = payloads
+            .filter(|p| !p.is_empty() && p.len() <= LEARN_MAX_BYTES)
+            .take(16);
+        for payload in sample {
             let kind = self.decode(payload).kind;
             match counts.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, n)) => *n += 1,
@@ -148,135 +151,131 @@ impl Decoder {
         self.likely = counts.into_iter().max_by_key(|(_, n)| *n).map(|(k, _)| k);
     }
 
-    pub fn decode<'a>(&self, payload: &'a [u8]) -> Decoded<'a> {
-        match &self.reading {
-            Reading::Raw => self.untyped(payload, None),
-            Reading::As(descriptor) => {
-                let tree = wire::walk(payload, Some(descriptor));
-                match decode::validate(payload, &tree) {
-                    Ok(()) => Decoded {
-                        payload,
-                        kind: PayloadKind::Message(descriptor.full_name().into()),
+    pub fn decode(&self, payload: &[u8]) -> Decoded {
+        self.decode_observed(payload, None).unwrap_or_default()
+    }
+
+    /// [`Decoder::decode`], reporting progress to `progress` and giving up (`None`) when it is
+    /// cancelled.
+    pub fn decode_observed(&self, payload: &[u8], progress: Option<&Progress>) -> Option<Decoded> {
+        let walker = Walks {
+            payload,
+            table: self.table(),
+            progress,
+        };
+        match self.reading {
+            Reading::Raw => self.untyped(&walker, None),
+            Reading::As(message) => {
+                let tree = walker.walk(Some(message))?;
+                match walker.validate(&tree) {
+                    Ok(()) => Some(Decoded {
+                        kind: PayloadKind::Message(self.schema.message_name(message).into()),
                         tree,
                         invalid: None,
                         expected_tree: None,
-                    },
-                    Err(invalid) => self.untyped(payload, Some((invalid, tree))),
+                    }),
+                    Err(invalid) => self.untyped(&walker, Some((invalid, tree))),
                 }
             }
-            Reading::Auto => self.detect(payload),
+            Reading::Auto => self.detect(&walker),
         }
     }
 
-    fn detect<'a>(&self, payload: &'a [u8]) -> Decoded<'a> {
+    fn detect(&self, walker: &Walks<'_>) -> Option<Decoded> {
         let schema = &self.schema;
-        let as_sequence = || {
-            let tree = wire::walk(payload, Some(schema.sequence_example()));
-            decode::validate(payload, &tree).is_ok().then_some(tree)
+        let payload = walker.payload;
+        let typed = |kind, tree| {
+            Some(Decoded {
+                kind,
+                tree,
+                invalid: None,
+                expected_tree: None,
+            })
         };
         if payload.is_empty() {
             return match &self.likely {
-                Some(PayloadKind::SequenceExample) => {
-                    let tree = wire::walk(payload, Some(schema.sequence_example()));
-                    Decoded {
-                        payload,
-                        kind: PayloadKind::SequenceExample,
-                        tree,
-                        invalid: None,
-                        expected_tree: None,
-                    }
-                }
+                Some(PayloadKind::SequenceExample) => typed(
+                    PayloadKind::SequenceExample,
+                    walker.walk(Some(schema.sequence_example()))?,
+                ),
                 Some(PayloadKind::Example) | None => {
-                    let tree = wire::walk(payload, Some(schema.example()));
-                    Decoded {
-                        payload,
-                        kind: PayloadKind::Example,
-                        tree,
-                        invalid: None,
-                        expected_tree: None,
-                    }
+                    typed(PayloadKind::Example, walker.walk(Some(schema.example()))?)
                 }
-                Some(_) => self.untyped(payload, None),
+                Some(_) => self.untyped(walker, None),
             };
         }
         if looks_like_text(payload) {
-            return Decoded {
-                payload,
+            return Some(Decoded {
                 kind: PayloadKind::Text,
-                tree: wire::walk(payload, None),
-                invalid: None,
-                expected_tree: None,
-            };
+                ..Decoded::default()
+            });
         }
-        let example = wire::walk(payload, Some(schema.example()));
-        match decode::validate(payload, &example) {
+        let example = walker.walk(Some(schema.example()))?;
+        match walker.validate(&example) {
             Ok(()) => {
-                let has_known = example.fields.iter().any(|f| f.descriptor.is_some());
-                let has_lists = example
-                    .fields
+                let top: Vec<&wire::Node> = example
+                    .children(ROOT)
+                    .filter_map(|c| example.node(c))
+                    .collect();
+                let has_known = top.iter().any(|n| n.field().is_some());
+                let has_lists = top
                     .iter()
-                    .any(|f| f.number == 2 && f.wire_type == WireType::Len);
+                    .any(|n| n.number() == 2 && n.wire_type() == WireType::Len);
                 let prefer_sequence =
                     has_lists || self.likely == Some(PayloadKind::SequenceExample);
                 if prefer_sequence && (has_known || has_lists) {
-                    if let Some(tree) = as_sequence() {
-                        return Decoded {
-                            payload,
-                            kind: PayloadKind::SequenceExample,
-                            tree,
-                            invalid: None,
-                            expected_tree: None,
-                        };
+                    let sequence = walker.walk(Some(schema.sequence_example()))?;
+                    if walker.validate(&sequence).is_ok() {
+                        return typed(PayloadKind::SequenceExample, sequence);
                     }
                 }
                 if has_known {
-                    return Decoded {
-                        payload,
-                        kind: PayloadKind::Example,
-                        tree: example,
-                        invalid: None,
-                        expected_tree: None,
-                    };
+                    return typed(PayloadKind::Example, example);
                 }
-                self.untyped(payload, None)
+                self.untyped(walker, None)
             }
             Err(invalid) => {
                 // Only report why it is not an Example when it started like one.
                 let started_like_one = payload.first() == Some(&0x0a);
-                self.untyped(payload, started_like_one.then_some((invalid, example)))
+                self.untyped(walker, started_like_one.then_some((invalid, example)))
             }
         }
     }
 
-    fn untyped<'a>(
+    fn untyped(
         &self,
-        payload: &'a [u8],
-        mismatch: Option<(Invalid, wire::Message)>,
-    ) -> Decoded<'a> {
+        walker: &Walks<'_>,
+        mismatch: Option<(Invalid, WireTree)>,
+    ) -> Option<Decoded> {
+        let payload = walker.payload;
         let (invalid, expected_tree) = mismatch.unzip();
-        let tree = wire::walk(payload, None);
-        let kind = if payload.is_empty() {
-            PayloadKind::Empty
+        let (kind, tree) = if payload.is_empty() {
+            (PayloadKind::Empty, WireTree::default())
         } else if looks_like_text(payload) {
-            PayloadKind::Text
-        } else if tree.is_clean() && self.reading != Reading::Raw {
-            PayloadKind::Protobuf
+            (PayloadKind::Text, WireTree::default())
+        } else if self.reading == Reading::Raw {
+            (PayloadKind::Binary, WireTree::default())
         } else {
-            PayloadKind::Binary
+            let tree = walker.walk(None)?;
+            let kind = if tree.is_clean() {
+                PayloadKind::Protobuf
+            } else {
+                PayloadKind::Binary
+            };
+            (kind, tree)
         };
-        Decoded {
-            payload,
+        Some(Decoded {
             kind,
             tree,
             invalid,
             expected_tree,
-        }
+        })
     }
 
     /// The type payloads are expected to have, for messages about those that do not.
     pub fn expected_name(&self) -> String {
         match (&self.reading, &self.likely) {
-            (Reading::As(descriptor), _) => descriptor.full_name().to_string(),
+            (Reading::As(message), _) => self.schema.message_name(*message).to_string(),
             (_, Some(PayloadKind::SequenceExample)) => "tf.train.SequenceExample".into(),
             _ => "tf.train.Example".into(),
         }
@@ -284,8 +283,25 @@ impl Decoder {
 
     /// Whether Python protobuf would accept the payload as a `tf.train.Example`.
     pub fn parses_as_example(&self, payload: &[u8]) -> bool {
-        let tree = wire::walk(payload, Some(self.schema.example()));
-        decode::validate(payload, &tree).is_ok()
+        let tree = wire::walk(payload, self.table(), Some(self.schema.example()));
+        decode::validate(Parsed::new(&tree, payload, self.table())).is_ok()
+    }
+}
+
+/// The walks of one payload, all reporting to the same progress.
+struct Walks<'a> {
+    payload: &'a [u8],
+    table: &'a Table,
+    progress: Option<&'a Progress>,
+}
+
+impl Walks<'_> {
+    fn walk(&self, root: Option<MessageId>) -> Option<WireTree> {
+        wire::walk_observed(self.payload, self.table, root, self.progress)
+    }
+
+    fn validate(&self, tree: &WireTree) -> Result<(), Invalid> {
+        decode::validate(Parsed::new(tree, self.payload, self.table))
     }
 }
 
@@ -346,5 +362,13 @@ mod tests {
         assert_eq!(d.decode(b"").kind, PayloadKind::Example);
         d.learn([&b"some text"[..], b"more text"].into_iter());
         assert_eq!(d.decode(b"").kind, PayloadKind::Empty);
+    }
+
+    #[test]
+    fn raw_reading_walks_nothing() {
+        let d = Decoder::new(Schema::builtin(), Reading::Raw);
+        let decoded = d.decode(&[0x08, 0x96, 0x01]);
+        assert_eq!(decoded.kind, PayloadKind::Binary);
+        assert!(decoded.tree.is_empty() && decoded.structure().is_none());
     }
 }

@@ -2,16 +2,21 @@
 //!
 //! The `.proto` sources in `proto/` are compiled at run time by protox, a protobuf compiler in pure
 //! Rust, so no `protoc` is needed anywhere. User files are compiled the same way, with the built-in
-//! files importable under their usual TensorFlow paths.
+//! files importable under their usual TensorFlow paths. The compiled pool is then numbered into a
+//! [`table::Table`], which is what decoding reads.
+
+pub mod table;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use prost_reflect::{DescriptorPool, MessageDescriptor};
+use prost_reflect::DescriptorPool;
 use protox::file::{
     ChainFileResolver, File, FileResolver, GoogleFileResolver, IncludeFileResolver,
 };
 
 use crate::error::{Error, Result};
+use table::{MessageId, Table};
 
 const FEATURE_PROTO: (&str, &str) = (
     "tensorflow/core/example/feature.proto",
@@ -59,15 +64,14 @@ impl FileResolver for BuiltinFiles {
     }
 }
 
-/// The descriptors a decode uses.
+/// The descriptors a decode uses: the compiled pool, and its table shared by every thread.
 #[derive(Debug, Clone)]
 pub struct Schema {
     pool: DescriptorPool,
-    example: MessageDescriptor,
-    sequence_example: MessageDescriptor,
-    user_message: Option<MessageDescriptor>,
-    /// What the schema was compiled from, to compile an independent copy.
-    proto_files: Vec<PathBuf>,
+    table: Arc<Table>,
+    example: MessageId,
+    sequence_example: MessageId,
+    user_message: Option<MessageId>,
 }
 
 impl Schema {
@@ -119,7 +123,8 @@ impl Schema {
                 .map_err(|e| schema_err(file, located(&e, file)))?;
         }
         let pool = compiler.descriptor_pool();
-        let find = |name: &str| pool.get_message_by_name(name);
+        let table = Table::new(&pool);
+        let find = |name: &str| table.message_by_name(name);
         let (Some(example), Some(sequence_example)) = (find(EXAMPLE), find(SEQUENCE_EXAMPLE))
         else {
             return Err(schema_err(
@@ -180,40 +185,38 @@ impl Schema {
         };
         Ok(Schema {
             pool,
+            table: Arc::new(table),
             example,
             sequence_example,
             user_message,
-            proto_files: proto_files.to_vec(),
         })
-    }
-
-    /// The same schema compiled anew, sharing nothing with this one.
-    ///
-    /// Descriptors are reference-counted handles into one shared pool; threads decoding with the
-    /// same pool contend on that count. Each worker thread decodes with its own copy instead.
-    pub fn independent_copy(&self) -> Schema {
-        let message = self
-            .user_message
-            .as_ref()
-            .map(|m| m.full_name().to_string());
-        Self::compile(&self.proto_files, message.as_deref()).unwrap_or_else(|_| self.clone())
     }
 
     pub fn pool(&self) -> &DescriptorPool {
         &self.pool
     }
 
-    pub fn example(&self) -> &MessageDescriptor {
-        &self.example
+    /// The numbered schema decoding reads (cheap to share across threads).
+    pub fn table(&self) -> &Arc<Table> {
+        &self.table
     }
 
-    pub fn sequence_example(&self) -> &MessageDescriptor {
-        &self.sequence_example
+    pub fn example(&self) -> MessageId {
+        self.example
+    }
+
+    pub fn sequence_example(&self) -> MessageId {
+        self.sequence_example
     }
 
     /// The message type named with `--message`, if any.
-    pub fn user_message(&self) -> Option<&MessageDescriptor> {
-        self.user_message.as_ref()
+    pub fn user_message(&self) -> Option<MessageId> {
+        self.user_message
+    }
+
+    /// The full name of message `id` (`tensorflow.Example`).
+    pub fn message_name(&self, id: MessageId) -> &str {
+        self.table.message(id).map_or("", |m| &m.full_name)
     }
 }
 
@@ -224,10 +227,14 @@ mod tests {
     #[test]
     fn builtin_protos_compile_with_the_tensorflow_field_numbers() {
         let schema = Schema::builtin();
-        let features = schema.example().get_field_by_name("features").unwrap();
-        assert_eq!(features.number(), 1);
-        let seq = schema.sequence_example();
+        let example = schema.pool().get_message_by_name(EXAMPLE).unwrap();
+        assert_eq!(example.get_field_by_name("features").unwrap().number(), 1);
+        let seq = schema.pool().get_message_by_name(SEQUENCE_EXAMPLE).unwrap();
         assert_eq!(seq.get_field_by_name("feature_lists").unwrap().number(), 2);
+        assert_eq!(
+            schema.message_name(schema.sequence_example()),
+            SEQUENCE_EXAMPLE
+        );
         let feature = schema
             .pool()
             .get_message_by_name("tensorflow.Feature")

@@ -1,16 +1,18 @@
 //! Protobuf text format, as Python's `text_format.MessageToString` prints it, and the
 //! schema-less form `protoc --decode_raw` prints.
+//!
+//! Both are written straight from the views into one `String`: no value is collected first, so a
+//! record of ten million floats costs its output and nothing more.
 
 use std::fmt::Write as _;
 
-use prost_reflect::{FieldDescriptor, Kind, Syntax};
-
-use crate::decode::{FieldValues, MapEntry, Scalar, TypedMessage, TypedValue};
+use crate::decode::{FieldValues, MessageView, Parsed, Scalar, Value};
 use crate::pyfmt::{c_escape_bytes, c_escape_utf8, repr_f64, text_f32};
-use crate::wire::{self, Value};
+use crate::schema::table::{Cardinality, Field};
+use crate::wire::{NodeKind, ROOT};
 
 /// The text format of a typed message (empty for an empty message).
-pub fn message_to_text(message: &TypedMessage<'_>) -> String {
+pub fn message_to_text(message: &MessageView<'_>) -> String {
     let mut out = String::new();
     write_message(message, 0, &mut out);
     out
@@ -24,70 +26,73 @@ pub fn bytes_to_text(payload: &[u8]) -> String {
     out
 }
 
-fn write_message(message: &TypedMessage<'_>, indent: usize, out: &mut String) {
-    for field in &message.fields {
-        match &field.values {
-            FieldValues::Singular(value) => write_field(&field.descriptor, value, indent, out),
-            FieldValues::Repeated(values) => {
-                for value in values {
-                    write_field(&field.descriptor, value, indent, out);
+fn pad(out: &mut String, indent: usize) {
+    out.extend(std::iter::repeat_n(' ', indent));
+}
+
+/// Appends the fields of `message` at `indent`.
+pub fn write_message(message: &MessageView<'_>, indent: usize, out: &mut String) {
+    for field in message.fields() {
+        let info = field.info();
+        match info.cardinality {
+            Cardinality::Map => write_map(&field, indent, out),
+            Cardinality::Repeated => {
+                for (value, _) in field.values() {
+                    write_field(info, &value, indent, out);
                 }
             }
-            FieldValues::Map(entries) => {
-                let mut sorted: Vec<&MapEntry<'_>> = entries.iter().collect();
-                sorted.sort_by(|a, b| compare_keys(a, b));
-                for entry in sorted {
-                    write_map_entry(&field.descriptor, entry, indent, out);
+            _ => {
+                if let Some(value) = field.singular() {
+                    write_field(info, &value, indent, out);
                 }
             }
         }
     }
 }
 
-/// Orders map entries the way Python's `sorted()` orders their keys.
-pub fn compare_keys(a: &MapEntry<'_>, b: &MapEntry<'_>) -> std::cmp::Ordering {
-    use TypedValue::{Bytes, Scalar as S, String};
-    let key = |e: &MapEntry<'_>| -> (i128, Vec<u8>) {
-        match &e.key {
-            Some(String(b, _) | Bytes(b, _)) => (0, b.to_vec()),
-            Some(S(Scalar::I32(v))) => (i128::from(*v), Vec::new()),
-            Some(S(Scalar::I64(v))) => (i128::from(*v), Vec::new()),
-            Some(S(Scalar::U32(v))) => (i128::from(*v), Vec::new()),
-            Some(S(Scalar::U64(v))) => (i128::from(*v), Vec::new()),
-            Some(S(Scalar::Bool(v))) => (i128::from(*v), Vec::new()),
-            _ => (0, Vec::new()),
-        }
-    };
-    key(a).cmp(&key(b))
-}
-
-fn write_map_entry(field: &FieldDescriptor, entry: &MapEntry<'_>, indent: usize, out: &mut String) {
-    let Kind::Message(entry_type) = field.kind() else {
+fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
+    let map = field.map();
+    let (Some(key_field), Some(value_field)) = (map.key_field(), map.value_field()) else {
         return;
     };
-    let pad = " ".repeat(indent);
-    let _ = writeln!(out, "{pad}{} {{", field.name());
+    let name = &field.info().text_name;
     // The entry is printed as a message built from key and value, so proto3 rules drop a key or
     // scalar value equal to its default, while a message value is always present.
-    let proto3 = entry_type.parent_file().syntax() == Syntax::Proto3;
-    for (number, value) in [(1, &entry.key), (2, &entry.value)] {
-        let Some(sub) = entry_type.get_field(number) else {
-            continue;
-        };
-        match value {
-            Some(v) if !(proto3 && is_default_scalar(v)) => write_field(&sub, v, indent + 2, out),
-            None if matches!(sub.kind(), Kind::Message(_)) => {
-                let _ = writeln!(out, "{pad}  {} {{\n{pad}  }}", sub.name());
+    let proto3 = field
+        .info()
+        .kind
+        .message()
+        .and_then(|m| field.parsed().table.message(m))
+        .is_some_and(|m| m.proto3);
+    // The entries come in key order, as Python's `sorted()` orders the keys.
+    for entry in map.entries() {
+        let key = map.key(entry);
+        pad(out, indent);
+        out.push_str(name);
+        out.push_str(" {\n");
+        for (sub, value) in [(key_field, key), (value_field, map.value(entry))] {
+            match value {
+                Some(v) if !(proto3 && is_default_scalar(&v)) => {
+                    write_field(sub, &v, indent + 2, out)
+                }
+                None if sub.kind.message().is_some() => {
+                    pad(out, indent + 2);
+                    out.push_str(&sub.text_name);
+                    out.push_str(" {\n");
+                    pad(out, indent + 2);
+                    out.push_str("}\n");
+                }
+                _ => {}
             }
-            _ => {}
         }
+        pad(out, indent);
+        out.push_str("}\n");
     }
-    let _ = writeln!(out, "{pad}}}");
 }
 
-fn is_default_scalar(value: &TypedValue<'_>) -> bool {
+fn is_default_scalar(value: &Value<'_>) -> bool {
     match value {
-        TypedValue::Scalar(s) => matches!(
+        Value::Scalar(s) => matches!(
             s,
             Scalar::I32(0)
                 | Scalar::I64(0)
@@ -96,93 +101,100 @@ fn is_default_scalar(value: &TypedValue<'_>) -> bool {
                 | Scalar::Bool(false)
                 | Scalar::Enum(0, _)
         ),
-        TypedValue::String(b, _) | TypedValue::Bytes(b, _) => b.is_empty(),
-        TypedValue::Message(_) => false,
+        Value::String(b, _) | Value::Bytes(b, _) => b.is_empty(),
+        Value::Message(_) => false,
     }
 }
 
-fn write_field(field: &FieldDescriptor, value: &TypedValue<'_>, indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
-    let name = if field.is_group() {
-        match field.kind() {
-            Kind::Message(m) => m.name().to_string(),
-            _ => field.name().to_string(),
-        }
-    } else {
-        field.name().to_string()
-    };
+fn write_field(field: &Field, value: &Value<'_>, indent: usize, out: &mut String) {
+    pad(out, indent);
+    out.push_str(&field.text_name);
     match value {
-        TypedValue::Message(message) => {
-            let _ = writeln!(out, "{pad}{name} {{");
+        Value::Message(message) => {
+            out.push_str(" {\n");
             write_message(message, indent + 2, out);
-            let _ = writeln!(out, "{pad}}}");
+            pad(out, indent);
+            out.push_str("}\n");
         }
-        TypedValue::String(bytes, _) => {
-            let _ = write!(out, "{pad}{name}: \"");
+        Value::String(bytes, _) => {
+            out.push_str(": \"");
             c_escape_utf8(bytes, out);
             out.push_str("\"\n");
         }
-        TypedValue::Bytes(bytes, _) => {
-            let _ = write!(out, "{pad}{name}: \"");
+        Value::Bytes(bytes, _) => {
+            out.push_str(": \"");
             c_escape_bytes(bytes, out);
             out.push_str("\"\n");
         }
-        TypedValue::Scalar(scalar) => {
-            let _ = writeln!(out, "{pad}{name}: {}", scalar_text(scalar));
+        Value::Scalar(scalar) => {
+            out.push_str(": ");
+            write_scalar(scalar, out);
+            out.push('\n');
         }
     }
 }
 
 /// A scalar as `text_format` prints it.
-pub fn scalar_text(scalar: &Scalar) -> String {
-    match scalar {
-        Scalar::I32(v) => v.to_string(),
-        Scalar::I64(v) => v.to_string(),
-        Scalar::U32(v) => v.to_string(),
-        Scalar::U64(v) => v.to_string(),
-        Scalar::F32(v) => text_f32(*v),
-        Scalar::F64(v) => repr_f64(*v),
-        Scalar::Bool(v) => v.to_string(),
-        Scalar::Enum(n, name) => name.clone().unwrap_or_else(|| n.to_string()),
-    }
-}
-
-/// The schema-less text `protoc --decode_raw` prints for a walked message.
-pub fn raw_message_to_text(payload: &[u8], message: &wire::Message) -> String {
+pub fn scalar_text(scalar: &Scalar<'_>) -> String {
     let mut out = String::new();
-    write_raw(payload, message, 0, &mut out);
+    write_scalar(scalar, &mut out);
     out
 }
 
-fn write_raw(payload: &[u8], message: &wire::Message, indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
-    for field in &message.fields {
-        let n = field.number;
-        match &field.value {
-            Value::Varint { raw, .. } => {
-                let _ = writeln!(out, "{pad}{n}: {raw}");
-            }
-            Value::Fixed32 { raw, .. } => {
-                let _ = writeln!(out, "{pad}{n}: 0x{raw:08x}");
-            }
-            Value::Fixed64 { raw, .. } => {
-                let _ = writeln!(out, "{pad}{n}: 0x{raw:016x}");
-            }
-            Value::Bytes { data, .. } => {
-                let _ = write!(out, "{pad}{n}: \"");
-                c_escape_bytes(data.slice(payload).unwrap_or_default(), out);
-                out.push_str("\"\n");
-            }
-            Value::Packed { data, .. } => {
-                let _ = write!(out, "{pad}{n}: \"");
-                c_escape_bytes(data.slice(payload).unwrap_or_default(), out);
-                out.push_str("\"\n");
-            }
-            Value::Message { message, .. } | Value::Group { message, .. } => {
-                let _ = writeln!(out, "{pad}{n} {{");
-                write_raw(payload, message, indent + 2, out);
-                let _ = writeln!(out, "{pad}}}");
-            }
+fn write_scalar(scalar: &Scalar<'_>, out: &mut String) {
+    let _ = match scalar {
+        Scalar::I32(v) => write!(out, "{v}"),
+        Scalar::I64(v) => write!(out, "{v}"),
+        Scalar::U32(v) => write!(out, "{v}"),
+        Scalar::U64(v) => write!(out, "{v}"),
+        Scalar::F32(v) => {
+            out.push_str(&text_f32(*v));
+            Ok(())
         }
+        Scalar::F64(v) => {
+            out.push_str(&repr_f64(*v));
+            Ok(())
+        }
+        Scalar::Bool(v) => write!(out, "{v}"),
+        Scalar::Enum(_, Some(name)) => {
+            out.push_str(name);
+            Ok(())
+        }
+        Scalar::Enum(n, None) => write!(out, "{n}"),
+    };
+}
+
+/// The schema-less text `protoc --decode_raw` prints for a walked payload.
+pub fn raw_message_to_text(parsed: Parsed<'_>) -> String {
+    let mut out = String::new();
+    write_raw(parsed, ROOT, 0, &mut out);
+    out
+}
+
+fn write_raw(parsed: Parsed<'_>, container: usize, indent: usize, out: &mut String) {
+    for child in parsed.tree.children(container) {
+        let Some(node) = parsed.tree.node(child) else {
+            continue;
+        };
+        pad(out, indent);
+        let n = node.number();
+        let raw = parsed.tree.scalar(child, parsed.bytes).unwrap_or_default();
+        let _ = match node.kind() {
+            NodeKind::Varint => writeln!(out, "{n}: {raw}"),
+            NodeKind::Fixed32 => writeln!(out, "{n}: 0x{raw:08x}"),
+            NodeKind::Fixed64 => writeln!(out, "{n}: 0x{raw:016x}"),
+            NodeKind::Bytes | NodeKind::Packed => {
+                let _ = write!(out, "{n}: \"");
+                c_escape_bytes(parsed.slice(node.data_span()), out);
+                out.push_str("\"\n");
+                Ok(())
+            }
+            NodeKind::Message | NodeKind::Guessed | NodeKind::Group => {
+                let _ = writeln!(out, "{n} {{");
+                write_raw(parsed, child, indent + 2, out);
+                pad(out, indent);
+                writeln!(out, "}}")
+            }
+        };
     }
 }

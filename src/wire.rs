@@ -1,22 +1,27 @@
-//! The wire walker: protobuf bytes in, a tree of byte spans out.
+//! The wire walker: protobuf bytes in, a flat tree of byte ranges out.
 //!
 //! Every byte of a payload ends up in exactly one token of this tree: a tag, a varint, a length
 //! prefix, a fixed-width value, the data of a length-delimited field, or the region after the point
-//! where the walk found invalid data. The hex annotation, the TUI tree and the text and JSON outputs
-//! are all views of this one tree, so they cannot disagree about where a field lives.
+//! where the walk found invalid data. The hex annotation, the inspector's tree and the text and
+//! JSON outputs are all views of this one tree, so they cannot disagree about where a field lives.
 //!
-//! A descriptor, when given, decides how length-delimited data is read (nested message, packed
-//! numbers, or string/bytes) and names the fields. Without one, or for fields it does not know, the
-//! walker does what `protoc --decode_raw` does: non-empty data that parses cleanly as a message is
-//! shown as one, anything else as bytes.
+//! The tree is an arena ([`WireTree`]): one 28-byte [`Node`] per field occurrence, in pre-order
+//! (which is also file order), each knowing its parent and the index just past its subtree, so a
+//! view skips siblings in O(1) and finds the node under a byte by binary search. Values are not
+//! stored: they are read again from the bytes when asked for, and a packed run of ten million
+//! floats is one node whose elements are iterated on demand.
+//!
+//! A schema [`Table`], when given, decides how length-delimited data is read (nested message,
+//! packed numbers, or string/bytes) and names the fields. Without one, or for fields it does not
+//! know, the walker does what `protoc --decode_raw` does: non-empty data that parses cleanly as a
+//! message is shown as one, anything else as bytes.
 //!
 //! Invalid data stops the walk of the message it is in, never of its parent: the parent carries on
 //! after the length-delimited region, and the error records the payload position it arose at.
 
 use std::fmt;
 
-use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
-
+use crate::schema::table::{FieldId, Kind, MessageId, Table};
 use crate::span::Span;
 
 /// Nesting deeper than this is reported instead of followed (protobuf's own default limit).
@@ -94,6 +99,10 @@ pub enum WireErrorKind {
         field: u32,
     },
     TooDeep,
+    /// A payload too large for 32-bit positions (protobuf caps messages at 2 GiB).
+    TooLarge {
+        length: u64,
+    },
 }
 
 /// Invalid wire data at payload position `at`.
@@ -150,146 +159,363 @@ impl fmt::Display for WireErrorKind {
             UnterminatedGroup { field } => write!(f, "group {field} has no end-group tag"),
             PackedTruncated { field } => write!(f, "packed values of field {field} end mid-value"),
             TooDeep => write!(f, "messages nested deeper than {MAX_DEPTH} levels"),
+            TooLarge { length } => write!(
+                f,
+                "{length} bytes is more than protobuf parses as one message (2 GiB)"
+            ),
         }
     }
 }
 
-/// One message: its fields in wire order, and where (if anywhere) its walk stopped early.
-#[derive(Debug, Clone)]
-pub struct Message {
-    /// The bytes of the message body.
-    pub span: Span,
-    pub descriptor: Option<MessageDescriptor>,
-    pub fields: Vec<Field>,
-    /// Set when invalid data ended the walk; the bytes from `error.at` to `span.end` are unparsed.
-    pub error: Option<WireError>,
-}
-
-impl Message {
-    /// True when this message and everything inside it walked without error.
-    pub fn is_clean(&self) -> bool {
-        self.error.is_none() && self.fields.iter().all(Field::is_clean)
-    }
-
-    /// The first wire error anywhere in the tree, depth first.
-    pub fn first_error(&self) -> Option<&WireError> {
-        self.fields
-            .iter()
-            .filter_map(|f| {
-                f.nested_message()
-                    .and_then(Message::first_error)
-                    .or(f.packed_error())
-            })
-            .chain(self.error.as_ref())
-            .min_by_key(|e| e.at)
-    }
-}
-
-/// One field occurrence on the wire.
-#[derive(Debug, Clone)]
-pub struct Field {
-    /// Tag through the end of the value.
-    pub span: Span,
-    pub tag: Span,
-    pub number: u32,
-    pub wire_type: WireType,
-    /// The descriptor's field, when the message type knows this number with this wire type.
-    pub descriptor: Option<FieldDescriptor>,
-    pub value: Value,
-}
-
-impl Field {
-    pub fn name(&self) -> Option<&str> {
-        self.descriptor.as_ref().map(|d| d.name())
-    }
-
-    pub fn nested_message(&self) -> Option<&Message> {
-        match &self.value {
-            Value::Message { message, .. } | Value::Group { message, .. } => Some(message),
-            _ => None,
-        }
-    }
-
-    fn packed_error(&self) -> Option<&WireError> {
-        match &self.value {
-            Value::Packed { error, .. } => error.as_ref(),
-            _ => None,
-        }
-    }
-
-    fn is_clean(&self) -> bool {
-        match &self.value {
-            Value::Message { message, .. } | Value::Group { message, .. } => message.is_clean(),
-            Value::Packed { error, .. } => error.is_none(),
-            _ => true,
-        }
-    }
-
-    /// The bytes of the value (after the tag, and after the length prefix if there is one).
-    pub fn data_span(&self) -> Span {
-        match &self.value {
-            Value::Varint { span, .. }
-            | Value::Fixed32 { span, .. }
-            | Value::Fixed64 { span, .. } => *span,
-            Value::Bytes { data, .. } | Value::Packed { data, .. } => *data,
-            Value::Message { message, .. } | Value::Group { message, .. } => message.span,
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub enum Value {
-    Varint {
-        span: Span,
-        raw: u64,
-    },
-    Fixed64 {
-        span: Span,
-        raw: u64,
-    },
-    Fixed32 {
-        span: Span,
-        raw: u32,
-    },
-    /// String or bytes data, or length-delimited data that is not a message.
-    Bytes {
-        prefix: Span,
-        length: u64,
-        data: Span,
-    },
-    /// A nested message (by descriptor, or detected without one); `message.span` is its data.
-    Message {
-        prefix: Span,
-        length: u64,
-        message: Message,
-    },
-    /// Packed repeated numbers.
-    Packed {
-        prefix: Span,
-        length: u64,
-        data: Span,
-        elements: Vec<Element>,
-        error: Option<WireError>,
-    },
-    /// A group: its fields, then the end-group tag.
-    Group {
-        message: Message,
-        end_tag: Option<Span>,
-    },
-}
-
-/// One number of a packed run.
+/// What a node holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Element {
-    pub span: Span,
-    pub raw: u64,
+#[repr(u8)]
+pub enum NodeKind {
+    /// The payload itself, or length-delimited data read as its declared message type (map entries
+    /// included).
+    Message,
+    /// Length-delimited data of an unknown field that parses cleanly as a message.
+    Guessed,
+    /// Fields between a start-group tag and its end-group tag.
+    Group,
+    /// String or bytes data, or length-delimited data that is not a message.
+    Bytes,
+    /// Packed repeated numbers (one node for the whole run).
+    Packed,
+    Varint,
+    Fixed32,
+    Fixed64,
 }
 
-/// Walks `bytes` as a message of type `descriptor` (or schema-less when `None`).
-pub fn walk(bytes: &[u8], descriptor: Option<&MessageDescriptor>) -> Message {
-    let mut walker = Walker { bytes };
-    let region = Span::new(0, bytes.len());
-    walker.message(region, descriptor.cloned(), 0).0
+impl NodeKind {
+    /// Whether the node holds fields of its own.
+    pub fn is_container(self) -> bool {
+        matches!(
+            self,
+            NodeKind::Message | NodeKind::Guessed | NodeKind::Group
+        )
+    }
+}
+
+const NONE: u32 = u32::MAX;
+const HAS_ERROR: u8 = 1;
+
+/// One field occurrence (or the payload itself, at index 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Node {
+    /// The tag's first byte.
+    start: u32,
+    /// Just past the value (past the end-group tag for a group).
+    end: u32,
+    /// The index just past this node's subtree.
+    next: u32,
+    parent: u32,
+    tag: u32,
+    field: u32,
+    kind: NodeKind,
+    tag_len: u8,
+    /// The length prefix of a length-delimited field, or the end-group tag of a group.
+    extra_len: u8,
+    flags: u8,
+}
+
+impl Node {
+    /// The tag through the end of the value.
+    pub fn span(&self) -> Span {
+        Span::new(self.start as usize, self.end as usize)
+    }
+
+    pub fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    pub fn end(&self) -> usize {
+        self.end as usize
+    }
+
+    pub fn tag_span(&self) -> Span {
+        Span::new(self.start(), self.start() + usize::from(self.tag_len))
+    }
+
+    /// The length prefix of a length-delimited field.
+    pub fn prefix_span(&self) -> Option<Span> {
+        let has_prefix = !matches!(
+            self.kind,
+            NodeKind::Group | NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64
+        ) && self.tag != 0;
+        has_prefix.then(|| {
+            let at = self.tag_span().end;
+            Span::new(at, at + usize::from(self.extra_len))
+        })
+    }
+
+    /// The value's bytes: after the tag and any length prefix; a group's fields; the whole payload
+    /// for the root.
+    pub fn data_span(&self) -> Span {
+        let after_tag = self.tag_span().end;
+        match self.kind {
+            NodeKind::Group => Span::new(
+                after_tag,
+                self.end()
+                    .saturating_sub(usize::from(self.extra_len))
+                    .max(after_tag),
+            ),
+            NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 => {
+                Span::new(after_tag, self.end())
+            }
+            _ => Span::new(after_tag + usize::from(self.extra_len), self.end()),
+        }
+    }
+
+    /// A group's end-group tag, when it has one.
+    pub fn end_tag_span(&self) -> Option<Span> {
+        (self.kind == NodeKind::Group && self.extra_len > 0)
+            .then(|| Span::new(self.end() - usize::from(self.extra_len), self.end()))
+    }
+
+    pub fn number(&self) -> u32 {
+        self.tag >> 3
+    }
+
+    pub fn wire_type(&self) -> WireType {
+        WireType::from_bits(u64::from(self.tag & 7)).unwrap_or(WireType::Len)
+    }
+
+    /// The schema's field for this occurrence, when the message type declares its number with
+    /// this wire type.
+    pub fn field(&self) -> Option<FieldId> {
+        (self.field != NONE).then_some(FieldId(self.field))
+    }
+
+    pub fn kind(&self) -> NodeKind {
+        self.kind
+    }
+
+    /// The index just past this node's subtree (its next sibling, when it has one).
+    pub fn next(&self) -> usize {
+        self.next as usize
+    }
+
+    /// The message, group or root holding this node.
+    pub fn parent(&self) -> Option<usize> {
+        (self.parent != NONE).then_some(self.parent as usize)
+    }
+
+    /// Whether the walk of this container (or packed run) stopped at invalid data.
+    pub fn has_error(&self) -> bool {
+        self.flags & HAS_ERROR != 0
+    }
+}
+
+/// A walked payload: its nodes in pre-order (index 0 is the payload itself) and the errors that
+/// stopped the walk of some of them.
+#[derive(Debug, Clone, Default)]
+pub struct WireTree {
+    nodes: Vec<Node>,
+    /// By node index.
+    errors: Vec<(u32, WireError)>,
+    root_type: Option<MessageId>,
+}
+
+/// The root node's index.
+pub const ROOT: usize = 0;
+
+impl WireTree {
+    /// The message type the payload was walked as, if any.
+    pub fn root_type(&self) -> Option<MessageId> {
+        self.root_type
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn node(&self, i: usize) -> Option<&Node> {
+        self.nodes.get(i)
+    }
+
+    /// The fields of container `i`, in wire order.
+    pub fn children(&self, i: usize) -> Children<'_> {
+        let end = self.node(i).map_or(0, |n| n.next());
+        Children {
+            tree: self,
+            at: i + 1,
+            end,
+        }
+    }
+
+    /// The error that stopped the walk of node `i`.
+    pub fn error_of(&self, i: usize) -> Option<&WireError> {
+        let at = self
+            .errors
+            .binary_search_by_key(&(i as u32), |(n, _)| *n)
+            .ok()?;
+        self.errors.get(at).map(|(_, e)| e)
+    }
+
+    /// Every error, with the node it stopped.
+    pub fn errors(&self) -> impl Iterator<Item = (usize, &WireError)> {
+        self.errors.iter().map(|(n, e)| (*n as usize, e))
+    }
+
+    /// True when the payload and everything inside it walked without error.
+    pub fn is_clean(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The first wire error anywhere in the tree, by payload position.
+    pub fn first_error(&self) -> Option<&WireError> {
+        self.errors.iter().map(|(_, e)| e).min_by_key(|e| e.at)
+    }
+
+    /// The message type of container `i`: the root's type, or its field's message type.
+    pub fn message_type(&self, i: usize, table: &Table) -> Option<MessageId> {
+        if i == ROOT {
+            return self.root_type;
+        }
+        let node = self.node(i)?;
+        match node.kind {
+            NodeKind::Message | NodeKind::Group => table.message_of(node.field()?),
+            _ => None,
+        }
+    }
+
+    /// The deepest node whose bytes hold payload position `pos`.
+    pub fn node_at(&self, pos: usize) -> Option<usize> {
+        let pos = u32::try_from(pos).ok()?;
+        let mut at = self
+            .nodes
+            .partition_point(|n| n.start <= pos)
+            .checked_sub(1)?;
+        loop {
+            let node = self.nodes.get(at)?;
+            if node.start <= pos && pos < node.end {
+                return Some(at);
+            }
+            at = node.parent()?;
+        }
+    }
+
+    /// How deep node `i` is: 0 for the root and its direct fields' containers.
+    pub fn depth(&self, i: usize) -> usize {
+        let mut depth = 0usize;
+        let mut at = self.node(i).and_then(Node::parent);
+        while let Some(p) = at {
+            depth += 1;
+            at = self.node(p).and_then(Node::parent);
+        }
+        depth.saturating_sub(1)
+    }
+
+    /// The raw number a scalar node holds, read again from `bytes`.
+    pub fn scalar(&self, i: usize, bytes: &[u8]) -> Option<u64> {
+        let node = self.node(i)?;
+        let data = node.data_span();
+        match node.kind {
+            NodeKind::Varint => read_varint(bytes, data.start, data.end)
+                .ok()
+                .map(|(v, _)| v),
+            NodeKind::Fixed32 | NodeKind::Fixed64 => Some(fixed_le(data.slice(bytes)?)),
+            _ => None,
+        }
+    }
+
+    /// The numbers of packed run `i`, read from `bytes` as `kind` lays them out; stops before the
+    /// point where the run breaks (see [`WireTree::error_of`]).
+    pub fn elements<'a>(&self, i: usize, bytes: &'a [u8], kind: Kind) -> Elements<'a> {
+        let data = self.node(i).map_or(Span::default(), Node::data_span);
+        Elements {
+            bytes,
+            at: data.start,
+            end: data.end,
+            width: kind.fixed_width(),
+        }
+    }
+}
+
+/// The fields of one container, in wire order.
+#[derive(Debug, Clone)]
+pub struct Children<'a> {
+    tree: &'a WireTree,
+    at: usize,
+    end: usize,
+}
+
+impl Iterator for Children<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.at >= self.end {
+            return None;
+        }
+        let at = self.at;
+        self.at = self
+            .tree
+            .node(at)
+            .map_or(self.end, |n| n.next().max(at + 1));
+        Some(at)
+    }
+}
+
+/// The numbers of a packed run, each with its bytes.
+#[derive(Debug, Clone)]
+pub struct Elements<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    end: usize,
+    width: Option<usize>,
+}
+
+impl Elements<'_> {
+    /// The payload position of the next element.
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// Continues from payload position `at` (an element boundary found earlier).
+    pub fn resume(mut self, at: usize) -> Self {
+        self.at = at.max(self.at).min(self.end);
+        self
+    }
+}
+
+impl Iterator for Elements<'_> {
+    type Item = (Span, u64);
+
+    fn next(&mut self) -> Option<(Span, u64)> {
+        let next = read_element(self.bytes, self.at, self.end, self.width)?;
+        let span = Span::new(self.at, next.1);
+        self.at = next.1;
+        Some((span, next.0))
+    }
+}
+
+/// One packed element at `at`: its value and the position after it.
+fn read_element(bytes: &[u8], at: usize, end: usize, width: Option<usize>) -> Option<(u64, usize)> {
+    if at >= end {
+        return None;
+    }
+    match width {
+        Some(w) => {
+            let slice = bytes
+                .get(at..at.checked_add(w)?)
+                .filter(|_| at + w <= end)?;
+            Some((fixed_le(slice), at + w))
+        }
+        None => read_varint(bytes, at, end).ok(),
+    }
+}
+
+fn fixed_le(bytes: &[u8]) -> u64 {
+    let mut raw = [0u8; 8];
+    for (slot, byte) in raw.iter_mut().zip(bytes) {
+        *slot = *byte;
+    }
+    u64::from_le_bytes(raw)
 }
 
 /// Reads a varint at `pos` (not beyond `end`): the value and the position after it.
@@ -310,363 +536,27 @@ pub fn read_varint(bytes: &[u8], pos: usize, end: usize) -> Result<(u64, usize),
     Err(WireErrorKind::VarintTooLong)
 }
 
-/// The wire type a field of this descriptor is written with (groups aside).
-fn expected_wire_type(field: &FieldDescriptor) -> WireType {
-    match field.kind() {
-        Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => WireType::I64,
-        Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => WireType::I32,
-        Kind::String | Kind::Bytes => WireType::Len,
-        Kind::Message(_) if field.is_group() => WireType::StartGroup,
-        Kind::Message(_) => WireType::Len,
-        _ => WireType::Varint,
-    }
-}
+mod walk;
 
-/// Whether this field may arrive as a packed run (repeated numeric scalar).
-fn is_packable(field: &FieldDescriptor) -> bool {
-    field.is_list() && !matches!(field.kind(), Kind::String | Kind::Bytes | Kind::Message(_))
-}
-
-struct Walker<'a> {
-    bytes: &'a [u8],
-}
-
-/// How a message body ends: at its region's end, or (for a group) at an end-group tag.
-enum Terminator {
-    RegionEnd,
-    EndGroup(u32),
-}
-
-impl Walker<'_> {
-    /// Walks the message occupying `region`.
-    fn message(
-        &mut self,
-        region: Span,
-        descriptor: Option<MessageDescriptor>,
-        depth: usize,
-    ) -> (Message, usize) {
-        self.body(
-            region.start,
-            region.end,
-            descriptor,
-            depth,
-            Terminator::RegionEnd,
-        )
-    }
-
-    /// Walks fields from `start` until `end` or the matching end-group tag. Returns the message
-    /// and the position after it (after the end-group tag for a group).
-    fn body(
-        &mut self,
-        start: usize,
-        end: usize,
-        descriptor: Option<MessageDescriptor>,
-        depth: usize,
-        terminator: Terminator,
-    ) -> (Message, usize) {
-        let mut fields = Vec::new();
-        let mut pos = start;
-        let finish = |fields, error: Option<WireError>, body_end: usize, next: usize| {
-            let message = Message {
-                span: Span::new(start, body_end),
-                descriptor: descriptor.clone(),
-                fields,
-                error,
-            };
-            (message, next)
-        };
-        if depth > MAX_DEPTH {
-            let error = WireError {
-                at: start,
-                kind: WireErrorKind::TooDeep,
-            };
-            return finish(fields, Some(error), end, end);
-        }
-        while pos < end {
-            let tag_start = pos;
-            let stop = |kind| {
-                Some(WireError {
-                    at: tag_start,
-                    kind,
-                })
-            };
-            let (tag, after_tag) = match read_varint(self.bytes, pos, end) {
-                Ok(v) => v,
-                Err(kind) => return finish(fields, stop(kind), end, end),
-            };
-            if tag > u64::from(u32::MAX) {
-                return finish(fields, stop(WireErrorKind::TagTooLarge), end, end);
-            }
-            let number = (tag >> 3) as u32;
-            let Some(wire_type) = WireType::from_bits(tag & 7) else {
-                return finish(
-                    fields,
-                    stop(WireErrorKind::InvalidWireType((tag & 7) as u8)),
-                    end,
-                    end,
-                );
-            };
-            if number == 0 {
-                return finish(fields, stop(WireErrorKind::FieldNumberZero), end, end);
-            }
-            let tag_span = Span::new(tag_start, after_tag);
-            if wire_type == WireType::EndGroup {
-                return match terminator {
-                    Terminator::EndGroup(open) if open == number => {
-                        finish(fields, None, tag_start, after_tag)
-                    }
-                    Terminator::EndGroup(open) => {
-                        let kind = WireErrorKind::MismatchedEndGroup {
-                            expected: open,
-                            found: number,
-                        };
-                        finish(fields, stop(kind), end, end)
-                    }
-                    Terminator::RegionEnd => finish(
-                        fields,
-                        stop(WireErrorKind::UnexpectedEndGroup { field: number }),
-                        end,
-                        end,
-                    ),
-                };
-            }
-            let field_descriptor = descriptor
-                .as_ref()
-                .and_then(|d| d.get_field(number))
-                .filter(|f| {
-                    expected_wire_type(f) == wire_type
-                        || (wire_type == WireType::Len && is_packable(f))
-                });
-            match self.value(
-                after_tag,
-                end,
-                number,
-                wire_type,
-                field_descriptor.as_ref(),
-                depth,
-            ) {
-                Ok((value, next)) => {
-                    fields.push(Field {
-                        span: Span::new(tag_start, next),
-                        tag: tag_span,
-                        number,
-                        wire_type,
-                        descriptor: field_descriptor,
-                        value,
-                    });
-                    pos = next;
-                }
-                Err(kind) => return finish(fields, stop(kind), end, end),
-            }
-        }
-        match terminator {
-            Terminator::RegionEnd => finish(fields, None, end, end),
-            Terminator::EndGroup(field) => {
-                let error = WireError {
-                    at: end,
-                    kind: WireErrorKind::UnterminatedGroup { field },
-                };
-                finish(fields, Some(error), end, end)
-            }
-        }
-    }
-
-    fn value(
-        &mut self,
-        pos: usize,
-        end: usize,
-        number: u32,
-        wire_type: WireType,
-        descriptor: Option<&FieldDescriptor>,
-        depth: usize,
-    ) -> Result<(Value, usize), WireErrorKind> {
-        let fixed = |width: usize| -> Result<(Span, u64), WireErrorKind> {
-            let available = end - pos;
-            if available < width {
-                return Err(WireErrorKind::TruncatedFixed {
-                    field: number,
-                    needed: width,
-                    available,
-                });
-            }
-            let mut raw = [0u8; 8];
-            raw[..width].copy_from_slice(
-                self.bytes
-                    .get(pos..pos + width)
-                    .ok_or(WireErrorKind::TruncatedVarint)?,
-            );
-            Ok((Span::new(pos, pos + width), u64::from_le_bytes(raw)))
-        };
-        match wire_type {
-            WireType::Varint => {
-                let (raw, next) = read_varint(self.bytes, pos, end)?;
-                Ok((
-                    Value::Varint {
-                        span: Span::new(pos, next),
-                        raw,
-                    },
-                    next,
-                ))
-            }
-            WireType::I64 => {
-                let (span, raw) = fixed(8)?;
-                Ok((Value::Fixed64 { span, raw }, span.end))
-            }
-            WireType::I32 => {
-                let (span, raw) = fixed(4)?;
-                Ok((
-                    Value::Fixed32 {
-                        span,
-                        raw: raw as u32,
-                    },
-                    span.end,
-                ))
-            }
-            WireType::StartGroup => {
-                let group_type = descriptor.and_then(|f| match f.kind() {
-                    Kind::Message(m) => Some(m),
-                    _ => None,
-                });
-                let (message, next) = self.body(
-                    pos,
-                    end,
-                    group_type,
-                    depth + 1,
-                    Terminator::EndGroup(number),
-                );
-                let end_tag = (message.error.is_none()).then(|| Span::new(message.span.end, next));
-                Ok((Value::Group { message, end_tag }, next))
-            }
-            WireType::EndGroup => Err(WireErrorKind::UnexpectedEndGroup { field: number }),
-            WireType::Len => {
-                let (length, data_start) = read_varint(self.bytes, pos, end)?;
-                let available = (end - data_start) as u64;
-                if length > available {
-                    return Err(WireErrorKind::LengthPastEnd {
-                        field: number,
-                        length,
-                        available,
-                    });
-                }
-                let prefix = Span::new(pos, data_start);
-                let data = Span::new(data_start, data_start + length as usize);
-                Ok((
-                    self.length_delimited(prefix, length, data, number, descriptor, depth),
-                    data.end,
-                ))
-            }
-        }
-    }
-
-    fn length_delimited(
-        &mut self,
-        prefix: Span,
-        length: u64,
-        data: Span,
-        number: u32,
-        descriptor: Option<&FieldDescriptor>,
-        depth: usize,
-    ) -> Value {
-        match descriptor.map(|f| (f.kind(), is_packable(f))) {
-            Some((Kind::Message(message_type), _)) => {
-                let (message, _) = self.message(data, Some(message_type), depth + 1);
-                Value::Message {
-                    prefix,
-                    length,
-                    message,
-                }
-            }
-            Some((Kind::String | Kind::Bytes, _)) => Value::Bytes {
-                prefix,
-                length,
-                data,
-            },
-            Some((kind, true)) => {
-                let (elements, error) = self.packed(data, number, &kind);
-                Value::Packed {
-                    prefix,
-                    length,
-                    data,
-                    elements,
-                    error,
-                }
-            }
-            _ => {
-                // Unknown field: a message if it parses cleanly (as protoc --decode_raw decides).
-                if !data.is_empty() && depth < MAX_DEPTH {
-                    let (message, _) = self.message(data, None, depth + 1);
-                    if message.error.is_none() && message.fields.iter().all(group_is_clean) {
-                        return Value::Message {
-                            prefix,
-                            length,
-                            message,
-                        };
-                    }
-                }
-                Value::Bytes {
-                    prefix,
-                    length,
-                    data,
-                }
-            }
-        }
-    }
-
-    fn packed(
-        &mut self,
-        data: Span,
-        number: u32,
-        kind: &Kind,
-    ) -> (Vec<Element>, Option<WireError>) {
-        let width = match kind {
-            Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => Some(8),
-            Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => Some(4),
-            _ => None,
-        };
-        let mut elements = Vec::new();
-        let mut pos = data.start;
-        while pos < data.end {
-            let element = match width {
-                Some(w) if data.end - pos >= w => {
-                    let mut raw = [0u8; 8];
-                    if let Some(b) = self.bytes.get(pos..pos + w) {
-                        raw[..w].copy_from_slice(b);
-                    }
-                    Ok((u64::from_le_bytes(raw), pos + w))
-                }
-                Some(_) => Err(WireErrorKind::PackedTruncated { field: number }),
-                None => read_varint(self.bytes, pos, data.end)
-                    .map_err(|_| WireErrorKind::PackedTruncated { field: number }),
-            };
-            match element {
-                Ok((raw, next)) => {
-                    elements.push(Element {
-                        span: Span::new(pos, next),
-                        raw,
-                    });
-                    pos = next;
-                }
-                Err(kind) => return (elements, Some(WireError { at: pos, kind })),
-            }
-        }
-        (elements, None)
-    }
-}
-
-/// A detected nested message only counts as one if its own groups closed properly too.
-fn group_is_clean(field: &Field) -> bool {
-    match &field.value {
-        Value::Group { message, .. } => {
-            message.error.is_none() && message.fields.iter().all(group_is_clean)
-        }
-        _ => true,
-    }
-}
+pub use walk::{Progress, walk, walk_observed};
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::Ordering;
+
     use super::*;
     use crate::schema::Schema;
+
+    fn kinds(tree: &WireTree, container: usize) -> Vec<NodeKind> {
+        tree.children(container)
+            .map(|c| tree.node(c).unwrap().kind())
+            .collect()
+    }
+
+    #[test]
+    fn nodes_stay_small() {
+        assert!(std::mem::size_of::<Node>() <= 28);
+    }
 
     #[test]
     fn varints_decode_like_protobuf() {
@@ -690,22 +580,25 @@ mod tests {
         let bytes = [
             0x0a, 0x04, 0x0a, 0x02, b'a', b'b', 0x10, 0x96, 0x01, 0x1d, 1, 0, 0, 0,
         ];
-        let message = walk(&bytes, None);
-        assert!(message.is_clean());
-        assert_eq!(message.fields.len(), 3);
-        let nested = message.fields[0].nested_message().unwrap();
-        assert_eq!(nested.span, Span::new(2, 6));
-        assert!(
-            matches!(nested.fields[0].value, Value::Bytes { data, .. } if data == Span::new(4, 6))
+        let table = Table::default();
+        let tree = walk(&bytes, &table, None);
+        assert!(tree.is_clean());
+        assert_eq!(
+            kinds(&tree, ROOT),
+            [NodeKind::Guessed, NodeKind::Varint, NodeKind::Fixed32]
         );
-        assert!(matches!(
-            message.fields[1].value,
-            Value::Varint { raw: 150, .. }
-        ));
-        assert!(matches!(
-            message.fields[2].value,
-            Value::Fixed32 { raw: 1, .. }
-        ));
+        let nested: Vec<usize> = tree.children(ROOT).collect();
+        let guessed = tree.node(nested[0]).unwrap();
+        assert_eq!(guessed.data_span(), Span::new(2, 6));
+        assert_eq!(guessed.prefix_span(), Some(Span::new(1, 2)));
+        let inner = tree.children(nested[0]).next().unwrap();
+        assert_eq!(tree.node(inner).unwrap().data_span(), Span::new(4, 6));
+        assert_eq!(tree.scalar(nested[1], &bytes), Some(150));
+        assert_eq!(tree.scalar(nested[2], &bytes), Some(1));
+        assert_eq!(tree.node_at(5), Some(inner));
+        assert_eq!(tree.node_at(7), Some(nested[1]));
+        assert_eq!(tree.depth(inner), 1);
+        assert_eq!(tree.node_at(14), None);
     }
 
     #[test]
@@ -713,11 +606,12 @@ mod tests {
         // field 1 holds a message claiming 9 bytes it doesn't have, field 2 follows intact
         let schema = Schema::builtin();
         let bytes = [0x0a, 0x03, 0x0a, 0x09, 0x00, 0x12, 0x00];
-        let message = walk(&bytes, Some(schema.sequence_example()));
-        assert_eq!(message.fields.len(), 2);
-        assert!(message.error.is_none());
-        let nested = message.fields[0].nested_message().unwrap();
-        let error = nested.error.as_ref().unwrap();
+        let tree = walk(&bytes, schema.table(), Some(schema.sequence_example()));
+        let fields: Vec<usize> = tree.children(ROOT).collect();
+        assert_eq!(fields.len(), 2);
+        assert!(tree.error_of(ROOT).is_none());
+        let error = tree.error_of(fields[0]).unwrap();
+        assert!(tree.node(fields[0]).unwrap().has_error());
         assert_eq!(error.at, 2);
         assert!(matches!(
             error.kind,
@@ -727,50 +621,63 @@ mod tests {
                 available: 1
             }
         ));
-        assert!(!message.is_clean());
-        assert_eq!(message.first_error().unwrap().at, 2);
+        assert!(!tree.is_clean());
+        assert_eq!(tree.first_error().unwrap().at, 2);
     }
 
     #[test]
-    fn packed_floats_are_split_into_elements() {
+    fn a_packed_run_is_one_node_read_on_demand() {
         let schema = Schema::builtin();
-        let float_list = schema
-            .pool()
-            .get_message_by_name("tensorflow.FloatList")
-            .unwrap();
+        let table = schema.table();
+        let float_list = table.message_by_name("tensorflow.FloatList").unwrap();
         let mut bytes = vec![0x0a, 0x08];
         bytes.extend_from_slice(&1.5f32.to_le_bytes());
         bytes.extend_from_slice(&(-2.0f32).to_le_bytes());
-        let message = walk(&bytes, Some(&float_list));
-        let Value::Packed {
-            elements,
-            error: None,
-            ..
-        } = &message.fields[0].value
-        else {
-            panic!()
-        };
+        let tree = walk(&bytes, table, Some(float_list));
+        assert_eq!(tree.len(), 2);
+        let run = tree.children(ROOT).next().unwrap();
+        assert_eq!(tree.node(run).unwrap().kind(), NodeKind::Packed);
+        let elements: Vec<(Span, u64)> = tree.elements(run, &bytes, Kind::Float).collect();
         assert_eq!(elements.len(), 2);
-        assert_eq!(f32::from_bits(elements[1].raw as u32), -2.0);
-        assert_eq!(elements[1].span, Span::new(6, 10));
+        assert_eq!(f32::from_bits(elements[1].1 as u32), -2.0);
+        assert_eq!(elements[1].0, Span::new(6, 10));
+        // A run that ends mid-value keeps its whole elements and says where it broke.
+        bytes[1] = 0x07;
+        bytes.pop();
+        let tree = walk(&bytes, table, Some(float_list));
+        let run = tree.children(ROOT).next().unwrap();
+        assert_eq!(tree.elements(run, &bytes, Kind::Float).count(), 1);
+        assert_eq!(tree.error_of(run).unwrap().at, 6);
     }
 
     #[test]
     fn groups_and_stray_end_groups() {
+        let table = Table::default();
         let group = [0x0b, 0x10, 0x01, 0x0c, 0x18, 0x02];
-        let message = walk(&group, None);
-        assert!(message.is_clean());
-        assert!(
-            matches!(&message.fields[0].value, Value::Group { end_tag: Some(s), .. } if *s == Span::new(3, 4))
-        );
-        let stray = walk(&[0x0c], None);
-        assert!(matches!(
-            stray.error,
-            Some(WireError {
+        let tree = walk(&group, &table, None);
+        assert!(tree.is_clean());
+        let g = tree.children(ROOT).next().unwrap();
+        let node = tree.node(g).unwrap();
+        assert_eq!(node.end_tag_span(), Some(Span::new(3, 4)));
+        assert_eq!(node.data_span(), Span::new(1, 3));
+        let stray = walk(&[0x0c], &table, None);
+        assert_eq!(
+            stray.error_of(ROOT),
+            Some(&WireError {
                 at: 0,
                 kind: WireErrorKind::UnexpectedEndGroup { field: 1 }
             })
-        ));
+        );
+    }
+
+    #[test]
+    fn a_failed_guess_leaves_bytes_and_no_error() {
+        let table = Table::default();
+        // field 1 holds [0x0b] (an unterminated group): bytes, not a message
+        let tree = walk(&[0x0a, 0x01, 0x0b, 0x10, 0x01], &table, None);
+        assert!(tree.is_clean());
+        assert_eq!(kinds(&tree, ROOT), [NodeKind::Bytes, NodeKind::Varint]);
+        assert_eq!(tree.len(), 3);
     }
 
     #[test]
@@ -788,7 +695,21 @@ mod tests {
             outer.extend_from_slice(&bytes);
             bytes = outer;
         }
-        let message = walk(&bytes, None);
-        assert!(message.error.is_none()); // the deepest detected level falls back to bytes
+        let tree = walk(&bytes, &Table::default(), None);
+        assert!(tree.is_clean()); // the deepest detected level falls back to bytes
+    }
+
+    #[test]
+    fn a_cancelled_walk_gives_up() {
+        let bytes: Vec<u8> = std::iter::repeat_n([0x08, 0x01], 10_000)
+            .flatten()
+            .collect();
+        let progress = Progress::default();
+        progress.cancel.store(true, Ordering::Relaxed);
+        assert!(walk_observed(&bytes, &Table::default(), None, Some(&progress)).is_none());
+        let progress = Progress::default();
+        let tree = walk_observed(&bytes, &Table::default(), None, Some(&progress)).unwrap();
+        assert_eq!(tree.len(), 10_001);
+        assert!(progress.walked.load(Ordering::Relaxed) > 0);
     }
 }

@@ -297,9 +297,11 @@ fn tree_and_hex_select_each_other() {
     assert_eq!(app.view.cursor, 17);
     let owner = &app.view.tree.nodes[app.view.node];
     assert_eq!(owner.label, "feature0");
-    assert_eq!(owner.path, vec![0, 0]);
+    // The row shows the first entry of `features`: wire node 2 (the payload is node 0, the
+    // `features` field node 1).
+    assert_eq!(owner.wire, Some(2));
     let token = app.token_under_cursor().unwrap();
-    assert_eq!(token.meaning, "varint 8: length of `key`, 8 bytes");
+    assert_eq!(app.meaning(&token), "varint 8: length of `key`, 8 bytes");
 }
 
 // ---- rendering --------------------------------------------------------------------------------
@@ -418,9 +420,12 @@ fn help_overlay_lists_keys() {
 
 // ---- images -----------------------------------------------------------------------------------
 
-fn value_bytes(app: &App, feature: &str) -> Vec<u8> {
+/// The bytes of a feature's first value (its rows are made when the feature is opened).
+fn value_bytes(app: &mut App, feature: &str) -> Vec<u8> {
     let f = node_named(app, feature);
-    let value = app.view.tree.nodes[f + 1].value.clone().unwrap();
+    app.expand(f, true);
+    let first = app.view.tree.children(f)[0];
+    let value = app.view.tree.nodes[first].value.clone().unwrap();
     let data = app.file().unwrap().data();
     data[value.start as usize..value.end as usize].to_vec()
 }
@@ -440,7 +445,7 @@ fn cifar_records_decode_to_32x32_colour_the_right_way_round() {
     for record in meta.as_array().unwrap() {
         let n = record["record"].as_u64().unwrap() as usize;
         app.go_to_record(n);
-        let bytes = value_bytes(&app, "image");
+        let bytes = value_bytes(&mut app, "image");
         let picture = preview::decode_image(&bytes, app.view.tree.declared_shape)
             .unwrap()
             .unwrap();
@@ -486,8 +491,8 @@ fn the_preview_pane_draws_the_record_image_in_half_blocks() {
 
 #[test]
 fn mnist_and_encoded_images_decode() {
-    let app = open(MNIST);
-    let bytes = value_bytes(&app, "image_raw");
+    let mut app = open(MNIST);
+    let bytes = value_bytes(&mut app, "image_raw");
     let picture = preview::decode_image(&bytes, app.view.tree.declared_shape)
         .unwrap()
         .unwrap();
@@ -498,7 +503,7 @@ fn mnist_and_encoded_images_decode() {
     for record in meta.as_array().unwrap() {
         let n = record["record"].as_u64().unwrap() as usize;
         app.go_to_record(n);
-        let bytes = value_bytes(&app, "image/encoded");
+        let bytes = value_bytes(&mut app, "image/encoded");
         let picture = preview::decode_image(&bytes, None).unwrap().unwrap();
         let dims = (
             record["width"].as_u64().unwrap() as u32,
@@ -566,7 +571,6 @@ fn frame_record(payload: &[u8]) -> Vec<u8> {
 
 #[test]
 fn merged_features_in_the_tree_match_show() {
-    use tfr_inspect::decode::TypedMessage;
     use tfr_inspect::example;
 
     let payload = merge_case();
@@ -582,17 +586,18 @@ fn merged_features_in_the_tree_match_show() {
     // The oracle: the typed layer `show` prints from.
     let decoder = DecodeArgs::default().decoder().unwrap();
     let decoded = decoder.decode(&payload);
-    let typed = TypedMessage::new(&payload, &decoded.tree).unwrap();
+    let typed = decoded.typed(&payload, decoder.table()).unwrap();
     let want = example::top_features(&typed);
     let shape = example::declared_shape(&want);
     assert_eq!(
-        want.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+        want.iter()
+            .map(|f| f.name().into_owned())
+            .collect::<Vec<_>>(),
         ["a", "b", "c"]
     );
 
-    let tree = &app.view.tree;
-    let features: Vec<usize> = (0..tree.nodes.len())
-        .filter(|i| tree.nodes[*i].label == "features")
+    let features: Vec<usize> = (0..app.view.tree.nodes.len())
+        .filter(|i| app.view.tree.nodes[*i].label == "features")
         .collect();
     assert_eq!(
         features.len(),
@@ -600,15 +605,18 @@ fn merged_features_in_the_tree_match_show() {
         "one `features` node for both occurrences"
     );
     let features = features[0];
-    assert_eq!(tree.nodes[features].detail, "3 features");
-    let rows: Vec<usize> = (0..tree.nodes.len())
-        .filter(|i| tree.nodes[*i].parent == Some(features))
-        .collect();
+    assert_eq!(app.view.tree.nodes[features].detail, "3 features");
+    let rows: Vec<usize> = app.view.tree.children(features).to_vec();
+    // Value rows are made when a feature is opened.
+    for row in &rows {
+        app.expand(*row, true);
+    }
+    let tree = &app.view.tree;
     let base = 12u64;
     assert_eq!(rows.len(), want.len());
-    for (row, feature) in rows.iter().zip(&want) {
+    for (row, feature) in rows.iter().zip(want.iter()) {
         let node = &tree.nodes[*row];
-        assert_eq!(node.label, feature.name);
+        assert_eq!(node.label, feature.name());
         let summary = example::values_summary(&feature.values, shape, 3);
         let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
         assert_eq!(node.detail, format!("{kind} {summary}"));
@@ -622,8 +630,8 @@ fn merged_features_in_the_tree_match_show() {
             .iter()
             .filter(|n| n.parent == Some(*row))
             .collect();
-        assert_eq!(values.len(), feature.values.len(), "{}", feature.name);
-        for (value, span) in values.iter().zip(&feature.value_spans) {
+        assert_eq!(values.len(), feature.values.len(), "{}", feature.name());
+        for (value, span) in values.iter().zip(feature.values.spans()) {
             assert_eq!(
                 value.range,
                 base + span.start as u64..base + span.end as u64
@@ -696,12 +704,10 @@ fn frame_nodes_are_worded_by_the_annotate_tokens_and_damage_describe() {
                     "length" | "length crc" | "footer" | "skipped" | "unreadable"
                     | "trailing bytes" => {
                         let token = app
-                            .view
-                            .tokens
-                            .iter()
-                            .find(|t| t.start == node.range.start && t.end == node.range.end)
+                            .token_at(node.range.start)
+                            .filter(|t| t.start == node.range.start && t.end == node.range.end)
                             .unwrap_or_else(|| panic!("{file} {i}: no token for {node:?}"));
-                        assert_eq!(node.detail, token.meaning, "{file} record {i}");
+                        assert_eq!(node.detail, app.meaning(&token), "{file} record {i}");
                         checked += 1;
                     }
                     "damaged" => {
@@ -903,4 +909,41 @@ fn a_damaged_compressed_stream_is_shown_and_counts_as_damage() {
         "{text}"
     );
     assert_eq!(app.status(), Status::Damage);
+}
+
+// ---- text from the file on screen --------------------------------------------------------------
+
+#[test]
+fn names_and_values_from_the_file_reach_the_screen_escaped() {
+    let int64 = len_field(0x1a, &len_field(0x0a, &[7]));
+    let names = ["\x1b]2;owned\x07", "a\rDAMAGED", "del\x7f", "\u{202e}gpj"];
+    let mut entries: Vec<u8> = names
+        .iter()
+        .flat_map(|name| feature_entry(name, &int64))
+        .collect();
+    let text = len_field(0x0a, &len_field(0x0a, b"new\nline"));
+    entries.extend(feature_entry("v", &text));
+    let payload = len_field(0x0a, &entries);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile\x1b[31m.tfrecord");
+    std::fs::write(&path, frame_record(&payload)).unwrap();
+    let mut app = open(path.to_str().unwrap());
+    app.update(Action::Prompt(PromptKind::Search));
+    type_text(&mut app, "DAMAGED");
+    app.update(Action::Submit);
+    let screen = screen(&render(&app, 160, 48));
+    let unsafe_char =
+        |c: char| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c);
+    assert!(!screen.chars().any(unsafe_char), "{screen:?}");
+    for shown in [
+        "\\033]2;owned\\007",
+        "del\\177",
+        "\\u202egpj",
+        "\"new\\nline\"",
+    ] {
+        assert!(screen.contains(shown), "{shown} in {screen}");
+    }
+    // The search names the feature it found, escaped as the tree shows it.
+    assert!(app.message.contains("a\\rDAMAGED"), "{}", app.message);
+    assert!(screen.contains("hostile\\033[31m.tfrecord"), "{screen}");
 }

@@ -239,3 +239,66 @@ fn a_gzip_input_shows_its_compression_and_every_record() {
     tmux.text("q");
     tmux.wait_text("inspector-exited-0");
 }
+
+/// An Example of `n` features, each one int64, framed as the only record of a file.
+fn one_record_of_features(n: u64) -> Vec<u8> {
+    fn varint(mut n: u64, out: &mut Vec<u8>) {
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+    fn ld(field: u64, body: &[u8], out: &mut Vec<u8>) {
+        varint(field << 3 | 2, out);
+        varint(body.len() as u64, out);
+        out.extend_from_slice(body);
+    }
+    let mut entries = Vec::new();
+    for i in 0..n {
+        let (mut value, mut list, mut feature, mut entry) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        varint(i, &mut value);
+        ld(1, &value, &mut list);
+        ld(3, &list, &mut feature);
+        ld(1, format!("f{i:07}").as_bytes(), &mut entry);
+        ld(2, &feature, &mut entry);
+        ld(1, &entry, &mut entries);
+    }
+    let mut example = Vec::new();
+    ld(1, &entries, &mut example);
+    let mut file = Vec::new();
+    tfr_inspect::frame::write_record(&example, &mut file).expect("write to memory");
+    file
+}
+
+#[test]
+fn a_record_of_a_million_features_never_keeps_q_waiting() {
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("million.tfrecord");
+    std::fs::write(&path, one_record_of_features(1_000_000)).expect("write the file");
+    tmux.wait_text("shell$");
+    tmux.text(&format!(
+        "{BIN} {}; echo inspector-exited-$?",
+        path.display()
+    ));
+    tmux.keys(&["Enter"]);
+    // As soon as the inspector is up, the tree shows the decoding under way or its result.
+    let screen = tmux.wait_text("frames · ");
+    assert!(
+        screen.contains("decoding record 0") || screen.contains("1000000 features"),
+        "{screen}"
+    );
+    tmux.text("q");
+    let asked = Instant::now();
+    let screen = tmux.wait_text("inspector-exited-0");
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "q took {:?} to give the shell back",
+        asked.elapsed()
+    );
+    assert!(!screen.contains("frames · "), "{screen}");
+}

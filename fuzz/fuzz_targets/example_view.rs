@@ -14,20 +14,22 @@ fn decoder() -> &'static Decoder {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let decoded = decoder().decode(data);
-    let Some(typed) = decoded.typed() else {
+    let decoder = decoder();
+    let decoded = decoder.decode(data);
+    let Some(typed) = decoded.typed(data, decoder.table()) else {
         return;
     };
     let features = example::top_features(&typed);
     let shape = example::declared_shape(&features);
-    for feature in &features {
+    for feature in features.iter() {
         let _ = feature.values.kind_name();
         let _ = feature.values.single_int();
+        assert_eq!(feature.values.spans().count(), feature.values.len());
         let _ = example::values_summary(&feature.values, shape, 8);
     }
-    for (_, steps) in example::feature_lists_of(&typed) {
-        for values in &steps {
-            let _ = example::values_summary(values, None, 4);
+    for list in example::feature_lists_of(&typed).iter() {
+        for step in list.steps() {
+            let _ = example::values_summary(&step.values, None, 4);
         }
     }
 });

@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Input, Status, report_unusable};
-use crate::annotate::{Role, Token, frame_tokens};
+use crate::annotate::{Annotated, Role, Token};
 use crate::payload::Decoder;
 
 #[derive(Debug, Args)]
@@ -49,11 +49,12 @@ fn hex_pairs(bytes: &[u8]) -> String {
     out
 }
 
-/// Writes the annotated lines of `tokens` over `data`.
+/// Writes the annotated lines of `tokens` over `data`, each as its `meaning` words it.
 pub fn write_tokens(
     out: &mut impl Write,
     data: &[u8],
-    tokens: &[Token],
+    tokens: impl Iterator<Item = Token>,
+    meaning: impl Fn(&Token) -> String,
     full: bool,
     coloured: bool,
 ) -> std::io::Result<()> {
@@ -72,10 +73,11 @@ pub fn write_tokens(
             .unwrap_or_default();
         let indent = "  ".repeat(token.depth);
         let (on, off) = on(token.role);
+        let meaning = meaning(&token);
         if full && bytes.len() > SHOWN {
             for (row, chunk) in bytes.chunks(16).enumerate() {
                 let meaning = if row == 0 {
-                    format!("{indent}{}", token.meaning)
+                    format!("{indent}{meaning}")
                 } else {
                     String::new()
                 };
@@ -88,15 +90,14 @@ pub fn write_tokens(
             }
             continue;
         }
-        let shown = if bytes.len() > SHOWN {
-            format!("{} …", hex_pairs(&bytes[..SHOWN - 2]))
-        } else {
-            hex_pairs(bytes)
+        let shown = match bytes.get(..SHOWN - 2) {
+            Some(head) if bytes.len() > SHOWN => format!("{} …", hex_pairs(head)),
+            _ => hex_pairs(bytes),
         };
         writeln!(
             out,
-            "{:>10}  {on}{shown:<HEX_WIDTH$}{off}  {indent}{}",
-            token.start, token.meaning
+            "{:>10}  {on}{shown:<HEX_WIDTH$}{off}  {indent}{meaning}",
+            token.start
         )?;
     }
     Ok(())
@@ -113,12 +114,24 @@ pub fn run(
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };
+    annotate_record(&mut input, args, out, coloured)
+}
+
+/// Prints the walkthrough of record `args.record` of `input`: the record number is checked
+/// before any payload is decoded.
+pub fn annotate_record(
+    input: &mut Input,
+    args: &HexArgs,
+    out: &mut impl Write,
+    coloured: bool,
+) -> Result<Status> {
     let frame = match input.frame(args.record) {
         Ok(frame) => frame,
         Err(e) => return Ok(report_unusable(&e)),
     };
     let data = input.data();
-    let decoded = frame.payload(data).map(|p| input.decoder.decode(p));
+    let decoder = input.decoder();
+    let decoded = frame.payload(data).map(|p| decoder.decode(p));
     let kind = decoded.as_ref().map_or("unreadable", |d| d.kind.name());
     writeln!(
         out,
@@ -130,8 +143,15 @@ pub fn run(
         frame.status.name()
     )?;
     writeln!(out, "{:>10}  {:<HEX_WIDTH$}  meaning", "offset", "bytes")?;
-    let tokens = frame_tokens(data, &frame, decoded.as_ref());
-    write_tokens(out, data, &tokens, args.full, coloured)?;
+    let annotated = Annotated::new(data, &frame, decoded.as_ref(), decoder.table());
+    write_tokens(
+        out,
+        data,
+        annotated.tokens(),
+        |t| annotated.meaning(t),
+        args.full,
+        coloured,
+    )?;
     Ok(if frame.status.is_intact() {
         Status::Clean
     } else {

@@ -11,7 +11,7 @@ use crate::damage;
 use crate::example;
 use crate::frame::Frame;
 use crate::jsonformat::Json;
-use crate::payload::{Decoder, PayloadKind};
+use crate::payload::{Decoded, Decoder, PayloadKind};
 use crate::words::plural;
 
 #[derive(Debug, Args)]
@@ -34,7 +34,7 @@ pub struct FrameRow {
 
 /// Describes one frame: its payload kind and a summary, or what is wrong with it.
 pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {
-    describe_frame_with(input, &input.decoder, frame)
+    describe_frame_with(input, input.decoder(), frame)
 }
 
 /// [`describe_frame`] with a given decoder (one per worker thread).
@@ -59,16 +59,32 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
         };
     };
     let decoded = decoder.decode(payload);
-    let (feature_count, summary) = match decoded.typed() {
+    let (feature_count, summary) = summarize(decoder, &decoded, payload);
+    FrameRow {
+        frame,
+        kind: Some(decoded.kind),
+        feature_count,
+        summary,
+    }
+}
+
+/// The feature count (for Examples and SequenceExamples) and the one-line summary of a payload.
+pub fn summarize(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> (Option<usize>, String) {
+    let typed = decoded.typed(payload, decoder.table());
+    match typed {
         Some(typed)
             if decoded.kind == PayloadKind::Example
                 || decoded.kind == PayloadKind::SequenceExample =>
         {
             let features = example::top_features(&typed);
-            let names: Vec<&str> = features.iter().take(4).map(|f| f.name.as_str()).collect();
+            let names: Vec<std::borrow::Cow<'_, str>> = features
+                .keys()
+                .take(4)
+                .map(crate::escape::bytes_for_terminal)
+                .collect();
             let more = if features.len() > 4 { ", …" } else { "" };
-            let lists = example::feature_lists_of(&typed);
             let lists_text = if decoded.kind == PayloadKind::SequenceExample {
+                let lists = example::feature_lists_of(&typed);
                 format!(", {} feature lists", lists.len())
             } else {
                 String::new()
@@ -89,15 +105,9 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
         }
         Some(typed) => (
             None,
-            format!("{} set", plural(typed.fields.len() as u64, "field")),
+            format!("{} set", plural(typed.fields().len() as u64, "field")),
         ),
         None => (None, crate::image::describe_bytes(payload, false)),
-    };
-    FrameRow {
-        frame,
-        kind: Some(decoded.kind),
-        feature_count,
-        summary,
     }
 }
 

@@ -11,6 +11,7 @@ pub mod verify;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
@@ -102,7 +103,7 @@ impl DecodeArgs {
         };
         let reading = match (self.raw, schema.user_message()) {
             (true, _) => Reading::Raw,
-            (false, Some(message)) => Reading::As(message.clone()),
+            (false, Some(message)) => Reading::As(message),
             (false, None) => Reading::Auto,
         };
         Ok(Decoder::new(schema, reading))
@@ -127,11 +128,16 @@ const BATCH_BYTES: u64 = 8 << 20;
 const LEARN_SAMPLE: usize = 16;
 
 /// An opened input file, indexed lazily: a command that needs frame N scans only up to it, so
-/// output starts at once even on a shard of many gigabytes.
+/// output starts at once even on a shard of many gigabytes. Nothing is decoded until a command
+/// asks for the [`Input::decoder`], so a record number is checked before any payload is read.
 pub struct Input {
     pub source: Source,
     pub index: FrameIndex,
-    pub decoder: Decoder,
+    /// The decoder as the user configured it, before it learned the file's usual kind.
+    configured: Decoder,
+    learned: OnceLock<Decoder>,
+    /// The frames indexed on opening, which the decoder learns from.
+    sampled: usize,
 }
 
 impl Input {
@@ -151,17 +157,35 @@ impl Input {
         let mut input = Input {
             source,
             index,
-            decoder: decoder.clone(),
+            configured: decoder.clone(),
+            learned: OnceLock::new(),
+            sampled: 0,
         };
         input.settle(LEARN_SAMPLE);
-        let data = input.source.bytes();
-        let sample = input
-            .index
-            .frames(data)
-            .filter(|f| f.status.is_intact())
-            .filter_map(|f| f.payload(data));
-        input.decoder.learn(sample);
+        input.sampled = input.index.len();
         Ok(input)
+    }
+
+    /// The decoder for this file, which learns what its payloads usually are from the first
+    /// intact frames when first asked for.
+    pub fn decoder(&self) -> &Decoder {
+        self.learned.get_or_init(|| {
+            let data = self.source.bytes();
+            let sample = self
+                .index
+                .frames(data)
+                .take(self.sampled)
+                .filter(|f| f.status.is_intact())
+                .filter_map(|f| f.payload(data));
+            let mut decoder = self.configured.clone();
+            decoder.learn(sample);
+            decoder
+        })
+    }
+
+    /// Whether any payload has been decoded to learn the file's kind yet.
+    pub fn has_learned(&self) -> bool {
+        self.learned.get().is_some()
     }
 
     pub fn data(&self) -> &[u8] {
@@ -209,14 +233,12 @@ impl Input {
         frames
     }
 
-    /// One decoder per core for [`Input::map_frames`], each with its own descriptor pool.
+    /// One decoder per core for [`Input::map_frames`] (they share the schema table).
     pub fn worker_decoders(&self) -> Vec<Decoder> {
         let cores = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(16);
-        (0..cores)
-            .map(|_| self.decoder.independent_copy())
-            .collect()
+        vec![self.decoder().clone(); cores]
     }
 
     /// Applies `f` to `frames` on one thread per decoder, keeping the frames' order.
@@ -228,7 +250,7 @@ impl Input {
     ) -> Vec<T> {
         let per_thread = frames.len().div_ceil(decoders.len().max(1)).max(1);
         if decoders.len() < 2 || frames.len() < 64 {
-            let decoder = decoders.first().unwrap_or(&self.decoder);
+            let decoder = decoders.first().unwrap_or_else(|| self.decoder());
             return frames
                 .into_iter()
                 .map(|frame| f(self, decoder, frame))

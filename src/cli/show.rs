@@ -8,11 +8,13 @@ use clap::{Args, ValueEnum};
 
 use super::{Input, Status, report_unusable};
 use crate::damage;
+use crate::decode::MessageView;
 use crate::example;
 use crate::frame::Frame;
-use crate::jsonformat::{message_to_json, raw_payload_json};
+use crate::jsonformat::{Json, message_to_json, raw_payload_json};
 use crate::payload::{Decoded, Decoder, PayloadKind, Reading};
 use crate::textformat::{bytes_to_text, message_to_text, raw_message_to_text};
+use crate::wire::ROOT;
 use crate::words::plural;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -173,16 +175,20 @@ fn render(
     }
     // Each rendering is built once and extended in place: a record can be tens of megabytes.
     let output = match format {
-        Format::Text if single => text_of(&decoded),
-        Format::Text => text_of(&decoded),
+        Format::Text => text_of(decoder, &decoded, payload),
         Format::Json => {
-            let mut output = json_of(decoder, &decoded);
+            let mut output = json_of(decoder, &decoded, payload);
             output.push('\n');
             output
         }
         Format::Tree => {
             let mut out = Vec::new();
-            let _ = write_tree(&mut out, frame.index, frame.offset.0, &decoded);
+            let record = Record {
+                index: frame.index,
+                offset: frame.offset.0,
+                payload,
+            };
+            let _ = write_tree(&mut out, &record, decoder, &decoded);
             String::from_utf8(out)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
         }
@@ -200,118 +206,52 @@ fn render(
 }
 
 /// The text-format rendering of one payload.
-pub fn text_of(decoded: &Decoded<'_>) -> String {
-    match (decoded.typed(), &decoded.kind) {
+pub fn text_of(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> String {
+    let table = decoder.table();
+    match (decoded.typed(payload, table), &decoded.kind) {
         (Some(typed), _) => message_to_text(&typed),
-        (None, PayloadKind::Protobuf) => raw_message_to_text(decoded.payload, &decoded.tree),
-        (None, _) => bytes_to_text(decoded.payload),
+        (None, PayloadKind::Protobuf) => raw_message_to_text(decoded.parsed(payload, table)),
+        (None, _) => bytes_to_text(payload),
     }
 }
 
 /// The JSON rendering of one payload.
-pub fn json_of(decoder: &Decoder, decoded: &Decoded<'_>) -> String {
-    match decoded.typed() {
-        Some(typed) => message_to_json(&typed).to_string_sorted(),
-        None => {
-            let mut json =
-                raw_payload_json(decoded.payload, decoder.parses_as_example(decoded.payload));
-            // With --message, also say which type was asked for and that the payload is not one.
-            if let (Reading::As(message), crate::jsonformat::Json::Object(members)) =
-                (&decoder.reading, &mut json)
-            {
-                members.push((
-                    "message".into(),
-                    crate::jsonformat::Json::String(message.full_name().into()),
-                ));
-                members.push((
-                    "parses_as_message".into(),
-                    crate::jsonformat::Json::Literal("false".into()),
-                ));
-            }
-            json.to_string_sorted()
-        }
+pub fn json_of(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> String {
+    if let Some(typed) = decoded.typed(payload, decoder.table()) {
+        return message_to_json(&typed);
     }
+    let mut json = raw_payload_json(payload, decoder.parses_as_example(payload));
+    // With --message, also say which type was asked for and that the payload is not one.
+    if let (Reading::As(message), Json::Object(members)) = (&decoder.reading, &mut json) {
+        members.push((
+            "message".into(),
+            Json::String(decoder.schema.message_name(*message).into()),
+        ));
+        members.push(("parses_as_message".into(), Json::Literal("false".into())));
+    }
+    json.to_string_sorted()
+}
+
+/// Where a record is, for the first line of its tree.
+struct Record<'a> {
+    index: usize,
+    offset: u64,
+    payload: &'a [u8],
 }
 
 fn write_tree(
     out: &mut impl Write,
-    index: usize,
-    offset: u64,
-    decoded: &Decoded<'_>,
+    record: &Record<'_>,
+    decoder: &Decoder,
+    decoded: &Decoded,
 ) -> std::io::Result<()> {
-    let len = decoded.payload.len();
-    let typed = decoded.typed();
-    match (&decoded.kind, typed) {
+    let (index, offset, payload) = (record.index, record.offset, record.payload);
+    let len = payload.len();
+    let table = decoder.table();
+    match (&decoded.kind, decoded.typed(payload, table)) {
         (PayloadKind::Example | PayloadKind::SequenceExample, Some(typed)) => {
-            let features = example::top_features(&typed);
-            let shape = example::declared_shape(&features);
-            let lists = example::feature_lists_of(&typed);
-            let what = if decoded.kind == PayloadKind::Example {
-                format!("Example, {}", plural(features.len() as u64, "feature"))
-            } else {
-                format!(
-                    "SequenceExample, {} context {}, {}",
-                    features.len(),
-                    if features.len() == 1 {
-                        "feature"
-                    } else {
-                        "features"
-                    },
-                    plural(lists.len() as u64, "feature list")
-                )
-            };
-            writeln!(
-                out,
-                "record {index}  (offset {offset}, {len} bytes)  {what}"
-            )?;
-            let width = features
-                .iter()
-                .map(|f| f.name.len())
-                .chain(lists.iter().map(|l| l.name.len()))
-                .max()
-                .unwrap_or(0);
-            if decoded.kind == PayloadKind::SequenceExample && !features.is_empty() {
-                writeln!(out, "  context:")?;
-            }
-            let indent = if decoded.kind == PayloadKind::SequenceExample {
-                "    "
-            } else {
-                "  "
-            };
-            for feature in &features {
-                let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
-                let values = example::values_summary(&feature.values, shape, 8);
-                writeln!(
-                    out,
-                    "{indent}{:<width$}  {kind:<11}  {values}",
-                    feature.name
-                )?;
-            }
-            if !lists.is_empty() {
-                writeln!(out, "  feature_lists:")?;
-            }
-            for list in &lists {
-                let (name, steps) = (&list.name, &list.steps);
-                match steps.first() {
-                    Some(first) => writeln!(
-                        out,
-                        "    {name:<width$}  {} of {}",
-                        plural(steps.len() as u64, "step"),
-                        first.values.kind_name()
-                    )?,
-                    None => writeln!(out, "    {name:<width$}  no steps")?,
-                }
-                for (i, step) in steps.iter().enumerate().take(8) {
-                    writeln!(
-                        out,
-                        "      [{i}] {}",
-                        example::values_summary(&step.values, None, 8)
-                    )?;
-                }
-                if steps.len() > 8 {
-                    writeln!(out, "      … {} more steps", steps.len() - 8)?;
-                }
-            }
+            let heading = format!("record {index}  (offset {offset}, {len} bytes)");
+            write_example(out, &heading, decoded.kind == PayloadKind::Example, &typed)?;
         }
         (kind, Some(typed)) => {
             writeln!(
@@ -323,23 +263,24 @@ fn write_tree(
                 writeln!(out, "  {line}")?;
             }
             // Text format leaves out fields the type does not declare; the tree says they exist.
-            for field in decoded
-                .tree
-                .fields
-                .iter()
-                .filter(|f| f.descriptor.is_none())
-            {
-                let span = field.data_span();
+            let tree = &decoded.tree;
+            let unknown = tree
+                .children(ROOT)
+                .filter_map(|c| tree.node(c))
+                .filter(|n| n.field().is_none());
+            for node in unknown {
+                let span = node.span();
+                let wire_type = node.wire_type();
                 writeln!(
                     out,
                     "  # field {} not in {}: wire type {} ({}), {} at payload bytes {}..{}",
-                    field.number,
+                    node.number(),
                     kind.name(),
-                    field.wire_type.code(),
-                    field.wire_type.description(),
-                    crate::words::plural(span.len() as u64, "byte"),
-                    field.span.start,
-                    field.span.end
+                    wire_type.code(),
+                    wire_type.description(),
+                    crate::words::plural(node.data_span().len() as u64, "byte"),
+                    span.start,
+                    span.end
                 )?;
             }
         }
@@ -348,17 +289,88 @@ fn write_tree(
                 out,
                 "record {index}  (offset {offset}, {len} bytes)  protobuf of unknown type (field numbers only)"
             )?;
-            for line in raw_message_to_text(decoded.payload, &decoded.tree).lines() {
+            for line in raw_message_to_text(decoded.parsed(payload, table)).lines() {
                 writeln!(out, "  {line}")?;
             }
         }
         (kind, None) => {
-            let what = crate::image::describe_bytes(decoded.payload, false);
+            let what = crate::image::describe_bytes(payload, false);
             writeln!(
                 out,
                 "record {index}  (offset {offset}, {len} bytes)  {}: {what}",
                 kind.name()
             )?;
+        }
+    }
+    Ok(())
+}
+
+/// An Example or SequenceExample: features by name, kind, count and values, then feature lists.
+fn write_example(
+    out: &mut impl Write,
+    heading: &str,
+    is_example: bool,
+    typed: &MessageView<'_>,
+) -> std::io::Result<()> {
+    let features = example::top_features(typed);
+    let shape = example::declared_shape(&features);
+    let lists = example::feature_lists_of(typed);
+    let what = if is_example {
+        format!("Example, {}", plural(features.len() as u64, "feature"))
+    } else {
+        format!(
+            "SequenceExample, {} context {}, {}",
+            features.len(),
+            if features.len() == 1 {
+                "feature"
+            } else {
+                "features"
+            },
+            plural(lists.len() as u64, "feature list")
+        )
+    };
+    writeln!(out, "{heading}  {what}")?;
+    // Names are escaped before they are measured: the columns line up as shown.
+    let width = features
+        .iter()
+        .map(|f| f.shown_name().len())
+        .chain(lists.iter().map(|l| l.shown_name().len()))
+        .max()
+        .unwrap_or(0);
+    if !is_example && !features.is_empty() {
+        writeln!(out, "  context:")?;
+    }
+    let indent = if is_example { "  " } else { "    " };
+    for feature in features.iter() {
+        let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
+        let values = example::values_summary(&feature.values, shape, 8);
+        let name = feature.shown_name();
+        writeln!(out, "{indent}{name:<width$}  {kind:<11}  {values}")?;
+    }
+    if !lists.is_empty() {
+        writeln!(out, "  feature_lists:")?;
+    }
+    for list in lists.iter() {
+        let name = list.shown_name();
+        let count = list.len();
+        match list.steps().next() {
+            Some(first) => writeln!(
+                out,
+                "    {name:<width$}  {} of {}",
+                plural(count as u64, "step"),
+                first.values.kind_name()
+            )?,
+            None => writeln!(out, "    {name:<width$}  no steps")?,
+        }
+        for (i, step) in list.steps().enumerate().take(8) {
+            writeln!(
+                out,
+                "      [{i}] {}",
+                example::values_summary(&step.values, None, 8)
+            )?;
+        }
+        if count > 8 {
+            writeln!(out, "      … {} more steps", count - 8)?;
         }
     }
     Ok(())

@@ -4,6 +4,10 @@
 //! refreshes what drawing needs (the visible list rows, the selected frame's tree, tokens and
 //! preview), so rendering reads state and never computes or changes it. Nothing here touches the
 //! terminal, which is why the whole inspector can be tested as plain data.
+//!
+//! A record too large to decode between two key presses is decoded on a worker thread
+//! ([`super::decoding`]): the screen keeps answering, shows how far the decoding is, and a record
+//! selected meanwhile cancels it.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -11,13 +15,17 @@ use std::path::{Path, PathBuf};
 
 use ratatui::layout::Rect;
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use super::decoding::{self, Decoding};
 use super::framelist::{self, RowText};
-use super::hexview::{self, ROW};
+use super::hexview::ROW;
 use super::keymap::{Action, Mode, PromptKind};
 use super::layout::{self, Panes};
 use super::preview::{self, Picture};
-use super::tree::{self, Tree};
-use crate::annotate::{Token, frame_tokens};
+use super::tree::{Parts, Record, Tree};
+use crate::annotate::{Annotated, FrameTokens, Token};
 use crate::cli::{Input, Status};
 use crate::compress::Options;
 use crate::frame::{Frame, FrameIndex, IndexDelta};
@@ -54,12 +62,18 @@ impl FileView {
 }
 
 /// The selected frame, taken apart for the tree and hex panes.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct FrameView {
     pub frame: Option<Frame>,
-    /// Annotate tokens sorted by start.
+    /// The frame's own tokens (header, CRCs, skipped bytes), worded.
+    pub own: FrameTokens,
+    /// The annotate tokens on the hex rows shown, sorted by start.
     pub tokens: Vec<Token>,
+    /// What the token under the hex cursor is, in words.
+    pub explain: String,
     pub tree: Tree,
+    /// The record being decoded in the background, when it is too large to decode at once.
+    pub decoding: Option<Decoding>,
     /// Selected node index.
     pub node: usize,
     /// First visible row of the tree.
@@ -111,6 +125,9 @@ pub struct App {
     pub open_errors: Vec<String>,
     /// A search still scanning (it runs in slices so that the screen never freezes).
     pub(super) search_job: Option<super::navigate::SearchJob>,
+    /// Kind and summary of large records, described when their background decoding finished
+    /// (by file and record).
+    large_rows: HashMap<(usize, usize), RowText>,
 }
 
 impl App {
@@ -156,6 +173,7 @@ impl App {
             effect: None,
             open_errors: problems,
             search_job: None,
+            large_rows: HashMap::new(),
         };
         app.select_frame(0);
         Ok(app)
@@ -364,7 +382,8 @@ impl App {
         }
     }
 
-    /// Rebuilds the tree, tokens and hex state of the selected frame.
+    /// Rebuilds the tree, tokens and hex state of the selected frame. A large payload is decoded
+    /// on a worker thread; until it is done the tree shows the frame's own rows.
     fn reload_frame(&mut self) {
         let Some(file) = self.files.get(self.current) else {
             return;
@@ -376,28 +395,53 @@ impl App {
             ..FrameView::default()
         };
         if let Some(frame) = frame {
-            let decoded = frame.payload(data).map(|p| file.input.decoder.decode(p));
-            let mut tokens = frame_tokens(data, &frame, decoded.as_ref());
-            tokens.sort_by_key(|t| t.start);
-            view.tokens = tokens;
-            view.tree = tree::build(
-                data,
-                &frame,
-                decoded.as_ref(),
-                &view.tokens,
-                file.input.is_last(frame.index),
-            );
+            let is_last = file.input.is_last(frame.index);
+            let damage =
+                (!frame.status.is_intact()).then(|| crate::damage::describe(&frame, data, is_last));
+            let decoder = file.input.decoder();
+            match frame.payload(data).zip(frame.payload_range()) {
+                Some((payload, range)) if payload.len() > decoding::INLINE_BYTES => {
+                    view.own = FrameTokens::new(data, &frame, false);
+                    let parts = Parts {
+                        own: &view.own,
+                        damage: damage.clone(),
+                        record: None,
+                    };
+                    view.tree = Tree::build(&frame, parts);
+                    let job = decoding::Job {
+                        file: self.current,
+                        frame,
+                        payload: payload.to_vec(),
+                        range,
+                        own: FrameTokens::new(data, &frame, true),
+                        damage,
+                        decoder: decoder.clone(),
+                    };
+                    view.decoding = Some(decoding::spawn(job));
+                }
+                payload => {
+                    let record = payload.map(|(payload, range)| {
+                        let record = Record {
+                            decoded: decoder.decode(payload),
+                            table: decoder.schema.table().clone(),
+                            payload: range,
+                        };
+                        (Arc::new(record), payload)
+                    });
+                    view.own = FrameTokens::new(data, &frame, record.is_some());
+                    let parts = Parts {
+                        own: &view.own,
+                        damage,
+                        record,
+                    };
+                    view.tree = Tree::build(&frame, parts);
+                }
+            }
             let end = frame.region_end.0.max(frame.frame_end().map_or(0, |e| e.0));
             let end = end.min(data.len() as u64).max(frame.offset.0);
             view.region = frame.offset.0..end;
             view.cursor = frame.offset.0;
-            // Start on the payload (the record itself) rather than its header.
-            view.node = view
-                .tree
-                .nodes
-                .iter()
-                .position(|n| n.depth == 0 && n.label != "header")
-                .unwrap_or(0);
+            view.node = first_row(&view.tree);
             if let Some(node) = view.tree.nodes.get(view.node) {
                 view.cursor = node.range.start.clamp(
                     view.region.start,
@@ -408,6 +452,99 @@ impl App {
         self.view = view;
         self.preview_key = None;
         self.update_preview();
+    }
+
+    /// Takes the result of the background decoding, if it is done; true when the screen changed.
+    pub fn poll_decoding(&mut self) -> bool {
+        let Some(job) = &self.view.decoding else {
+            return false;
+        };
+        match job.poll() {
+            decoding::Poll::Running => false,
+            decoding::Poll::Done(done) => {
+                self.install(*done);
+                true
+            }
+            decoding::Poll::Failed => {
+                self.view.decoding = None;
+                self.message = "decoding stopped".into();
+                true
+            }
+        }
+    }
+
+    /// Waits for the background decoding to finish and takes its result (tests, and callers
+    /// that need the record now).
+    pub fn finish_decoding(&mut self) {
+        let Some(job) = self.view.decoding.take() else {
+            return;
+        };
+        match job.wait() {
+            Some(done) => self.install(done),
+            None => self.message = "decoding stopped".into(),
+        }
+        self.refresh();
+    }
+
+    /// How far the background decoding of the selected record is, in percent.
+    pub fn decoding_percent(&self) -> Option<u64> {
+        self.view.decoding.as_ref().map(Decoding::percent)
+    }
+
+    fn install(&mut self, done: decoding::Done) {
+        self.view.decoding = None;
+        let same =
+            self.view.frame.map(|f| f.index) == Some(done.frame.index) && self.current == done.file;
+        self.large_rows
+            .insert((done.file, done.frame.index), done.row);
+        self.rows.remove(&done.frame.index);
+        if !same {
+            return;
+        }
+        self.view.own = done.own;
+        self.view.tree = done.tree;
+        self.view.node = first_row(&self.view.tree);
+        self.preview_key = None;
+        self.update_preview();
+        self.refresh();
+    }
+
+    /// The annotate tokens of the selected frame.
+    pub fn annotated(&self) -> Option<Annotated<'_>> {
+        let file = self.file()?;
+        let frame = self.view.frame?;
+        let record = self.view.tree.record();
+        let decoded = record.map(|r| &r.decoded);
+        let table = match record {
+            Some(r) => &*r.table,
+            None => file.input.decoder().table(),
+        };
+        Some(Annotated::with(
+            Cow::Borrowed(&self.view.own),
+            file.data(),
+            &frame,
+            decoded,
+            table,
+        ))
+    }
+
+    /// The token holding file byte `offset` in the selected frame.
+    pub fn token_at(&self, offset: u64) -> Option<Token> {
+        self.annotated()?.token_at(offset)
+    }
+
+    /// What `token` means, in words.
+    pub fn meaning(&self, token: &Token) -> String {
+        self.annotated()
+            .map_or_else(String::new, |a| a.meaning(token))
+    }
+
+    /// Expands or collapses tree row `n` (a "… N more" row loads its next page instead).
+    pub fn expand(&mut self, n: usize, on: bool) {
+        let Some(file) = self.files.get(self.current) else {
+            return;
+        };
+        self.view.tree.set_expanded(n, on, file.data());
     }
 
     /// Selects tree node `n`; with `move_cursor` the hex cursor goes to its first byte.
@@ -439,7 +576,10 @@ impl App {
         }
         let offset = offset.clamp(region.start, region.end - 1);
         self.view.cursor = offset;
-        if let Some(owner) = self.view.tree.owner_of(offset) {
+        let Some(file) = self.files.get(self.current) else {
+            return;
+        };
+        if let Some(owner) = self.view.tree.descend_to(offset, file.data()) {
             self.select_node(owner, false);
         }
     }
@@ -463,8 +603,8 @@ impl App {
     }
 
     /// The token under the hex cursor.
-    pub fn token_under_cursor(&self) -> Option<&Token> {
-        hexview::token_at(&self.view.tokens, self.view.cursor)
+    pub fn token_under_cursor(&self) -> Option<Token> {
+        self.token_at(self.view.cursor)
     }
 
     fn update_preview(&mut self) {
@@ -482,12 +622,7 @@ impl App {
             .get(self.view.node)
             .and_then(|n| n.value.clone())
             .filter(|r| is_image(r));
-        let key = own.or_else(|| {
-            tree.nodes
-                .iter()
-                .filter_map(|n| n.value.clone())
-                .find(|r| is_image(r))
-        });
+        let key = own.or_else(|| tree.values().find(|r| is_image(r)).cloned());
         if key == self.preview_key && (key.is_some() == self.preview.is_some()) {
             return;
         }
@@ -522,6 +657,7 @@ impl App {
             hex_rows as usize,
         ) as u64;
         let top = file.list_top;
+        self.refresh_hex();
         let Some(file) = self.files.get(self.current) else {
             return;
         };
@@ -533,8 +669,50 @@ impl App {
             let Some(frame) = file.index().get(file.data(), i) else {
                 break;
             };
-            self.rows.insert(i, framelist::describe(&file.input, frame));
+            let large = frame
+                .payload(file.data())
+                .is_some_and(|p| p.len() > decoding::INLINE_BYTES);
+            let row = match self.large_rows.get(&(self.current, i)) {
+                Some(row) => row.clone(),
+                // A large record is described by its background decoding, once selected.
+                None if large => decoding::placeholder_row(&frame),
+                None => framelist::describe(&file.input, frame),
+            };
+            self.rows.insert(i, row);
         }
+    }
+
+    /// The tokens of the hex rows on screen, and the words for the one under the cursor.
+    fn refresh_hex(&mut self) {
+        let rows = u64::from(layout::inner(self.panes().hex).height);
+        let start = self
+            .view
+            .region
+            .start
+            .saturating_add(self.view.hex_top.saturating_mul(ROW));
+        let end = start
+            .saturating_add(rows.saturating_mul(ROW))
+            .min(self.view.region.end);
+        let (tokens, explain) = match self.annotated() {
+            Some(annotated) => {
+                let tokens: Vec<Token> = annotated
+                    .tokens_from(start)
+                    .take_while(|t| t.start < end)
+                    .collect();
+                let explain = annotated
+                    .token_at(self.view.cursor)
+                    .map(|t| (t, annotated.meaning(&t)));
+                (tokens, explain)
+            }
+            None => (Vec::new(), None),
+        };
+        self.view.tokens = tokens;
+        self.view.explain = match (self.file(), explain) {
+            (Some(file), Some((token, meaning))) => {
+                super::hexview::explain(file.data(), &token, &meaning)
+            }
+            _ => String::new(),
+        };
     }
 
     fn switch_file(&mut self, step: usize) {
@@ -549,6 +727,14 @@ impl App {
         let name = self.file().map(|f| f.input.name()).unwrap_or_default();
         self.message = format!("file {} of {}: {name}", self.current + 1, self.files.len());
     }
+}
+
+/// The row selected when a frame is shown: the payload (the record itself) rather than its header.
+fn first_row(tree: &Tree) -> usize {
+    tree.nodes
+        .iter()
+        .position(|n| n.depth == 0 && n.label != "header")
+        .unwrap_or(0)
 }
 
 /// The new first row so that `selected` stays among `rows` visible rows.

@@ -62,7 +62,7 @@ pub fn token_at(tokens: &[Token], offset: u64) -> Option<&Token> {
 }
 
 /// The explanation of the token under the cursor: its role, its bytes and what they mean.
-pub fn explain(data: &[u8], token: &Token) -> String {
+pub fn explain(data: &[u8], token: &Token, meaning: &str) -> String {
     let bytes = usize::try_from(token.start)
         .ok()
         .zip(usize::try_from(token.end).ok())
@@ -78,7 +78,7 @@ pub fn explain(data: &[u8], token: &Token) -> String {
         token.end,
         role_name(token.role),
         hex.join(" "),
-        token.meaning
+        meaning
     )
 }
 
@@ -176,8 +176,7 @@ mod tests {
             end,
             depth: 0,
             role: Role::Value,
-            meaning: String::new(),
-            path: Vec::new(),
+            site: crate::annotate::Site::Payload,
         }
     }
 

@@ -7,6 +7,7 @@
 //! state and widgets, testable without a terminal.
 
 pub mod app;
+pub mod decoding;
 pub mod features;
 pub mod framelist;
 pub mod help;
@@ -88,6 +89,8 @@ fn event_loop(
             app.index_update(report.file, report.delta, report.done);
             dirty = true;
         }
+        // While a record decodes in the background, its progress is redrawn on every turn.
+        dirty |= app.poll_decoding() || app.decoding_percent().is_some();
         if dirty {
             guard.terminal.draw(|f| f.render_widget(&*app, f.area()))?;
             dirty = false;
@@ -95,6 +98,8 @@ fn event_loop(
         // A search still scanning takes another slice whenever no key is waiting.
         let wait = if app.searching() {
             Duration::ZERO
+        } else if app.decoding_percent().is_some() {
+            Duration::from_millis(50)
         } else {
             Duration::from_millis(100)
         };

@@ -22,7 +22,7 @@ impl App {
             (Pane::Tree, Action::Right) => {
                 let n = self.view.node;
                 if self.view.tree.has_children(n) && !self.view.tree.is_expanded(n) {
-                    self.view.tree.set_expanded(n, true);
+                    self.expand(n, true);
                 } else {
                     self.tree_step(1);
                 }
@@ -30,7 +30,7 @@ impl App {
             (Pane::Tree, _) => {
                 let n = self.view.node;
                 if self.view.tree.has_children(n) && self.view.tree.is_expanded(n) {
-                    self.view.tree.set_expanded(n, false);
+                    self.expand(n, false);
                 } else if let Some(parent) = self.view.tree.nodes.get(n).and_then(|n| n.parent) {
                     self.select_node(parent, true);
                 }
@@ -100,7 +100,7 @@ impl App {
             _ => {
                 let n = self.view.node;
                 let open = self.view.tree.is_expanded(n);
-                self.view.tree.set_expanded(n, !open);
+                self.expand(n, !open);
             }
         }
     }
@@ -152,9 +152,11 @@ impl App {
             }
         } else if panes.tree.contains(at) {
             self.focus = Pane::Tree;
-            if tree.contains(at) {
+            // While a record decodes in the background, its progress takes the pane's first line.
+            let first = tree.y + u16::from(self.decoding_percent().is_some());
+            if tree.contains(at) && row >= first {
                 let visible = self.view.tree.visible();
-                if let Some(n) = visible.get(self.view.tree_top + usize::from(row - tree.y)) {
+                if let Some(n) = visible.get(self.view.tree_top + usize::from(row - first)) {
                     if *n == self.view.node {
                         self.toggle();
                     }

@@ -85,7 +85,7 @@ impl App {
         self.set_cursor(offset);
         let what = self
             .token_under_cursor()
-            .map(|t| hexview::explain(data_of(self), t))
+            .map(|t| hexview::explain(data_of(self), &t, &self.meaning(&t)))
             .unwrap_or_default();
         self.message = if problem.is_empty() {
             format!(
@@ -360,7 +360,7 @@ fn find_in(data: &[u8], needle: &[u8], starts: std::ops::Range<u64>, forward: bo
 /// once per slice however many matches it holds.
 #[derive(Default)]
 struct TextHits {
-    frame: Option<(usize, Vec<std::ops::Range<u64>>)>,
+    frame: Option<(usize, crate::payload::Decoded)>,
 }
 
 impl TextHits {
@@ -373,19 +373,23 @@ impl TextHits {
             // Not indexed yet: say where it is rather than skip it.
             return true;
         };
+        let Some((payload, range)) = frame.payload(data).zip(frame.payload_range()) else {
+            return false;
+        };
+        if payload.len() > super::decoding::INLINE_BYTES {
+            // Too large to decode between two keys: the match is shown for the reader to judge.
+            return range.contains(&offset);
+        }
+        let decoder = file.input.decoder();
         let cached = self.frame.as_ref().is_some_and(|(i, _)| *i == frame.index);
         if !cached {
-            let decoded = frame.payload(data).map(|p| file.input.decoder.decode(p));
-            let data_ranges = crate::annotate::frame_tokens(data, &frame, decoded.as_ref())
-                .into_iter()
-                .filter(|t| t.role == crate::annotate::Role::Data)
-                .map(|t| t.start..t.end)
-                .collect();
-            self.frame = Some((frame.index, data_ranges));
+            self.frame = Some((frame.index, decoder.decode(payload)));
         }
-        self.frame
-            .as_ref()
-            .is_some_and(|(_, ranges)| ranges.iter().any(|r| r.contains(&offset)))
+        self.frame.as_ref().is_some_and(|(_, decoded)| {
+            crate::annotate::PayloadTokens::new(decoded, payload, decoder.table(), range.start)
+                .token_at(offset)
+                .is_some_and(|t| t.role == crate::annotate::Role::Data)
+        })
     }
 }
 

@@ -1,98 +1,433 @@
-//! The tree pane's model: one frame as a tree of nodes, each owning a byte range of the file.
+//! The tree pane's model: one frame as a tree of rows, each owning a byte range of the file.
 //!
-//! The tree is built from the wire tree the decoder produced (never from a second parse), so every
-//! node knows its file byte range and the wire path that annotate tokens carry: that is what lets the
-//! tree and the hex pane select each other. `Features` and `FeatureLists` messages are shown the way
-//! people think of an Example (feature name → kind → values); any other message is shown field by
-//! field. The tree is flat (pre-order, with depths), and long lists stop at [`LIST_LIMIT`] items
-//! followed by one "… N more" node that owns the remaining bytes.
+//! Rows are made from the decoder's views (never from a second parse), so every row knows its
+//! file bytes, which is what lets the tree and the hex pane select each other. `Features` and
+//! `FeatureLists` messages are shown the way people think of an Example (feature name → kind →
+//! values); any other message is shown field by field.
+//!
+//! The tree is built lazily: a row's children are made when it is expanded (or when the hex cursor
+//! goes inside it), and long lists come in pages followed by one "… N more" row that loads the
+//! next page. Opening a record of a million features therefore makes a few hundred rows, and each
+//! row is made in constant time from the wire tree (the byte ranges come from its nodes, with no
+//! search among siblings).
 
 use std::ops::Range;
+use std::sync::Arc;
 
-use prost_reflect::Kind;
-
-use crate::annotate::{Role, Token};
-use crate::damage;
-use crate::example;
-use crate::frame::{Frame, HEADER_LEN, Header};
+use crate::annotate::{FrameTokens, Role, Token};
+use crate::decode::{MapEntry, Nodes, Parsed, ValuesAt};
+use crate::frame::{Frame, HEADER_LEN};
 use crate::payload::{Decoded, PayloadKind};
+use crate::schema::table::{FieldId, Table};
 use crate::span::Span;
-use crate::wire::{self, Field, Value};
+use crate::wire::{ROOT, WireTree};
 
-/// Items of one list shown before the rest is summarised as "… N more".
+/// Values (and steps) of one list shown before the rest is summarised as "… N more".
 pub const LIST_LIMIT: usize = 64;
+/// Features, feature lists and message fields shown per page.
+pub const FIELD_PAGE: usize = 256;
+
+mod wire_rows;
+
+/// A decoded record, shared by the tree and the hex pane.
+#[derive(Debug)]
+pub struct Record {
+    pub decoded: Decoded,
+    pub table: Arc<Table>,
+    /// The payload's file bytes.
+    pub payload: Range<u64>,
+}
+
+impl Record {
+    /// The payload's bytes within the file bytes `data`.
+    pub fn bytes<'a>(&self, data: &'a [u8]) -> &'a [u8] {
+        let range = usize::try_from(self.payload.start)
+            .ok()
+            .zip(usize::try_from(self.payload.end).ok());
+        range.and_then(|(s, e)| data.get(s..e)).unwrap_or_default()
+    }
+
+    /// The wire tree the rows show: the walk as the expected type when it failed part way.
+    pub fn tree(&self) -> &WireTree {
+        self.decoded.structure().unwrap_or(&self.decoded.tree)
+    }
+}
+
+/// How a row's children are made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Source {
+    /// The fields of wire container `container`, from child node `from` on.
+    Wire { container: u32, from: u32 },
+    /// The typed fields of an Example or SequenceExample, then the fields it does not declare.
+    Example,
+    /// Features (or feature lists, with `lists`) in name order, from the `from`-th on.
+    Named {
+        field: FieldId,
+        sorted: Arc<[MapEntry]>,
+        from: usize,
+        lists: bool,
+    },
+    /// The values of a feature's list (field `field` occurring as `nodes`), from value `from`
+    /// (at position `at`) on.
+    Values {
+        field: FieldId,
+        nodes: Nodes,
+        from: usize,
+        at: ValuesAt,
+    },
+    /// The steps of a feature list, from step `from` on.
+    Steps {
+        field: FieldId,
+        nodes: Nodes,
+        from: usize,
+        at: ValuesAt,
+    },
+    /// The numbers of packed run `node`, from element `from` (at payload position `at`) on.
+    Packed { node: u32, from: usize, at: u32 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Children {
+    None,
+    Later(Source),
+    Built(Vec<usize>),
+}
 
 /// One row of the tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Node {
     pub depth: usize,
     pub parent: Option<usize>,
-    /// Feature or field name, or `[i]` for list items.
+    /// Feature or field name (escaped for the terminal), or `[i]` for list items.
     pub label: String,
-    /// What the node holds, in a few words.
+    /// What the row holds, in a few words.
     pub detail: String,
-    /// The file bytes this node covers (the first part, when it has several).
+    /// The file bytes this row covers (the first part, when it has several).
     pub range: Range<u64>,
-    /// Further parts: the other wire occurrences protobuf merged into this node's value.
+    /// Further parts: the other wire occurrences protobuf merged into this row's value.
     pub more_ranges: Vec<Range<u64>>,
-    /// Indices of the wire fields from the payload root (as in [`Token::path`]).
-    pub path: Vec<usize>,
+    /// The wire tree node whose bytes the row shows, for rows of one field occurrence.
+    pub wire: Option<u32>,
     /// The file bytes of a bytes/string value, for previews and search.
     pub value: Option<Range<u64>>,
     /// True for bytes that are damaged or could not be parsed (drawn in red).
     pub damaged: bool,
+    /// A "… N more" row, standing for items not made yet.
+    pub more: bool,
+    expanded: bool,
+    pub(super) children: Children,
 }
 
 impl Node {
-    /// Whether file byte `offset` lies in one of the node's parts.
+    pub(super) fn new(
+        depth: usize,
+        parent: Option<usize>,
+        label: impl Into<String>,
+        range: Range<u64>,
+    ) -> Node {
+        Node {
+            depth,
+            parent,
+            label: label.into(),
+            detail: String::new(),
+            range,
+            more_ranges: Vec::new(),
+            wire: None,
+            value: None,
+            damaged: false,
+            more: false,
+            expanded: false,
+            children: Children::None,
+        }
+    }
+
+    /// Whether file byte `offset` lies in one of the row's parts.
     pub fn covers(&self, offset: u64) -> bool {
         self.range.contains(&offset) || self.more_ranges.iter().any(|r| r.contains(&offset))
     }
 
-    /// Every part of the node's bytes.
+    /// Every part of the row's bytes.
     pub fn ranges(&self) -> impl Iterator<Item = &Range<u64>> {
         std::iter::once(&self.range).chain(&self.more_ranges)
     }
 }
 
-/// A frame as a flat pre-order tree with expansion state.
+/// A frame as a tree of rows with expansion state.
 #[derive(Debug, Clone, Default)]
 pub struct Tree {
+    /// Every row made so far (rows replaced by a page load stay, detached).
     pub nodes: Vec<Node>,
-    pub expanded: Vec<bool>,
+    roots: Vec<usize>,
     /// Image shape declared by sibling features (height, width, depth), for raw pixel values.
     pub declared_shape: Option<(u32, u32, u32)>,
+    record: Option<Arc<Record>>,
+    /// Rows made plus wire nodes and map entries read to make them: what building cost.
+    pub(super) work: u64,
+    /// The byte ranges of bytes values met so far, in the order met (for the image preview).
+    values: Vec<Range<u64>>,
+}
+
+/// The label of the first row of a damaged frame, which says what is wrong with it.
+pub const DAMAGE_LABEL: &str = "damaged";
+
+/// What a tree is built from besides the frame: its own tokens, what is wrong with it, and the
+/// decoded payload with its bytes.
+pub struct Parts<'a> {
+    pub own: &'a FrameTokens,
+    pub damage: Option<String>,
+    pub record: Option<(Arc<Record>, &'a [u8])>,
 }
 
 impl Tree {
-    /// Whether node `i` has children (the next node is deeper).
+    /// Builds the tree of `frame`: a damage summary when it is damaged, header, payload (decoded
+    /// when possible), footer, skipped bytes. The frame's own rows are worded by its annotate
+    /// tokens, so the tree says what `hex` and `verify` say.
+    pub fn build(frame: &Frame, parts: Parts<'_>) -> Tree {
+        let mut tree = Tree::default();
+        let offset = frame.offset.0;
+        let region_end = frame.region_end.0.max(offset);
+        let payload = frame.payload_range();
+        let own = parts.own;
+        let frame_token = |start: u64| {
+            own.iter().find(|(t, _)| {
+                t.start == start
+                    && !payload
+                        .as_ref()
+                        .is_some_and(|p| p.contains(&t.start) && t.end <= p.end)
+            })
+        };
+        if let Some(summary) = parts.damage {
+            let n = tree.push(Node::new(0, None, DAMAGE_LABEL, offset..region_end));
+            tree.set_detail(n, summary);
+            tree.mark(n);
+        }
+        if !own.header {
+            if let Some((t, meaning)) = frame_token(offset) {
+                tree.token_row(None, "trailing bytes", t, meaning);
+            }
+            tree.open_defaults(None);
+            return tree;
+        }
+        let length = frame_token(offset);
+        let crc = frame_token(offset + 8);
+        // The header's line says what is wrong with it, or else what it declares.
+        let detail = match (length, crc) {
+            (_, Some((c, m))) if c.role == Role::BadCrc => m.clone(),
+            (Some((_, m)), _) => m.clone(),
+            _ => String::new(),
+        };
+        let h = tree.push(Node::new(0, None, "header", offset..offset + HEADER_LEN));
+        tree.set_detail(h, detail);
+        if let Some((t, m)) = length {
+            tree.token_row(Some(h), "length", t, m);
+        }
+        if let Some((t, m)) = crc {
+            tree.token_row(Some(h), "length crc", t, m);
+            if t.role == Role::BadCrc {
+                tree.mark(h);
+            }
+        }
+        let bytes = parts.record.as_ref().map(|(_, b)| *b);
+        let p = payload
+            .clone()
+            .map(|range| tree.payload_row(range, parts.record));
+        let footer = payload
+            .as_ref()
+            .and_then(|r| frame_token(r.end))
+            .filter(|(t, _)| t.role != Role::Unparsed);
+        if let Some((t, m)) = footer {
+            tree.token_row(None, "footer", t, m);
+            if let (Role::BadCrc, Some(p)) = (t.role, p) {
+                tree.mark(p);
+            }
+        }
+        let skipped_at = match (footer, &payload) {
+            (Some((f, _)), _) => Some(f.end),
+            (None, None) => Some(offset + HEADER_LEN),
+            (None, Some(_)) => None,
+        };
+        if let Some((t, m)) = skipped_at.and_then(frame_token) {
+            let label = if payload.is_some() {
+                "skipped"
+            } else {
+                "unreadable"
+            };
+            tree.token_row(None, label, t, m);
+        }
+        tree.open_defaults(bytes);
+        tree
+    }
+
+    /// The decoded record the rows show.
+    pub fn record(&self) -> Option<&Arc<Record>> {
+        self.record.as_ref()
+    }
+
+    /// The byte ranges of the bytes values met so far (the rows' values, and the first value of
+    /// each bytes feature), in the order met.
+    pub fn values(&self) -> impl Iterator<Item = &Range<u64>> {
+        self.values.iter()
+    }
+
+    /// Notes a bytes value that has no row yet (a feature's first value), for the preview.
+    pub(super) fn note_value(&mut self, range: Range<u64>) {
+        self.values.push(range);
+    }
+
+    /// What building has cost so far: rows made, plus wire nodes and map entries read.
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    pub(super) fn push(&mut self, node: Node) -> usize {
+        self.work += 1;
+        if let Some(value) = &node.value {
+            self.values.push(value.clone());
+        }
+        let i = self.nodes.len();
+        match node.parent {
+            Some(p) => {
+                if let Some(Node {
+                    children: Children::Built(list),
+                    ..
+                }) = self.nodes.get_mut(p)
+                {
+                    list.push(i);
+                } else if let Some(parent) = self.nodes.get_mut(p) {
+                    parent.children = Children::Built(vec![i]);
+                }
+            }
+            None => self.roots.push(i),
+        }
+        self.nodes.push(node);
+        i
+    }
+
+    fn token_row(&mut self, parent: Option<usize>, label: &str, t: &Token, meaning: &str) -> usize {
+        let depth = parent.map_or(0, |p| self.depth(p) + 1);
+        let n = self.push(Node::new(depth, parent, label, t.start..t.end));
+        self.set_detail(n, meaning.to_string());
+        if t.role != Role::Frame {
+            self.mark(n);
+        }
+        n
+    }
+
+    pub(super) fn depth(&self, i: usize) -> usize {
+        self.nodes.get(i).map_or(0, |n| n.depth)
+    }
+
+    pub(super) fn set_detail(&mut self, i: usize, detail: String) {
+        if let Some(n) = self.nodes.get_mut(i) {
+            n.detail = detail;
+        }
+    }
+
+    pub(super) fn mark(&mut self, i: usize) {
+        if let Some(n) = self.nodes.get_mut(i) {
+            n.damaged = true;
+        }
+    }
+
+    pub(super) fn set_later(&mut self, i: usize, source: Source) {
+        if let Some(n) = self.nodes.get_mut(i) {
+            n.children = Children::Later(source);
+        }
+    }
+
+    /// The payload row and what it holds.
+    fn payload_row(&mut self, range: Range<u64>, record: Option<(Arc<Record>, &[u8])>) -> usize {
+        let len = range.end - range.start;
+        let kind = record
+            .as_ref()
+            .map_or("payload", |(r, _)| r.decoded.kind.name())
+            .to_string();
+        let p = self.push(Node::new(0, None, kind, range.clone()));
+        self.set_detail(p, format!("{len} bytes"));
+        let Some((record, bytes)) = record else {
+            return p;
+        };
+        self.record = Some(record.clone());
+        let decoded = &record.decoded;
+        let parsed = Parsed::new(record.tree(), bytes, &record.table);
+        match &decoded.kind {
+            PayloadKind::Example | PayloadKind::SequenceExample if parsed.root().is_some() => {
+                self.set_later(p, Source::Example);
+            }
+            _ if decoded.structure().is_some() => {
+                self.set_later(
+                    p,
+                    Source::Wire {
+                        container: ROOT as u32,
+                        from: 1,
+                    },
+                );
+            }
+            _ if len > 0 => {
+                let i = self.push(Node::new(1, Some(p), "data", range.clone()));
+                self.set_detail(i, crate::image::describe_bytes(bytes, false));
+                if let Some(n) = self.nodes.get_mut(i) {
+                    n.value = Some(range);
+                }
+            }
+            _ => {}
+        }
+        p
+    }
+
+    /// Opens what a reader wants to see first: the record and its features, not every value.
+    fn open_defaults(&mut self, payload: Option<&[u8]>) {
+        let mut at = 0;
+        while at < self.nodes.len() {
+            let open = self
+                .nodes
+                .get(at)
+                .is_some_and(|n| n.depth < 2 && n.label != "header" && !n.more);
+            if open {
+                if let Some(payload) = payload {
+                    self.make_children(at, payload);
+                }
+                if let Some(n) = self.nodes.get_mut(at) {
+                    n.expanded = true;
+                }
+            }
+            at += 1;
+        }
+    }
+
+    // ---- shape and navigation ---------------------------------------------------------------
+
+    /// The rows under row `i` made so far.
+    pub fn children(&self, i: usize) -> &[usize] {
+        match self.nodes.get(i).map(|n| &n.children) {
+            Some(Children::Built(list)) => list,
+            _ => &[],
+        }
+    }
+
+    /// Whether row `i` has children (made or still to make).
     pub fn has_children(&self, i: usize) -> bool {
-        match (self.nodes.get(i), self.nodes.get(i + 1)) {
-            (Some(a), Some(b)) => b.depth > a.depth,
+        match self.nodes.get(i).map(|n| &n.children) {
+            Some(Children::Built(list)) => !list.is_empty(),
+            Some(Children::Later(_)) => true,
             _ => false,
         }
     }
 
-    /// Indices of the rows shown, in order: nodes whose ancestors are all expanded.
+    /// Indices of the rows shown, in order: rows whose ancestors are all expanded.
     pub fn visible(&self) -> Vec<usize> {
         let mut out = Vec::new();
-        let mut hide_deeper_than: Option<usize> = None;
-        for (i, node) in self.nodes.iter().enumerate() {
-            if let Some(d) = hide_deeper_than {
-                if node.depth > d {
-                    continue;
-                }
-                hide_deeper_than = None;
-            }
+        let mut stack: Vec<usize> = self.roots.iter().rev().copied().collect();
+        while let Some(i) = stack.pop() {
             out.push(i);
-            if !self.expanded.get(i).copied().unwrap_or(false) && self.has_children(i) {
-                hide_deeper_than = Some(node.depth);
+            if self.is_expanded(i) {
+                stack.extend(self.children(i).iter().rev());
             }
         }
         out
     }
 
-    /// Ancestors of node `i`, nearest first.
+    /// Ancestors of row `i`, nearest first.
     pub fn ancestors(&self, i: usize) -> Vec<usize> {
         let mut out = Vec::new();
         let mut at = self.nodes.get(i).and_then(|n| n.parent);
@@ -106,482 +441,223 @@ impl Tree {
     /// Expands every ancestor of `i` so that it is visible.
     pub fn reveal(&mut self, i: usize) {
         for a in self.ancestors(i) {
-            if let Some(e) = self.expanded.get_mut(a) {
-                *e = true;
+            if let Some(n) = self.nodes.get_mut(a) {
+                n.expanded = true;
             }
         }
     }
 
-    pub fn set_expanded(&mut self, i: usize, on: bool) {
-        if let Some(e) = self.expanded.get_mut(i) {
-            *e = on;
+    pub fn is_expanded(&self, i: usize) -> bool {
+        self.nodes.get(i).is_some_and(|n| n.expanded)
+    }
+
+    /// Expands or collapses row `i`; expanding makes its children from `data` (the file's bytes)
+    /// if they are not made yet. A "… N more" row loads the next page in its place instead.
+    pub fn set_expanded(&mut self, i: usize, on: bool, data: &[u8]) {
+        if on && self.nodes.get(i).is_some_and(|n| n.more) {
+            self.load_more(i, data);
+            return;
+        }
+        if on {
+            if let Some(record) = self.record.clone() {
+                self.make_children(i, record.bytes(data));
+            }
+        }
+        if let Some(n) = self.nodes.get_mut(i) {
+            n.expanded = on;
         }
     }
 
-    pub fn is_expanded(&self, i: usize) -> bool {
-        self.expanded.get(i).copied().unwrap_or(false)
-    }
-
-    /// The deepest node whose range contains file byte `offset`.
+    /// The deepest row made so far whose bytes hold file byte `offset` (a "… N more" row only
+    /// when no other row at its depth does).
     pub fn owner_of(&self, offset: u64) -> Option<usize> {
         let mut best: Option<usize> = None;
-        for (i, node) in self.nodes.iter().enumerate() {
-            if node.covers(offset)
-                && best
-                    .and_then(|b| self.nodes.get(b))
-                    .is_none_or(|b| node.depth >= b.depth)
-            {
+        let rank = |n: &Node| (n.depth, !n.more);
+        for i in self.visible_or_made() {
+            let Some(node) = self.nodes.get(i) else {
+                continue;
+            };
+            let better = best
+                .and_then(|b| self.nodes.get(b))
+                .is_none_or(|b| rank(node) >= rank(b));
+            if node.covers(offset) && better {
                 best = Some(i);
             }
         }
         best
     }
 
-    /// The node matching an annotate token: the deepest node containing its first byte.
-    pub fn node_of_token(&self, token: &Token) -> Option<usize> {
-        self.owner_of(token.start)
+    /// Every row still attached to the tree, in pre-order.
+    fn visible_or_made(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack: Vec<usize> = self.roots.iter().rev().copied().collect();
+        while let Some(i) = stack.pop() {
+            out.push(i);
+            stack.extend(self.children(i).iter().rev());
+        }
+        out
     }
-}
 
-/// Builds the tree of `frame`: a damage summary when it is damaged, header, payload (decoded when
-/// possible), footer, skipped bytes.
-///
-/// The frame's own bytes (header, CRCs, skipped bytes) are worded by the annotate `tokens` of the
-/// frame, and the summary by [`damage::describe`], so the tree says what `hex` and `verify` say.
-pub fn build<'d>(
-    data: &[u8],
-    frame: &Frame,
-    decoded: Option<&'d Decoded<'d>>,
-    tokens: &[Token],
-    is_last: bool,
-) -> Tree {
-    let mut b: Builder<'d> = Builder {
-        nodes: Vec::new(),
-        payload: &[],
-        base: 0,
-        shape: None,
-        root: None,
-    };
-    let offset = frame.offset.0;
-    let region_end = frame.region_end.0.max(offset);
-    // Depth-0 tokens with empty paths outside the payload are the frame's own bytes.
-    let payload = frame.payload_range();
-    let payload = &payload;
-    let frame_token = |start: u64| {
-        tokens.iter().find(|t| {
-            t.start == start
-                && t.depth == 0
-                && t.path.is_empty()
-                && matches!(t.role, Role::Frame | Role::BadCrc | Role::Unparsed)
-                && !payload
-                    .as_ref()
-                    .is_some_and(|p| p.contains(&t.start) && t.end <= p.end)
-        })
-    };
-    if !frame.status.is_intact() {
-        let summary = damage::describe(frame, data, is_last);
-        b.push(
-            0,
-            None,
-            DAMAGE_LABEL,
-            summary,
-            offset..region_end,
-            Vec::new(),
-        );
-        b.mark_damaged();
-    }
-    let token_node =
-        |b: &mut Builder<'_>, depth: usize, parent: Option<usize>, label: &str, t: &Token| {
-            let n = b.push(
-                depth,
-                parent,
-                label,
-                t.meaning.clone(),
-                t.start..t.end,
-                Vec::new(),
+    /// The deepest row holding `offset`, making children along the way (but not loading pages):
+    /// what the hex cursor selects.
+    pub fn descend_to(&mut self, offset: u64, data: &[u8]) -> Option<usize> {
+        let mut owner = self.owner_of(offset)?;
+        let Some(record) = self.record.clone() else {
+            return Some(owner);
+        };
+        let payload = record.bytes(data);
+        loop {
+            let unmade = matches!(
+                self.nodes.get(owner).map(|n| &n.children),
+                Some(Children::Later(_))
             );
-            if t.role != Role::Frame {
-                b.mark(n);
+            if !unmade || self.nodes.get(owner).is_some_and(|n| n.more) {
+                return Some(owner);
             }
-            n
-        };
-    if Header::read(data, offset).is_none() {
-        if let Some(t) = frame_token(offset) {
-            token_node(&mut b, 0, None, "trailing bytes", t);
-        }
-    } else {
-        let length = frame_token(offset);
-        let crc = frame_token(offset + 8);
-        // The header's line says what is wrong with it, or else what it declares.
-        let detail = match (length, crc) {
-            (_, Some(c)) if c.role == Role::BadCrc => c.meaning.clone(),
-            (Some(l), _) => l.meaning.clone(),
-            _ => String::new(),
-        };
-        let h = b.push(
-            0,
-            None,
-            "header",
-            detail,
-            offset..offset + HEADER_LEN,
-            Vec::new(),
-        );
-        if let Some(t) = length {
-            token_node(&mut b, 1, Some(h), "length", t);
-        }
-        if let Some(t) = crc {
-            token_node(&mut b, 1, Some(h), "length crc", t);
-            if t.role == Role::BadCrc {
-                b.mark(h);
+            self.make_children(owner, payload);
+            match self.owner_of(offset) {
+                Some(deeper) if deeper != owner => owner = deeper,
+                _ => return Some(owner),
             }
         }
-        let p = b.body(frame, decoded);
-        let footer_at = payload.as_ref().map(|r| r.end);
-        let footer = footer_at.and_then(|at| frame_token(at).filter(|t| t.role != Role::Unparsed));
-        if let Some(t) = footer {
-            token_node(&mut b, 0, None, "footer", t);
-            if t.role == Role::BadCrc {
-                if let Some(p) = p {
-                    b.mark(p);
-                }
-            }
-        }
-        let skipped_at = match (footer, &payload) {
-            (Some(f), _) => Some(f.end),
-            (None, None) => Some(offset + HEADER_LEN),
-            (None, Some(_)) => None,
+    }
+
+    // ---- making children --------------------------------------------------------------------
+
+    /// Makes the children of row `i` from the payload's bytes, if they are not made yet.
+    fn make_children(&mut self, i: usize, payload: &[u8]) {
+        let source = match self.nodes.get(i).map(|n| &n.children) {
+            Some(Children::Later(source)) => source.clone(),
+            _ => return,
         };
-        if let Some(t) = skipped_at.and_then(frame_token) {
-            let label = if payload.is_some() {
-                "skipped"
-            } else {
-                "unreadable"
-            };
-            token_node(&mut b, 0, None, label, t);
-        }
-    }
-    let n = b.nodes.len();
-    // Open what a reader wants to see first: the record and its features, not every value.
-    let expanded = b
-        .nodes
-        .iter()
-        .map(|node| node.depth < 2 && node.label != "header")
-        .collect::<Vec<_>>();
-    debug_assert_eq!(expanded.len(), n);
-    Tree {
-        nodes: b.nodes,
-        expanded,
-        declared_shape: b.shape,
-    }
-}
-
-/// The label of the first node of a damaged frame, which says what is wrong with it.
-pub const DAMAGE_LABEL: &str = "damaged";
-
-pub(super) struct Builder<'a> {
-    pub(super) nodes: Vec<Node>,
-    pub(super) payload: &'a [u8],
-    /// File offset of payload position 0.
-    base: u64,
-    pub(super) shape: Option<(u32, u32, u32)>,
-    /// The payload's wire tree, to give typed nodes the wire path of their bytes.
-    root: Option<&'a wire::Message>,
-}
-
-impl<'a> Builder<'a> {
-    pub(super) fn push(
-        &mut self,
-        depth: usize,
-        parent: Option<usize>,
-        label: impl Into<String>,
-        detail: String,
-        range: Range<u64>,
-        path: Vec<usize>,
-    ) -> usize {
-        self.nodes.push(Node {
-            depth,
-            parent,
-            label: label.into(),
-            detail,
-            range,
-            more_ranges: Vec::new(),
-            path,
-            value: None,
-            damaged: false,
-        });
-        self.nodes.len() - 1
-    }
-
-    /// Pushes a node owning the payload `spans` (several when protobuf merged wire occurrences),
-    /// with the wire path of the first.
-    pub(super) fn push_spans(
-        &mut self,
-        depth: usize,
-        parent: usize,
-        label: impl Into<String>,
-        detail: String,
-        spans: &[Span],
-    ) -> usize {
-        let first = spans.first().copied().unwrap_or_default();
-        let path = self.root.map(|r| wire_path(r, first)).unwrap_or_default();
-        let range = self.file(first);
-        let n = self.push(depth, Some(parent), label, detail, range, path);
-        let more: Vec<Range<u64>> = spans.iter().skip(1).map(|s| self.file(*s)).collect();
-        if let Some(node) = self.nodes.get_mut(n) {
-            node.more_ranges = more;
-        }
-        n
-    }
-
-    pub(super) fn mark(&mut self, i: usize) {
         if let Some(n) = self.nodes.get_mut(i) {
-            n.damaged = true;
+            n.children = Children::Built(Vec::new());
+        }
+        self.make_from(i, &source, payload);
+    }
+
+    fn make_from(&mut self, i: usize, source: &Source, payload: &[u8]) {
+        let Some(record) = self.record.clone() else {
+            return;
+        };
+        let ctx = Ctx {
+            parsed: Parsed::new(record.tree(), payload, &record.table),
+            base: record.payload.start,
+        };
+        match source.clone() {
+            Source::Wire { container, from } => self.wire_fields(&ctx, i, container, from),
+            Source::Example => self.example(&ctx, i),
+            Source::Named {
+                field,
+                sorted,
+                from,
+                lists,
+            } => self.named_rows(&ctx, i, field, &sorted, from, lists),
+            Source::Values {
+                field,
+                nodes,
+                from,
+                at,
+            } => self.value_rows(&ctx, i, field, &nodes, from, at),
+            Source::Steps {
+                field,
+                nodes,
+                from,
+                at,
+            } => self.step_rows(&ctx, i, field, &nodes, from, at),
+            Source::Packed { node, from, at } => self.packed(&ctx, i, node, from, at),
         }
     }
 
-    pub(super) fn mark_damaged(&mut self) {
-        let last = self.nodes.len().saturating_sub(1);
-        self.mark(last);
+    /// Replaces "… N more" row `i` by the next page of its list (the first new item takes its
+    /// place and index, so a selection on it stays in place).
+    pub fn load_more(&mut self, i: usize, data: &[u8]) {
+        let Some(node) = self.nodes.get(i) else {
+            return;
+        };
+        let (Some(parent), Children::Later(source)) = (node.parent, node.children.clone()) else {
+            return;
+        };
+        let Some(record) = self.record.clone() else {
+            return;
+        };
+        // Make the page as children of the parent, then move the first new row into slot `i`.
+        let before = self.children(parent).len();
+        self.make_from(parent, &source, record.bytes(data));
+        let made: Vec<usize> = self
+            .children(parent)
+            .get(before..)
+            .unwrap_or_default()
+            .to_vec();
+        let Some((&first, rest)) = made.split_first() else {
+            return;
+        };
+        let Some(mut moved) = self.nodes.get(first).cloned() else {
+            return;
+        };
+        moved.parent = Some(parent);
+        if let Some(slot) = self.nodes.get_mut(i) {
+            *slot = moved;
+        }
+        // Rows made under the moved row now hang from slot `i`.
+        let grandchildren: Vec<usize> = self.children(i).to_vec();
+        for c in grandchildren {
+            if let Some(n) = self.nodes.get_mut(c) {
+                n.parent = Some(i);
+            }
+        }
+        if let Some(Node {
+            children: Children::Built(list),
+            ..
+        }) = self.nodes.get_mut(parent)
+        {
+            list.truncate(before);
+            let at = list
+                .iter()
+                .position(|c| *c == i)
+                .map_or(list.len(), |p| p + 1);
+            list.splice(at..at, rest.iter().copied());
+        }
     }
 
+    pub(super) fn ranges_of(
+        &self,
+        ctx: &Ctx<'_>,
+        spans: impl Iterator<Item = Span>,
+    ) -> (Range<u64>, Vec<Range<u64>>) {
+        let mut all = spans.map(|s| ctx.file(s));
+        let first = all.next().unwrap_or_default();
+        (first, all.collect())
+    }
+
+    pub(super) fn more_row(
+        &mut self,
+        parent: usize,
+        label: String,
+        range: Range<u64>,
+        source: Source,
+    ) {
+        let depth = self.depth(parent) + 1;
+        let mut node = Node::new(depth, Some(parent), label, range);
+        node.more = true;
+        node.children = Children::Later(source);
+        self.push(node);
+    }
+}
+
+/// What rows are made from: the payload's wire tree with its bytes, and where it starts in the
+/// file.
+pub(super) struct Ctx<'a> {
+    pub(super) parsed: Parsed<'a>,
+    base: u64,
+}
+
+impl Ctx<'_> {
     pub(super) fn file(&self, span: Span) -> Range<u64> {
         self.base + span.start as u64..self.base + span.end as u64
     }
 
-    /// The payload node and what it holds; returns the payload node, if the frame has a payload.
-    fn body(&mut self, frame: &Frame, decoded: Option<&'a Decoded<'a>>) -> Option<usize> {
-        let range = frame.payload_range()?;
-        let len = range.end - range.start;
-        let kind = decoded.map_or("payload", |d| d.kind.name());
-        let p = self.push(
-            0,
-            None,
-            kind.to_string(),
-            format!("{len} bytes"),
-            range.clone(),
-            Vec::new(),
-        );
-        let Some(decoded) = decoded else {
-            return Some(p);
-        };
-        self.payload = decoded.payload;
-        self.base = range.start;
-        self.root = decoded.structure().or(Some(&decoded.tree));
-        let typed = decoded.typed();
-        if let Some(typed) = &typed {
-            self.shape = example::declared_shape(&example::top_features(typed));
-        }
-        match (&decoded.kind, &typed) {
-            (PayloadKind::Example | PayloadKind::SequenceExample, Some(typed)) => {
-                self.example(typed, &decoded.tree, 1, p);
-            }
-            (_, _) if decoded.structure().is_some() => {
-                if let Some(structure) = decoded.structure() {
-                    self.message(structure, 1, p, &mut Vec::new());
-                }
-            }
-            _ if len > 0 => {
-                let i = self.push(
-                    1,
-                    Some(p),
-                    "data",
-                    crate::image::describe_bytes(decoded.payload, false),
-                    range.clone(),
-                    Vec::new(),
-                );
-                if let Some(n) = self.nodes.get_mut(i) {
-                    n.value = Some(range.clone());
-                }
-            }
-            _ => {}
-        }
-        Some(p)
-    }
-
-    /// A field protobuf does not know (no descriptor), as a wire field at index `i`.
-    pub(super) fn unknown_field(&mut self, field: &Field, depth: usize, parent: usize, i: usize) {
-        self.field(field, depth, parent, &mut vec![i]);
-    }
-
-    fn message(
-        &mut self,
-        message: &wire::Message,
-        depth: usize,
-        parent: usize,
-        path: &mut Vec<usize>,
-    ) {
-        for (i, field) in message.fields.iter().enumerate() {
-            path.push(i);
-            self.field(field, depth, parent, path);
-            path.pop();
-        }
-        if let Some(error) = &message.error {
-            let range = self.file(Span::new(error.at.min(message.span.end), message.span.end));
-            self.push(
-                depth,
-                Some(parent),
-                "invalid",
-                error.to_string(),
-                range,
-                path.clone(),
-            );
-            self.mark_damaged();
-        }
-    }
-
-    fn field(&mut self, field: &Field, depth: usize, parent: usize, path: &mut Vec<usize>) {
-        let label = field
-            .name()
-            .map_or_else(|| format!("#{}", field.number), str::to_string);
-        let range = self.file(field.span);
-        let kind = field.descriptor.as_ref().map(|d| d.kind());
-        match &field.value {
-            Value::Message { message, .. } => {
-                let type_name = message.descriptor.as_ref().map(|d| d.name().to_string());
-                match type_name.as_deref() {
-                    // Feature containers inside other messages are shown through the typed layer.
-                    Some(container @ ("Features" | "FeatureLists")) => {
-                        let n = self.push(
-                            depth,
-                            Some(parent),
-                            label,
-                            String::new(),
-                            range,
-                            path.clone(),
-                        );
-                        let detail = if container == "Features" {
-                            let count = self.nested_features(message, depth + 1, n);
-                            crate::words::plural(count as u64, "feature")
-                        } else {
-                            let count = self.nested_feature_lists(message, depth + 1, n);
-                            crate::words::plural(count as u64, "feature list")
-                        };
-                        self.set_detail(n, detail);
-                    }
-                    _ => {
-                        let what = type_name.unwrap_or_else(|| "message".into());
-                        let detail = format!("{what}, {} fields", message.fields.len());
-                        let n = self.push(depth, Some(parent), label, detail, range, path.clone());
-                        self.message(message, depth + 1, n, path);
-                    }
-                }
-            }
-            Value::Group { message, .. } => {
-                let detail = format!("group, {} fields", message.fields.len());
-                let n = self.push(depth, Some(parent), label, detail, range, path.clone());
-                self.message(message, depth + 1, n, path);
-            }
-            Value::Bytes { data, .. } => {
-                let bytes = data.slice(self.payload).unwrap_or_default();
-                let is_string = kind == Some(Kind::String);
-                let detail = crate::image::describe_bytes(bytes, is_string);
-                let n = self.push(depth, Some(parent), label, detail, range, path.clone());
-                let value = self.file(*data);
-                if let Some(node) = self.nodes.get_mut(n) {
-                    node.value = Some(value);
-                }
-            }
-            Value::Packed {
-                elements, error, ..
-            } => {
-                let detail = format!("packed, {} values", elements.len());
-                let n = self.push(depth, Some(parent), label, detail, range, path.clone());
-                let items: Vec<(Span, String)> = elements
-                    .iter()
-                    .map(|e| (e.span, scalar_text(kind.as_ref(), e.raw, e.span.len())))
-                    .collect();
-                self.items(&items, depth + 1, n, path);
-                if let Some(error) = error {
-                    let r = self.file(Span::new(error.at.min(field.span.end), field.span.end));
-                    self.push(
-                        depth + 1,
-                        Some(n),
-                        "invalid",
-                        error.to_string(),
-                        r,
-                        path.clone(),
-                    );
-                    self.mark_damaged();
-                }
-            }
-            Value::Varint { span, raw } | Value::Fixed64 { span, raw } => {
-                let detail = scalar_text(kind.as_ref(), *raw, span.len());
-                self.push(depth, Some(parent), label, detail, range, path.clone());
-            }
-            Value::Fixed32 { span, raw } => {
-                let detail = scalar_text(kind.as_ref(), u64::from(*raw), span.len());
-                self.push(depth, Some(parent), label, detail, range, path.clone());
-            }
-        }
-    }
-
-    pub(super) fn set_detail(&mut self, i: usize, detail: String) {
-        if let Some(n) = self.nodes.get_mut(i) {
-            n.detail = detail;
-        }
-    }
-
-    /// List items as `[i]` nodes, the ones past [`LIST_LIMIT`] folded into one "… N more" node.
-    pub(super) fn items(
-        &mut self,
-        items: &[(Span, String)],
-        depth: usize,
-        parent: usize,
-        path: &[usize],
-    ) {
-        for (i, (span, text)) in items.iter().take(LIST_LIMIT).enumerate() {
-            let range = self.file(*span);
-            self.push(
-                depth,
-                Some(parent),
-                format!("[{i}]"),
-                text.clone(),
-                range,
-                path.to_vec(),
-            );
-        }
-        if let (Some(first), Some(last)) = (items.get(LIST_LIMIT), items.last()) {
-            let range = self.file(Span::new(first.0.start, last.0.end.max(first.0.start)));
-            let more = items.len() - LIST_LIMIT;
-            self.push(
-                depth,
-                Some(parent),
-                format!("… {more} more"),
-                String::new(),
-                range,
-                path.to_vec(),
-            );
-        }
-    }
-}
-
-/// Indices of the wire fields leading to the field whose bytes are `target` (or the deepest one
-/// holding them), as annotate tokens carry them.
-fn wire_path(root: &wire::Message, target: Span) -> Vec<usize> {
-    let mut path = Vec::new();
-    let mut message = root;
-    loop {
-        let inside = message
-            .fields
-            .iter()
-            .enumerate()
-            .find(|(_, f)| f.span.start <= target.start && target.end <= f.span.end);
-        let Some((i, field)) = inside else {
-            return path;
-        };
-        path.push(i);
-        match field.nested_message() {
-            Some(nested) if field.span != target => message = nested,
-            _ => return path,
-        }
-    }
-}
-
-fn scalar_text(kind: Option<&Kind>, raw: u64, width: usize) -> String {
-    match kind.and_then(|k| crate::decode::Scalar::from_raw(k, raw)) {
-        Some(scalar) => crate::textformat::scalar_text(&scalar),
-        None if width == 4 => format!("0x{raw:08x}"),
-        None if width == 8 => format!("0x{raw:016x}"),
-        None => raw.to_string(),
+    pub(super) fn parsed_node_end(&self, n: u32) -> Option<usize> {
+        self.parsed.node(n).map(|n| n.data_span().end)
     }
 }

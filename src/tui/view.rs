@@ -62,7 +62,10 @@ impl App {
         let Some(file) = self.file() else {
             return;
         };
-        let title = format!(" frames · {} ", file.input.name());
+        let title = format!(
+            " frames · {} ",
+            crate::escape::path_for_terminal(file.input.source.path())
+        );
         let block = pane_block(title, self.focus == Pane::List);
         let inner = block.inner(rect);
         block.render(rect, buf);
@@ -87,6 +90,18 @@ impl App {
         block.render(rect, buf);
         let tree = &self.view.tree;
         let visible = tree.visible();
+        let mut inner = inner;
+        if let (Some(percent), Some(frame)) = (self.decoding_percent(), self.view.frame) {
+            // A large record decodes in the background: say so above the frame's own rows.
+            let text = format!(
+                "decoding record {}… {percent}% (keys work meanwhile; q quits)",
+                frame.index
+            );
+            let style = Style::default().fg(Color::Yellow);
+            buf.set_stringn(inner.x, inner.y, text, usize::from(inner.width), style);
+            inner.y = inner.y.saturating_add(1);
+            inner.height = inner.height.saturating_sub(1);
+        }
         for (line, n) in visible.iter().skip(self.view.tree_top).enumerate() {
             let Ok(line) = u16::try_from(line) else {
                 break;
@@ -178,12 +193,8 @@ impl App {
     }
 
     fn render_explain(&self, rect: Rect, buf: &mut Buffer) {
-        let text = match (self.file(), self.token_under_cursor()) {
-            (Some(file), Some(token)) => hexview::explain(file.data(), token),
-            _ => String::new(),
-        };
-        let style = self
-            .token_under_cursor()
+        let text = &self.view.explain;
+        let style = hexview::token_at(&self.view.tokens, self.view.cursor)
             .map_or(Style::default(), |t| hexview::role_style(t.role));
         buf.set_stringn(
             rect.x,
@@ -240,12 +251,9 @@ impl App {
             return;
         };
         let index = file.index();
-        let name = file
-            .input
-            .source
-            .path()
-            .file_name()
-            .map_or_else(|| file.input.name(), |n| n.to_string_lossy().into_owned());
+        let path = file.input.source.path();
+        let name =
+            crate::escape::path_for_terminal(path.file_name().map_or(path, std::path::Path::new));
         let mut parts = vec![name];
         if self.files.len() > 1 {
             parts.push(format!("file {}/{}", self.current + 1, self.files.len()));

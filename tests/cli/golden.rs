@@ -128,9 +128,12 @@ fn list_json_matches_the_frame_tables() {
 
 #[test]
 fn schemaless_walk_matches_protoc_decode_raw() {
+    use tfr_inspect::decode::Parsed;
     use tfr_inspect::frame::FrameIndex;
+    use tfr_inspect::schema::table::Table;
     use tfr_inspect::textformat::raw_message_to_text;
     use tfr_inspect::wire::walk;
+    let table = Table::default();
     for name in FIXTURES {
         let data = std::fs::read(testdata(&format!("{name}.tfrecord"))).expect("fixture");
         let golden = text_blocks(&read(&testdata(&format!("{name}.golden_raw.txt"))));
@@ -138,7 +141,7 @@ fn schemaless_walk_matches_protoc_decode_raw() {
         assert_eq!(index.len(), golden.len(), "{name}");
         for (frame, (n, expected)) in index.frames(&data).zip(&golden) {
             let payload = frame.payload(&data).expect("intact frame");
-            let tree = walk(payload, None);
+            let tree = walk(payload, &table, None);
             if expected.starts_with("# protoc --decode_raw: Failed to parse input.") {
                 assert!(
                     !tree.is_clean(),
@@ -147,7 +150,7 @@ fn schemaless_walk_matches_protoc_decode_raw() {
             } else {
                 assert!(tree.is_clean(), "{name} record {n}");
                 assert_eq!(
-                    &raw_message_to_text(payload, &tree),
+                    &raw_message_to_text(Parsed::new(&tree, payload, &table)),
                     expected,
                     "{name} record {n}"
                 );

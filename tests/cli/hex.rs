@@ -1,6 +1,6 @@
 //! `hex`: the annotated walkthrough.
 
-use super::{run, stdout, temp_file, testdata, tfrecord};
+use super::{acts_on_a_terminal, hostile_example, run, stdout, temp_file, testdata, tfrecord};
 
 /// A length-delimited field: tag, varint length, data.
 fn ld(field: u8, data: &[u8]) -> Vec<u8> {
@@ -138,7 +138,7 @@ fn reproduces_the_classic_walkthrough() {
 
 #[test]
 fn tokens_cover_every_byte_once() {
-    use tfr_inspect::annotate::frame_tokens;
+    use tfr_inspect::annotate::Annotated;
     use tfr_inspect::frame::FrameIndex;
     use tfr_inspect::payload::{Decoder, Reading};
     use tfr_inspect::schema::Schema;
@@ -155,7 +155,8 @@ fn tokens_cover_every_byte_once() {
         let mut next = 0u64;
         for frame in index.frames(&data) {
             let decoded = frame.payload(&data).map(|p| decoder.decode(p));
-            for token in frame_tokens(&data, &frame, decoded.as_ref()) {
+            let annotated = Annotated::new(&data, &frame, decoded.as_ref(), decoder.table());
+            for token in annotated.tokens() {
                 assert_eq!(token.start, next, "{name}: gap or overlap before {token:?}");
                 assert!(token.end > token.start, "{name}: empty token {token:?}");
                 next = token.end;
@@ -172,28 +173,36 @@ fn tokens_cover_every_byte_once() {
 #[test]
 fn colour_only_on_request_and_no_color_respected() {
     // Piped output is plain; the colour decision is tested on the formatter directly.
-    use tfr_inspect::annotate::{Role, Token};
+    use tfr_inspect::annotate::{Role, Site, Token};
     let token = Token {
         start: 0,
         end: 1,
         depth: 0,
         role: Role::Tag,
-        meaning: "tag".into(),
-        path: vec![],
+        site: Site::Tag(1),
     };
+    let tag = |_: &Token| "tag".to_string();
     let mut coloured = Vec::new();
     tfr_inspect::cli::hex::write_tokens(
         &mut coloured,
         &[0x0a],
-        std::slice::from_ref(&token),
+        std::iter::once(token),
+        tag,
         false,
         true,
     )
     .expect("write");
     assert!(String::from_utf8_lossy(&coloured).contains("\x1b[33m0a"));
     let mut plain = Vec::new();
-    tfr_inspect::cli::hex::write_tokens(&mut plain, &[0x0a], &[token], false, false)
-        .expect("write");
+    tfr_inspect::cli::hex::write_tokens(
+        &mut plain,
+        &[0x0a],
+        std::iter::once(token),
+        tag,
+        false,
+        false,
+    )
+    .expect("write");
     assert!(!String::from_utf8_lossy(&plain).contains('\x1b'));
 }
 
@@ -237,4 +246,24 @@ fn a_damaged_record_is_walked_as_its_type_up_to_where_it_breaks() {
         broken.trim_start().starts_with("8197") && broken.contains("field number 0 is not allowed"),
         "{broken}"
     );
+}
+
+#[test]
+fn strings_from_the_file_in_meanings_cannot_act_on_the_terminal() {
+    let payload = hostile_example();
+    let (_dir, path) = temp_file("hostile.tfrecord", &tfrecord(&[&payload]));
+    let output = run([
+        "hex".as_ref(),
+        path.as_os_str(),
+        "-n".as_ref(),
+        "0".as_ref(),
+    ]);
+    let text = stdout(&output);
+    assert!(!acts_on_a_terminal(&text), "{text:?}");
+    // Keys with control characters are described, not shown; text with newlines is escaped.
+    assert!(
+        text.contains("1b 5d 32 3b 6f 77 6e 65 64 07      string, 10 bytes"),
+        "{text}"
+    );
+    assert!(text.contains("bytes \"new\\nline\""), "{text}");
 }

@@ -1,6 +1,6 @@
 //! `list`: one line per frame and a summary.
 
-use super::{run, stdout, testdata};
+use super::{acts_on_a_terminal, hostile_example, run, stdout, temp_file, testdata, tfrecord};
 
 #[test]
 fn table_shows_kind_and_features_and_a_summary() {
@@ -97,4 +97,18 @@ fn compressed_files_say_so_and_a_cut_stream_is_damage() {
         "{}",
         super::stderr(&output)
     );
+}
+
+#[test]
+fn feature_names_in_the_summary_are_escaped() {
+    let payload = hostile_example();
+    let (_dir, path) = temp_file("hostile.tfrecord", &tfrecord(&[&payload]));
+    let output = run(["list".as_ref(), path.as_os_str()]);
+    let text = stdout(&output);
+    assert!(!acts_on_a_terminal(&text), "{text:?}");
+    assert!(
+        text.contains("5 features: \\033]2;owned\\007, a\\rDAMAGED, del\\177, v, …"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 3, "heading, one row, totals: {text}");
 }

@@ -55,3 +55,43 @@ pub fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
     std::fs::write(&path, bytes).expect("write temp file");
     (dir, path)
 }
+
+/// A length-delimited field: tag, length, body (bodies under 128 bytes).
+pub fn len_field(field: u8, body: &[u8]) -> Vec<u8> {
+    assert!(body.len() < 128);
+    let mut out = vec![(field << 3) | 2, body.len() as u8];
+    out.extend_from_slice(body);
+    out
+}
+
+/// Feature names and a string value a hostile writer could choose: an OSC sequence that retitles
+/// the terminal, a carriage return that overwrites a line, DEL, a right-to-left override.
+pub const HOSTILE_NAMES: [&str; 4] = ["\x1b]2;owned\x07", "a\rDAMAGED", "del\x7f", "\u{202e}gpj"];
+
+/// An Example whose feature names are [`HOSTILE_NAMES`], each an int64 7, plus a feature `v`
+/// holding the bytes `new\nline`.
+pub fn hostile_example() -> Vec<u8> {
+    let int64 = len_field(3, &len_field(1, &[7]));
+    let mut entries: Vec<u8> = HOSTILE_NAMES
+        .iter()
+        .flat_map(|name| {
+            len_field(
+                1,
+                &[len_field(1, name.as_bytes()), len_field(2, &int64)].concat(),
+            )
+        })
+        .collect();
+    let text = len_field(1, &len_field(1, b"new\nline"));
+    entries.extend(len_field(
+        1,
+        &[len_field(1, b"v"), len_field(2, &text)].concat(),
+    ));
+    len_field(1, &entries)
+}
+
+/// Whether `text` holds anything a terminal would act on: C0 controls but the newline, DEL, C1
+/// controls, bidirectional overrides.
+pub fn acts_on_a_terminal(text: &str) -> bool {
+    text.chars()
+        .any(|c| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c))
+}

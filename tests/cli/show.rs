@@ -1,6 +1,9 @@
 //! `show`: the readable tree, ranges, and payloads that are not the expected type.
 
-use super::{run, stderr, stdout, temp_file, testdata, tfrecord};
+use super::{
+    HOSTILE_NAMES, acts_on_a_terminal, hostile_example, run, stderr, stdout, temp_file, testdata,
+    tfrecord,
+};
 
 #[test]
 fn tree_summarises_images_and_raw_pixels() {
@@ -131,4 +134,29 @@ fn user_proto_decodes_other_message_types() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("no message named `geo.Nope`"));
+}
+
+#[test]
+fn names_and_values_from_the_file_cannot_act_on_the_terminal() {
+    let payload = hostile_example();
+    let (_dir, path) = temp_file("hostile.tfrecord", &tfrecord(&[&payload]));
+    let output = run(["show".as_ref(), path.as_os_str()]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    assert!(!acts_on_a_terminal(&text), "{text:?}");
+    for shown in [
+        "\\033]2;owned\\007",
+        "a\\rDAMAGED",
+        "del\\177",
+        "\\u202egpj",
+    ] {
+        assert!(text.contains(shown), "{shown} in {text}");
+    }
+    // A short string value keeps its quotes, escaped rather than summarised as a byte count.
+    assert!(text.contains("[\"new\\nline\"]"), "{text}");
+    assert_eq!(
+        text.lines().count(),
+        1 + HOSTILE_NAMES.len() + 1,
+        "one line per feature"
+    );
 }

@@ -1,0 +1,279 @@
+//! Map fields: entries read without resolving each one as a message, and keyed as protobuf keys
+//! them.
+//!
+//! A map of a million entries is resolved by sorting (key, position) pairs: the occurrences of
+//! each key fall together in wire order, the first giving the entry's place and the last its value,
+//! and the entries come out in key order, which is the order every view prints them in.
+
+use super::{FieldValues, NO_FIELD, Nodes, Parsed, Scalar, Value, leaf_value};
+use crate::schema::table::{Field, FieldId, Kind};
+use crate::span::Span;
+use crate::wire;
+
+/// Reads the key and value of a map's entries without resolving each entry as a message.
+#[derive(Debug, Clone, Copy)]
+pub struct EntryReader<'a> {
+    parsed: Parsed<'a>,
+    key: FieldId,
+    value: FieldId,
+}
+
+impl<'a> EntryReader<'a> {
+    /// The reader for the entries of map field `map`.
+    pub fn of(parsed: Parsed<'a>, map: FieldId) -> Option<EntryReader<'a>> {
+        let (key, value) = parsed.table.map_fields(map)?;
+        Some(EntryReader { parsed, key, value })
+    }
+
+    /// The entry's key, `None` when absent (then it is the key type's default).
+    pub fn entry_key(&self, entry: &MapEntry) -> Option<Value<'a>> {
+        self.key(entry.last)
+    }
+
+    /// The entry's value (the merge of its occurrences for a message), `None` when absent.
+    pub fn entry_value(&self, entry: &MapEntry) -> Option<Value<'a>> {
+        self.value(entry.last)
+    }
+
+    /// The bytes of a string key (empty when the key is absent or not a string).
+    pub fn key_bytes(&self, entry: &MapEntry) -> &'a [u8] {
+        match self.key(entry.last) {
+            Some(Value::String(b, _) | Value::Bytes(b, _)) => b,
+            _ => b"",
+        }
+    }
+
+    /// The entry holding the value, tag through data.
+    pub fn span(&self, entry: &MapEntry) -> Span {
+        self.parsed
+            .node(entry.last)
+            .map_or(Span::default(), wire::Node::span)
+    }
+
+    /// Whether a parser keeps `entry` in the map. upb moves an entry that carries any field other
+    /// than a well-formed key and value (an unknown number, a key or value of the wrong wire type,
+    /// a number a closed enum does not define) to the unknown fields of the message holding the
+    /// map, and so does Python protobuf: such entries are not map entries at all.
+    pub(super) fn kept(&self, entry: u32) -> bool {
+        self.parsed.tree.children(entry as usize).all(|child| {
+            let Some(node) = self.parsed.node(child as u32) else {
+                return false;
+            };
+            match node.field() {
+                Some(f) if f == self.key || f == self.value => {
+                    let info = self.parsed.field(f).unwrap_or(&NO_FIELD);
+                    !matches!(info.kind, Kind::Enum(_))
+                        || leaf_value(self.parsed, info, child as u32).is_some()
+                }
+                _ => false,
+            }
+        })
+    }
+
+    /// The entry's last key occurrence.
+    fn key_node(&self, entry: u32) -> Option<u32> {
+        self.parsed
+            .tree
+            .children(entry as usize)
+            .filter(|c| self.parsed.node(*c as u32).and_then(wire::Node::field) == Some(self.key))
+            .last()
+            .map(|c| c as u32)
+    }
+
+    /// The entry's value occurrences (usually one).
+    fn value_nodes(&self, entry: u32) -> Option<Nodes> {
+        let mut values = self
+            .parsed
+            .tree
+            .children(entry as usize)
+            .filter(|c| self.parsed.node(*c as u32).and_then(wire::Node::field) == Some(self.value))
+            .map(|c| c as u32);
+        let first = values.next()?;
+        match values.next() {
+            None => Some(Nodes::One(first)),
+            Some(second) => {
+                let mut all = vec![first, second];
+                all.extend(values);
+                Some(Nodes::Many(all.into()))
+            }
+        }
+    }
+
+    fn key(&self, entry: u32) -> Option<Value<'a>> {
+        let node = self.key_node(entry)?;
+        FieldValues::new(self.parsed, self.key, &[node]).singular()
+    }
+
+    fn value(&self, entry: u32) -> Option<Value<'a>> {
+        let nodes = self.value_nodes(entry)?;
+        FieldValues {
+            parsed: self.parsed,
+            id: self.value,
+            nodes,
+        }
+        .singular()
+    }
+}
+
+/// A map key as protobuf compares keys: a missing key is the key type's default. Keys of one map
+/// are all of one variant, ordered as Python's `sorted()` orders them (strings by their UTF-8
+/// bytes, which is code point order; numbers and bools by value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum MapKey<'a> {
+    Int(i64),
+    /// A `uint64` or `fixed64` key above `i64::MAX`.
+    Large(u64),
+    Bytes(&'a [u8]),
+}
+
+fn map_key<'a>(key: Option<&Value<'a>>) -> MapKey<'a> {
+    match key {
+        Some(Value::String(b, _) | Value::Bytes(b, _)) => MapKey::Bytes(b),
+        Some(Value::Scalar(Scalar::U64(v))) if *v > i64::MAX as u64 => MapKey::Large(*v),
+        Some(Value::Scalar(s)) => MapKey::Int(scalar_int(s) as i64),
+        Some(Value::Message(_)) | None => MapKey::Int(0),
+    }
+}
+
+/// An integer or bool scalar as one comparable number.
+pub fn scalar_int(scalar: &Scalar<'_>) -> i128 {
+    match scalar {
+        Scalar::I32(v) => i128::from(*v),
+        Scalar::I64(v) => i128::from(*v),
+        Scalar::U32(v) => i128::from(*v),
+        Scalar::U64(v) => i128::from(*v),
+        Scalar::Bool(v) => i128::from(*v),
+        Scalar::Enum(v, _) => i128::from(*v),
+        Scalar::F32(_) | Scalar::F64(_) => 0,
+    }
+}
+
+/// One entry of a map: where its key first appeared, and the entry holding its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapEntry {
+    pub first: u32,
+    pub last: u32,
+}
+
+/// A map field's entries as protobuf keeps them: entries that carry unknown fields dropped, one
+/// entry per key with the last value given for it, in key order (the order text format prints
+/// them in and names are listed in).
+#[derive(Debug, Clone)]
+pub struct MapView<'a> {
+    shape: Option<EntryReader<'a>>,
+    entries: Vec<MapEntry>,
+}
+
+impl<'a> MapView<'a> {
+    /// A map with no entries.
+    pub fn empty() -> MapView<'a> {
+        MapView {
+            shape: None,
+            entries: Vec::new(),
+        }
+    }
+
+    pub(super) fn new(field: &FieldValues<'a>) -> MapView<'a> {
+        let shape = field
+            .parsed
+            .table
+            .map_fields(field.id)
+            .map(|(key, value)| EntryReader {
+                parsed: field.parsed,
+                key,
+                value,
+            });
+        let Some(shape) = shape else {
+            return MapView {
+                shape,
+                entries: Vec::new(),
+            };
+        };
+        let key_is_bytes = matches!(
+            shape.parsed.field(shape.key).map(|f| f.kind),
+            Some(Kind::String | Kind::Bytes)
+        );
+        let key_of = |entry: u32| match map_key(shape.key(entry).as_ref()) {
+            MapKey::Int(0) if key_is_bytes => MapKey::Bytes(b""),
+            key => key,
+        };
+        // Sorting by key, then by position, puts the occurrences of each key together in wire
+        // order: the first gives the entry's place, the last its value. No hashing, and the
+        // entries come out in key order.
+        let mut keyed: Vec<(MapKey<'a>, u32)> = field
+            .nodes()
+            .iter()
+            .copied()
+            .filter(|e| shape.kept(*e))
+            .map(|e| (key_of(e), e))
+            .collect();
+        keyed.sort_unstable();
+        let mut entries: Vec<MapEntry> = Vec::new();
+        let mut rest = keyed.as_slice();
+        while let Some(&(key, first)) = rest.first() {
+            let same = rest.iter().take_while(|(k, _)| *k == key).count().max(1);
+            let (group, after) = rest.split_at(same);
+            rest = after;
+            let last = group.last().map_or(first, |(_, e)| *e);
+            entries.push(MapEntry { first, last });
+        }
+        MapView {
+            shape: Some(shape),
+            entries,
+        }
+    }
+
+    /// The kept entries, in key order.
+    pub fn entries(&self) -> &[MapEntry] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entry's key, `None` when absent (then it is the key type's default).
+    pub fn key(&self, entry: &MapEntry) -> Option<Value<'a>> {
+        self.shape.as_ref()?.entry_key(entry)
+    }
+
+    /// The entry's value (the merge of its occurrences for a message), `None` when absent.
+    pub fn value(&self, entry: &MapEntry) -> Option<Value<'a>> {
+        self.shape.as_ref()?.entry_value(entry)
+    }
+
+    /// The bytes of a string key (empty when the key is absent or not a string).
+    pub fn key_bytes(&self, entry: &MapEntry) -> &'a [u8] {
+        self.shape.as_ref().map_or(b"", |s| s.key_bytes(entry))
+    }
+
+    /// The entry holding the value, tag through data.
+    pub fn span(&self, entry: &MapEntry) -> Span {
+        self.shape
+            .as_ref()
+            .map_or(Span::default(), |s| s.span(entry))
+    }
+
+    /// The reader of the entries.
+    pub fn reader(&self) -> Option<EntryReader<'a>> {
+        self.shape
+    }
+
+    /// The schema's key and value fields.
+    pub fn key_field(&self) -> Option<&'a Field> {
+        self.shape.and_then(|s| s.parsed.field(s.key))
+    }
+
+    pub fn value_field(&self) -> Option<&'a Field> {
+        self.shape.and_then(|s| s.parsed.field(s.value))
+    }
+
+    /// The value's field id (for a message value, its type is the field's message type).
+    pub fn value_id(&self) -> Option<FieldId> {
+        self.shape.map(|s| s.value)
+    }
+}

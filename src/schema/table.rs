@@ -1,0 +1,489 @@
+//! The schema as plain data: every message, field and enum of a descriptor pool, numbered.
+//!
+//! prost-reflect's descriptors are reference-counted handles into a shared pool: asking one for a
+//! field's kind, name or oneof clones handles, and threads decoding with one pool contend on those
+//! counts. The walker and the typed layer touch a field for every field occurrence of every record,
+//! so they read this table instead: built once per schema, indexed by small integers, shared across
+//! threads behind an `Arc`, and answering "which field has number N" in O(1) for small numbers.
+
+use std::collections::HashMap;
+
+use prost_reflect::{DescriptorPool, FieldDescriptor, MessageDescriptor, Syntax};
+
+use crate::wire::WireType;
+
+/// A message type of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MessageId(pub u32);
+
+/// An enum type of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EnumId(pub u32);
+
+/// A field of some message of the table (fields of one message are numbered consecutively, in
+/// field-number order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldId(pub u32);
+
+/// What a field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Double,
+    Float,
+    Int64,
+    Uint64,
+    Int32,
+    Fixed64,
+    Fixed32,
+    Bool,
+    String,
+    Bytes,
+    Uint32,
+    Sfixed32,
+    Sfixed64,
+    Sint32,
+    Sint64,
+    Enum(EnumId),
+    Message(MessageId),
+    /// A proto2 group: a message written between start- and end-group tags.
+    Group(MessageId),
+}
+
+impl Kind {
+    /// The wire type a value of this kind is written with (a packed run aside).
+    pub fn wire_type(self) -> WireType {
+        match self {
+            Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => WireType::I64,
+            Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => WireType::I32,
+            Kind::String | Kind::Bytes | Kind::Message(_) => WireType::Len,
+            Kind::Group(_) => WireType::StartGroup,
+            _ => WireType::Varint,
+        }
+    }
+
+    /// Bytes per element in a packed run: 4 or 8 for fixed-width kinds, `None` for varints.
+    pub fn fixed_width(self) -> Option<usize> {
+        match self.wire_type() {
+            WireType::I32 => Some(4),
+            WireType::I64 => Some(8),
+            _ => None,
+        }
+    }
+
+    /// The message type of a message or group field.
+    pub fn message(self) -> Option<MessageId> {
+        match self {
+            Kind::Message(m) | Kind::Group(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The name of a scalar kind as `.proto` files spell it (`int64`, `sfixed32`, `string`).
+    pub fn scalar_name(self) -> Option<&'static str> {
+        Some(match self {
+            Kind::Double => "double",
+            Kind::Float => "float",
+            Kind::Int64 => "int64",
+            Kind::Uint64 => "uint64",
+            Kind::Int32 => "int32",
+            Kind::Fixed64 => "fixed64",
+            Kind::Fixed32 => "fixed32",
+            Kind::Bool => "bool",
+            Kind::String => "string",
+            Kind::Bytes => "bytes",
+            Kind::Uint32 => "uint32",
+            Kind::Sfixed32 => "sfixed32",
+            Kind::Sfixed64 => "sfixed64",
+            Kind::Sint32 => "sint32",
+            Kind::Sint64 => "sint64",
+            Kind::Enum(_) | Kind::Message(_) | Kind::Group(_) => return None,
+        })
+    }
+}
+
+/// How many values a field holds and how absence is told apart from the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cardinality {
+    /// proto3 singular field without presence: the default value means "not set".
+    Implicit,
+    /// A singular field with presence (proto2 optional, proto3 `optional`, messages, oneofs).
+    Explicit,
+    Repeated,
+    Map,
+}
+
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub number: u32,
+    pub name: Box<str>,
+    /// The name text format prints: the group's type name for a group, else the field name.
+    pub text_name: Box<str>,
+    pub json_name: Box<str>,
+    pub kind: Kind,
+    pub cardinality: Cardinality,
+    /// A repeated scalar number, which may arrive as a packed run.
+    pub packable: bool,
+    /// Index of the oneof it belongs to, within its message.
+    pub oneof: Option<u32>,
+    /// A proto3 `string`: parsers reject bytes that are not UTF-8.
+    pub utf8: bool,
+}
+
+impl Field {
+    pub fn is_repeated(&self) -> bool {
+        matches!(self.cardinality, Cardinality::Repeated | Cardinality::Map)
+    }
+
+    /// Whether a field occurrence with `wire_type` is read as this field (else it is unknown).
+    pub fn accepts(&self, wire_type: WireType) -> bool {
+        self.kind.wire_type() == wire_type || (self.packable && wire_type == WireType::Len)
+    }
+}
+
+/// Field numbers below this are found by direct indexing.
+const DENSE: usize = 64;
+const ABSENT: u16 = u16::MAX;
+
+#[derive(Debug, Clone)]
+pub struct Message {
+    pub full_name: Box<str>,
+    pub name: Box<str>,
+    /// The first field's id; the message's fields are `first..first + count`.
+    first: u32,
+    count: u32,
+    /// For numbers below [`DENSE`]: the field's position, or [`ABSENT`].
+    dense: Vec<u16>,
+    /// Field positions in the order of their JSON names.
+    json_order: Vec<u16>,
+    pub map_entry: bool,
+    pub proto3: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Enum {
+    pub full_name: Box<str>,
+    pub name: Box<str>,
+    /// Value numbers and names, by number (one name per number).
+    values: Vec<(i32, Box<str>)>,
+    /// A proto2 enum: a number it does not define is kept as an unknown field by parsers.
+    pub closed: bool,
+}
+
+impl Enum {
+    pub fn value_name(&self, number: i32) -> Option<&str> {
+        self.values
+            .binary_search_by_key(&number, |(n, _)| *n)
+            .ok()
+            .and_then(|i| self.values.get(i))
+            .map(|(_, name)| &**name)
+    }
+
+    /// Whether a parser keeps `number` as a value of this enum.
+    pub fn keeps(&self, number: i32) -> bool {
+        !self.closed || self.value_name(number).is_some()
+    }
+}
+
+/// Every message, field and enum of a descriptor pool.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    messages: Vec<Message>,
+    fields: Vec<Field>,
+    enums: Vec<Enum>,
+    by_name: HashMap<Box<str>, MessageId>,
+}
+
+impl Table {
+    /// Numbers everything in `pool`.
+    pub fn new(pool: &DescriptorPool) -> Table {
+        let by_name: HashMap<Box<str>, MessageId> = pool
+            .all_messages()
+            .enumerate()
+            .map(|(i, m)| (m.full_name().into(), MessageId(i as u32)))
+            .collect();
+        let enum_ids: HashMap<String, EnumId> = pool
+            .all_enums()
+            .enumerate()
+            .map(|(i, e)| (e.full_name().to_string(), EnumId(i as u32)))
+            .collect();
+        let mut table = Table {
+            by_name,
+            ..Table::default()
+        };
+        for message in pool.all_messages() {
+            table.add_message(&message, &enum_ids);
+        }
+        table.enums = pool
+            .all_enums()
+            .map(|e| {
+                let mut values: Vec<(i32, Box<str>)> = Vec::new();
+                for v in e.values() {
+                    if values.iter().all(|(n, _)| *n != v.number()) {
+                        // The name protobuf's own lookup by number gives, for aliases too.
+                        let name = e
+                            .get_value(v.number())
+                            .map_or(v.name().into(), |d| d.name().into());
+                        values.push((v.number(), name));
+                    }
+                }
+                values.sort_by_key(|(n, _)| *n);
+                Enum {
+                    full_name: e.full_name().into(),
+                    name: e.name().into(),
+                    values,
+                    closed: e.parent_file().syntax() == Syntax::Proto2,
+                }
+            })
+            .collect();
+        table
+    }
+
+    fn add_message(&mut self, message: &MessageDescriptor, enums: &HashMap<String, EnumId>) {
+        let mut descriptors: Vec<FieldDescriptor> = message.fields().collect();
+        descriptors.sort_by_key(|f| f.number());
+        let first = self.fields.len() as u32;
+        let mut dense = vec![ABSENT; DENSE];
+        for (position, field) in descriptors.iter().enumerate() {
+            if let Some(slot) = dense.get_mut(field.number() as usize) {
+                *slot = position as u16;
+            }
+            self.fields.push(self.make_field(field, enums));
+        }
+        let count = descriptors.len() as u32;
+        let mut json_order: Vec<u16> = (0..count as u16).collect();
+        json_order.sort_by(|a, b| {
+            let name = |i: &u16| {
+                descriptors
+                    .get(usize::from(*i))
+                    .map(|d| d.json_name().to_string())
+            };
+            name(a).cmp(&name(b))
+        });
+        self.messages.push(Message {
+            full_name: message.full_name().into(),
+            name: message.name().into(),
+            first,
+            count,
+            dense,
+            json_order,
+            map_entry: message.is_map_entry(),
+            proto3: message.parent_file().syntax() == Syntax::Proto3,
+        });
+    }
+
+    fn make_field(&self, field: &FieldDescriptor, enums: &HashMap<String, EnumId>) -> Field {
+        use prost_reflect::Kind as K;
+        let message_id = |m: &MessageDescriptor| {
+            self.by_name
+                .get(m.full_name())
+                .copied()
+                .unwrap_or(MessageId(u32::MAX))
+        };
+        let descriptor_kind = field.kind();
+        let kind = match &descriptor_kind {
+            K::Double => Kind::Double,
+            K::Float => Kind::Float,
+            K::Int64 => Kind::Int64,
+            K::Uint64 => Kind::Uint64,
+            K::Int32 => Kind::Int32,
+            K::Fixed64 => Kind::Fixed64,
+            K::Fixed32 => Kind::Fixed32,
+            K::Bool => Kind::Bool,
+            K::String => Kind::String,
+            K::Bytes => Kind::Bytes,
+            K::Uint32 => Kind::Uint32,
+            K::Sfixed32 => Kind::Sfixed32,
+            K::Sfixed64 => Kind::Sfixed64,
+            K::Sint32 => Kind::Sint32,
+            K::Sint64 => Kind::Sint64,
+            K::Enum(e) => Kind::Enum(
+                enums
+                    .get(e.full_name())
+                    .copied()
+                    .unwrap_or(EnumId(u32::MAX)),
+            ),
+            K::Message(m) if field.is_group() => Kind::Group(message_id(m)),
+            K::Message(m) => Kind::Message(message_id(m)),
+        };
+        let cardinality = if field.is_map() {
+            Cardinality::Map
+        } else if field.is_list() {
+            Cardinality::Repeated
+        } else if field.supports_presence() {
+            Cardinality::Explicit
+        } else {
+            Cardinality::Implicit
+        };
+        let text_name = match &descriptor_kind {
+            K::Message(m) if field.is_group() => m.name().into(),
+            _ => field.name().into(),
+        };
+        Field {
+            number: field.number(),
+            name: field.name().into(),
+            text_name,
+            json_name: field.json_name().into(),
+            kind,
+            cardinality,
+            packable: field.is_list()
+                && !matches!(descriptor_kind, K::String | K::Bytes | K::Message(_)),
+            oneof: field.containing_oneof().and_then(|o| {
+                let message = field.parent_message();
+                let position = message.oneofs().position(|other| other.name() == o.name());
+                position.map(|p| p as u32)
+            }),
+            utf8: descriptor_kind == K::String && field.parent_file().syntax() == Syntax::Proto3,
+        }
+    }
+
+    pub fn message(&self, id: MessageId) -> Option<&Message> {
+        self.messages.get(id.0 as usize)
+    }
+
+    pub fn field(&self, id: FieldId) -> Option<&Field> {
+        self.fields.get(id.0 as usize)
+    }
+
+    pub fn enum_type(&self, id: EnumId) -> Option<&Enum> {
+        self.enums.get(id.0 as usize)
+    }
+
+    pub fn message_by_name(&self, full_name: &str) -> Option<MessageId> {
+        self.by_name.get(full_name.trim_start_matches('.')).copied()
+    }
+
+    /// The field of message `id` with `number`, if it declares one.
+    pub fn field_by_number(&self, id: MessageId, number: u32) -> Option<FieldId> {
+        let message = self.message(id)?;
+        let position = match message.dense.get(number as usize) {
+            Some(&ABSENT) => return None,
+            Some(&position) => u32::from(position),
+            None => {
+                let fields = self.fields_of(message);
+                fields.binary_search_by_key(&number, |f| f.number).ok()? as u32
+            }
+        };
+        Some(FieldId(message.first + position))
+    }
+
+    /// The fields of a message, in field-number order.
+    pub fn fields_of(&self, message: &Message) -> &[Field] {
+        let start = message.first as usize;
+        self.fields
+            .get(start..start + message.count as usize)
+            .unwrap_or_default()
+    }
+
+    /// The field ids of message `id`, in field-number order.
+    pub fn field_ids(&self, id: MessageId) -> impl Iterator<Item = FieldId> + use<> {
+        let (first, count) = self.message(id).map_or((0, 0), |m| (m.first, m.count));
+        (first..first + count).map(FieldId)
+    }
+
+    /// The field ids of message `id` in the order of their JSON names.
+    pub fn json_order(&self, id: MessageId) -> impl Iterator<Item = FieldId> + '_ {
+        let message = self.message(id);
+        message.into_iter().flat_map(|m| {
+            m.json_order
+                .iter()
+                .map(|p| FieldId(m.first + u32::from(*p)))
+        })
+    }
+
+    /// The message type a field's values are, for message and group fields.
+    pub fn message_of(&self, field: FieldId) -> Option<MessageId> {
+        self.field(field).and_then(|f| f.kind.message())
+    }
+
+    /// The key and value fields of a map field's entry type.
+    pub fn map_fields(&self, map: FieldId) -> Option<(FieldId, FieldId)> {
+        let entry = self.message_of(map)?;
+        Some((
+            self.field_by_number(entry, 1)?,
+            self.field_by_number(entry, 2)?,
+        ))
+    }
+
+    /// The name a kind is shown with: the scalar name, or the enum's or message's own name.
+    pub fn kind_name(&self, kind: Kind) -> &str {
+        match kind {
+            Kind::Enum(e) => self.enum_type(e).map_or("enum", |e| &e.name),
+            Kind::Message(m) | Kind::Group(m) => self.message(m).map_or("message", |m| &m.name),
+            scalar => scalar.scalar_name().unwrap_or_default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Schema;
+
+    #[test]
+    fn example_fields_resolve_by_number() {
+        let schema = Schema::builtin();
+        let table = schema.table();
+        let feature = table.message_by_name("tensorflow.Feature").unwrap();
+        let int64_list = table.field_by_number(feature, 3).unwrap();
+        let field = table.field(int64_list).unwrap();
+        assert_eq!(&*field.name, "int64_list");
+        assert_eq!(&*field.json_name, "int64List");
+        assert_eq!(field.oneof, Some(0));
+        assert_eq!(field.cardinality, Cardinality::Explicit);
+        assert!(table.field_by_number(feature, 4).is_none());
+        assert!(table.field_by_number(feature, 1 << 20).is_none());
+        let list = table.message_of(int64_list).unwrap();
+        let value = table
+            .field(table.field_by_number(list, 1).unwrap())
+            .unwrap();
+        assert!(value.packable && value.accepts(WireType::Len) && value.accepts(WireType::Varint));
+        assert!(!value.accepts(WireType::I32));
+    }
+
+    #[test]
+    fn maps_strings_and_json_order() {
+        let schema = Schema::builtin();
+        let table = schema.table();
+        let features = table.message_by_name("tensorflow.Features").unwrap();
+        let map = table.field_by_number(features, 1).unwrap();
+        assert_eq!(table.field(map).unwrap().cardinality, Cardinality::Map);
+        let (key, value) = table.map_fields(map).unwrap();
+        let key = table.field(key).unwrap();
+        assert!(key.utf8 && key.cardinality == Cardinality::Implicit);
+        assert_eq!(table.kind_name(table.field(value).unwrap().kind), "Feature");
+        let sequence = schema.sequence_example();
+        let names: Vec<&str> = table
+            .json_order(sequence)
+            .map(|f| &*table.field(f).unwrap().json_name)
+            .collect();
+        assert_eq!(names, ["context", "featureLists"]);
+    }
+
+    #[test]
+    fn proto2_enums_are_closed_and_large_numbers_are_searched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.proto");
+        std::fs::write(
+            &path,
+            "syntax = \"proto2\"; package t;\n\
+             enum Color { RED = 1; GREEN = 2; }\n\
+             message M { optional Color c = 1; repeated int32 far = 100000; \
+             optional group G = 7 { optional int32 x = 1; } }",
+        )
+        .unwrap();
+        let schema = Schema::with_user_protos(&[path], Some("t.M")).unwrap();
+        let table = schema.table();
+        let m = schema.user_message().unwrap();
+        let c = table.field(table.field_by_number(m, 1).unwrap()).unwrap();
+        let Kind::Enum(color) = c.kind else { panic!() };
+        let color = table.enum_type(color).unwrap();
+        assert!(color.closed && color.keeps(2) && !color.keeps(3));
+        assert_eq!(color.value_name(1), Some("RED"));
+        let far = table.field_by_number(m, 100000).unwrap();
+        assert_eq!(&*table.field(far).unwrap().name, "far");
+        let g = table.field(table.field_by_number(m, 7).unwrap()).unwrap();
+        assert!(matches!(g.kind, Kind::Group(_)));
+        assert_eq!(&*g.text_name, "G");
+        assert_eq!(g.kind.wire_type(), WireType::StartGroup);
+    }
+}

@@ -1,0 +1,192 @@
+//! Rows for wire fields: messages shown field by field (any type other than the Example view's
+//! containers, and payloads read without a schema), length-delimited data, packed runs a page of
+//! numbers at a time, and the invalid tail where a walk stopped.
+
+use super::{Children, Ctx, FIELD_PAGE, LIST_LIMIT, Node, Source, Tree};
+use crate::decode::MessageView;
+use crate::schema::table::{Kind, Table};
+use crate::span::Span;
+use crate::wire::NodeKind;
+
+impl Tree {
+    pub(super) fn wire_fields(&mut self, ctx: &Ctx<'_>, parent: usize, container: u32, from: u32) {
+        let tree = ctx.parsed.tree;
+        let Some(node) = tree.node(container as usize) else {
+            return;
+        };
+        let mut child = from as usize;
+        let mut shown = 0;
+        while child < node.next() && shown < FIELD_PAGE {
+            self.wire_field(ctx, parent, child as u32);
+            child = tree
+                .node(child)
+                .map_or(node.next(), |c| c.next().max(child + 1));
+            shown += 1;
+        }
+        if child < node.next() {
+            let rest = tree
+                .children(container as usize)
+                .filter(|c| *c >= child)
+                .count();
+            self.work += rest as u64;
+            let start = tree.node(child).map_or(node.end(), |c| c.start());
+            let range = ctx.file(Span::new(start, node.end()));
+            self.more_row(
+                parent,
+                format!("… {rest} more fields"),
+                range,
+                Source::Wire {
+                    container,
+                    from: child as u32,
+                },
+            );
+            return;
+        }
+        if let Some(error) = tree.error_of(container as usize) {
+            let depth = self.depth(parent) + 1;
+            let range = ctx.file(Span::new(error.at.min(node.end()), node.end()));
+            let n = self.push(Node::new(depth, Some(parent), "invalid", range));
+            self.set_detail(n, error.to_string());
+            self.mark(n);
+        }
+    }
+
+    /// One wire field occurrence.
+    pub(in crate::tui) fn wire_field(&mut self, ctx: &Ctx<'_>, parent: usize, n: u32) {
+        let tree = ctx.parsed.tree;
+        let Some(node) = tree.node(n as usize) else {
+            return;
+        };
+        self.work += 1;
+        let table = ctx.parsed.table;
+        let info = node.field().and_then(|f| table.field(f));
+        let label = info.map_or_else(|| format!("#{}", node.number()), |f| f.name.to_string());
+        let depth = self.depth(parent) + 1;
+        let mut row = Node::new(depth, Some(parent), label, ctx.file(node.span()));
+        row.wire = Some(n);
+        let count_fields = |c: u32| tree.children(c as usize).count();
+        match node.kind() {
+            NodeKind::Message => {
+                let Some(id) = tree.message_type(n as usize, table) else {
+                    return;
+                };
+                let message = MessageView::new(ctx.parsed, id, &[n]);
+                match message.type_name() {
+                    // Feature containers inside other messages are shown through the typed layer.
+                    "Features" | "FeatureLists" => {
+                        let r = self.push(row);
+                        self.container_row(r, &message);
+                    }
+                    name => {
+                        row.detail = format!("{name}, {} fields", count_fields(n));
+                        row.children = Children::Later(Source::Wire {
+                            container: n,
+                            from: n + 1,
+                        });
+                        self.push(row);
+                    }
+                }
+            }
+            NodeKind::Guessed | NodeKind::Group => {
+                let what = if node.kind() == NodeKind::Group {
+                    "group"
+                } else {
+                    "message"
+                };
+                row.detail = format!("{what}, {} fields", count_fields(n));
+                row.children = Children::Later(Source::Wire {
+                    container: n,
+                    from: n + 1,
+                });
+                self.push(row);
+            }
+            NodeKind::Bytes => {
+                let data = node.data_span();
+                let is_string = info.is_some_and(|f| f.kind == Kind::String);
+                row.detail = crate::image::describe_bytes(ctx.parsed.slice(data), is_string);
+                row.value = Some(ctx.file(data));
+                self.push(row);
+            }
+            NodeKind::Packed => {
+                let kind = info.map_or(Kind::Uint64, |f| f.kind);
+                let count = tree.elements(n as usize, ctx.parsed.bytes, kind).count();
+                self.work += count as u64;
+                row.detail = format!("packed, {count} values");
+                let data = node.data_span();
+                row.children = Children::Later(Source::Packed {
+                    node: n,
+                    from: 0,
+                    at: data.start as u32,
+                });
+                self.push(row);
+            }
+            NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 => {
+                let raw = tree
+                    .scalar(n as usize, ctx.parsed.bytes)
+                    .unwrap_or_default();
+                row.detail = scalar_text(table, info.map(|f| f.kind), raw, node.data_span().len());
+                self.push(row);
+            }
+        }
+    }
+
+    pub(super) fn packed(&mut self, ctx: &Ctx<'_>, parent: usize, n: u32, from: usize, at: u32) {
+        let tree = ctx.parsed.tree;
+        let Some(node) = tree.node(n as usize) else {
+            return;
+        };
+        let table = ctx.parsed.table;
+        let kind = node
+            .field()
+            .and_then(|f| table.field(f))
+            .map_or(Kind::Uint64, |f| f.kind);
+        let depth = self.depth(parent) + 1;
+        let mut elements = tree
+            .elements(n as usize, ctx.parsed.bytes, kind)
+            .resume(at as usize);
+        for (i, (span, raw)) in elements.by_ref().take(LIST_LIMIT).enumerate() {
+            let row = self.push(Node::new(
+                depth,
+                Some(parent),
+                format!("[{}]", from + i),
+                ctx.file(span),
+            ));
+            self.set_detail(row, scalar_text(table, Some(kind), raw, span.len()));
+        }
+        let next = elements.position();
+        let rest = elements.count();
+        self.work += rest as u64;
+        if rest > 0 {
+            let data = node.data_span();
+            let end = tree.error_of(n as usize).map_or(data.end, |e| e.at);
+            let range = ctx.file(Span::new(next, end.max(next)));
+            self.more_row(
+                parent,
+                format!("… {rest} more"),
+                range,
+                Source::Packed {
+                    node: n,
+                    from: from + LIST_LIMIT,
+                    at: next as u32,
+                },
+            );
+        }
+        if from == 0 {
+            if let Some(error) = tree.error_of(n as usize) {
+                let range = ctx.file(Span::new(error.at.min(node.end()), node.end()));
+                let r = self.push(Node::new(depth, Some(parent), "invalid", range));
+                self.set_detail(r, error.to_string());
+                self.mark(r);
+            }
+        }
+    }
+}
+
+fn scalar_text(table: &Table, kind: Option<Kind>, raw: u64, width: usize) -> String {
+    match kind.and_then(|k| crate::decode::Scalar::from_raw(k, raw, table)) {
+        Some(scalar) => crate::textformat::scalar_text(&scalar),
+        None if width == 4 => format!("0x{raw:08x}"),
+        None if width == 8 => format!("0x{raw:016x}"),
+        None => raw.to_string(),
+    }
+}

@@ -1,0 +1,442 @@
+//! The walk itself: one pass over the bytes that pushes a node per field occurrence.
+//!
+//! Containers are walked recursively (depth bounded by [`MAX_DEPTH`]); a container's node is
+//! pushed before its fields and closed after them, which is what keeps the arena in pre-order.
+//! Length-delimited data of an unknown field is tried as a message and rolled back to bytes if it
+//! does not parse cleanly, so a failed guess leaves neither nodes nor errors behind.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use super::{
+    HAS_ERROR, MAX_DEPTH, NONE, Node, NodeKind, ROOT, WireError, WireErrorKind, WireTree, WireType,
+    read_element, read_varint,
+};
+use crate::schema::table::{Kind, MessageId, Table};
+use crate::span::Span;
+
+/// Lets another thread follow a long walk and stop it.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Payload bytes walked so far by the current walk.
+    pub walked: AtomicU64,
+    /// Set to make the walk give up.
+    pub cancel: AtomicBool,
+}
+
+/// Nodes walked between two progress reports.
+const REPORT_EVERY: u32 = 4096;
+
+/// Walks `bytes` as a message of type `root` (or schema-less when `None`).
+pub fn walk(bytes: &[u8], table: &Table, root: Option<MessageId>) -> WireTree {
+    walk_observed(bytes, table, root, None).unwrap_or_default()
+}
+
+/// [`walk`], reporting progress to `progress` and giving up (`None`) when it is cancelled.
+pub fn walk_observed(
+    bytes: &[u8],
+    table: &Table,
+    root: Option<MessageId>,
+    progress: Option<&Progress>,
+) -> Option<WireTree> {
+    // Room for as many nodes as the bytes could hold at three bytes a field, so that the arena is
+    // not copied as it grows: pages never written stay virtual, costing no memory.
+    let mut nodes = Vec::new();
+    if nodes.try_reserve(bytes.len() / 3 + 1).is_err() {
+        nodes = Vec::new();
+    }
+    let mut walker = Walker {
+        bytes,
+        table,
+        nodes,
+        errors: Vec::new(),
+        progress,
+        until_report: REPORT_EVERY,
+        cancelled: false,
+    };
+    walker.nodes.push(Node {
+        start: 0,
+        end: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
+        next: 1,
+        parent: NONE,
+        tag: 0,
+        field: NONE,
+        kind: NodeKind::Message,
+        tag_len: 0,
+        extra_len: 0,
+        flags: 0,
+    });
+    if u32::try_from(bytes.len()).is_err() {
+        let length = bytes.len() as u64;
+        walker.fail(
+            ROOT,
+            WireError {
+                at: 0,
+                kind: WireErrorKind::TooLarge { length },
+            },
+        );
+    } else {
+        let walked = walker.body(ROOT, 0, bytes.len(), root, 0, Terminator::RegionEnd);
+        walker.close(ROOT, walked.error, bytes.len());
+    }
+    if walker.cancelled {
+        return None;
+    }
+    let mut errors = walker.errors;
+    errors.sort_by_key(|(n, _)| *n);
+    Some(WireTree {
+        nodes: walker.nodes,
+        errors,
+        root_type: root,
+    })
+}
+
+struct Walker<'a> {
+    bytes: &'a [u8],
+    table: &'a Table,
+    nodes: Vec<Node>,
+    errors: Vec<(u32, WireError)>,
+    progress: Option<&'a Progress>,
+    until_report: u32,
+    cancelled: bool,
+}
+
+/// How a message body ends: at its region's end, or (for a group) at an end-group tag.
+#[derive(Clone, Copy)]
+enum Terminator {
+    RegionEnd,
+    EndGroup(u32),
+}
+
+/// Where a body's walk ended.
+struct Walked {
+    /// The end of the fields (the end-group tag's start, for a group).
+    body_end: usize,
+    /// The position after the body (after the end-group tag, for a group).
+    next: usize,
+    error: Option<WireError>,
+}
+
+/// How the value after a tag was read.
+enum Read {
+    /// A leaf node: its kind, end and length-prefix size.
+    Leaf(NodeKind, usize, u8),
+    /// A container already pushed and closed (its subtree included).
+    Pushed,
+}
+
+impl Walker<'_> {
+    fn push(&mut self, node: Node) -> usize {
+        self.nodes.push(node);
+        self.until_report = self.until_report.saturating_sub(1);
+        if self.until_report == 0 {
+            self.until_report = REPORT_EVERY;
+            if let Some(progress) = self.progress {
+                progress
+                    .walked
+                    .store(u64::from(node.start), Ordering::Relaxed);
+                self.cancelled |= progress.cancel.load(Ordering::Relaxed);
+            }
+        }
+        self.nodes.len() - 1
+    }
+
+    fn fail(&mut self, node: usize, error: WireError) {
+        if let Some(n) = self.nodes.get_mut(node) {
+            n.flags |= HAS_ERROR;
+        }
+        self.errors.push((node as u32, error));
+    }
+
+    /// Records where container `node` ends and that its subtree is complete.
+    fn close(&mut self, node: usize, error: Option<WireError>, end: usize) {
+        let next = self.nodes.len() as u32;
+        if let Some(n) = self.nodes.get_mut(node) {
+            n.next = next;
+            n.end = end as u32;
+        }
+        if let Some(error) = error {
+            self.fail(node, error);
+        }
+    }
+
+    /// Walks fields from `start` until `end` or the matching end-group tag, as children of
+    /// `container`.
+    fn body(
+        &mut self,
+        container: usize,
+        start: usize,
+        end: usize,
+        message: Option<MessageId>,
+        depth: usize,
+        terminator: Terminator,
+    ) -> Walked {
+        let stop = |at: usize, kind| Walked {
+            body_end: end,
+            next: end,
+            error: Some(WireError { at, kind }),
+        };
+        if depth > MAX_DEPTH {
+            return stop(start, WireErrorKind::TooDeep);
+        }
+        let mut pos = start;
+        while pos < end {
+            if self.cancelled {
+                return Walked {
+                    body_end: end,
+                    next: end,
+                    error: None,
+                };
+            }
+            let tag_start = pos;
+            let (tag, after_tag) = match read_varint(self.bytes, pos, end) {
+                Ok(v) => v,
+                Err(kind) => return stop(tag_start, kind),
+            };
+            if tag > u64::from(u32::MAX) {
+                return stop(tag_start, WireErrorKind::TagTooLarge);
+            }
+            let number = (tag >> 3) as u32;
+            let Some(wire_type) = WireType::from_bits(tag & 7) else {
+                return stop(tag_start, WireErrorKind::InvalidWireType((tag & 7) as u8));
+            };
+            if number == 0 {
+                return stop(tag_start, WireErrorKind::FieldNumberZero);
+            }
+            if wire_type == WireType::EndGroup {
+                return match terminator {
+                    Terminator::EndGroup(open) if open == number => Walked {
+                        body_end: tag_start,
+                        next: after_tag,
+                        error: None,
+                    },
+                    Terminator::EndGroup(open) => stop(
+                        tag_start,
+                        WireErrorKind::MismatchedEndGroup {
+                            expected: open,
+                            found: number,
+                        },
+                    ),
+                    Terminator::RegionEnd => stop(
+                        tag_start,
+                        WireErrorKind::UnexpectedEndGroup { field: number },
+                    ),
+                };
+            }
+            let field = message
+                .and_then(|m| self.table.field_by_number(m, number))
+                .filter(|f| {
+                    self.table
+                        .field(*f)
+                        .is_some_and(|info| info.accepts(wire_type))
+                });
+            let head = Node {
+                start: tag_start as u32,
+                end: after_tag as u32,
+                next: 0,
+                parent: container as u32,
+                tag: tag as u32,
+                field: field.map_or(NONE, |f| f.0),
+                kind: NodeKind::Varint,
+                tag_len: (after_tag - tag_start) as u8,
+                extra_len: 0,
+                flags: 0,
+            };
+            match self.value(head, after_tag, end, wire_type, depth) {
+                Ok((Read::Leaf(kind, value_end, prefix), _)) => {
+                    let at = self.push(Node {
+                        end: value_end as u32,
+                        kind,
+                        extra_len: prefix,
+                        ..head
+                    });
+                    self.close_leaf(at, number, kind);
+                    pos = value_end;
+                }
+                Ok((Read::Pushed, next)) => pos = next,
+                Err(kind) => return stop(tag_start, kind),
+            }
+        }
+        match terminator {
+            Terminator::RegionEnd => Walked {
+                body_end: end,
+                next: end,
+                error: None,
+            },
+            Terminator::EndGroup(field) => stop(end, WireErrorKind::UnterminatedGroup { field }),
+        }
+    }
+
+    /// Sets a leaf's subtree end and checks a packed run's elements.
+    fn close_leaf(&mut self, at: usize, number: u32, kind: NodeKind) {
+        let next = self.nodes.len() as u32;
+        let Some(node) = self.nodes.get_mut(at) else {
+            return;
+        };
+        node.next = next;
+        if kind != NodeKind::Packed {
+            return;
+        }
+        let data = node.data_span();
+        let width = node
+            .field()
+            .and_then(|f| self.table.field(f))
+            .and_then(|f| f.kind.fixed_width());
+        let mut pos = data.start;
+        while let Some((_, after)) = read_element(self.bytes, pos, data.end, width) {
+            pos = after;
+        }
+        if pos < data.end {
+            let error = WireError {
+                at: pos,
+                kind: WireErrorKind::PackedTruncated { field: number },
+            };
+            self.fail(at, error);
+        }
+    }
+
+    /// Reads the value after a tag; returns how, and the position after it.
+    fn value(
+        &mut self,
+        head: Node,
+        pos: usize,
+        end: usize,
+        wire_type: WireType,
+        depth: usize,
+    ) -> Result<(Read, usize), WireErrorKind> {
+        let number = head.number();
+        let fixed = |width: usize, kind: NodeKind| {
+            let available = end - pos;
+            if available < width {
+                return Err(WireErrorKind::TruncatedFixed {
+                    field: number,
+                    needed: width,
+                    available,
+                });
+            }
+            Ok((Read::Leaf(kind, pos + width, 0), pos + width))
+        };
+        match wire_type {
+            WireType::Varint => {
+                let (_, next) = read_varint(self.bytes, pos, end)?;
+                Ok((Read::Leaf(NodeKind::Varint, next, 0), next))
+            }
+            WireType::I64 => fixed(8, NodeKind::Fixed64),
+            WireType::I32 => fixed(4, NodeKind::Fixed32),
+            WireType::EndGroup => Err(WireErrorKind::UnexpectedEndGroup { field: number }),
+            WireType::StartGroup => {
+                let group_type = head.field().and_then(|f| self.table.message_of(f));
+                let at = self.push(Node {
+                    kind: NodeKind::Group,
+                    ..head
+                });
+                let walked = self.body(
+                    at,
+                    pos,
+                    end,
+                    group_type,
+                    depth + 1,
+                    Terminator::EndGroup(number),
+                );
+                let end_tag = if walked.error.is_none() {
+                    (walked.next - walked.body_end) as u8
+                } else {
+                    0
+                };
+                if let Some(n) = self.nodes.get_mut(at) {
+                    n.extra_len = end_tag;
+                }
+                self.close(at, walked.error, walked.next);
+                Ok((Read::Pushed, walked.next))
+            }
+            WireType::Len => {
+                let (length, data_start) = read_varint(self.bytes, pos, end)?;
+                let available = (end - data_start) as u64;
+                if length > available {
+                    return Err(WireErrorKind::LengthPastEnd {
+                        field: number,
+                        length,
+                        available,
+                    });
+                }
+                let data = Span::new(data_start, data_start + length as usize);
+                let prefix = (data_start - pos) as u8;
+                Ok((self.length_delimited(head, prefix, data, depth), data.end))
+            }
+        }
+    }
+
+    fn length_delimited(&mut self, head: Node, prefix: u8, data: Span, depth: usize) -> Read {
+        let info = head.field().and_then(|f| self.table.field(f));
+        let leaf = |kind| Read::Leaf(kind, data.end, prefix);
+        match info.map(|f| (f.kind, f.packable)) {
+            Some((Kind::Message(message), _)) => {
+                let at = self.push(Node {
+                    kind: NodeKind::Message,
+                    extra_len: prefix,
+                    ..head
+                });
+                let walked = self.body(
+                    at,
+                    data.start,
+                    data.end,
+                    Some(message),
+                    depth + 1,
+                    Terminator::RegionEnd,
+                );
+                self.close(at, walked.error, data.end);
+                Read::Pushed
+            }
+            Some((Kind::String | Kind::Bytes, _)) => leaf(NodeKind::Bytes),
+            Some((_, true)) => leaf(NodeKind::Packed),
+            _ => {
+                // Unknown field: a message if it parses cleanly (as protoc --decode_raw decides).
+                if data.is_empty() || depth >= MAX_DEPTH {
+                    return leaf(NodeKind::Bytes);
+                }
+                let at = self.push(Node {
+                    kind: NodeKind::Guessed,
+                    extra_len: prefix,
+                    ..head
+                });
+                let errors = self.errors.len();
+                let walked = self.body(
+                    at,
+                    data.start,
+                    data.end,
+                    None,
+                    depth + 1,
+                    Terminator::RegionEnd,
+                );
+                if walked.error.is_none() && self.groups_clean(at) {
+                    self.close(at, None, data.end);
+                } else {
+                    self.nodes.truncate(at + 1);
+                    self.errors.truncate(errors);
+                    if let Some(n) = self.nodes.get_mut(at) {
+                        n.kind = NodeKind::Bytes;
+                        n.end = data.end as u32;
+                        n.next = (at + 1) as u32;
+                    }
+                }
+                Read::Pushed
+            }
+        }
+    }
+
+    /// Whether the groups directly inside container `at` (and the groups inside those) closed
+    /// properly: a detected message only counts as one if they did.
+    fn groups_clean(&self, at: usize) -> bool {
+        let end = self.nodes.len();
+        let mut child = at + 1;
+        while child < end {
+            let Some(node) = self.nodes.get(child) else {
+                return true;
+            };
+            if node.kind == NodeKind::Group && (node.has_error() || !self.groups_clean(child)) {
+                return false;
+            }
+            child = node.next().max(child + 1);
+        }
+        true
+    }
+}
