@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 use tfr_inspect::compress::{self, Compression};
 use tfr_inspect::frame::FrameIndex;
+use tfr_inspect::source::Source;
 
 fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -360,7 +361,7 @@ fn compressed_files_show_the_same_records_as_the_plain_file() {
         assert!(output.status.success(), "{name}");
         assert!(stdout(&output) == golden, "{name}: show --format json");
 
-        let stream = compress::open(&file, &compress::Options::default()).unwrap();
+        let stream = Source::open_with(&file, &compress::Options::default()).unwrap();
         let plain = std::fs::read(testdata("examples.tfrecord")).unwrap();
         assert!(stream.bytes() == plain.as_slice(), "{name}");
         assert!(stream.compression().unwrap().problem.is_none());
