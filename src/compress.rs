@@ -20,6 +20,7 @@ use std::str::FromStr;
 use flate2::{Decompress, FlushDecompress, Status};
 
 use crate::frame::Header;
+use crate::words::plural;
 
 /// How an input is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -178,8 +179,10 @@ impl fmt::Display for IgnoredTail {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} bytes after the end of the compressed stream (from compressed byte {}) are ignored: {}",
-            self.len, self.compressed_offset, self.reason
+            "{} after the end of the compressed stream (from compressed byte {}) ignored: {}",
+            plural(self.len, "byte"),
+            self.compressed_offset,
+            self.reason
         )
     }
 }
@@ -413,7 +416,7 @@ fn verdict(
             (None, Some(tail))
         }
         MemberEnd::Exhausted { used, .. } => {
-            let detail = "the compressed data ends early (EOF reached)".to_string();
+            let detail = "the compressed data ends early (EOF reached; TensorFlow's reader stops there without an error of its own)".to_string();
             let at = place.offset.saturating_add(used);
             let kind = StreamProblemKind::Truncated;
             (Some(problem(kind, at, detail, None)), None)
@@ -422,8 +425,8 @@ fn verdict(
             if place.after_members > 0 && is_one_of(&message, HEADER) =>
         {
             let detail = format!(
-                "{} bytes after the end of the last {name} member are not another member ({message})",
-                place.rest
+                "{} after the end of the last {name} member are not another member ({message})",
+                plural(place.rest, "byte")
             );
             let tf = Some(tensorflow_message(&message));
             let kind = StreamProblemKind::TrailingBytes;

@@ -119,6 +119,10 @@ pub fn run(
     };
     let data = input.data();
     let decoded = frame.payload(data).map(|p| input.decoder.decode(p));
+    let tokens = frame_tokens(data, &frame, decoded.as_ref());
+    if let Err(e) = input.check_unchanged() {
+        return Ok(report_unusable(&e));
+    }
     let kind = decoded.as_ref().map_or("unreadable", |d| d.kind.name());
     writeln!(
         out,
@@ -130,7 +134,6 @@ pub fn run(
         frame.status.name()
     )?;
     writeln!(out, "{:>10}  {:<HEX_WIDTH$}  meaning", "offset", "bytes")?;
-    let tokens = frame_tokens(data, &frame, decoded.as_ref());
     write_tokens(out, data, &tokens, args.full, coloured)?;
     Ok(if frame.status.is_intact() {
         Status::Clean

@@ -133,6 +133,9 @@ pub fn run(args: &LocateArgs, read: &Options, out: &mut impl Write) -> Result<St
     let data = source.bytes();
     let index = FrameIndex::build(data);
     let loc = recover::locate(&index, data, args.offset);
+    if let Err(e) = source.check_unchanged() {
+        return Ok(report_unusable(&e));
+    }
     if args.json {
         writeln!(
             out,

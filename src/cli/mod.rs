@@ -88,7 +88,8 @@ pub struct DecodeArgs {
         global = true
     )]
     pub compression: crate::compress::Mode,
-    /// Refuse to decompress an input to more than this many bytes (K, M, G suffixes; default 8G).
+    /// Refuse to decompress an input to more than this many bytes, or to read more than this
+    /// from a pipe (K, M, G suffixes; default 8G; exactly this many is allowed).
     #[arg(long, value_name = "BYTES", value_parser = crate::compress::parse_size, global = true)]
     pub max_decompressed: Option<u64>,
 }
@@ -166,6 +167,12 @@ impl Input {
 
     pub fn data(&self) -> &[u8] {
         self.source.bytes()
+    }
+
+    /// Fails when the file shrank while it was read, so that nothing computed from the zeros
+    /// that then stand for its lost bytes is printed (see [`Source::check_unchanged`]).
+    pub fn check_unchanged(&self) -> Result<(), Error> {
+        self.source.check_unchanged()
     }
 
     pub fn name(&self) -> String {
