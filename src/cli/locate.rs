@@ -65,6 +65,10 @@ fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
             number(loc.strict_reads as u64),
         ),
         (
+            "tensorflow_fails".into(),
+            Json::Literal(loc.tensorflow_fails.to_string()),
+        ),
+        (
             "intact_after".into(),
             Json::Array(
                 loc.intact_after
