@@ -226,7 +226,8 @@ fn open_raw(path: &Path, limit: u64) -> Result<Source> {
         }
     }
     if meta.is_file() && meta.len() > 0 {
-        if let Ok(mapping) = map(&file) {
+        if let Ok(map) = map_read_only(&file) {
+            let mapping = guarded(map).map_err(io_err)?;
             let origin = Origin {
                 len: mapping.map.len() as u64,
                 modified: meta.modified().ok(),
@@ -332,15 +333,21 @@ fn spilled(spill: Spill, path: &Path) -> Result<Bytes> {
     let Some(file) = spill.finish().map_err(spill_err)? else {
         return Ok(Bytes::Owned(Vec::new()));
     };
-    Ok(Bytes::Mapped(map(&file).map_err(spill_err)?))
+    let map = map_read_only(&file).map_err(spill_err)?;
+    Ok(Bytes::Mapped(guarded(map).map_err(spill_err)?))
 }
 
 #[allow(unsafe_code)]
-fn map(file: &File) -> std::io::Result<Mapping> {
+fn map_read_only(file: &File) -> std::io::Result<memmap2::Mmap> {
     // SAFETY: the map is read-only and this process never writes the file. Another process may
     // truncate it while it is mapped; reading a page past the new end then raises SIGBUS, which
-    // the guard registered below turns into zero pages and a flag that `check_unchanged` reports.
-    let map = unsafe { memmap2::Mmap::map(file)? };
+    // the guard that `guarded` registers turns into zero pages and a flag that
+    // `check_unchanged` reports. Every map made here goes straight to `guarded`.
+    unsafe { memmap2::Mmap::map(file) }
+}
+
+/// Registers `map` with the SIGBUS guard; refused when the guard has no room for it.
+fn guarded(map: memmap2::Mmap) -> std::io::Result<Mapping> {
     #[cfg(unix)]
     let guard = match guard::protect(map.as_ptr(), map.len()) {
         Some(guard) => Some(guard),

@@ -153,7 +153,7 @@ fn spawn_indexer(app: &mut App, tx: Sender<IndexReport>) {
         }
         let path = file.input.source.path();
         // A pipe or special file cannot be read a second time, and a compressed file would have to
-        // be decompressed again: index those here instead, from the bytes already in memory.
+        // be decompressed again: index those here instead, from the bytes already read.
         if std::fs::metadata(path).is_ok_and(|m| m.is_file())
             && file.input.source.compression().is_none()
         {
