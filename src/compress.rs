@@ -877,6 +877,45 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Damaged streams (flipped, cut and appended bytes) never panic, never pass the limit,
+        /// and every offset reported lies inside the input and the output.
+        #[test]
+        fn damaged_streams_are_bounded_and_located(
+            flips in proptest::collection::vec((0usize..4000, 1u8..=255), 0..4),
+            cut in 0usize..4000,
+            tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..16),
+            gzip_kind: bool,
+        ) {
+            let data: Vec<u8> = sample().into_iter().take(20_000).collect();
+            let (kind, mut packed) = if gzip_kind {
+                (Compression::Gzip, gzip(&data))
+            } else {
+                (Compression::Zlib, zlib(&data))
+            };
+            for (at, bits) in flips {
+                let at = at % packed.len();
+                packed[at] ^= bits;
+            }
+            packed.truncate(cut.max(1).min(packed.len()));
+            packed.extend_from_slice(&tail);
+            let limit = 15_000;
+            match decompress(&packed, kind, limit) {
+                Ok(decoded) => {
+                    proptest::prop_assert!(decoded.bytes.len() as u64 <= limit);
+                    if let Some(p) = &decoded.problem {
+                        proptest::prop_assert!(p.compressed_offset <= packed.len() as u64);
+                        proptest::prop_assert_eq!(p.decompressed_offset, decoded.bytes.len() as u64);
+                    }
+                    if let Some(t) = &decoded.ignored {
+                        proptest::prop_assert_eq!(t.compressed_offset + t.len, packed.len() as u64);
+                    }
+                }
+                Err(e) => proptest::prop_assert!(e.compressed_offset <= packed.len() as u64),
+            }
+        }
+    }
+
     #[test]
     fn a_writer_that_fails_stops_decoding() {
         struct Full;
