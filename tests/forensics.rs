@@ -433,8 +433,11 @@ fn decompression_is_bounded() {
         let err = String::from_utf8_lossy(&output.stderr);
         assert!(err.contains("exceeds the limit of 4096 bytes"), "{err}");
     }
+    // The stream is 20083 bytes: exactly the limit is allowed, one byte over is not.
     let ok = run_on(&file, &["verify", "--max-decompressed", "20083", path]);
     assert_eq!(ok.status.code(), Some(0));
+    let over = run_on(&file, &["verify", "--max-decompressed", "20082", path]);
+    assert_eq!(over.status.code(), Some(2));
 }
 
 #[test]

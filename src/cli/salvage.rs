@@ -304,6 +304,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn no_salvage_is_written_from_a_file_that_shrank() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.tfrecord");
+        let mut bytes = Vec::new();
+        for _ in 0..2000 {
+            crate::frame::write_record(&[3; 100], &mut bytes).unwrap();
+        }
+        fs::write(&input, &bytes).unwrap();
+        let source = Source::open(&input).unwrap();
+        let index = FrameIndex::build(source.bytes());
+        let plan = SalvagePlan::new(&index, source.bytes());
+        assert_eq!(plan.kept.len(), 2000);
+
+        OpenOptions::new()
+            .write(true)
+            .open(&input)
+            .unwrap()
+            .set_len(500)
+            .unwrap();
+        let output = dir.path().join("out.tfrecord");
+        let err = write_atomically(&plan, &source, &output).unwrap_err();
+        assert!(
+            err.to_string().contains("shrank from 232000 to 500 bytes"),
+            "{err}"
+        );
+        assert!(!output.exists());
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "temporary file left behind: {left:?}");
+    }
+
+    #[test]
     fn output_checks_refuse_the_input_and_existing_files() {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("in.tfrecord");
