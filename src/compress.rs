@@ -2,27 +2,25 @@
 //!
 //! TensorFlow writes a whole file through GZIP or ZLIB when `TFRecordOptions(compression_type=...)`
 //! is set, so the frames live in the decompressed stream and every offset TensorFlow reports is an
-//! offset into that stream. This module turns such a file into its decompressed bytes, which the
-//! frame index then scans like any other stream.
+//! offset into that stream. This module turns such a file's bytes into its decompressed stream,
+//! written to any [`Write`] (the source module spills it to a temporary file), and says where and
+//! why the stream is damaged the way TensorFlow's reader would see it.
 //!
-//! The decoding loop is written against `flate2::Decompress` rather than the `Read` adapters so it
-//! knows exactly how many compressed bytes it consumed: when a stream is cut off or corrupt, the
-//! prefix decoded so far is kept (its records are still good) and the problem is reported with the
-//! compressed offset where decoding stopped. Output grows in bounded steps and never beyond a
-//! caller-given limit, so a decompression bomb ends in a clear error instead of exhausting memory;
-//! no allocation is ever sized from a length read out of the input.
+//! Decoding drives zlib's inflate call by call, so it knows exactly how many compressed bytes it
+//! consumed: when a stream is cut off or corrupt, the prefix decoded so far is kept (its records
+//! are still good) and the problem is reported with the compressed offset where decoding stopped.
+//! Output passes through one fixed-size buffer and never beyond a caller-given limit, so a
+//! decompression bomb ends in a clear error instead of exhausting memory; no allocation is ever
+//! sized from a length read out of the input.
 
 use std::fmt;
+use std::io::Write;
 use std::str::FromStr;
 
-use std::path::Path;
+use flate2::{Decompress, FlushDecompress, Status};
 
-use flate2::{Crc, Decompress, FlushDecompress, Status};
-
-use crate::error::Error;
 use crate::frame::Header;
-use crate::source::Source;
-use crate::span::FileOffset;
+use crate::words::plural;
 
 /// How an input is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,9 +120,9 @@ pub enum StreamProblemKind {
     Truncated,
     /// The deflate data or a gzip header is invalid.
     Corrupt,
-    /// The stream decoded but its gzip CRC-32 / size trailer does not match.
+    /// The stream decoded but its gzip CRC-32 / size trailer (or zlib Adler-32) does not match.
     ChecksumMismatch,
-    /// Bytes after the end of the compressed stream that are not another gzip member.
+    /// Bytes after the end of a gzip member that are not another member.
     TrailingBytes,
 }
 
@@ -148,6 +146,9 @@ pub struct StreamProblem {
     /// How many decompressed bytes were produced before the problem (all of them are kept).
     pub decompressed_offset: u64,
     pub detail: String,
+    /// The error TensorFlow's reader fails with here, when it fails (it reads a cut-off stream
+    /// up to the cut without an error).
+    pub tensorflow_message: Option<String>,
 }
 
 impl fmt::Display for StreamProblem {
@@ -156,6 +157,32 @@ impl fmt::Display for StreamProblem {
             f,
             "{} at compressed byte {} (after {} decompressed bytes, which are kept and indexed)",
             self.detail, self.compressed_offset, self.decompressed_offset
+        )?;
+        if let Some(message) = &self.tensorflow_message {
+            write!(f, "; TensorFlow reports \"{message}\"")?;
+        }
+        Ok(())
+    }
+}
+
+/// Bytes after the end of the compressed stream that TensorFlow's reader skips without an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoredTail {
+    /// Where they start in the compressed file.
+    pub compressed_offset: u64,
+    pub len: u64,
+    /// Why TensorFlow does not read them.
+    pub reason: &'static str,
+}
+
+impl fmt::Display for IgnoredTail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} after the end of the compressed stream (from compressed byte {}) ignored: {}",
+            plural(self.len, "byte"),
+            self.compressed_offset,
+            self.reason
         )
     }
 }
@@ -167,6 +194,8 @@ pub struct Compressed {
     /// Size of the file on disk.
     pub compressed_len: u64,
     pub problem: Option<StreamProblem>,
+    /// Trailing bytes TensorFlow ignores (not damage, but worth a note).
+    pub ignored: Option<IgnoredTail>,
 }
 
 impl Compressed {
@@ -200,11 +229,31 @@ pub struct LimitExceeded {
     pub compressed_offset: u64,
 }
 
-/// The result of decoding a whole compressed input.
+/// Why decoding stopped before the end of the input.
+#[derive(Debug, thiserror::Error)]
+pub enum Stopped {
+    #[error(transparent)]
+    Limit(#[from] LimitExceeded),
+    /// The writer refused the output (a full disk, for a spilled stream).
+    #[error("cannot store the decompressed stream: {0}")]
+    Write(#[from] std::io::Error),
+}
+
+/// What decoding a whole compressed input found, its output having gone to a writer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Decompressed bytes written.
+    pub len: u64,
+    pub problem: Option<StreamProblem>,
+    pub ignored: Option<IgnoredTail>,
+}
+
+/// The result of decoding a whole compressed input into memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decoded {
     pub bytes: Vec<u8>,
     pub problem: Option<StreamProblem>,
+    pub ignored: Option<IgnoredTail>,
 }
 
 /// Which compression the first bytes announce, if any (a full gzip magic, or a valid zlib header
@@ -243,296 +292,274 @@ pub fn choose(data: &[u8], mode: Mode) -> Option<Compression> {
     }
 }
 
-/// Decodes `data` as `compression`, producing at most `limit` bytes.
+/// Decodes `data` as `compression` into memory, producing at most `limit` bytes.
 pub fn decompress(
     data: &[u8],
     compression: Compression,
     limit: u64,
 ) -> Result<Decoded, LimitExceeded> {
-    let mut out = Output::new(limit, compression);
-    let problem = match compression {
-        Compression::Zlib => decode_zlib(data, &mut out)?,
-        Compression::Gzip => decode_gzip(data, &mut out)?,
+    let mut bytes = Vec::new();
+    let outcome = match decompress_into(data, compression, limit, &mut bytes) {
+        Ok(outcome) => outcome,
+        Err(Stopped::Limit(e)) => return Err(e),
+        // Writing to a Vec cannot fail; should it, the output so far is all there is.
+        Err(Stopped::Write(_)) => Outcome {
+            len: bytes.len() as u64,
+            problem: None,
+            ignored: None,
+        },
     };
     Ok(Decoded {
-        bytes: out.bytes,
-        problem,
+        bytes,
+        problem: outcome.problem,
+        ignored: outcome.ignored,
     })
 }
 
-/// Opens `path` read-only and returns the stream to index: the file's own bytes, or its
-/// decompressed stream (with [`Source::compression`] set).
+/// Decodes `data` as `compression`, writing at most `limit` bytes to `out`, the way
+/// TensorFlow's `ZlibInputStream` reads it.
 ///
-/// With [`Mode::Auto`], bytes that merely look compressed but yield nothing but a corrupt-data
-/// error are read as plain, so their damage is shown frame by frame.
-pub fn open(path: &Path, options: &Options) -> Result<Source, Error> {
-    let raw = Source::open(path)?;
-    let data = raw.bytes();
-    let Some(compression) = choose(data, options.mode) else {
-        return Ok(raw);
-    };
-    let decoded = decompress(data, compression, options.limit).map_err(|e| Error::Decompress {
-        path: path.to_path_buf(),
-        offset: FileOffset(e.compressed_offset),
-        message: e.to_string(),
-    })?;
-    let unreadable = decoded.bytes.is_empty()
-        && decoded
-            .problem
-            .as_ref()
-            .is_some_and(|p| p.kind == StreamProblemKind::Corrupt);
-    if options.mode == Mode::Auto && unreadable {
-        return Ok(raw);
-    }
-    if unreadable && sniff(data) != Some(compression) {
-        // The user forced a compression the file does not start with: a wrong option, not damage.
-        return Err(Error::Decompress {
-            path: path.to_path_buf(),
-            offset: FileOffset(0),
-            message: format!(
-                "not a {} stream (its first bytes say otherwise); try --compression auto or none",
-                compression.tensorflow_name()
-            ),
-        });
-    }
-    let info = Compressed {
-        compression,
-        compressed_len: raw.len(),
-        problem: decoded.problem,
-    };
-    Ok(Source::decompressed(path, decoded.bytes, info))
-}
-
-/// Output grows by at most this much per step when it is small.
-const MIN_STEP: usize = 64 << 10;
-
-struct Output {
-    bytes: Vec<u8>,
-    limit: u64,
+/// TensorFlow runs zlib's inflate (window bits 16+15 for GZIP, 15 for ZLIB); after the end of a
+/// GZIP member it resets and goes on with the next byte (concatenated members), while after the
+/// end of a ZLIB stream it reads nothing more. So bytes after a GZIP member must be another
+/// member (two zero bytes fail with "incorrect header check"), bytes after a ZLIB stream are
+/// ignored, and so is an incomplete trailing member that has produced no output yet. The same
+/// inflate implementation (zlib-rs) gives the same verdicts and messages: header CRC (FHCRC),
+/// data CRC and length are all checked by it.
+pub fn decompress_into(
+    data: &[u8],
     compression: Compression,
-}
-
-impl Output {
-    fn new(limit: u64, compression: Compression) -> Output {
-        Output {
-            bytes: Vec::new(),
-            limit,
-            compression,
-        }
-    }
-
-    /// Makes room for more output without ever holding more than `limit + 1` bytes: one byte past
-    /// the limit is how an over-limit stream is recognised.
-    fn make_room(&mut self, compressed_offset: u64) -> Result<(), LimitExceeded> {
-        let len = self.bytes.len() as u64;
-        if len > self.limit {
-            return Err(LimitExceeded {
-                compression: self.compression.tensorflow_name(),
-                limit: self.limit,
-                compressed_offset,
-            });
-        }
-        if self.bytes.capacity() > self.bytes.len() {
-            return Ok(());
-        }
-        let ceiling = self.limit.saturating_add(1);
-        let wanted = (self.bytes.capacity() as u64)
-            .saturating_mul(2)
-            .max(len.saturating_add(MIN_STEP as u64))
-            .min(ceiling);
-        let extra = usize::try_from(wanted.saturating_sub(len)).unwrap_or(MIN_STEP);
-        self.bytes.reserve_exact(extra.max(1));
-        Ok(())
-    }
-}
-
-/// Runs raw or zlib-wrapped deflate over `input` until the stream ends.
-///
-/// Returns how many input bytes were consumed and a problem if the stream did not end cleanly.
-fn inflate(
-    input: &[u8],
-    base: u64,
-    zlib_header: bool,
-    out: &mut Output,
-) -> Result<(usize, Option<StreamProblem>), LimitExceeded> {
-    let mut state = Decompress::new(zlib_header);
-    let problem = |kind, consumed: u64, out: &Output, detail: String| StreamProblem {
-        kind,
-        compressed_offset: base + consumed,
-        decompressed_offset: out.bytes.len() as u64,
-        detail,
+    limit: u64,
+    out: &mut impl Write,
+) -> Result<Outcome, Stopped> {
+    let mut sink = Sink {
+        out,
+        len: 0,
+        limit,
+        compression,
+        chunk: vec![0; CHUNK],
     };
-    loop {
-        let consumed = state.total_in();
-        out.make_room(base + consumed)?;
-        let rest = usize::try_from(consumed)
-            .ok()
-            .and_then(|c| input.get(c..))
-            .unwrap_or_default();
-        let produced_before = state.total_out();
-        match state.decompress_vec(rest, &mut out.bytes, FlushDecompress::None) {
-            Ok(Status::StreamEnd) => {
-                return Ok((
-                    usize::try_from(state.total_in()).unwrap_or(input.len()),
-                    None,
-                ));
-            }
-            Ok(_) => {
-                let stalled = state.total_in() == consumed && state.total_out() == produced_before;
-                if stalled && out.bytes.capacity() > out.bytes.len() {
-                    let at = state.total_in();
-                    let (kind, detail) = if rest.is_empty() {
-                        (
-                            StreamProblemKind::Truncated,
-                            "the compressed data ends early (EOF reached)".to_string(),
-                        )
-                    } else {
-                        (
-                            StreamProblemKind::Corrupt,
-                            "the deflate decoder cannot make progress".to_string(),
-                        )
-                    };
-                    return Ok((
-                        usize::try_from(at).unwrap_or(input.len()),
-                        Some(problem(kind, at, out, detail)),
-                    ));
-                }
-            }
-            Err(e) => {
-                let at = state.total_in();
-                let detail = format!("corrupt deflate data ({e})");
-                return Ok((
-                    usize::try_from(at).unwrap_or(input.len()),
-                    Some(problem(StreamProblemKind::Corrupt, at, out, detail)),
-                ));
-            }
-        }
-    }
-}
-
-fn decode_zlib(data: &[u8], out: &mut Output) -> Result<Option<StreamProblem>, LimitExceeded> {
-    let (used, problem) = inflate(data, 0, true, out)?;
-    if problem.is_some() {
-        return Ok(problem);
-    }
-    Ok(trailing(data, used, out))
-}
-
-/// Reports bytes after the compressed stream, unless they are only zero padding.
-fn trailing(data: &[u8], used: usize, out: &Output) -> Option<StreamProblem> {
-    let rest = data.get(used..).unwrap_or_default();
-    if rest.iter().all(|&b| b == 0) {
-        return None;
-    }
-    Some(StreamProblem {
-        kind: StreamProblemKind::TrailingBytes,
-        compressed_offset: used as u64,
-        decompressed_offset: out.bytes.len() as u64,
-        detail: format!(
-            "{} bytes after the end of the compressed stream are not part of it",
-            rest.len()
-        ),
-    })
-}
-
-/// Where a gzip member header ends, or why it cannot be read (RFC 1952, section 2.3).
-fn gzip_header_len(member: &[u8]) -> Result<usize, (StreamProblemKind, String)> {
-    let truncated = || {
-        (
-            StreamProblemKind::Truncated,
-            "the compressed data ends inside a gzip header (EOF reached)".to_string(),
-        )
-    };
-    let fixed = member.get(..10).ok_or_else(truncated)?;
-    if fixed.get(..3) != Some(&[0x1f, 0x8b, 0x08][..]) {
-        return Err((
-            StreamProblemKind::Corrupt,
-            "not a gzip member header (expected 1f 8b 08)".to_string(),
-        ));
-    }
-    let flags = fixed.get(3).copied().unwrap_or(0);
-    if flags & 0xe0 != 0 {
-        return Err((
-            StreamProblemKind::Corrupt,
-            format!("gzip header has reserved flag bits set (0x{flags:02x})"),
-        ));
-    }
-    let mut pos = 10usize;
-    if flags & 0x04 != 0 {
-        let xlen = member.get(pos..pos + 2).ok_or_else(truncated)?;
-        let xlen = usize::from(u16::from_le_bytes(
-            xlen.try_into().map_err(|_| truncated())?,
-        ));
-        pos += 2 + xlen;
-    }
-    for flag in [0x08, 0x10] {
-        if flags & flag != 0 {
-            let rest = member.get(pos..).ok_or_else(truncated)?;
-            let nul = rest.iter().position(|&b| b == 0).ok_or_else(truncated)?;
-            pos += nul + 1;
-        }
-    }
-    if flags & 0x02 != 0 {
-        pos += 2;
-    }
-    if pos > member.len() {
-        return Err(truncated());
-    }
-    Ok(pos)
-}
-
-fn decode_gzip(data: &[u8], out: &mut Output) -> Result<Option<StreamProblem>, LimitExceeded> {
     let mut pos = 0usize;
     let mut members = 0usize;
     loop {
         let member = data.get(pos..).unwrap_or_default();
-        if members > 0 && (member.is_empty() || !member.starts_with(&[0x1f, 0x8b])) {
-            return Ok(trailing(data, pos, out));
-        }
-        let header = match gzip_header_len(member) {
-            Ok(len) => len,
-            Err((kind, detail)) => {
-                return Ok(Some(StreamProblem {
-                    kind,
-                    compressed_offset: pos as u64,
-                    decompressed_offset: out.bytes.len() as u64,
-                    detail,
-                }));
+        let end = inflate_member(member, pos as u64, compression, &mut sink)?;
+        match end {
+            MemberEnd::Complete { used }
+                if compression == Compression::Gzip && used < member.len() =>
+            {
+                // TensorFlow resets inflate and reads on: the next bytes must be a member too.
+                pos = pos.saturating_add(used.max(1));
+                members += 1;
             }
-        };
-        let start_out = out.bytes.len();
-        let body = member.get(header..).unwrap_or_default();
-        let (used, problem) = inflate(body, (pos + header) as u64, false, out)?;
-        if problem.is_some() {
-            return Ok(problem);
+            end => {
+                let place = Place {
+                    offset: pos as u64,
+                    rest: member.len() as u64,
+                    after_members: members,
+                    decompressed: sink.len,
+                };
+                let (problem, ignored) = verdict(end, compression, &place);
+                return Ok(Outcome {
+                    len: sink.len,
+                    problem,
+                    ignored,
+                });
+            }
         }
-        let trailer_at = pos + header + used;
-        let Some(trailer) = data.get(trailer_at..trailer_at + 8) else {
-            return Ok(Some(StreamProblem {
-                kind: StreamProblemKind::Truncated,
-                compressed_offset: data.len() as u64,
-                decompressed_offset: out.bytes.len() as u64,
-                detail: "the compressed data ends inside a gzip trailer (EOF reached)".into(),
-            }));
-        };
-        let mut crc = Crc::new();
-        crc.update(out.bytes.get(start_out..).unwrap_or_default());
-        let stored_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
-        let stored_size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
-        let size = (out.bytes.len() - start_out) as u32;
-        if stored_crc != crc.sum() || stored_size != size {
-            return Ok(Some(StreamProblem {
-                kind: StreamProblemKind::ChecksumMismatch,
-                compressed_offset: trailer_at as u64,
-                decompressed_offset: out.bytes.len() as u64,
-                detail: format!(
-                    "gzip member trailer does not match its data (stored CRC-32 0x{stored_crc:08x}, size {stored_size}; computed 0x{:08x}, size {size})",
-                    crc.sum()
-                ),
+    }
+}
+
+/// Where the last member decoded began.
+struct Place {
+    /// Its offset in the compressed file.
+    offset: u64,
+    /// Compressed bytes from there to the end of the file.
+    rest: u64,
+    /// Complete members before it.
+    after_members: usize,
+    /// Decompressed bytes written in all.
+    decompressed: u64,
+}
+
+/// What the way the last member ended means: damage (with TensorFlow's error, when it fails),
+/// or bytes TensorFlow skips.
+fn verdict(
+    end: MemberEnd,
+    compression: Compression,
+    place: &Place,
+) -> (Option<StreamProblem>, Option<IgnoredTail>) {
+    let problem = |kind, at: u64, detail: String, message: Option<String>| StreamProblem {
+        kind,
+        compressed_offset: at,
+        decompressed_offset: place.decompressed,
+        detail,
+        tensorflow_message: message,
+    };
+    let name = compression.tensorflow_name();
+    match end {
+        MemberEnd::Complete { used } => {
+            let used = used as u64;
+            let tail = (used < place.rest).then(|| IgnoredTail {
+                compressed_offset: place.offset.saturating_add(used),
+                len: place.rest - used,
+                reason: "TensorFlow's ZLIB reader stops at the end of the stream",
+            });
+            (None, tail)
+        }
+        MemberEnd::Exhausted { produced: 0, .. } if place.after_members > 0 => {
+            let tail = IgnoredTail {
+                compressed_offset: place.offset,
+                len: place.rest,
+                reason: "they start another GZIP member that ends before any data, which TensorFlow's reader skips",
+            };
+            (None, Some(tail))
+        }
+        MemberEnd::Exhausted { used, .. } => {
+            let detail = "the compressed data ends early (EOF reached; TensorFlow's reader stops there without an error of its own)".to_string();
+            let at = place.offset.saturating_add(used);
+            let kind = StreamProblemKind::Truncated;
+            (Some(problem(kind, at, detail, None)), None)
+        }
+        MemberEnd::Failed { message, .. }
+            if place.after_members > 0 && is_one_of(&message, HEADER) =>
+        {
+            let detail = format!(
+                "{} after the end of the last {name} member are not another member ({message})",
+                plural(place.rest, "byte")
+            );
+            let tf = Some(tensorflow_message(&message));
+            let kind = StreamProblemKind::TrailingBytes;
+            (Some(problem(kind, place.offset, detail, tf)), None)
+        }
+        MemberEnd::Failed { used, message } => {
+            let kind = if is_one_of(&message, CHECKSUM) {
+                StreamProblemKind::ChecksumMismatch
+            } else {
+                StreamProblemKind::Corrupt
+            };
+            let detail = format!("corrupt {name} data ({message})");
+            let tf = Some(tensorflow_message(&message));
+            let at = place.offset.saturating_add(used);
+            (Some(problem(kind, at, detail, tf)), None)
+        }
+    }
+}
+
+/// zlib's messages for a header that is not one (what two zero bytes after a member give).
+const HEADER: &[&str] = &[
+    "incorrect header check",
+    "unknown compression method",
+    "unknown header flags set",
+    "invalid window size",
+    "header crc mismatch",
+];
+/// zlib's messages for a trailer that does not match the data.
+const CHECKSUM: &[&str] = &["incorrect data check", "incorrect length check"];
+
+fn is_one_of(message: &str, set: &[&str]) -> bool {
+    set.contains(&message)
+}
+
+/// The error TensorFlow's `ZlibInputStream::Inflate` returns for a failed inflate call.
+fn tensorflow_message(message: &str) -> String {
+    if message == NEEDS_DICTIONARY {
+        // Z_NEED_DICT carries no message.
+        return "inflate() failed with error 2".to_string();
+    }
+    format!("inflate() failed with error -3: {message}")
+}
+
+const NEEDS_DICTIONARY: &str = "the stream needs a preset dictionary";
+
+/// Decompressed bytes produced per inflate call: the only buffer decoding holds.
+const CHUNK: usize = 256 << 10;
+
+/// Where output goes, counted against the limit.
+struct Sink<'w, W: Write> {
+    out: &'w mut W,
+    len: u64,
+    limit: u64,
+    compression: Compression,
+    chunk: Vec<u8>,
+}
+
+impl<W: Write> Sink<'_, W> {
+    /// Writes the first `n` bytes of the chunk, unless they would take the output past the limit
+    /// (exactly `limit` bytes are allowed).
+    fn emit(&mut self, n: usize, compressed_offset: u64) -> Result<(), Stopped> {
+        let len = self.len.saturating_add(n as u64);
+        if len > self.limit {
+            return Err(Stopped::Limit(LimitExceeded {
+                compression: self.compression.tensorflow_name(),
+                limit: self.limit,
+                compressed_offset,
             }));
         }
-        pos = trailer_at + 8;
-        members += 1;
+        self.out
+            .write_all(self.chunk.get(..n).unwrap_or_default())?;
+        self.len = len;
+        Ok(())
+    }
+}
+
+/// How one GZIP member (or the ZLIB stream) ended.
+enum MemberEnd {
+    /// Its end was reached after `used` input bytes.
+    Complete { used: usize },
+    /// The input ran out inside it.
+    Exhausted { used: u64, produced: u64 },
+    /// inflate failed with zlib's `message`.
+    Failed { used: u64, message: String },
+}
+
+/// Inflates one member from the start of `input` (at `base` in the file) into `sink`.
+fn inflate_member<W: Write>(
+    input: &[u8],
+    base: u64,
+    compression: Compression,
+    sink: &mut Sink<'_, W>,
+) -> Result<MemberEnd, Stopped> {
+    let mut state = match compression {
+        Compression::Gzip => Decompress::new_gzip(15),
+        Compression::Zlib => Decompress::new(true),
+    };
+    loop {
+        let consumed = state.total_in();
+        let produced = state.total_out();
+        let rest = usize::try_from(consumed)
+            .ok()
+            .and_then(|c| input.get(c..))
+            .unwrap_or_default();
+        let result = state.decompress(rest, &mut sink.chunk, FlushDecompress::None);
+        let made = usize::try_from(state.total_out().saturating_sub(produced)).unwrap_or(0);
+        sink.emit(made, base.saturating_add(state.total_in()))?;
+        let used = state.total_in();
+        match result {
+            Ok(Status::StreamEnd) => {
+                return Ok(MemberEnd::Complete {
+                    used: usize::try_from(used).unwrap_or(input.len()),
+                });
+            }
+            Ok(_) if used == consumed && made == 0 => {
+                if rest.is_empty() {
+                    let produced = state.total_out();
+                    return Ok(MemberEnd::Exhausted { used, produced });
+                }
+                // Input left and room for output, yet no progress: never loop on it.
+                let message = "the decoder cannot make progress".to_string();
+                return Ok(MemberEnd::Failed { used, message });
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let message = if e.needs_dictionary().is_some() {
+                    NEEDS_DICTIONARY.to_string()
+                } else {
+                    e.message().unwrap_or("invalid data").to_string()
+                };
+                return Ok(MemberEnd::Failed { used, message });
+            }
+        }
     }
 }
 
@@ -654,14 +681,255 @@ mod tests {
         assert_eq!(problem.kind, StreamProblemKind::TrailingBytes);
         assert_eq!(problem.compressed_offset, n as u64);
 
+        // TensorFlow's reader starts a new member at the zeros and fails on them.
         let mut padded = gzip(b"payload");
         padded.extend_from_slice(&[0; 16]);
+        let decoded = decompress(&padded, Compression::Gzip, DEFAULT_LIMIT).unwrap();
+        assert_eq!(decoded.bytes, b"payload");
+        let problem = decoded.problem.unwrap();
+        assert_eq!(problem.kind, StreamProblemKind::TrailingBytes);
+        assert_eq!(problem.compressed_offset, n as u64);
         assert_eq!(
-            decompress(&padded, Compression::Gzip, DEFAULT_LIMIT)
+            problem.tensorflow_message.as_deref(),
+            Some("inflate() failed with error -3: incorrect header check")
+        );
+    }
+
+    /// A gzip member with the FHCRC flag and a header CRC (low 16 bits of the CRC-32 of the
+    /// header bytes before it), plus `flip` xored into that CRC.
+    fn gzip_with_header_crc(data: &[u8], flip: u16) -> Vec<u8> {
+        let mut out = vec![0x1f, 0x8b, 0x08, 0x02, 0, 0, 0, 0, 0, 0xff];
+        let mut crc = flate2::Crc::new();
+        crc.update(&out);
+        let header_crc = (crc.sum() & 0xffff) as u16 ^ flip;
+        out.extend_from_slice(&header_crc.to_le_bytes());
+        let mut raw = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+        raw.write_all(data).unwrap();
+        out.extend(raw.finish().unwrap());
+        let mut crc = flate2::Crc::new();
+        crc.update(data);
+        out.extend_from_slice(&crc.sum().to_le_bytes());
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        out
+    }
+
+    /// What TensorFlow 2.21's GZIP and ZLIB readers do with each input (checked with
+    /// `tf.data.TFRecordDataset`): `None` reads every record without an error.
+    #[test]
+    fn stream_verdicts_agree_with_tensorflow() {
+        let header_check = Some("inflate() failed with error -3: incorrect header check");
+        let with = |mut packed: Vec<u8>, tail: &[u8]| {
+            packed.extend_from_slice(tail);
+            packed
+        };
+        let cases: Vec<(&str, Compression, Vec<u8>, Option<&str>)> = vec![
+            ("gzip, clean", Compression::Gzip, gzip(b"data"), None),
+            (
+                "gzip, one zero after",
+                Compression::Gzip,
+                with(gzip(b"data"), &[0]),
+                None,
+            ),
+            (
+                "gzip, two zeros after",
+                Compression::Gzip,
+                with(gzip(b"data"), &[0, 0]),
+                header_check,
+            ),
+            (
+                "gzip, junk after",
+                Compression::Gzip,
+                with(gzip(b"data"), b"junk"),
+                header_check,
+            ),
+            (
+                "gzip, magic only after",
+                Compression::Gzip,
+                with(gzip(b"data"), &[0x1f, 0x8b, 8]),
+                None,
+            ),
+            (
+                "gzip, empty member after",
+                Compression::Gzip,
+                with(gzip(b"data"), &gzip(b"")),
+                None,
+            ),
+            (
+                "gzip, good FHCRC",
+                Compression::Gzip,
+                gzip_with_header_crc(b"data", 0),
+                None,
+            ),
+            (
+                "gzip, wrong FHCRC",
+                Compression::Gzip,
+                gzip_with_header_crc(b"data", 1),
+                Some("inflate() failed with error -3: header crc mismatch"),
+            ),
+            ("zlib, clean", Compression::Zlib, zlib(b"data"), None),
+            (
+                "zlib, zeros after",
+                Compression::Zlib,
+                with(zlib(b"data"), &[0; 16]),
+                None,
+            ),
+            (
+                "zlib, junk after",
+                Compression::Zlib,
+                with(zlib(b"data"), b"junk"),
+                None,
+            ),
+            (
+                "zlib, a second stream after",
+                Compression::Zlib,
+                with(zlib(b"data"), &zlib(b"more")),
+                None,
+            ),
+        ];
+        for (name, kind, packed, tensorflow) in cases {
+            let decoded = decompress(&packed, kind, DEFAULT_LIMIT).unwrap();
+            // A header that fails its CRC gives no data; every other case decodes the member.
+            let expected: &[u8] = if name.contains("wrong FHCRC") {
+                b""
+            } else {
+                b"data"
+            };
+            assert_eq!(decoded.bytes, expected, "{name}");
+            let message = decoded
+                .problem
+                .as_ref()
+                .and_then(|p| p.tensorflow_message.as_deref());
+            assert_eq!(message, tensorflow, "{name}: {:?}", decoded.problem);
+            assert_eq!(decoded.problem.is_some(), tensorflow.is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn bytes_tensorflow_skips_are_noted() {
+        let packed = gzip(b"data");
+        let mut padded = packed.clone();
+        padded.push(0);
+        let ignored = decompress(&padded, Compression::Gzip, DEFAULT_LIMIT)
+            .unwrap()
+            .ignored
+            .unwrap();
+        assert_eq!(ignored.compressed_offset, packed.len() as u64);
+        assert_eq!(ignored.len, 1);
+
+        let mut padded = zlib(b"data");
+        padded.extend_from_slice(b"junk");
+        let ignored = decompress(&padded, Compression::Zlib, DEFAULT_LIMIT)
+            .unwrap()
+            .ignored
+            .unwrap();
+        assert_eq!(ignored.len, 4);
+        assert!(
+            ignored.to_string().contains("4 bytes after the end"),
+            "{ignored}"
+        );
+        assert_eq!(
+            decompress(&packed, Compression::Gzip, DEFAULT_LIMIT)
                 .unwrap()
-                .problem,
+                .ignored,
             None
         );
+    }
+
+    #[test]
+    fn bad_trailers_fail_as_tensorflow_says() {
+        let mut packed = gzip(b"payload");
+        let n = packed.len();
+        packed[n - 1] ^= 1;
+        let problem = decompress(&packed, Compression::Gzip, DEFAULT_LIMIT)
+            .unwrap()
+            .problem
+            .unwrap();
+        assert_eq!(problem.kind, StreamProblemKind::ChecksumMismatch);
+        assert_eq!(
+            problem.tensorflow_message.as_deref(),
+            Some("inflate() failed with error -3: incorrect length check")
+        );
+        let mut packed = zlib(b"payload");
+        let n = packed.len();
+        packed[n - 1] ^= 1;
+        let problem = decompress(&packed, Compression::Zlib, DEFAULT_LIMIT)
+            .unwrap()
+            .problem
+            .unwrap();
+        assert_eq!(problem.kind, StreamProblemKind::ChecksumMismatch);
+        assert_eq!(
+            problem.tensorflow_message.as_deref(),
+            Some("inflate() failed with error -3: incorrect data check")
+        );
+    }
+
+    #[test]
+    fn the_limit_allows_exactly_that_many_bytes() {
+        let data = sample();
+        let len = data.len() as u64;
+        for (kind, packed) in [
+            (Compression::Gzip, gzip(&data)),
+            (Compression::Zlib, zlib(&data)),
+        ] {
+            assert_eq!(decompress(&packed, kind, len).unwrap().bytes, data);
+            let err = decompress(&packed, kind, len - 1).unwrap_err();
+            assert_eq!(err.limit, len - 1, "{kind:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Damaged streams (flipped, cut and appended bytes) never panic, never pass the limit,
+        /// and every offset reported lies inside the input and the output.
+        #[test]
+        fn damaged_streams_are_bounded_and_located(
+            flips in proptest::collection::vec((0usize..4000, 1u8..=255), 0..4),
+            cut in 0usize..4000,
+            tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..16),
+            gzip_kind: bool,
+        ) {
+            let data: Vec<u8> = sample().into_iter().take(20_000).collect();
+            let (kind, mut packed) = if gzip_kind {
+                (Compression::Gzip, gzip(&data))
+            } else {
+                (Compression::Zlib, zlib(&data))
+            };
+            for (at, bits) in flips {
+                let at = at % packed.len();
+                packed[at] ^= bits;
+            }
+            packed.truncate(cut.max(1).min(packed.len()));
+            packed.extend_from_slice(&tail);
+            let limit = 15_000;
+            match decompress(&packed, kind, limit) {
+                Ok(decoded) => {
+                    proptest::prop_assert!(decoded.bytes.len() as u64 <= limit);
+                    if let Some(p) = &decoded.problem {
+                        proptest::prop_assert!(p.compressed_offset <= packed.len() as u64);
+                        proptest::prop_assert_eq!(p.decompressed_offset, decoded.bytes.len() as u64);
+                    }
+                    if let Some(t) = &decoded.ignored {
+                        proptest::prop_assert_eq!(t.compressed_offset + t.len, packed.len() as u64);
+                    }
+                }
+                Err(e) => proptest::prop_assert!(e.compressed_offset <= packed.len() as u64),
+            }
+        }
+    }
+
+    #[test]
+    fn a_writer_that_fails_stops_decoding() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let packed = gzip(&sample());
+        let stopped = decompress_into(&packed, Compression::Gzip, DEFAULT_LIMIT, &mut Full);
+        assert!(matches!(stopped, Err(Stopped::Write(_))));
     }
 
     #[test]

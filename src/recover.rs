@@ -100,6 +100,9 @@ pub struct Location {
     pub intact_before: usize,
     /// Records a strict sequential reader (TensorFlow) returns before its first problem.
     pub strict_reads: usize,
+    /// Whether TensorFlow's reader fails on this stream at all: it reads past short trailing
+    /// bytes (fewer than a frame header) without an error.
+    pub tensorflow_fails: bool,
     /// Damaged frames in the whole stream.
     pub damaged_frames: usize,
     /// What is wrong with the frame, as `verify` says it (empty for an intact frame).
@@ -174,6 +177,9 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
     // of frames stays a packed `u64` each.
     let frames = || index.frames(data);
     let strict_reads = frames().take_while(|f| f.status.is_intact()).count();
+    let tensorflow_fails = index
+        .get(data, strict_reads)
+        .is_some_and(|f| f.status != FrameStatus::PartialHeader);
     // TensorFlow's offset names a damaged frame even when an intact frame found by resync starts
     // exactly there (a data-CRC frame whose header overlaps the next intact frame), so that
     // reading wins over the frame whose region holds the byte.
@@ -193,6 +199,7 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
         available_after_header: None,
         intact_before: 0,
         strict_reads,
+        tensorflow_fails,
         damaged_frames: index.damaged_count(),
         problem: String::new(),
         intact_after: Vec::new(),
@@ -306,9 +313,14 @@ fn explain(loc: &Location, frame: &Frame) -> String {
         plural(loc.intact_before, "frame", "frames"),
         if loc.intact_before == 1 { "is" } else { "are" }
     ));
-    if loc.damaged_frames > 0 {
+    if loc.tensorflow_fails {
         text.push_str(&format!(
             " (a strict reader such as TensorFlow returns {} before its first error)",
+            plural(loc.strict_reads, "record", "records")
+        ));
+    } else if loc.damaged_frames > 0 {
+        text.push_str(&format!(
+            " (TensorFlow reads all {} and stops at the short trailing bytes without an error)",
             plural(loc.strict_reads, "record", "records")
         ));
     } else {
@@ -391,6 +403,37 @@ mod tests {
 
     fn locate_in(data: &[u8], offset: u64) -> Location {
         locate(&FrameIndex::build(data), data, offset)
+    }
+
+    #[test]
+    fn short_trailing_bytes_are_not_a_tensorflow_error() {
+        let mut data = encode_records(&[b"first", b"second"]);
+        let end = data.len() as u64;
+        data.extend_from_slice(&[1, 2, 3, 4, 5]);
+        let loc = locate_in(&data, end);
+        assert_eq!(loc.case, Case::Damaged(FrameStatus::PartialHeader));
+        assert!(!loc.tensorflow_fails);
+        assert_eq!(loc.tensorflow_message, None);
+        assert!(
+            !loc.explanation.contains("before its first error"),
+            "{}",
+            loc.explanation
+        );
+        assert!(
+            loc.explanation
+                .contains("TensorFlow reads all 2 records and stops at the short trailing bytes without an error"),
+            "{}",
+            loc.explanation
+        );
+
+        // Real damage before them: TensorFlow does fail there.
+        data[21 + 12 + 2] ^= 0x10;
+        let loc = locate_in(&data, end);
+        assert!(loc.tensorflow_fails);
+        assert!(
+            loc.explanation
+                .contains("returns 1 record before its first error")
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 use tfr_inspect::compress::{self, Compression};
 use tfr_inspect::frame::FrameIndex;
+use tfr_inspect::source::Source;
 
 fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -360,7 +361,7 @@ fn compressed_files_show_the_same_records_as_the_plain_file() {
         assert!(output.status.success(), "{name}");
         assert!(stdout(&output) == golden, "{name}: show --format json");
 
-        let stream = compress::open(&file, &compress::Options::default()).unwrap();
+        let stream = Source::open_with(&file, &compress::Options::default()).unwrap();
         let plain = std::fs::read(testdata("examples.tfrecord")).unwrap();
         assert!(stream.bytes() == plain.as_slice(), "{name}");
         assert!(stream.compression().unwrap().problem.is_none());
@@ -432,8 +433,11 @@ fn decompression_is_bounded() {
         let err = String::from_utf8_lossy(&output.stderr);
         assert!(err.contains("exceeds the limit of 4096 bytes"), "{err}");
     }
+    // The stream is 20083 bytes: exactly the limit is allowed, one byte over is not.
     let ok = run_on(&file, &["verify", "--max-decompressed", "20083", path]);
     assert_eq!(ok.status.code(), Some(0));
+    let over = run_on(&file, &["verify", "--max-decompressed", "20082", path]);
+    assert_eq!(over.status.code(), Some(2));
 }
 
 #[test]

@@ -302,3 +302,45 @@ fn a_record_of_a_million_features_never_keeps_q_waiting() {
     );
     assert!(!screen.contains("frames · "), "{screen}");
 }
+
+#[test]
+fn a_file_truncated_while_open_is_re_indexed_without_a_bus_error() {
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("growing.tfrecord");
+    let payload = vec![b'x'; 2000];
+    let mut shard = Vec::new();
+    for _ in 0..20_000 {
+        tfr_inspect::frame::write_record(&payload, &mut shard).unwrap();
+    }
+    std::fs::write(&path, &shard).unwrap();
+    tmux.wait_text("shell$");
+    tmux.text(&format!(
+        "{BIN} {}; echo inspector-exited-$?",
+        path.display()
+    ));
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("record 0 · 20000 records (0..19999)");
+
+    // A writer reopens the shard with O_TRUNC: everything past 1,000,000 bytes is gone.
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(1_000_000).unwrap();
+    let screen = tmux.wait_text(&format!(
+        "shrank from {} to 1000000 bytes; re-indexed",
+        shard.len()
+    ));
+    assert!(!screen.contains("Bus error"), "{screen}");
+    tmux.keys(&["End"]);
+    // 1,000,000 bytes hold 496 whole frames of 2016 bytes and the start of one more.
+    let screen = tmux.wait_text("record 496 is damaged: truncated");
+    assert!(screen.contains("497 records"), "{screen}");
+    assert!(!screen.contains("Bus error"), "{screen}");
+
+    tmux.text("q");
+    let screen = tmux.wait_text("inspector-exited-1");
+    assert!(!screen.contains("Bus error"), "{screen}");
+    assert!(!screen.contains("frames · "), "{screen}");
+    assert!(screen.contains("shell$"), "{screen}");
+}

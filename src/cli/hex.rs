@@ -132,6 +132,9 @@ pub fn annotate_record(
     let data = input.data();
     let decoder = input.decoder();
     let decoded = frame.payload(data).map(|p| decoder.decode(p));
+    if let Err(e) = input.check_unchanged() {
+        return Ok(report_unusable(&e));
+    }
     let kind = decoded.as_ref().map_or("unreadable", |d| d.kind.name());
     writeln!(
         out,
@@ -152,6 +155,11 @@ pub fn annotate_record(
         args.full,
         coloured,
     )?;
+    // Meanings are read from the bytes while printing: a file cut short meanwhile is reported
+    // instead of ending the walkthrough as if it were whole.
+    if let Err(e) = input.check_unchanged() {
+        return Ok(report_unusable(&e));
+    }
     Ok(if frame.status.is_intact() {
         Status::Clean
     } else {

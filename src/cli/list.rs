@@ -189,7 +189,7 @@ pub fn run(
 ) -> Result<Status> {
     let mut status = Status::Clean;
     let files = super::glob::expand(&args.files);
-    for path in &files {
+    'files: for path in &files {
         let mut input = match Input::open_with(path, decoder, read) {
             Ok(input) => input,
             Err(e) => {
@@ -225,9 +225,18 @@ pub fn run(
                     args.json,
                 )
             });
+            // Described from the mapped bytes: if the file shrank meanwhile, some were zeros.
+            if let Err(e) = input.check_unchanged() {
+                status = status.max(report_unusable(&e));
+                continue 'files;
+            }
             for line in lines {
                 writeln!(out, "{line}")?;
             }
+        }
+        if let Err(e) = input.check_unchanged() {
+            status = status.max(report_unusable(&e));
+            continue;
         }
         let damaged = input.index.damaged_count();
         let compression = input.source.compression();
@@ -247,6 +256,9 @@ pub fn run(
                     ""
                 }
             )?;
+        }
+        if let Some(tail) = compression.and_then(|c| c.ignored.as_ref()) {
+            eprintln!("{name}: note: {tail}");
         }
         if let Some(problem) = stream_problem {
             // Frames decoded before the damage are listed above; the stream itself is damaged.

@@ -65,6 +65,10 @@ fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
             number(loc.strict_reads as u64),
         ),
         (
+            "tensorflow_fails".into(),
+            Json::Literal(loc.tensorflow_fails.to_string()),
+        ),
+        (
             "intact_after".into(),
             Json::Array(
                 loc.intact_after
@@ -133,6 +137,9 @@ pub fn run(args: &LocateArgs, read: &Options, out: &mut impl Write) -> Result<St
     let data = source.bytes();
     let index = FrameIndex::build(data);
     let loc = recover::locate(&index, data, args.offset);
+    if let Err(e) = source.check_unchanged() {
+        return Ok(report_unusable(&e));
+    }
     if args.json {
         writeln!(
             out,

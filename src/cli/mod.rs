@@ -89,7 +89,8 @@ pub struct DecodeArgs {
         global = true
     )]
     pub compression: crate::compress::Mode,
-    /// Refuse to decompress an input to more than this many bytes (K, M, G suffixes; default 8G).
+    /// Refuse to decompress an input to more than this many bytes, or to read more than this
+    /// from a pipe (K, M, G suffixes; default 8G; exactly this many is allowed).
     #[arg(long, value_name = "BYTES", value_parser = crate::compress::parse_size, global = true)]
     pub max_decompressed: Option<u64>,
 }
@@ -166,6 +167,18 @@ impl Input {
         Ok(input)
     }
 
+    /// An input with no bytes and no frames, standing for a file that can no longer be read, so
+    /// that nothing stale is shown in its place.
+    pub fn emptied(path: PathBuf, decoder: &Decoder) -> Input {
+        Input {
+            source: Source::from_bytes(path, Vec::new()),
+            index: FrameIndex::build(&[]),
+            configured: decoder.clone(),
+            learned: OnceLock::new(),
+            sampled: 0,
+        }
+    }
+
     /// The decoder for this file, which learns what its payloads usually are from the first
     /// intact frames when first asked for.
     pub fn decoder(&self) -> &Decoder {
@@ -190,6 +203,12 @@ impl Input {
 
     pub fn data(&self) -> &[u8] {
         self.source.bytes()
+    }
+
+    /// Fails when the file shrank while it was read, so that nothing computed from the zeros
+    /// that then stand for its lost bytes is printed (see [`Source::check_unchanged`]).
+    pub fn check_unchanged(&self) -> Result<(), Error> {
+        self.source.check_unchanged()
     }
 
     pub fn name(&self) -> String {

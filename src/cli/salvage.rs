@@ -3,7 +3,8 @@
 //! The input is only ever read. The output is written to a temporary file beside it, synced, and
 //! renamed into place, so an interrupted salvage never leaves a half-written OUT; an existing OUT
 //! is replaced only with `--force`, and never when it is the input itself (same path after
-//! resolving links, or the same inode under another name).
+//! resolving links, or the same inode under another name). Nothing is renamed into place when the
+//! input shrank while being read, since records copied after the cut would be zeros.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -125,7 +126,11 @@ fn create_temp(output: &Path) -> Result<(TempOut, File)> {
 }
 
 /// Writes the plan's records to `output` atomically; returns the bytes written.
-fn write_atomically(plan: &SalvagePlan, data: &[u8], output: &Path) -> Result<u64> {
+///
+/// Nothing is renamed into place when `source` shrank meanwhile: records copied from it after
+/// the cut would be zeros.
+fn write_atomically(plan: &SalvagePlan, source: &Source, output: &Path) -> Result<u64> {
+    let data = source.bytes();
     let (mut temp, file) = create_temp(output)?;
     let mut writer = BufWriter::new(file);
     let written = plan
@@ -139,6 +144,7 @@ fn write_atomically(plan: &SalvagePlan, data: &[u8], output: &Path) -> Result<u6
     file.sync_all()
         .with_context(|| format!("cannot sync {}", temp.path.display()))?;
     drop(file);
+    source.check_unchanged()?;
     fs::rename(&temp.path, output).with_context(|| {
         format!(
             "cannot rename {} to {}",
@@ -226,7 +232,10 @@ pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<S
     let data = source.bytes();
     let index = FrameIndex::build(data);
     let plan = SalvagePlan::new(&index, data);
-    let written = match write_atomically(&plan, data, &args.output) {
+    if let Err(e) = source.check_unchanged() {
+        return Ok(report_unusable(&e));
+    }
+    let written = match write_atomically(&plan, &source, &args.output) {
         Ok(n) => n,
         Err(e) => return Ok(report_unusable(&format!("{e:#}"))),
     };
@@ -293,6 +302,37 @@ pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_salvage_is_written_from_a_file_that_shrank() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.tfrecord");
+        let mut bytes = Vec::new();
+        for _ in 0..2000 {
+            crate::frame::write_record(&[3; 100], &mut bytes).unwrap();
+        }
+        fs::write(&input, &bytes).unwrap();
+        let source = Source::open(&input).unwrap();
+        let index = FrameIndex::build(source.bytes());
+        let plan = SalvagePlan::new(&index, source.bytes());
+        assert_eq!(plan.kept.len(), 2000);
+
+        OpenOptions::new()
+            .write(true)
+            .open(&input)
+            .unwrap()
+            .set_len(500)
+            .unwrap();
+        let output = dir.path().join("out.tfrecord");
+        let err = write_atomically(&plan, &source, &output).unwrap_err();
+        assert!(
+            err.to_string().contains("shrank from 232000 to 500 bytes"),
+            "{err}"
+        );
+        assert!(!output.exists());
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "temporary file left behind: {left:?}");
+    }
 
     #[test]
     fn output_checks_refuse_the_input_and_existing_files() {

@@ -97,6 +97,9 @@ pub fn run(
         // is rendered on all cores, then printed in order.
         let frames = input.batch(next, end, if next == start { 64 } else { 4096 });
         if frames.is_empty() {
+            if let Err(e) = input.check_unchanged() {
+                return Ok(report_unusable(&e));
+            }
             if end.is_some_and(|end| next < end) {
                 eprintln!(
                     "{}: records {next}..{} do not exist (the file has {})",
@@ -111,6 +114,10 @@ pub fn run(
         let rendered = input.map_frames(frames, &workers, |input, decoder, frame| {
             render(input, decoder, frame, args.format, single)
         });
+        // Rendered from the mapped bytes: if the file shrank meanwhile, some were zeros.
+        if let Err(e) = input.check_unchanged() {
+            return Ok(report_unusable(&e));
+        }
         for record in rendered {
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());

@@ -7,7 +7,12 @@
 //! that TensorFlow must read it with `compression_type`; read with `--compression none` it is the
 //! classic "corrupted record at 0" and fails. A damaged compressed stream (cut off, corrupt deflate
 //! data, bad gzip trailer, trailing bytes) is damage (exit 1): the frames of the decoded prefix are
-//! checked as usual and the stream problem is reported last, with its compressed offset.
+//! checked as usual and the stream problem is reported last, with its compressed offset. Bytes
+//! after the stream that TensorFlow skips without an error (after a ZLIB stream, or an
+//! incomplete last GZIP member) are only noted.
+//!
+//! A file that shrinks while it is checked is not judged from the zeros that then stand for its
+//! lost bytes: that file is reported unusable (exit 2) with "FILE shrank from A to B bytes".
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,7 +22,7 @@ use clap::Args;
 use rayon::prelude::*;
 
 use super::{Status, report_unusable};
-use crate::compress::{Compressed, Options};
+use crate::compress::{Compressed, IgnoredTail, Options};
 use crate::damage;
 use crate::error::Error;
 use crate::frame::FrameIndex;
@@ -59,7 +64,11 @@ struct Report {
 }
 
 fn check(path: &Path, read: &Options) -> Result<Report, Error> {
-    let source = Source::open_with(path, read)?;
+    judge(&Source::open_with(path, read)?)
+}
+
+/// Checks every frame of an opened input.
+fn judge(source: &Source) -> Result<Report, Error> {
     let data = source.bytes();
     let index = FrameIndex::build(data);
     let count = index.len();
@@ -75,6 +84,8 @@ fn check(path: &Path, read: &Options) -> Result<Report, Error> {
             description: damage::describe(&frame, data, frame.index + 1 == count),
         })
         .collect();
+    // Every verdict above came from the mapped bytes: worthless if the file shrank meanwhile.
+    source.check_unchanged()?;
     let compression = source.compression().cloned();
     if let Some(p) = compression.as_ref().and_then(|c| c.problem.as_ref()) {
         problems.push(Problem {
@@ -118,6 +129,16 @@ fn problem_json(p: &Problem) -> Json {
         members.push(("compressed_offset".into(), number(at)));
     }
     Json::Object(members)
+}
+
+/// Trailing bytes TensorFlow skips, for `--json`.
+fn ignored_json(tail: &IgnoredTail) -> Json {
+    let number = |n: u64| Json::Literal(n.to_string());
+    Json::Object(vec![
+        ("compressed_offset".into(), number(tail.compressed_offset)),
+        ("length".into(), number(tail.len)),
+        ("reason".into(), Json::String(tail.reason.into())),
+    ])
 }
 
 pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
@@ -183,6 +204,9 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                     "ratio".into(),
                     Json::Literal(format!("{:.4}", info.ratio(report.bytes))),
                 ));
+                if let Some(tail) = &info.ignored {
+                    members.push(("ignored_tail".into(), ignored_json(tail)));
+                }
             }
             writeln!(out, "{}", Json::Object(members).to_string_sorted())?;
         } else {
@@ -195,6 +219,9 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                     )?,
                     None => writeln!(out, "{name}: {}", p.description)?,
                 }
+            }
+            if let Some(tail) = report.compression.as_ref().and_then(|c| c.ignored.as_ref()) {
+                writeln!(out, "{name}: note: {tail}")?;
             }
             if report.unverified > 0 {
                 writeln!(
@@ -230,4 +257,34 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
         }
     }
     Ok(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_shrank_while_checked_is_not_judged() {
+        let mut bytes = Vec::new();
+        for _ in 0..4000 {
+            crate::frame::write_record(&[7; 100], &mut bytes).unwrap();
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shard.tfrecord");
+        std::fs::write(&path, &bytes).unwrap();
+        let source = Source::open(&path).unwrap();
+        assert_eq!(judge(&source).unwrap().frames, 4000);
+
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_len(1000).unwrap();
+        let err = judge(&source).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{} shrank from {} to 1000 bytes while being read",
+                path.display(),
+                bytes.len()
+            )
+        );
+    }
 }

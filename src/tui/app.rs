@@ -49,6 +49,10 @@ pub struct FileView {
     pub list_top: usize,
     /// True while the background indexer is still scanning this file.
     pub indexing: bool,
+    /// Counts reopenings, so reports of an indexer started for an earlier reading are dropped.
+    pub generation: u64,
+    /// The file's length when indexed and now, once it has grown past the index.
+    pub grew: Option<(u64, u64)>,
 }
 
 impl FileView {
@@ -127,7 +131,12 @@ pub struct App {
     pub(super) search_job: Option<super::navigate::SearchJob>,
     /// Kind and summary of large records, described when their background decoding finished
     /// (by file and record).
-    large_rows: HashMap<(usize, usize), RowText>,
+    pub(super) large_rows: HashMap<(usize, usize), RowText>,
+    /// How files are decoded and read, to read one again when it changes on disk.
+    pub(super) decoder: Decoder,
+    pub(super) read: Options,
+    /// Files reopened and waiting for a background indexer (see `watch.rs`).
+    pub(super) index_jobs: Vec<usize>,
 }
 
 impl App {
@@ -148,6 +157,8 @@ impl App {
                     input,
                     selected: 0,
                     list_top: 0,
+                    generation: 0,
+                    grew: None,
                 }),
                 Err(e) => problems.push(e.to_string()),
             }
@@ -174,6 +185,9 @@ impl App {
             open_errors: problems,
             search_job: None,
             large_rows: HashMap::new(),
+            decoder: decoder.clone(),
+            read: *read,
+            index_jobs: Vec::new(),
         };
         app.select_frame(0);
         Ok(app)
@@ -254,6 +268,7 @@ impl App {
         if let Some(p) = problem {
             out.push(format!("compressed stream damaged: {p}"));
         }
+        out.extend(self.growth_notice());
         out
     }
 
@@ -346,6 +361,7 @@ impl App {
             Action::PrevDamaged => self.next_damaged(false),
             Action::NextFile => self.switch_file(1),
             Action::PrevFile => self.switch_file(self.files.len().saturating_sub(1)),
+            Action::Reindex => self.reindex_current(),
             Action::ShowImage => match &self.preview {
                 Some(Ok(picture)) => self.effect = Some(Effect::ShowImage(picture.clone())),
                 Some(Err(why)) => self.message = format!("no image to show: {why}"),
@@ -373,8 +389,13 @@ impl App {
             if !frame.status.is_intact() {
                 if let Some(file) = self.file() {
                     let is_last = file.input.is_last(i);
+                    let unfinal = if super::watch::is_unfinal(file, &frame) {
+                        format!(" ({})", super::watch::NOT_FINAL)
+                    } else {
+                        String::new()
+                    };
                     self.message = format!(
-                        "record {i} is damaged: {}",
+                        "record {i} is damaged: {}{unfinal}",
                         crate::damage::describe(&frame, file.data(), is_last)
                     );
                 }
@@ -678,7 +699,8 @@ impl App {
                 None if large => decoding::placeholder_row(&frame),
                 None => framelist::describe(&file.input, frame),
             };
-            self.rows.insert(i, row);
+            self.rows
+                .insert(i, super::watch::mark_unfinal(file, &frame, row));
         }
     }
 

@@ -28,6 +28,10 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("c C", "next / previous damaged frame"),
     ("[ ]", "previous / next file"),
     ("i", "show the previewed image large (any key returns)"),
+    (
+        "R",
+        "read the file again and index it anew (offered when it grew on disk)",
+    ),
     ("mouse", "wheel scrolls the pane under it, click selects"),
     ("?", "this help"),
     (

@@ -42,6 +42,8 @@ pub enum Action {
     PrevFile,
     /// Show the previewed image large, outside the TUI.
     ShowImage,
+    /// Read the current file again from disk and index it anew (after it grew or changed).
+    Reindex,
     ScrollUp {
         column: u16,
         row: u16,
@@ -147,6 +149,7 @@ fn normal_key(code: KeyCode, ctrl: bool) -> Option<Action> {
         KeyCode::Char(']') => Action::NextFile,
         KeyCode::Char('[') => Action::PrevFile,
         KeyCode::Char('i') => Action::ShowImage,
+        KeyCode::Char('R') => Action::Reindex,
         _ => return None,
     })
 }

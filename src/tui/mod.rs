@@ -3,8 +3,10 @@
 //!
 //! This module owns the terminal: it enters the alternate screen with mouse capture, restores the
 //! terminal on quit, on error and on panic, runs the background indexer, and turns events into
-//! [`Action`](keymap::Action)s for [`App::update`](app::App::update). Everything else is plain
-//! state and widgets, testable without a terminal.
+//! [`Action`](keymap::Action)s for [`App::update`](app::App::update). Before every redraw it asks
+//! whether an open file changed on disk ([`watch`]), so a file cut short or rewritten is indexed
+//! again instead of being shown as it was. Everything else is plain state and widgets, testable
+//! without a terminal.
 
 pub mod app;
 pub mod decoding;
@@ -19,6 +21,7 @@ pub mod navigate;
 pub mod preview;
 pub mod tree;
 pub mod view;
+pub mod watch;
 
 use std::io::{Stdout, Write, stdout};
 use std::path::{Path, PathBuf};
@@ -49,8 +52,12 @@ const SNAPSHOT_EVERY: Duration = Duration::from_millis(250);
 /// Frames newly found in file `file`; `done` when the scan reached the end.
 struct IndexReport {
     file: usize,
+    /// The file's [`FileView::generation`](app::FileView::generation) the indexer started from.
+    generation: u64,
     delta: IndexDelta,
     done: bool,
+    /// The file changed under the indexer: nothing it found can be trusted.
+    stale: bool,
 }
 
 /// Opens `files` in the inspector and runs it until the user quits.
@@ -62,14 +69,15 @@ struct IndexReport {
 pub fn run(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
     let decoder = decode.decoder()?;
     let mut app = App::open_with(files, &decoder, &decode.read_options())?;
-    let reports = spawn_indexer(&mut app);
+    let (tx, reports) = mpsc::channel();
+    spawn_indexer(&mut app, tx.clone());
     let mut terminal = TerminalGuard::enter()?;
     let size = terminal.terminal.size()?;
     app.update(keymap::Action::Resize {
         width: size.width,
         height: size.height,
     });
-    let outcome = event_loop(&mut app, &mut terminal, &reports);
+    let outcome = event_loop(&mut app, &mut terminal, &reports, &tx);
     drop(terminal);
     for error in &app.open_errors {
         eprintln!("tfr-inspect: {error}");
@@ -82,15 +90,34 @@ fn event_loop(
     app: &mut App,
     guard: &mut TerminalGuard,
     reports: &Receiver<IndexReport>,
+    tx: &Sender<IndexReport>,
 ) -> anyhow::Result<()> {
     let mut dirty = true;
     while !app.quit {
         while let Ok(report) = reports.try_recv() {
-            app.index_update(report.file, report.delta, report.done);
+            let current = app.files.get(report.file).map(|f| f.generation);
+            if current != Some(report.generation) {
+                continue;
+            }
+            if report.stale {
+                let name = app.path(report.file).map(|p| p.display().to_string());
+                let note = format!(
+                    "{} changed while being indexed; re-indexed",
+                    name.unwrap_or_default()
+                );
+                app.reopen(report.file, note);
+            } else {
+                app.index_update(report.file, report.delta, report.done);
+            }
             dirty = true;
         }
         // While a record decodes in the background, its progress is redrawn on every turn.
         dirty |= app.poll_decoding() || app.decoding_percent().is_some();
+        // Before drawing: a file that shrank or was rewritten must not be shown as it was.
+        dirty |= app.watch_files();
+        for file in app.take_index_jobs() {
+            spawn_reindexer(app, file, tx.clone());
+        }
         if dirty {
             guard.terminal.draw(|f| f.render_widget(&*app, f.area()))?;
             dirty = false;
@@ -122,8 +149,7 @@ fn event_loop(
 }
 
 /// Indexes every file not yet complete in one background thread, file after file.
-fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
-    let (tx, rx) = mpsc::channel();
+fn spawn_indexer(app: &mut App, tx: Sender<IndexReport>) {
     let mut jobs: Vec<(usize, PathBuf, FrameIndex)> = Vec::new();
     let mut reopen_failed = false;
     for (i, file) in app.files.iter().enumerate() {
@@ -132,7 +158,7 @@ fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
         }
         let path = file.input.source.path();
         // A pipe or special file cannot be read a second time, and a compressed file would have to
-        // be decompressed again: index those here instead, from the bytes already in memory.
+        // be decompressed again: index those here instead, from the bytes already read.
         if std::fs::metadata(path).is_ok_and(|m| m.is_file())
             && file.input.source.compression().is_none()
         {
@@ -155,46 +181,70 @@ fn spawn_indexer(app: &mut App) -> Receiver<IndexReport> {
     if !jobs.is_empty() {
         std::thread::spawn(move || {
             for (file, path, index) in jobs {
-                if index_file(file, &path, index, &tx).is_err() {
+                if index_file(file, 0, &path, index, &tx).is_err() {
                     return;
                 }
             }
         });
     }
-    rx
+}
+
+/// Indexes file `file` again after it was reopened: in the background when it can be read a
+/// second time, here otherwise (see [`spawn_indexer`]).
+fn spawn_reindexer(app: &mut App, file: usize, tx: Sender<IndexReport>) {
+    let Some(view) = app.files.get_mut(file) else {
+        return;
+    };
+    let path = view.input.source.path().to_path_buf();
+    let reopenable = std::fs::metadata(&path).is_ok_and(|m| m.is_file())
+        && view.input.source.compression().is_none();
+    if !reopenable {
+        view.input.settle_all();
+        view.indexing = false;
+        return;
+    }
+    let (generation, index) = (view.generation, view.input.index.clone());
+    std::thread::spawn(move || index_file(file, generation, &path, index, &tx));
 }
 
 /// Scans one file onward from `index` in [`INDEX_STEP`]s, sending the frames found since the last
 /// report; stops when the UI has gone.
 fn index_file(
     file: usize,
+    generation: u64,
     path: &Path,
     mut index: FrameIndex,
     tx: &Sender<IndexReport>,
 ) -> Result<(), ()> {
+    let report = |delta, done, stale| IndexReport {
+        file,
+        generation,
+        delta,
+        done,
+        stale,
+    };
     let source = Source::open(path)
         .ok()
         .filter(|s| s.len() == index.file_len());
     let Some(source) = source else {
         // The file changed or vanished since it was opened: keep what the UI has.
         let delta = index.delta_since(index.len());
-        return tx
-            .send(IndexReport {
-                file,
-                delta,
-                done: true,
-            })
-            .map_err(|_| ());
+        return tx.send(report(delta, true, false)).map_err(|_| ());
     };
     let data = source.bytes();
     let mut sent = index.len();
     let mut last = Instant::now();
     loop {
         let done = index.scan(data, INDEX_STEP);
+        if source.check_unchanged().is_err() {
+            // Part of what was scanned may have been zeros: the UI reads the file again.
+            let delta = index.delta_since(index.len());
+            return tx.send(report(delta, true, true)).map_err(|_| ());
+        }
         if done || last.elapsed() >= SNAPSHOT_EVERY {
             let delta = index.delta_since(sent);
             sent = delta.end();
-            tx.send(IndexReport { file, delta, done }).map_err(|_| ())?;
+            tx.send(report(delta, done, false)).map_err(|_| ())?;
             last = Instant::now();
         }
         if done {
