@@ -207,7 +207,10 @@ fn pack(offset: u64, status: FrameStatus, after_resync: bool) -> u64 {
 }
 
 /// Frames one payload the way TensorFlow's writer does; returns the bytes written.
-pub fn write_record(payload: &[u8], out: &mut impl std::io::Write) -> std::io::Result<u64> {
+pub fn write_record(
+    payload: &[u8],
+    out: &mut (impl std::io::Write + ?Sized),
+) -> std::io::Result<u64> {
     let len = (payload.len() as u64).to_le_bytes();
     out.write_all(&len)?;
     out.write_all(&masked_crc32c(&len).to_le_bytes())?;

@@ -369,7 +369,7 @@ impl SalvagePlan {
     }
 
     /// Writes the kept records as a new TFRecord stream; returns the bytes written.
-    pub fn write(&self, data: &[u8], out: &mut impl Write) -> io::Result<u64> {
+    pub fn write(&self, data: &[u8], out: &mut (impl Write + ?Sized)) -> io::Result<u64> {
         let mut written = 0u64;
         for frame in &self.kept {
             let payload = frame.payload(data).ok_or_else(|| {

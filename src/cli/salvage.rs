@@ -1,32 +1,36 @@
 //! `salvage`: copy every intact record into a new TFRecord file that TensorFlow reads cleanly.
 //!
-//! The input is only ever read. The output is written to a temporary file beside it, synced, and
-//! renamed into place, so an interrupted salvage never leaves a half-written OUT; an existing OUT
-//! is replaced only with `--force`, and never when it is the input itself (same path after
-//! resolving links, or the same inode under another name).
+//! The input is only ever read. The output follows [`crate::output`]: a new path, or with
+//! `--force` an existing regular file (never the input, a device, FIFO, socket or directory),
+//! written beside its final name and renamed into place; `-o -` writes the records to standard
+//! output and the report to standard error.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use clap::Args;
 
 use super::{Status, report_unusable};
 use crate::compress::Options;
-use crate::frame::FrameIndex;
+use crate::escape::path_for_terminal;
+use crate::frame::{Frame, FrameIndex};
 use crate::jsonformat::Json;
+use crate::output::{Destination, OutputError, OutputPolicy, write_atomically};
 use crate::recover::SalvagePlan;
 use crate::source::Source;
+use crate::words::plural;
 
 #[derive(Debug, Args)]
 pub struct SalvageArgs {
     /// The damaged TFRecord file (opened read-only).
     pub input: PathBuf,
-    /// Where to write the intact records (an uncompressed TFRecord file).
+    /// Where to write the intact records (an uncompressed TFRecord file); `-` writes them to
+    /// standard output (not a terminal) and the report to standard error.
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
-    /// Replace OUT if it exists (never when OUT is the input).
+    /// Replace OUT if it is an existing regular file (never the input, a device, FIFO, socket or
+    /// directory).
     #[arg(long)]
     pub force: bool,
     /// A JSON report instead of text.
@@ -34,129 +38,34 @@ pub struct SalvageArgs {
     pub json: bool,
 }
 
-/// `path` with its directory resolved, for paths that may not exist yet.
-fn resolved(path: &Path) -> Option<PathBuf> {
-    if let Ok(p) = fs::canonicalize(path) {
-        return Some(p);
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    Some(fs::canonicalize(parent).ok()?.join(path.file_name()?))
+fn number(n: u64) -> Json {
+    Json::Literal(n.to_string())
 }
 
-#[cfg(unix)]
-fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
+fn ranges_json(ranges: &[std::ops::Range<u64>]) -> Json {
+    Json::Array(
+        ranges
+            .iter()
+            .map(|r| Json::Array(vec![number(r.start), number(r.end)]))
+            .collect(),
+    )
 }
 
-#[cfg(not(unix))]
-fn same_inode(_: &fs::Metadata, _: &fs::Metadata) -> bool {
-    false
-}
-
-/// Refuses an OUT that is the input, is a directory, or exists without `--force`.
-fn check_output(input: &Path, output: &Path, force: bool) -> Result<()> {
-    let same_path = match (resolved(input), resolved(output)) {
-        (Some(a), Some(b)) => a == b,
-        _ => false,
-    };
-    let out_meta = fs::metadata(output).ok();
-    let same_file = match (fs::metadata(input), &out_meta) {
-        (Ok(a), Some(b)) => same_inode(&a, b),
-        _ => false,
-    };
-    if same_path || same_file {
-        bail!(
-            "refusing to write over the input: {} is {}",
-            output.display(),
-            input.display()
-        );
-    }
-    if out_meta.as_ref().is_some_and(|m| m.is_dir()) {
-        bail!("{} is a directory", output.display());
-    }
-    let exists = fs::symlink_metadata(output).is_ok();
-    if exists && !force {
-        bail!(
-            "{} already exists; pass --force to replace it",
-            output.display()
-        );
-    }
-    Ok(())
-}
-
-/// A temporary file that is removed unless it was renamed into place.
-struct TempOut {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Drop for TempOut {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
-
-fn create_temp(output: &Path) -> Result<(TempOut, File)> {
-    let dir = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let base = output
-        .file_name()
-        .map_or_else(|| "salvage".into(), |n| n.to_string_lossy().into_owned());
-    let pid = std::process::id();
-    for attempt in 0..100u32 {
-        let path = dir.join(format!(".{base}.salvage-{pid}-{attempt}.tmp"));
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(file) => return Ok((TempOut { path, keep: false }, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(e).with_context(|| format!("cannot create {}", path.display()));
-            }
-        }
-    }
-    bail!("cannot create a temporary file in {}", dir.display())
-}
-
-/// Writes the plan's records to `output` atomically; returns the bytes written.
-fn write_atomically(plan: &SalvagePlan, data: &[u8], output: &Path) -> Result<u64> {
-    let (mut temp, file) = create_temp(output)?;
-    let mut writer = BufWriter::new(file);
-    let written = plan
-        .write(data, &mut writer)
-        .and_then(|n| writer.flush().map(|_| n))
-        .with_context(|| format!("cannot write {}", temp.path.display()))?;
-    let file = writer
-        .into_inner()
-        .map_err(|e| e.into_error())
-        .with_context(|| format!("cannot write {}", temp.path.display()))?;
-    file.sync_all()
-        .with_context(|| format!("cannot sync {}", temp.path.display()))?;
-    drop(file);
-    fs::rename(&temp.path, output).with_context(|| {
-        format!(
-            "cannot rename {} to {}",
-            temp.path.display(),
-            output.display()
-        )
-    })?;
-    temp.keep = true;
-    #[cfg(unix)]
-    if let Some(dir) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
-        // Makes the rename itself durable; a failure here does not undo the salvage.
-        let _ = File::open(dir).and_then(|d| d.sync_all());
-    }
-    Ok(written)
+fn dropped_json(frame: &Frame) -> Json {
+    Json::Object(vec![
+        ("index".into(), number(frame.index as u64)),
+        ("offset".into(), number(frame.offset.0)),
+        ("status".into(), Json::String(frame.status.name().into())),
+        (
+            "tensorflow_offset".into(),
+            frame
+                .tensorflow_offset()
+                .map_or(Json::Null, |o| number(o.0)),
+        ),
+    ])
 }
 
 fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written: u64) -> Json {
-    let number = |n: u64| Json::Literal(n.to_string());
     let mut members = vec![
         (
             "input".to_string(),
@@ -170,32 +79,9 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
         ("dropped".into(), number(plan.dropped.len() as u64)),
         (
             "dropped_frames".into(),
-            Json::Array(
-                plan.dropped
-                    .iter()
-                    .map(|f| {
-                        Json::Object(vec![
-                            ("index".into(), number(f.index as u64)),
-                            ("offset".into(), number(f.offset.0)),
-                            ("status".into(), Json::String(f.status.name().into())),
-                            (
-                                "tensorflow_offset".into(),
-                                f.tensorflow_offset().map_or(Json::Null, |o| number(o.0)),
-                            ),
-                        ])
-                    })
-                    .collect(),
-            ),
+            Json::Array(plan.dropped.iter().map(dropped_json).collect()),
         ),
-        (
-            "skipped_byte_ranges".into(),
-            Json::Array(
-                plan.skipped
-                    .iter()
-                    .map(|r| Json::Array(vec![number(r.start), number(r.end)]))
-                    .collect(),
-            ),
-        ),
+        ("skipped_byte_ranges".into(), ranges_json(&plan.skipped)),
         ("skipped_bytes".into(), number(plan.skipped_bytes())),
         ("input_bytes".into(), number(source.len())),
         ("bytes_written".into(), number(written)),
@@ -215,10 +101,91 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
     Json::Object(members)
 }
 
-pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
-    if let Err(e) = check_output(&args.input, &args.output, args.force) {
-        return Ok(report_unusable(&format!("{e:#}")));
+fn report_frames(plan: &SalvagePlan, out: &mut dyn Write) -> io::Result<()> {
+    for frame in &plan.dropped {
+        writeln!(
+            out,
+            "dropped frame {} at byte {}: {}",
+            frame.index,
+            frame.offset.0,
+            frame.status.name()
+        )?;
     }
+    for range in &plan.skipped {
+        writeln!(
+            out,
+            "skipped bytes {}..{} ({} bytes)",
+            range.start,
+            range.end,
+            range.end - range.start
+        )?;
+    }
+    Ok(())
+}
+
+fn report_text(
+    args: &SalvageArgs,
+    source: &Source,
+    plan: &SalvagePlan,
+    written: u64,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let input = path_for_terminal(&args.input);
+    if let Some(info) = source.compression() {
+        writeln!(
+            out,
+            "{input}: {}-compressed; salvaged from its decompressed stream into an uncompressed file (read it without compression_type)",
+            info.compression.tensorflow_name()
+        )?;
+    }
+    if let Some(p) = source.compression().and_then(|c| c.problem.as_ref()) {
+        writeln!(out, "{input}: compressed stream damaged: {p}")?;
+    }
+    report_frames(plan, out)?;
+    let output = match args.output.as_os_str() == "-" {
+        true => "standard output".to_string(),
+        false => path_for_terminal(&args.output),
+    };
+    write!(
+        out,
+        "{output}: kept {} records, dropped {}, skipped {}; wrote {} bytes",
+        plan.kept.len(),
+        plural(plan.dropped.len() as u64, "damaged frame"),
+        plural(plan.skipped_bytes(), "byte"),
+        written
+    )?;
+    writeln!(out)
+}
+
+pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
+    salvage(args, read, io::stdout().is_terminal(), out)
+}
+
+/// A refusal as the user reads it: the core's reason, and the flag that changes it.
+fn refusal_text(e: &OutputError) -> String {
+    match e {
+        OutputError::Exists { .. } => format!("{e}; pass --force to replace it"),
+        _ => e.to_string(),
+    }
+}
+
+/// [`run`] with the terminal test given.
+fn salvage(
+    args: &SalvageArgs,
+    read: &Options,
+    stdout_is_terminal: bool,
+    out: &mut impl Write,
+) -> Result<Status> {
+    let inputs = [args.input.as_path()];
+    let policy = OutputPolicy {
+        inputs: &inputs,
+        replace_existing: args.force,
+        stdout_is_terminal,
+    };
+    let destination = match policy.check(&args.output) {
+        Ok(destination) => destination,
+        Err(e) => return Ok(report_unusable(&refusal_text(&e))),
+    };
     let source = match Source::open_with(&args.input, read) {
         Ok(source) => source,
         Err(e) => return Ok(report_unusable(&e)),
@@ -226,62 +193,25 @@ pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<S
     let data = source.bytes();
     let index = FrameIndex::build(data);
     let plan = SalvagePlan::new(&index, data);
-    let written = match write_atomically(&plan, data, &args.output) {
-        Ok(n) => n,
-        Err(e) => return Ok(report_unusable(&format!("{e:#}"))),
+    let write = |w: &mut dyn Write| plan.write(data, w);
+    let (written, report): (u64, &mut dyn Write) = match destination {
+        Destination::Stdout => {
+            let written = write(out)?;
+            out.flush()?;
+            (written, &mut io::stderr())
+        }
+        Destination::File(path) => match write_atomically(&path, &policy, write) {
+            Ok(written) => (written, out),
+            Err(e) => return Ok(report_unusable(&refusal_text(&e))),
+        },
     };
-    let stream_problem = source.compression().and_then(|c| c.problem.as_ref());
     if args.json {
-        writeln!(
-            out,
-            "{}",
-            report_json(args, &source, &plan, written).to_string_sorted()
-        )?;
+        let json = report_json(args, &source, &plan, written).to_string_sorted();
+        writeln!(report, "{json}")?;
     } else {
-        let input = args.input.display();
-        if let Some(info) = source.compression() {
-            writeln!(
-                out,
-                "{input}: {}-compressed; salvaged from its decompressed stream into an uncompressed file (read it without compression_type)",
-                info.compression.tensorflow_name()
-            )?;
-        }
-        if let Some(p) = stream_problem {
-            writeln!(out, "{input}: compressed stream damaged: {p}")?;
-        }
-        for frame in &plan.dropped {
-            writeln!(
-                out,
-                "dropped frame {} at byte {}: {}",
-                frame.index,
-                frame.offset.0,
-                frame.status.name()
-            )?;
-        }
-        for range in &plan.skipped {
-            writeln!(
-                out,
-                "skipped bytes {}..{} ({} bytes)",
-                range.start,
-                range.end,
-                range.end - range.start
-            )?;
-        }
-        writeln!(
-            out,
-            "{}: kept {} records, dropped {} damaged {}, skipped {} bytes; wrote {} bytes",
-            args.output.display(),
-            plan.kept.len(),
-            plan.dropped.len(),
-            if plan.dropped.len() == 1 {
-                "frame"
-            } else {
-                "frames"
-            },
-            plan.skipped_bytes(),
-            written
-        )?;
+        report_text(args, &source, &plan, written, report)?;
     }
+    let stream_problem = source.compression().and_then(|c| c.problem.as_ref());
     let damaged = !plan.dropped.is_empty() || !plan.skipped.is_empty() || stream_problem.is_some();
     Ok(if damaged {
         Status::Damage
@@ -293,6 +223,18 @@ pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::path::Path;
+
+    fn check_output(input: &Path, output: &Path, force: bool) -> Result<Destination, OutputError> {
+        let inputs = [input];
+        OutputPolicy {
+            inputs: &inputs,
+            replace_existing: force,
+            stdout_is_terminal: false,
+        }
+        .check(output)
+    }
 
     #[test]
     fn output_checks_refuse_the_input_and_existing_files() {

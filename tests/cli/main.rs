@@ -6,6 +6,7 @@ mod bad_input;
 mod golden;
 mod hex;
 mod list;
+mod salvage;
 mod show;
 mod verify;
 
