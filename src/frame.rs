@@ -10,7 +10,10 @@
 //! Each entry is packed into one `u64` (56 bits of offset, 8 bits of status), so a 4-million-frame
 //! file costs 32 MiB of index; the length is read back from the mapped header when asked for.
 
+use std::ops::Range;
+
 use crate::crc::masked_crc32c;
+use crate::resync::{ResyncBudget, UnverifiedRanges};
 use crate::span::FileOffset;
 
 /// Bytes before the payload: the `u64` length and its masked CRC.
@@ -300,13 +303,6 @@ fn payload_crc_ok(data: &[u8], pos: u64, end: u64) -> bool {
     }
 }
 
-/// Payload bytes the resync may spend on candidates that fail, before it becomes selective:
-/// 64 MiB plus four times the bytes scanned. Only a crafted file (valid header CRCs packed
-/// densely) gets near it; without it such a file would cost time quadratic in its size.
-fn resync_budget(scanned: u64) -> u64 {
-    (64 << 20) + scanned.saturating_mul(4)
-}
-
 /// Resynchronisation state: set while the scan is looking for the next intact frame.
 #[derive(Debug, Clone, Copy)]
 struct Resync {
@@ -325,6 +321,7 @@ pub struct IndexDelta {
     damaged: usize,
     resync_work: u64,
     unverified: u64,
+    unverified_ranges: UnverifiedRanges,
 }
 
 impl IndexDelta {
@@ -343,15 +340,23 @@ pub struct FrameIndex {
     resync: Option<Resync>,
     damaged: usize,
     length_crcs: LengthCrcCache,
+    budget: ResyncBudget,
     /// Payload bytes CRC'd for resync candidates that turned out damaged.
     resync_work: u64,
     /// Resync candidates passed over unverified once the budget was spent.
     unverified: u64,
+    /// The extents of those candidates.
+    unverified_ranges: UnverifiedRanges,
 }
 
 impl FrameIndex {
     /// An empty index for a stream of `file_len` bytes; call [`FrameIndex::scan`] to fill it.
     pub fn new(file_len: u64) -> FrameIndex {
+        FrameIndex::with_budget(file_len, ResyncBudget::DEFAULT)
+    }
+
+    /// [`FrameIndex::new`] with the given resync work budget.
+    pub fn with_budget(file_len: u64, budget: ResyncBudget) -> FrameIndex {
         FrameIndex {
             entries: Vec::new(),
             file_len,
@@ -359,16 +364,28 @@ impl FrameIndex {
             resync: None,
             damaged: 0,
             length_crcs: LengthCrcCache::new(),
+            budget,
             resync_work: 0,
             unverified: 0,
+            unverified_ranges: UnverifiedRanges::default(),
         }
     }
 
     /// Indexes the whole of `data`.
     pub fn build(data: &[u8]) -> FrameIndex {
-        let mut index = FrameIndex::new(data.len() as u64);
+        FrameIndex::build_with(data, ResyncBudget::DEFAULT)
+    }
+
+    /// Indexes the whole of `data` with the given resync work budget.
+    pub fn build_with(data: &[u8], budget: ResyncBudget) -> FrameIndex {
+        let mut index = FrameIndex::with_budget(data.len() as u64, budget);
         while !index.scan(data, u64::MAX) {}
         index
+    }
+
+    /// The resync work budget this index scans with.
+    pub fn budget(&self) -> ResyncBudget {
+        self.budget
     }
 
     /// Scans onward for roughly `byte_budget` bytes (at least one step); returns true when complete.
@@ -409,6 +426,7 @@ impl FrameIndex {
             Candidate::Fits { end } => {
                 if !self.may_verify(data, pos, end) {
                     self.unverified += 1;
+                    self.unverified_ranges.add(pos..end);
                     self.pos += 1;
                     return;
                 }
@@ -419,7 +437,7 @@ impl FrameIndex {
                     return;
                 }
                 if self.resync.is_some() {
-                    self.resync_work += end - pos;
+                    self.resync_work = self.resync_work.saturating_add(end - pos);
                 }
                 FrameStatus::DataCrcMismatch
             }
@@ -447,7 +465,9 @@ impl FrameIndex {
         if self.resync.is_none() {
             return true;
         }
-        let budget = resync_budget(pos);
+        let Some(budget) = self.budget.at(pos) else {
+            return true;
+        };
         if self.resync_work < budget {
             return true;
         }
@@ -465,6 +485,18 @@ impl FrameIndex {
     /// CRC because the resync work budget was spent; non-zero only for crafted input.
     pub fn unverified_candidates(&self) -> u64 {
         self.unverified
+    }
+
+    /// The byte ranges holding the candidates of [`FrameIndex::unverified_candidates`] (each
+    /// candidate's declared extent, merged): an intact record there may have been missed. A scan
+    /// with [`ResyncBudget::Unlimited`] searches them.
+    pub fn unverified_ranges(&self) -> &[Range<u64>] {
+        self.unverified_ranges.ranges()
+    }
+
+    /// Bytes in [`FrameIndex::unverified_ranges`].
+    pub fn unverified_bytes(&self) -> u64 {
+        self.unverified_ranges.bytes()
     }
 
     fn push(&mut self, offset: u64, status: FrameStatus, after_resync: bool) {
@@ -520,6 +552,7 @@ impl FrameIndex {
             damaged: self.damaged,
             resync_work: self.resync_work,
             unverified: self.unverified,
+            unverified_ranges: self.unverified_ranges.clone(),
         }
     }
 
@@ -536,6 +569,7 @@ impl FrameIndex {
         self.damaged = delta.damaged;
         self.resync_work = delta.resync_work;
         self.unverified = delta.unverified;
+        self.unverified_ranges = delta.unverified_ranges;
         true
     }
 
@@ -600,6 +634,25 @@ pub(crate) mod tests {
             write_record(payload, &mut out).unwrap();
         }
         out
+    }
+
+    /// Damage, then a header with a valid CRC whose declared frame fits in the file but fails its
+    /// payload CRC, then `records` intact records of 500 bytes inside that declared extent: the
+    /// crafted frame costs the resync so much work that a small budget is spent at once.
+    /// Returns the bytes and the offsets of the intact records.
+    pub fn crafted_budget_exhaustion(records: usize) -> (Vec<u8>, Vec<u64>) {
+        let mut data = vec![0xff; 3];
+        let body: Vec<Vec<u8>> = (0..records).map(|i| vec![i as u8; 500]).collect();
+        let refs: Vec<&[u8]> = body.iter().map(|b| b.as_slice()).collect();
+        let stream = encode_records(&refs);
+        // Ends 7 bytes into a record three quarters of the way through.
+        let declared = (records * 3 / 4 * 516 + 7) as u64;
+        data.extend_from_slice(&declared.to_le_bytes());
+        data.extend_from_slice(&masked_crc32c(&declared.to_le_bytes()).to_le_bytes());
+        let first = data.len() as u64;
+        data.extend_from_slice(&stream);
+        let offsets = (0..records as u64).map(|i| first + i * 516).collect();
+        (data, offsets)
     }
 
     fn statuses(data: &[u8]) -> Vec<(u64, FrameStatus)> {
@@ -722,8 +775,64 @@ pub(crate) mod tests {
         let index = FrameIndex::build(&data);
         assert!(index.is_complete());
         assert!(index.unverified_candidates() > 80_000);
-        assert!(index.resync_work <= 2 * resync_budget(data.len() as u64) + (2 << 20));
+        let budget = ResyncBudget::DEFAULT.at(data.len() as u64).unwrap();
+        assert!(index.resync_work <= 2 * budget + (2 << 20));
         assert!(index.frames(&data).all(|f| !f.status.is_intact()));
+    }
+
+    const SMALL_BUDGET: ResyncBudget = ResyncBudget::Limited {
+        base: 1000,
+        per_scanned_byte: 4,
+    };
+
+    #[test]
+    fn records_passed_over_by_a_spent_budget_lie_in_unverified_ranges() {
+        let (data, records) = crafted_budget_exhaustion(200);
+        let index = FrameIndex::build_with(&data, SMALL_BUDGET);
+        let found: Vec<u64> = index
+            .frames(&data)
+            .filter(|f| f.status.is_intact())
+            .map(|f| f.offset.0)
+            .collect();
+        let missed: Vec<u64> = records
+            .iter()
+            .copied()
+            .filter(|r| !found.contains(r))
+            .collect();
+        assert!(
+            missed.len() > 10,
+            "the budget was not exhausted: {missed:?}"
+        );
+        let ranges = index.unverified_ranges();
+        assert!(!ranges.is_empty());
+        for record in &missed {
+            let end = record + 516;
+            assert!(
+                ranges.iter().any(|r| r.start <= *record && end <= r.end),
+                "record at {record} missed but not in {ranges:?}"
+            );
+        }
+        // The missed records are consecutive, so their extents merge into one range.
+        assert_eq!(ranges.len(), 1);
+        assert_eq!(ranges[0].start, records[0]);
+        assert!(index.unverified_bytes() >= 516 * missed.len() as u64);
+        assert!(index.unverified_candidates() >= missed.len() as u64);
+    }
+
+    #[test]
+    fn an_unlimited_budget_finds_every_record_and_leaves_nothing_unverified() {
+        let (data, records) = crafted_budget_exhaustion(200);
+        let index = FrameIndex::build_with(&data, ResyncBudget::Unlimited);
+        let found: Vec<u64> = index
+            .frames(&data)
+            .filter(|f| f.status.is_intact())
+            .map(|f| f.offset.0)
+            .collect();
+        assert_eq!(found, records);
+        assert!(index.unverified_ranges().is_empty());
+        assert_eq!(index.unverified_candidates(), 0);
+        // The default budget is far from spent by a file this small.
+        assert_eq!(FrameIndex::build(&data).frames(&data).count(), index.len());
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub mod output;
 pub mod payload;
 pub mod pyfmt;
 pub mod recover;
+pub mod resync;
 pub mod schema;
 pub mod source;
 pub mod span;

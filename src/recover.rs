@@ -5,8 +5,9 @@
 //! CRC or a truncated frame, the payload start (frame + 12) for a bad payload CRC. [`locate`] maps
 //! such an offset back onto the frame index, says which case it is and what exactly is damaged, and
 //! what a resynchronising reader still finds after it. [`SalvagePlan`] is the list of intact frames
-//! to copy into a new file, re-framed with freshly computed CRCs. Both are pure functions of the
-//! index and the bytes, so the CLI and the TUI present the same findings.
+//! to copy into a new file, re-framed with freshly computed CRCs, with the bytes the resync passed
+//! over unverified. Both are pure functions of the index and the bytes, so the CLI and the TUI
+//! present the same findings.
 
 use std::io::{self, Write};
 use std::ops::Range;
@@ -335,6 +336,9 @@ pub struct SalvagePlan {
     pub dropped: Vec<Frame>,
     /// `[start, end)` byte ranges covered by no intact frame.
     pub skipped: Vec<Range<u64>>,
+    /// Byte ranges the resync passed over without checking (see
+    /// [`FrameIndex::unverified_ranges`]): intact records there may be missing from `kept`.
+    pub unverified: Vec<Range<u64>>,
 }
 
 impl SalvagePlan {
@@ -344,6 +348,7 @@ impl SalvagePlan {
             kept: Vec::new(),
             dropped: Vec::new(),
             skipped: Vec::new(),
+            unverified: index.unverified_ranges().to_vec(),
         };
         let mut covered_to = 0u64;
         for frame in index.frames(data) {
@@ -366,6 +371,10 @@ impl SalvagePlan {
 
     pub fn skipped_bytes(&self) -> u64 {
         self.skipped.iter().map(|r| r.end - r.start).sum()
+    }
+
+    pub fn unverified_bytes(&self) -> u64 {
+        self.unverified.iter().map(|r| r.end - r.start).sum()
     }
 
     /// Writes the kept records as a new TFRecord stream; returns the bytes written.
@@ -471,6 +480,7 @@ mod tests {
         let mut out = Vec::new();
         plan.write(&data, &mut out).unwrap();
         assert_eq!(out, encode_records(&[b"first", b"third"]));
+        assert!(plan.unverified.is_empty());
     }
 
     /// Found by the `frame_index` fuzz target: frame 1 (data CRC mismatch at 11) has its

@@ -238,6 +238,9 @@ pub fn run(
                 }
             )?;
         }
+        if let Some(note) = crate::damage::unverified(&input.index) {
+            eprintln!("{name}: note: {note}; verify --thorough searches them");
+        }
         if let Some(problem) = stream_problem {
             // Frames decoded before the damage are listed above; the stream itself is damaged.
             eprintln!("{name}: compressed stream damaged: {problem}");

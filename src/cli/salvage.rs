@@ -3,7 +3,8 @@
 //! The input is only ever read. The output follows [`crate::output`]: a new path, or with
 //! `--force` an existing regular file (never the input, a device, FIFO, socket or directory),
 //! written beside its final name and renamed into place; `-o -` writes the records to standard
-//! output and the report to standard error.
+//! output and the report to standard error. Bytes the resync passed over unverified are reported,
+//! and searched without a work limit with `--thorough`.
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ use crate::frame::{Frame, FrameIndex};
 use crate::jsonformat::Json;
 use crate::output::{Destination, OutputError, OutputPolicy, write_atomically};
 use crate::recover::SalvagePlan;
+use crate::resync::ResyncBudget;
 use crate::source::Source;
 use crate::words::plural;
 
@@ -33,6 +35,10 @@ pub struct SalvageArgs {
     /// directory).
     #[arg(long)]
     pub force: bool,
+    /// Check every candidate frame in damaged bytes, without the resync work limit. Each candidate
+    /// costs a CRC over the length its header declares, so a crafted file can make this slow.
+    #[arg(long)]
+    pub thorough: bool,
     /// A JSON report instead of text.
     #[arg(long)]
     pub json: bool,
@@ -83,6 +89,12 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
         ),
         ("skipped_byte_ranges".into(), ranges_json(&plan.skipped)),
         ("skipped_bytes".into(), number(plan.skipped_bytes())),
+        (
+            "unverified_byte_ranges".into(),
+            ranges_json(&plan.unverified),
+        ),
+        ("unverified_bytes".into(), number(plan.unverified_bytes())),
+        ("thorough".into(), Json::Literal(args.thorough.to_string())),
         ("input_bytes".into(), number(source.len())),
         ("bytes_written".into(), number(written)),
     ];
@@ -115,6 +127,15 @@ fn report_frames(plan: &SalvagePlan, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "skipped bytes {}..{} ({} bytes)",
+            range.start,
+            range.end,
+            range.end - range.start
+        )?;
+    }
+    for range in &plan.unverified {
+        writeln!(
+            out,
+            "unverified bytes {}..{} ({} bytes): the resync work limit was reached, so the frame headers found there were not checked and intact records may be among them (--thorough checks them)",
             range.start,
             range.end,
             range.end - range.start
@@ -154,11 +175,23 @@ fn report_text(
         plural(plan.skipped_bytes(), "byte"),
         written
     )?;
+    if !plan.unverified.is_empty() {
+        write!(
+            out,
+            "; {} unverified",
+            plural(plan.unverified_bytes(), "byte")
+        )?;
+    }
     writeln!(out)
 }
 
 pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
-    salvage(args, read, io::stdout().is_terminal(), out)
+    let budget = if args.thorough {
+        ResyncBudget::Unlimited
+    } else {
+        ResyncBudget::DEFAULT
+    };
+    salvage(args, read, budget, io::stdout().is_terminal(), out)
 }
 
 /// A refusal as the user reads it: the core's reason, and the flag that changes it.
@@ -169,10 +202,11 @@ fn refusal_text(e: &OutputError) -> String {
     }
 }
 
-/// [`run`] with the terminal test given.
+/// [`run`] with the resync budget and the terminal test given, so tests can choose them.
 fn salvage(
     args: &SalvageArgs,
     read: &Options,
+    budget: ResyncBudget,
     stdout_is_terminal: bool,
     out: &mut impl Write,
 ) -> Result<Status> {
@@ -191,7 +225,7 @@ fn salvage(
         Err(e) => return Ok(report_unusable(&e)),
     };
     let data = source.bytes();
-    let index = FrameIndex::build(data);
+    let index = FrameIndex::build_with(data, budget);
     let plan = SalvagePlan::new(&index, data);
     let write = |w: &mut dyn Write| plan.write(data, w);
     let (written, report): (u64, &mut dyn Write) = match destination {
@@ -253,5 +287,82 @@ mod tests {
         assert!(check_output(&input, &other, true).is_ok());
         assert!(check_output(&input, &dir.path().join("new.tfrecord"), false).is_ok());
         assert!(check_output(&input, dir.path(), true).is_err());
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+    use crate::frame::tests::crafted_budget_exhaustion;
+
+    const SMALL_BUDGET: ResyncBudget = ResyncBudget::Limited {
+        base: 1000,
+        per_scanned_byte: 4,
+    };
+
+    fn salvage_to_memory(
+        data: &[u8],
+        json: bool,
+        thorough: bool,
+        budget: ResyncBudget,
+    ) -> (Status, String, Vec<u8>) {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("crafted.tfrecord");
+        std::fs::write(&input, data).unwrap();
+        let output = dir.path().join("out.tfrecord");
+        let args = SalvageArgs {
+            input,
+            output: output.clone(),
+            force: false,
+            thorough,
+            json,
+        };
+        let mut report = Vec::new();
+        let status = salvage(&args, &Options::default(), budget, false, &mut report).unwrap();
+        let written = std::fs::read(&output).unwrap();
+        (status, String::from_utf8(report).unwrap(), written)
+    }
+
+    #[test]
+    fn records_passed_over_by_a_spent_budget_are_reported_as_unverified_ranges() {
+        let (data, records) = crafted_budget_exhaustion(200);
+        let index = FrameIndex::build_with(&data, SMALL_BUDGET);
+        let ranges = index.unverified_ranges().to_vec();
+        assert!(!ranges.is_empty());
+
+        let (status, text, written) = salvage_to_memory(&data, false, false, SMALL_BUDGET);
+        assert_eq!(status, Status::Damage);
+        for range in &ranges {
+            let line = format!("unverified bytes {}..{} (", range.start, range.end);
+            assert!(text.contains(&line), "{text}");
+        }
+        assert!(text.contains("--thorough checks them"), "{text}");
+        let unverified: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+        assert!(
+            text.contains(&format!("; {unverified} bytes unverified\n")),
+            "{text}"
+        );
+        let kept = FrameIndex::build(&written).len();
+        assert!(kept < records.len(), "{kept}");
+
+        let (_, json, _) = salvage_to_memory(&data, true, false, SMALL_BUDGET);
+        let report: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+        let expected: Vec<[u64; 2]> = ranges.iter().map(|r| [r.start, r.end]).collect();
+        assert_eq!(
+            report["unverified_byte_ranges"],
+            serde_json::json!(expected)
+        );
+        assert_eq!(report["unverified_bytes"], unverified);
+        assert_eq!(report["kept"], kept);
+    }
+
+    #[test]
+    fn thorough_salvage_searches_without_a_budget() {
+        let (data, records) = crafted_budget_exhaustion(200);
+        let (status, text, written) =
+            salvage_to_memory(&data, false, true, ResyncBudget::Unlimited);
+        assert_eq!(status, Status::Damage);
+        assert!(!text.contains("unverified"), "{text}");
+        assert_eq!(FrameIndex::build(&written).len(), records.len());
     }
 }

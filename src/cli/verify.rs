@@ -8,6 +8,9 @@
 //! classic "corrupted record at 0" and fails. A damaged compressed stream (cut off, corrupt deflate
 //! data, bad gzip trailer, trailing bytes) is damage (exit 1): the frames of the decoded prefix are
 //! checked as usual and the stream problem is reported last, with its compressed offset.
+//!
+//! Bytes the resync passed over unverified are named; with `--thorough` they are searched without
+//! the work limit.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,6 +25,7 @@ use crate::damage;
 use crate::error::Error;
 use crate::frame::FrameIndex;
 use crate::jsonformat::Json;
+use crate::resync::ResyncBudget;
 use crate::source::Source;
 use crate::words::plural;
 
@@ -33,6 +37,10 @@ pub struct VerifyArgs {
     /// One JSON object per file instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Check every candidate frame in damaged bytes, without the resync work limit. Each candidate
+    /// costs a CRC over the length its header declares, so a crafted file can make this slow.
+    #[arg(long)]
+    pub thorough: bool,
 }
 
 /// One damaged frame.
@@ -56,12 +64,16 @@ struct Report {
     compression: Option<Compressed>,
     /// Resync candidates left unverified (see `FrameIndex::unverified_candidates`).
     unverified: u64,
+    /// Where they are, merged.
+    unverified_ranges: Vec<std::ops::Range<u64>>,
+    /// The sentence that says so.
+    unverified_note: Option<String>,
 }
 
-fn check(path: &Path, read: &Options) -> Result<Report, Error> {
+fn check(path: &Path, read: &Options, budget: ResyncBudget) -> Result<Report, Error> {
     let source = Source::open_with(path, read)?;
     let data = source.bytes();
-    let index = FrameIndex::build(data);
+    let index = FrameIndex::build_with(data, budget);
     let count = index.len();
     let mut problems: Vec<Problem> = index
         .damaged_frames(data)
@@ -93,6 +105,8 @@ fn check(path: &Path, read: &Options) -> Result<Report, Error> {
         problems,
         compression,
         unverified: index.unverified_candidates(),
+        unverified_ranges: index.unverified_ranges().to_vec(),
+        unverified_note: damage::unverified(&index),
     })
 }
 
@@ -122,8 +136,15 @@ fn problem_json(p: &Problem) -> Json {
 
 pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
     let files = super::glob::expand(&args.files);
-    let reports: Vec<Result<Report, Error>> =
-        files.par_iter().map(|path| check(path, read)).collect();
+    let budget = if args.thorough {
+        ResyncBudget::Unlimited
+    } else {
+        ResyncBudget::DEFAULT
+    };
+    let reports: Vec<Result<Report, Error>> = files
+        .par_iter()
+        .map(|path| check(path, read, budget))
+        .collect();
     let mut status = Status::Clean;
     for (path, report) in files.iter().zip(reports) {
         let name = path.display().to_string();
@@ -169,6 +190,14 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                     "unverified_candidates".into(),
                     Json::Literal(report.unverified.to_string()),
                 ));
+                let ranges = report.unverified_ranges.iter().map(|r| {
+                    let bound = |n: u64| Json::Literal(n.to_string());
+                    Json::Array(vec![bound(r.start), bound(r.end)])
+                });
+                members.push((
+                    "unverified_byte_ranges".into(),
+                    Json::Array(ranges.collect()),
+                ));
             }
             if let Some(info) = &report.compression {
                 members.push((
@@ -196,12 +225,8 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                     None => writeln!(out, "{name}: {}", p.description)?,
                 }
             }
-            if report.unverified > 0 {
-                writeln!(
-                    out,
-                    "{name}: note: {} more candidate frame headers inside damaged regions were not checked: the resync work limit was reached (the damaged bytes are full of valid-looking headers, which suggests crafted input)",
-                    report.unverified
-                )?;
+            if let Some(note) = &report.unverified_note {
+                writeln!(out, "{name}: note: {note}; --thorough searches them")?;
             }
             let verdict = if damaged == 0 { "OK" } else { "DAMAGED" };
             let compressed = report
