@@ -7,6 +7,11 @@
 //! every intact record after the damage is still found. A frame is only ever accepted with both CRCs
 //! valid, so payload bytes are never mistaken for a header.
 //!
+//! One exception to trying every offset: a frame whose header is valid and whose payload CRC fails,
+//! but which ends exactly where the file ends or an intact frame begins, has a length worth
+//! trusting. The scan continues after it, so the frames of a TFRecord file stored as that record's
+//! payload are not taken for records of this file (see [`crate::nested`]).
+//!
 //! Each entry is packed into one `u64` (56 bits of offset, 8 bits of status), so a 4-million-frame
 //! file costs 32 MiB of index; the length is read back from the mapped header when asked for.
 
@@ -453,8 +458,32 @@ impl FrameIndex {
             self.resync = Some(Resync {
                 claimed_end: end.max(pos + 1),
             });
+            if status == FrameStatus::DataCrcMismatch && self.trusts_extent(data, end) {
+                self.pos = end;
+                return;
+            }
         }
         self.pos += 1;
+    }
+
+    /// Whether a damaged frame ending at `end` has a length worth trusting: the file ends there,
+    /// or a frame with both CRCs valid begins there. Checking that next frame is resync work like
+    /// any other, within the budget, so a crafted file cannot make it cost more than linear time.
+    fn trusts_extent(&mut self, data: &[u8], end: u64) -> bool {
+        if end == self.file_len {
+            return true;
+        }
+        let Candidate::Fits { end: next_end } = examine(data, end, &mut self.length_crcs) else {
+            return false;
+        };
+        if !self.may_verify(data, end, next_end) {
+            return false;
+        }
+        if payload_crc_ok(data, end, next_end) {
+            return true;
+        }
+        self.resync_work = self.resync_work.saturating_add(next_end - end);
+        false
     }
 
     /// Whether to check the payload CRC of a candidate frame `[pos, end)`. Always outside a
@@ -833,6 +862,30 @@ pub(crate) mod tests {
         assert_eq!(index.unverified_candidates(), 0);
         // The default budget is far from spent by a file this small.
         assert_eq!(FrameIndex::build(&data).frames(&data).count(), index.len());
+    }
+
+    #[test]
+    fn a_damaged_frame_ending_at_an_intact_one_is_stepped_over() {
+        // The damaged record's payload is a TFRecord stream: its frames are not records.
+        let inner = encode_records(&[b"inner0", b"inner1", b"inner2"]);
+        let mut data = encode_records(&[b"outer0", &inner, b"outer2"]);
+        data[22 + 12 + inner.len()] ^= 1; // the damaged record's payload CRC
+        assert_eq!(
+            statuses(&data),
+            vec![
+                (0, FrameStatus::Intact),
+                (22, FrameStatus::DataCrcMismatch),
+                (22 + 16 + inner.len() as u64, FrameStatus::Intact)
+            ]
+        );
+        // Not when the next frame is damaged too: the length is not trusted, resync looks inside.
+        let next = 22 + 16 + inner.len();
+        data[next + 14] ^= 1;
+        let intact = statuses(&data)
+            .iter()
+            .filter(|(_, s)| s.is_intact())
+            .count();
+        assert_eq!(intact, 4);
     }
 
     #[test]

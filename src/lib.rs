@@ -40,6 +40,7 @@ pub mod example;
 pub mod frame;
 pub mod image;
 pub mod jsonformat;
+pub mod nested;
 pub mod output;
 pub mod payload;
 pub mod pyfmt;

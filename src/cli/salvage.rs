@@ -3,8 +3,9 @@
 //! The input is only ever read. The output follows [`crate::output`]: a new path, or with
 //! `--force` an existing regular file (never the input, a device, FIFO, socket or directory),
 //! written beside its final name and renamed into place; `-o -` writes the records to standard
-//! output and the report to standard error. Bytes the resync passed over unverified are reported,
-//! and searched without a work limit with `--thorough`.
+//! output and the report to standard error. Frames nested inside a damaged record are reported and
+//! copied only with `--nested`; bytes the resync passed over unverified are reported, and searched
+//! without a work limit with `--thorough`.
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -17,6 +18,7 @@ use crate::compress::Options;
 use crate::escape::path_for_terminal;
 use crate::frame::{Frame, FrameIndex};
 use crate::jsonformat::Json;
+use crate::nested::NestedFrames;
 use crate::output::{Destination, OutputError, OutputPolicy, write_atomically};
 use crate::recover::SalvagePlan;
 use crate::resync::ResyncBudget;
@@ -35,6 +37,10 @@ pub struct SalvageArgs {
     /// directory).
     #[arg(long)]
     pub force: bool,
+    /// Also write the frames found inside damaged records that hold a TFRecord stream, after the
+    /// records.
+    #[arg(long)]
+    pub nested: bool,
     /// Check every candidate frame in damaged bytes, without the resync work limit. Each candidate
     /// costs a CRC over the length its header declares, so a crafted file can make this slow.
     #[arg(long)]
@@ -42,6 +48,18 @@ pub struct SalvageArgs {
     /// A JSON report instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Writes the records, then the nested frames when asked for; returns the bytes written.
+fn write_plan(
+    plan: &SalvagePlan,
+    data: &[u8],
+    nested: bool,
+    out: &mut dyn Write,
+) -> io::Result<u64> {
+    let records = plan.write(data, out)?;
+    let nested = if nested { plan.write_nested(out)? } else { 0 };
+    Ok(records + nested)
 }
 
 fn number(n: u64) -> Json {
@@ -71,6 +89,17 @@ fn dropped_json(frame: &Frame) -> Json {
     ])
 }
 
+fn nested_json(nested: &NestedFrames) -> Json {
+    let mut members = vec![
+        ("index".to_string(), number(nested.parent.index as u64)),
+        ("offset".into(), number(nested.parent.offset.0)),
+    ];
+    if let Json::Object(found) = nested.to_json() {
+        members.extend(found);
+    }
+    Json::Object(members)
+}
+
 fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written: u64) -> Json {
     let mut members = vec![
         (
@@ -89,6 +118,19 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
         ),
         ("skipped_byte_ranges".into(), ranges_json(&plan.skipped)),
         ("skipped_bytes".into(), number(plan.skipped_bytes())),
+        (
+            "nested".into(),
+            Json::Array(plan.nested.iter().map(nested_json).collect()),
+        ),
+        ("nested_frames".into(), number(plan.nested_count() as u64)),
+        (
+            "nested_written".into(),
+            number(if args.nested {
+                plan.nested_count() as u64
+            } else {
+                0
+            }),
+        ),
         (
             "unverified_byte_ranges".into(),
             ranges_json(&plan.unverified),
@@ -113,16 +155,32 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
     Json::Object(members)
 }
 
-fn report_frames(plan: &SalvagePlan, out: &mut dyn Write) -> io::Result<()> {
+/// One line per dropped frame, with what is nested in it.
+fn report_dropped(plan: &SalvagePlan, nested_written: bool, out: &mut dyn Write) -> io::Result<()> {
+    // Both lists are in stream order: walk them together.
+    let mut nested = plan.nested.iter().peekable();
     for frame in &plan.dropped {
-        writeln!(
+        write!(
             out,
             "dropped frame {} at byte {}: {}",
             frame.index,
             frame.offset.0,
             frame.status.name()
         )?;
+        if let Some(inner) = nested.next_if(|n| n.parent.index == frame.index) {
+            let what = if nested_written {
+                "written after the records (--nested)"
+            } else {
+                "not written (--nested writes them after the records)"
+            };
+            write!(out, "; {}; {what}", inner.describe())?;
+        }
+        writeln!(out)?;
     }
+    Ok(())
+}
+
+fn report_ranges(plan: &SalvagePlan, out: &mut dyn Write) -> io::Result<()> {
     for range in &plan.skipped {
         writeln!(
             out,
@@ -162,7 +220,8 @@ fn report_text(
     if let Some(p) = source.compression().and_then(|c| c.problem.as_ref()) {
         writeln!(out, "{input}: compressed stream damaged: {p}")?;
     }
-    report_frames(plan, out)?;
+    report_dropped(plan, args.nested, out)?;
+    report_ranges(plan, out)?;
     let output = match args.output.as_os_str() == "-" {
         true => "standard output".to_string(),
         false => path_for_terminal(&args.output),
@@ -175,6 +234,15 @@ fn report_text(
         plural(plan.skipped_bytes(), "byte"),
         written
     )?;
+    let nested = plan.nested_count();
+    if nested > 0 {
+        let what = if args.nested {
+            "written after the records"
+        } else {
+            "not written"
+        };
+        write!(out, "; {} {what}", plural(nested as u64, "nested frame"))?;
+    }
     if !plan.unverified.is_empty() {
         write!(
             out,
@@ -227,7 +295,7 @@ fn salvage(
     let data = source.bytes();
     let index = FrameIndex::build_with(data, budget);
     let plan = SalvagePlan::new(&index, data);
-    let write = |w: &mut dyn Write| plan.write(data, w);
+    let write = |w: &mut dyn Write| write_plan(&plan, data, args.nested, w);
     let (written, report): (u64, &mut dyn Write) = match destination {
         Destination::Stdout => {
             let written = write(out)?;
@@ -314,6 +382,7 @@ mod budget_tests {
             input,
             output: output.clone(),
             force: false,
+            nested: false,
             thorough,
             json,
         };

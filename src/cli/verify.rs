@@ -9,8 +9,9 @@
 //! data, bad gzip trailer, trailing bytes) is damage (exit 1): the frames of the decoded prefix are
 //! checked as usual and the stream problem is reported last, with its compressed offset.
 //!
-//! Bytes the resync passed over unverified are named; with `--thorough` they are searched without
-//! the work limit.
+//! Frames nested inside a damaged record (a record holding a TFRecord stream) are reported with
+//! that record, not counted as frames. Bytes the resync passed over unverified are named; with
+//! `--thorough` they are searched without the work limit.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,7 @@ use crate::damage;
 use crate::error::Error;
 use crate::frame::FrameIndex;
 use crate::jsonformat::Json;
+use crate::nested::NestedFrames;
 use crate::resync::ResyncBudget;
 use crate::source::Source;
 use crate::words::plural;
@@ -54,6 +56,8 @@ struct Problem {
     /// Where decoding stopped in the compressed file, for a problem of the compressed stream.
     compressed_offset: Option<u64>,
     description: String,
+    /// Frames nested inside the damaged record (`{"count", "offsets"}`).
+    nested: Option<Json>,
 }
 
 /// The verdict on one file.
@@ -77,14 +81,22 @@ fn check(path: &Path, read: &Options, budget: ResyncBudget) -> Result<Report, Er
     let count = index.len();
     let mut problems: Vec<Problem> = index
         .damaged_frames(data)
-        .map(|frame| Problem {
-            index: Some(frame.index),
-            offset: frame.offset.0,
-            region_end: frame.region_end.0,
-            status: frame.status.name(),
-            tensorflow_offset: frame.tensorflow_offset().map(|o| o.0),
-            compressed_offset: None,
-            description: damage::describe(&frame, data, frame.index + 1 == count),
+        .map(|frame| {
+            let nested = NestedFrames::find(&index, data, &frame);
+            let mut description = damage::describe(&frame, data, frame.index + 1 == count);
+            if let Some(nested) = &nested {
+                description = format!("{description}; {}", nested.describe());
+            }
+            Problem {
+                index: Some(frame.index),
+                offset: frame.offset.0,
+                region_end: frame.region_end.0,
+                status: frame.status.name(),
+                tensorflow_offset: frame.tensorflow_offset().map(|o| o.0),
+                compressed_offset: None,
+                description,
+                nested: nested.map(|n| n.to_json()),
+            }
         })
         .collect();
     let compression = source.compression().cloned();
@@ -97,6 +109,7 @@ fn check(path: &Path, read: &Options, budget: ResyncBudget) -> Result<Report, Er
             tensorflow_offset: None,
             compressed_offset: Some(p.compressed_offset),
             description: format!("compressed stream damaged: {p}"),
+            nested: None,
         });
     }
     Ok(Report {
@@ -130,6 +143,9 @@ fn problem_json(p: &Problem) -> Json {
     }
     if let Some(at) = p.compressed_offset {
         members.push(("compressed_offset".into(), number(at)));
+    }
+    if let Some(nested) = &p.nested {
+        members.push(("nested_frames".into(), nested.clone()));
     }
     Json::Object(members)
 }

@@ -1,4 +1,5 @@
-//! `salvage`: what it may write over, and `-o -`.
+//! `salvage` (and the `list` and `verify` lines that go with it): what it may write over, `-o -`,
+//! frames nested in a damaged record, and bytes the resync left unverified.
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -20,6 +21,18 @@ fn payloads(data: &[u8]) -> Vec<Vec<u8>> {
 fn damaged_file() -> Vec<u8> {
     let mut data = tfrecord(&[b"outer0", b"middle", b"outer2"]);
     data[22 + 12 + 2] ^= 0x10;
+    data
+}
+
+/// A record whose payload is a TFRecord stream of `inner0`..`inner9`, its payload CRC broken,
+/// between two intact records `outer0` and `outer2`.
+fn record_holding_a_stream() -> Vec<u8> {
+    let names: Vec<Vec<u8>> = (0..10).map(|i| format!("inner{i}").into_bytes()).collect();
+    let refs: Vec<&[u8]> = names.iter().map(|n| n.as_slice()).collect();
+    let stream = tfrecord(&refs);
+    let mut data = tfrecord(&[b"outer0", &stream, b"outer2"]);
+    let damaged_crc = 22 + 12 + stream.len();
+    data[damaged_crc] ^= 1;
     data
 }
 
@@ -125,4 +138,75 @@ fn dash_writes_the_records_to_stdout_and_the_report_to_stderr() {
     let report: serde_json::Value = serde_json::from_str(stderr(&json).trim()).expect("JSON");
     assert_eq!(report["kept"], 2);
     assert_eq!(report["output"], "-");
+}
+
+#[test]
+fn frames_nested_in_a_damaged_record_are_reported_not_listed_or_salvaged() {
+    let data = record_holding_a_stream();
+    let (dir, input) = temp_file("nested.tfrecord", &data);
+    let inner_offsets: Vec<u64> = (0..10).map(|i| 34 + 22 * i).collect();
+
+    let list = run(["list".as_ref(), "--json".as_ref(), input.as_os_str()]);
+    assert_eq!(list.status.code(), Some(1));
+    let rows: Vec<serde_json::Value> = stdout(&list)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON row"))
+        .collect();
+    let statuses: Vec<&str> = rows.iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["intact", "data_crc_mismatch", "intact"]);
+    assert_eq!(rows[1]["nested_frames"]["count"], 10);
+    assert_eq!(
+        rows[1]["nested_frames"]["offsets"],
+        serde_json::json!(inner_offsets)
+    );
+    let table = stdout(&run(["list".as_ref(), input.as_os_str()]));
+    assert!(table.contains("3 frames, 2 intact, 1 damaged"), "{table}");
+    assert!(
+        table.contains("a TFRecord stream of 10 intact frames (at bytes 34, 56,"),
+        "{table}"
+    );
+
+    let verify = run(["verify".as_ref(), "--json".as_ref(), input.as_os_str()]);
+    let report: serde_json::Value = serde_json::from_str(stdout(&verify).trim()).expect("JSON");
+    assert_eq!(
+        (report["frames"].as_u64(), report["intact"].as_u64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(report["problems"][0]["nested_frames"]["count"], 10);
+    let text = stdout(&run(["verify".as_ref(), input.as_os_str()]));
+    assert!(
+        text.contains("frame 1 at byte 22: payload CRC mismatch"),
+        "{text}"
+    );
+    assert!(text.contains("they are nested in this record"), "{text}");
+
+    let out = dir.path().join("out.tfrecord");
+    let plain = salvage(&input, &out, &[]);
+    assert_eq!(plain.status.code(), Some(1));
+    assert_eq!(
+        payloads(&std::fs::read(&out).unwrap()),
+        [b"outer0", b"outer2"]
+    );
+    let report = stdout(&plain);
+    assert!(report.contains("10 nested frames not written"), "{report}");
+    assert!(
+        report.contains("--nested writes them after the records"),
+        "{report}"
+    );
+
+    let with_nested = salvage(&input, &out, &["--force", "--nested", "--json"]);
+    assert_eq!(with_nested.status.code(), Some(1));
+    let mut expected = vec![b"outer0".to_vec(), b"outer2".to_vec()];
+    expected.extend((0..10).map(|i| format!("inner{i}").into_bytes()));
+    assert_eq!(payloads(&std::fs::read(&out).unwrap()), expected);
+    let report: serde_json::Value =
+        serde_json::from_str(stdout(&with_nested).trim()).expect("JSON");
+    assert_eq!(report["kept"], 2);
+    assert_eq!(report["nested_frames"], 10);
+    assert_eq!(report["nested_written"], 10);
+    assert_eq!(report["nested"][0]["index"], 1);
+    assert_eq!(
+        report["nested"][0]["offsets"],
+        serde_json::json!(inner_offsets)
+    );
 }
