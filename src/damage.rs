@@ -1,6 +1,12 @@
 //! Plain-language descriptions of damaged frames, with the offsets a user needs to act on them.
 
-use crate::frame::{Frame, FrameStatus, HEADER_LEN, Header};
+use std::ops::Range;
+
+use crate::frame::{Frame, FrameIndex, FrameStatus, HEADER_LEN, Header};
+use crate::words::plural;
+
+/// Unverified ranges named in a sentence before the rest are summed up.
+const RANGES_IN_TEXT: usize = 8;
 
 /// What is wrong with a frame, in one sentence, with the error TensorFlow reports for it
 /// (empty for an intact frame).
@@ -99,5 +105,83 @@ pub fn problem(frame: &Frame, data: &[u8], is_last: bool) -> String {
         FrameStatus::PartialHeader => format!(
             "{skipped} trailing bytes, too few for a frame header: a cut-off file or appended bytes (TensorFlow ignores them silently)"
         ),
+    }
+}
+
+/// What the resync left unchecked when its work limit was reached, naming the byte ranges (`None`
+/// when it checked everything).
+pub fn unverified(index: &FrameIndex) -> Option<String> {
+    let ranges = index.unverified_ranges();
+    if ranges.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the resync work limit was reached, so {} inside damaged regions {} not checked: bytes {} ({}) may hold intact records that were not searched (the damaged bytes are full of valid-looking headers, which suggests crafted input)",
+        plural(index.unverified_candidates(), "candidate frame header"),
+        if index.unverified_candidates() == 1 {
+            "was"
+        } else {
+            "were"
+        },
+        ranges_text(ranges),
+        plural(index.unverified_bytes(), "byte"),
+    ))
+}
+
+/// `a..b, c..d` for the first few ranges, then how many more.
+fn ranges_text(ranges: &[Range<u64>]) -> String {
+    let mut parts: Vec<String> = ranges
+        .iter()
+        .take(RANGES_IN_TEXT)
+        .map(|r| format!("{}..{}", r.start, r.end))
+        .collect();
+    if ranges.len() > RANGES_IN_TEXT {
+        parts.push(format!("and {} more ranges", ranges.len() - RANGES_IN_TEXT));
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::tests::{crafted_budget_exhaustion, encode_records};
+    use crate::resync::ResyncBudget;
+
+    #[test]
+    fn a_spent_resync_budget_is_named_with_its_byte_ranges() {
+        let (data, _) = crafted_budget_exhaustion(200);
+        let small = ResyncBudget::Limited {
+            base: 1000,
+            per_scanned_byte: 4,
+        };
+        let index = FrameIndex::build_with(&data, small);
+        let range = index.unverified_ranges().first().cloned().unwrap();
+        let note = unverified(&index).unwrap();
+        let candidates = index.unverified_candidates();
+        assert!(
+            note.contains(&format!("so {candidates} candidate frame headers inside")),
+            "{note}"
+        );
+        assert!(
+            note.contains(&format!(
+                "bytes {}..{} ({} bytes) may hold",
+                range.start,
+                range.end,
+                range.end - range.start
+            )),
+            "{note}"
+        );
+        assert!(unverified(&FrameIndex::build_with(&data, ResyncBudget::Unlimited)).is_none());
+        let clean = encode_records(&[b"a"]);
+        assert!(unverified(&FrameIndex::build(&clean)).is_none());
+    }
+
+    #[test]
+    fn many_ranges_are_summed_up() {
+        let ranges: Vec<Range<u64>> = (0..10).map(|i| i * 10..i * 10 + 5).collect();
+        assert_eq!(
+            ranges_text(&ranges),
+            "0..5, 10..15, 20..25, 30..35, 40..45, 50..55, 60..65, 70..75, and 2 more ranges"
+        );
     }
 }

@@ -7,10 +7,18 @@
 //! every intact record after the damage is still found. A frame is only ever accepted with both CRCs
 //! valid, so payload bytes are never mistaken for a header.
 //!
+//! One exception to trying every offset: a frame whose header is valid and whose payload CRC fails,
+//! but which ends exactly where the file ends or an intact frame begins, has a length worth
+//! trusting. The scan continues after it, so the frames of a TFRecord file stored as that record's
+//! payload are not taken for records of this file (see [`crate::nested`]).
+//!
 //! Each entry is packed into one `u64` (56 bits of offset, 8 bits of status), so a 4-million-frame
 //! file costs 32 MiB of index; the length is read back from the mapped header when asked for.
 
+use std::ops::Range;
+
 use crate::crc::masked_crc32c;
+use crate::resync::{ResyncBudget, UnverifiedRanges};
 use crate::span::FileOffset;
 
 /// Bytes before the payload: the `u64` length and its masked CRC.
@@ -207,7 +215,10 @@ fn pack(offset: u64, status: FrameStatus, after_resync: bool) -> u64 {
 }
 
 /// Frames one payload the way TensorFlow's writer does; returns the bytes written.
-pub fn write_record(payload: &[u8], out: &mut impl std::io::Write) -> std::io::Result<u64> {
+pub fn write_record(
+    payload: &[u8],
+    out: &mut (impl std::io::Write + ?Sized),
+) -> std::io::Result<u64> {
     let len = (payload.len() as u64).to_le_bytes();
     out.write_all(&len)?;
     out.write_all(&masked_crc32c(&len).to_le_bytes())?;
@@ -297,13 +308,6 @@ fn payload_crc_ok(data: &[u8], pos: u64, end: u64) -> bool {
     }
 }
 
-/// Payload bytes the resync may spend on candidates that fail, before it becomes selective:
-/// 64 MiB plus four times the bytes scanned. Only a crafted file (valid header CRCs packed
-/// densely) gets near it; without it such a file would cost time quadratic in its size.
-fn resync_budget(scanned: u64) -> u64 {
-    (64 << 20) + scanned.saturating_mul(4)
-}
-
 /// Resynchronisation state: set while the scan is looking for the next intact frame.
 #[derive(Debug, Clone, Copy)]
 struct Resync {
@@ -322,6 +326,7 @@ pub struct IndexDelta {
     damaged: usize,
     resync_work: u64,
     unverified: u64,
+    unverified_ranges: UnverifiedRanges,
 }
 
 impl IndexDelta {
@@ -340,15 +345,23 @@ pub struct FrameIndex {
     resync: Option<Resync>,
     damaged: usize,
     length_crcs: LengthCrcCache,
+    budget: ResyncBudget,
     /// Payload bytes CRC'd for resync candidates that turned out damaged.
     resync_work: u64,
     /// Resync candidates passed over unverified once the budget was spent.
     unverified: u64,
+    /// The extents of those candidates.
+    unverified_ranges: UnverifiedRanges,
 }
 
 impl FrameIndex {
     /// An empty index for a stream of `file_len` bytes; call [`FrameIndex::scan`] to fill it.
     pub fn new(file_len: u64) -> FrameIndex {
+        FrameIndex::with_budget(file_len, ResyncBudget::DEFAULT)
+    }
+
+    /// [`FrameIndex::new`] with the given resync work budget.
+    pub fn with_budget(file_len: u64, budget: ResyncBudget) -> FrameIndex {
         FrameIndex {
             entries: Vec::new(),
             file_len,
@@ -356,16 +369,28 @@ impl FrameIndex {
             resync: None,
             damaged: 0,
             length_crcs: LengthCrcCache::new(),
+            budget,
             resync_work: 0,
             unverified: 0,
+            unverified_ranges: UnverifiedRanges::default(),
         }
     }
 
     /// Indexes the whole of `data`.
     pub fn build(data: &[u8]) -> FrameIndex {
-        let mut index = FrameIndex::new(data.len() as u64);
+        FrameIndex::build_with(data, ResyncBudget::DEFAULT)
+    }
+
+    /// Indexes the whole of `data` with the given resync work budget.
+    pub fn build_with(data: &[u8], budget: ResyncBudget) -> FrameIndex {
+        let mut index = FrameIndex::with_budget(data.len() as u64, budget);
         while !index.scan(data, u64::MAX) {}
         index
+    }
+
+    /// The resync work budget this index scans with.
+    pub fn budget(&self) -> ResyncBudget {
+        self.budget
     }
 
     /// Scans onward for roughly `byte_budget` bytes (at least one step); returns true when complete.
@@ -406,6 +431,7 @@ impl FrameIndex {
             Candidate::Fits { end } => {
                 if !self.may_verify(data, pos, end) {
                     self.unverified += 1;
+                    self.unverified_ranges.add(pos..end);
                     self.pos += 1;
                     return;
                 }
@@ -416,7 +442,7 @@ impl FrameIndex {
                     return;
                 }
                 if self.resync.is_some() {
-                    self.resync_work += end - pos;
+                    self.resync_work = self.resync_work.saturating_add(end - pos);
                 }
                 FrameStatus::DataCrcMismatch
             }
@@ -432,8 +458,32 @@ impl FrameIndex {
             self.resync = Some(Resync {
                 claimed_end: end.max(pos + 1),
             });
+            if status == FrameStatus::DataCrcMismatch && self.trusts_extent(data, end) {
+                self.pos = end;
+                return;
+            }
         }
         self.pos += 1;
+    }
+
+    /// Whether a damaged frame ending at `end` has a length worth trusting: the file ends there,
+    /// or a frame with both CRCs valid begins there. Checking that next frame is resync work like
+    /// any other, within the budget, so a crafted file cannot make it cost more than linear time.
+    fn trusts_extent(&mut self, data: &[u8], end: u64) -> bool {
+        if end == self.file_len {
+            return true;
+        }
+        let Candidate::Fits { end: next_end } = examine(data, end, &mut self.length_crcs) else {
+            return false;
+        };
+        if !self.may_verify(data, end, next_end) {
+            return false;
+        }
+        if payload_crc_ok(data, end, next_end) {
+            return true;
+        }
+        self.resync_work = self.resync_work.saturating_add(next_end - end);
+        false
     }
 
     /// Whether to check the payload CRC of a candidate frame `[pos, end)`. Always outside a
@@ -444,7 +494,9 @@ impl FrameIndex {
         if self.resync.is_none() {
             return true;
         }
-        let budget = resync_budget(pos);
+        let Some(budget) = self.budget.at(pos) else {
+            return true;
+        };
         if self.resync_work < budget {
             return true;
         }
@@ -462,6 +514,18 @@ impl FrameIndex {
     /// CRC because the resync work budget was spent; non-zero only for crafted input.
     pub fn unverified_candidates(&self) -> u64 {
         self.unverified
+    }
+
+    /// The byte ranges holding the candidates of [`FrameIndex::unverified_candidates`] (each
+    /// candidate's declared extent, merged): an intact record there may have been missed. A scan
+    /// with [`ResyncBudget::Unlimited`] searches them.
+    pub fn unverified_ranges(&self) -> &[Range<u64>] {
+        self.unverified_ranges.ranges()
+    }
+
+    /// Bytes in [`FrameIndex::unverified_ranges`].
+    pub fn unverified_bytes(&self) -> u64 {
+        self.unverified_ranges.bytes()
     }
 
     fn push(&mut self, offset: u64, status: FrameStatus, after_resync: bool) {
@@ -517,6 +581,7 @@ impl FrameIndex {
             damaged: self.damaged,
             resync_work: self.resync_work,
             unverified: self.unverified,
+            unverified_ranges: self.unverified_ranges.clone(),
         }
     }
 
@@ -533,6 +598,7 @@ impl FrameIndex {
         self.damaged = delta.damaged;
         self.resync_work = delta.resync_work;
         self.unverified = delta.unverified;
+        self.unverified_ranges = delta.unverified_ranges;
         true
     }
 
@@ -597,6 +663,25 @@ pub(crate) mod tests {
             write_record(payload, &mut out).unwrap();
         }
         out
+    }
+
+    /// Damage, then a header with a valid CRC whose declared frame fits in the file but fails its
+    /// payload CRC, then `records` intact records of 500 bytes inside that declared extent: the
+    /// crafted frame costs the resync so much work that a small budget is spent at once.
+    /// Returns the bytes and the offsets of the intact records.
+    pub fn crafted_budget_exhaustion(records: usize) -> (Vec<u8>, Vec<u64>) {
+        let mut data = vec![0xff; 3];
+        let body: Vec<Vec<u8>> = (0..records).map(|i| vec![i as u8; 500]).collect();
+        let refs: Vec<&[u8]> = body.iter().map(|b| b.as_slice()).collect();
+        let stream = encode_records(&refs);
+        // Ends 7 bytes into a record three quarters of the way through.
+        let declared = (records * 3 / 4 * 516 + 7) as u64;
+        data.extend_from_slice(&declared.to_le_bytes());
+        data.extend_from_slice(&masked_crc32c(&declared.to_le_bytes()).to_le_bytes());
+        let first = data.len() as u64;
+        data.extend_from_slice(&stream);
+        let offsets = (0..records as u64).map(|i| first + i * 516).collect();
+        (data, offsets)
     }
 
     fn statuses(data: &[u8]) -> Vec<(u64, FrameStatus)> {
@@ -719,8 +804,88 @@ pub(crate) mod tests {
         let index = FrameIndex::build(&data);
         assert!(index.is_complete());
         assert!(index.unverified_candidates() > 80_000);
-        assert!(index.resync_work <= 2 * resync_budget(data.len() as u64) + (2 << 20));
+        let budget = ResyncBudget::DEFAULT.at(data.len() as u64).unwrap();
+        assert!(index.resync_work <= 2 * budget + (2 << 20));
         assert!(index.frames(&data).all(|f| !f.status.is_intact()));
+    }
+
+    const SMALL_BUDGET: ResyncBudget = ResyncBudget::Limited {
+        base: 1000,
+        per_scanned_byte: 4,
+    };
+
+    #[test]
+    fn records_passed_over_by_a_spent_budget_lie_in_unverified_ranges() {
+        let (data, records) = crafted_budget_exhaustion(200);
+        let index = FrameIndex::build_with(&data, SMALL_BUDGET);
+        let found: Vec<u64> = index
+            .frames(&data)
+            .filter(|f| f.status.is_intact())
+            .map(|f| f.offset.0)
+            .collect();
+        let missed: Vec<u64> = records
+            .iter()
+            .copied()
+            .filter(|r| !found.contains(r))
+            .collect();
+        assert!(
+            missed.len() > 10,
+            "the budget was not exhausted: {missed:?}"
+        );
+        let ranges = index.unverified_ranges();
+        assert!(!ranges.is_empty());
+        for record in &missed {
+            let end = record + 516;
+            assert!(
+                ranges.iter().any(|r| r.start <= *record && end <= r.end),
+                "record at {record} missed but not in {ranges:?}"
+            );
+        }
+        // The missed records are consecutive, so their extents merge into one range.
+        assert_eq!(ranges.len(), 1);
+        assert_eq!(ranges[0].start, records[0]);
+        assert!(index.unverified_bytes() >= 516 * missed.len() as u64);
+        assert!(index.unverified_candidates() >= missed.len() as u64);
+    }
+
+    #[test]
+    fn an_unlimited_budget_finds_every_record_and_leaves_nothing_unverified() {
+        let (data, records) = crafted_budget_exhaustion(200);
+        let index = FrameIndex::build_with(&data, ResyncBudget::Unlimited);
+        let found: Vec<u64> = index
+            .frames(&data)
+            .filter(|f| f.status.is_intact())
+            .map(|f| f.offset.0)
+            .collect();
+        assert_eq!(found, records);
+        assert!(index.unverified_ranges().is_empty());
+        assert_eq!(index.unverified_candidates(), 0);
+        // The default budget is far from spent by a file this small.
+        assert_eq!(FrameIndex::build(&data).frames(&data).count(), index.len());
+    }
+
+    #[test]
+    fn a_damaged_frame_ending_at_an_intact_one_is_stepped_over() {
+        // The damaged record's payload is a TFRecord stream: its frames are not records.
+        let inner = encode_records(&[b"inner0", b"inner1", b"inner2"]);
+        let mut data = encode_records(&[b"outer0", &inner, b"outer2"]);
+        data[22 + 12 + inner.len()] ^= 1; // the damaged record's payload CRC
+        assert_eq!(
+            statuses(&data),
+            vec![
+                (0, FrameStatus::Intact),
+                (22, FrameStatus::DataCrcMismatch),
+                (22 + 16 + inner.len() as u64, FrameStatus::Intact)
+            ]
+        );
+        // Not when the next frame is damaged too: the length is not trusted, resync looks inside.
+        let next = 22 + 16 + inner.len();
+        data[next + 14] ^= 1;
+        let intact = statuses(&data)
+            .iter()
+            .filter(|(_, s)| s.is_intact())
+            .count();
+        assert_eq!(intact, 4);
     }
 
     #[test]

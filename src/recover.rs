@@ -5,13 +5,15 @@
 //! CRC or a truncated frame, the payload start (frame + 12) for a bad payload CRC. [`locate`] maps
 //! such an offset back onto the frame index, says which case it is and what exactly is damaged, and
 //! what a resynchronising reader still finds after it. [`SalvagePlan`] is the list of intact frames
-//! to copy into a new file, re-framed with freshly computed CRCs. Both are pure functions of the
-//! index and the bytes, so the CLI and the TUI present the same findings.
+//! to copy into a new file, re-framed with freshly computed CRCs, with what it leaves behind: frames
+//! nested inside damaged records, and bytes the resync passed over unverified. Both are pure
+//! functions of the index and the bytes, so the CLI and the TUI present the same findings.
 
 use std::io::{self, Write};
 use std::ops::Range;
 
 use crate::frame::{FOOTER_LEN, Frame, FrameIndex, FrameStatus, HEADER_LEN, Header};
+use crate::nested::NestedFrames;
 
 /// Which part of a frame an offset falls in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -339,27 +341,36 @@ fn explain(loc: &Location, frame: &Frame) -> String {
 }
 
 /// Which frames a salvage keeps, and what it leaves behind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SalvagePlan {
+#[derive(Debug, Clone)]
+pub struct SalvagePlan<'a> {
     /// Intact frames, in stream order.
     pub kept: Vec<Frame>,
     /// Damaged frames (each may stand for several lost records).
     pub dropped: Vec<Frame>,
     /// `[start, end)` byte ranges covered by no intact frame.
     pub skipped: Vec<Range<u64>>,
+    /// Intact frames inside dropped records that hold a TFRecord stream, by dropped frame in
+    /// stream order: not records of this stream, so written only by [`SalvagePlan::write_nested`].
+    pub nested: Vec<NestedFrames<'a>>,
+    /// Byte ranges the resync passed over without checking (see
+    /// [`FrameIndex::unverified_ranges`]): intact records there may be missing from `kept`.
+    pub unverified: Vec<Range<u64>>,
 }
 
-impl SalvagePlan {
+impl<'a> SalvagePlan<'a> {
     /// Sorts the frames of a complete `index` into kept and dropped.
-    pub fn new(index: &FrameIndex, data: &[u8]) -> SalvagePlan {
+    pub fn new(index: &FrameIndex, data: &'a [u8]) -> SalvagePlan<'a> {
         let mut plan = SalvagePlan {
             kept: Vec::new(),
             dropped: Vec::new(),
             skipped: Vec::new(),
+            nested: Vec::new(),
+            unverified: index.unverified_ranges().to_vec(),
         };
         let mut covered_to = 0u64;
         for frame in index.frames(data) {
             if !frame.status.is_intact() {
+                plan.nested.extend(NestedFrames::find(index, data, &frame));
                 plan.dropped.push(frame);
                 continue;
             }
@@ -380,8 +391,17 @@ impl SalvagePlan {
         self.skipped.iter().map(|r| r.end - r.start).sum()
     }
 
+    /// Frames nested inside dropped records, over all of them.
+    pub fn nested_count(&self) -> usize {
+        self.nested.iter().map(NestedFrames::count).sum()
+    }
+
+    pub fn unverified_bytes(&self) -> u64 {
+        self.unverified.iter().map(|r| r.end - r.start).sum()
+    }
+
     /// Writes the kept records as a new TFRecord stream; returns the bytes written.
-    pub fn write(&self, data: &[u8], out: &mut impl Write) -> io::Result<u64> {
+    pub fn write(&self, data: &[u8], out: &mut (impl Write + ?Sized)) -> io::Result<u64> {
         let mut written = 0u64;
         for frame in &self.kept {
             let payload = frame.payload(data).ok_or_else(|| {
@@ -390,6 +410,15 @@ impl SalvagePlan {
                     frame.index
                 ))
             })?;
+            written += crate::frame::write_record(payload, out)?;
+        }
+        Ok(written)
+    }
+
+    /// Writes the nested frames, re-framed, in stream order; returns the bytes written.
+    pub fn write_nested(&self, out: &mut (impl Write + ?Sized)) -> io::Result<u64> {
+        let mut written = 0u64;
+        for payload in self.nested.iter().flat_map(NestedFrames::payloads) {
             written += crate::frame::write_record(payload, out)?;
         }
         Ok(written)
@@ -514,6 +543,28 @@ mod tests {
         let mut out = Vec::new();
         plan.write(&data, &mut out).unwrap();
         assert_eq!(out, encode_records(&[b"first", b"third"]));
+        assert!(plan.nested.is_empty() && plan.unverified.is_empty());
+    }
+
+    #[test]
+    fn salvage_leaves_nested_frames_out_unless_asked() {
+        let inner = encode_records(&[b"inner0", b"inner1"]);
+        let mut damaged = encode_records(&[&inner]);
+        damaged[20] ^= 1; // inside the stream's first header: the outer CRC fails
+        let mut data = encode_records(&[b"outer0"]);
+        data.extend_from_slice(&damaged);
+        data.extend_from_slice(&encode_records(&[b"outer2"]));
+        let index = FrameIndex::build(&data);
+        let plan = SalvagePlan::new(&index, &data);
+        assert_eq!(plan.kept.len(), 2);
+        assert_eq!(plan.dropped.len(), 1);
+        assert_eq!(plan.nested_count(), 1);
+        assert_eq!(plan.nested[0].parent.index, 1);
+        let mut out = Vec::new();
+        plan.write(&data, &mut out).unwrap();
+        assert_eq!(out, encode_records(&[b"outer0", b"outer2"]));
+        plan.write_nested(&mut out).unwrap();
+        assert_eq!(out, encode_records(&[b"outer0", b"outer2", b"inner1"]));
     }
 
     /// Found by the `frame_index` fuzz target: frame 1 (data CRC mismatch at 11) has its

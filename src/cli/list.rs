@@ -1,4 +1,7 @@
 //! `list`: one line per frame.
+//!
+//! Frames nested inside a damaged record (a record holding a TFRecord stream) are not rows: the
+//! damaged record's row says how many it holds and where.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,6 +14,7 @@ use crate::damage;
 use crate::example;
 use crate::frame::Frame;
 use crate::jsonformat::Json;
+use crate::nested::NestedFrames;
 use crate::payload::{Decoded, Decoder, PayloadKind};
 use crate::words::plural;
 
@@ -161,10 +165,15 @@ pub fn row_json(file: &str, row: &FrameRow) -> Json {
     Json::Object(members)
 }
 
-/// One output line for a frame: a JSON object or a table row.
-fn row_line(file: &str, row: &FrameRow, json: bool) -> String {
+/// One output line for a frame: a JSON object or a table row. `nested` lists the frames inside a
+/// damaged record, already described in its summary.
+fn row_line(file: &str, row: &FrameRow, nested: Option<&NestedFrames>, json: bool) -> String {
     if json {
-        return row_json(file, row).to_string_sorted();
+        let mut object = row_json(file, row);
+        if let (Json::Object(members), Some(nested)) = (&mut object, nested) {
+            members.push(("nested_frames".into(), nested.to_json()));
+        }
+        return object.to_string_sorted();
     }
     let f = &row.frame;
     let kind = row.kind.as_ref().map_or(f.status.name(), |k| k.name());
@@ -219,11 +228,12 @@ pub fn run(
             next += frames.len();
             intact += frames.iter().filter(|f| f.status.is_intact()).count();
             let lines = input.map_frames(frames, &workers, |input, decoder, frame| {
-                row_line(
-                    &name,
-                    &describe_frame_with(input, decoder, frame),
-                    args.json,
-                )
+                let mut row = describe_frame_with(input, decoder, frame);
+                let nested = NestedFrames::find(&input.index, input.data(), &frame);
+                if let Some(nested) = &nested {
+                    row.summary = format!("{}; {}", row.summary, nested.describe());
+                }
+                row_line(&name, &row, nested.as_ref(), args.json)
             });
             // Described from the mapped bytes: if the file shrank meanwhile, some were zeros.
             if let Err(e) = input.check_unchanged() {
@@ -259,6 +269,9 @@ pub fn run(
         }
         if let Some(tail) = compression.and_then(|c| c.ignored.as_ref()) {
             eprintln!("{name}: note: {tail}");
+        }
+        if let Some(note) = crate::damage::unverified(&input.index) {
+            eprintln!("{name}: note: {note}; verify --thorough searches them");
         }
         if let Some(problem) = stream_problem {
             // Frames decoded before the damage are listed above; the stream itself is damaged.

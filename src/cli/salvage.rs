@@ -1,168 +1,121 @@
 //! `salvage`: copy every intact record into a new TFRecord file that TensorFlow reads cleanly.
 //!
-//! The input is only ever read. The output is written to a temporary file beside it, synced, and
-//! renamed into place, so an interrupted salvage never leaves a half-written OUT; an existing OUT
-//! is replaced only with `--force`, and never when it is the input itself (same path after
-//! resolving links, or the same inode under another name). Nothing is renamed into place when the
-//! input shrank while being read, since records copied after the cut would be zeros.
+//! The input is only ever read. The output follows [`crate::output`]: a new path, or with
+//! `--force` an existing regular file (never the input, a device, FIFO, socket or directory),
+//! written beside its final name and renamed into place; `-o -` writes the records to standard
+//! output and the report to standard error. Frames nested inside a damaged record are reported and
+//! copied only with `--nested`; bytes the resync passed over unverified are reported, and searched
+//! without a work limit with `--thorough`. Nothing is renamed into place, and a salvage to
+//! standard output ends in an error, when the input shrank while being read, since records copied
+//! after the cut would be zeros.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use clap::Args;
 
 use super::{Status, report_unusable};
 use crate::compress::Options;
-use crate::frame::FrameIndex;
+use crate::escape::path_for_terminal;
+use crate::frame::{Frame, FrameIndex};
 use crate::jsonformat::Json;
+use crate::nested::NestedFrames;
+use crate::output::{Destination, OutputError, OutputPolicy, write_atomically};
 use crate::recover::SalvagePlan;
+use crate::resync::ResyncBudget;
 use crate::source::Source;
+use crate::words::plural;
 
 #[derive(Debug, Args)]
 pub struct SalvageArgs {
     /// The damaged TFRecord file (opened read-only).
     pub input: PathBuf,
-    /// Where to write the intact records (an uncompressed TFRecord file).
+    /// Where to write the intact records (an uncompressed TFRecord file); `-` writes them to
+    /// standard output (not a terminal) and the report to standard error.
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
-    /// Replace OUT if it exists (never when OUT is the input).
+    /// Replace OUT if it is an existing regular file (never the input, a device, FIFO, socket or
+    /// directory).
     #[arg(long)]
     pub force: bool,
+    /// Also write the frames found inside damaged records that hold a TFRecord stream, after the
+    /// records.
+    #[arg(long)]
+    pub nested: bool,
+    /// Check every candidate frame in damaged bytes, without the resync work limit. Each candidate
+    /// costs a CRC over the length its header declares, so a crafted file can make this slow.
+    #[arg(long)]
+    pub thorough: bool,
     /// A JSON report instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
-/// `path` with its directory resolved, for paths that may not exist yet.
-fn resolved(path: &Path) -> Option<PathBuf> {
-    if let Ok(p) = fs::canonicalize(path) {
-        return Some(p);
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    Some(fs::canonicalize(parent).ok()?.join(path.file_name()?))
+/// Writes the records, then the nested frames when asked for; returns the bytes written.
+fn write_plan(
+    plan: &SalvagePlan,
+    data: &[u8],
+    nested: bool,
+    out: &mut dyn Write,
+) -> io::Result<u64> {
+    let records = plan.write(data, out)?;
+    let nested = if nested { plan.write_nested(out)? } else { 0 };
+    Ok(records + nested)
 }
 
-#[cfg(unix)]
-fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
-}
-
-#[cfg(not(unix))]
-fn same_inode(_: &fs::Metadata, _: &fs::Metadata) -> bool {
-    false
-}
-
-/// Refuses an OUT that is the input, is a directory, or exists without `--force`.
-fn check_output(input: &Path, output: &Path, force: bool) -> Result<()> {
-    let same_path = match (resolved(input), resolved(output)) {
-        (Some(a), Some(b)) => a == b,
-        _ => false,
-    };
-    let out_meta = fs::metadata(output).ok();
-    let same_file = match (fs::metadata(input), &out_meta) {
-        (Ok(a), Some(b)) => same_inode(&a, b),
-        _ => false,
-    };
-    if same_path || same_file {
-        bail!(
-            "refusing to write over the input: {} is {}",
-            output.display(),
-            input.display()
-        );
-    }
-    if out_meta.as_ref().is_some_and(|m| m.is_dir()) {
-        bail!("{} is a directory", output.display());
-    }
-    let exists = fs::symlink_metadata(output).is_ok();
-    if exists && !force {
-        bail!(
-            "{} already exists; pass --force to replace it",
-            output.display()
-        );
-    }
-    Ok(())
-}
-
-/// A temporary file that is removed unless it was renamed into place.
-struct TempOut {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Drop for TempOut {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
-
-fn create_temp(output: &Path) -> Result<(TempOut, File)> {
-    let dir = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let base = output
-        .file_name()
-        .map_or_else(|| "salvage".into(), |n| n.to_string_lossy().into_owned());
-    let pid = std::process::id();
-    for attempt in 0..100u32 {
-        let path = dir.join(format!(".{base}.salvage-{pid}-{attempt}.tmp"));
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(file) => return Ok((TempOut { path, keep: false }, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(e).with_context(|| format!("cannot create {}", path.display()));
-            }
-        }
-    }
-    bail!("cannot create a temporary file in {}", dir.display())
-}
-
-/// Writes the plan's records to `output` atomically; returns the bytes written.
-///
-/// Nothing is renamed into place when `source` shrank meanwhile: records copied from it after
-/// the cut would be zeros.
-fn write_atomically(plan: &SalvagePlan, source: &Source, output: &Path) -> Result<u64> {
-    let data = source.bytes();
-    let (mut temp, file) = create_temp(output)?;
-    let mut writer = BufWriter::new(file);
-    let written = plan
-        .write(data, &mut writer)
-        .and_then(|n| writer.flush().map(|_| n))
-        .with_context(|| format!("cannot write {}", temp.path.display()))?;
-    let file = writer
-        .into_inner()
-        .map_err(|e| e.into_error())
-        .with_context(|| format!("cannot write {}", temp.path.display()))?;
-    file.sync_all()
-        .with_context(|| format!("cannot sync {}", temp.path.display()))?;
-    drop(file);
-    source.check_unchanged()?;
-    fs::rename(&temp.path, output).with_context(|| {
-        format!(
-            "cannot rename {} to {}",
-            temp.path.display(),
-            output.display()
-        )
-    })?;
-    temp.keep = true;
-    #[cfg(unix)]
-    if let Some(dir) = output.parent().filter(|p| !p.as_os_str().is_empty()) {
-        // Makes the rename itself durable; a failure here does not undo the salvage.
-        let _ = File::open(dir).and_then(|d| d.sync_all());
-    }
+/// [`write_plan`] from `source`, failing when the file shrank while it was copied: the error
+/// stops [`write_atomically`] before its rename, so no salvage made of zeros is put in place.
+fn write_checked(
+    plan: &SalvagePlan,
+    source: &Source,
+    nested: bool,
+    out: &mut dyn Write,
+) -> io::Result<u64> {
+    let written = write_plan(plan, source.bytes(), nested, out)?;
+    source.check_unchanged().map_err(io::Error::other)?;
     Ok(written)
 }
 
+fn number(n: u64) -> Json {
+    Json::Literal(n.to_string())
+}
+
+fn ranges_json(ranges: &[std::ops::Range<u64>]) -> Json {
+    Json::Array(
+        ranges
+            .iter()
+            .map(|r| Json::Array(vec![number(r.start), number(r.end)]))
+            .collect(),
+    )
+}
+
+fn dropped_json(frame: &Frame) -> Json {
+    Json::Object(vec![
+        ("index".into(), number(frame.index as u64)),
+        ("offset".into(), number(frame.offset.0)),
+        ("status".into(), Json::String(frame.status.name().into())),
+        (
+            "tensorflow_offset".into(),
+            frame
+                .tensorflow_offset()
+                .map_or(Json::Null, |o| number(o.0)),
+        ),
+    ])
+}
+
+fn nested_json(nested: &NestedFrames) -> Json {
+    let mut members = vec![
+        ("index".to_string(), number(nested.parent.index as u64)),
+        ("offset".into(), number(nested.parent.offset.0)),
+    ];
+    if let Json::Object(found) = nested.to_json() {
+        members.extend(found);
+    }
+    Json::Object(members)
+}
+
 fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written: u64) -> Json {
-    let number = |n: u64| Json::Literal(n.to_string());
     let mut members = vec![
         (
             "input".to_string(),
@@ -176,33 +129,29 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
         ("dropped".into(), number(plan.dropped.len() as u64)),
         (
             "dropped_frames".into(),
-            Json::Array(
-                plan.dropped
-                    .iter()
-                    .map(|f| {
-                        Json::Object(vec![
-                            ("index".into(), number(f.index as u64)),
-                            ("offset".into(), number(f.offset.0)),
-                            ("status".into(), Json::String(f.status.name().into())),
-                            (
-                                "tensorflow_offset".into(),
-                                f.tensorflow_offset().map_or(Json::Null, |o| number(o.0)),
-                            ),
-                        ])
-                    })
-                    .collect(),
-            ),
+            Json::Array(plan.dropped.iter().map(dropped_json).collect()),
+        ),
+        ("skipped_byte_ranges".into(), ranges_json(&plan.skipped)),
+        ("skipped_bytes".into(), number(plan.skipped_bytes())),
+        (
+            "nested".into(),
+            Json::Array(plan.nested.iter().map(nested_json).collect()),
+        ),
+        ("nested_frames".into(), number(plan.nested_count() as u64)),
+        (
+            "nested_written".into(),
+            number(if args.nested {
+                plan.nested_count() as u64
+            } else {
+                0
+            }),
         ),
         (
-            "skipped_byte_ranges".into(),
-            Json::Array(
-                plan.skipped
-                    .iter()
-                    .map(|r| Json::Array(vec![number(r.start), number(r.end)]))
-                    .collect(),
-            ),
+            "unverified_byte_ranges".into(),
+            ranges_json(&plan.unverified),
         ),
-        ("skipped_bytes".into(), number(plan.skipped_bytes())),
+        ("unverified_bytes".into(), number(plan.unverified_bytes())),
+        ("thorough".into(), Json::Literal(args.thorough.to_string())),
         ("input_bytes".into(), number(source.len())),
         ("bytes_written".into(), number(written)),
     ];
@@ -221,76 +170,173 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
     Json::Object(members)
 }
 
-pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
-    if let Err(e) = check_output(&args.input, &args.output, args.force) {
-        return Ok(report_unusable(&format!("{e:#}")));
+/// One line per dropped frame, with what is nested in it.
+fn report_dropped(plan: &SalvagePlan, nested_written: bool, out: &mut dyn Write) -> io::Result<()> {
+    // Both lists are in stream order: walk them together.
+    let mut nested = plan.nested.iter().peekable();
+    for frame in &plan.dropped {
+        write!(
+            out,
+            "dropped frame {} at byte {}: {}",
+            frame.index,
+            frame.offset.0,
+            frame.status.name()
+        )?;
+        if let Some(inner) = nested.next_if(|n| n.parent.index == frame.index) {
+            let what = if nested_written {
+                "written after the records (--nested)"
+            } else {
+                "not written (--nested writes them after the records)"
+            };
+            write!(out, "; {}; {what}", inner.describe())?;
+        }
+        writeln!(out)?;
     }
+    Ok(())
+}
+
+fn report_ranges(plan: &SalvagePlan, out: &mut dyn Write) -> io::Result<()> {
+    for range in &plan.skipped {
+        writeln!(
+            out,
+            "skipped bytes {}..{} ({} bytes)",
+            range.start,
+            range.end,
+            range.end - range.start
+        )?;
+    }
+    for range in &plan.unverified {
+        writeln!(
+            out,
+            "unverified bytes {}..{} ({} bytes): the resync work limit was reached, so the frame headers found there were not checked and intact records may be among them (--thorough checks them)",
+            range.start,
+            range.end,
+            range.end - range.start
+        )?;
+    }
+    Ok(())
+}
+
+fn report_text(
+    args: &SalvageArgs,
+    source: &Source,
+    plan: &SalvagePlan,
+    written: u64,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let input = path_for_terminal(&args.input);
+    if let Some(info) = source.compression() {
+        writeln!(
+            out,
+            "{input}: {}-compressed; salvaged from its decompressed stream into an uncompressed file (read it without compression_type)",
+            info.compression.tensorflow_name()
+        )?;
+    }
+    if let Some(p) = source.compression().and_then(|c| c.problem.as_ref()) {
+        writeln!(out, "{input}: compressed stream damaged: {p}")?;
+    }
+    report_dropped(plan, args.nested, out)?;
+    report_ranges(plan, out)?;
+    let output = match args.output.as_os_str() == "-" {
+        true => "standard output".to_string(),
+        false => path_for_terminal(&args.output),
+    };
+    write!(
+        out,
+        "{output}: kept {} records, dropped {}, skipped {}; wrote {} bytes",
+        plan.kept.len(),
+        plural(plan.dropped.len() as u64, "damaged frame"),
+        plural(plan.skipped_bytes(), "byte"),
+        written
+    )?;
+    let nested = plan.nested_count();
+    if nested > 0 {
+        let what = if args.nested {
+            "written after the records"
+        } else {
+            "not written"
+        };
+        write!(out, "; {} {what}", plural(nested as u64, "nested frame"))?;
+    }
+    if !plan.unverified.is_empty() {
+        write!(
+            out,
+            "; {} unverified",
+            plural(plan.unverified_bytes(), "byte")
+        )?;
+    }
+    writeln!(out)
+}
+
+pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
+    let budget = if args.thorough {
+        ResyncBudget::Unlimited
+    } else {
+        ResyncBudget::DEFAULT
+    };
+    salvage(args, read, budget, io::stdout().is_terminal(), out)
+}
+
+/// A refusal as the user reads it: the core's reason, and the flag that changes it.
+fn refusal_text(e: &OutputError) -> String {
+    match e {
+        OutputError::Exists { .. } => format!("{e}; pass --force to replace it"),
+        _ => e.to_string(),
+    }
+}
+
+/// [`run`] with the resync budget and the terminal test given, so tests can choose them.
+fn salvage(
+    args: &SalvageArgs,
+    read: &Options,
+    budget: ResyncBudget,
+    stdout_is_terminal: bool,
+    out: &mut impl Write,
+) -> Result<Status> {
+    let inputs = [args.input.as_path()];
+    let policy = OutputPolicy {
+        inputs: &inputs,
+        replace_existing: args.force,
+        stdout_is_terminal,
+    };
+    let destination = match policy.check(&args.output) {
+        Ok(destination) => destination,
+        Err(e) => return Ok(report_unusable(&refusal_text(&e))),
+    };
     let source = match Source::open_with(&args.input, read) {
         Ok(source) => source,
         Err(e) => return Ok(report_unusable(&e)),
     };
     let data = source.bytes();
-    let index = FrameIndex::build(data);
+    let index = FrameIndex::build_with(data, budget);
     let plan = SalvagePlan::new(&index, data);
     if let Err(e) = source.check_unchanged() {
         return Ok(report_unusable(&e));
     }
-    let written = match write_atomically(&plan, &source, &args.output) {
-        Ok(n) => n,
-        Err(e) => return Ok(report_unusable(&format!("{e:#}"))),
-    };
-    let stream_problem = source.compression().and_then(|c| c.problem.as_ref());
-    if args.json {
-        writeln!(
-            out,
-            "{}",
-            report_json(args, &source, &plan, written).to_string_sorted()
-        )?;
-    } else {
-        let input = args.input.display();
-        if let Some(info) = source.compression() {
-            writeln!(
-                out,
-                "{input}: {}-compressed; salvaged from its decompressed stream into an uncompressed file (read it without compression_type)",
-                info.compression.tensorflow_name()
-            )?;
-        }
-        if let Some(p) = stream_problem {
-            writeln!(out, "{input}: compressed stream damaged: {p}")?;
-        }
-        for frame in &plan.dropped {
-            writeln!(
-                out,
-                "dropped frame {} at byte {}: {}",
-                frame.index,
-                frame.offset.0,
-                frame.status.name()
-            )?;
-        }
-        for range in &plan.skipped {
-            writeln!(
-                out,
-                "skipped bytes {}..{} ({} bytes)",
-                range.start,
-                range.end,
-                range.end - range.start
-            )?;
-        }
-        writeln!(
-            out,
-            "{}: kept {} records, dropped {} damaged {}, skipped {} bytes; wrote {} bytes",
-            args.output.display(),
-            plan.kept.len(),
-            plan.dropped.len(),
-            if plan.dropped.len() == 1 {
-                "frame"
-            } else {
-                "frames"
+    let write = |w: &mut dyn Write| write_checked(&plan, &source, args.nested, w);
+    let (written, report): (u64, &mut dyn Write) = match destination {
+        Destination::Stdout => match write(out) {
+            Ok(written) => {
+                out.flush()?;
+                (written, &mut io::stderr())
+            }
+            Err(e) => return Ok(report_unusable(&e)),
+        },
+        Destination::File(path) => match write_atomically(&path, &policy, write) {
+            Ok(written) => (written, out),
+            Err(e) => match source.check_unchanged() {
+                Err(shrank) => return Ok(report_unusable(&shrank)),
+                Ok(()) => return Ok(report_unusable(&refusal_text(&e))),
             },
-            plan.skipped_bytes(),
-            written
-        )?;
+        },
+    };
+    if args.json {
+        let json = report_json(args, &source, &plan, written).to_string_sorted();
+        writeln!(report, "{json}")?;
+    } else {
+        report_text(args, &source, &plan, written, report)?;
     }
+    let stream_problem = source.compression().and_then(|c| c.problem.as_ref());
     let damaged = !plan.dropped.is_empty() || !plan.skipped.is_empty() || stream_problem.is_some();
     Ok(if damaged {
         Status::Damage
@@ -302,6 +348,18 @@ pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::path::Path;
+
+    fn check_output(input: &Path, output: &Path, force: bool) -> Result<Destination, OutputError> {
+        let inputs = [input];
+        OutputPolicy {
+            inputs: &inputs,
+            replace_existing: force,
+            stdout_is_terminal: false,
+        }
+        .check(output)
+    }
 
     #[test]
     fn no_salvage_is_written_from_a_file_that_shrank() {
@@ -317,14 +375,23 @@ mod tests {
         let plan = SalvagePlan::new(&index, source.bytes());
         assert_eq!(plan.kept.len(), 2000);
 
-        OpenOptions::new()
+        fs::OpenOptions::new()
             .write(true)
             .open(&input)
             .unwrap()
             .set_len(500)
             .unwrap();
         let output = dir.path().join("out.tfrecord");
-        let err = write_atomically(&plan, &source, &output).unwrap_err();
+        let inputs = [input.as_path()];
+        let policy = OutputPolicy {
+            inputs: &inputs,
+            replace_existing: false,
+            stdout_is_terminal: false,
+        };
+        let err = write_atomically(&output, &policy, |w| {
+            write_checked(&plan, &source, false, w)
+        })
+        .unwrap_err();
         assert!(
             err.to_string().contains("shrank from 232000 to 500 bytes"),
             "{err}"
@@ -351,5 +418,83 @@ mod tests {
         assert!(check_output(&input, &other, true).is_ok());
         assert!(check_output(&input, &dir.path().join("new.tfrecord"), false).is_ok());
         assert!(check_output(&input, dir.path(), true).is_err());
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+    use crate::frame::tests::crafted_budget_exhaustion;
+
+    const SMALL_BUDGET: ResyncBudget = ResyncBudget::Limited {
+        base: 1000,
+        per_scanned_byte: 4,
+    };
+
+    fn salvage_to_memory(
+        data: &[u8],
+        json: bool,
+        thorough: bool,
+        budget: ResyncBudget,
+    ) -> (Status, String, Vec<u8>) {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("crafted.tfrecord");
+        std::fs::write(&input, data).unwrap();
+        let output = dir.path().join("out.tfrecord");
+        let args = SalvageArgs {
+            input,
+            output: output.clone(),
+            force: false,
+            nested: false,
+            thorough,
+            json,
+        };
+        let mut report = Vec::new();
+        let status = salvage(&args, &Options::default(), budget, false, &mut report).unwrap();
+        let written = std::fs::read(&output).unwrap();
+        (status, String::from_utf8(report).unwrap(), written)
+    }
+
+    #[test]
+    fn records_passed_over_by_a_spent_budget_are_reported_as_unverified_ranges() {
+        let (data, records) = crafted_budget_exhaustion(200);
+        let index = FrameIndex::build_with(&data, SMALL_BUDGET);
+        let ranges = index.unverified_ranges().to_vec();
+        assert!(!ranges.is_empty());
+
+        let (status, text, written) = salvage_to_memory(&data, false, false, SMALL_BUDGET);
+        assert_eq!(status, Status::Damage);
+        for range in &ranges {
+            let line = format!("unverified bytes {}..{} (", range.start, range.end);
+            assert!(text.contains(&line), "{text}");
+        }
+        assert!(text.contains("--thorough checks them"), "{text}");
+        let unverified: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+        assert!(
+            text.contains(&format!("; {unverified} bytes unverified\n")),
+            "{text}"
+        );
+        let kept = FrameIndex::build(&written).len();
+        assert!(kept < records.len(), "{kept}");
+
+        let (_, json, _) = salvage_to_memory(&data, true, false, SMALL_BUDGET);
+        let report: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+        let expected: Vec<[u64; 2]> = ranges.iter().map(|r| [r.start, r.end]).collect();
+        assert_eq!(
+            report["unverified_byte_ranges"],
+            serde_json::json!(expected)
+        );
+        assert_eq!(report["unverified_bytes"], unverified);
+        assert_eq!(report["kept"], kept);
+    }
+
+    #[test]
+    fn thorough_salvage_searches_without_a_budget() {
+        let (data, records) = crafted_budget_exhaustion(200);
+        let (status, text, written) =
+            salvage_to_memory(&data, false, true, ResyncBudget::Unlimited);
+        assert_eq!(status, Status::Damage);
+        assert!(!text.contains("unverified"), "{text}");
+        assert_eq!(FrameIndex::build(&written).len(), records.len());
     }
 }

@@ -13,6 +13,10 @@
 //!
 //! A file that shrinks while it is checked is not judged from the zeros that then stand for its
 //! lost bytes: that file is reported unusable (exit 2) with "FILE shrank from A to B bytes".
+//!
+//! Frames nested inside a damaged record (a record holding a TFRecord stream) are reported with
+//! that record, not counted as frames. Bytes the resync passed over unverified are named; with
+//! `--thorough` they are searched without the work limit.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,6 +31,8 @@ use crate::damage;
 use crate::error::Error;
 use crate::frame::FrameIndex;
 use crate::jsonformat::Json;
+use crate::nested::NestedFrames;
+use crate::resync::ResyncBudget;
 use crate::source::Source;
 use crate::words::plural;
 
@@ -38,6 +44,10 @@ pub struct VerifyArgs {
     /// One JSON object per file instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Check every candidate frame in damaged bytes, without the resync work limit. Each candidate
+    /// costs a CRC over the length its header declares, so a crafted file can make this slow.
+    #[arg(long)]
+    pub thorough: bool,
 }
 
 /// One damaged frame.
@@ -51,6 +61,8 @@ struct Problem {
     /// Where decoding stopped in the compressed file, for a problem of the compressed stream.
     compressed_offset: Option<u64>,
     description: String,
+    /// Frames nested inside the damaged record (`{"count", "offsets"}`).
+    nested: Option<Json>,
 }
 
 /// The verdict on one file.
@@ -61,27 +73,39 @@ struct Report {
     compression: Option<Compressed>,
     /// Resync candidates left unverified (see `FrameIndex::unverified_candidates`).
     unverified: u64,
+    /// Where they are, merged.
+    unverified_ranges: Vec<std::ops::Range<u64>>,
+    /// The sentence that says so.
+    unverified_note: Option<String>,
 }
 
-fn check(path: &Path, read: &Options) -> Result<Report, Error> {
-    judge(&Source::open_with(path, read)?)
+fn check(path: &Path, read: &Options, budget: ResyncBudget) -> Result<Report, Error> {
+    judge(&Source::open_with(path, read)?, budget)
 }
 
 /// Checks every frame of an opened input.
-fn judge(source: &Source) -> Result<Report, Error> {
+fn judge(source: &Source, budget: ResyncBudget) -> Result<Report, Error> {
     let data = source.bytes();
-    let index = FrameIndex::build(data);
+    let index = FrameIndex::build_with(data, budget);
     let count = index.len();
     let mut problems: Vec<Problem> = index
         .damaged_frames(data)
-        .map(|frame| Problem {
-            index: Some(frame.index),
-            offset: frame.offset.0,
-            region_end: frame.region_end.0,
-            status: frame.status.name(),
-            tensorflow_offset: frame.tensorflow_offset().map(|o| o.0),
-            compressed_offset: None,
-            description: damage::describe(&frame, data, frame.index + 1 == count),
+        .map(|frame| {
+            let nested = NestedFrames::find(&index, data, &frame);
+            let mut description = damage::describe(&frame, data, frame.index + 1 == count);
+            if let Some(nested) = &nested {
+                description = format!("{description}; {}", nested.describe());
+            }
+            Problem {
+                index: Some(frame.index),
+                offset: frame.offset.0,
+                region_end: frame.region_end.0,
+                status: frame.status.name(),
+                tensorflow_offset: frame.tensorflow_offset().map(|o| o.0),
+                compressed_offset: None,
+                description,
+                nested: nested.map(|n| n.to_json()),
+            }
         })
         .collect();
     // Every verdict above came from the mapped bytes: worthless if the file shrank meanwhile.
@@ -96,6 +120,7 @@ fn judge(source: &Source) -> Result<Report, Error> {
             tensorflow_offset: None,
             compressed_offset: Some(p.compressed_offset),
             description: format!("compressed stream damaged: {p}"),
+            nested: None,
         });
     }
     Ok(Report {
@@ -104,6 +129,8 @@ fn judge(source: &Source) -> Result<Report, Error> {
         problems,
         compression,
         unverified: index.unverified_candidates(),
+        unverified_ranges: index.unverified_ranges().to_vec(),
+        unverified_note: damage::unverified(&index),
     })
 }
 
@@ -128,6 +155,9 @@ fn problem_json(p: &Problem) -> Json {
     if let Some(at) = p.compressed_offset {
         members.push(("compressed_offset".into(), number(at)));
     }
+    if let Some(nested) = &p.nested {
+        members.push(("nested_frames".into(), nested.clone()));
+    }
     Json::Object(members)
 }
 
@@ -143,8 +173,15 @@ fn ignored_json(tail: &IgnoredTail) -> Json {
 
 pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
     let files = super::glob::expand(&args.files);
-    let reports: Vec<Result<Report, Error>> =
-        files.par_iter().map(|path| check(path, read)).collect();
+    let budget = if args.thorough {
+        ResyncBudget::Unlimited
+    } else {
+        ResyncBudget::DEFAULT
+    };
+    let reports: Vec<Result<Report, Error>> = files
+        .par_iter()
+        .map(|path| check(path, read, budget))
+        .collect();
     let mut status = Status::Clean;
     for (path, report) in files.iter().zip(reports) {
         let name = path.display().to_string();
@@ -190,6 +227,14 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                     "unverified_candidates".into(),
                     Json::Literal(report.unverified.to_string()),
                 ));
+                let ranges = report.unverified_ranges.iter().map(|r| {
+                    let bound = |n: u64| Json::Literal(n.to_string());
+                    Json::Array(vec![bound(r.start), bound(r.end)])
+                });
+                members.push((
+                    "unverified_byte_ranges".into(),
+                    Json::Array(ranges.collect()),
+                ));
             }
             if let Some(info) = &report.compression {
                 members.push((
@@ -223,12 +268,8 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
             if let Some(tail) = report.compression.as_ref().and_then(|c| c.ignored.as_ref()) {
                 writeln!(out, "{name}: note: {tail}")?;
             }
-            if report.unverified > 0 {
-                writeln!(
-                    out,
-                    "{name}: note: {} more candidate frame headers inside damaged regions were not checked: the resync work limit was reached (the damaged bytes are full of valid-looking headers, which suggests crafted input)",
-                    report.unverified
-                )?;
+            if let Some(note) = &report.unverified_note {
+                writeln!(out, "{name}: note: {note}; --thorough searches them")?;
             }
             let verdict = if damaged == 0 { "OK" } else { "DAMAGED" };
             let compressed = report
@@ -273,11 +314,11 @@ mod tests {
         let path = dir.path().join("shard.tfrecord");
         std::fs::write(&path, &bytes).unwrap();
         let source = Source::open(&path).unwrap();
-        assert_eq!(judge(&source).unwrap().frames, 4000);
+        assert_eq!(judge(&source, ResyncBudget::DEFAULT).unwrap().frames, 4000);
 
         let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         file.set_len(1000).unwrap();
-        let err = judge(&source).err().unwrap();
+        let err = judge(&source, ResyncBudget::DEFAULT).err().unwrap();
         assert_eq!(
             err.to_string(),
             format!(

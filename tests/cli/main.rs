@@ -7,6 +7,7 @@ mod changing;
 mod golden;
 mod hex;
 mod list;
+mod salvage;
 mod show;
 mod verify;
 
