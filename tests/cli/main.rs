@@ -3,6 +3,7 @@
 //! with the goldens that python protobuf wrote for the TensorFlow fixtures in `testdata/`.
 
 mod bad_input;
+mod escapes;
 mod golden;
 mod hex;
 mod list;
