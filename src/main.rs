@@ -36,7 +36,7 @@ fn main() -> ExitCode {
     match (result, flushed) {
         (Err(e), _) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         (Ok(_), Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            eprintln!("tfr-inspect: {e}");
+            cli::print_error(&e);
             ExitCode::from(Status::Unusable as u8)
         }
         (result, _) => exit(result),
@@ -48,7 +48,7 @@ fn exit(result: anyhow::Result<Status>) -> ExitCode {
         Ok(status) => ExitCode::from(status as u8),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tfr-inspect: {e:#}");
+            cli::print_error(&format!("{e:#}"));
             ExitCode::from(Status::Unusable as u8)
         }
     }

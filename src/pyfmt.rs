@@ -4,6 +4,7 @@
 //! and `json_format.MessageToJson` print, so floats, escapes and exponents follow CPython's rules
 //! rather than Rust's.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// CPython's `repr(float)`: shortest round-trip digits, exponent form below 1e-4 or from 1e16.
@@ -89,44 +90,100 @@ fn escape_symbol(byte: u8) -> Option<&'static str> {
     })
 }
 
-/// `text_encoding.CEscape(bytes, as_utf8=False)`: octal escapes for bytes outside printable ASCII.
+/// How long `byte` is once escaped: a symbol, itself, or four characters of octal.
+fn escaped_len(byte: u8) -> usize {
+    match (escape_symbol(byte), PRINTABLE.contains(&byte)) {
+        (Some(symbol), _) => symbol.len(),
+        (None, true) => 1,
+        (None, false) => 4,
+    }
+}
+
+/// One byte as `CEscape` writes it: a symbol, printable ASCII as itself, anything else in octal.
+fn push_escaped_byte(byte: u8, out: &mut String) {
+    if let Some(symbol) = escape_symbol(byte) {
+        out.push_str(symbol);
+    } else if PRINTABLE.contains(&byte) {
+        out.push(char::from(byte));
+    } else {
+        let _ = write!(out, "\\{byte:03o}");
+    }
+}
+
+/// `text_encoding.CEscape(bytes, as_utf8=False)`, as `text_format` prints a `bytes` field: octal
+/// escapes for every byte outside printable ASCII (`\000`, `\033`, `\177`, `\303\251`).
 pub fn c_escape_bytes(bytes: &[u8], out: &mut String) {
     // Sized exactly first: a value can be tens of megabytes, and growing by doubling would
     // briefly hold twice that.
+    out.reserve(bytes.iter().map(|&b| escaped_len(b)).sum());
+    for &byte in bytes {
+        push_escaped_byte(byte, out);
+    }
+}
+
+/// `text_encoding.CEscape(text, as_utf8=True)`, as `text_format` prints a `string` field.
+///
+/// ASCII is escaped as in [`c_escape_bytes`], so control characters and DEL become octal
+/// (`\000`, `\033`, `\177`); every other character is kept as UTF-8, including the C1 controls,
+/// bidirectional controls and line separators that Python leaves raw (see
+/// [`text_format_for_terminal`] for showing those on a terminal). Bytes that are not UTF-8 (only
+/// possible in proto2) become octal one by one while the valid runs around them stay UTF-8, as
+/// Python's `_DecodeUtf8EscapeErrors` does: `b"\xe2\x82\xe2\x82\xac"` prints as `\342\202€`.
+pub fn c_escape_utf8(bytes: &[u8], out: &mut String) {
     let escaped: usize = bytes
-        .iter()
-        .map(|&b| match (escape_symbol(b), PRINTABLE.contains(&b)) {
-            (Some(symbol), _) => symbol.len(),
-            (None, true) => 1,
-            (None, false) => 4,
+        .utf8_chunks()
+        .map(|chunk| {
+            let valid = chunk.valid().bytes();
+            let kept: usize = valid
+                .map(|b| if b.is_ascii() { escaped_len(b) } else { 1 })
+                .sum();
+            kept + 4 * chunk.invalid().len()
         })
         .sum();
     out.reserve(escaped);
-    for &byte in bytes {
-        if let Some(symbol) = escape_symbol(byte) {
-            out.push_str(symbol);
-        } else if PRINTABLE.contains(&byte) {
-            out.push(byte as char);
-        } else {
+    for chunk in bytes.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            match u8::try_from(ch) {
+                Ok(byte) if byte.is_ascii() => push_escaped_byte(byte, out),
+                _ => out.push(ch),
+            }
+        }
+        for &byte in chunk.invalid() {
             let _ = write!(out, "\\{byte:03o}");
         }
     }
 }
 
-/// How `text_format` prints a `string` field (as_utf8): UTF-8 kept, only the six symbols escaped.
-/// Bytes that are not UTF-8 (only possible in proto2) fall back to octal escapes.
-pub fn c_escape_utf8(bytes: &[u8], out: &mut String) {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => {
-            for ch in text.chars() {
-                match u8::try_from(ch).ok().and_then(escape_symbol) {
-                    Some(symbol) => out.push_str(symbol),
-                    None => out.push(ch),
-                }
-            }
-        }
-        Err(_) => c_escape_bytes(bytes, out),
+/// Text-format output made safe to show on a terminal, still valid text format.
+///
+/// Python's `text_format` keeps a `string` field's non-ASCII characters as UTF-8, and so does
+/// [`c_escape_utf8`], so piped output stays byte-identical to Python's. On a terminal, though, the
+/// C1 controls (U+0080..U+009F, e.g. U+009B, a one-character CSI), the bidirectional controls
+/// (U+202E and its kin) and the line and paragraph separators (U+2028, U+2029) would act instead
+/// of showing. This replaces each such character (any character [`crate::escape::is_unsafe`]
+/// names, except the newlines that end lines) with the octal escapes of its UTF-8 bytes, so
+/// U+009B becomes `\302\233`: text-format parsers read that back as the same string value.
+///
+/// Call it on the output of `message_to_text` when standard output is a terminal. In text
+/// format such characters occur only inside quoted strings, where octal escapes are valid.
+/// Borrows when nothing needs replacing.
+pub fn text_format_for_terminal(text: &str) -> Cow<'_, str> {
+    let replaced = |c: char| c != '\n' && crate::escape::is_unsafe(c);
+    if !text.chars().any(replaced) {
+        return Cow::Borrowed(text);
     }
+    let mut out = String::with_capacity(text.len().saturating_add(64));
+    for c in text.chars() {
+        if replaced(c) {
+            let mut utf8 = [0u8; 4];
+            for byte in c.encode_utf8(&mut utf8).bytes() {
+                let _ = write!(out, "\\{byte:03o}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// A JSON string literal as Python's `json.dumps(ensure_ascii=True)` writes it.
@@ -197,7 +254,130 @@ mod tests {
         assert_eq!(out, "na\\303\\257ve\\n\\\"\\t\\000");
         let mut out = String::new();
         c_escape_utf8("naïve'\x01".as_bytes(), &mut out);
-        assert_eq!(out, "naïve\\'\x01");
+        assert_eq!(out, "naïve\\'\\001");
+    }
+
+    fn escaped(escape: fn(&[u8], &mut String), bytes: &[u8]) -> String {
+        let mut out = String::new();
+        escape(bytes, &mut out);
+        out
+    }
+
+    // What Python protobuf 7.36.2 (`text_format.MessageToString`) prints for the bytes 0..=127,
+    // in a `bytes` field and in a `string` field alike.
+    const PYTHON_ASCII: &str = r##"\000\001\002\003\004\005\006\007\010\t\n\013\014\r\016\017\020\021\022\023\024\025\026\027\030\031\032\033\034\035\036\037 !\"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~\177"##;
+
+    #[test]
+    fn all_byte_values_in_a_bytes_field_match_python() {
+        let all: Vec<u8> = (0..=255).collect();
+        let high = r"\200\201\202\203\204\205\206\207\210\211\212\213\214\215\216\217\220\221\222\223\224\225\226\227\230\231\232\233\234\235\236\237\240\241\242\243\244\245\246\247\250\251\252\253\254\255\256\257\260\261\262\263\264\265\266\267\270\271\272\273\274\275\276\277\300\301\302\303\304\305\306\307\310\311\312\313\314\315\316\317\320\321\322\323\324\325\326\327\330\331\332\333\334\335\336\337\340\341\342\343\344\345\346\347\350\351\352\353\354\355\356\357\360\361\362\363\364\365\366\367\370\371\372\373\374\375\376\377";
+        assert_eq!(
+            escaped(c_escape_bytes, &all),
+            format!("{PYTHON_ASCII}{high}")
+        );
+        // A proto2 `string` field holding the same bytes: 0x80..=0xff alone are not UTF-8.
+        assert_eq!(
+            escaped(c_escape_utf8, &all),
+            format!("{PYTHON_ASCII}{high}")
+        );
+    }
+
+    #[test]
+    fn string_fields_escape_ascii_controls_and_keep_other_characters_like_python() {
+        let ascii: Vec<u8> = (0..=127).collect();
+        assert_eq!(escaped(c_escape_utf8, &ascii), PYTHON_ASCII);
+        // U+0080..=U+00FF, the C1 controls among them, stay raw in a string field.
+        let latin1: String = (0x80u8..=0xff).map(char::from).collect();
+        assert_eq!(escaped(c_escape_utf8, latin1.as_bytes()), latin1);
+        let cases = [
+            ("\u{9b}", "\u{9b}", r"\302\233"),
+            ("\u{85}", "\u{85}", r"\302\205"),
+            ("\u{061c}", "\u{061c}", r"\330\234"),
+            ("\u{200e}", "\u{200e}", r"\342\200\216"),
+            ("\u{202e}", "\u{202e}", r"\342\200\256"),
+            ("\u{2028}", "\u{2028}", r"\342\200\250"),
+            ("\u{2029}", "\u{2029}", r"\342\200\251"),
+            ("\u{2066}", "\u{2066}", r"\342\201\246"),
+            ("\u{feff}", "\u{feff}", r"\357\273\277"),
+            ("😀", "😀", r"\360\237\230\200"),
+            ("\u{1b}]2;x\u{7}", r"\033]2;x\007", r"\033]2;x\007"),
+        ];
+        for (text, as_string, as_bytes) in cases {
+            assert_eq!(
+                escaped(c_escape_utf8, text.as_bytes()),
+                as_string,
+                "{text:?}"
+            );
+            assert_eq!(
+                escaped(c_escape_bytes, text.as_bytes()),
+                as_bytes,
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_in_a_proto2_string_keeps_the_valid_runs_like_python() {
+        let cases: [(&[u8], &str); 8] = [
+            (b"ok\xff\x1b", r"ok\377\033"),
+            (b"\xe2\x82\xe2\x82\xac", r"\342\202€"),
+            (b"\xed\xa0\x80", r"\355\240\200"), // a surrogate
+            (b"\xc0\x80", r"\300\200"),         // overlong
+            (b"\xf4\x90\x80\x80", r"\364\220\200\200"), // past U+10FFFF
+            (b"\xf0\x9f\x98", r"\360\237\230"), // cut short
+            (b"a\xf0\x9f\x98\x80\xc3", r"a😀\303"),
+            (b"a\"\\'\n\xffz", r#"a\"\\\'\n\377z"#),
+        ];
+        for (bytes, python) in cases {
+            assert_eq!(escaped(c_escape_utf8, bytes), python, "{bytes:?}");
+        }
+    }
+
+    /// Reads back the escapes text format output uses, as a text-format parser does.
+    fn unescape(text: &str) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut rest = text.as_bytes();
+        while let Some((&first, tail)) = rest.split_first() {
+            rest = tail;
+            if first != b'\\' {
+                out.push(first);
+                continue;
+            }
+            match rest {
+                [a @ b'0'..=b'7', b @ b'0'..=b'7', c @ b'0'..=b'7', tail @ ..] => {
+                    out.push((a - b'0') * 64 + (b - b'0') * 8 + (c - b'0'));
+                    rest = tail;
+                }
+                [b'n', tail @ ..] => (out.push(b'\n'), rest = tail).1,
+                [symbol, tail @ ..] => (out.push(*symbol), rest = tail).1,
+                [] => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn terminal_text_format_escapes_what_python_leaves_raw() {
+        let text = "key: \"a\u{9b}31m\u{202e}b\u{2028}c\u{85}é☕\"\nvalue: \"\\033\"\n";
+        let shown = text_format_for_terminal(text);
+        assert_eq!(
+            shown,
+            "key: \"a\\302\\23331m\\342\\200\\256b\\342\\200\\250c\\302\\205é☕\"\nvalue: \"\\033\"\n"
+        );
+        assert!(
+            !shown
+                .chars()
+                .any(|c| c != '\n' && crate::escape::is_unsafe(c))
+        );
+        // Still text format: the escapes read back as the bytes of the original value.
+        let quoted = |s: &str| s.split('"').nth(1).map(str::to_string).unwrap_or_default();
+        assert_eq!(unescape(&quoted(&shown)), quoted(text).into_bytes());
+    }
+
+    #[test]
+    fn terminal_text_format_borrows_plain_output() {
+        let text = "features {\n  feature {\n    key: \"名前 é\\033\"\n  }\n}\n";
+        assert!(matches!(text_format_for_terminal(text), Cow::Borrowed(_)));
     }
 
     #[test]

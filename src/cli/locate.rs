@@ -147,6 +147,7 @@ pub fn run(args: &LocateArgs, read: &Options, out: &mut impl Write) -> Result<St
             location_json(&name, &source, &loc).to_string_sorted()
         )?;
     } else {
+        let name = crate::escape::path_for_terminal(&args.file);
         if let Some(info) = source.compression() {
             writeln!(
                 out,

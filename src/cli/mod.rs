@@ -321,8 +321,20 @@ pub fn use_colour() -> bool {
 
 /// Reports an input that could not be used, and returns the status for it.
 pub fn report_unusable(err: &dyn std::fmt::Display) -> Status {
-    eprintln!("tfr-inspect: {err}");
+    print_error(err);
     Status::Unusable
+}
+
+/// Prints an error on stderr as one line, with anything a file put in it escaped.
+///
+/// Core errors escape the names they hold already; escaping the whole line again changes nothing
+/// there (escaped text holds no control character), and covers messages that quote a path or a
+/// value without escaping it.
+pub fn print_error(err: &dyn std::fmt::Display) {
+    eprintln!(
+        "tfr-inspect: {}",
+        crate::escape::for_terminal(&err.to_string())
+    );
 }
 
 /// Runs a parsed subcommand, writing to `out`.

@@ -255,6 +255,7 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
             }
             writeln!(out, "{}", Json::Object(members).to_string_sorted())?;
         } else {
+            let name = crate::escape::path_for_terminal(path);
             for p in &report.problems {
                 match p.index {
                     Some(index) => writeln!(
