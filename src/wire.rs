@@ -73,6 +73,9 @@ pub enum WireErrorKind {
     TruncatedVarint,
     VarintTooLong,
     TagTooLarge,
+    /// A tag in more than [`MAX_TAG_OR_LENGTH_BYTES`] bytes: protobuf's parsers reject it even
+    /// when the extra bytes are zero padding.
+    TagTooLong,
     FieldNumberZero,
     InvalidWireType(u8),
     LengthPastEnd {
@@ -96,6 +99,11 @@ pub enum WireErrorKind {
         field: u32,
     },
     PackedTruncated {
+        field: u32,
+    },
+    /// A length prefix in more than [`MAX_TAG_OR_LENGTH_BYTES`] bytes, rejected like
+    /// [`WireErrorKind::TagTooLong`].
+    LengthTooLong {
         field: u32,
     },
     TooDeep,
@@ -125,6 +133,14 @@ impl fmt::Display for WireErrorKind {
             TruncatedVarint => write!(f, "varint runs past the end of its message"),
             VarintTooLong => write!(f, "varint longer than 10 bytes"),
             TagTooLarge => write!(f, "tag does not fit in 32 bits"),
+            TagTooLong => write!(
+                f,
+                "tag encoded in more than {MAX_TAG_OR_LENGTH_BYTES} bytes (protobuf parsers reject it)"
+            ),
+            LengthTooLong { field } => write!(
+                f,
+                "length of field {field} encoded in more than {MAX_TAG_OR_LENGTH_BYTES} bytes (protobuf parsers reject it)"
+            ),
             FieldNumberZero => write!(f, "field number 0 is not allowed"),
             InvalidWireType(t) => write!(f, "invalid wire type {t}"),
             LengthPastEnd {
@@ -518,6 +534,10 @@ fn fixed_le(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(raw)
 }
 
+/// The most bytes a tag or a length prefix may take: both are 32-bit values, and protobuf's
+/// parsers (upb, which Python uses; the C++ parser) refuse a longer encoding, padded or not.
+pub const MAX_TAG_OR_LENGTH_BYTES: usize = 5;
+
 /// Reads a varint at `pos` (not beyond `end`): the value and the position after it.
 pub fn read_varint(bytes: &[u8], pos: usize, end: usize) -> Result<(u64, usize), WireErrorKind> {
     let mut value = 0u64;
@@ -648,6 +668,39 @@ mod tests {
         let run = tree.children(ROOT).next().unwrap();
         assert_eq!(tree.elements(run, &bytes, Kind::Float).count(), 1);
         assert_eq!(tree.error_of(run).unwrap().at, 6);
+    }
+
+    #[test]
+    fn tags_and_lengths_longer_than_five_bytes_are_refused_as_protobuf_refuses_them() {
+        let table = Table::default();
+        // Field 1, LEN, 2 bytes "ab": the tag padded with zero groups to `n` bytes.
+        let padded = |first: u8, n: usize| {
+            let mut v = vec![first | 0x80];
+            v.extend(std::iter::repeat_n(0x80, n - 2));
+            v.push(0);
+            v
+        };
+        let five = [padded(0x0a, 5), vec![2, b'a', b'b']].concat();
+        assert!(walk(&five, &table, None).is_clean());
+        let six = [padded(0x0a, 6), vec![2, b'a', b'b']].concat();
+        assert_eq!(
+            walk(&six, &table, None).error_of(ROOT),
+            Some(&WireError {
+                at: 0,
+                kind: WireErrorKind::TagTooLong
+            })
+        );
+        let five = [vec![0x0a], padded(2, 5), b"ab".to_vec()].concat();
+        assert!(walk(&five, &table, None).is_clean());
+        let six = [vec![0x0a], padded(2, 6), b"ab".to_vec()].concat();
+        let tree = walk(&six, &table, None);
+        assert_eq!(
+            tree.first_error().map(|e| &e.kind),
+            Some(&WireErrorKind::LengthTooLong { field: 1 })
+        );
+        // A value varint may still take ten bytes.
+        let value = [vec![0x08], padded(1, 10)].concat();
+        assert!(walk(&value, &table, None).is_clean());
     }
 
     #[test]

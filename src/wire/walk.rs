@@ -8,8 +8,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::{
-    HAS_ERROR, MAX_DEPTH, NONE, Node, NodeKind, ROOT, WireError, WireErrorKind, WireTree, WireType,
-    read_element, read_varint,
+    HAS_ERROR, MAX_DEPTH, MAX_TAG_OR_LENGTH_BYTES, NONE, Node, NodeKind, ROOT, WireError,
+    WireErrorKind, WireTree, WireType, read_element, read_varint,
 };
 use crate::schema::table::{Kind, MessageId, Table};
 use crate::span::Span;
@@ -192,6 +192,9 @@ impl Walker<'_> {
                 Ok(v) => v,
                 Err(kind) => return stop(tag_start, kind),
             };
+            if after_tag - tag_start > MAX_TAG_OR_LENGTH_BYTES {
+                return stop(tag_start, WireErrorKind::TagTooLong);
+            }
             if tag > u64::from(u32::MAX) {
                 return stop(tag_start, WireErrorKind::TagTooLarge);
             }
@@ -350,6 +353,9 @@ impl Walker<'_> {
             }
             WireType::Len => {
                 let (length, data_start) = read_varint(self.bytes, pos, end)?;
+                if data_start - pos > MAX_TAG_OR_LENGTH_BYTES {
+                    return Err(WireErrorKind::LengthTooLong { field: number });
+                }
                 let available = (end - data_start) as u64;
                 if length > available {
                     return Err(WireErrorKind::LengthPastEnd {
