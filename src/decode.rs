@@ -205,39 +205,63 @@ impl<'a> MessageView<'a> {
         if !occurrences.is_sorted_by_key(|(f, _)| *f) {
             occurrences.sort_by_key(|(f, _)| *f);
         }
-        let mut fields: Vec<(FieldValues<'a>, u32)> = Vec::new();
+        // Each set field with the range of `occurrences` it was read from and its last setting.
+        let mut fields: Vec<(FieldValues<'a>, std::ops::Range<usize>, u32)> = Vec::new();
         let mut nodes: Vec<u32> = Vec::new();
-        let mut rest = occurrences.as_slice();
-        while let Some(&(field, _)) = rest.first() {
-            let len = rest.iter().take_while(|(f, _)| *f == field).count();
-            let (run, after) = rest.split_at(len);
-            rest = after;
+        let mut start = 0;
+        while let Some(&(field, _)) = occurrences.get(start) {
+            let len = occurrences[start..]
+                .iter()
+                .take_while(|(f, _)| *f == field)
+                .count();
+            let run = start..start + len;
+            start += len;
             nodes.clear();
-            nodes.extend(run.iter().map(|(_, n)| *n));
+            nodes.extend(occurrences[run.clone()].iter().map(|(_, n)| *n));
             let values = FieldValues::new(parsed, FieldId(field), &nodes);
             if let Some(last) = values.last_set() {
-                fields.push((values, last));
+                fields.push((values, run, last));
             }
         }
-        // Of the members of a oneof, only the one set last survives.
+        if fields.iter().all(|(f, _, _)| f.info().oneof.is_none()) {
+            return fields.into_iter().map(|(f, _, _)| f).collect();
+        }
+        // Of the members of a oneof, only the one set last survives, and setting another member
+        // cleared it: occurrences of the survivor before the others' last setting are gone
+        // (A, B, A leaves only the second A, as protobuf's parsers do).
         let oneof = |f: &FieldValues<'_>| f.info().oneof;
-        let winner = |o: u32| {
-            fields
-                .iter()
-                .filter(|(f, _)| oneof(f) == Some(o))
-                .max_by_key(|(_, last)| *last)
-                .map(|(f, _)| f.id)
-        };
-        let losers: Vec<FieldId> = fields
-            .iter()
-            .filter(|(f, _)| oneof(f).is_some_and(|o| winner(o) != Some(f.id)))
-            .map(|(f, _)| f.id)
-            .collect();
-        fields
-            .into_iter()
-            .filter(|(f, _)| !losers.contains(&f.id))
-            .map(|(f, _)| f)
-            .collect()
+        let mut kept = Vec::with_capacity(fields.len());
+        for (values, run, _) in &fields {
+            let Some(o) = oneof(values) else {
+                kept.push(values.clone());
+                continue;
+            };
+            let members = || fields.iter().filter(|(f, _, _)| oneof(f) == Some(o));
+            let winner = members()
+                .max_by_key(|(_, _, last)| *last)
+                .map(|(f, _, _)| f.id);
+            if winner != Some(values.id) {
+                continue;
+            }
+            let cleared_at = members()
+                .filter(|(f, _, _)| f.id != values.id)
+                .map(|(_, _, last)| *last)
+                .max();
+            match cleared_at {
+                None => kept.push(values.clone()),
+                Some(cut) => {
+                    nodes.clear();
+                    nodes.extend(
+                        occurrences[run.clone()]
+                            .iter()
+                            .map(|(_, n)| *n)
+                            .filter(|n| *n > cut),
+                    );
+                    kept.push(FieldValues::new(parsed, values.id, &nodes));
+                }
+            }
+        }
+        kept
     }
 
     /// The set field called `name`.
@@ -722,7 +746,8 @@ mod tests {
             .table()
             .message_by_name("tensorflow.Feature")
             .unwrap();
-        // int64_list { 1 }, bytes_list { "x" }, int64_list { 2 }: int64_list (merged) wins
+        // int64_list { 1 }, bytes_list { "x" }, int64_list { 2 }: int64_list wins, and only its
+        // second occurrence counts (bytes_list cleared the first), as Python protobuf reads it.
         let bytes = [
             ld(3, &[0x08, 0x01]),
             ld(1, &ld(1, b"x")),
@@ -735,7 +760,7 @@ mod tests {
             .unwrap()
             .fields();
         assert_eq!(fields.len(), 1);
-        assert_eq!(int64s(&fields[0]), [1, 2]);
+        assert_eq!(int64s(&fields[0]), [2]);
     }
 
     /// Map entries as Python protobuf (upb, 7.36.2) reads them: the text and JSON it prints for
