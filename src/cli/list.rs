@@ -207,6 +207,8 @@ pub fn run(
             }
         };
         let name = input.name();
+        // JSON escapes what it holds itself.
+        let json_name = input.source.path().display().to_string();
         if !args.json {
             if files.len() > 1 {
                 writeln!(out, "== {name}")?;
@@ -233,7 +235,7 @@ pub fn run(
                 if let Some(nested) = &nested {
                     row.summary = format!("{}; {}", row.summary, nested.describe());
                 }
-                row_line(&name, &row, nested.as_ref(), args.json)
+                row_line(&json_name, &row, nested.as_ref(), args.json)
             });
             // Described from the mapped bytes: if the file shrank meanwhile, some were zeros.
             if let Err(e) = input.check_unchanged() {

@@ -211,8 +211,9 @@ impl Input {
         self.source.check_unchanged()
     }
 
+    /// The file's name as a terminal may show it (see [`crate::escape::path_for_terminal`]).
     pub fn name(&self) -> String {
-        self.source.path().display().to_string()
+        crate::escape::path_for_terminal(self.source.path())
     }
 
     /// Scans until frame `index` is final: the frame after it is found or the file is indexed.
@@ -346,7 +347,9 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
     let read = decode.read_options();
     match command {
         Command::List(args) => list::run(args, &decoder, &read, out),
-        Command::Show(args) => show::run(args, &decoder, &read, out),
+        Command::Show(args) => {
+            show::run(args, &decoder, &read, std::io::stdout().is_terminal(), out)
+        }
         Command::Hex(args) => hex::run(args, &decoder, &read, out, use_colour()),
         Command::Verify(args) => verify::run(args, &read, out),
         Command::Locate(args) => locate::run(args, &read, out),

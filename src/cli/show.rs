@@ -66,10 +66,14 @@ pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
     Ok((start, end))
 }
 
+/// Prints the records `args` selects. On a `terminal`, text format escapes the characters that
+/// Python's `text_format` leaves raw but a terminal would act on (still valid text format, see
+/// [`crate::pyfmt::text_format_for_terminal`]); piped output stays byte-identical to Python's.
 pub fn run(
     args: &ShowArgs,
     decoder: &Decoder,
     read: &crate::compress::Options,
+    terminal: bool,
     out: &mut impl Write,
 ) -> Result<Status> {
     let mut input = match Input::open_with(&args.file, decoder, read) {
@@ -123,7 +127,11 @@ pub fn run(
                 eprintln!("{}: {note}", input.name());
             }
             out.write_all(record.header.as_bytes())?;
-            out.write_all(record.output.as_bytes())?;
+            if terminal && args.format == Format::Text {
+                out.write_all(crate::pyfmt::text_format_for_terminal(&record.output).as_bytes())?;
+            } else {
+                out.write_all(record.output.as_bytes())?;
+            }
             status = status.max(record.status);
         }
     }
@@ -381,4 +389,72 @@ fn write_example(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload::Reading;
+    use crate::schema::Schema;
+
+    /// An Example holding one bytes feature `key` = [`value`], encoded by hand.
+    fn example(key: &[u8], value: &[u8]) -> Vec<u8> {
+        fn field(number: u8, body: &[u8]) -> Vec<u8> {
+            let length = u8::try_from(body.len()).expect("short field");
+            [&[number << 3 | 2, length][..], body].concat()
+        }
+        let feature = field(2, &field(1, &field(1, value)));
+        let entry = [field(1, key), feature].concat();
+        field(1, &field(1, &entry))
+    }
+
+    fn show_text(terminal: bool) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("unicode.tfrecord");
+        let payload = example(
+            "k\u{9b}2J\u{202e}gpj".as_bytes(),
+            "\u{202e}txt.exe\u{2028}".as_bytes(),
+        );
+        let mut file = Vec::new();
+        crate::frame::write_record(&payload, &mut file).unwrap();
+        std::fs::write(&path, file).unwrap();
+        let args = ShowArgs {
+            file: path,
+            record: Some(0),
+            range: None,
+            format: Format::Text,
+        };
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let mut out = Vec::new();
+        let status = run(&args, &decoder, &Default::default(), terminal, &mut out).unwrap();
+        assert_eq!(status, Status::Clean);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn text_format_on_a_terminal_escapes_what_python_leaves_raw() {
+        // Piped: byte-identical to Python's text_format, which keeps these characters as UTF-8.
+        let piped = show_text(false);
+        assert!(piped.contains("key: \"k\u{9b}2J\u{202e}gpj\""), "{piped}");
+        // A bytes value is escaped byte by byte (octal) in both cases, as Python does.
+        assert!(
+            piped.contains(r#"value: "\342\200\256txt.exe\342\200\250""#),
+            "{piped}"
+        );
+        // On a terminal: the same strings as octal escapes of their UTF-8 bytes.
+        let shown = show_text(true);
+        assert!(
+            shown.contains(r#"key: "k\302\2332J\342\200\256gpj""#),
+            "{shown}"
+        );
+        assert!(
+            shown.contains(r#"value: "\342\200\256txt.exe\342\200\250""#),
+            "{shown}"
+        );
+        assert!(
+            !shown
+                .chars()
+                .any(|c| c != '\n' && crate::escape::is_unsafe(c))
+        );
+    }
 }
