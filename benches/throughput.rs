@@ -136,7 +136,7 @@ fn rss_probe(spec: &str) {
         // Measured while the app is alive.
         (app.frame_count(), rss_anon_kib().unwrap_or(0))
     } else {
-        let mut input = tfr_inspect::cli::Input::open(path, &decoder).unwrap();
+        let mut input = tfr_inspect::input::Input::open(path, &decoder).unwrap();
         input.settle_all();
         let last = input.index.len() - 1;
         for n in [0, last] {
@@ -296,11 +296,11 @@ fn main() {
 /// Single-thread cost per record of what `list` and `show --format json|text` do for each record
 /// (decode and render, output discarded), over up to 200,000 records of the shard.
 fn per_record(shard: &Shard) {
-    use tfr_inspect::cli::list::describe_frame;
     use tfr_inspect::cli::show::{json_of, text_of};
+    use tfr_inspect::summary::describe_frame;
 
     let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
-    let mut input = tfr_inspect::cli::Input::open(&shard.path, &decoder).unwrap();
+    let mut input = tfr_inspect::input::Input::open(&shard.path, &decoder).unwrap();
     input.settle_all();
     let count = input.index.len().min(200_000);
     let data = input.data();

@@ -9,7 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tfr_inspect::cli::{DecodeArgs, Input, Status, hex};
+use tfr_inspect::cli::{DecodeArgs, Status, hex};
+use tfr_inspect::input::Input;
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::Action;
 

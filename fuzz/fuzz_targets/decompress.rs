@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tfr_inspect::compress::{self, Compression, Mode};
+use tfr_core::compress::{self, Compression, Mode};
 
 const LIMIT: u64 = 1 << 20;
 

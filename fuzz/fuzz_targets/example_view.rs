@@ -4,9 +4,9 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tfr_inspect::example;
-use tfr_inspect::payload::{Decoder, Reading};
-use tfr_inspect::schema::Schema;
+use tfr_core::example;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
 
 fn decoder() -> &'static Decoder {
     static DECODER: OnceLock<Decoder> = OnceLock::new();

@@ -5,9 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tfr_inspect::damage;
-use tfr_inspect::frame::FrameIndex;
-use tfr_inspect::recover::{self, SalvagePlan};
+use tfr_core::damage;
+use tfr_core::frame::FrameIndex;
+use tfr_core::recover::{self, SalvagePlan};
 
 fuzz_target!(|data: &[u8]| {
     let index = FrameIndex::build(data);

@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tfr_inspect::image;
+use tfr_core::image;
 
 fuzz_target!(|data: &[u8]| {
     let _ = image::sniff_format(data);

@@ -5,11 +5,11 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tfr_inspect::annotate::PayloadTokens;
-use tfr_inspect::decode::{self, Parsed};
-use tfr_inspect::payload::{Decoder, Reading};
-use tfr_inspect::schema::Schema;
-use tfr_inspect::{jsonformat, textformat, wire};
+use tfr_core::annotate::PayloadTokens;
+use tfr_core::decode::{self, Parsed};
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
+use tfr_core::{jsonformat, textformat, wire};
 
 fn decoder() -> &'static Decoder {
     static DECODER: OnceLock<Decoder> = OnceLock::new();

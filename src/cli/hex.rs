@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::{Input, Status, report_unusable};
+use super::{Status, report_unusable};
 use crate::annotate::{Annotated, Role, Token};
+use crate::input::Input;
 use crate::payload::Decoder;
 
 #[derive(Debug, Args)]

@@ -424,7 +424,7 @@ mod tests {
 #[cfg(test)]
 mod budget_tests {
     use super::*;
-    use crate::frame::tests::crafted_budget_exhaustion;
+    use crate::crafted::budget_exhaustion as crafted_budget_exhaustion;
 
     const SMALL_BUDGET: ResyncBudget = ResyncBudget::Limited {
         base: 1000,

@@ -6,11 +6,12 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
-use super::{Input, Status, report_unusable};
+use super::{Status, report_unusable};
 use crate::damage;
 use crate::decode::MessageView;
 use crate::example;
 use crate::frame::Frame;
+use crate::input::Input;
 use crate::jsonformat::{Json, message_to_json, raw_payload_json};
 use crate::payload::{Decoded, Decoder, PayloadKind, Reading};
 use crate::textformat::{bytes_to_text, message_to_text, raw_message_to_text};

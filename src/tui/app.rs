@@ -26,9 +26,10 @@ use super::layout::{self, Panes};
 use super::preview::{self, Picture};
 use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
-use crate::cli::{Input, Status};
+use crate::cli::Status;
 use crate::compress::Options;
 use crate::frame::{Frame, FrameIndex, IndexDelta};
+use crate::input::Input;
 use crate::payload::Decoder;
 
 /// At most this many lines list inputs that could not be opened (the last one says how many more).

@@ -94,7 +94,7 @@ fn run(job: Job, progress: &Progress) -> Option<Done> {
         table: job.decoder.schema.table().clone(),
         payload: job.range,
     });
-    let (_, summary) = crate::cli::list::summarize(&job.decoder, &record.decoded, &job.payload);
+    let (_, summary) = crate::summary::summarize(&job.decoder, &record.decoded, &job.payload);
     let row = RowText {
         kind: record.decoded.kind.name().to_string(),
         summary,

@@ -12,9 +12,9 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
-use crate::cli::Input;
-use crate::cli::list::describe_frame;
 use crate::frame::{Frame, FrameIndex};
+use crate::input::Input;
+use crate::summary::describe_frame;
 
 /// What the list shows about a frame beyond what the index knows.
 #[derive(Debug, Clone, PartialEq, Eq)]

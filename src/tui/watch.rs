@@ -9,8 +9,8 @@
 
 use super::app::{App, FileView};
 use super::framelist::RowText;
-use crate::cli::Input;
 use crate::frame::Frame;
+use crate::input::Input;
 use crate::source::Change;
 
 /// What the list and status line add to the last frame's verdict while the file has grown past

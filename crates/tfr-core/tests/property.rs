@@ -8,10 +8,10 @@ use std::collections::HashMap;
 use proptest::prelude::*;
 use prost_reflect::prost::Message as _;
 use prost_reflect::{DynamicMessage, MapKey, Value};
-use tfr_inspect::annotate::PayloadTokens;
-use tfr_inspect::example::{FeatureKind, top_features};
-use tfr_inspect::payload::{Decoder, PayloadKind, Reading};
-use tfr_inspect::schema::Schema;
+use tfr_core::annotate::PayloadTokens;
+use tfr_core::example::{FeatureKind, top_features};
+use tfr_core::payload::{Decoder, PayloadKind, Reading};
+use tfr_core::schema::Schema;
 
 #[derive(Debug, Clone)]
 enum Values {

@@ -20,11 +20,11 @@ use table::{MessageId, Table};
 
 const FEATURE_PROTO: (&str, &str) = (
     "tensorflow/core/example/feature.proto",
-    include_str!("../proto/tensorflow/core/example/feature.proto"),
+    include_str!("../../../proto/tensorflow/core/example/feature.proto"),
 );
 const EXAMPLE_PROTO: (&str, &str) = (
     "tensorflow/core/example/example.proto",
-    include_str!("../proto/tensorflow/core/example/example.proto"),
+    include_str!("../../../proto/tensorflow/core/example/example.proto"),
 );
 
 pub const EXAMPLE: &str = "tensorflow.Example";

@@ -428,7 +428,7 @@ impl<'a> SalvagePlan<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::tests::encode_records;
+    use crate::crafted::encode_records;
 
     fn locate_in(data: &[u8], offset: u64) -> Location {
         locate(&FrameIndex::build(data), data, offset)

@@ -144,7 +144,7 @@ fn ranges_text(ranges: &[Range<u64>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::tests::{crafted_budget_exhaustion, encode_records};
+    use crate::crafted::{budget_exhaustion as crafted_budget_exhaustion, encode_records};
     use crate::resync::ResyncBudget;
 
     #[test]

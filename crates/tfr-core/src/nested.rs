@@ -120,7 +120,7 @@ fn length_trusted(index: &FrameIndex, data: &[u8], frame: &Frame) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::tests::encode_records;
+    use crate::crafted::encode_records;
 
     /// `outer0`, a record holding a TFRecord stream of `inner` records with its payload CRC broken,
     /// then `outer2`.
