@@ -2,7 +2,7 @@
 the descriptors compiled into an installed TensorFlow, since pip packages ship only `_pb2.py`.
 
 Usage: python tf_protos.py DEST_DIR [MODULE...]
-       (default modules: tensorflow.core.util.event_pb2 tensorflow.core.framework.tensor_pb2)
+       (default: tensorflow.core.util.event_pb2, framework.tensor_pb2, framework.graph_pb2)
 Needs `pip install tensorflow-cpu`; the tests never do. Check the result with
 `python -m grpc_tools.protoc -IDEST --descriptor_set_out=...` against the modules' descriptors.
 """
@@ -102,7 +102,7 @@ def render(fdp):
 
 if __name__=='__main__':
     dest=sys.argv[1]
-    mods=sys.argv[2:] or ['tensorflow.core.util.event_pb2', 'tensorflow.core.framework.tensor_pb2']
+    mods=sys.argv[2:] or ['tensorflow.core.util.event_pb2', 'tensorflow.core.framework.tensor_pb2', 'tensorflow.core.framework.graph_pb2']
     seen=set()
     def visit(fd):
         if fd.name in seen or fd.name.startswith('google/protobuf/'): return
