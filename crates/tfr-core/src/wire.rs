@@ -595,6 +595,42 @@ mod tests {
     }
 
     #[test]
+    fn field_zero_is_read_only_inside_a_skipped_group_and_only_as_one_byte() {
+        // Python's protobuf accepts each of these as an Example (checked against protobuf 7.36):
+        // a group of field 1 (not a group in Example, so skipped) holding field-0 tags.
+        let schema = Schema::builtin();
+        let example = |bytes: &[u8]| {
+            let tree = walk(bytes, schema.table(), Some(schema.example()));
+            tree.is_clean()
+        };
+        assert!(example(&[0x0b, 0x00, 0x00, 0x0c]));
+        assert!(example(&[0x0b, 0x02, 0x00, 0x0c]));
+        assert!(example(&[0x0b, 0x05, 0, 0, 0, 0, 0x0c]));
+        assert!(
+            example(&[0x0b, 0x03, 0x04, 0x0c]),
+            "a group of field 0 inside"
+        );
+        assert!(
+            example(&[0x0a, 0x04, 0x0b, 0x00, 0x12, 0x0c]),
+            "inside Features"
+        );
+        // ...and rejects these.
+        assert!(!example(&[0x00, 0x00]), "field 0 outside a group");
+        assert!(
+            !example(&[0x0b, 0x80, 0x00, 0x00, 0x0c]),
+            "a two-byte tag of field 0"
+        );
+        assert!(
+            !example(&[0x0b, 0x00, 0x0c]),
+            "0c is the value of field 0, the group is open"
+        );
+        assert!(
+            !example(&[0x0b, 0x04, 0x0c]),
+            "end of group 0 inside group 1"
+        );
+    }
+
+    #[test]
     fn schemaless_walk_finds_nested_messages_and_strings() {
         // 1: { 1: "ab" }, 2: 150, 3: fixed32
         let bytes = [

@@ -100,6 +100,14 @@ struct Walker<'a> {
     cancelled: bool,
 }
 
+/// Whether a body is a group of no known type, which Python's protobuf (upb) skips more leniently
+/// than it parses messages: there a one-byte tag of field number 0 (`00`, `01`, `02`, `03`,
+/// `05`) is read as a field like any other, while a longer encoding of it, and field 0 anywhere
+/// else, make the payload invalid.
+fn skipped_group(terminator: Terminator, message: Option<MessageId>) -> bool {
+    matches!(terminator, Terminator::EndGroup(_)) && message.is_none()
+}
+
 /// How a message body ends: at its region's end, or (for a group) at an end-group tag.
 #[derive(Clone, Copy)]
 enum Terminator {
@@ -202,7 +210,8 @@ impl Walker<'_> {
             let Some(wire_type) = WireType::from_bits(tag & 7) else {
                 return stop(tag_start, WireErrorKind::InvalidWireType((tag & 7) as u8));
             };
-            if number == 0 {
+            let one_byte_tag = after_tag - tag_start == 1;
+            if number == 0 && !(one_byte_tag && skipped_group(terminator, message)) {
                 return stop(tag_start, WireErrorKind::FieldNumberZero);
             }
             if wire_type == WireType::EndGroup {
