@@ -10,5 +10,5 @@ pub mod tui;
 pub use tfr_core::{
     annotate, compress, crafted, crc, damage, decode, error, escape, example, frame, image, input,
     jsonformat, nested, output, payload, pyfmt, recover, resync, schema, source, span, summary,
-    textformat, wire, words,
+    tensor, textformat, wire, words,
 };

@@ -54,6 +54,7 @@ pub mod schema;
 pub mod source;
 pub mod span;
 pub mod summary;
+pub mod tensor;
 pub mod textformat;
 pub mod wire;
 pub mod words;
