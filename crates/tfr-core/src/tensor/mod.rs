@@ -353,9 +353,9 @@ impl<'a> Tensor<'a> {
         if self.dtype != DType::Uint8 {
             return None;
         }
-        let (h, w, c) = match self.shape.as_slice() {
-            &[h, w] => (h, w, 1),
-            &[h, w, c] if matches!(c, 1 | 3 | 4) => (h, w, c),
+        let (h, w, c) = match *self.shape.as_slice() {
+            [h, w] => (h, w, 1),
+            [h, w, c] if matches!(c, 1 | 3 | 4) => (h, w, c),
             _ => return None,
         };
         let Storage::Content(bytes) = &self.storage else {
