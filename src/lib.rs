@@ -8,7 +8,7 @@ pub mod cli;
 pub mod tui;
 
 pub use tfr_core::{
-    annotate, compress, crafted, crc, damage, decode, error, escape, example, frame, image, input,
-    jsonformat, nested, output, payload, pyfmt, recover, resync, schema, source, span, summary,
-    tensor, textformat, wire, words,
+    annotate, compress, crafted, crc, damage, decode, error, escape, event, example, frame, image,
+    input, jsonformat, nested, output, payload, pyfmt, recover, resync, schema, source, span,
+    summary, tensor, textformat, wire, words,
 };

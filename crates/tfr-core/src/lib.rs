@@ -39,6 +39,7 @@ pub mod damage;
 pub mod decode;
 pub mod error;
 pub mod escape;
+pub mod event;
 pub mod example;
 pub mod frame;
 pub mod image;
