@@ -11,8 +11,9 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 use sha2::{Digest, Sha256};
-use tfr_inspect::cli::DecodeArgs;
 use tfr_inspect::frame::FrameStatus;
+use tfr_inspect::payload::{Decoder, Reading};
+use tfr_inspect::schema::Schema;
 use tfr_inspect::tui::app::{App, Pane};
 use tfr_inspect::tui::hexview::{ANCESTOR_BG, SELECTED_BG};
 use tfr_inspect::tui::keymap::{Action, Mode, PromptKind, key_action};
@@ -29,8 +30,13 @@ const LENGTH_BITFLIP: &str = concat!(
     "/testdata/corrupt/length_bitflip.tfrecord"
 );
 
+/// The decoder the inspector gets with no decoding options: built-in types, detected per record.
+fn decoder() -> Decoder {
+    Decoder::new(Schema::builtin(), Reading::Auto)
+}
+
 fn open(path: &str) -> App {
-    let decoder = DecodeArgs::default().decoder().unwrap();
+    let decoder = decoder();
     let mut app = App::open(&[PathBuf::from(path)], &decoder).unwrap();
     app.index_now();
     app
@@ -584,7 +590,7 @@ fn merged_features_in_the_tree_match_show() {
     });
 
     // The oracle: the typed layer `show` prints from.
-    let decoder = DecodeArgs::default().decoder().unwrap();
+    let decoder = decoder();
     let decoded = decoder.decode(&payload);
     let typed = decoded.typed(&payload, decoder.table()).unwrap();
     let want = example::top_features(&typed);
@@ -866,7 +872,7 @@ fn a_search_past_many_non_text_matches_runs_in_slices_and_finds_the_text() {
 
 #[test]
 fn status_bar_says_no_records_for_an_empty_file_and_exit_status_follows_the_inputs() {
-    use tfr_inspect::cli::Status;
+    use tfr_inspect::status::Status;
     let empty = format!("{}/testdata/empty.tfrecord", env!("CARGO_MANIFEST_DIR"));
     let app = open(&empty);
     let text = screen(&render(&app, 160, 48));
@@ -875,7 +881,7 @@ fn status_bar_says_no_records_for_an_empty_file_and_exit_status_follows_the_inpu
     assert_eq!(app.status(), Status::Clean);
     assert_eq!(open(LENGTH_BITFLIP).status(), Status::Damage);
     // A missing input: the session still opens the others, keeps the error, and ends with 2.
-    let decoder = DecodeArgs::default().decoder().unwrap();
+    let decoder = decoder();
     let paths = [PathBuf::from(EXAMPLES), PathBuf::from("/nonexistent-input")];
     let mut app = App::open(&paths, &decoder).unwrap();
     app.index_now();
@@ -893,7 +899,7 @@ fn status_bar_says_no_records_for_an_empty_file_and_exit_status_follows_the_inpu
 
 #[test]
 fn a_damaged_compressed_stream_is_shown_and_counts_as_damage() {
-    use tfr_inspect::cli::Status;
+    use tfr_inspect::status::Status;
     let path = format!(
         "{}/testdata/corrupt/gzip_truncated.tfrecord",
         env!("CARGO_MANIFEST_DIR")

@@ -26,7 +26,7 @@ use super::layout::{self, Panes};
 use super::preview::{self, Picture};
 use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
-use crate::cli::Status;
+use crate::status::Status;
 use crate::compress::Options;
 use crate::frame::{Frame, FrameIndex, IndexDelta};
 use crate::input::Input;

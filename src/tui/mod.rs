@@ -39,9 +39,10 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
-use crate::cli::{DecodeArgs, Status};
 use crate::frame::{FrameIndex, IndexDelta};
+use crate::payload::Decoder;
 use crate::source::Source;
+use crate::status::Status;
 use app::{App, Effect};
 
 /// Bytes the background indexer scans between progress reports.
@@ -60,15 +61,23 @@ struct IndexReport {
     stale: bool,
 }
 
+/// How the inspector decodes and reads its files, resolved from the command line once, before the
+/// inspector starts (the argument parser's own types stop at `main`).
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub decoder: Decoder,
+    /// Compression and decompression limit of every input.
+    pub read: crate::compress::Options,
+}
+
 /// Opens `files` in the inspector and runs it until the user quits.
 ///
 /// The status follows the documented exit codes: [`Status::Unusable`] when any input could not be
 /// opened (those errors are also printed to stderr once the terminal is restored, so they are not
 /// lost with the screen), else [`Status::Damage`] when a damaged frame or compressed stream was
 /// found, else [`Status::Clean`].
-pub fn run(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
-    let decoder = decode.decoder()?;
-    let mut app = App::open_with(files, &decoder, &decode.read_options())?;
+pub fn run(files: &[PathBuf], options: &Options) -> anyhow::Result<Status> {
+    let mut app = App::open_with(files, &options.decoder, &options.read)?;
     let (tx, reports) = mpsc::channel();
     spawn_indexer(&mut app, tx.clone());
     let mut terminal = TerminalGuard::enter()?;
