@@ -212,6 +212,27 @@ fn go_to_offset_selects_the_frame_holding_it_and_says_what_is_there() {
 }
 
 #[test]
+fn prompts_read_numbers_as_locate_does() {
+    // Pasted from TensorFlow's message, with a separator, or in hex: the same byte as `locate` takes.
+    for typed in ["5_630", "5630.", "0x15fe"] {
+        let mut app = open(LENGTH_BITFLIP);
+        app.update(Action::Prompt(PromptKind::Offset));
+        type_text(&mut app, typed);
+        app.update(Action::Submit);
+        assert_eq!(app.view.cursor, 5630, "{typed}: {}", app.message);
+    }
+    let mut app = open(EXAMPLES);
+    app.update(Action::Prompt(PromptKind::Record));
+    type_text(&mut app, "0x2");
+    app.update(Action::Submit);
+    assert_eq!(app.selected(), 2, "{}", app.message);
+    app.update(Action::Prompt(PromptKind::Offset));
+    type_text(&mut app, "ten");
+    app.update(Action::Submit);
+    assert_eq!(app.message, "not a byte offset: \"ten\"");
+}
+
+#[test]
 fn next_and_previous_damaged_frame() {
     let mut app = open(LENGTH_BITFLIP);
     app.update(Action::NextDamaged);

@@ -8,26 +8,18 @@ use super::app::{App, Prompt};
 use super::hexview;
 use super::keymap::PromptKind;
 use crate::damage;
-
-/// Parses a number typed in a prompt: decimal, or hexadecimal with `0x`.
-pub fn parse_number(text: &str) -> Option<u64> {
-    let text = text.trim().replace('_', "");
-    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => text.parse().ok(),
-    }
-}
+use crate::words::parse_number;
 
 impl App {
     pub(super) fn submit(&mut self, prompt: Prompt) {
         match prompt.kind {
             PromptKind::Record => match parse_number(&prompt.text) {
-                Some(n) => self.go_to_record(usize::try_from(n).unwrap_or(usize::MAX)),
-                None => self.message = format!("not a record number: {:?}", prompt.text),
+                Ok(n) => self.go_to_record(usize::try_from(n).unwrap_or(usize::MAX)),
+                Err(_) => self.message = format!("not a record number: {:?}", prompt.text),
             },
             PromptKind::Offset => match parse_number(&prompt.text) {
-                Some(n) => self.go_to_offset(n),
-                None => self.message = format!("not a byte offset: {:?}", prompt.text),
+                Ok(n) => self.go_to_offset(n),
+                Err(_) => self.message = format!("not a byte offset: {:?}", prompt.text),
             },
             PromptKind::Search => {
                 if prompt.text.is_empty() {
@@ -396,14 +388,6 @@ impl TextHits {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_parse_in_decimal_and_hex() {
-        assert_eq!(parse_number("5630"), Some(5630));
-        assert_eq!(parse_number(" 0x10 "), Some(16));
-        assert_eq!(parse_number("1_000"), Some(1000));
-        assert_eq!(parse_number("ten"), None);
-    }
 
     fn run(job: &mut SearchJob, data: &[u8], budget: u64) -> Vec<Slice> {
         let mut out = Vec::new();
