@@ -31,6 +31,7 @@ use crate::compress::Options;
 use crate::frame::{Frame, FrameIndex, IndexDelta};
 use crate::input::Input;
 use crate::payload::Decoder;
+use crate::words::plural;
 
 /// At most this many lines list inputs that could not be opened (the last one says how many more).
 const MAX_NOTICE_LINES: u16 = 3;
@@ -289,8 +290,8 @@ impl App {
                     self.select_frame(n);
                 } else if !self.files.get(file).is_some_and(|f| f.indexing) {
                     self.pending_record = None;
-                    self.message =
-                        format!("no record {n}: the file has {} records", self.frame_count());
+                    let count = plural(self.frame_count(), "record");
+                    self.message = format!("no record {n}: the file has {count}");
                 }
             }
             let fresh = self.frame_at(self.selected());

@@ -8,7 +8,7 @@ use super::app::{App, Prompt};
 use super::hexview;
 use super::keymap::PromptKind;
 use crate::damage;
-use crate::words::parse_number;
+use crate::words::{parse_number, plural};
 
 impl App {
     pub(super) fn submit(&mut self, prompt: Prompt) {
@@ -43,7 +43,8 @@ impl App {
             self.message = format!("record {n} is not indexed yet; it will be selected when found");
         } else {
             self.message = format!(
-                "no record {n}: the file has {count} records (0..{})",
+                "no record {n}: the file has {} (0..{})",
+                plural(count, "record"),
                 count.saturating_sub(1)
             );
         }

@@ -18,6 +18,7 @@ use super::keymap::PromptKind;
 use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
 use super::preview::HalfBlocks;
 use crate::compress::Compressed;
+use crate::words::plural;
 
 fn pane_block(title: String, focused: bool) -> Block<'static> {
     let style = if focused {
@@ -301,9 +302,8 @@ pub fn record_text(selected: usize, count: usize, indexing: bool) -> String {
     match (count, indexing) {
         (0, false) => "no records".into(),
         (0, true) => "no records yet".into(),
-        (1, false) => format!("record {selected} · 1 record (0..0)"),
-        (n, false) => format!("record {selected} · {n} records (0..{})", n - 1),
-        (n, true) => format!("record {selected} · {n} records so far"),
+        (n, false) => format!("record {selected} · {} (0..{})", plural(n, "record"), n - 1),
+        (n, true) => format!("record {selected} · {} so far", plural(n, "record")),
     }
 }
 
@@ -351,6 +351,7 @@ mod tests {
         assert_eq!(record_text(0, 1, false), "record 0 · 1 record (0..0)");
         assert_eq!(record_text(0, 0, true), "no records yet");
         assert_eq!(record_text(3, 10, true), "record 3 · 10 records so far");
+        assert_eq!(record_text(0, 1, true), "record 0 · 1 record so far");
     }
 
     #[test]

@@ -4,11 +4,35 @@
 
 use std::num::ParseIntError;
 
-/// `1 byte`, `2 bytes`, `0 frames`.
-pub fn plural(n: impl Into<u64>, noun: &str) -> String {
-    match n.into() {
+/// `1 byte`, `2 bytes`, `0 frames`: the one plural rule of every message.
+pub fn plural(n: impl Count, noun: &str) -> String {
+    match n.count() {
         1 => format!("1 {noun}"),
         n => format!("{n} {noun}s"),
+    }
+}
+
+/// An unsigned count [`plural`] can word, whether it is a length (`usize`) or a byte count (`u64`).
+pub trait Count {
+    fn count(self) -> u64;
+}
+
+impl Count for u64 {
+    fn count(self) -> u64 {
+        self
+    }
+}
+
+impl Count for u32 {
+    fn count(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl Count for usize {
+    fn count(self) -> u64 {
+        // usize is at most 64 bits wide on every target Rust supports.
+        u64::try_from(self).unwrap_or(u64::MAX)
     }
 }
 
@@ -58,6 +82,8 @@ mod tests {
         assert_eq!(plural(1u64, "byte"), "1 byte");
         assert_eq!(plural(0u64, "frame"), "0 frames");
         assert_eq!(plural(784u64, "byte"), "784 bytes");
+        assert_eq!(plural(1usize, "more frame"), "1 more frame");
+        assert_eq!(plural(3u32, "record"), "3 records");
     }
 
     #[test]
