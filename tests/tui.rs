@@ -15,9 +15,9 @@ use tfr_inspect::frame::FrameStatus;
 use tfr_inspect::payload::{Decoder, Reading};
 use tfr_inspect::schema::Schema;
 use tfr_inspect::tui::app::{App, Pane};
+use tfr_inspect::tui::help;
 use tfr_inspect::tui::hexview::{ANCESTOR_BG, SELECTED_BG};
 use tfr_inspect::tui::keymap::{Action, Mode, PromptKind, key_action};
-use tfr_inspect::tui::{help, preview};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/examples.tfrecord");
 const CIFAR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/cifar_like.tfrecord");
@@ -473,7 +473,7 @@ fn cifar_records_decode_to_32x32_colour_the_right_way_round() {
         let n = record["record"].as_u64().unwrap() as usize;
         app.go_to_record(n);
         let bytes = value_bytes(&mut app, "image");
-        let picture = preview::decode_image(&bytes, app.view.tree.declared_shape)
+        let picture = tfr_inspect::image::decode_image(&bytes, app.view.tree.declared_shape)
             .unwrap()
             .unwrap();
         assert_eq!(picture.pixels.dimensions(), (32, 32));
@@ -520,7 +520,7 @@ fn the_preview_pane_draws_the_record_image_in_half_blocks() {
 fn mnist_and_encoded_images_decode() {
     let mut app = open(MNIST);
     let bytes = value_bytes(&mut app, "image_raw");
-    let picture = preview::decode_image(&bytes, app.view.tree.declared_shape)
+    let picture = tfr_inspect::image::decode_image(&bytes, app.view.tree.declared_shape)
         .unwrap()
         .unwrap();
     assert_eq!(picture.pixels.dimensions(), (28, 28));
@@ -531,7 +531,9 @@ fn mnist_and_encoded_images_decode() {
         let n = record["record"].as_u64().unwrap() as usize;
         app.go_to_record(n);
         let bytes = value_bytes(&mut app, "image/encoded");
-        let picture = preview::decode_image(&bytes, None).unwrap().unwrap();
+        let picture = tfr_inspect::image::decode_image(&bytes, None)
+            .unwrap()
+            .unwrap();
         let dims = (
             record["width"].as_u64().unwrap() as u32,
             record["height"].as_u64().unwrap() as u32,

@@ -23,14 +23,14 @@ use super::framelist::{self, RowText};
 use super::hexview::ROW;
 use super::keymap::{Action, Mode, PromptKind};
 use super::layout::{self, Panes};
-use super::preview::{self, Picture};
 use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
-use crate::status::Status;
 use crate::compress::Options;
 use crate::frame::{Frame, FrameIndex, IndexDelta};
+use crate::image::{self, Picture};
 use crate::input::Input;
 use crate::payload::Decoder;
+use crate::status::Status;
 use crate::words::plural;
 
 /// At most this many lines list inputs that could not be opened (the last one says how many more).
@@ -639,7 +639,7 @@ impl App {
         let bytes_of =
             |r: &Range<u64>| data.get(usize::try_from(r.start).ok()?..usize::try_from(r.end).ok()?);
         let is_image =
-            |r: &Range<u64>| bytes_of(r).is_some_and(|b| preview::is_image(b, tree.declared_shape));
+            |r: &Range<u64>| bytes_of(r).is_some_and(|b| image::is_image(b, tree.declared_shape));
         let own = tree
             .nodes
             .get(self.view.node)
@@ -652,7 +652,7 @@ impl App {
         self.preview = key
             .as_ref()
             .and_then(bytes_of)
-            .and_then(|b| preview::decode_image(b, tree.declared_shape));
+            .and_then(|b| image::decode_image(b, tree.declared_shape));
         self.preview_key = key;
     }
 

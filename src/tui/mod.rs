@@ -309,7 +309,7 @@ fn install_panic_hook() {
 }
 
 /// Shows `picture` with viuer on the normal screen, waits for a key, and returns to the inspector.
-fn show_image(guard: &mut TerminalGuard, picture: &preview::Picture) -> anyhow::Result<()> {
+fn show_image(guard: &mut TerminalGuard, picture: &crate::image::Picture) -> anyhow::Result<()> {
     let mut out = stdout();
     execute!(
         out,

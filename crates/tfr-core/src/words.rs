@@ -109,7 +109,16 @@ mod tests {
         let err = parse_number(" ten ").unwrap_err();
         assert_eq!(err.text, "ten");
         assert!(err.to_string().starts_with("\"ten\" ("), "{err}");
-        for bad in ["-1", "", "_", "0x", "1.5", "0xg", "18446744073709551616", "1 000"] {
+        for bad in [
+            "-1",
+            "",
+            "_",
+            "0x",
+            "1.5",
+            "0xg",
+            "18446744073709551616",
+            "1 000",
+        ] {
             assert!(parse_number(bad).is_err(), "{bad:?}");
         }
     }
