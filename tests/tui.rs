@@ -331,6 +331,45 @@ fn tree_and_hex_select_each_other() {
     assert_eq!(app.meaning(&token), "varint 8: length of `key`, 8 bytes");
 }
 
+#[test]
+fn a_click_on_a_drawn_byte_puts_the_hex_cursor_on_it() {
+    for (width, height) in [(160, 48), (100, 30)] {
+        let mut app = open(EXAMPLES);
+        app.update(Action::Resize { width, height });
+        let buf = render(&app, width, height);
+        let geometry = app.hex_geometry();
+        let data = app.file().unwrap().data().to_vec();
+        let mut clicked = 0;
+        let symbol = |x, y| buf.cell((x, y)).unwrap().symbol().to_string();
+        for offset in geometry.visible() {
+            let byte = data[offset as usize];
+            let hex = geometry.hex_cell(offset).unwrap();
+            let digits = symbol(hex.x, hex.y) + &symbol(hex.x + 1, hex.y);
+            assert_eq!(digits, format!("{byte:02x}"), "offset {offset}");
+            // At 100 columns the pane is too narrow for the ASCII column's right end.
+            let ascii = geometry.ascii_cell(offset);
+            if let Some(at) = ascii {
+                let printable = byte.is_ascii_graphic() || byte == b' ';
+                let shown = if printable { char::from(byte) } else { '.' };
+                assert_eq!(symbol(at.x, at.y), shown.to_string(), "offset {offset}");
+            }
+            // A click on either digit or on the character selects the byte drawn there.
+            let second = ratatui::layout::Position::new(hex.x + 1, hex.y);
+            for at in [Some(hex), Some(second), ascii].into_iter().flatten() {
+                app.update(Action::Click {
+                    column: at.x,
+                    row: at.y,
+                });
+                assert_eq!(app.focus, Pane::Hex);
+                assert_eq!(app.view.cursor, offset, "click at {at:?}");
+                assert_eq!(app.hex_geometry(), geometry, "the pane stays put");
+                clicked += 1;
+            }
+        }
+        assert!(clicked > 100, "{clicked}");
+    }
+}
+
 // ---- rendering --------------------------------------------------------------------------------
 
 #[test]

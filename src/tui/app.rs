@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use super::decoding::{self, Decoding};
 use super::framelist::{self, RowText};
-use super::hexview::ROW;
+use super::hexview::{HexGeometry, ROW};
 use super::keymap::{Action, Mode, PromptKind};
 use super::layout::{self, Panes};
 use super::tree::{Parts, Record, Tree};
@@ -246,6 +246,12 @@ impl App {
 
     pub fn panes(&self) -> Panes {
         layout::panes(self.screen, self.preview.is_some(), self.notice_lines())
+    }
+
+    /// Where the hex pane draws the selected frame's bytes on the current screen.
+    pub fn hex_geometry(&self) -> HexGeometry {
+        let area = layout::inner(self.panes().hex);
+        HexGeometry::new(area, self.view.region.clone(), self.view.hex_top)
     }
 
     /// Lines kept at the bottom of the screen for the notices.
@@ -658,14 +664,24 @@ impl App {
 
     /// Keeps the selections on screen and describes the visible list rows.
     pub fn refresh(&mut self) {
+        if self.file().is_none() {
+            return;
+        }
+        let list_rows = self.scroll_into_view();
+        self.refresh_hex();
+        self.describe_rows(list_rows);
+    }
+
+    /// Scrolls the list, the tree and the hex pane so that each shows its selection; returns how
+    /// many list rows are on screen.
+    fn scroll_into_view(&mut self) -> usize {
         let panes = self.panes();
         let list_rows = usize::from(layout::inner(panes.list).height.saturating_sub(1));
         let tree_rows = usize::from(layout::inner(panes.tree).height);
-        let hex_rows = u64::from(layout::inner(panes.hex).height);
-        let Some(file) = self.files.get_mut(self.current) else {
-            return;
-        };
-        file.list_top = scrolled(file.list_top, file.selected, list_rows);
+        let hex_rows = self.hex_geometry().rows();
+        if let Some(file) = self.files.get_mut(self.current) {
+            file.list_top = scrolled(file.list_top, file.selected, list_rows);
+        }
         let visible = self.view.tree.visible();
         let at = visible
             .iter()
@@ -679,11 +695,15 @@ impl App {
             cursor_row as usize,
             hex_rows as usize,
         ) as u64;
-        let top = file.list_top;
-        self.refresh_hex();
+        list_rows
+    }
+
+    /// Describes the `list_rows` list rows on screen not described yet, and forgets the others.
+    fn describe_rows(&mut self, list_rows: usize) {
         let Some(file) = self.files.get(self.current) else {
             return;
         };
+        let top = file.list_top;
         self.rows.retain(|i, _| (top..top + list_rows).contains(i));
         for i in top..top.saturating_add(list_rows) {
             if self.rows.contains_key(&i) {
@@ -708,15 +728,7 @@ impl App {
 
     /// The tokens of the hex rows on screen, and the words for the one under the cursor.
     fn refresh_hex(&mut self) {
-        let rows = u64::from(layout::inner(self.panes().hex).height);
-        let start = self
-            .view
-            .region
-            .start
-            .saturating_add(self.view.hex_top.saturating_mul(ROW));
-        let end = start
-            .saturating_add(rows.saturating_mul(ROW))
-            .min(self.view.region.end);
+        let Range { start, end } = self.hex_geometry().visible();
         let (tokens, explain) = match self.annotated() {
             Some(annotated) => {
                 let tokens: Vec<Token> = annotated
