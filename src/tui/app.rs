@@ -8,21 +8,29 @@
 //! A record too large to decode between two key presses is decoded on a worker thread
 //! ([`super::decoding`]): the screen keeps answering, shows how far the decoding is, and a record
 //! selected meanwhile cancels it.
+//!
+//! The actions that move the selection are `impl App` blocks in the modules this one owns:
+//! `motion` (arrows, pages, the mouse), `navigate` (jumps to a record, an offset, damage or a
+//! search match) and `watch` (files changing on disk).
 
+mod motion;
+mod navigate;
+mod watch;
+
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ratatui::layout::Rect;
-
-use std::borrow::Cow;
-use std::sync::Arc;
 
 use super::decoding::{self, Decoding};
 use super::framelist::{self, RowText};
 use super::hexview::{HexGeometry, ROW};
 use super::keymap::{Action, Mode, PromptKind};
 use super::layout::{self, Panes};
+use super::search::SearchJob;
 use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
 use crate::compress::Options;
@@ -130,7 +138,7 @@ pub struct App {
     /// printed again after it, and the reason the inspector exits with status 2.
     pub open_errors: Vec<String>,
     /// A search still scanning (it runs in slices so that the screen never freezes).
-    pub(super) search_job: Option<super::navigate::SearchJob>,
+    pub(super) search_job: Option<SearchJob>,
     /// Kind and summary of large records, described when their background decoding finished
     /// (by file and record).
     pub(super) large_rows: HashMap<(usize, usize), RowText>,
@@ -397,8 +405,8 @@ impl App {
             if !frame.status.is_intact() {
                 if let Some(file) = self.file() {
                     let is_last = file.input.is_last(i);
-                    let unfinal = if super::watch::is_unfinal(file, &frame) {
-                        format!(" ({})", super::watch::NOT_FINAL)
+                    let unfinal = if watch::is_unfinal(file, &frame) {
+                        format!(" ({})", watch::NOT_FINAL)
                     } else {
                         String::new()
                     };
@@ -721,8 +729,7 @@ impl App {
                 None if large => decoding::placeholder_row(&frame),
                 None => framelist::describe(&file.input, frame),
             };
-            self.rows
-                .insert(i, super::watch::mark_unfinal(file, &frame, row));
+            self.rows.insert(i, watch::mark_unfinal(file, &frame, row));
         }
     }
 

@@ -4,7 +4,7 @@
 //! This module owns the terminal: it enters the alternate screen with mouse capture, restores the
 //! terminal on quit, on error and on panic, runs the background indexer, and turns events into
 //! [`Action`](keymap::Action)s for [`App::update`](app::App::update). Before every redraw it asks
-//! whether an open file changed on disk ([`watch`]), so a file cut short or rewritten is indexed
+//! whether an open file changed on disk ([`App::watch_files`](app::App::watch_files)), so a file cut short or rewritten is indexed
 //! again instead of being shown as it was. Everything else is plain state and widgets, testable
 //! without a terminal.
 
@@ -16,12 +16,10 @@ pub mod help;
 pub mod hexview;
 pub mod keymap;
 pub mod layout;
-pub mod motion;
-pub mod navigate;
 pub mod preview;
+pub mod search;
 pub mod tree;
 pub mod view;
-pub mod watch;
 
 use std::io::{Stdout, Write, stdout};
 use std::path::{Path, PathBuf};

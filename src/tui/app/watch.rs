@@ -7,11 +7,11 @@
 //! bytes it covers are unchanged) with a notice offering `R` to index the new frames, and the
 //! verdict on its last frame is marked as not final meanwhile.
 
-use super::app::{App, FileView};
-use super::framelist::RowText;
+use super::{App, FileView};
 use crate::frame::Frame;
 use crate::input::Input;
 use crate::source::Change;
+use crate::tui::framelist::RowText;
 
 /// What the list and status line add to the last frame's verdict while the file has grown past
 /// the index.

@@ -5,10 +5,10 @@
 
 use ratatui::layout::{Position, Rect};
 
-use super::app::{App, Pane};
-use super::hexview::ROW;
-use super::keymap::Action;
-use super::layout;
+use super::{App, Pane};
+use crate::tui::hexview::ROW;
+use crate::tui::keymap::Action;
+use crate::tui::layout;
 
 impl App {
     pub(super) fn arrow(&mut self, action: Action) {
