@@ -333,42 +333,12 @@ impl App {
     pub fn update(&mut self, action: Action) {
         match action {
             Action::Quit => self.quit = true,
-            Action::Cancel => {
-                if self.prompt.take().is_some() {
-                } else if self.search_job.take().is_some() {
-                    self.message = "search stopped".into();
-                } else if !std::mem::take(&mut self.help) {
-                    self.quit = true;
-                }
-            }
+            Action::Cancel => self.cancel(),
             Action::Help => self.help = !self.help,
             Action::Resize { width, height } => self.screen = Rect::new(0, 0, width, height),
-            Action::NextPane | Action::PrevPane => {
-                let order = [Pane::List, Pane::Tree, Pane::Hex];
-                let at = order.iter().position(|p| *p == self.focus).unwrap_or(0);
-                let step = if action == Action::NextPane { 1 } else { 2 };
-                self.focus = order.get((at + step) % 3).copied().unwrap_or(Pane::List);
-            }
-            Action::Prompt(kind) => {
-                self.prompt = Some(Prompt {
-                    kind,
-                    text: String::new(),
-                })
-            }
-            Action::Input(c) => {
-                if let Some(p) = &mut self.prompt {
-                    p.text.push(c);
-                }
-            }
-            Action::Backspace => {
-                if let Some(p) = &mut self.prompt {
-                    p.text.pop();
-                }
-            }
-            Action::Submit => {
-                if let Some(prompt) = self.prompt.take() {
-                    self.submit(prompt);
-                }
+            Action::NextPane | Action::PrevPane => self.cycle_focus(action == Action::NextPane),
+            Action::Prompt(_) | Action::Input(_) | Action::Backspace | Action::Submit => {
+                self.edit_prompt(action)
             }
             Action::SearchNext => self.search_step(true),
             Action::SearchPrev => self.search_step(false),
@@ -378,11 +348,7 @@ impl App {
             Action::NextFile => self.switch_file(1),
             Action::PrevFile => self.switch_file(self.files.len().saturating_sub(1)),
             Action::Reindex => self.reindex_current(),
-            Action::ShowImage => match &self.preview {
-                Some(Ok(picture)) => self.effect = Some(Effect::ShowImage(picture.clone())),
-                Some(Err(why)) => self.message = format!("no image to show: {why}"),
-                None => self.message = "no image in this record".into(),
-            },
+            Action::ShowImage => self.show_image(),
             Action::Toggle => self.toggle(),
             Action::ScrollUp { column, row } => self.wheel(column, row, false),
             Action::ScrollDown { column, row } => self.wheel(column, row, true),
@@ -391,6 +357,55 @@ impl App {
             Action::PageUp | Action::PageDown | Action::Home | Action::End => self.jump(action),
         }
         self.refresh();
+    }
+
+    /// Esc: closes the prompt, else stops the search, else closes the help, else quits.
+    fn cancel(&mut self) {
+        if self.prompt.take().is_some() {
+        } else if self.search_job.take().is_some() {
+            self.message = "search stopped".into();
+        } else if !std::mem::take(&mut self.help) {
+            self.quit = true;
+        }
+    }
+
+    /// Tab / Shift-Tab: frames, tree, hex, round.
+    fn cycle_focus(&mut self, forward: bool) {
+        let order = [Pane::List, Pane::Tree, Pane::Hex];
+        let at = order.iter().position(|p| *p == self.focus).unwrap_or(0);
+        let step = if forward { 1 } else { 2 };
+        self.focus = order.get((at + step) % 3).copied().unwrap_or(Pane::List);
+    }
+
+    /// Opens a prompt, types into it, or submits it.
+    fn edit_prompt(&mut self, action: Action) {
+        match (action, &mut self.prompt) {
+            (Action::Prompt(kind), _) => {
+                self.prompt = Some(Prompt {
+                    kind,
+                    text: String::new(),
+                })
+            }
+            (Action::Input(c), Some(p)) => p.text.push(c),
+            (Action::Backspace, Some(p)) => {
+                p.text.pop();
+            }
+            (Action::Submit, Some(_)) => {
+                if let Some(prompt) = self.prompt.take() {
+                    self.submit(prompt);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `i`: asks the run loop to show the previewed image large, or says why there is none.
+    fn show_image(&mut self) {
+        match &self.preview {
+            Some(Ok(picture)) => self.effect = Some(Effect::ShowImage(picture.clone())),
+            Some(Err(why)) => self.message = format!("no image to show: {why}"),
+            None => self.message = "no image in this record".into(),
+        }
     }
 
     /// Selects frame `i` of the current file (clamped to the frames found so far).
@@ -425,67 +440,10 @@ impl App {
         let Some(file) = self.files.get(self.current) else {
             return;
         };
-        let data = file.data();
-        let frame = file.index().get(data, file.selected);
-        let mut view = FrameView {
-            frame,
-            ..FrameView::default()
+        let view = match file.index().get(file.data(), file.selected) {
+            Some(frame) => frame_view(file, self.current, frame),
+            None => FrameView::default(),
         };
-        if let Some(frame) = frame {
-            let is_last = file.input.is_last(frame.index);
-            let damage =
-                (!frame.status.is_intact()).then(|| crate::damage::describe(&frame, data, is_last));
-            let decoder = file.input.decoder();
-            match frame.payload(data).zip(frame.payload_range()) {
-                Some((payload, range)) if payload.len() > decoding::INLINE_BYTES => {
-                    view.own = FrameTokens::new(data, &frame, false);
-                    let parts = Parts {
-                        own: &view.own,
-                        damage: damage.clone(),
-                        record: None,
-                    };
-                    view.tree = Tree::build(&frame, parts);
-                    let job = decoding::Job {
-                        file: self.current,
-                        frame,
-                        payload: payload.to_vec(),
-                        range,
-                        own: FrameTokens::new(data, &frame, true),
-                        damage,
-                        decoder: decoder.clone(),
-                    };
-                    view.decoding = Some(decoding::spawn(job));
-                }
-                payload => {
-                    let record = payload.map(|(payload, range)| {
-                        let record = Record {
-                            decoded: decoder.decode(payload),
-                            table: decoder.schema.table().clone(),
-                            payload: range,
-                        };
-                        (Arc::new(record), payload)
-                    });
-                    view.own = FrameTokens::new(data, &frame, record.is_some());
-                    let parts = Parts {
-                        own: &view.own,
-                        damage,
-                        record,
-                    };
-                    view.tree = Tree::build(&frame, parts);
-                }
-            }
-            let end = frame.region_end.0.max(frame.frame_end().map_or(0, |e| e.0));
-            let end = end.min(data.len() as u64).max(frame.offset.0);
-            view.region = frame.offset.0..end;
-            view.cursor = frame.offset.0;
-            view.node = first_row(&view.tree);
-            if let Some(node) = view.tree.nodes.get(view.node) {
-                view.cursor = node.range.start.clamp(
-                    view.region.start,
-                    end.saturating_sub(1).max(view.region.start),
-                );
-            }
-        }
         self.view = view;
         self.preview_key = None;
         self.update_preview();
@@ -770,6 +728,78 @@ impl App {
         let name = self.file().map(|f| f.input.name()).unwrap_or_default();
         self.message = format!("file {} of {}: {name}", self.current + 1, self.files.len());
     }
+}
+
+/// Frame `frame` of `file` (file number `current`) taken apart: its tree, its bytes, and the
+/// cursor on its first row.
+fn frame_view(file: &FileView, current: usize, frame: Frame) -> FrameView {
+    let data = file.data();
+    let mut view = frame_tree(file, current, frame);
+    let end = frame.region_end.0.max(frame.frame_end().map_or(0, |e| e.0));
+    let end = end.min(data.len() as u64).max(frame.offset.0);
+    view.region = frame.offset.0..end;
+    view.cursor = frame.offset.0;
+    view.node = first_row(&view.tree);
+    if let Some(node) = view.tree.nodes.get(view.node) {
+        view.cursor = node.range.start.clamp(
+            view.region.start,
+            end.saturating_sub(1).max(view.region.start),
+        );
+    }
+    view
+}
+
+/// The frame's tokens and tree. A payload too large to decode between two keys is decoded on a
+/// worker thread; until it is done the tree shows the frame's own rows.
+fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
+    let data = file.data();
+    let mut view = FrameView {
+        frame: Some(frame),
+        ..FrameView::default()
+    };
+    let is_last = file.input.is_last(frame.index);
+    let damage =
+        (!frame.status.is_intact()).then(|| crate::damage::describe(&frame, data, is_last));
+    let decoder = file.input.decoder();
+    match frame.payload(data).zip(frame.payload_range()) {
+        Some((payload, range)) if payload.len() > decoding::INLINE_BYTES => {
+            view.own = FrameTokens::new(data, &frame, false);
+            let parts = Parts {
+                own: &view.own,
+                damage: damage.clone(),
+                record: None,
+            };
+            view.tree = Tree::build(&frame, parts);
+            let job = decoding::Job {
+                file: current,
+                frame,
+                payload: payload.to_vec(),
+                range,
+                own: FrameTokens::new(data, &frame, true),
+                damage,
+                decoder: decoder.clone(),
+            };
+            view.decoding = Some(decoding::spawn(job));
+        }
+        payload => {
+            let record = payload.map(|(payload, range)| {
+                let record = Record {
+                    decoded: decoder.decode(payload),
+                    table: decoder.schema.table().clone(),
+                    payload: range,
+                };
+                (Arc::new(record), payload)
+            });
+            view.own = FrameTokens::new(data, &frame, record.is_some());
+            let parts = Parts {
+                own: &view.own,
+                damage,
+                record,
+            };
+            view.tree = Tree::build(&frame, parts);
+        }
+    }
+    view
 }
 
 /// The row selected when a frame is shown: the payload (the record itself) rather than its header.

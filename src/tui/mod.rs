@@ -38,6 +38,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
 use crate::frame::{FrameIndex, IndexDelta};
+use crate::input::Input;
 use crate::payload::Decoder;
 use crate::source::Source;
 use crate::status::Status;
@@ -101,23 +102,7 @@ fn event_loop(
 ) -> anyhow::Result<()> {
     let mut dirty = true;
     while !app.quit {
-        while let Ok(report) = reports.try_recv() {
-            let current = app.files.get(report.file).map(|f| f.generation);
-            if current != Some(report.generation) {
-                continue;
-            }
-            if report.stale {
-                let name = app.path(report.file).map(|p| p.display().to_string());
-                let note = format!(
-                    "{} changed while being indexed; re-indexed",
-                    name.unwrap_or_default()
-                );
-                app.reopen(report.file, note);
-            } else {
-                app.index_update(report.file, report.delta, report.done);
-            }
-            dirty = true;
-        }
+        dirty |= take_reports(app, reports);
         // While a record decodes in the background, its progress is redrawn on every turn.
         dirty |= app.poll_decoding() || app.decoding_percent().is_some();
         // Before drawing: a file that shrank or was rewritten must not be shown as it was.
@@ -155,34 +140,43 @@ fn event_loop(
     Ok(())
 }
 
+/// Takes what the indexers found since the last turn; true when there was anything.
+fn take_reports(app: &mut App, reports: &Receiver<IndexReport>) -> bool {
+    let mut any = false;
+    while let Ok(report) = reports.try_recv() {
+        let current = app.files.get(report.file).map(|f| f.generation);
+        if current != Some(report.generation) {
+            continue;
+        }
+        if report.stale {
+            let name = app.path(report.file).map(|p| p.display().to_string());
+            let note = format!(
+                "{} changed while being indexed; re-indexed",
+                name.unwrap_or_default()
+            );
+            app.reopen(report.file, note);
+        } else {
+            app.index_update(report.file, report.delta, report.done);
+        }
+        any = true;
+    }
+    any
+}
+
 /// Indexes every file not yet complete in one background thread, file after file.
 fn spawn_indexer(app: &mut App, tx: Sender<IndexReport>) {
     let mut jobs: Vec<(usize, PathBuf, FrameIndex)> = Vec::new();
-    let mut reopen_failed = false;
-    for (i, file) in app.files.iter().enumerate() {
+    for (i, file) in app.files.iter_mut().enumerate() {
         if !file.indexing {
             continue;
         }
-        let path = file.input.source.path();
-        // A pipe or special file cannot be read a second time, and a compressed file would have to
-        // be decompressed again: index those here instead, from the bytes already read.
-        if std::fs::metadata(path).is_ok_and(|m| m.is_file())
-            && file.input.source.compression().is_none()
-        {
+        if reopenable(&file.input) {
             // The thread continues from what the UI has indexed so far and sends only new frames.
-            jobs.push((i, path.to_path_buf(), file.input.index.clone()));
+            let path = file.input.source.path().to_path_buf();
+            jobs.push((i, path, file.input.index.clone()));
         } else {
-            reopen_failed = true;
-        }
-    }
-    if reopen_failed {
-        for file in app.files.iter_mut().filter(|f| f.indexing) {
-            let reopenable = std::fs::metadata(file.input.source.path()).is_ok_and(|m| m.is_file())
-                && file.input.source.compression().is_none();
-            if !reopenable {
-                file.input.settle_all();
-                file.indexing = false;
-            }
+            file.input.settle_all();
+            file.indexing = false;
         }
     }
     if !jobs.is_empty() {
@@ -196,20 +190,26 @@ fn spawn_indexer(app: &mut App, tx: Sender<IndexReport>) {
     }
 }
 
+/// Whether a background indexer can read `input` a second time. A pipe or special file cannot,
+/// and a compressed file would have to be decompressed again: those are indexed in the UI thread
+/// instead, from the bytes already read.
+fn reopenable(input: &Input) -> bool {
+    std::fs::metadata(input.source.path()).is_ok_and(|m| m.is_file())
+        && input.source.compression().is_none()
+}
+
 /// Indexes file `file` again after it was reopened: in the background when it can be read a
-/// second time, here otherwise (see [`spawn_indexer`]).
+/// second time, here otherwise (see [`reopenable`]).
 fn spawn_reindexer(app: &mut App, file: usize, tx: Sender<IndexReport>) {
     let Some(view) = app.files.get_mut(file) else {
         return;
     };
-    let path = view.input.source.path().to_path_buf();
-    let reopenable = std::fs::metadata(&path).is_ok_and(|m| m.is_file())
-        && view.input.source.compression().is_none();
-    if !reopenable {
+    if !reopenable(&view.input) {
         view.input.settle_all();
         view.indexing = false;
         return;
     }
+    let path = view.input.source.path().to_path_buf();
     let (generation, index) = (view.generation, view.input.index.clone());
     std::thread::spawn(move || index_file(file, generation, &path, index, &tx));
 }
