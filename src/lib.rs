@@ -5,6 +5,7 @@
 //! `tfr_core::frame`.
 
 pub mod cli;
+pub mod status;
 pub mod tui;
 
 pub use tfr_core::{

@@ -1,10 +1,12 @@
 //! The `tfr-inspect` binary: parse arguments, dispatch, map the outcome to an exit status.
 
 use std::io::{BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use tfr_inspect::cli::{self, Cli, Command, Status};
+use tfr_inspect::cli::{self, Cli, Command, DecodeArgs, Status};
+use tfr_inspect::tui;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -18,10 +20,7 @@ fn main() -> ExitCode {
         }
         None if std::io::stdout().is_terminal() => {
             drop(out);
-            return exit(tfr_inspect::tui::run(
-                &cli::glob::expand(&cli.files),
-                &cli.decode,
-            ));
+            return exit(inspect(&cli::glob::expand(&cli.files), &cli.decode));
         }
         None => {
             // Not a terminal: behave like `list` so pipelines get plain text.
@@ -41,6 +40,15 @@ fn main() -> ExitCode {
         }
         (result, _) => exit(result),
     }
+}
+
+/// Runs the inspector with the options the arguments resolve to.
+fn inspect(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
+    let options = tui::Options {
+        decoder: decode.decoder()?,
+        read: decode.read_options(),
+    };
+    tui::run(files, &options)
 }
 
 fn exit(result: anyhow::Result<Status>) -> ExitCode {

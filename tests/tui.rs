@@ -11,12 +11,13 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 use sha2::{Digest, Sha256};
-use tfr_inspect::cli::DecodeArgs;
 use tfr_inspect::frame::FrameStatus;
+use tfr_inspect::payload::{Decoder, Reading};
+use tfr_inspect::schema::Schema;
 use tfr_inspect::tui::app::{App, Pane};
+use tfr_inspect::tui::help;
 use tfr_inspect::tui::hexview::{ANCESTOR_BG, SELECTED_BG};
-use tfr_inspect::tui::keymap::{Action, Mode, PromptKind, key_action};
-use tfr_inspect::tui::{help, preview};
+use tfr_inspect::tui::keymap::{self, Action, Input, Mode, PromptKind, key_action};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/examples.tfrecord");
 const CIFAR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/cifar_like.tfrecord");
@@ -29,8 +30,13 @@ const LENGTH_BITFLIP: &str = concat!(
     "/testdata/corrupt/length_bitflip.tfrecord"
 );
 
+/// The decoder the inspector gets with no decoding options: built-in types, detected per record.
+fn decoder() -> Decoder {
+    Decoder::new(Schema::builtin(), Reading::Auto)
+}
+
 fn open(path: &str) -> App {
-    let decoder = DecodeArgs::default().decoder().unwrap();
+    let decoder = decoder();
     let mut app = App::open(&[PathBuf::from(path)], &decoder).unwrap();
     app.index_now();
     app
@@ -77,42 +83,28 @@ fn node_named(app: &App, label: &str) -> usize {
 // ---- keymap -----------------------------------------------------------------------------------
 
 #[test]
-fn keymap_binds_every_documented_key() {
-    let n = Mode::Normal;
-    let cases = [
-        (KeyCode::Char('j'), Action::Down),
-        (KeyCode::Down, Action::Down),
-        (KeyCode::Char('k'), Action::Up),
-        (KeyCode::Char('h'), Action::Left),
-        (KeyCode::Char('l'), Action::Right),
-        (KeyCode::PageDown, Action::PageDown),
-        (KeyCode::PageUp, Action::PageUp),
-        (KeyCode::Home, Action::Home),
-        (KeyCode::Char('g'), Action::Home),
-        (KeyCode::End, Action::End),
-        (KeyCode::Char('G'), Action::End),
-        (KeyCode::Tab, Action::NextPane),
-        (KeyCode::BackTab, Action::PrevPane),
-        (KeyCode::Enter, Action::Toggle),
-        (KeyCode::Char(' '), Action::Toggle),
-        (KeyCode::Char(':'), Action::Prompt(PromptKind::Record)),
-        (KeyCode::Char('o'), Action::Prompt(PromptKind::Offset)),
-        (KeyCode::Char('/'), Action::Prompt(PromptKind::Search)),
-        (KeyCode::Char('n'), Action::SearchNext),
-        (KeyCode::Char('N'), Action::SearchPrev),
-        (KeyCode::Char('c'), Action::NextDamaged),
-        (KeyCode::Char('C'), Action::PrevDamaged),
-        (KeyCode::Char(']'), Action::NextFile),
-        (KeyCode::Char('['), Action::PrevFile),
-        (KeyCode::Char('i'), Action::ShowImage),
-        (KeyCode::Char('?'), Action::Help),
-        (KeyCode::Char('q'), Action::Quit),
-        (KeyCode::Esc, Action::Cancel),
-    ];
-    for (code, action) in cases {
-        assert_eq!(key_action(n, key(code)), Some(action), "{code:?}");
+fn every_key_the_help_lists_does_what_it_says() {
+    let mut checked = 0;
+    for line in keymap::help_lines() {
+        for bind in line.binds() {
+            let (code, modifiers) = match bind.input {
+                Input::Key(code) => (code, KeyModifiers::NONE),
+                Input::Ctrl(c) => (KeyCode::Char(c), KeyModifiers::CONTROL),
+                // The mouse is checked by the keymap's own tests.
+                _ => continue,
+            };
+            let action = key_action(Mode::Normal, KeyEvent::new(code, modifiers));
+            assert_eq!(action, Some(bind.action), "{}: {}", line.label(), line.what);
+            checked += 1;
+        }
     }
-    assert_eq!(key_action(n, key(KeyCode::Char('Z'))), None);
+    assert!(checked >= 30, "{checked}");
+    // Ctrl-B / Ctrl-F page as PgUp / PgDn do, and the help says so.
+    let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+    assert_eq!(key_action(Mode::Normal, ctrl('b')), Some(Action::PageUp));
+    assert_eq!(key_action(Mode::Normal, ctrl('f')), Some(Action::PageDown));
+    assert!(help::lines().iter().any(|(k, _)| k == "Ctrl-B Ctrl-F"));
+    assert_eq!(key_action(Mode::Normal, key(KeyCode::Char('Z'))), None);
 }
 
 #[test]
@@ -148,10 +140,24 @@ fn keymap_ignores_releases_and_respects_modes() {
 }
 
 #[test]
-fn help_lists_the_prompts_and_jumps() {
-    let keys: Vec<&str> = help::BINDINGS.iter().map(|(k, _)| *k).collect();
-    for k in [":", "o", "/", "n N", "c C", "[ ]", "i", "?", "Esc"] {
-        assert!(keys.contains(&k), "help does not list {k}");
+fn help_lists_every_prompt_and_jump() {
+    let shown: Vec<Action> = keymap::help_lines()
+        .flat_map(|line| line.binds().map(|b| b.action))
+        .collect();
+    let kinds = [PromptKind::Record, PromptKind::Offset, PromptKind::Search];
+    let jumps = [
+        Action::SearchNext,
+        Action::SearchPrev,
+        Action::NextDamaged,
+        Action::PrevDamaged,
+        Action::NextFile,
+        Action::PrevFile,
+        Action::ShowImage,
+        Action::Help,
+        Action::Cancel,
+    ];
+    for action in kinds.map(Action::Prompt).into_iter().chain(jumps) {
+        assert!(shown.contains(&action), "help does not list {action:?}");
     }
 }
 
@@ -203,6 +209,27 @@ fn go_to_offset_selects_the_frame_holding_it_and_says_what_is_there() {
     assert_eq!(frame.index, 1);
     assert_eq!(app.view.cursor, 113);
     assert!(app.message.contains("record 1"), "{}", app.message);
+}
+
+#[test]
+fn prompts_read_numbers_as_locate_does() {
+    // Pasted from TensorFlow's message, with a separator, or in hex: the same byte as `locate` takes.
+    for typed in ["5_630", "5630.", "0x15fe"] {
+        let mut app = open(LENGTH_BITFLIP);
+        app.update(Action::Prompt(PromptKind::Offset));
+        type_text(&mut app, typed);
+        app.update(Action::Submit);
+        assert_eq!(app.view.cursor, 5630, "{typed}: {}", app.message);
+    }
+    let mut app = open(EXAMPLES);
+    app.update(Action::Prompt(PromptKind::Record));
+    type_text(&mut app, "0x2");
+    app.update(Action::Submit);
+    assert_eq!(app.selected(), 2, "{}", app.message);
+    app.update(Action::Prompt(PromptKind::Offset));
+    type_text(&mut app, "ten");
+    app.update(Action::Submit);
+    assert_eq!(app.message, "not a byte offset: \"ten\"");
 }
 
 #[test]
@@ -302,6 +329,45 @@ fn tree_and_hex_select_each_other() {
     assert_eq!(owner.wire, Some(2));
     let token = app.token_under_cursor().unwrap();
     assert_eq!(app.meaning(&token), "varint 8: length of `key`, 8 bytes");
+}
+
+#[test]
+fn a_click_on_a_drawn_byte_puts_the_hex_cursor_on_it() {
+    for (width, height) in [(160, 48), (100, 30)] {
+        let mut app = open(EXAMPLES);
+        app.update(Action::Resize { width, height });
+        let buf = render(&app, width, height);
+        let geometry = app.hex_geometry();
+        let data = app.file().unwrap().data().to_vec();
+        let mut clicked = 0;
+        let symbol = |x, y| buf.cell((x, y)).unwrap().symbol().to_string();
+        for offset in geometry.visible() {
+            let byte = data[offset as usize];
+            let hex = geometry.hex_cell(offset).unwrap();
+            let digits = symbol(hex.x, hex.y) + &symbol(hex.x + 1, hex.y);
+            assert_eq!(digits, format!("{byte:02x}"), "offset {offset}");
+            // At 100 columns the pane is too narrow for the ASCII column's right end.
+            let ascii = geometry.ascii_cell(offset);
+            if let Some(at) = ascii {
+                let printable = byte.is_ascii_graphic() || byte == b' ';
+                let shown = if printable { char::from(byte) } else { '.' };
+                assert_eq!(symbol(at.x, at.y), shown.to_string(), "offset {offset}");
+            }
+            // A click on either digit or on the character selects the byte drawn there.
+            let second = ratatui::layout::Position::new(hex.x + 1, hex.y);
+            for at in [Some(hex), Some(second), ascii].into_iter().flatten() {
+                app.update(Action::Click {
+                    column: at.x,
+                    row: at.y,
+                });
+                assert_eq!(app.focus, Pane::Hex);
+                assert_eq!(app.view.cursor, offset, "click at {at:?}");
+                assert_eq!(app.hex_geometry(), geometry, "the pane stays put");
+                clicked += 1;
+            }
+        }
+        assert!(clicked > 100, "{clicked}");
+    }
 }
 
 // ---- rendering --------------------------------------------------------------------------------
@@ -446,7 +512,7 @@ fn cifar_records_decode_to_32x32_colour_the_right_way_round() {
         let n = record["record"].as_u64().unwrap() as usize;
         app.go_to_record(n);
         let bytes = value_bytes(&mut app, "image");
-        let picture = preview::decode_image(&bytes, app.view.tree.declared_shape)
+        let picture = tfr_inspect::image::decode_image(&bytes, app.view.tree.declared_shape)
             .unwrap()
             .unwrap();
         assert_eq!(picture.pixels.dimensions(), (32, 32));
@@ -493,7 +559,7 @@ fn the_preview_pane_draws_the_record_image_in_half_blocks() {
 fn mnist_and_encoded_images_decode() {
     let mut app = open(MNIST);
     let bytes = value_bytes(&mut app, "image_raw");
-    let picture = preview::decode_image(&bytes, app.view.tree.declared_shape)
+    let picture = tfr_inspect::image::decode_image(&bytes, app.view.tree.declared_shape)
         .unwrap()
         .unwrap();
     assert_eq!(picture.pixels.dimensions(), (28, 28));
@@ -504,7 +570,9 @@ fn mnist_and_encoded_images_decode() {
         let n = record["record"].as_u64().unwrap() as usize;
         app.go_to_record(n);
         let bytes = value_bytes(&mut app, "image/encoded");
-        let picture = preview::decode_image(&bytes, None).unwrap().unwrap();
+        let picture = tfr_inspect::image::decode_image(&bytes, None)
+            .unwrap()
+            .unwrap();
         let dims = (
             record["width"].as_u64().unwrap() as u32,
             record["height"].as_u64().unwrap() as u32,
@@ -584,7 +652,7 @@ fn merged_features_in_the_tree_match_show() {
     });
 
     // The oracle: the typed layer `show` prints from.
-    let decoder = DecodeArgs::default().decoder().unwrap();
+    let decoder = decoder();
     let decoded = decoder.decode(&payload);
     let typed = decoded.typed(&payload, decoder.table()).unwrap();
     let want = example::top_features(&typed);
@@ -740,9 +808,9 @@ fn help_lines_are_whole_on_wide_screens_and_wrap_at_80_columns() {
     let mut app = open(EXAMPLES);
     app.update(Action::Help);
     let text = screen(&render(&app, 160, 48));
-    for (keys, what) in help::BINDINGS {
+    for (keys, what) in help::lines() {
         assert!(
-            text.lines().any(|l| l.contains(what) && l.contains(keys)),
+            text.lines().any(|l| l.contains(what) && l.contains(&keys)),
             "{keys}: {what:?} is cut\n{text}"
         );
     }
@@ -758,7 +826,7 @@ fn help_lines_are_whole_on_wide_screens_and_wrap_at_80_columns() {
         .flat_map(|l| l.split(|c: char| c == '│' || c.is_whitespace()))
         .filter(|w| !w.is_empty())
         .collect();
-    for (_, what) in help::BINDINGS {
+    for (_, what) in help::lines() {
         for word in what.split(' ') {
             assert!(words.contains(&word), "{word:?} missing\n{text}");
         }
@@ -866,7 +934,7 @@ fn a_search_past_many_non_text_matches_runs_in_slices_and_finds_the_text() {
 
 #[test]
 fn status_bar_says_no_records_for_an_empty_file_and_exit_status_follows_the_inputs() {
-    use tfr_inspect::cli::Status;
+    use tfr_inspect::status::Status;
     let empty = format!("{}/testdata/empty.tfrecord", env!("CARGO_MANIFEST_DIR"));
     let app = open(&empty);
     let text = screen(&render(&app, 160, 48));
@@ -875,7 +943,7 @@ fn status_bar_says_no_records_for_an_empty_file_and_exit_status_follows_the_inpu
     assert_eq!(app.status(), Status::Clean);
     assert_eq!(open(LENGTH_BITFLIP).status(), Status::Damage);
     // A missing input: the session still opens the others, keeps the error, and ends with 2.
-    let decoder = DecodeArgs::default().decoder().unwrap();
+    let decoder = decoder();
     let paths = [PathBuf::from(EXAMPLES), PathBuf::from("/nonexistent-input")];
     let mut app = App::open(&paths, &decoder).unwrap();
     app.index_now();
@@ -893,7 +961,7 @@ fn status_bar_says_no_records_for_an_empty_file_and_exit_status_follows_the_inpu
 
 #[test]
 fn a_damaged_compressed_stream_is_shown_and_counts_as_damage() {
-    use tfr_inspect::cli::Status;
+    use tfr_inspect::status::Status;
     let path = format!(
         "{}/testdata/corrupt/gzip_truncated.tfrecord",
         env!("CARGO_MANIFEST_DIR")

@@ -29,12 +29,7 @@ pub struct LocateArgs {
 }
 
 fn parse_offset(s: &str) -> Result<u64, String> {
-    let s = s.trim().trim_end_matches(['\'', '"', '.', ',']);
-    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => s.parse(),
-    };
-    parsed.map_err(|e| format!("not a byte offset: {s:?} ({e})"))
+    crate::words::parse_number(s).map_err(|e| format!("not a byte offset: {e}"))
 }
 
 fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
@@ -198,6 +193,7 @@ mod tests {
         assert_eq!(parse_offset("19288"), Ok(19288));
         assert_eq!(parse_offset("0x10"), Ok(16));
         assert_eq!(parse_offset("11138'"), Ok(11138));
+        assert_eq!(parse_offset("1_000"), Ok(1000));
         assert!(parse_offset("-1").is_err());
     }
 }

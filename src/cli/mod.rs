@@ -19,16 +19,7 @@ use crate::error::Error;
 use crate::payload::{Decoder, Reading};
 use crate::schema::Schema;
 
-/// Exit statuses, the same for every subcommand.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Status {
-    /// Everything read and intact.
-    Clean = 0,
-    /// Damage found (CRC mismatch, truncation, bytes that are not frames).
-    Damage = 1,
-    /// An input could not be used at all (missing, unreadable, a directory, bad arguments).
-    Unusable = 2,
-}
+pub use crate::status::Status;
 
 #[derive(Debug, Parser)]
 #[command(

@@ -8,29 +8,38 @@
 //! A record too large to decode between two key presses is decoded on a worker thread
 //! ([`super::decoding`]): the screen keeps answering, shows how far the decoding is, and a record
 //! selected meanwhile cancels it.
+//!
+//! The actions that move the selection are `impl App` blocks in the modules this one owns:
+//! `motion` (arrows, pages, the mouse), `navigate` (jumps to a record, an offset, damage or a
+//! search match) and `watch` (files changing on disk).
 
+mod motion;
+mod navigate;
+mod watch;
+
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ratatui::layout::Rect;
 
-use std::borrow::Cow;
-use std::sync::Arc;
-
 use super::decoding::{self, Decoding};
 use super::framelist::{self, RowText};
-use super::hexview::ROW;
+use super::hexview::{HexGeometry, ROW};
 use super::keymap::{Action, Mode, PromptKind};
 use super::layout::{self, Panes};
-use super::preview::{self, Picture};
+use super::search::SearchJob;
 use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
-use crate::cli::Status;
 use crate::compress::Options;
 use crate::frame::{Frame, FrameIndex, IndexDelta};
+use crate::image::{self, Picture};
 use crate::input::Input;
 use crate::payload::Decoder;
+use crate::status::Status;
+use crate::words::plural;
 
 /// At most this many lines list inputs that could not be opened (the last one says how many more).
 const MAX_NOTICE_LINES: u16 = 3;
@@ -129,7 +138,7 @@ pub struct App {
     /// printed again after it, and the reason the inspector exits with status 2.
     pub open_errors: Vec<String>,
     /// A search still scanning (it runs in slices so that the screen never freezes).
-    pub(super) search_job: Option<super::navigate::SearchJob>,
+    pub(super) search_job: Option<SearchJob>,
     /// Kind and summary of large records, described when their background decoding finished
     /// (by file and record).
     pub(super) large_rows: HashMap<(usize, usize), RowText>,
@@ -247,6 +256,12 @@ impl App {
         layout::panes(self.screen, self.preview.is_some(), self.notice_lines())
     }
 
+    /// Where the hex pane draws the selected frame's bytes on the current screen.
+    pub fn hex_geometry(&self) -> HexGeometry {
+        let area = layout::inner(self.panes().hex);
+        HexGeometry::new(area, self.view.region.clone(), self.view.hex_top)
+    }
+
     /// Lines kept at the bottom of the screen for the notices.
     pub fn notice_lines(&self) -> u16 {
         u16::try_from(self.notices().len())
@@ -289,8 +304,8 @@ impl App {
                     self.select_frame(n);
                 } else if !self.files.get(file).is_some_and(|f| f.indexing) {
                     self.pending_record = None;
-                    self.message =
-                        format!("no record {n}: the file has {} records", self.frame_count());
+                    let count = plural(self.frame_count(), "record");
+                    self.message = format!("no record {n}: the file has {count}");
                 }
             }
             let fresh = self.frame_at(self.selected());
@@ -318,42 +333,12 @@ impl App {
     pub fn update(&mut self, action: Action) {
         match action {
             Action::Quit => self.quit = true,
-            Action::Cancel => {
-                if self.prompt.take().is_some() {
-                } else if self.search_job.take().is_some() {
-                    self.message = "search stopped".into();
-                } else if !std::mem::take(&mut self.help) {
-                    self.quit = true;
-                }
-            }
+            Action::Cancel => self.cancel(),
             Action::Help => self.help = !self.help,
             Action::Resize { width, height } => self.screen = Rect::new(0, 0, width, height),
-            Action::NextPane | Action::PrevPane => {
-                let order = [Pane::List, Pane::Tree, Pane::Hex];
-                let at = order.iter().position(|p| *p == self.focus).unwrap_or(0);
-                let step = if action == Action::NextPane { 1 } else { 2 };
-                self.focus = order.get((at + step) % 3).copied().unwrap_or(Pane::List);
-            }
-            Action::Prompt(kind) => {
-                self.prompt = Some(Prompt {
-                    kind,
-                    text: String::new(),
-                })
-            }
-            Action::Input(c) => {
-                if let Some(p) = &mut self.prompt {
-                    p.text.push(c);
-                }
-            }
-            Action::Backspace => {
-                if let Some(p) = &mut self.prompt {
-                    p.text.pop();
-                }
-            }
-            Action::Submit => {
-                if let Some(prompt) = self.prompt.take() {
-                    self.submit(prompt);
-                }
+            Action::NextPane | Action::PrevPane => self.cycle_focus(action == Action::NextPane),
+            Action::Prompt(_) | Action::Input(_) | Action::Backspace | Action::Submit => {
+                self.edit_prompt(action)
             }
             Action::SearchNext => self.search_step(true),
             Action::SearchPrev => self.search_step(false),
@@ -363,11 +348,7 @@ impl App {
             Action::NextFile => self.switch_file(1),
             Action::PrevFile => self.switch_file(self.files.len().saturating_sub(1)),
             Action::Reindex => self.reindex_current(),
-            Action::ShowImage => match &self.preview {
-                Some(Ok(picture)) => self.effect = Some(Effect::ShowImage(picture.clone())),
-                Some(Err(why)) => self.message = format!("no image to show: {why}"),
-                None => self.message = "no image in this record".into(),
-            },
+            Action::ShowImage => self.show_image(),
             Action::Toggle => self.toggle(),
             Action::ScrollUp { column, row } => self.wheel(column, row, false),
             Action::ScrollDown { column, row } => self.wheel(column, row, true),
@@ -376,6 +357,55 @@ impl App {
             Action::PageUp | Action::PageDown | Action::Home | Action::End => self.jump(action),
         }
         self.refresh();
+    }
+
+    /// Esc: closes the prompt, else stops the search, else closes the help, else quits.
+    fn cancel(&mut self) {
+        if self.prompt.take().is_some() {
+        } else if self.search_job.take().is_some() {
+            self.message = "search stopped".into();
+        } else if !std::mem::take(&mut self.help) {
+            self.quit = true;
+        }
+    }
+
+    /// Tab / Shift-Tab: frames, tree, hex, round.
+    fn cycle_focus(&mut self, forward: bool) {
+        let order = [Pane::List, Pane::Tree, Pane::Hex];
+        let at = order.iter().position(|p| *p == self.focus).unwrap_or(0);
+        let step = if forward { 1 } else { 2 };
+        self.focus = order.get((at + step) % 3).copied().unwrap_or(Pane::List);
+    }
+
+    /// Opens a prompt, types into it, or submits it.
+    fn edit_prompt(&mut self, action: Action) {
+        match (action, &mut self.prompt) {
+            (Action::Prompt(kind), _) => {
+                self.prompt = Some(Prompt {
+                    kind,
+                    text: String::new(),
+                })
+            }
+            (Action::Input(c), Some(p)) => p.text.push(c),
+            (Action::Backspace, Some(p)) => {
+                p.text.pop();
+            }
+            (Action::Submit, Some(_)) => {
+                if let Some(prompt) = self.prompt.take() {
+                    self.submit(prompt);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `i`: asks the run loop to show the previewed image large, or says why there is none.
+    fn show_image(&mut self) {
+        match &self.preview {
+            Some(Ok(picture)) => self.effect = Some(Effect::ShowImage(picture.clone())),
+            Some(Err(why)) => self.message = format!("no image to show: {why}"),
+            None => self.message = "no image in this record".into(),
+        }
     }
 
     /// Selects frame `i` of the current file (clamped to the frames found so far).
@@ -390,8 +420,8 @@ impl App {
             if !frame.status.is_intact() {
                 if let Some(file) = self.file() {
                     let is_last = file.input.is_last(i);
-                    let unfinal = if super::watch::is_unfinal(file, &frame) {
-                        format!(" ({})", super::watch::NOT_FINAL)
+                    let unfinal = if watch::is_unfinal(file, &frame) {
+                        format!(" ({})", watch::NOT_FINAL)
                     } else {
                         String::new()
                     };
@@ -410,67 +440,10 @@ impl App {
         let Some(file) = self.files.get(self.current) else {
             return;
         };
-        let data = file.data();
-        let frame = file.index().get(data, file.selected);
-        let mut view = FrameView {
-            frame,
-            ..FrameView::default()
+        let view = match file.index().get(file.data(), file.selected) {
+            Some(frame) => frame_view(file, self.current, frame),
+            None => FrameView::default(),
         };
-        if let Some(frame) = frame {
-            let is_last = file.input.is_last(frame.index);
-            let damage =
-                (!frame.status.is_intact()).then(|| crate::damage::describe(&frame, data, is_last));
-            let decoder = file.input.decoder();
-            match frame.payload(data).zip(frame.payload_range()) {
-                Some((payload, range)) if payload.len() > decoding::INLINE_BYTES => {
-                    view.own = FrameTokens::new(data, &frame, false);
-                    let parts = Parts {
-                        own: &view.own,
-                        damage: damage.clone(),
-                        record: None,
-                    };
-                    view.tree = Tree::build(&frame, parts);
-                    let job = decoding::Job {
-                        file: self.current,
-                        frame,
-                        payload: payload.to_vec(),
-                        range,
-                        own: FrameTokens::new(data, &frame, true),
-                        damage,
-                        decoder: decoder.clone(),
-                    };
-                    view.decoding = Some(decoding::spawn(job));
-                }
-                payload => {
-                    let record = payload.map(|(payload, range)| {
-                        let record = Record {
-                            decoded: decoder.decode(payload),
-                            table: decoder.schema.table().clone(),
-                            payload: range,
-                        };
-                        (Arc::new(record), payload)
-                    });
-                    view.own = FrameTokens::new(data, &frame, record.is_some());
-                    let parts = Parts {
-                        own: &view.own,
-                        damage,
-                        record,
-                    };
-                    view.tree = Tree::build(&frame, parts);
-                }
-            }
-            let end = frame.region_end.0.max(frame.frame_end().map_or(0, |e| e.0));
-            let end = end.min(data.len() as u64).max(frame.offset.0);
-            view.region = frame.offset.0..end;
-            view.cursor = frame.offset.0;
-            view.node = first_row(&view.tree);
-            if let Some(node) = view.tree.nodes.get(view.node) {
-                view.cursor = node.range.start.clamp(
-                    view.region.start,
-                    end.saturating_sub(1).max(view.region.start),
-                );
-            }
-        }
         self.view = view;
         self.preview_key = None;
         self.update_preview();
@@ -638,7 +611,7 @@ impl App {
         let bytes_of =
             |r: &Range<u64>| data.get(usize::try_from(r.start).ok()?..usize::try_from(r.end).ok()?);
         let is_image =
-            |r: &Range<u64>| bytes_of(r).is_some_and(|b| preview::is_image(b, tree.declared_shape));
+            |r: &Range<u64>| bytes_of(r).is_some_and(|b| image::is_image(b, tree.declared_shape));
         let own = tree
             .nodes
             .get(self.view.node)
@@ -651,20 +624,30 @@ impl App {
         self.preview = key
             .as_ref()
             .and_then(bytes_of)
-            .and_then(|b| preview::decode_image(b, tree.declared_shape));
+            .and_then(|b| image::decode_image(b, tree.declared_shape));
         self.preview_key = key;
     }
 
     /// Keeps the selections on screen and describes the visible list rows.
     pub fn refresh(&mut self) {
+        if self.file().is_none() {
+            return;
+        }
+        let list_rows = self.scroll_into_view();
+        self.refresh_hex();
+        self.describe_rows(list_rows);
+    }
+
+    /// Scrolls the list, the tree and the hex pane so that each shows its selection; returns how
+    /// many list rows are on screen.
+    fn scroll_into_view(&mut self) -> usize {
         let panes = self.panes();
         let list_rows = usize::from(layout::inner(panes.list).height.saturating_sub(1));
         let tree_rows = usize::from(layout::inner(panes.tree).height);
-        let hex_rows = u64::from(layout::inner(panes.hex).height);
-        let Some(file) = self.files.get_mut(self.current) else {
-            return;
-        };
-        file.list_top = scrolled(file.list_top, file.selected, list_rows);
+        let hex_rows = self.hex_geometry().rows();
+        if let Some(file) = self.files.get_mut(self.current) {
+            file.list_top = scrolled(file.list_top, file.selected, list_rows);
+        }
         let visible = self.view.tree.visible();
         let at = visible
             .iter()
@@ -678,11 +661,15 @@ impl App {
             cursor_row as usize,
             hex_rows as usize,
         ) as u64;
-        let top = file.list_top;
-        self.refresh_hex();
+        list_rows
+    }
+
+    /// Describes the `list_rows` list rows on screen not described yet, and forgets the others.
+    fn describe_rows(&mut self, list_rows: usize) {
         let Some(file) = self.files.get(self.current) else {
             return;
         };
+        let top = file.list_top;
         self.rows.retain(|i, _| (top..top + list_rows).contains(i));
         for i in top..top.saturating_add(list_rows) {
             if self.rows.contains_key(&i) {
@@ -700,22 +687,13 @@ impl App {
                 None if large => decoding::placeholder_row(&frame),
                 None => framelist::describe(&file.input, frame),
             };
-            self.rows
-                .insert(i, super::watch::mark_unfinal(file, &frame, row));
+            self.rows.insert(i, watch::mark_unfinal(file, &frame, row));
         }
     }
 
     /// The tokens of the hex rows on screen, and the words for the one under the cursor.
     fn refresh_hex(&mut self) {
-        let rows = u64::from(layout::inner(self.panes().hex).height);
-        let start = self
-            .view
-            .region
-            .start
-            .saturating_add(self.view.hex_top.saturating_mul(ROW));
-        let end = start
-            .saturating_add(rows.saturating_mul(ROW))
-            .min(self.view.region.end);
+        let Range { start, end } = self.hex_geometry().visible();
         let (tokens, explain) = match self.annotated() {
             Some(annotated) => {
                 let tokens: Vec<Token> = annotated
@@ -750,6 +728,78 @@ impl App {
         let name = self.file().map(|f| f.input.name()).unwrap_or_default();
         self.message = format!("file {} of {}: {name}", self.current + 1, self.files.len());
     }
+}
+
+/// Frame `frame` of `file` (file number `current`) taken apart: its tree, its bytes, and the
+/// cursor on its first row.
+fn frame_view(file: &FileView, current: usize, frame: Frame) -> FrameView {
+    let data = file.data();
+    let mut view = frame_tree(file, current, frame);
+    let end = frame.region_end.0.max(frame.frame_end().map_or(0, |e| e.0));
+    let end = end.min(data.len() as u64).max(frame.offset.0);
+    view.region = frame.offset.0..end;
+    view.cursor = frame.offset.0;
+    view.node = first_row(&view.tree);
+    if let Some(node) = view.tree.nodes.get(view.node) {
+        view.cursor = node.range.start.clamp(
+            view.region.start,
+            end.saturating_sub(1).max(view.region.start),
+        );
+    }
+    view
+}
+
+/// The frame's tokens and tree. A payload too large to decode between two keys is decoded on a
+/// worker thread; until it is done the tree shows the frame's own rows.
+fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
+    let data = file.data();
+    let mut view = FrameView {
+        frame: Some(frame),
+        ..FrameView::default()
+    };
+    let is_last = file.input.is_last(frame.index);
+    let damage =
+        (!frame.status.is_intact()).then(|| crate::damage::describe(&frame, data, is_last));
+    let decoder = file.input.decoder();
+    match frame.payload(data).zip(frame.payload_range()) {
+        Some((payload, range)) if payload.len() > decoding::INLINE_BYTES => {
+            view.own = FrameTokens::new(data, &frame, false);
+            let parts = Parts {
+                own: &view.own,
+                damage: damage.clone(),
+                record: None,
+            };
+            view.tree = Tree::build(&frame, parts);
+            let job = decoding::Job {
+                file: current,
+                frame,
+                payload: payload.to_vec(),
+                range,
+                own: FrameTokens::new(data, &frame, true),
+                damage,
+                decoder: decoder.clone(),
+            };
+            view.decoding = Some(decoding::spawn(job));
+        }
+        payload => {
+            let record = payload.map(|(payload, range)| {
+                let record = Record {
+                    decoded: decoder.decode(payload),
+                    table: decoder.schema.table().clone(),
+                    payload: range,
+                };
+                (Arc::new(record), payload)
+            });
+            view.own = FrameTokens::new(data, &frame, record.is_some());
+            let parts = Parts {
+                own: &view.own,
+                damage,
+                record,
+            };
+            view.tree = Tree::build(&frame, parts);
+        }
+    }
+    view
 }
 
 /// The row selected when a frame is shown: the payload (the record itself) rather than its header.

@@ -99,57 +99,64 @@ impl Widget for FrameList<'_> {
             Style::default().add_modifier(Modifier::BOLD),
         );
         for (line, i, frame) in shown {
-            let y = area.y + line;
-            let damaged = !frame.status.is_intact();
-            let mut base = if damaged {
-                Style::default().fg(Color::Red)
-            } else {
-                Style::default()
-            };
-            if i == self.selected {
-                base = base.add_modifier(Modifier::REVERSED);
-                if self.focused {
-                    base = base.add_modifier(Modifier::BOLD);
-                }
-                buf.set_style(Rect::new(area.x, y, area.width, 1), base);
-            }
-            let length = frame
-                .declared_length
-                .map_or_else(|| "-".to_string(), |l| l.to_string());
-            let lead = format!("{i:>7} {:>13} {length:>10} ", frame.offset.0);
-            let (x, _) = buf.set_stringn(area.x, y, &lead, width, base);
-            let (lcrc, lstyle) = verdict(frame.status.length_crc_ok());
-            let (dcrc, dstyle) = verdict(frame.status.data_crc_ok());
-            let remaining = |x: u16| usize::from(area.right().saturating_sub(x));
-            let (x, _) = buf.set_stringn(
-                x,
-                y,
-                format!("{lcrc:<4} "),
-                remaining(x),
-                base.patch(lstyle),
-            );
-            let (x, _) = buf.set_stringn(
-                x,
-                y,
-                format!("{dcrc:<4} "),
-                remaining(x),
-                base.patch(dstyle),
-            );
             let kind = kind_of(i, &frame);
-            let summary = self.rows.get(&i).map_or("", |row| row.summary.as_str());
-            let kind_style = if damaged {
-                base.add_modifier(Modifier::BOLD)
-            } else {
-                base.fg(Color::Cyan)
-            };
-            let (x, _) = buf.set_stringn(
-                x,
-                y,
-                format!("{kind:<kind_width$} "),
-                remaining(x),
-                kind_style,
+            self.render_row(
+                Rect::new(area.x, area.y + line, area.width, 1),
+                i,
+                &frame,
+                (&kind, kind_width),
+                buf,
             );
-            buf.set_stringn(x, y, summary, remaining(x), base);
         }
+    }
+}
+
+impl FrameList<'_> {
+    /// Frame `i`'s row in `row` (one line high): index, offset, length, both CRC verdicts, its
+    /// kind padded to the kind column's width, and its summary.
+    fn render_row(
+        &self,
+        row: Rect,
+        i: usize,
+        frame: &Frame,
+        kind: (&str, usize),
+        buf: &mut Buffer,
+    ) {
+        let (kind, kind_width) = kind;
+        let y = row.y;
+        let damaged = !frame.status.is_intact();
+        let mut base = if damaged {
+            Style::default().fg(Color::Red)
+        } else {
+            Style::default()
+        };
+        if i == self.selected {
+            base = base.add_modifier(Modifier::REVERSED);
+            if self.focused {
+                base = base.add_modifier(Modifier::BOLD);
+            }
+            buf.set_style(row, base);
+        }
+        let length = frame
+            .declared_length
+            .map_or_else(|| "-".to_string(), |l| l.to_string());
+        let lead = format!("{i:>7} {:>13} {length:>10} ", frame.offset.0);
+        let (x, _) = buf.set_stringn(row.x, y, &lead, usize::from(row.width), base);
+        let (lcrc, lstyle) = verdict(frame.status.length_crc_ok());
+        let (dcrc, dstyle) = verdict(frame.status.data_crc_ok());
+        let remaining = |x: u16| usize::from(row.right().saturating_sub(x));
+        let lcrc = format!("{lcrc:<4} ");
+        let (x, _) = buf.set_stringn(x, y, lcrc, remaining(x), base.patch(lstyle));
+        let dcrc = format!("{dcrc:<4} ");
+        let (x, _) = buf.set_stringn(x, y, dcrc, remaining(x), base.patch(dstyle));
+        let summary = self.rows.get(&i).map_or("", |row| row.summary.as_str());
+        let kind_style = if damaged {
+            base.add_modifier(Modifier::BOLD)
+        } else {
+            base.fg(Color::Cyan)
+        };
+        let kind = format!("{kind:<kind_width$} ");
+        let (x, _) = buf.set_stringn(x, y, kind, remaining(x), kind_style);
+        buf.set_stringn(x, y, summary, remaining(x), base);
     }
 }

@@ -1,45 +1,14 @@
 //! The help overlay: every key binding, drawn over the panes.
 //!
-//! The table sits next to the keymap's semantics (one line per action) and a test checks that every
-//! key it lists really maps to an action, so the overlay cannot advertise a key that does nothing.
+//! The lines come from the keymap's own table ([`keymap::help_lines`]), the one that dispatches the
+//! keys, so the overlay lists exactly the keys that do something and says what each does.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::{Block, Clear, Widget};
 
-/// (keys, what they do), in the order shown.
-pub const BINDINGS: &[(&str, &str)] = &[
-    (
-        "↑ ↓ ← → / h j k l",
-        "move in the focused pane (← → fold and unfold in the tree)",
-    ),
-    ("PgUp PgDn", "move a page"),
-    ("Home End / g G", "first / last frame, node or byte"),
-    ("Tab Shift-Tab", "next / previous pane: frames, tree, hex"),
-    ("Enter Space", "expand or collapse the tree node"),
-    (":", "go to record N (0-based, as in the list)"),
-    (
-        "o",
-        "go to byte offset N (decimal or 0x…): the frame holding it",
-    ),
-    ("/", "search feature names and string values (exact bytes)"),
-    ("n N", "next / previous match"),
-    ("c C", "next / previous damaged frame"),
-    ("[ ]", "previous / next file"),
-    ("i", "show the previewed image large (any key returns)"),
-    (
-        "R",
-        "read the file again and index it anew (offered when it grew on disk)",
-    ),
-    ("mouse", "wheel scrolls the pane under it, click selects"),
-    ("?", "this help"),
-    (
-        "Esc",
-        "close help or prompt, stop a search; quit when none is open",
-    ),
-    ("q Ctrl-C", "quit"),
-];
+use super::keymap;
 
 /// Columns between the keys and what they do, and around the text inside the border.
 const GAP: u16 = 2;
@@ -76,30 +45,37 @@ pub fn wrap(text: &str, room: u16) -> Vec<String> {
     lines
 }
 
+/// The help's lines: (keys, what they do), in the order shown.
+pub fn lines() -> Vec<(String, &'static str)> {
+    keymap::help_lines().map(|b| (b.label(), b.what)).collect()
+}
+
 /// The rows of the overlay for an inner width of `inner`: (keys, one line of description).
-pub fn rows(inner: u16) -> Vec<(&'static str, String)> {
-    let keys = key_width();
+pub fn rows(inner: u16) -> Vec<(String, String)> {
+    let lines = lines();
+    let keys = key_width(&lines);
     let room = inner.saturating_sub(PAD * 2 + keys + GAP);
-    BINDINGS
-        .iter()
+    lines
+        .into_iter()
         .flat_map(|(k, what)| {
             wrap(what, room)
                 .into_iter()
                 .enumerate()
-                .map(move |(i, line)| (if i == 0 { *k } else { "" }, line))
+                .map(move |(i, line)| (if i == 0 { k.clone() } else { String::new() }, line))
         })
         .collect()
 }
 
-fn key_width() -> u16 {
-    BINDINGS.iter().map(|(k, _)| width(k)).max().unwrap_or(0)
+fn key_width(lines: &[(String, &str)]) -> u16 {
+    lines.iter().map(|(k, _)| width(k)).max().unwrap_or(0)
 }
 
 /// The width the overlay wants: its longest line unwrapped, plus padding and border.
 pub fn natural_width() -> u16 {
-    let what = BINDINGS.iter().map(|(_, w)| width(w)).max().unwrap_or(0);
+    let lines = lines();
+    let what = lines.iter().map(|(_, w)| width(w)).max().unwrap_or(0);
     let title = width(TITLE) + 2;
-    (PAD * 2 + key_width() + GAP + what).max(title) + 2
+    (PAD * 2 + key_width(&lines) + GAP + what).max(title) + 2
 }
 
 const TITLE: &str = " keys (? or Esc closes) ";
@@ -124,7 +100,7 @@ impl Widget for Help {
             .border_style(Style::default().fg(Color::Yellow));
         let inner = block.inner(rect);
         block.render(rect, buf);
-        let keys = key_width();
+        let keys = key_width(&lines());
         let key_style = Style::default()
             .fg(Color::Yellow)
             .add_modifier(Modifier::BOLD);
@@ -153,15 +129,15 @@ mod tests {
         assert_eq!(wrap("go to byte offset N", 10), ["go to byte", "offset N"]);
         assert_eq!(wrap("short", 40), ["short"]);
         for inner in [30u16, 58, 78, 158] {
-            for (keys, what) in BINDINGS {
+            for (keys, what) in lines() {
                 let lines: Vec<String> = rows(inner)
                     .into_iter()
-                    .skip_while(|(k, _)| k != keys)
+                    .skip_while(|(k, _)| *k != keys)
                     .enumerate()
                     .take_while(|(i, (k, _))| *i == 0 || k.is_empty())
                     .map(|(_, (_, l))| l)
                     .collect();
-                assert_eq!(lines.join(" "), *what, "at {inner}");
+                assert_eq!(lines.join(" "), what, "at {inner}");
             }
         }
     }

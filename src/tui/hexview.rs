@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
@@ -16,9 +16,123 @@ use crate::annotate::{Role, Token};
 
 /// Bytes per row.
 pub const ROW: u64 = 16;
-/// Columns one row takes: offset (decimal, right-aligned as `hex` prints it), hex pairs with a gap
-/// after 8, and the ASCII column.
-pub const ROW_WIDTH: u16 = 10 + 2 + 49 + 1 + 16;
+/// Where a row's hex pairs start: after its offset (decimal, right-aligned in 10 columns as `hex`
+/// prints it) and a gap of 2.
+const HEX_X: u16 = 12;
+/// Columns of one half row of hex pairs: eight times two digits and a space.
+const HALF: u16 = 8 * 3;
+/// Where the ASCII column starts: after both halves, the gap between them and a space.
+const ASCII_X: u16 = HEX_X + 2 * HALF + 1 + 1;
+/// Columns one row takes: offset, hex pairs with a gap after 8, and the ASCII column.
+pub const ROW_WIDTH: u16 = ASCII_X + ROW as u16;
+
+/// Where the hex pane puts each byte: drawing asks it where byte N goes and a mouse click asks it
+/// which byte is under the pointer, so the two cannot disagree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HexGeometry {
+    /// The pane's inside (its border excluded).
+    pub area: Rect,
+    /// The frame's bytes (its region: header through any skipped bytes).
+    pub frame: Range<u64>,
+    /// First row shown, counted from the frame start.
+    pub top_row: u64,
+}
+
+impl HexGeometry {
+    pub fn new(area: Rect, frame: Range<u64>, top_row: u64) -> HexGeometry {
+        HexGeometry {
+            area,
+            frame,
+            top_row,
+        }
+    }
+
+    /// Rows on screen.
+    pub fn rows(&self) -> u64 {
+        u64::from(self.area.height)
+    }
+
+    /// The bytes the rows on screen can show (cut at the frame's end).
+    pub fn visible(&self) -> Range<u64> {
+        let start = (self.frame.start).saturating_add(self.top_row.saturating_mul(ROW));
+        let end = start
+            .saturating_add(self.rows().saturating_mul(ROW))
+            .min(self.frame.end);
+        start..end
+    }
+
+    /// The file offset of the first byte on screen line `line`, when that line shows any byte.
+    pub fn row_start(&self, line: u16) -> Option<u64> {
+        if line >= self.area.height {
+            return None;
+        }
+        let start = self
+            .top_row
+            .checked_add(u64::from(line))?
+            .checked_mul(ROW)?
+            .checked_add(self.frame.start)?;
+        (start < self.frame.end).then_some(start)
+    }
+
+    /// The screen line of `offset` and its place in the row (0..16), when it is on screen.
+    fn place(&self, offset: u64) -> Option<(u16, u16)> {
+        if !self.frame.contains(&offset) {
+            return None;
+        }
+        let from_start = offset - self.frame.start;
+        let line = (from_start / ROW).checked_sub(self.top_row)?;
+        let line = u16::try_from(line).ok().filter(|l| *l < self.area.height)?;
+        let column = u16::try_from(from_start % ROW).ok()?;
+        Some((line, column))
+    }
+
+    /// Where the first of byte `offset`'s two hex digits is drawn, when both fit on screen.
+    pub fn hex_cell(&self, offset: u64) -> Option<Position> {
+        let (line, i) = self.place(offset)?;
+        let x = self.area.x.checked_add(hex_column(i))?;
+        (x.checked_add(2)? <= self.area.right()).then(|| Position::new(x, self.area.y + line))
+    }
+
+    /// Where byte `offset`'s character is drawn in the ASCII column, when it fits on screen.
+    pub fn ascii_cell(&self, offset: u64) -> Option<Position> {
+        let (line, i) = self.place(offset)?;
+        let x = self.area.x.checked_add(ASCII_X + i)?;
+        (x < self.area.right()).then(|| Position::new(x, self.area.y + line))
+    }
+
+    /// The byte under screen position `at`: on its hex pair (or the space after it) or on its
+    /// ASCII cell. Past the frame's last byte it is the offset that would be drawn there; the
+    /// caller clamps it.
+    pub fn byte_at(&self, at: Position) -> Option<u64> {
+        if !self.area.contains(at) {
+            return None;
+        }
+        let i = column_byte(at.x - self.area.x)?;
+        let line = self.top_row.checked_add(u64::from(at.y - self.area.y))?;
+        line.checked_mul(ROW)?
+            .checked_add(self.frame.start)?
+            .checked_add(u64::from(i))
+    }
+}
+
+/// The column of byte `i`'s first hex digit, from the pane's left edge.
+fn hex_column(i: u16) -> u16 {
+    HEX_X + i * 3 + u16::from(i >= 8)
+}
+
+/// Which byte of a row column `x` belongs to, if any.
+fn column_byte(x: u16) -> Option<u16> {
+    let second = HEX_X + HALF + 1;
+    if (HEX_X..HEX_X + HALF).contains(&x) {
+        Some((x - HEX_X) / 3)
+    } else if (second..second + HALF).contains(&x) {
+        Some(8 + (x - second) / 3)
+    } else if (ASCII_X..ROW_WIDTH).contains(&x) {
+        Some(x - ASCII_X)
+    } else {
+        None
+    }
+}
 
 /// The colour of a token's bytes.
 pub fn role_style(role: Role) -> Style {
@@ -115,53 +229,45 @@ impl HexPane<'_> {
     }
 }
 
+impl HexPane<'_> {
+    fn draw_byte(&self, geometry: &HexGeometry, offset: u64, byte: u8, buf: &mut Buffer) {
+        let style = self.style_of(offset);
+        if let Some(at) = geometry.hex_cell(offset) {
+            buf.set_string(at.x, at.y, format!("{byte:02x}"), style);
+        }
+        if let Some(at) = geometry.ascii_cell(offset) {
+            let ch = if byte.is_ascii_graphic() || byte == b' ' {
+                char::from(byte)
+            } else {
+                '.'
+            };
+            buf.set_string(at.x, at.y, ch.to_string(), style);
+        }
+    }
+}
+
 impl Widget for HexPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        let geometry = HexGeometry::new(area, self.frame.clone(), self.top_row);
         let dim = Style::default().fg(Color::DarkGray);
         for line in 0..area.height {
-            let row = self.top_row.saturating_add(u64::from(line));
-            let Some(start) = row
-                .checked_mul(ROW)
-                .and_then(|r| r.checked_add(self.frame.start))
-            else {
+            let Some(start) = geometry.row_start(line) else {
                 break;
             };
-            if start >= self.frame.end {
-                break;
-            }
-            let y = area.y + line;
-            let (x, _) = buf.set_stringn(
+            let offset_text = format!("{start:>10}");
+            buf.set_stringn(
                 area.x,
-                y,
-                format!("{start:>10}"),
+                area.y + line,
+                offset_text,
                 usize::from(area.width),
                 dim,
             );
-            for i in 0..ROW {
-                let offset = start + i;
-                if offset >= self.frame.end {
-                    break;
-                }
+            for offset in start..start.saturating_add(ROW).min(self.frame.end) {
                 let Some(byte) = usize::try_from(offset).ok().and_then(|o| self.data.get(o)) else {
                     break;
                 };
-                let style = self.style_of(offset);
-                let gap = if i >= 8 { 1 } else { 0 };
-                let hx = area.x + 12 + (i as u16) * 3 + gap;
-                let ax = area.x + 12 + 49 + 1 + i as u16;
-                if hx + 2 <= area.right() {
-                    buf.set_string(hx, y, format!("{byte:02x}"), style);
-                }
-                if ax < area.right() {
-                    let ch = if byte.is_ascii_graphic() || *byte == b' ' {
-                        char::from(*byte)
-                    } else {
-                        '.'
-                    };
-                    buf.set_string(ax, y, ch.to_string(), style);
-                }
+                self.draw_byte(&geometry, offset, *byte, buf);
             }
-            let _ = x;
         }
     }
 }
@@ -187,5 +293,81 @@ mod tests {
         assert_eq!(token_at(&tokens, 8).map(|t| t.start), Some(8));
         assert!(token_at(&tokens, 12).is_none());
         assert!(token_at(&tokens, 15).is_none());
+    }
+
+    fn symbol(buf: &Buffer, at: Position) -> &str {
+        buf.cell(at).map_or("", |c| c.symbol())
+    }
+
+    #[test]
+    fn a_click_on_any_drawn_byte_selects_that_byte() {
+        let data: Vec<u8> = (0..=255u8).cycle().take(300).collect();
+        // Full rows, a short frame, panes too narrow for a whole row, scrolled panes.
+        let cases = [
+            (78, 5..300, 0),
+            (80, 0..37, 0),
+            (50, 20..300, 3),
+            (64, 0..300, 1),
+        ];
+        for (width, frame, top_row) in cases {
+            let area = Rect::new(3, 2, width, 6);
+            let mut buf = Buffer::empty(Rect::new(0, 0, 90, 10));
+            let pane = HexPane {
+                data: &data,
+                tokens: &[],
+                frame: frame.clone(),
+                cursor: u64::MAX,
+                top_row,
+                selected: &[],
+                ancestors: &[],
+                focused: false,
+            };
+            pane.render(area, &mut buf);
+            let geometry = HexGeometry::new(area, frame.clone(), top_row);
+            let mut drawn = (0, 0);
+            for offset in frame.clone() {
+                let byte = data[offset as usize];
+                if let Some(at) = geometry.hex_cell(offset) {
+                    let next = Position::new(at.x + 1, at.y);
+                    let digits = format!("{}{}", symbol(&buf, at), symbol(&buf, next));
+                    assert_eq!(digits, format!("{byte:02x}"), "offset {offset}");
+                    assert_eq!(geometry.byte_at(at), Some(offset));
+                    assert_eq!(geometry.byte_at(next), Some(offset));
+                    drawn.0 += 1;
+                }
+                if let Some(at) = geometry.ascii_cell(offset) {
+                    let shown = symbol(&buf, at).chars().next();
+                    assert!(shown == Some(char::from(byte)) || shown == Some('.'));
+                    assert_eq!(geometry.byte_at(at), Some(offset), "offset {offset}");
+                    drawn.1 += 1;
+                }
+            }
+            // A pane narrower than a row cuts the row's end: the ASCII column, then hex pairs.
+            let shown = geometry.visible();
+            let all = shown.end - shown.start;
+            assert_eq!(
+                drawn.0 == all,
+                width >= ASCII_X,
+                "{width} {frame:?} {top_row}"
+            );
+            assert_eq!(
+                drawn.1 == all,
+                width >= ROW_WIDTH,
+                "{width} {frame:?} {top_row}"
+            );
+            assert!(drawn.0 > 0);
+        }
+    }
+
+    #[test]
+    fn columns_between_the_bytes_select_nothing() {
+        let geometry = HexGeometry::new(Rect::new(0, 0, ROW_WIDTH, 4), 0..64, 0);
+        let at = |x| geometry.byte_at(Position::new(x, 1));
+        assert_eq!(at(0), None, "the offset column");
+        assert_eq!(at(HEX_X + HALF), None, "the gap between the halves");
+        assert_eq!(at(ASCII_X - 1), None, "before the ASCII column");
+        assert_eq!(at(HEX_X + 2), Some(16), "the space after a pair");
+        assert_eq!(at(ROW_WIDTH - 1), Some(31));
+        assert_eq!(at(ROW_WIDTH), None);
     }
 }

@@ -4,7 +4,7 @@
 //! This module owns the terminal: it enters the alternate screen with mouse capture, restores the
 //! terminal on quit, on error and on panic, runs the background indexer, and turns events into
 //! [`Action`](keymap::Action)s for [`App::update`](app::App::update). Before every redraw it asks
-//! whether an open file changed on disk ([`watch`]), so a file cut short or rewritten is indexed
+//! whether an open file changed on disk ([`App::watch_files`](app::App::watch_files)), so a file cut short or rewritten is indexed
 //! again instead of being shown as it was. Everything else is plain state and widgets, testable
 //! without a terminal.
 
@@ -16,12 +16,10 @@ pub mod help;
 pub mod hexview;
 pub mod keymap;
 pub mod layout;
-pub mod motion;
-pub mod navigate;
 pub mod preview;
+pub mod search;
 pub mod tree;
 pub mod view;
-pub mod watch;
 
 use std::io::{Stdout, Write, stdout};
 use std::path::{Path, PathBuf};
@@ -39,9 +37,11 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
-use crate::cli::{DecodeArgs, Status};
 use crate::frame::{FrameIndex, IndexDelta};
+use crate::input::Input;
+use crate::payload::Decoder;
 use crate::source::Source;
+use crate::status::Status;
 use app::{App, Effect};
 
 /// Bytes the background indexer scans between progress reports.
@@ -60,15 +60,23 @@ struct IndexReport {
     stale: bool,
 }
 
+/// How the inspector decodes and reads its files, resolved from the command line once, before the
+/// inspector starts (the argument parser's own types stop at `main`).
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub decoder: Decoder,
+    /// Compression and decompression limit of every input.
+    pub read: crate::compress::Options,
+}
+
 /// Opens `files` in the inspector and runs it until the user quits.
 ///
 /// The status follows the documented exit codes: [`Status::Unusable`] when any input could not be
 /// opened (those errors are also printed to stderr once the terminal is restored, so they are not
 /// lost with the screen), else [`Status::Damage`] when a damaged frame or compressed stream was
 /// found, else [`Status::Clean`].
-pub fn run(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
-    let decoder = decode.decoder()?;
-    let mut app = App::open_with(files, &decoder, &decode.read_options())?;
+pub fn run(files: &[PathBuf], options: &Options) -> anyhow::Result<Status> {
+    let mut app = App::open_with(files, &options.decoder, &options.read)?;
     let (tx, reports) = mpsc::channel();
     spawn_indexer(&mut app, tx.clone());
     let mut terminal = TerminalGuard::enter()?;
@@ -94,23 +102,7 @@ fn event_loop(
 ) -> anyhow::Result<()> {
     let mut dirty = true;
     while !app.quit {
-        while let Ok(report) = reports.try_recv() {
-            let current = app.files.get(report.file).map(|f| f.generation);
-            if current != Some(report.generation) {
-                continue;
-            }
-            if report.stale {
-                let name = app.path(report.file).map(|p| p.display().to_string());
-                let note = format!(
-                    "{} changed while being indexed; re-indexed",
-                    name.unwrap_or_default()
-                );
-                app.reopen(report.file, note);
-            } else {
-                app.index_update(report.file, report.delta, report.done);
-            }
-            dirty = true;
-        }
+        dirty |= take_reports(app, reports);
         // While a record decodes in the background, its progress is redrawn on every turn.
         dirty |= app.poll_decoding() || app.decoding_percent().is_some();
         // Before drawing: a file that shrank or was rewritten must not be shown as it was.
@@ -148,34 +140,43 @@ fn event_loop(
     Ok(())
 }
 
+/// Takes what the indexers found since the last turn; true when there was anything.
+fn take_reports(app: &mut App, reports: &Receiver<IndexReport>) -> bool {
+    let mut any = false;
+    while let Ok(report) = reports.try_recv() {
+        let current = app.files.get(report.file).map(|f| f.generation);
+        if current != Some(report.generation) {
+            continue;
+        }
+        if report.stale {
+            let name = app.path(report.file).map(|p| p.display().to_string());
+            let note = format!(
+                "{} changed while being indexed; re-indexed",
+                name.unwrap_or_default()
+            );
+            app.reopen(report.file, note);
+        } else {
+            app.index_update(report.file, report.delta, report.done);
+        }
+        any = true;
+    }
+    any
+}
+
 /// Indexes every file not yet complete in one background thread, file after file.
 fn spawn_indexer(app: &mut App, tx: Sender<IndexReport>) {
     let mut jobs: Vec<(usize, PathBuf, FrameIndex)> = Vec::new();
-    let mut reopen_failed = false;
-    for (i, file) in app.files.iter().enumerate() {
+    for (i, file) in app.files.iter_mut().enumerate() {
         if !file.indexing {
             continue;
         }
-        let path = file.input.source.path();
-        // A pipe or special file cannot be read a second time, and a compressed file would have to
-        // be decompressed again: index those here instead, from the bytes already read.
-        if std::fs::metadata(path).is_ok_and(|m| m.is_file())
-            && file.input.source.compression().is_none()
-        {
+        if reopenable(&file.input) {
             // The thread continues from what the UI has indexed so far and sends only new frames.
-            jobs.push((i, path.to_path_buf(), file.input.index.clone()));
+            let path = file.input.source.path().to_path_buf();
+            jobs.push((i, path, file.input.index.clone()));
         } else {
-            reopen_failed = true;
-        }
-    }
-    if reopen_failed {
-        for file in app.files.iter_mut().filter(|f| f.indexing) {
-            let reopenable = std::fs::metadata(file.input.source.path()).is_ok_and(|m| m.is_file())
-                && file.input.source.compression().is_none();
-            if !reopenable {
-                file.input.settle_all();
-                file.indexing = false;
-            }
+            file.input.settle_all();
+            file.indexing = false;
         }
     }
     if !jobs.is_empty() {
@@ -189,20 +190,26 @@ fn spawn_indexer(app: &mut App, tx: Sender<IndexReport>) {
     }
 }
 
+/// Whether a background indexer can read `input` a second time. A pipe or special file cannot,
+/// and a compressed file would have to be decompressed again: those are indexed in the UI thread
+/// instead, from the bytes already read.
+fn reopenable(input: &Input) -> bool {
+    std::fs::metadata(input.source.path()).is_ok_and(|m| m.is_file())
+        && input.source.compression().is_none()
+}
+
 /// Indexes file `file` again after it was reopened: in the background when it can be read a
-/// second time, here otherwise (see [`spawn_indexer`]).
+/// second time, here otherwise (see [`reopenable`]).
 fn spawn_reindexer(app: &mut App, file: usize, tx: Sender<IndexReport>) {
     let Some(view) = app.files.get_mut(file) else {
         return;
     };
-    let path = view.input.source.path().to_path_buf();
-    let reopenable = std::fs::metadata(&path).is_ok_and(|m| m.is_file())
-        && view.input.source.compression().is_none();
-    if !reopenable {
+    if !reopenable(&view.input) {
         view.input.settle_all();
         view.indexing = false;
         return;
     }
+    let path = view.input.source.path().to_path_buf();
     let (generation, index) = (view.generation, view.input.index.clone());
     std::thread::spawn(move || index_file(file, generation, &path, index, &tx));
 }
@@ -300,7 +307,7 @@ fn install_panic_hook() {
 }
 
 /// Shows `picture` with viuer on the normal screen, waits for a key, and returns to the inspector.
-fn show_image(guard: &mut TerminalGuard, picture: &preview::Picture) -> anyhow::Result<()> {
+fn show_image(guard: &mut TerminalGuard, picture: &crate::image::Picture) -> anyhow::Result<()> {
     let mut out = stdout();
     execute!(
         out,

@@ -17,7 +17,9 @@ use super::hexview::{self, HexPane};
 use super::keymap::PromptKind;
 use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
 use super::preview::HalfBlocks;
+use super::tree::Tree;
 use crate::compress::Compressed;
+use crate::words::plural;
 
 fn pane_block(title: String, focused: bool) -> Block<'static> {
     let style = if focused {
@@ -109,27 +111,9 @@ impl App {
             if line >= inner.height {
                 break;
             }
-            let Some(node) = tree.nodes.get(*n) else {
+            let Some(text) = tree_line(tree, *n) else {
                 continue;
             };
-            let marker = match (tree.has_children(*n), tree.is_expanded(*n)) {
-                (false, _) => "  ",
-                (true, true) => "▾ ",
-                (true, false) => "▸ ",
-            };
-            let mut label_style = Style::default().add_modifier(Modifier::BOLD);
-            let mut detail_style = Style::default().fg(Color::Gray);
-            if node.damaged {
-                label_style = label_style.fg(Color::Red);
-                detail_style = detail_style.fg(Color::Red);
-            }
-            let text = Line::from(vec![
-                Span::raw("  ".repeat(node.depth.min(20))),
-                Span::raw(marker),
-                Span::styled(node.label.clone(), label_style),
-                Span::raw("  "),
-                Span::styled(node.detail.clone(), detail_style),
-            ]);
             let y = inner.y + line;
             buf.set_line(inner.x, y, &text, inner.width);
             if *n == self.view.node {
@@ -247,36 +231,11 @@ impl App {
             );
             return;
         }
-        let Some(file) = self.file() else {
+        let Some((parts, damaged)) = self.status_parts() else {
             return;
         };
-        let index = file.index();
-        let path = file.input.source.path();
-        let name =
-            crate::escape::path_for_terminal(path.file_name().map_or(path, std::path::Path::new));
-        let mut parts = vec![name];
-        if self.files.len() > 1 {
-            parts.push(format!("file {}/{}", self.current + 1, self.files.len()));
-        }
-        parts.push(record_text(file.selected, index.len(), file.indexing));
-        let damaged = index.damaged_count();
-        parts.push(format!("{damaged} damaged"));
-        let stream_damaged = if let Some(c) = file.input.source.compression() {
-            parts.push(compression_text(c, index.file_len()));
-            c.problem.is_some()
-        } else {
-            false
-        };
-        if file.indexing {
-            let total = index.file_len().max(1);
-            let pct = index.scanned().saturating_mul(100) / total;
-            parts.push(format!("indexing {pct}%"));
-        }
-        if !self.message.is_empty() {
-            parts.push(self.message.clone());
-        }
         let text = format!(" {}", parts.join(" │ "));
-        let style = if damaged > 0 || stream_damaged {
+        let style = if damaged {
             bar.fg(Color::LightRed)
         } else {
             bar
@@ -295,15 +254,70 @@ impl App {
     }
 }
 
+impl App {
+    /// The status line's parts (file, position, damage, compression, indexing, the last
+    /// message), and whether the file or its compressed stream is damaged.
+    fn status_parts(&self) -> Option<(Vec<String>, bool)> {
+        let file = self.file()?;
+        let index = file.index();
+        let path = file.input.source.path();
+        let name =
+            crate::escape::path_for_terminal(path.file_name().map_or(path, std::path::Path::new));
+        let mut parts = vec![name];
+        if self.files.len() > 1 {
+            parts.push(format!("file {}/{}", self.current + 1, self.files.len()));
+        }
+        parts.push(record_text(file.selected, index.len(), file.indexing));
+        let damaged = index.damaged_count();
+        parts.push(format!("{damaged} damaged"));
+        let compression = file.input.source.compression();
+        if let Some(c) = compression {
+            parts.push(compression_text(c, index.file_len()));
+        }
+        if file.indexing {
+            let total = index.file_len().max(1);
+            let pct = index.scanned().saturating_mul(100) / total;
+            parts.push(format!("indexing {pct}%"));
+        }
+        if !self.message.is_empty() {
+            parts.push(self.message.clone());
+        }
+        let stream_damaged = compression.is_some_and(|c| c.problem.is_some());
+        Some((parts, damaged > 0 || stream_damaged))
+    }
+}
+
+/// Tree row `n` as drawn: indented, with its fold marker, label and detail (red when damaged).
+fn tree_line(tree: &Tree, n: usize) -> Option<Line<'static>> {
+    let node = tree.nodes.get(n)?;
+    let marker = match (tree.has_children(n), tree.is_expanded(n)) {
+        (false, _) => "  ",
+        (true, true) => "▾ ",
+        (true, false) => "▸ ",
+    };
+    let mut label_style = Style::default().add_modifier(Modifier::BOLD);
+    let mut detail_style = Style::default().fg(Color::Gray);
+    if node.damaged {
+        label_style = label_style.fg(Color::Red);
+        detail_style = detail_style.fg(Color::Red);
+    }
+    Some(Line::from(vec![
+        Span::raw("  ".repeat(node.depth.min(20))),
+        Span::raw(marker),
+        Span::styled(node.label.clone(), label_style),
+        Span::raw("  "),
+        Span::styled(node.detail.clone(), detail_style),
+    ]))
+}
+
 /// Where the selection is, 0-based as everywhere else (`list`, `show -n`, `:`): "record 4 · 6
 /// records (0..5)", or "no records".
 pub fn record_text(selected: usize, count: usize, indexing: bool) -> String {
     match (count, indexing) {
         (0, false) => "no records".into(),
         (0, true) => "no records yet".into(),
-        (1, false) => format!("record {selected} · 1 record (0..0)"),
-        (n, false) => format!("record {selected} · {n} records (0..{})", n - 1),
-        (n, true) => format!("record {selected} · {n} records so far"),
+        (n, false) => format!("record {selected} · {} (0..{})", plural(n, "record"), n - 1),
+        (n, true) => format!("record {selected} · {} so far", plural(n, "record")),
     }
 }
 
@@ -351,6 +365,7 @@ mod tests {
         assert_eq!(record_text(0, 1, false), "record 0 · 1 record (0..0)");
         assert_eq!(record_text(0, 0, true), "no records yet");
         assert_eq!(record_text(3, 10, true), "record 3 · 10 records so far");
+        assert_eq!(record_text(0, 1, true), "record 0 · 1 record so far");
     }
 
     #[test]

@@ -387,8 +387,8 @@ impl Describe<'_> {
                 plural(length, "byte")
             ),
             LengthOf::Packed(n) => format!(
-                "varint {length}: length of {label}, packed, {n} element{}",
-                if n == 1 { "" } else { "s" }
+                "varint {length}: length of {label}, packed, {}",
+                plural(n, "element")
             ),
             LengthOf::Message(what) => format!(
                 "varint {length}: length of {label}, {what} of {}",

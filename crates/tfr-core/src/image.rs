@@ -1,10 +1,15 @@
 //! Recognising what a bytes value holds: an encoded image (by its magic bytes and header), raw
-//! pixels of a well-known shape, text, or plain bytes. Only headers are read here; decoding
-//! pixels is capped and happens only when a preview is asked for.
+//! pixels of a well-known shape, text, or plain bytes; and decoding an image into pixels when a
+//! preview is asked for.
+//!
+//! Decoding is a pure function ([`decode_image`]) so tests can check that a CIFAR-style record
+//! comes out the right way round; encoded images are decoded with [`Limits`] so a hostile header
+//! cannot make a viewer allocate gigabytes, and a broken image yields a reason, not an error.
+//! Drawing the pixels is the front end's business.
 
 use std::io::Cursor;
 
-use image::{ImageFormat, ImageReader};
+use image::{DynamicImage, ImageFormat, ImageReader, Limits, Rgb, RgbImage};
 
 use crate::words::plural;
 
@@ -141,5 +146,126 @@ pub fn raw_shape(len: usize, declared: Option<(u32, u32, u32)>) -> Option<RawSha
             layout: Layout::Chw,
         }),
         _ => None,
+    }
+}
+
+/// Largest width or height decoded.
+pub const MAX_SIDE: u32 = 16384;
+/// Most memory one decode may allocate.
+pub const MAX_ALLOC: u64 = 256 << 20;
+
+/// Decoded pixels with a line saying what they are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picture {
+    pub pixels: RgbImage,
+    /// E.g. `JPEG 64x48, 1234 bytes` or `raw 32x32x3 uint8 channel-first`.
+    pub description: String,
+}
+
+/// Whether `bytes` look like an image (encoded, or raw pixels of a known or declared shape).
+pub fn is_image(bytes: &[u8], declared: Option<(u32, u32, u32)>) -> bool {
+    sniff_format(bytes).is_some() || raw_shape(bytes.len(), declared).is_some()
+}
+
+/// Decodes `bytes` as an image: `None` when they are not one, `Some(Err(why))` when they look like
+/// one but cannot be decoded.
+pub fn decode_image(
+    bytes: &[u8],
+    declared: Option<(u32, u32, u32)>,
+) -> Option<Result<Picture, String>> {
+    if let Some((name, dims)) = encoded_image_info(bytes) {
+        let size = plural(bytes.len(), "byte");
+        let description = match dims {
+            Some((w, h)) => format!("{name} {w}x{h}, {size}"),
+            None => format!("{name}, {size}"),
+        };
+        return Some(decode_encoded(bytes).map(|image| Picture {
+            pixels: image.to_rgb8(),
+            description,
+        }));
+    }
+    let shape = raw_shape(bytes.len(), declared)?;
+    Some(
+        raw_pixels(bytes, shape)
+            .map(|pixels| Picture {
+                pixels,
+                description: format!("raw {}", shape.describe()),
+            })
+            .ok_or_else(|| format!("{} bytes do not fill {}", bytes.len(), shape.describe())),
+    )
+}
+
+/// Decodes an encoded image (JPEG, PNG, GIF, BMP, WebP) within [`MAX_SIDE`] and [`MAX_ALLOC`].
+pub fn decode_encoded(bytes: &[u8]) -> Result<DynamicImage, String> {
+    let format = sniff_format(bytes).ok_or("not a known image format")?;
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    limits.max_alloc = Some(MAX_ALLOC);
+    reader.limits(limits);
+    reader.decode().map_err(|e| format!("cannot decode: {e}"))
+}
+
+/// Raw uint8 pixels as RGB: grayscale is spread to three channels, alpha dropped, and
+/// channel-first data (CIFAR-10: plane R, then G, then B) interleaved.
+pub fn raw_pixels(bytes: &[u8], shape: RawShape) -> Option<RgbImage> {
+    let (w, h, c) = (
+        usize::try_from(shape.width).ok()?,
+        usize::try_from(shape.height).ok()?,
+        usize::try_from(shape.channels).ok()?,
+    );
+    let plane = w.checked_mul(h)?;
+    if plane.checked_mul(c)? != bytes.len() || !matches!(c, 1 | 3 | 4) {
+        return None;
+    }
+    let mut out = RgbImage::new(shape.width, shape.height);
+    for (i, pixel) in out.pixels_mut().enumerate() {
+        let channel = |k: usize| -> Option<u8> {
+            let k = if c == 1 { 0 } else { k };
+            let at = match shape.layout {
+                Layout::Hwc => i.checked_mul(c)?.checked_add(k)?,
+                Layout::Chw => k.checked_mul(plane)?.checked_add(i)?,
+            };
+            bytes.get(at).copied()
+        };
+        *pixel = Rgb([channel(0)?, channel(1)?, channel(2)?]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn channel_first_pixels_are_interleaved() {
+        // 2x1 image, planes R = [1, 2], G = [3, 4], B = [5, 6].
+        let shape = RawShape {
+            height: 1,
+            width: 2,
+            channels: 3,
+            layout: Layout::Chw,
+        };
+        let image = raw_pixels(&[1, 2, 3, 4, 5, 6], shape).unwrap();
+        assert_eq!(image.get_pixel(0, 0).0, [1, 3, 5]);
+        assert_eq!(image.get_pixel(1, 0).0, [2, 4, 6]);
+        // Grayscale is spread to all three channels; a wrong length is refused.
+        let gray = RawShape {
+            channels: 1,
+            layout: Layout::Hwc,
+            ..shape
+        };
+        assert_eq!(raw_pixels(&[7, 9], gray).unwrap().get_pixel(1, 0).0, [9; 3]);
+        assert!(raw_pixels(&[7, 9, 1], gray).is_none());
+    }
+
+    #[test]
+    fn broken_encoded_image_says_why() {
+        let mut png = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
+        png.extend_from_slice(&[0; 20]);
+        let err = decode_image(&png, None).unwrap().unwrap_err();
+        assert!(err.starts_with("cannot decode"), "{err}");
+        assert!(decode_image(b"plain text", None).is_none());
     }
 }

@@ -14,6 +14,7 @@ use std::ops::Range;
 
 use crate::frame::{FOOTER_LEN, Frame, FrameIndex, FrameStatus, HEADER_LEN, Header};
 use crate::nested::NestedFrames;
+use crate::words::plural;
 
 /// Which part of a frame an offset falls in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,10 +169,6 @@ pub fn ranges_text(ranges: &[Range<usize>]) -> String {
         .join(", ")
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// Explains what `offset` in the (decompressed) stream is. `index` must be complete.
 pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
     let stream_len = data.len() as u64;
@@ -211,7 +208,7 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
     let Some(frame) = frame else {
         location.explanation = format!(
             "byte {offset} is past the end of the stream ({stream_len} bytes, {}); the offset belongs to another file, or to the decompressed stream of a compressed one",
-            plural(index.len(), "frame", "frames")
+            plural(index.len(), "frame")
         );
         return location;
     };
@@ -312,18 +309,18 @@ fn explain(loc: &Location, frame: &Frame) -> String {
     }
     text.push_str(&format!(
         "{} before it {} intact",
-        plural(loc.intact_before, "frame", "frames"),
+        plural(loc.intact_before, "frame"),
         if loc.intact_before == 1 { "is" } else { "are" }
     ));
     if loc.tensorflow_fails {
         text.push_str(&format!(
             " (a strict reader such as TensorFlow returns {} before its first error)",
-            plural(loc.strict_reads, "record", "records")
+            plural(loc.strict_reads, "record")
         ));
     } else if loc.damaged_frames > 0 {
         text.push_str(&format!(
             " (TensorFlow reads all {} and stops at the short trailing bytes without an error)",
-            plural(loc.strict_reads, "record", "records")
+            plural(loc.strict_reads, "record")
         ));
     } else {
         text.push_str(" (no frame of this file is damaged)");
@@ -333,7 +330,7 @@ fn explain(loc: &Location, frame: &Frame) -> String {
     } else {
         text.push_str(&format!(
             "; after it, resync finds {} intact: frames {}.",
-            plural(loc.intact_after_count, "more frame", "more frames"),
+            plural(loc.intact_after_count, "more frame"),
             ranges_text(&loc.intact_after)
         ));
     }

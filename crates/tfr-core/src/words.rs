@@ -1,19 +1,125 @@
-//! Small helpers for output read by people.
+//! Small helpers for words and numbers read and typed by people: one plural rule for every
+//! message, and one way to read a number the user typed or pasted (the `locate` argument and the
+//! inspector's prompts accept the same spellings).
 
-/// `1 byte`, `2 bytes`, `0 frames`.
-pub fn plural(n: impl Into<u64>, noun: &str) -> String {
-    match n.into() {
+use std::num::ParseIntError;
+
+/// `1 byte`, `2 bytes`, `0 frames`: the one plural rule of every message.
+pub fn plural(n: impl Count, noun: &str) -> String {
+    match n.count() {
         1 => format!("1 {noun}"),
         n => format!("{n} {noun}s"),
     }
 }
 
+/// An unsigned count [`plural`] can word, whether it is a length (`usize`) or a byte count (`u64`).
+pub trait Count {
+    fn count(self) -> u64;
+}
+
+impl Count for u64 {
+    fn count(self) -> u64 {
+        self
+    }
+}
+
+impl Count for u32 {
+    fn count(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl Count for usize {
+    fn count(self) -> u64 {
+        // usize is at most 64 bits wide on every target Rust supports.
+        u64::try_from(self).unwrap_or(u64::MAX)
+    }
+}
+
+/// A count or byte offset as typed or pasted: decimal, or hexadecimal after `0x`; `_` separators,
+/// surrounding blanks and a trailing quote, period or comma (left over when the number is copied
+/// out of an error message such as TensorFlow's "corrupted record at 5630.") are ignored.
+///
+/// The error names the cleaned text and why it is not a number, e.g. `"ten" (invalid digit…)`.
+pub fn parse_number(text: &str) -> Result<u64, NumberError> {
+    let cleaned = text.trim().trim_end_matches(['\'', '"', '.', ',']);
+    let digits = cleaned.replace('_', "");
+    let parsed = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => digits.parse(),
+    };
+    parsed.map_err(|reason| NumberError {
+        text: cleaned.to_string(),
+        reason,
+    })
+}
+
+/// Text that [`parse_number`] could not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NumberError {
+    /// The text, trimmed as the parser saw it.
+    pub text: String,
+    pub reason: ParseIntError,
+}
+
+impl std::fmt::Display for NumberError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?} ({})", self.text, self.reason)
+    }
+}
+
+impl std::error::Error for NumberError {}
+
 #[cfg(test)]
 mod tests {
+    use super::{parse_number, plural};
+
     #[test]
     fn plurals() {
-        assert_eq!(super::plural(1u64, "byte"), "1 byte");
-        assert_eq!(super::plural(0u64, "frame"), "0 frames");
-        assert_eq!(super::plural(784u64, "byte"), "784 bytes");
+        assert_eq!(plural(1u64, "byte"), "1 byte");
+        assert_eq!(plural(0u64, "frame"), "0 frames");
+        assert_eq!(plural(784u64, "byte"), "784 bytes");
+        assert_eq!(plural(1usize, "more frame"), "1 more frame");
+        assert_eq!(plural(3u32, "record"), "3 records");
+    }
+
+    #[test]
+    fn numbers_read_in_decimal_and_hex_with_separators() {
+        assert_eq!(parse_number("5630"), Ok(5630));
+        assert_eq!(parse_number("19288"), Ok(19288));
+        assert_eq!(parse_number(" 0x10 "), Ok(16));
+        assert_eq!(parse_number("0XfF"), Ok(255));
+        assert_eq!(parse_number("1_000"), Ok(1000));
+        assert_eq!(parse_number("0x_1_0"), Ok(16));
+        assert_eq!(parse_number("18446744073709551615"), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn numbers_pasted_from_a_message_lose_their_punctuation() {
+        assert_eq!(parse_number("11138'"), Ok(11138));
+        assert_eq!(parse_number("5630."), Ok(5630));
+        assert_eq!(parse_number("42\","), Ok(42));
+    }
+
+    #[test]
+    fn what_is_not_a_number_says_why() {
+        let err = parse_number(" ten ").unwrap_err();
+        assert_eq!(err.text, "ten");
+        assert!(err.to_string().starts_with("\"ten\" ("), "{err}");
+        for bad in [
+            "-1",
+            "",
+            "_",
+            "0x",
+            "1.5",
+            "0xg",
+            "18446744073709551616",
+            "1 000",
+        ] {
+            assert!(parse_number(bad).is_err(), "{bad:?}");
+        }
     }
 }

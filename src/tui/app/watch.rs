@@ -7,11 +7,11 @@
 //! bytes it covers are unchanged) with a notice offering `R` to index the new frames, and the
 //! verdict on its last frame is marked as not final meanwhile.
 
-use super::app::{App, FileView};
-use super::framelist::RowText;
+use super::{App, FileView};
 use crate::frame::Frame;
 use crate::input::Input;
 use crate::source::Change;
+use crate::tui::framelist::RowText;
 
 /// What the list and status line add to the last frame's verdict while the file has grown past
 /// the index.
@@ -195,7 +195,7 @@ mod tests {
         assert_eq!(app.frame_count(), 40);
         assert_eq!(app.selected(), 20);
         assert_eq!(app.files[0].generation, 1);
-        assert_eq!(app.status(), crate::cli::Status::Clean);
+        assert_eq!(app.status(), crate::status::Status::Clean);
         assert!(!app.watch_files(), "the new reading is the baseline");
     }
 
@@ -211,7 +211,7 @@ mod tests {
         app.index_now();
         assert_eq!(app.frame_count(), 11);
         assert_eq!(app.selected(), 10);
-        assert_eq!(app.status(), crate::cli::Status::Damage);
+        assert_eq!(app.status(), crate::status::Status::Damage);
     }
 
     #[test]
@@ -247,7 +247,7 @@ mod tests {
         app.update(Action::Reindex);
         app.index_now();
         assert_eq!(app.frame_count(), 15);
-        assert_eq!(app.status(), crate::cli::Status::Clean);
+        assert_eq!(app.status(), crate::status::Status::Clean);
         assert!(app.message.contains("re-indexed"), "{}", app.message);
         assert!(app.notices().is_empty());
         assert_eq!(app.selected(), 9);
@@ -268,6 +268,6 @@ mod tests {
             app.message
         );
         app.index_now();
-        assert_eq!(app.status(), crate::cli::Status::Damage);
+        assert_eq!(app.status(), crate::status::Status::Damage);
     }
 }

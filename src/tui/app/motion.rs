@@ -5,10 +5,10 @@
 
 use ratatui::layout::{Position, Rect};
 
-use super::app::{App, Pane};
-use super::hexview::ROW;
-use super::keymap::Action;
-use super::layout;
+use super::{App, Pane};
+use crate::tui::hexview::ROW;
+use crate::tui::keymap::Action;
+use crate::tui::layout;
 
 impl App {
     pub(super) fn arrow(&mut self, action: Action) {
@@ -143,7 +143,6 @@ impl App {
         let at = Position::new(column, row);
         let list = layout::inner(panes.list);
         let tree = layout::inner(panes.tree);
-        let hex = layout::inner(panes.hex);
         if panes.list.contains(at) {
             self.focus = Pane::List;
             if row > list.y && list.contains(at) {
@@ -165,18 +164,8 @@ impl App {
             }
         } else if panes.hex.contains(at) {
             self.focus = Pane::Hex;
-            if hex.contains(at) {
-                let x = column - hex.x;
-                let byte = match x {
-                    12..=35 => Some(u64::from(x - 12) / 3),
-                    37..=60 => Some(8 + u64::from(x - 37) / 3),
-                    62..=77 => Some(u64::from(x - 62)),
-                    _ => None,
-                };
-                if let Some(byte) = byte {
-                    let line = self.view.hex_top + u64::from(row - hex.y);
-                    self.set_cursor(self.view.region.start + line * ROW + byte);
-                }
+            if let Some(offset) = self.hex_geometry().byte_at(at) {
+                self.set_cursor(offset);
             }
         }
     }
