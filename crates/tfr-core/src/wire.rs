@@ -38,7 +38,8 @@ pub enum WireType {
 }
 
 impl WireType {
-    fn from_bits(bits: u64) -> Option<WireType> {
+    /// The wire type in a tag's low three bits.
+    pub fn from_bits(bits: u64) -> Option<WireType> {
         Some(match bits {
             0 => WireType::Varint,
             1 => WireType::I64,
@@ -626,7 +627,8 @@ mod tests {
         // field 1 holds a message claiming 9 bytes it doesn't have, field 2 follows intact
         let schema = Schema::builtin();
         let bytes = [0x0a, 0x03, 0x0a, 0x09, 0x00, 0x12, 0x00];
-        let tree = walk(&bytes, schema.table(), Some(schema.sequence_example()));
+        let sequence = schema.message("tensorflow.SequenceExample");
+        let tree = walk(&bytes, schema.table(), sequence);
         let fields: Vec<usize> = tree.children(ROOT).collect();
         assert_eq!(fields.len(), 2);
         assert!(tree.error_of(ROOT).is_none());

@@ -451,7 +451,7 @@ mod tests {
         let key = table.field(key).unwrap();
         assert!(key.utf8 && key.cardinality == Cardinality::Implicit);
         assert_eq!(table.kind_name(table.field(value).unwrap().kind), "Feature");
-        let sequence = schema.sequence_example();
+        let sequence = schema.message("tensorflow.SequenceExample").unwrap();
         let names: Vec<&str> = table
             .json_order(sequence)
             .map(|f| &*table.field(f).unwrap().json_name)
