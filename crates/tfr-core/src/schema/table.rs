@@ -63,11 +63,7 @@ impl Kind {
 
     /// Bytes per element in a packed run: 4 or 8 for fixed-width kinds, `None` for varints.
     pub fn fixed_width(self) -> Option<usize> {
-        match self.wire_type() {
-            WireType::I32 => Some(4),
-            WireType::I64 => Some(8),
-            _ => None,
-        }
+        self.wire_type().fixed_width()
     }
 
     /// The message type of a message or group field.
