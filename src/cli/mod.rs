@@ -5,6 +5,7 @@ pub mod glob;
 pub mod hex;
 pub mod list;
 pub mod locate;
+pub mod records;
 pub mod salvage;
 pub mod show;
 pub mod verify;
