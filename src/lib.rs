@@ -5,10 +5,11 @@
 //! `tfr_core::frame`.
 
 pub mod cli;
+pub mod hint;
 pub mod tui;
 
 pub use tfr_core::{
-    annotate, compress, crafted, crc, damage, decode, error, escape, example, frame, image, input,
-    jsonformat, nested, output, payload, pyfmt, recover, resync, schema, source, span, summary,
-    textformat, wire, words,
+    annotate, bytes, compress, crafted, crc, damage, decode, error, escape, example, frame, image,
+    input, jsonformat, nested, output, payload, pyfmt, recover, resync, schema, source, span,
+    summary, textformat, wire, words,
 };

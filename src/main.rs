@@ -48,7 +48,7 @@ fn exit(result: anyhow::Result<Status>) -> ExitCode {
         Ok(status) => ExitCode::from(status as u8),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            cli::print_error(&format!("{e:#}"));
+            cli::print_error(&tfr_inspect::hint::chain_message(&e));
             ExitCode::from(Status::Unusable as u8)
         }
     }

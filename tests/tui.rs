@@ -13,6 +13,7 @@ use ratatui::style::{Color, Modifier};
 use sha2::{Digest, Sha256};
 use tfr_inspect::cli::DecodeArgs;
 use tfr_inspect::frame::FrameStatus;
+use tfr_inspect::input::OpenOptions;
 use tfr_inspect::tui::app::{App, Pane};
 use tfr_inspect::tui::hexview::{ANCESTOR_BG, SELECTED_BG};
 use tfr_inspect::tui::keymap::{Action, Mode, PromptKind, key_action};
@@ -31,7 +32,7 @@ const LENGTH_BITFLIP: &str = concat!(
 
 fn open(path: &str) -> App {
     let decoder = DecodeArgs::default().decoder().unwrap();
-    let mut app = App::open(&[PathBuf::from(path)], &decoder).unwrap();
+    let mut app = App::open(&[PathBuf::from(path)], &OpenOptions::new(decoder)).unwrap();
     app.index_now();
     app
 }
@@ -877,7 +878,7 @@ fn status_bar_says_no_records_for_an_empty_file_and_exit_status_follows_the_inpu
     // A missing input: the session still opens the others, keeps the error, and ends with 2.
     let decoder = DecodeArgs::default().decoder().unwrap();
     let paths = [PathBuf::from(EXAMPLES), PathBuf::from("/nonexistent-input")];
-    let mut app = App::open(&paths, &decoder).unwrap();
+    let mut app = App::open(&paths, &OpenOptions::new(decoder)).unwrap();
     app.index_now();
     assert_eq!(app.status(), Status::Unusable);
     app.update(Action::Down);

@@ -9,8 +9,8 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, report_unusable};
-use crate::compress::Options;
 use crate::frame::FrameIndex;
+use crate::input::OpenOptions;
 use crate::jsonformat::Json;
 use crate::recover::{self, Case, Location};
 use crate::source::Source;
@@ -128,8 +128,8 @@ fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
     Json::Object(members)
 }
 
-pub fn run(args: &LocateArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
-    let source = match Source::open_with(&args.file, read) {
+pub fn run(args: &LocateArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+    let source = match Source::open(&args.file, &open.read) {
         Ok(source) => source,
         Err(e) => return Ok(report_unusable(&e)),
     };

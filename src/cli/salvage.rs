@@ -16,15 +16,15 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, report_unusable};
-use crate::compress::Options;
 use crate::escape::path_for_terminal;
 use crate::frame::{Frame, FrameIndex};
+use crate::input::OpenOptions;
 use crate::jsonformat::Json;
 use crate::nested::NestedFrames;
-use crate::output::{Destination, OutputError, OutputPolicy, write_atomically};
+use crate::output::{Destination, OutputPolicy, write_atomically};
 use crate::recover::SalvagePlan;
 use crate::resync::ResyncBudget;
-use crate::source::Source;
+use crate::source::{ReadOptions, Source};
 use crate::words::plural;
 
 #[derive(Debug, Args)]
@@ -268,27 +268,19 @@ fn report_text(
     writeln!(out)
 }
 
-pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
+pub fn run(args: &SalvageArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
     let budget = if args.thorough {
         ResyncBudget::Unlimited
     } else {
         ResyncBudget::DEFAULT
     };
-    salvage(args, read, budget, io::stdout().is_terminal(), out)
-}
-
-/// A refusal as the user reads it: the core's reason, and the flag that changes it.
-fn refusal_text(e: &OutputError) -> String {
-    match e {
-        OutputError::Exists { .. } => format!("{e}; pass --force to replace it"),
-        _ => e.to_string(),
-    }
+    salvage(args, &open.read, budget, io::stdout().is_terminal(), out)
 }
 
 /// [`run`] with the resync budget and the terminal test given, so tests can choose them.
 fn salvage(
     args: &SalvageArgs,
-    read: &Options,
+    read: &ReadOptions,
     budget: ResyncBudget,
     stdout_is_terminal: bool,
     out: &mut impl Write,
@@ -301,9 +293,9 @@ fn salvage(
     };
     let destination = match policy.check(&args.output) {
         Ok(destination) => destination,
-        Err(e) => return Ok(report_unusable(&refusal_text(&e))),
+        Err(e) => return Ok(report_unusable(&e)),
     };
-    let source = match Source::open_with(&args.input, read) {
+    let source = match Source::open(&args.input, read) {
         Ok(source) => source,
         Err(e) => return Ok(report_unusable(&e)),
     };
@@ -326,7 +318,7 @@ fn salvage(
             Ok(written) => (written, out),
             Err(e) => match source.check_unchanged() {
                 Err(shrank) => return Ok(report_unusable(&shrank)),
-                Ok(()) => return Ok(report_unusable(&refusal_text(&e))),
+                Ok(()) => return Ok(report_unusable(&e)),
             },
         },
     };
@@ -348,6 +340,7 @@ fn salvage(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::OutputError;
     use std::fs;
     use std::path::Path;
 
@@ -370,7 +363,7 @@ mod tests {
             crate::frame::write_record(&[3; 100], &mut bytes).unwrap();
         }
         fs::write(&input, &bytes).unwrap();
-        let source = Source::open(&input).unwrap();
+        let source = Source::open(&input, &ReadOptions::as_is()).unwrap();
         let index = FrameIndex::build(source.bytes());
         let plan = SalvagePlan::new(&index, source.bytes());
         assert_eq!(plan.kept.len(), 2000);
@@ -450,7 +443,7 @@ mod budget_tests {
             json,
         };
         let mut report = Vec::new();
-        let status = salvage(&args, &Options::default(), budget, false, &mut report).unwrap();
+        let status = salvage(&args, &ReadOptions::default(), budget, false, &mut report).unwrap();
         let written = std::fs::read(&output).unwrap();
         (status, String::from_utf8(report).unwrap(), written)
     }

@@ -11,7 +11,7 @@ use crate::damage;
 use crate::decode::MessageView;
 use crate::example;
 use crate::frame::Frame;
-use crate::input::Input;
+use crate::input::{Input, OpenOptions};
 use crate::jsonformat::{Json, message_to_json, raw_payload_json};
 use crate::payload::{Decoded, Decoder, PayloadKind, Reading};
 use crate::textformat::{bytes_to_text, message_to_text, raw_message_to_text};
@@ -72,12 +72,11 @@ pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
 /// [`crate::pyfmt::text_format_for_terminal`]); piped output stays byte-identical to Python's.
 pub fn run(
     args: &ShowArgs,
-    decoder: &Decoder,
-    read: &crate::compress::Options,
+    open: &OpenOptions,
     terminal: bool,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let mut input = match Input::open_with(&args.file, decoder, read) {
+    let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };
@@ -427,7 +426,7 @@ mod tests {
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();
-        let status = run(&args, &decoder, &Default::default(), terminal, &mut out).unwrap();
+        let status = run(&args, &OpenOptions::new(decoder), terminal, &mut out).unwrap();
         assert_eq!(status, Status::Clean);
         String::from_utf8(out).unwrap()
     }

@@ -26,14 +26,16 @@ use clap::Args;
 use rayon::prelude::*;
 
 use super::{Status, report_unusable};
-use crate::compress::{Compressed, IgnoredTail, Options};
+use crate::compress::{Compressed, IgnoredTail};
 use crate::damage;
 use crate::error::Error;
 use crate::frame::FrameIndex;
+use crate::hint::UserMessage;
+use crate::input::OpenOptions;
 use crate::jsonformat::Json;
 use crate::nested::NestedFrames;
 use crate::resync::ResyncBudget;
-use crate::source::Source;
+use crate::source::{ReadOptions, Source};
 use crate::words::plural;
 
 #[derive(Debug, Args)]
@@ -79,8 +81,8 @@ struct Report {
     unverified_note: Option<String>,
 }
 
-fn check(path: &Path, read: &Options, budget: ResyncBudget) -> Result<Report, Error> {
-    judge(&Source::open_with(path, read)?, budget)
+fn check(path: &Path, read: &ReadOptions, budget: ResyncBudget) -> Result<Report, Error> {
+    judge(&Source::open(path, read)?, budget)
 }
 
 /// Checks every frame of an opened input.
@@ -171,7 +173,7 @@ fn ignored_json(tail: &IgnoredTail) -> Json {
     ])
 }
 
-pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
+pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
     let files = super::glob::expand(&args.files);
     let budget = if args.thorough {
         ResyncBudget::Unlimited
@@ -180,7 +182,7 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
     };
     let reports: Vec<Result<Report, Error>> = files
         .par_iter()
-        .map(|path| check(path, read, budget))
+        .map(|path| check(path, &open.read, budget))
         .collect();
     let mut status = Status::Clean;
     for (path, report) in files.iter().zip(reports) {
@@ -192,7 +194,7 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                 if args.json {
                     let obj = Json::Object(vec![
                         ("file".into(), Json::String(name)),
-                        ("error".into(), Json::String(e.to_string())),
+                        ("error".into(), Json::String(e.user_message())),
                     ]);
                     writeln!(out, "{}", obj.to_string_sorted())?;
                 }
@@ -314,7 +316,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("shard.tfrecord");
         std::fs::write(&path, &bytes).unwrap();
-        let source = Source::open(&path).unwrap();
+        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
         assert_eq!(judge(&source, ResyncBudget::DEFAULT).unwrap().frames, 4000);
 
         let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();

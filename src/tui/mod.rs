@@ -41,7 +41,7 @@ use ratatui::layout::Rect;
 
 use crate::cli::{DecodeArgs, Status};
 use crate::frame::{FrameIndex, IndexDelta};
-use crate::source::Source;
+use crate::source::{ReadOptions, Source};
 use app::{App, Effect};
 
 /// Bytes the background indexer scans between progress reports.
@@ -67,8 +67,7 @@ struct IndexReport {
 /// lost with the screen), else [`Status::Damage`] when a damaged frame or compressed stream was
 /// found, else [`Status::Clean`].
 pub fn run(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
-    let decoder = decode.decoder()?;
-    let mut app = App::open_with(files, &decoder, &decode.read_options())?;
+    let mut app = App::open(files, &decode.open_options()?)?;
     let (tx, reports) = mpsc::channel();
     spawn_indexer(&mut app, tx.clone());
     let mut terminal = TerminalGuard::enter()?;
@@ -223,7 +222,7 @@ fn index_file(
         done,
         stale,
     };
-    let source = Source::open(path)
+    let source = Source::open(path, &ReadOptions::as_is())
         .ok()
         .filter(|s| s.len() == index.file_len());
     let Some(source) = source else {

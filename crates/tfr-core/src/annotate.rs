@@ -13,7 +13,7 @@ use crate::decode::Scalar;
 use crate::frame::{FOOTER_LEN, Frame, HEADER_LEN, Header};
 use crate::payload::Decoded;
 use crate::schema::table::{Cardinality, Field, Kind, Table};
-use crate::span::Span;
+use crate::span::{FileOffset, Span};
 use crate::textformat::scalar_text;
 use crate::wire::{self, NodeKind, ROOT, WireTree, WireType};
 use crate::words::plural;
@@ -458,7 +458,7 @@ impl FrameTokens {
             };
             (token, meaning)
         };
-        let Some(header) = Header::read(data, offset) else {
+        let Some(header) = Header::read(data, FileOffset(offset)) else {
             let len = frame.region_end.0.saturating_sub(offset);
             own.head.push(plain(
                 offset,

@@ -26,7 +26,7 @@ pub fn problem(frame: &Frame, data: &[u8], is_last: bool) -> String {
     let offset = frame.offset.0;
     let skipped = frame.region_end.0.saturating_sub(offset);
     let file_len = data.len() as u64;
-    let header = Header::read(data, offset);
+    let header = Header::read(data, frame.offset);
     match frame.status {
         FrameStatus::Intact => String::new(),
         FrameStatus::DataCrcMismatch => {

@@ -226,7 +226,7 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
     location.tensorflow_message = frame.tensorflow_message();
     let is_last = index.is_complete() && frame.index + 1 == index.len();
     location.problem = crate::damage::problem(&frame, data, is_last);
-    let header = Header::read(data, frame.offset.0);
+    let header = Header::read(data, frame.offset);
     location.available_after_header = header.map(|_| {
         stream_len
             .saturating_sub(frame.offset.0)
