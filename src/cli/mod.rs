@@ -129,6 +129,11 @@ impl DecodeArgs {
     }
 }
 
+/// A JSON number from anything that displays as one (a count, a [`crate::span::FileOffset`]).
+pub fn json_number(n: impl std::fmt::Display) -> crate::jsonformat::Json {
+    crate::jsonformat::Json::Literal(n.to_string())
+}
+
 /// Whether to colour output written to stdout.
 pub fn use_colour() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()

@@ -413,7 +413,10 @@ impl App {
             let damage =
                 (!frame.status.is_intact()).then(|| crate::damage::describe(&frame, data, is_last));
             let decoder = file.input.decoder();
-            match frame.payload(data).zip(frame.payload_range()) {
+            match frame
+                .payload(data)
+                .zip(frame.payload_range().map(Range::from))
+            {
                 Some((payload, range)) if payload.len() > decoding::INLINE_BYTES => {
                     view.own = FrameTokens::new(data, &frame, false);
                     let parts = Parts {

@@ -496,10 +496,10 @@ impl FrameTokens {
         let payload_start = offset + HEADER_LEN;
         match frame.payload_range() {
             Some(range) if !decoded => {
-                let len = range.end - range.start;
+                let len = range.len();
                 if len > 0 {
                     own.undecoded = Some(plain(
-                        range.start,
+                        range.start.0,
                         len,
                         Role::Unparsed,
                         format!("payload, {len} bytes"),
@@ -524,7 +524,7 @@ impl FrameTokens {
             }
         }
         if let Some((stored, computed)) = frame.data_crcs(data) {
-            let footer = frame.payload_range().map_or(payload_start, |r| r.end);
+            let footer = frame.payload_range().map_or(payload_start, |r| r.end.0);
             let (role, meaning) = if stored == computed {
                 (
                     Role::Frame,
@@ -590,7 +590,7 @@ impl<'a> Annotated<'a> {
         let payload = match (frame.payload_range(), decoded) {
             (Some(range), Some(decoded)) => {
                 let bytes = frame.payload(data).unwrap_or_default();
-                Some(PayloadTokens::new(decoded, bytes, table, range.start))
+                Some(PayloadTokens::new(decoded, bytes, table, range.start.0))
             }
             _ => None,
         };

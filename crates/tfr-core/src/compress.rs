@@ -155,7 +155,29 @@ pub struct IgnoredTail {
     pub compressed_offset: u64,
     pub len: u64,
     /// Why TensorFlow does not read them.
-    pub reason: &'static str,
+    pub reason: IgnoredReason,
+}
+
+/// Why TensorFlow's reader skips the bytes of an [`IgnoredTail`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IgnoredReason {
+    /// They follow a complete ZLIB stream.
+    AfterZlibStream,
+    /// They start a GZIP member that ends before producing any data.
+    EmptyGzipMember,
+}
+
+impl fmt::Display for IgnoredReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            IgnoredReason::AfterZlibStream => {
+                "TensorFlow's ZLIB reader stops at the end of the stream"
+            }
+            IgnoredReason::EmptyGzipMember => {
+                "they start another GZIP member that ends before any data, which TensorFlow's reader skips"
+            }
+        })
+    }
 }
 
 impl fmt::Display for IgnoredTail {
@@ -368,7 +390,7 @@ fn verdict(
             let tail = (used < place.rest).then(|| IgnoredTail {
                 compressed_offset: place.offset.saturating_add(used),
                 len: place.rest - used,
-                reason: "TensorFlow's ZLIB reader stops at the end of the stream",
+                reason: IgnoredReason::AfterZlibStream,
             });
             (None, tail)
         }
@@ -376,7 +398,7 @@ fn verdict(
             let tail = IgnoredTail {
                 compressed_offset: place.offset,
                 len: place.rest,
-                reason: "they start another GZIP member that ends before any data, which TensorFlow's reader skips",
+                reason: IgnoredReason::EmptyGzipMember,
             };
             (None, Some(tail))
         }

@@ -15,8 +15,6 @@
 //! Each entry is packed into one `u64` (56 bits of offset, 8 bits of status), so a 4-million-frame
 //! file costs 32 MiB of index; the length is read back from the mapped header when asked for.
 
-use std::ops::Range;
-
 use crate::bytes::ByteSource;
 use crate::crc::masked_crc32c;
 use crate::resync::{ResyncBudget, UnverifiedRanges};
@@ -126,8 +124,8 @@ impl Header {
 }
 
 /// The length field at `offset`, without checking its CRC (the index already did).
-fn read_length<S: ByteSource + ?Sized>(data: &S, offset: u64) -> Option<u64> {
-    let bytes = data.read(FileRange::at(FileOffset(offset), 8)?)?;
+fn read_length<S: ByteSource + ?Sized>(data: &S, offset: FileOffset) -> Option<u64> {
+    let bytes = data.read(FileRange::at(offset, 8)?)?;
     Some(u64::from_le_bytes(bytes.try_into().ok()?))
 }
 
@@ -149,35 +147,35 @@ pub struct Frame {
 
 impl Frame {
     /// The payload's byte range in the file, when the header is valid and the frame fits.
-    pub fn payload_range(&self) -> Option<std::ops::Range<u64>> {
+    pub fn payload_range(&self) -> Option<FileRange> {
         match self.status {
             FrameStatus::Intact | FrameStatus::DataCrcMismatch => {
-                let start = self.offset.0 + HEADER_LEN;
-                Some(start..start + self.declared_length?)
+                FileRange::at(self.offset.checked_add(HEADER_LEN)?, self.declared_length?)
             }
             _ => None,
         }
     }
 
-    /// The payload bytes, when [`Frame::payload_range`] exists.
-    pub fn payload<'a, S: ByteSource + ?Sized>(&self, data: &'a S) -> Option<&'a [u8]> {
-        let range = self.payload_range()?;
-        data.read(FileRange::new(
-            FileOffset(range.start),
-            FileOffset(range.end),
-        ))
+    /// The bytes this frame owns: from its start to [`Frame::region_end`].
+    pub fn region(&self) -> FileRange {
+        FileRange::new(self.offset, self.region_end)
     }
 
-    /// The frame's whole extent `[offset, offset + 16 + length)` when it fits in the file.
+    /// The payload bytes, when [`Frame::payload_range`] exists.
+    pub fn payload<'a, S: ByteSource + ?Sized>(&self, data: &'a S) -> Option<&'a [u8]> {
+        data.read(self.payload_range()?)
+    }
+
+    /// Where the frame's whole extent `[offset, offset + 16 + length)` ends, when it fits.
     pub fn frame_end(&self) -> Option<FileOffset> {
-        self.payload_range().map(|r| FileOffset(r.end + FOOTER_LEN))
+        self.payload_range()?.end.checked_add(FOOTER_LEN)
     }
 
     /// The offset TensorFlow names in "corrupted record at N" / "truncated record at N".
     pub fn tensorflow_offset(&self) -> Option<FileOffset> {
         match self.status {
             FrameStatus::Intact | FrameStatus::PartialHeader => None,
-            FrameStatus::DataCrcMismatch => Some(self.offset.offset_by(HEADER_LEN as usize)),
+            FrameStatus::DataCrcMismatch => Some(self.offset.saturating_add(HEADER_LEN)),
             _ => Some(self.offset),
         }
     }
@@ -196,8 +194,7 @@ impl Frame {
     /// The stored and the computed payload CRC, when the payload is in the file.
     pub fn data_crcs<S: ByteSource + ?Sized>(&self, data: &S) -> Option<(u32, u32)> {
         let payload = self.payload(data)?;
-        let end = FileOffset(self.payload_range()?.end);
-        let stored = data.read(FileRange::at(end, FOOTER_LEN)?)?;
+        let stored = data.read(FileRange::at(self.payload_range()?.end, FOOTER_LEN)?)?;
         Some((
             u32::from_le_bytes(stored.try_into().ok()?),
             masked_crc32c(payload),
@@ -431,7 +428,8 @@ impl FrameIndex {
             Candidate::Fits { end } => {
                 if !self.may_verify(data, pos, end) {
                     self.unverified += 1;
-                    self.unverified_ranges.add(pos..end);
+                    self.unverified_ranges
+                        .add(FileRange::new(FileOffset(pos), FileOffset(end)));
                     self.pos += 1;
                     return;
                 }
@@ -519,7 +517,7 @@ impl FrameIndex {
     /// The byte ranges holding the candidates of [`FrameIndex::unverified_candidates`] (each
     /// candidate's declared extent, merged): an intact record there may have been missed. A scan
     /// with [`ResyncBudget::Unlimited`] searches them.
-    pub fn unverified_ranges(&self) -> &[Range<u64>] {
+    pub fn unverified_ranges(&self) -> &[FileRange] {
         self.unverified_ranges.ranges()
     }
 
@@ -607,7 +605,7 @@ impl FrameIndex {
         let entry = *self.entries.get(index)?;
         let offset = entry & OFFSET_MASK;
         let status = FrameStatus::from_code((entry & !RESYNC_FLAG) >> STATUS_SHIFT);
-        let declared_length = read_length(data, offset);
+        let declared_length = read_length(data, FileOffset(offset));
         let region_end = match self.entries.get(index + 1) {
             Some(next) => next & OFFSET_MASK,
             None if self.is_complete() => self.file_len,
@@ -651,10 +649,17 @@ impl FrameIndex {
 
     /// The frame whose region contains `offset` (the header, payload or footer of an intact frame,
     /// or the skipped bytes after a damaged one).
-    pub fn frame_containing<S: ByteSource + ?Sized>(&self, data: &S, offset: u64) -> Option<Frame> {
-        let after = self.entries.partition_point(|e| e & OFFSET_MASK <= offset);
+    pub fn frame_containing<S: ByteSource + ?Sized>(
+        &self,
+        data: &S,
+        offset: FileOffset,
+    ) -> Option<Frame> {
+        let after = self
+            .entries
+            .partition_point(|e| e & OFFSET_MASK <= offset.0);
         let frame = self.get(data, after.checked_sub(1)?)?;
-        (offset < frame.region_end.0.max(frame.offset.0 + 1)).then_some(frame)
+        let end = frame.region_end.max(frame.offset.saturating_add(1));
+        (offset < end).then_some(frame)
     }
 }
 
@@ -816,13 +821,15 @@ mod tests {
         for record in &missed {
             let end = record + 516;
             assert!(
-                ranges.iter().any(|r| r.start <= *record && end <= r.end),
+                ranges
+                    .iter()
+                    .any(|r| r.start <= FileOffset(*record) && FileOffset(end) <= r.end),
                 "record at {record} missed but not in {ranges:?}"
             );
         }
         // The missed records are consecutive, so their extents merge into one range.
         assert_eq!(ranges.len(), 1);
-        assert_eq!(ranges[0].start, records[0]);
+        assert_eq!(ranges[0].start, FileOffset(records[0]));
         assert!(index.unverified_bytes() >= 516 * missed.len() as u64);
         assert!(index.unverified_candidates() >= missed.len() as u64);
     }
@@ -916,10 +923,11 @@ mod tests {
     fn frame_containing_maps_offsets_to_frames() {
         let data = encode_records(&[b"first", b"second"]);
         let index = FrameIndex::build(&data);
-        assert_eq!(index.frame_containing(&data, 0).unwrap().index, 0);
-        assert_eq!(index.frame_containing(&data, 20).unwrap().index, 0);
-        assert_eq!(index.frame_containing(&data, 21).unwrap().index, 1);
-        assert_eq!(index.frame_containing(&data, 33).unwrap().index, 1);
-        assert!(index.frame_containing(&data, 43).is_none());
+        let at = |offset| index.frame_containing(&data, FileOffset(offset));
+        assert_eq!(at(0).unwrap().index, 0);
+        assert_eq!(at(20).unwrap().index, 0);
+        assert_eq!(at(21).unwrap().index, 1);
+        assert_eq!(at(33).unwrap().index, 1);
+        assert!(at(43).is_none());
     }
 }

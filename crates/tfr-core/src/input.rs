@@ -146,7 +146,7 @@ impl Input {
                 break;
             }
             let Ok(frame) = self.frame(index) else { break };
-            bytes += frame.region_end.0.saturating_sub(frame.offset.0);
+            bytes += frame.region().len();
             frames.push(frame);
         }
         frames

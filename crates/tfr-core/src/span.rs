@@ -11,9 +11,10 @@ use std::ops::Range;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct FileOffset(pub u64);
 
+/// The number, honouring width and alignment (`{:>12}`) like any integer.
 impl fmt::Display for FileOffset {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        fmt::Display::fmt(&self.0, f)
     }
 }
 
@@ -96,6 +97,13 @@ impl FileRange {
     }
 }
 
+/// The plain numbers, for code that indexes by `u64` ranges (the inspector's rows).
+impl From<FileRange> for Range<u64> {
+    fn from(range: FileRange) -> Range<u64> {
+        range.start.0..range.end.0
+    }
+}
+
 impl fmt::Display for FileRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}..{}", self.start, self.end)
@@ -173,6 +181,10 @@ mod tests {
         assert_eq!(FileOffset(u64::MAX).checked_add(1), None);
         assert_eq!(FileOffset(16).distance_from(FileOffset(10)), 6);
         assert_eq!(FileOffset(10).distance_from(FileOffset(16)), 0);
+        assert_eq!(
+            format!("{:>5}|{:<3}|", FileOffset(42), FileOffset(7)),
+            "   42|7  |"
+        );
         assert_eq!(
             Span::new(1, 4).in_file(FileOffset(12)).to_string(),
             "13..16"
