@@ -97,4 +97,53 @@ mod tests {
         assert_eq!(whole(&bytes), b"0123456789");
         assert!(!bytes.faulted());
     }
+
+    /// A stand-in for ranged reads from object storage: it serves no read larger than a window,
+    /// and counts what it served.
+    struct Ranged {
+        bytes: Vec<u8>,
+        window: u64,
+        served: std::sync::atomic::AtomicU64,
+    }
+
+    impl ByteSource for Ranged {
+        fn len(&self) -> u64 {
+            self.bytes.len() as u64
+        }
+
+        fn read(&self, range: FileRange) -> Option<&[u8]> {
+            if range.len() > self.window {
+                return None;
+            }
+            let slice = range.slice(&self.bytes)?;
+            self.served
+                .fetch_add(slice.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            Some(slice)
+        }
+    }
+
+    #[test]
+    fn the_frame_index_and_payloads_need_only_ranged_reads() {
+        let payloads: Vec<Vec<u8>> = (0..50u8).map(|i| vec![i; 100]).collect();
+        let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+        let mut bytes = crate::crafted::encode_records(&refs);
+        bytes[3 * 116 + 20] ^= 1; // damage one payload: the resync reads ranges too
+        let ranged = Ranged {
+            bytes: bytes.clone(),
+            window: 256,
+            served: Default::default(),
+        };
+        assert!(
+            ranged
+                .read(FileRange::new(FileOffset::ZERO, FileOffset(ranged.len())))
+                .is_none()
+        );
+        let index = crate::frame::FrameIndex::build(&ranged);
+        let plain = crate::frame::FrameIndex::build(&bytes);
+        let frames: Vec<_> = index.frames(&ranged).collect();
+        assert_eq!(frames, plain.frames(&bytes).collect::<Vec<_>>());
+        assert_eq!(index.damaged_count(), 1);
+        assert_eq!(frames[7].payload(&ranged), Some(&payloads[7][..]));
+        assert!(ranged.served.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    }
 }
