@@ -10,6 +10,6 @@ pub mod tui;
 
 pub use tfr_core::{
     annotate, compress, crafted, crc, damage, decode, error, escape, event, example, frame, image,
-    input, jsonformat, nested, output, payload, pyfmt, recover, resync, schema, source, span,
-    summary, tensor, textformat, wire, words,
+    input, jsonformat, nested, output, payload, pyfmt, record_index, recover, resync, schema,
+    source, span, summary, tensor, textformat, wire, words,
 };

@@ -3,6 +3,7 @@
 
 pub mod glob;
 pub mod hex;
+pub mod index;
 pub mod list;
 pub mod locate;
 pub mod salvage;
@@ -55,6 +56,8 @@ pub enum Command {
     Locate(locate::LocateArgs),
     /// Copy every intact record into a new TFRecord file that TensorFlow reads without error.
     Salvage(salvage::SalvageArgs),
+    /// The record index `tfrecord2idx` writes (`offset length` per record), or `--check` an existing one.
+    Index(index::IndexArgs),
 }
 
 /// How payloads are decoded (shared by every subcommand).
@@ -148,5 +151,6 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
         Command::Verify(args) => verify::run(args, &read, out),
         Command::Locate(args) => locate::run(args, &read, out),
         Command::Salvage(args) => salvage::run(args, &read, out),
+        Command::Index(args) => index::run(args, &read, out),
     }
 }

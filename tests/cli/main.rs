@@ -7,6 +7,7 @@ mod changing;
 mod escapes;
 mod golden;
 mod hex;
+mod index;
 mod list;
 mod salvage;
 mod show;

@@ -49,6 +49,7 @@ pub mod nested;
 pub mod output;
 pub mod payload;
 pub mod pyfmt;
+pub mod record_index;
 pub mod recover;
 pub mod resync;
 pub mod schema;
