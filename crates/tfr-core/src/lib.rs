@@ -36,6 +36,7 @@ pub mod compress;
 pub mod crafted;
 pub mod crc;
 pub mod damage;
+pub mod dataset;
 pub mod decode;
 pub mod error;
 pub mod escape;
