@@ -35,9 +35,6 @@ impl Tree {
             "Features" => {
                 let features = example::Features::of(message);
                 self.work += features.len() as u64;
-                if self.declared_shape.is_none() {
-                    self.declared_shape = example::declared_shape(&features);
-                }
                 self.set_detail(n, format!("{} features", features.len()));
                 self.later_named(n, features.map_field(), features.entries().collect(), false);
             }
@@ -72,9 +69,9 @@ impl Tree {
         }
     }
 
-    /// The fields of an Example or SequenceExample from the typed message, then any top-level
+    /// The fields of the typed message (an Example's or SequenceExample's), then any top-level
     /// fields protobuf does not know (kept as wire fields).
-    pub(super) fn example(&mut self, ctx: &Ctx<'_>, parent: usize) {
+    pub(super) fn feature_view(&mut self, ctx: &Ctx<'_>, parent: usize) {
         let Some(typed) = ctx.parsed.root() else {
             return;
         };
@@ -144,9 +141,6 @@ impl Tree {
                 self.push(row);
             } else {
                 let feature = example::feature(&reader, entry);
-                if let Some((_, first)) = feature.values.bytes().next() {
-                    self.note_value(ctx.file(first));
-                }
                 let mut row = Node::new(
                     depth,
                     Some(parent),
