@@ -20,7 +20,14 @@ fn main() -> ExitCode {
         }
         None if std::io::stdout().is_terminal() => {
             drop(out);
-            return exit(inspect(&cli::glob::expand(&cli.files), &cli.decode));
+            // Directories and patterns open as the TFRecord files they hold.
+            let (run, status) = cli::dataset::Run::resolve(&cli.files);
+            run.note_skipped();
+            let files = run.paths();
+            if files.is_empty() {
+                return exit(Ok(status.max(Status::Unusable)));
+            }
+            return exit(inspect(&files, &cli.decode));
         }
         None => {
             // Not a terminal: behave like `list` so pipelines get plain text.

@@ -1,6 +1,7 @@
 //! The scriptable subcommands. Each takes its arguments and a writer, and returns the exit status,
 //! so tests can run them without a process.
 
+pub mod dataset;
 pub mod glob;
 pub mod hex;
 pub mod index;

@@ -4,6 +4,7 @@
 
 mod bad_input;
 mod changing;
+mod dataset;
 mod escapes;
 mod golden;
 mod hex;

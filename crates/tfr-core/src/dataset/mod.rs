@@ -11,12 +11,14 @@
 pub mod discover;
 pub mod numbering;
 mod problem;
+pub mod report;
 pub mod shards;
 pub mod tfds;
 
 use std::path::{Path, PathBuf};
 
 pub use problem::Problem;
+pub use report::{Summary, Tally};
 use shards::{ShardName, ShardSet};
 pub use tfds::{DatasetInfo, ShardCount, SplitInfo};
 
@@ -138,15 +140,24 @@ impl Dataset {
             }
             // A file that cannot even be opened stays, so that its error is reported.
             match discover::sniff(&path) {
-                Ok(discover::Sniff::Other(reason)) => dataset.skipped.push(Skipped {
-                    path,
-                    reason: reason.to_string(),
-                }),
+                Ok(discover::Sniff::Other(reason)) => {
+                    let reason = metadata_role(&path).unwrap_or(reason).to_string();
+                    dataset.skipped.push(Skipped { path, reason })
+                }
                 _ => files.push(path),
             }
         }
+        for dir in &dirs {
+            if !files.iter().any(|f| f.starts_with(dir)) {
+                dataset.errors.push(format!(
+                    "{}: is a directory with no TFRecord file in it",
+                    crate::escape::path_for_terminal(dir)
+                ));
+            }
+        }
         dataset.group(files, &dirs);
-        dataset.is_dataset = !dirs.is_empty() || !dataset.splits.is_empty();
+        dataset.is_dataset =
+            !dataset.members.is_empty() && (!dirs.is_empty() || !dataset.splits.is_empty());
         dataset
     }
 
@@ -292,6 +303,17 @@ fn info_for<'a>(
         }
     };
     infos.get(at).and_then(|(_, info)| info.as_ref())
+}
+
+/// What a tensorflow-datasets metadata file is for, said instead of "not a TFRecord file".
+fn metadata_role(path: &Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    match name {
+        tfds::INFO_FILE => Some("dataset metadata (shard lengths and sizes, checked)"),
+        "features.json" => Some("dataset metadata (feature types)"),
+        _ if name.ends_with(".labels.txt") => Some("class label names"),
+        _ => None,
+    }
 }
 
 /// A split's name from its shards' prefix: `toy_parcels-train.tfrecord` is `train`.

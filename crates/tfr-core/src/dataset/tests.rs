@@ -165,3 +165,13 @@ fn split_names_come_from_the_prefix_without_metadata() {
         "detection_train"
     );
 }
+
+#[test]
+fn a_directory_without_tfrecord_files_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"hello").unwrap();
+    let dataset = Dataset::resolve(&[dir.path().to_path_buf()]);
+    assert!(dataset.members.is_empty());
+    assert_eq!(dataset.errors.len(), 1);
+    assert!(dataset.errors[0].ends_with("is a directory with no TFRecord file in it"));
+}
