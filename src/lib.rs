@@ -11,5 +11,5 @@ pub mod tui;
 pub use tfr_core::{
     annotate, compress, crafted, crc, damage, dataset, decode, error, escape, event, example,
     frame, image, input, jsonformat, nested, output, payload, pyfmt, record_index, recover, resync,
-    schema, source, span, summary, tensor, textformat, wire, words,
+    schema, source, span, stats, summary, tensor, textformat, wire, words,
 };

@@ -9,6 +9,7 @@ pub mod list;
 pub mod locate;
 pub mod salvage;
 pub mod show;
+pub mod stats;
 pub mod verify;
 
 use std::io::{IsTerminal, Write};
@@ -59,6 +60,8 @@ pub enum Command {
     Salvage(salvage::SalvageArgs),
     /// The record index `tfrecord2idx` writes (`offset length` per record), or `--check` an existing one.
     Index(index::IndexArgs),
+    /// Per-feature statistics of a file, shard set or dataset, per split side by side.
+    Stats(stats::StatsArgs),
 }
 
 /// How payloads are decoded (shared by every subcommand).
@@ -153,5 +156,6 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
         Command::Locate(args) => locate::run(args, &read, out),
         Command::Salvage(args) => salvage::run(args, &read, out),
         Command::Index(args) => index::run(args, &read, out),
+        Command::Stats(args) => stats::run(args, &decoder, &read, out),
     }
 }

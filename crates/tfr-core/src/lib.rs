@@ -59,6 +59,7 @@ pub mod resync;
 pub mod schema;
 pub mod source;
 pub mod span;
+pub mod stats;
 pub mod summary;
 pub mod tensor;
 pub mod textformat;
