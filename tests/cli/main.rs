@@ -12,6 +12,7 @@ mod index;
 mod list;
 mod salvage;
 mod show;
+mod stats;
 mod verify;
 
 use std::path::{Path, PathBuf};
