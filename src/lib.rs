@@ -5,11 +5,12 @@
 //! `tfr_core::frame`.
 
 pub mod cli;
+pub mod hint;
 pub mod status;
 pub mod tui;
 
 pub use tfr_core::{
-    annotate, compress, crafted, crc, damage, dataset, decode, error, escape, event, example,
-    frame, image, input, jsonformat, nested, output, payload, pyfmt, record_index, recover, resync,
-    schema, source, span, stats, summary, tensor, textformat, wire, words,
+    annotate, bytes, compress, crafted, crc, damage, dataset, decode, error, escape, event,
+    example, frame, image, input, jsonformat, nested, output, payload, pyfmt, record_index,
+    recover, resync, schema, source, span, stats, summary, tensor, textformat, wire, words,
 };

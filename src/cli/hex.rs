@@ -9,8 +9,7 @@ use clap::Args;
 
 use super::{Status, report_unusable};
 use crate::annotate::{Annotated, Role, Token};
-use crate::input::Input;
-use crate::payload::Decoder;
+use crate::input::{Input, OpenOptions};
 
 #[derive(Debug, Args)]
 pub struct HexArgs {
@@ -106,12 +105,11 @@ pub fn write_tokens(
 
 pub fn run(
     args: &HexArgs,
-    decoder: &Decoder,
-    read: &crate::compress::Options,
+    open: &OpenOptions,
     out: &mut impl Write,
     coloured: bool,
 ) -> Result<Status> {
-    let mut input = match Input::open_with(&args.file, decoder, read) {
+    let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };

@@ -14,12 +14,11 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, report_unusable};
-use crate::compress::Options;
 use crate::escape::path_for_terminal;
 use crate::frame::FrameIndex;
-use crate::output::{Destination, OutputError, OutputPolicy, write_atomically};
+use crate::output::{Destination, OutputPolicy, write_atomically};
 use crate::record_index::{self, IndexEntry};
-use crate::source::Source;
+use crate::source::{ReadOptions, Source};
 use crate::words::plural;
 
 #[derive(Debug, Args)]
@@ -52,8 +51,8 @@ struct Indexed {
     compression: Option<&'static str>,
 }
 
-fn read(args: &IndexArgs, read: &Options) -> Result<Indexed, Status> {
-    let source = Source::open_with(&args.file, read).map_err(|e| report_unusable(&e))?;
+fn read(args: &IndexArgs, read: &ReadOptions) -> Result<Indexed, Status> {
+    let source = Source::open(&args.file, read).map_err(|e| report_unusable(&e))?;
     let data = source.bytes();
     let index = FrameIndex::build(data);
     let entries = record_index::entries(&index, data);
@@ -104,7 +103,7 @@ fn refuse(args: &IndexArgs, indexed: &Indexed) -> Option<Status> {
     None
 }
 
-pub fn run(args: &IndexArgs, read_options: &Options, out: &mut impl Write) -> Result<Status> {
+pub fn run(args: &IndexArgs, read_options: &ReadOptions, out: &mut impl Write) -> Result<Status> {
     let indexed = match read(args, read_options) {
         Ok(indexed) => indexed,
         Err(status) => return Ok(status),
@@ -120,7 +119,7 @@ pub fn run(args: &IndexArgs, read_options: &Options, out: &mut impl Write) -> Re
     };
     if args.check {
         let Some(idx) = &args.idx else {
-            return Ok(report_unusable(&"--check needs FILE and IDX"));
+            return Ok(report_unusable("--check needs FILE and IDX"));
         };
         return check(args, idx, &indexed.entries, out).map(|status| status.max(done));
     }
@@ -134,19 +133,15 @@ pub fn run(args: &IndexArgs, read_options: &Options, out: &mut impl Write) -> Re
         replace_existing: args.force,
         stdout_is_terminal: io::stdout().is_terminal(),
     };
-    let refusal = |e: &OutputError| match e {
-        OutputError::Exists { .. } => format!("{e}; pass --force to replace it"),
-        _ => e.to_string(),
-    };
     let written = match policy.check(output) {
         Ok(Destination::Stdout) => record_index::write(&indexed.entries, out),
         Ok(Destination::File(path)) => {
             match write_atomically(&path, &policy, |w| record_index::write(&indexed.entries, w)) {
                 Ok(()) => Ok(()),
-                Err(e) => return Ok(report_unusable(&refusal(&e))),
+                Err(e) => return Ok(report_unusable(&e)),
             }
         }
-        Err(e) => return Ok(report_unusable(&refusal(&e))),
+        Err(e) => return Ok(report_unusable(&e)),
     };
     written?;
     if output.as_os_str() != "-" {

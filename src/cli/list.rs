@@ -9,11 +9,11 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::records::{Outcome, render_in_order};
 use super::{Status, report_unusable};
-use crate::input::Input;
+use crate::input::{Input, OpenOptions};
 use crate::jsonformat::Json;
 use crate::nested::NestedFrames;
-use crate::payload::Decoder;
 use crate::summary::{FrameRow, describe_frame_with, row_json};
 use crate::words::plural;
 
@@ -75,17 +75,12 @@ fn row_line(
     )
 }
 
-pub fn run(
-    args: &ListArgs,
-    decoder: &Decoder,
-    read: &crate::compress::Options,
-    out: &mut impl Write,
-) -> Result<Status> {
+pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
     let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
     let files = run.paths();
-    'files: for (member, path) in files.iter().enumerate() {
+    for (member, path) in files.iter().enumerate() {
         let split = run.first_record(member);
-        let mut input = match Input::open_with(path, decoder, read) {
+        let mut input = match Input::open(path, open) {
             Ok(input) => input,
             Err(e) => {
                 status = status.max(report_unusable(&e));
@@ -114,34 +109,26 @@ pub fn run(
                 "index", "offset", "length", "len-crc", "data-crc", "kind"
             )?;
         }
-        let workers = input.worker_decoders();
         let mut intact = 0usize;
-        let mut next = 0;
-        loop {
-            let frames = input.batch(next, None, if next == 0 { 64 } else { 4096 });
-            if frames.is_empty() {
-                break;
-            }
-            next += frames.len();
-            intact += frames.iter().filter(|f| f.status.is_intact()).count();
-            let lines = input.map_frames(frames, &workers, |input, decoder, frame| {
+        let outcome = render_in_order(
+            &mut input,
+            0,
+            None,
+            |input, decoder, frame| {
                 let mut row = describe_frame_with(input, decoder, frame);
                 let nested = NestedFrames::find(&input.index, input.data(), &frame);
                 if let Some(nested) = &nested {
                     row.summary = format!("{}; {}", row.summary, nested.describe());
                 }
-                row_line(&json_name, &row, nested.as_ref(), split.as_ref(), args.json)
-            });
-            // Described from the mapped bytes: if the file shrank meanwhile, some were zeros.
-            if let Err(e) = input.check_unchanged() {
-                status = status.max(report_unusable(&e));
-                continue 'files;
-            }
-            for line in lines {
-                writeln!(out, "{line}")?;
-            }
-        }
-        if let Err(e) = input.check_unchanged() {
+                let line = row_line(&json_name, &row, nested.as_ref(), split.as_ref(), args.json);
+                (frame.status.is_intact(), line)
+            },
+            |_, (is_intact, line)| {
+                intact += usize::from(is_intact);
+                writeln!(out, "{line}")
+            },
+        )?;
+        if let Outcome::Changed(e) = outcome {
             status = status.max(report_unusable(&e));
             continue;
         }

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
+use super::records::{Outcome, render_in_order};
 use super::{Status, report_unusable};
 use crate::damage;
 use crate::frame::Frame;
-use crate::input::Input;
+use crate::input::{Input, OpenOptions};
 use crate::jsonformat::{Json, message_to_json, raw_payload_json};
 use crate::payload::{Decoded, Decoder, Reading};
 
@@ -67,12 +68,11 @@ pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
 /// [`crate::pyfmt::text_format_for_terminal`]); piped output stays byte-identical to Python's.
 pub fn run(
     args: &ShowArgs,
-    decoder: &Decoder,
-    read: &crate::compress::Options,
+    open: &OpenOptions,
     terminal: bool,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let mut input = match Input::open_with(&args.file, decoder, read) {
+    let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };
@@ -89,36 +89,13 @@ pub fn run(
         },
         (None, None) => (0, None, false),
     };
-    let workers = input.worker_decoders();
     let mut status = Status::Clean;
-    let mut next = start;
-    loop {
-        // Frames are indexed as output proceeds, so the first record prints at once; each batch
-        // is rendered on all cores, then printed in order.
-        let frames = input.batch(next, end, if next == start { 64 } else { 4096 });
-        if frames.is_empty() {
-            if let Err(e) = input.check_unchanged() {
-                return Ok(report_unusable(&e));
-            }
-            if end.is_some_and(|end| next < end) {
-                eprintln!(
-                    "{}: records {next}..{} do not exist (the file has {})",
-                    input.name(),
-                    end.unwrap_or(next),
-                    crate::words::plural(input.index.len() as u64, "frame")
-                );
-            }
-            break;
-        }
-        next += frames.len();
-        let rendered = input.map_frames(frames, &workers, |input, decoder, frame| {
-            render(input, decoder, frame, args.format, single)
-        });
-        // Rendered from the mapped bytes: if the file shrank meanwhile, some were zeros.
-        if let Err(e) = input.check_unchanged() {
-            return Ok(report_unusable(&e));
-        }
-        for record in rendered {
+    let outcome = render_in_order(
+        &mut input,
+        start,
+        end,
+        |input, decoder, frame| render(input, decoder, frame, args.format, single),
+        |input, record| {
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
             }
@@ -129,7 +106,18 @@ pub fn run(
                 out.write_all(record.output.as_bytes())?;
             }
             status = status.max(record.status);
-        }
+            Ok(())
+        },
+    )?;
+    match outcome {
+        Outcome::Changed(e) => return Ok(report_unusable(&e)),
+        Outcome::Done { next } if end.is_some_and(|end| next < end) => eprintln!(
+            "{}: records {next}..{} do not exist (the file has {})",
+            input.name(),
+            end.unwrap_or(next),
+            crate::words::plural(input.index.len() as u64, "frame")
+        ),
+        Outcome::Done { .. } => {}
     }
     Ok(status)
 }
@@ -276,7 +264,7 @@ mod tests {
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();
-        let status = run(&args, &decoder, &Default::default(), terminal, &mut out).unwrap();
+        let status = run(&args, &OpenOptions::new(decoder), terminal, &mut out).unwrap();
         assert_eq!(status, Status::Clean);
         String::from_utf8(out).unwrap()
     }

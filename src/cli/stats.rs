@@ -9,8 +9,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, report_unusable};
-use crate::compress::Options;
-use crate::payload::Decoder;
+use crate::input::OpenOptions;
 use crate::stats::{report, run};
 
 #[derive(Debug, Args)]
@@ -48,19 +47,14 @@ fn plan(run: &super::dataset::Run) -> run::Plan {
     }
 }
 
-pub fn run(
-    args: &StatsArgs,
-    decoder: &Decoder,
-    read: &Options,
-    out: &mut impl Write,
-) -> Result<Status> {
+pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
     let (inputs, mut status) = super::dataset::Run::resolve(&args.files);
     inputs.note_skipped();
     let plan = plan(&inputs);
     if plan.files.is_empty() {
         return Ok(status.max(Status::Unusable));
     }
-    let outcome = run::compute(&plan, decoder, read);
+    let outcome = run::compute(&plan, &open.decoder, &open.read);
     for (path, error) in &outcome.unreadable {
         status = status.max(report_unusable(&format!(
             "{}: {error}",

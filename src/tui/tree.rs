@@ -15,11 +15,12 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::annotate::{FrameTokens, Role, Token};
-use crate::decode::{MapEntry, Nodes, Parsed, ValuesAt};
+use crate::decode::{MapEntry, Parsed};
 use crate::frame::{Frame, HEADER_LEN};
 use crate::payload::{Decoded, TreeView};
 use crate::schema::table::{FieldId, Table};
 use crate::span::Span;
+use crate::tui::features::Page;
 use crate::wire::{ROOT, WireTree};
 
 /// Values (and steps) of one list shown before the rest is summarised as "… N more".
@@ -68,21 +69,10 @@ pub(super) enum Source {
         from: usize,
         lists: bool,
     },
-    /// The values of a feature's list (field `field` occurring as `nodes`), from value `from`
-    /// (at position `at`) on.
-    Values {
-        field: FieldId,
-        nodes: Nodes,
-        from: usize,
-        at: ValuesAt,
-    },
-    /// The steps of a feature list, from step `from` on.
-    Steps {
-        field: FieldId,
-        nodes: Nodes,
-        from: usize,
-        at: ValuesAt,
-    },
+    /// A page of the values of a feature's list.
+    Values(Page),
+    /// A page of the steps of a feature list.
+    Steps(Page),
     /// The numbers of packed run `node`, from element `from` (at payload position `at`) on.
     Packed { node: u32, from: usize, at: u32 },
 }
@@ -188,7 +178,7 @@ impl Tree {
         let mut tree = Tree::default();
         let offset = frame.offset.0;
         let region_end = frame.region_end.0.max(offset);
-        let payload = frame.payload_range();
+        let payload = frame.payload_range().map(Range::from);
         let own = parts.own;
         let frame_token = |start: u64| {
             own.iter().find(|(t, _)| {
@@ -561,18 +551,8 @@ impl Tree {
                 from,
                 lists,
             } => self.named_rows(&ctx, i, field, &sorted, from, lists),
-            Source::Values {
-                field,
-                nodes,
-                from,
-                at,
-            } => self.value_rows(&ctx, i, field, &nodes, from, at),
-            Source::Steps {
-                field,
-                nodes,
-                from,
-                at,
-            } => self.step_rows(&ctx, i, field, &nodes, from, at),
+            Source::Values(page) => self.value_rows(&ctx, i, page),
+            Source::Steps(page) => self.step_rows(&ctx, i, page),
             Source::Packed { node, from, at } => self.packed(&ctx, i, node, from, at),
         }
     }

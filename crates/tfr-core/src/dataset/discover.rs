@@ -59,7 +59,9 @@ pub fn sniff(path: &Path) -> std::io::Result<Sniff> {
 
 /// [`sniff`] on the first bytes of a file and what its name says.
 pub fn sniff_bytes(head: &[u8], named: bool) -> Sniff {
-    if Header::read(head, 0).is_some_and(|h| h.crc_ok()) || compress::sniff(head).is_some() {
+    if Header::read(head, crate::span::FileOffset(0)).is_some_and(|h| h.crc_ok())
+        || compress::sniff(head).is_some()
+    {
         return Sniff::TfRecord;
     }
     match (named, head.is_empty()) {

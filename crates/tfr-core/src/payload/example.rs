@@ -9,7 +9,7 @@ use crate::decode::MessageView;
 use crate::example::{self as view, Features};
 use crate::schema::ProtoFile;
 use crate::wire::{ROOT, WireTree, WireType};
-use crate::words::plural;
+use crate::words::{noun_for, plural};
 
 /// The message an Example payload is.
 pub const EXAMPLE_MESSAGE: &str = "tensorflow.Example";
@@ -182,16 +182,11 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
     } else {
         String::new()
     };
-    let noun = if features.len() == 1 {
-        "feature"
-    } else {
-        "features"
-    };
     Summary {
         features: Some(features.len()),
         line: format!(
-            "{} {noun}{lists_text}: {}{more}",
-            features.len(),
+            "{}{lists_text}: {}{more}",
+            plural(features.len(), "feature"),
             names.join(", ")
         ),
     }
@@ -224,17 +219,13 @@ fn write_features_tree(
     let features = view::top_features(typed);
     let lists = view::feature_lists_of(typed);
     let what = if is_example {
-        format!("Example, {}", plural(features.len() as u64, "feature"))
+        format!("Example, {}", plural(features.len(), "feature"))
     } else {
         format!(
             "SequenceExample, {} context {}, {}",
             features.len(),
-            if features.len() == 1 {
-                "feature"
-            } else {
-                "features"
-            },
-            plural(lists.len() as u64, "feature list")
+            noun_for(features.len(), "feature"),
+            plural(lists.len(), "feature list")
         )
     };
     writeln!(out, "{heading}  {what}")?;

@@ -9,10 +9,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{FeatureKey, Stats};
-use crate::compress::Options;
 use crate::frame::FrameIndex;
 use crate::payload::Decoder;
-use crate::source::Source;
+use crate::source::{ReadOptions, Source};
 
 /// Frames summarised as one unit of work.
 const CHUNK: usize = 1024;
@@ -80,7 +79,7 @@ pub fn cores() -> usize {
 }
 
 /// Summarises every file of `plan`, reading them as `read` says.
-pub fn compute(plan: &Plan, decoder: &Decoder, read: &Options) -> Outcome {
+pub fn compute(plan: &Plan, decoder: &Decoder, read: &ReadOptions) -> Outcome {
     let threads = cores();
     // Open and index the files in parallel.
     let opened: Vec<Result<Opened, String>> = {
@@ -97,7 +96,7 @@ pub fn compute(plan: &Plan, decoder: &Decoder, read: &Options) -> Outcome {
                 let (Some(path), Some(slot)) = (plan.files.get(i), slots.get(i)) else {
                     return;
                 };
-                let result = Source::open_with(path, read)
+                let result = Source::open(path, read)
                     .map(|source| {
                         let index = FrameIndex::build(source.bytes());
                         Opened { source, index }
