@@ -212,3 +212,51 @@ fn globs_take_classes_alternatives_and_report_matching_nothing() {
         stderr(&output)
     );
 }
+
+#[test]
+fn show_words_records_as_features_json_describes_them() {
+    let shard =
+        testdata("realworld/tfds/toy_parcels/2.0.0/toy_parcels-train.tfrecord-00000-of-00002");
+    let output = run([
+        "show".as_ref(),
+        shard.as_os_str(),
+        "-n".as_ref(),
+        "2".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("{name}: {text}"))
+            .to_string()
+    };
+    assert!(
+        line("label ").ends_with("ClassLabel (4 classes)  0 \"small\""),
+        "{text}"
+    );
+    assert!(
+        line("grid ").contains("bool[3, 3]")
+            && line("grid ")
+                .ends_with("[[true, true, false], [false, true, true], [false, false, false]]"),
+        "{text}"
+    );
+    assert!(line("image ").contains("Image 32x48x3 png") && line("image ").ends_with("PNG 48x32"));
+    assert!(line("caption ").ends_with("\"parcel 8\""));
+    assert!(line("objects ").ends_with("Sequence of 2 elements"));
+    assert_eq!(
+        line("[0] "),
+        "    [0] bbox [0.25, 0.166, 0.75, 0.833]  fragile 0 \"no\""
+    );
+    // Without the metadata beside it, the same record is shown as plain features.
+    let (_tmp, copy) = toy_parcels();
+    std::fs::remove_file(copy.join("features.json")).unwrap();
+    let plain = copy.join("toy_parcels-train.tfrecord-00000-of-00002");
+    let output = run([
+        "show".as_ref(),
+        plain.as_os_str(),
+        "-n".as_ref(),
+        "2".as_ref(),
+    ]);
+    assert!(stdout(&output).contains("int64[9]"), "{}", stdout(&output));
+}

@@ -9,6 +9,7 @@
 //! TFRecord files are set aside with the reason rather than called damaged.
 
 pub mod discover;
+pub mod features;
 pub mod numbering;
 mod problem;
 pub mod report;
