@@ -2,7 +2,6 @@
 //! so tests can run them without a process.
 
 pub mod dataset;
-pub mod glob;
 pub mod hex;
 pub mod index;
 pub mod list;
