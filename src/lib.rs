@@ -12,5 +12,6 @@ pub mod tui;
 pub use tfr_core::{
     annotate, bytes, compress, crafted, crc, damage, dataset, decode, error, escape, event,
     example, frame, image, input, jsonformat, nested, output, payload, pyfmt, record_index,
-    recover, resync, schema, source, span, stats, summary, tensor, textformat, wire, words,
+    recover, resync, schema, source, span, stats, summary, tensor, textformat, wire, wire_type,
+    words,
 };

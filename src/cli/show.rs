@@ -184,7 +184,10 @@ fn render(
             decoder.expected_name(),
             invalid.what(),
             invalid.at(),
-            frame.offset.0 + crate::frame::HEADER_LEN + invalid.at() as u64
+            frame
+                .offset
+                .saturating_add(crate::frame::HEADER_LEN)
+                .offset_by(invalid.at())
         ));
     }
     // Each rendering is built once and extended in place: a record can be tens of megabytes.
@@ -200,7 +203,7 @@ fn render(
             let heading = format!(
                 "record {}  (offset {}, {} bytes)",
                 frame.index,
-                frame.offset.0,
+                frame.offset,
                 payload.len()
             );
             let example = decoded
