@@ -10,7 +10,8 @@ pub mod status;
 pub mod tui;
 
 pub use tfr_core::{
-    annotate, bytes, compress, crafted, crc, damage, decode, error, escape, event, example, frame,
-    image, input, jsonformat, nested, output, payload, pyfmt, recover, resync, schema, source,
-    span, summary, tensor, textformat, wire, wire_type, words,
+    annotate, bytes, compress, crafted, crc, damage, dataset, decode, error, escape, event,
+    example, frame, image, input, jsonformat, nested, output, payload, pyfmt, record_index,
+    recover, resync, schema, source, span, stats, summary, tensor, textformat, wire, wire_type,
+    words,
 };

@@ -20,7 +20,17 @@ fn main() -> ExitCode {
         }
         None if std::io::stdout().is_terminal() => {
             drop(out);
-            return exit(inspect(&cli::glob::expand(&cli.files), &cli.decode));
+            // Directories and patterns open as the TFRecord files they hold; arguments that
+            // name none are listed on the inspector's screen with the files it cannot open.
+            let dataset = tfr_inspect::dataset::Dataset::resolve(&cli.files);
+            let files: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
+            if files.is_empty() {
+                for error in &dataset.errors {
+                    cli::print_error(error);
+                }
+                return exit(Ok(Status::Unusable));
+            }
+            return exit(inspect(&files, &dataset.errors, &cli.decode));
         }
         None => {
             // Not a terminal: behave like `list` so pipelines get plain text.
@@ -43,8 +53,8 @@ fn main() -> ExitCode {
 }
 
 /// Runs the inspector with the options the arguments resolve to.
-fn inspect(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
-    tui::run(files, &decode.open_options()?)
+fn inspect(files: &[PathBuf], unopened: &[String], decode: &DecodeArgs) -> anyhow::Result<Status> {
+    tui::run(files, unopened, &decode.open_options()?)
 }
 
 fn exit(result: anyhow::Result<Status>) -> ExitCode {

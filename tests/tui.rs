@@ -1086,3 +1086,57 @@ fn long_value_lists_and_feature_lists_open_a_page_at_a_time() {
         (0..70).map(|i| format!("step {i}")).collect::<Vec<_>>()
     );
 }
+
+const TOY_PARCELS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/testdata/realworld/tfds/toy_parcels/2.0.0"
+);
+
+fn open_all(paths: &[PathBuf]) -> App {
+    let mut app = App::open(paths, &OpenOptions::new(decoder())).unwrap();
+    app.index_now();
+    app
+}
+
+#[test]
+fn the_record_prompt_takes_a_split_wide_number() {
+    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
+    let paths: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
+    let mut app = open_all(&paths);
+    app.update(Action::Prompt(PromptKind::Record));
+    type_text(&mut app, "train 17");
+    app.update(Action::Submit);
+    assert_eq!(app.current, 1, "{}", app.message);
+    assert_eq!(app.selected(), 2);
+    assert_eq!(app.message, "train record 17 = shard 00001 record 2");
+    app.update(Action::Prompt(PromptKind::Record));
+    type_text(&mut app, "validation:5");
+    app.update(Action::Submit);
+    assert_eq!((app.current, app.selected()), (3, 1), "{}", app.message);
+    app.update(Action::Prompt(PromptKind::Record));
+    type_text(&mut app, "train 30");
+    app.update(Action::Submit);
+    assert!(
+        app.message.contains("train has 30 records"),
+        "{}",
+        app.message
+    );
+    app.update(Action::Prompt(PromptKind::Record));
+    type_text(&mut app, "test 1");
+    app.update(Action::Submit);
+    assert!(app.message.contains("no split \"test\""), "{}", app.message);
+}
+
+#[test]
+fn next_damaged_goes_on_to_the_next_file() {
+    let mut app = open_all(&[PathBuf::from(EXAMPLES), PathBuf::from(LENGTH_BITFLIP)]);
+    app.update(Action::NextDamaged);
+    assert_eq!((app.current, app.selected()), (1, 56), "{}", app.message);
+    assert!(
+        app.message.contains("damaged frame 56 in file 2 of 2"),
+        "{}",
+        app.message
+    );
+    app.update(Action::NextDamaged);
+    assert_eq!((app.current, app.selected()), (1, 56));
+}

@@ -189,8 +189,11 @@ fn inputs_that_cannot_be_opened_stay_on_screen_and_exit_2() {
     };
     tmux.wait_text("shell$");
     let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/examples.tfrecord");
+    // A directory is searched for TFRecord files; one that holds none cannot be opened.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().display();
     tmux.text(&format!(
-        "{BIN} {examples} /nonexistent-tfr-input /tmp; echo inspector-exited-$?"
+        "{BIN} {examples} /nonexistent-tfr-input {empty}; echo inspector-exited-$?"
     ));
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_text("record 0 · 200 records");
@@ -199,14 +202,16 @@ fn inputs_that_cannot_be_opened_stay_on_screen_and_exit_2() {
         "{screen}"
     );
     assert!(
-        screen.contains("not opened: /tmp: is a directory"),
+        screen.contains(&format!(
+            "not opened: {empty}: is a directory with no TFRecord file in it"
+        )),
         "{screen}"
     );
     // Moving around does not clear them.
     tmux.text("jjj:5");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_text("record 5 · 200 records");
-    assert!(screen.contains("not opened: /tmp"), "{screen}");
+    assert!(screen.contains(&format!("not opened: {empty}")), "{screen}");
     tmux.text("q");
     // Status 2, and the errors are printed again on the normal screen.
     let screen = tmux.wait_text("inspector-exited-2");
@@ -215,7 +220,9 @@ fn inputs_that_cannot_be_opened_stay_on_screen_and_exit_2() {
         "{screen}"
     );
     assert!(
-        screen.contains("tfr-inspect: /tmp: is a directory"),
+        screen.contains(&format!(
+            "tfr-inspect: {empty}: is a directory with no TFRecord"
+        )),
         "{screen}"
     );
 }

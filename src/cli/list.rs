@@ -36,20 +36,35 @@ fn verdict(ok: Option<bool>) -> &'static str {
 }
 
 /// One output line for a frame: a JSON object or a table row. `nested` lists the frames inside a
-/// damaged record, already described in its summary.
-fn row_line(file: &str, row: &FrameRow, nested: Option<&NestedFrames>, json: bool) -> String {
+/// damaged record, already described in its summary; `split` names the shard's split and the
+/// split-wide number of its first record, in a dataset.
+fn row_line(
+    file: &str,
+    row: &FrameRow,
+    nested: Option<&NestedFrames>,
+    split: Option<&(String, u64)>,
+    json: bool,
+) -> String {
+    let split_record = split.map(|(name, first)| (name, first + row.frame.index as u64));
     if json {
         let mut object = row_json(file, row);
         if let (Json::Object(members), Some(nested)) = (&mut object, nested) {
             members.push(("nested_frames".into(), nested.to_json()));
         }
+        if let (Json::Object(members), Some((name, number))) = (&mut object, split_record) {
+            members.push(("split".into(), Json::String(name.clone())));
+            members.push(("split_record".into(), Json::Literal(number.to_string())));
+        }
         return object.to_string_sorted();
     }
+    let number = split_record.map_or(String::new(), |(name, n)| {
+        format!("{n:>width$}  ", width = name.len().max(7))
+    });
     let f = &row.frame;
     let kind = row.kind.as_ref().map_or(f.status.name(), |k| k.name());
     let length = f.declared_length.map_or("-".to_string(), |l| l.to_string());
     format!(
-        "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  {}",
+        "{number}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  {}",
         f.index,
         f.offset,
         length,
@@ -61,9 +76,10 @@ fn row_line(file: &str, row: &FrameRow, nested: Option<&NestedFrames>, json: boo
 }
 
 pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
-    let mut status = Status::Clean;
-    let files = super::glob::expand(&args.files);
-    for path in &files {
+    let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
+    let files = run.paths();
+    for (member, path) in files.iter().enumerate() {
+        let split = run.first_record(member);
         let mut input = match Input::open(path, open) {
             Ok(input) => input,
             Err(e) => {
@@ -76,11 +92,20 @@ pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<
         let json_name = input.source.path().display().to_string();
         if !args.json {
             if files.len() > 1 {
-                writeln!(out, "== {name}")?;
+                let label = run.label(member).map(|l| format!(" ({l})"));
+                writeln!(out, "== {name}{}", label.unwrap_or_default())?;
             }
+            // In a dataset, a column of split-wide record numbers, titled with the split's name.
+            let numbers = split.as_ref().map_or(String::new(), |(name, _)| {
+                format!(
+                    "{:>width$}  ",
+                    crate::escape::for_terminal(name),
+                    width = name.len().max(7)
+                )
+            });
             writeln!(
                 out,
-                "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  summary",
+                "{numbers}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  summary",
                 "index", "offset", "length", "len-crc", "data-crc", "kind"
             )?;
         }
@@ -95,7 +120,7 @@ pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<
                 if let Some(nested) = &nested {
                     row.summary = format!("{}; {}", row.summary, nested.describe());
                 }
-                let line = row_line(&json_name, &row, nested.as_ref(), args.json);
+                let line = row_line(&json_name, &row, nested.as_ref(), split.as_ref(), args.json);
                 (frame.status.is_intact(), line)
             },
             |_, (is_intact, line)| {
@@ -137,9 +162,21 @@ pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<
             eprintln!("{name}: compressed stream damaged: {problem}");
             status = status.max(Status::Damage);
         }
+        if let Some(tally) = run.tallies.get_mut(member) {
+            let data = input.data();
+            *tally = Some(crate::dataset::Tally::of(
+                &input.index,
+                data,
+                stream_problem.is_some(),
+            ));
+        }
         if damaged > 0 {
             status = status.max(Status::Damage);
         }
+    }
+    run.note_skipped();
+    if run.is_dataset() {
+        status = status.max(run.finish(args.json, false, out)?);
     }
     Ok(status)
 }

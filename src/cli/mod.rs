@@ -1,13 +1,15 @@
 //! The scriptable subcommands. Each takes its arguments and a writer, and returns the exit status,
 //! so tests can run them without a process.
 
-pub mod glob;
+pub mod dataset;
 pub mod hex;
+pub mod index;
 pub mod list;
 pub mod locate;
 pub mod records;
 pub mod salvage;
 pub mod show;
+pub mod stats;
 pub mod verify;
 
 use std::io::{IsTerminal, Write};
@@ -59,6 +61,10 @@ pub enum Command {
     Locate(locate::LocateArgs),
     /// Copy every intact record into a new TFRecord file that TensorFlow reads without error.
     Salvage(salvage::SalvageArgs),
+    /// The record index `tfrecord2idx` writes (`offset length` per record), or `--check` an existing one.
+    Index(index::IndexArgs),
+    /// Per-feature statistics of a file, shard set or dataset, per split side by side.
+    Stats(stats::StatsArgs),
 }
 
 /// How payloads are decoded (shared by every subcommand).
@@ -163,5 +169,7 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
         Command::Verify(args) => verify::run(args, &open, out),
         Command::Locate(args) => locate::run(args, &open, out),
         Command::Salvage(args) => salvage::run(args, &open, out),
+        Command::Index(args) => index::run(args, &open.read, out),
+        Command::Stats(args) => stats::run(args, &open, out),
     }
 }

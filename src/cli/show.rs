@@ -90,11 +90,25 @@ pub fn run(
         (None, None) => (0, None, false),
     };
     let mut status = Status::Clean;
+    // A tensorflow-datasets shard: its features.json words the tree.
+    let specs = args
+        .file
+        .parent()
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                std::path::Path::new(".")
+            } else {
+                d
+            }
+        })
+        .and_then(crate::dataset::features::FeatureSpecs::load)
+        .and_then(Result::ok)
+        .filter(|_| args.format == Format::Tree);
     let outcome = render_in_order(
         &mut input,
         start,
         end,
-        |input, decoder, frame| render(input, decoder, frame, args.format, single),
+        |input, decoder, frame| render(input, decoder, frame, args.format, single, specs.as_ref()),
         |input, record| {
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
@@ -137,6 +151,7 @@ fn render(
     frame: Frame,
     format: Format,
     single: bool,
+    specs: Option<&crate::dataset::features::FeatureSpecs>,
 ) -> Rendered {
     let data = input.data();
     let mut notes = Vec::new();
@@ -191,9 +206,17 @@ fn render(
                 frame.offset,
                 payload.len()
             );
-            let _ = decoded
-                .view(payload, decoder.table())
-                .write_tree(&heading, &mut out);
+            let example = decoded
+                .typed(payload, decoder.table())
+                .filter(|m| m.type_name() == "Example");
+            let _ = match (specs, example) {
+                (Some(specs), Some(example)) => {
+                    crate::dataset::features::write_example(&mut out, &heading, &example, specs)
+                }
+                _ => decoded
+                    .view(payload, decoder.table())
+                    .write_tree(&heading, &mut out),
+            };
             String::from_utf8(out)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
         }

@@ -97,6 +97,8 @@ struct Report {
     unverified_ranges: Vec<FileRange>,
     /// The sentence that says so.
     unverified_note: Option<String>,
+    /// Frames and payload bytes, for a dataset's summary.
+    tally: crate::dataset::Tally,
 }
 
 fn check(path: &Path, read: &ReadOptions, budget: ResyncBudget) -> Result<Report, Error> {
@@ -130,6 +132,8 @@ fn judge(source: &Source, budget: ResyncBudget) -> Result<Report, Error> {
     // Every verdict above came from the mapped bytes: worthless if the file shrank meanwhile.
     source.check_unchanged()?;
     let compression = source.compression().cloned();
+    let stream_damaged = compression.as_ref().is_some_and(|c| c.problem.is_some());
+    let tally = crate::dataset::Tally::of(&index, data, stream_damaged);
     if let Some(p) = compression.as_ref().and_then(|c| c.problem.as_ref()) {
         let at = FileOffset(p.decompressed_offset);
         problems.push(Problem {
@@ -150,6 +154,7 @@ fn judge(source: &Source, budget: ResyncBudget) -> Result<Report, Error> {
         unverified: index.unverified_candidates(),
         unverified_ranges: index.unverified_ranges().to_vec(),
         unverified_note: damage::unverified(&index),
+        tally,
     })
 }
 
@@ -189,7 +194,8 @@ fn ignored_json(tail: &IgnoredTail) -> Json {
 }
 
 pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
-    let files = super::glob::expand(&args.files);
+    let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
+    let files = run.paths();
     let budget = if args.thorough {
         ResyncBudget::Unlimited
     } else {
@@ -199,18 +205,24 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
         .par_iter()
         .map(|path| check(path, &open.read, budget))
         .collect();
-    let mut status = Status::Clean;
-    for (path, report) in files.iter().zip(reports) {
+    for (member, report) in reports.iter().enumerate() {
+        if let (Some(tally), Ok(report)) = (run.tallies.get_mut(member), report) {
+            *tally = Some(report.tally);
+        }
+    }
+    for (member, (path, report)) in files.iter().zip(reports).enumerate() {
         let name = path.display().to_string();
         let report = match report {
             Ok(report) => report,
             Err(e) => {
                 status = status.max(report_unusable(&e));
                 if args.json {
-                    let obj = Json::Object(vec![
+                    let mut members = vec![
                         ("file".into(), Json::String(name)),
                         ("error".into(), Json::String(e.user_message())),
-                    ]);
+                    ];
+                    members.extend(run.place_json(member));
+                    let obj = Json::Object(members);
                     writeln!(out, "{}", obj.to_string_sorted())?;
                 }
                 continue;
@@ -239,6 +251,7 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
                     Json::Array(report.problems.iter().map(problem_json).collect()),
                 ),
             ];
+            members.extend(run.place_json(member));
             if report.unverified > 0 {
                 members.push((
                     "unverified_candidates".into(),
@@ -302,9 +315,10 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             };
             writeln!(
                 out,
-                "{name}: {verdict}: {compressed}{}, {intact} intact, {damaged_frames} damaged, {} {size}",
+                "{name}: {verdict}: {compressed}{}, {intact} intact, {damaged_frames} damaged, {} {size}{}",
                 plural(report.frames as u64, "frame"),
-                report.bytes
+                report.bytes,
+                run.place(member)
             )?;
             if let Some(info) = report.compression.as_ref().filter(|_| damaged == 0) {
                 let kind = info.compression.tensorflow_name();
@@ -314,6 +328,11 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
                 )?;
             }
         }
+    }
+    if run.is_dataset() {
+        status = status.max(run.finish(args.json, true, out)?);
+    } else {
+        run.note_skipped();
     }
     Ok(status)
 }

@@ -13,6 +13,7 @@
 //! `motion` (arrows, pages, the mouse), `navigate` (jumps to a record, an offset, damage or a
 //! search match) and `watch` (files changing on disk).
 
+mod dataset;
 mod motion;
 mod navigate;
 mod watch;

@@ -67,8 +67,15 @@ struct IndexReport {
 /// opened (those errors are also printed to stderr once the terminal is restored, so they are not
 /// lost with the screen), else [`Status::Damage`] when a damaged frame or compressed stream was
 /// found, else [`Status::Clean`].
-pub fn run(files: &[PathBuf], options: &OpenOptions) -> anyhow::Result<Status> {
+/// Runs the inspector on `files`; `unopened` are arguments that named no file to open (a pattern
+/// that matched nothing, a directory without TFRecord files), listed with the files that fail.
+pub fn run(
+    files: &[PathBuf],
+    unopened: &[String],
+    options: &OpenOptions,
+) -> anyhow::Result<Status> {
     let mut app = App::open(files, options)?;
+    app.open_errors.splice(0..0, unopened.iter().cloned());
     let (tx, reports) = mpsc::channel();
     spawn_indexer(&mut app, tx.clone());
     let mut terminal = TerminalGuard::enter()?;

@@ -4,12 +4,15 @@
 
 mod bad_input;
 mod changing;
+mod dataset;
 mod escapes;
 mod golden;
 mod hex;
+mod index;
 mod list;
 mod salvage;
 mod show;
+mod stats;
 mod verify;
 
 use std::path::{Path, PathBuf};

@@ -20,7 +20,13 @@ impl App {
         match prompt.kind {
             PromptKind::Record => match parse_number(&prompt.text) {
                 Ok(n) => self.go_to_record(usize::try_from(n).unwrap_or(usize::MAX)),
-                Err(_) => self.message = format!("not a record number: {:?}", prompt.text),
+                Err(_) if self.go_to_dataset_record(&prompt.text) => {}
+                Err(_) => {
+                    self.message = format!(
+                        "not a record number (N, or a split's: train 1234): {:?}",
+                        prompt.text
+                    )
+                }
             },
             PromptKind::Offset => match parse_number(&prompt.text) {
                 Ok(n) => self.go_to_offset(n),
@@ -112,15 +118,16 @@ impl App {
         } else {
             (0..at).rev().find(damaged)
         };
+        let more = if forward && file.indexing {
+            " (indexing continues)"
+        } else {
+            ""
+        };
+        let total = index.damaged_count();
         match found {
             Some(i) => self.select_frame(i),
+            None if self.go_to_damaged_in_other_file(forward) => {}
             None => {
-                let more = if forward && file.indexing {
-                    " (indexing continues)"
-                } else {
-                    ""
-                };
-                let total = index.damaged_count();
                 let dir = if forward { "after" } else { "before" };
                 self.message =
                     format!("no damaged frame {dir} record {at}{more}; {total} damaged in all");

@@ -1,0 +1,265 @@
+//! Finding the TFRecord files among the arguments: a directory is searched (recursively) for
+//! files whose first bytes are a valid frame header or a GZIP/ZLIB header, whatever their names;
+//! a glob (`[0-9]`, `{a,b}`, `**`) is matched against the paths under its literal part. Files that
+//! are not TFRecord files are set aside with the reason, never judged as damaged ones.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use crate::compress;
+use crate::frame::{HEADER_LEN, Header};
+
+use super::shards::ShardName;
+
+/// How deep a directory is searched, so a link loop or a deep tree cannot stall a command.
+const MAX_DEPTH: usize = 32;
+
+/// Extensions TFRecord files are commonly given.
+const TFRECORD_EXTENSIONS: [&str; 6] =
+    ["tfrecord", "tfrecords", "tfrec", "record", "records", "tfr"];
+
+/// What a file's first bytes (and, when they say nothing, its name) tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sniff {
+    /// A valid first frame header, a compression header, or nothing at all in a file named as
+    /// a TFRecord file.
+    TfRecord,
+    /// Named as a TFRecord file (a shard name or extension), but its first bytes are no frame:
+    /// a damaged TFRecord file, to be judged.
+    Damaged,
+    /// Not a TFRecord file (metadata, labels, anything else).
+    Other(&'static str),
+}
+
+/// Whether `path`'s name says it is a TFRecord file.
+pub fn named_as_tfrecord(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let bare = ["gz", "gzip", "zz", "zlib"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext).and_then(|n| n.strip_suffix('.')))
+        .unwrap_or(name);
+    ShardName::parse(bare).is_some()
+        || Path::new(bare)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| TFRECORD_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// Judges a file by its first bytes, falling back on its name.
+pub fn sniff(path: &Path) -> std::io::Result<Sniff> {
+    let mut head = Vec::with_capacity(HEADER_LEN as usize);
+    std::fs::File::open(path)?
+        .take(HEADER_LEN)
+        .read_to_end(&mut head)?;
+    Ok(sniff_bytes(&head, named_as_tfrecord(path)))
+}
+
+/// [`sniff`] on the first bytes of a file and what its name says.
+pub fn sniff_bytes(head: &[u8], named: bool) -> Sniff {
+    if Header::read(head, crate::span::FileOffset(0)).is_some_and(|h| h.crc_ok())
+        || compress::sniff(head).is_some()
+    {
+        return Sniff::TfRecord;
+    }
+    match (named, head.is_empty()) {
+        (true, true) => Sniff::TfRecord,
+        (true, false) => Sniff::Damaged,
+        (false, true) => Sniff::Other("empty"),
+        (false, false) => {
+            Sniff::Other("not a TFRecord file (no valid first frame, no GZIP or ZLIB header)")
+        }
+    }
+}
+
+/// The regular files under `dir`, depth first in name order (links to files are followed, links
+/// to directories are not).
+pub fn walk(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    walk_into(dir, MAX_DEPTH, &mut files)?;
+    Ok(files)
+}
+
+fn walk_into(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let Ok(link) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if link.is_dir() {
+            if depth > 0 {
+                // A subdirectory that cannot be read is skipped, not fatal to the whole search.
+                let _ = walk_into(&path, depth - 1, files);
+            }
+        } else if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Whether an argument is a glob pattern rather than a name.
+pub fn is_pattern(arg: &Path) -> bool {
+    arg.to_str()
+        .is_some_and(|s| s.contains(['*', '?', '[', '{']))
+}
+
+/// The paths `pattern` matches (files and directories), in name order; an error when the
+/// pattern is malformed. Matching is per path component: `*` never crosses a `/`, `**` does.
+pub fn expand_glob(pattern: &Path) -> Result<Vec<PathBuf>, String> {
+    let text = pattern.to_str().ok_or("not valid UTF-8")?;
+    let matcher = globset::GlobBuilder::new(text)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|e| e.kind().to_string())?
+        .compile_matcher();
+    // The literal leading components are walked from; the rest is matched.
+    let mut base = PathBuf::new();
+    let mut rest = 0usize;
+    let mut recursive = false;
+    for component in pattern.components() {
+        let literal = component
+            .as_os_str()
+            .to_str()
+            .is_some_and(|c| !is_pattern(Path::new(c)));
+        if rest == 0 && literal {
+            base.push(component);
+        } else {
+            rest += 1;
+            recursive |= component.as_os_str() == "**";
+        }
+    }
+    let depth = if recursive { MAX_DEPTH } else { rest };
+    let start = if base.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        base.clone()
+    };
+    let mut found = Vec::new();
+    collect_matches(&start, &base, depth, &matcher, &mut found);
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
+/// Walks `dir` (shown relative to how the pattern began, `shown`) to `depth` levels, keeping
+/// the paths `matcher` accepts.
+fn collect_matches(
+    dir: &Path,
+    shown: &Path,
+    depth: usize,
+    matcher: &globset::GlobMatcher,
+    found: &mut Vec<PathBuf>,
+) {
+    if depth == 0 {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = shown.join(entry.file_name());
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if matcher.is_match(clean(&path)) {
+            found.push(path.clone());
+        }
+        if is_dir {
+            collect_matches(&entry.path(), &path, depth - 1, matcher, found);
+        }
+    }
+}
+
+/// `path` without `./` components, as a pattern spells it.
+fn clean(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    fn record() -> Vec<u8> {
+        let mut out = Vec::new();
+        crate::frame::write_record(b"abc", &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn content_decides_and_the_name_only_breaks_ties() {
+        assert_eq!(sniff_bytes(&record(), false), Sniff::TfRecord);
+        assert_eq!(sniff_bytes(&[0x1f, 0x8b, 0x08, 0], false), Sniff::TfRecord);
+        assert_eq!(
+            sniff_bytes(b"{\n  \"name\": 1", false),
+            Sniff::Other("not a TFRecord file (no valid first frame, no GZIP or ZLIB header)")
+        );
+        assert_eq!(sniff_bytes(b"{\n  \"name\": 1", true), Sniff::Damaged);
+        assert_eq!(sniff_bytes(b"", true), Sniff::TfRecord);
+        assert_eq!(sniff_bytes(b"", false), Sniff::Other("empty"));
+        assert!(named_as_tfrecord(Path::new("d/train-00000-of-00002")));
+        assert!(named_as_tfrecord(Path::new("d/train-00000-of-00002.gz")));
+        assert!(named_as_tfrecord(Path::new("x.TFRecord")));
+        assert!(!named_as_tfrecord(Path::new("dataset_info.json")));
+    }
+
+    #[test]
+    fn a_directory_is_walked_in_name_order() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "b", b"");
+        touch(dir.path(), "a/z", b"");
+        touch(dir.path(), "a/y", b"");
+        let found: Vec<PathBuf> = walk(dir.path())
+            .unwrap()
+            .iter()
+            .map(|p| p.strip_prefix(dir.path()).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(found, ["a/y", "a/z", "b"].map(PathBuf::from));
+    }
+
+    #[test]
+    fn globs_match_classes_alternatives_and_any_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "t-00000-of-00002",
+            "t-00001-of-00002",
+            "v-00000-of-00001",
+            "sub/deep/t-9",
+        ] {
+            touch(dir.path(), name, b"");
+        }
+        let names = |pattern: &str| -> Vec<String> {
+            expand_glob(&dir.path().join(pattern))
+                .unwrap()
+                .iter()
+                .map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string())
+                .collect()
+        };
+        assert_eq!(
+            names("t-0000[0-9]-of-*"),
+            ["t-00000-of-00002", "t-00001-of-00002"]
+        );
+        assert_eq!(
+            names("{t,v}-00000-*"),
+            ["t-00000-of-00002", "v-00000-of-00001"]
+        );
+        assert_eq!(names("**/t-9"), ["sub/deep/t-9"]);
+        assert_eq!(names("*/t-9"), Vec::<String>::new());
+        assert!(names("nothing*").is_empty());
+        assert!(expand_glob(&dir.path().join("[unclosed")).is_err());
+    }
+}

@@ -1,0 +1,337 @@
+//! A dataset: the TFRecord files the arguments name, found by content in directories and by
+//! full glob syntax in patterns, grouped into shard sets (splits) by their `-NNNNN-of-MMMMM`
+//! names, with the tensorflow-datasets metadata beside them.
+//!
+//! Resolving the arguments checks what the names alone can tell (a shard missing, twice, or sets
+//! that disagree on their size); what needs the shards read (record counts and bytes against
+//! `dataset_info.json`) is checked by [`Dataset::check_counts`] once a command has counted them.
+//! One file named alone is taken as it is, as it always was; among several, files that are not
+//! TFRecord files are set aside with the reason rather than called damaged.
+
+pub mod discover;
+pub mod features;
+pub mod numbering;
+mod problem;
+pub mod report;
+pub mod shards;
+pub mod tfds;
+
+use std::path::{Path, PathBuf};
+
+pub use problem::Problem;
+pub use report::{Summary, Tally};
+use shards::{ShardName, ShardSet};
+pub use tfds::{DatasetInfo, ShardCount, SplitInfo};
+
+/// One split: a shard set, named, with what `dataset_info.json` says of it.
+#[derive(Debug, Clone)]
+pub struct Split {
+    /// `train`, from `dataset_info.json` or the shards' prefix.
+    pub name: String,
+    pub set: ShardSet,
+    /// The split's entry in `dataset_info.json`, and that file's path.
+    pub info: Option<(PathBuf, SplitInfo)>,
+}
+
+impl Split {
+    /// How the split is named in a message about shard `number` (`train shard 00002 of 00004`).
+    pub fn shard_label(&self, number: u64) -> String {
+        let total = self
+            .set
+            .total()
+            .map(|t| format!(" of {}", self.set.number_text(t)))
+            .unwrap_or_default();
+        format!(
+            "{} shard {}{total}",
+            self.name,
+            self.set.number_text(number)
+        )
+    }
+}
+
+/// A TFRecord file to read, and where in the dataset it belongs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    pub path: PathBuf,
+    /// The split (an index into [`Dataset::splits`]) and the shard's number, for a shard.
+    pub shard: Option<(usize, u64)>,
+}
+
+/// A file found among the inputs that is not a TFRecord file, with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// The resolved inputs of a command.
+#[derive(Debug, Clone, Default)]
+pub struct Dataset {
+    /// The files to read, split by split, each split's shards in number order.
+    pub members: Vec<Member>,
+    pub splits: Vec<Split>,
+    pub skipped: Vec<Skipped>,
+    /// What the names and metadata alone show to be wrong.
+    pub problems: Vec<Problem>,
+    /// Arguments that could not be used (a pattern that matched nothing, an unreadable directory).
+    pub errors: Vec<String>,
+    /// Whether the inputs form a dataset (a directory, or shard-named files), so commands report
+    /// it as one.
+    pub is_dataset: bool,
+}
+
+/// Where a candidate file came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// Named on the command line.
+    Named,
+    /// Found in a directory or by a pattern.
+    Found,
+}
+
+impl Dataset {
+    /// Resolves command-line arguments: files, directories and glob patterns.
+    pub fn resolve(args: &[PathBuf]) -> Dataset {
+        let mut dataset = Dataset::default();
+        let mut candidates: Vec<(PathBuf, Origin)> = Vec::new();
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for arg in args {
+            if arg.is_dir() {
+                match discover::walk(arg) {
+                    Ok(files) => candidates.extend(files.into_iter().map(|f| (f, Origin::Found))),
+                    Err(e) => dataset
+                        .errors
+                        .push(format!("{}: {e}", crate::escape::path_for_terminal(arg))),
+                }
+                dirs.push(arg.clone());
+            } else if !arg.exists() && discover::is_pattern(arg) {
+                let shown = crate::escape::path_for_terminal(arg);
+                match discover::expand_glob(arg) {
+                    Ok(found) if found.is_empty() => dataset
+                        .errors
+                        .push(format!("{shown}: pattern matched nothing")),
+                    Ok(found) => {
+                        for path in found {
+                            if path.is_dir() {
+                                candidates.extend(
+                                    discover::walk(&path)
+                                        .unwrap_or_default()
+                                        .into_iter()
+                                        .map(|f| (f, Origin::Found)),
+                                );
+                            } else {
+                                candidates.push((path, Origin::Found));
+                            }
+                        }
+                    }
+                    Err(e) => dataset
+                        .errors
+                        .push(format!("{shown}: not a valid pattern: {e}")),
+                }
+            } else {
+                candidates.push((arg.clone(), Origin::Named));
+            }
+        }
+        let alone = candidates.len() == 1 && candidates.iter().all(|(_, o)| *o == Origin::Named);
+        let mut files = Vec::new();
+        for (path, _) in candidates {
+            if alone {
+                files.push(path);
+                continue;
+            }
+            // A file that cannot even be opened stays, so that its error is reported.
+            match discover::sniff(&path) {
+                Ok(discover::Sniff::Other(reason)) => {
+                    let reason = metadata_role(&path).unwrap_or(reason).to_string();
+                    dataset.skipped.push(Skipped { path, reason })
+                }
+                _ => files.push(path),
+            }
+        }
+        for dir in &dirs {
+            if !files.iter().any(|f| f.starts_with(dir)) {
+                dataset.errors.push(format!(
+                    "{}: is a directory with no TFRecord file in it",
+                    crate::escape::path_for_terminal(dir)
+                ));
+            }
+        }
+        dataset.group(files, &dirs);
+        dataset.is_dataset =
+            !dataset.members.is_empty() && (!dirs.is_empty() || !dataset.splits.is_empty());
+        dataset
+    }
+
+    /// Sorts `files` into splits and loose files, loads the metadata beside the splits and
+    /// checks the shard names.
+    fn group(&mut self, files: Vec<PathBuf>, dirs: &[PathBuf]) {
+        let shard_name = |path: &Path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(ShardName::parse)
+        };
+        let named: Vec<(PathBuf, ShardName)> = files
+            .iter()
+            .filter_map(|p| Some((p.clone(), shard_name(p)?)))
+            .collect();
+        let sets = shards::group(named);
+        let mut infos: Vec<(PathBuf, Option<DatasetInfo>)> = Vec::new();
+        for set in sets {
+            let info = info_for(&set.dir, &mut infos, &mut self.problems);
+            let split_info = info.and_then(|i| {
+                i.split_for_prefix(&set.prefix)
+                    .map(|s| (i.path.clone(), s.clone()))
+            });
+            let name = split_info.as_ref().map_or_else(
+                || derived_name(&set.prefix, info.and_then(|i| i.name.as_deref())),
+                |(_, s)| s.name.clone(),
+            );
+            self.splits.push(Split {
+                name,
+                set,
+                info: split_info,
+            });
+        }
+        self.disambiguate_names();
+        for split in &self.splits {
+            self.problems.extend(split.set.problems(&split.name));
+        }
+        // Splits the metadata of a directory argument lists, and no shard of which was found.
+        for dir in dirs {
+            let Some(info) = info_for(dir, &mut infos, &mut self.problems).cloned() else {
+                continue;
+            };
+            for split in &info.splits {
+                let found = self.splits.iter().any(|s| {
+                    s.info
+                        .as_ref()
+                        .is_some_and(|(p, i)| *p == info.path && i.name == split.name)
+                });
+                if let (false, Some(prefix)) = (found, &split.file_prefix) {
+                    self.problems.push(Problem::SplitMissing {
+                        split: split.name.clone(),
+                        info: info.path.clone(),
+                        prefix: prefix.clone(),
+                    });
+                }
+            }
+        }
+        // Members: each split's shards in order, where the split first appeared; loose files
+        // where they were given.
+        let mut placed = vec![false; self.splits.len()];
+        for path in files {
+            match self
+                .splits
+                .iter()
+                .position(|s| s.set.shards.iter().any(|sh| sh.path == path))
+            {
+                Some(i) => {
+                    if let Some(done) = placed.get_mut(i).filter(|d| !**d) {
+                        *done = true;
+                        if let Some(split) = self.splits.get(i) {
+                            self.members
+                                .extend(split.set.shards.iter().map(|sh| Member {
+                                    path: sh.path.clone(),
+                                    shard: Some((i, sh.name.number)),
+                                }));
+                        }
+                    }
+                }
+                None => self.members.push(Member { path, shard: None }),
+            }
+        }
+    }
+
+    /// Gives splits that would share a name their whole prefix, then their directory too.
+    fn disambiguate_names(&mut self) {
+        for step in 0..2 {
+            let names: Vec<String> = self.splits.iter().map(|s| s.name.clone()).collect();
+            for (i, split) in self.splits.iter_mut().enumerate() {
+                let clash = names
+                    .iter()
+                    .enumerate()
+                    .any(|(j, n)| j != i && names.get(i) == Some(n));
+                if clash {
+                    split.name = match step {
+                        0 => split.set.prefix.clone(),
+                        _ => split.set.dir.join(&split.set.prefix).display().to_string(),
+                    };
+                }
+            }
+        }
+    }
+
+    /// Checks what the shards were counted to hold against `dataset_info.json`. `counts` has one
+    /// entry per member (`None` for a member that could not be read).
+    pub fn check_counts(&self, counts: &[Option<ShardCount>]) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for (i, split) in self.splits.iter().enumerate() {
+            let Some((info_path, info)) = &split.info else {
+                continue;
+            };
+            let shards: Vec<ShardCount> = self
+                .members
+                .iter()
+                .zip(counts)
+                .filter(|(m, _)| m.shard.is_some_and(|(s, _)| s == i))
+                .filter_map(|(_, c)| c.clone())
+                .collect();
+            problems.extend(info.check(info_path, &shards));
+        }
+        problems
+    }
+}
+
+/// The metadata of `dir`, loaded once per directory.
+fn info_for<'a>(
+    dir: &Path,
+    infos: &'a mut Vec<(PathBuf, Option<DatasetInfo>)>,
+    problems: &mut Vec<Problem>,
+) -> Option<&'a DatasetInfo> {
+    let at = match infos.iter().position(|(d, _)| d == dir) {
+        Some(at) => at,
+        None => {
+            let info = match DatasetInfo::load(dir) {
+                Some(Ok(info)) => Some(info),
+                Some(Err(problem)) => {
+                    problems.push(problem);
+                    None
+                }
+                None => None,
+            };
+            infos.push((dir.to_path_buf(), info));
+            infos.len() - 1
+        }
+    };
+    infos.get(at).and_then(|(_, info)| info.as_ref())
+}
+
+/// What a tensorflow-datasets metadata file is for, said instead of "not a TFRecord file".
+fn metadata_role(path: &Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    match name {
+        tfds::INFO_FILE => Some("dataset metadata (shard lengths and sizes, checked)"),
+        "features.json" => Some("dataset metadata (feature types)"),
+        _ if name.ends_with(".labels.txt") => Some("class label names"),
+        _ => None,
+    }
+}
+
+/// A split's name from its shards' prefix: `toy_parcels-train.tfrecord` is `train`.
+fn derived_name(prefix: &str, dataset: Option<&str>) -> String {
+    let bare = [".tfrecords", ".tfrecord", ".tfrec", ".records", ".record"]
+        .iter()
+        .find_map(|ext| prefix.strip_suffix(ext))
+        .unwrap_or(prefix);
+    let without_dataset = dataset
+        .and_then(|d| bare.strip_prefix(d))
+        .and_then(|rest| rest.strip_prefix('-'));
+    without_dataset
+        .or_else(|| bare.rsplit('-').next())
+        .filter(|n| !n.is_empty())
+        .unwrap_or(bare)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests;

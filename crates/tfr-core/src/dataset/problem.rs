@@ -1,0 +1,231 @@
+//! Damage of a dataset as a whole, beyond any one shard's frames: shards missing, twice, or
+//! disagreeing on how many there are, and shards that do not hold what `dataset_info.json`
+//! promises. Each names the split and the file it concerns.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::escape::path_for_terminal;
+use crate::words::plural;
+
+/// How many missing shard numbers a message lists before it counts the rest.
+const LISTED: usize = 10;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// Shard numbers below the total that no file has; `examples` are the first missing names.
+    MissingShards {
+        split: String,
+        numbers: Vec<String>,
+        total: String,
+        examples: Vec<PathBuf>,
+    },
+    /// Two files claim the same shard number.
+    DuplicateShard {
+        split: String,
+        number: String,
+        paths: Vec<PathBuf>,
+    },
+    /// Shards of one set name different totals: `(total, how many say so)`.
+    TotalsDisagree {
+        split: String,
+        totals: Vec<(String, usize)>,
+    },
+    /// A shard numbered at or past the total its own name gives.
+    NumberPastTotal { split: String, path: PathBuf },
+    /// `dataset_info.json` lists another number of shards than were found.
+    InfoShardCount {
+        split: String,
+        info: PathBuf,
+        listed: u64,
+        found: u64,
+    },
+    /// A shard holds another number of records than `shardLengths` says.
+    RecordCount {
+        split: String,
+        info: PathBuf,
+        path: PathBuf,
+        promised: u64,
+        found: u64,
+    },
+    /// The split's records hold another number of bytes than `numBytes` says.
+    NumBytes {
+        split: String,
+        info: PathBuf,
+        promised: u64,
+        found: u64,
+    },
+    /// `dataset_info.json` lists a split of which no shard was found.
+    SplitMissing {
+        split: String,
+        info: PathBuf,
+        prefix: String,
+    },
+    /// A metadata file that cannot be read or parsed.
+    Metadata { path: PathBuf, message: String },
+}
+
+impl Problem {
+    /// A stable name for scripts (`--json`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Problem::MissingShards { .. } => "missing_shards",
+            Problem::DuplicateShard { .. } => "duplicate_shard",
+            Problem::TotalsDisagree { .. } => "shard_totals_disagree",
+            Problem::NumberPastTotal { .. } => "shard_number_past_total",
+            Problem::InfoShardCount { .. } => "shard_count_mismatch",
+            Problem::RecordCount { .. } => "record_count_mismatch",
+            Problem::NumBytes { .. } => "num_bytes_mismatch",
+            Problem::SplitMissing { .. } => "split_missing",
+            Problem::Metadata { .. } => "metadata_unreadable",
+        }
+    }
+
+    /// The split it concerns, when it concerns one.
+    pub fn split(&self) -> Option<&str> {
+        match self {
+            Problem::MissingShards { split, .. }
+            | Problem::DuplicateShard { split, .. }
+            | Problem::TotalsDisagree { split, .. }
+            | Problem::NumberPastTotal { split, .. }
+            | Problem::InfoShardCount { split, .. }
+            | Problem::RecordCount { split, .. }
+            | Problem::NumBytes { split, .. }
+            | Problem::SplitMissing { split, .. } => Some(split),
+            Problem::Metadata { .. } => None,
+        }
+    }
+}
+
+fn paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| path_for_terminal(p))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = |split: &str| crate::escape::for_terminal(split).into_owned();
+        match self {
+            Problem::MissingShards {
+                split,
+                numbers,
+                total,
+                examples,
+            } => {
+                let mut listed = numbers
+                    .iter()
+                    .take(LISTED)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if numbers.len() > LISTED {
+                    listed.push_str(&format!(" and {} more", numbers.len() - LISTED));
+                }
+                let noun = if numbers.len() == 1 {
+                    "shard"
+                } else {
+                    "shards"
+                };
+                write!(
+                    f,
+                    "{}: {noun} {listed} of {total} missing ({})",
+                    name(split),
+                    paths(examples)
+                )?;
+                Ok(())
+            }
+            Problem::DuplicateShard {
+                split,
+                number,
+                paths: found,
+            } => {
+                let times = match found.len() {
+                    2 => "twice".to_string(),
+                    n => format!("{n} times"),
+                };
+                write!(
+                    f,
+                    "{}: shard {number} appears {times}: {}",
+                    name(split),
+                    paths(found)
+                )
+            }
+            Problem::TotalsDisagree { split, totals } => {
+                let says: Vec<String> = totals
+                    .iter()
+                    .map(|(total, n)| format!("{n} says {total}"))
+                    .collect();
+                write!(
+                    f,
+                    "{}: shards disagree on how many there are: {}",
+                    name(split),
+                    says.join(", ")
+                )
+            }
+            Problem::NumberPastTotal { split, path } => write!(
+                f,
+                "{}: {} has a shard number past the count its name gives",
+                name(split),
+                path_for_terminal(path)
+            ),
+            Problem::InfoShardCount {
+                split,
+                info,
+                listed,
+                found,
+            } => write!(
+                f,
+                "{}: {} found; {} lists {listed}",
+                name(split),
+                plural(*found, "shard"),
+                path_for_terminal(info)
+            ),
+            Problem::RecordCount {
+                split,
+                info,
+                path,
+                promised,
+                found,
+            } => write!(
+                f,
+                "{}: {} holds {}; {} says {promised}",
+                name(split),
+                path_for_terminal(path),
+                plural(*found, "record"),
+                path_for_terminal(info)
+            ),
+            Problem::NumBytes {
+                split,
+                info,
+                promised,
+                found,
+            } => write!(
+                f,
+                "{}: its records hold {}; {} says numBytes {promised}",
+                name(split),
+                plural(*found, "byte"),
+                path_for_terminal(info)
+            ),
+            Problem::SplitMissing {
+                split,
+                info,
+                prefix,
+            } => write!(
+                f,
+                "{}: {} lists it, but no shard of it was found (named {}-NNNNN-of-MMMMM)",
+                name(split),
+                path_for_terminal(info),
+                crate::escape::for_terminal(prefix)
+            ),
+            Problem::Metadata { path, message } => write!(
+                f,
+                "{}: cannot be read: {}",
+                path_for_terminal(path),
+                crate::escape::for_terminal(message)
+            ),
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! What a command found in each member of a dataset, and the summary it ends with: per split its
+//! shards, records and damaged frames, then the dataset's problems and verdict, as text or JSON.
+
+use std::io::{self, Write};
+
+use crate::escape::path_for_terminal;
+use crate::frame::FrameIndex;
+use crate::jsonformat::Json;
+use crate::words::plural;
+
+use super::{Dataset, Problem, ShardCount};
+
+/// What one member holds, counted from its frame index.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub frames: u64,
+    pub intact: u64,
+    /// Damaged frames, plus one for a damaged compressed stream.
+    pub damaged: u64,
+    /// Bytes of the intact records' payloads (what `numBytes` counts).
+    pub payload_bytes: u64,
+}
+
+impl Tally {
+    /// Counts a fully scanned index; `stream_damaged` when the compressed stream is.
+    pub fn of(index: &FrameIndex, data: &[u8], stream_damaged: bool) -> Tally {
+        let (intact, payload_bytes) = index
+            .frames(data)
+            .filter(|f| f.status.is_intact())
+            .fold((0u64, 0u64), |(n, bytes), f| {
+                (n + 1, bytes.saturating_add(f.declared_length.unwrap_or(0)))
+            });
+        Tally {
+            frames: index.len() as u64,
+            intact,
+            damaged: index.damaged_count() as u64 + u64::from(stream_damaged),
+            payload_bytes,
+        }
+    }
+}
+
+/// The end of a command over a dataset: the problems found and the summary lines.
+pub struct Summary<'d> {
+    dataset: &'d Dataset,
+    tallies: &'d [Option<Tally>],
+    /// Problems of the names and metadata, and of the counts.
+    pub problems: Vec<Problem>,
+}
+
+impl<'d> Summary<'d> {
+    /// Checks the counted members (`tallies`, one per member; `None` when one could not be read)
+    /// against the dataset's metadata.
+    pub fn new(dataset: &'d Dataset, tallies: &'d [Option<Tally>]) -> Summary<'d> {
+        let counts: Vec<Option<ShardCount>> = dataset
+            .members
+            .iter()
+            .zip(tallies)
+            .map(|(m, t)| {
+                let (_, number) = m.shard?;
+                let t = (*t)?;
+                Some(ShardCount {
+                    path: m.path.clone(),
+                    number,
+                    records: t.intact,
+                    payload_bytes: t.payload_bytes,
+                })
+            })
+            .collect();
+        let mut problems = dataset.problems.clone();
+        problems.extend(dataset.check_counts(&counts));
+        Summary {
+            dataset,
+            tallies,
+            problems,
+        }
+    }
+
+    /// Whether nothing is wrong: no problem and no damaged or unreadable member.
+    pub fn ok(&self) -> bool {
+        self.problems.is_empty()
+            && self
+                .tallies
+                .iter()
+                .all(|t| t.is_some_and(|t| t.damaged == 0))
+    }
+
+    /// Sums the tallies of split `split` (`None`: the members that are no shard): members,
+    /// unreadable members, and the sum.
+    fn split_total(&self, split: Option<usize>) -> (u64, u64, Tally) {
+        let mut total = Tally::default();
+        let (mut members, mut unreadable) = (0, 0);
+        for (member, tally) in self.dataset.members.iter().zip(self.tallies) {
+            if member.shard.map(|(s, _)| s) != split {
+                continue;
+            }
+            members += 1;
+            match tally {
+                Some(t) => {
+                    total.frames += t.frames;
+                    total.intact += t.intact;
+                    total.damaged += t.damaged;
+                    total.payload_bytes = total.payload_bytes.saturating_add(t.payload_bytes);
+                }
+                None => unreadable += 1,
+            }
+        }
+        (members, unreadable, total)
+    }
+
+    /// One line per split, one per problem, one per skipped file (when `skipped` is asked for:
+    /// `list` names them on standard error instead), and the verdict.
+    pub fn write_text(&self, out: &mut dyn Write, skipped: bool) -> io::Result<()> {
+        let mut lines = Vec::new();
+        for (i, split) in self.dataset.splits.iter().enumerate() {
+            lines.push(self.split_line(split.name.as_str(), Some(i), split.info.is_some()));
+        }
+        let (loose, _, _) = self.split_total(None);
+        if loose > 0 {
+            lines.push(self.split_line("other files", None, false));
+        }
+        for line in lines {
+            writeln!(out, "{line}")?;
+        }
+        for problem in &self.problems {
+            writeln!(out, "{problem}")?;
+        }
+        if skipped {
+            for file in &self.dataset.skipped {
+                writeln!(
+                    out,
+                    "{}: skipped: {}",
+                    path_for_terminal(&file.path),
+                    file.reason
+                )?;
+            }
+        }
+        let (mut members, mut frames, mut damaged) = (0u64, 0u64, 0u64);
+        for tally in self.tallies.iter().flatten() {
+            frames += tally.frames;
+            damaged += tally.damaged;
+        }
+        members += self.dataset.members.len() as u64;
+        let verdict = if self.ok() { "OK" } else { "DAMAGED" };
+        writeln!(
+            out,
+            "dataset: {verdict}: {}, {}, {}, {damaged} damaged, {}",
+            plural(self.dataset.splits.len() as u64, "split"),
+            plural(members, "file"),
+            plural(frames, "frame"),
+            plural(self.problems.len() as u64, "dataset problem"),
+        )
+    }
+
+    fn split_line(&self, name: &str, split: Option<usize>, has_info: bool) -> String {
+        let (members, unreadable, total) = self.split_total(split);
+        let noun = if split.is_some() { "shard" } else { "file" };
+        let mut line = format!(
+            "{}: {}, {}, {} intact, {} damaged, {} of records",
+            crate::escape::for_terminal(name),
+            plural(members, noun),
+            plural(total.frames, "frame"),
+            total.intact,
+            total.damaged,
+            plural(total.payload_bytes, "byte"),
+        );
+        if unreadable > 0 {
+            line.push_str(&format!(", {unreadable} unreadable"));
+        }
+        let concerns = |p: &&Problem| split.is_some() && p.split() == Some(name);
+        if has_info && !self.problems.iter().any(|p| concerns(&p)) {
+            line.push_str("; agrees with dataset_info.json");
+        }
+        line
+    }
+
+    /// The summary as one JSON object: splits, problems, skipped files and the verdict.
+    pub fn to_json(&self) -> Json {
+        let number = |n: u64| Json::Literal(n.to_string());
+        let split_json = |name: &str, split: Option<usize>| {
+            let (members, unreadable, total) = self.split_total(split);
+            let mut members_json = vec![
+                ("name".to_string(), Json::String(name.to_string())),
+                ("files".into(), number(members)),
+                ("unreadable".into(), number(unreadable)),
+                ("frames".into(), number(total.frames)),
+                ("intact".into(), number(total.intact)),
+                ("damaged".into(), number(total.damaged)),
+                ("payload_bytes".into(), number(total.payload_bytes)),
+            ];
+            if let Some(s) = split.and_then(|i| self.dataset.splits.get(i)) {
+                members_json.push((
+                    "shards_named".into(),
+                    s.set.total().map_or(Json::Null, number),
+                ));
+                members_json.push((
+                    "dataset_info".into(),
+                    s.info.as_ref().map_or(Json::Null, |(path, _)| {
+                        Json::String(path.display().to_string())
+                    }),
+                ));
+            }
+            Json::Object(members_json)
+        };
+        let mut splits: Vec<Json> = self
+            .dataset
+            .splits
+            .iter()
+            .enumerate()
+            .map(|(i, s)| split_json(&s.name, Some(i)))
+            .collect();
+        if self.split_total(None).0 > 0 {
+            splits.push(split_json("other files", None));
+        }
+        let problems = self.problems.iter().map(|p| {
+            Json::Object(vec![
+                ("kind".into(), Json::String(p.kind().into())),
+                (
+                    "split".into(),
+                    p.split().map_or(Json::Null, |s| Json::String(s.into())),
+                ),
+                ("problem".into(), Json::String(p.to_string())),
+            ])
+        });
+        let skipped = self.dataset.skipped.iter().map(|s| {
+            Json::Object(vec![
+                ("file".into(), Json::String(s.path.display().to_string())),
+                ("reason".into(), Json::String(s.reason.clone())),
+            ])
+        });
+        Json::Object(vec![(
+            "dataset".into(),
+            Json::Object(vec![
+                ("ok".into(), Json::Literal(self.ok().to_string())),
+                ("splits".into(), Json::Array(splits)),
+                ("problems".into(), Json::Array(problems.collect())),
+                ("skipped".into(), Json::Array(skipped.collect())),
+            ]),
+        )])
+    }
+}

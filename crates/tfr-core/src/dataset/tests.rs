@@ -1,0 +1,177 @@
+//! Resolving arguments into a dataset, on a copy of a tensorflow-datasets build.
+
+use std::path::Path;
+
+use super::numbering::Numbering;
+use super::*;
+
+fn record(payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    crate::frame::write_record(payload, &mut out).unwrap();
+    out
+}
+
+const INFO: &str = r#"{"name": "toy", "fileFormat": "tfrecord", "splits": [
+  {"name": "train", "numBytes": "9", "shardLengths": ["2", "1"]},
+  {"name": "test", "numBytes": "3", "shardLengths": ["1"]}]}"#;
+
+/// A tfds-like directory: `toy-train.tfrecord-0000N-of-00002`, `toy-test…-00000-of-00001`,
+/// `dataset_info.json` and a labels file.
+fn toy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.path().join(name), bytes).unwrap();
+    write(
+        "toy-train.tfrecord-00000-of-00002",
+        &[record(b"abc"), record(b"def")].concat(),
+    );
+    write("toy-train.tfrecord-00001-of-00002", &record(b"ghi"));
+    write("toy-test.tfrecord-00000-of-00001", &record(b"jkl"));
+    write("dataset_info.json", INFO.as_bytes());
+    write("label.labels.txt", b"small\nlarge\n");
+    dir
+}
+
+fn names(dataset: &Dataset, root: &Path) -> Vec<String> {
+    dataset
+        .members
+        .iter()
+        .map(|m| m.path.strip_prefix(root).unwrap().display().to_string())
+        .collect()
+}
+
+#[test]
+fn a_directory_becomes_splits_with_their_metadata_and_skips_the_rest() {
+    let dir = toy();
+    let dataset = Dataset::resolve(&[dir.path().to_path_buf()]);
+    assert!(dataset.is_dataset && dataset.errors.is_empty());
+    assert_eq!(
+        names(&dataset, dir.path()),
+        [
+            "toy-test.tfrecord-00000-of-00001",
+            "toy-train.tfrecord-00000-of-00002",
+            "toy-train.tfrecord-00001-of-00002"
+        ]
+    );
+    let splits: Vec<&str> = dataset.splits.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(splits, ["test", "train"]);
+    assert!(dataset.splits.iter().all(|s| s.info.is_some()));
+    let skipped: Vec<&str> = dataset
+        .skipped
+        .iter()
+        .filter_map(|s| s.path.file_name()?.to_str())
+        .collect();
+    assert_eq!(skipped, ["dataset_info.json", "label.labels.txt"]);
+    assert!(dataset.problems.is_empty(), "{:?}", dataset.problems);
+}
+
+#[test]
+fn counts_are_checked_and_numbers_run_across_shards() {
+    let dir = toy();
+    let dataset = Dataset::resolve(&[dir.path().to_path_buf()]);
+    let counts = |records: [u64; 3]| -> Vec<Option<ShardCount>> {
+        dataset
+            .members
+            .iter()
+            .zip(records)
+            .map(|(m, records)| {
+                Some(ShardCount {
+                    path: m.path.clone(),
+                    number: m.shard.unwrap().1,
+                    records,
+                    payload_bytes: records * 3,
+                })
+            })
+            .collect()
+    };
+    assert!(dataset.check_counts(&counts([1, 2, 1])).is_empty());
+    let problems = dataset.check_counts(&counts([1, 2, 0]));
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert_eq!(problems[0].kind(), "record_count_mismatch");
+    assert!(
+        problems[0]
+            .to_string()
+            .contains("toy-train.tfrecord-00001-of-00002 holds 0 records")
+    );
+
+    let numbering = Numbering::new(&dataset, &[1, 2, 1]);
+    assert_eq!(numbering.global(2, 0), Some((1, 2)));
+    assert_eq!(numbering.locate(1, 2), Some((2, 0)));
+    assert_eq!(numbering.locate(1, 3), None);
+    assert_eq!(
+        numbering.describe(&dataset, 2, 0).unwrap(),
+        "train record 2 = shard 00001 record 0"
+    );
+}
+
+#[test]
+fn a_deleted_shard_and_a_deleted_split_are_named() {
+    let dir = toy();
+    std::fs::remove_file(dir.path().join("toy-train.tfrecord-00001-of-00002")).unwrap();
+    std::fs::remove_file(dir.path().join("toy-test.tfrecord-00000-of-00001")).unwrap();
+    let dataset = Dataset::resolve(&[dir.path().to_path_buf()]);
+    let text: Vec<String> = dataset.problems.iter().map(|p| p.to_string()).collect();
+    assert_eq!(text.len(), 2, "{text:?}");
+    assert!(
+        text[0].starts_with("train: shard 00001 of 00002 missing ("),
+        "{text:?}"
+    );
+    assert!(text[1].starts_with("test: ") && text[1].contains("no shard of it was found"));
+}
+
+#[test]
+fn one_file_named_alone_is_taken_as_it_is() {
+    let dir = toy();
+    let info = dir.path().join("dataset_info.json");
+    let dataset = Dataset::resolve(std::slice::from_ref(&info));
+    assert_eq!(
+        dataset.members,
+        vec![Member {
+            path: info,
+            shard: None
+        }]
+    );
+    assert!(!dataset.is_dataset);
+    // Among several, it is set aside.
+    let both = [
+        dir.path().join("dataset_info.json"),
+        dir.path().join("toy-test.tfrecord-00000-of-00001"),
+    ];
+    let dataset = Dataset::resolve(&both);
+    assert_eq!(dataset.members.len(), 1);
+    assert_eq!(dataset.skipped.len(), 1);
+}
+
+#[test]
+fn a_pattern_that_matches_nothing_is_an_error() {
+    let dir = toy();
+    let dataset = Dataset::resolve(&[dir.path().join("*.nothing")]);
+    assert!(dataset.members.is_empty());
+    assert_eq!(dataset.errors.len(), 1);
+    assert!(dataset.errors[0].ends_with("*.nothing: pattern matched nothing"));
+    let dataset = Dataset::resolve(&[dir.path().join("toy-{train,test}.tfrecord-0000[0-9]-*")]);
+    assert_eq!(dataset.members.len(), 3);
+}
+
+#[test]
+fn split_names_come_from_the_prefix_without_metadata() {
+    assert_eq!(derived_name("toy_parcels-train.tfrecord", None), "train");
+    assert_eq!(
+        derived_name("toy_parcels-train.tfrecord", Some("toy_parcels")),
+        "train"
+    );
+    assert_eq!(derived_name("train", None), "train");
+    assert_eq!(
+        derived_name("detection_train.record", None),
+        "detection_train"
+    );
+}
+
+#[test]
+fn a_directory_without_tfrecord_files_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"hello").unwrap();
+    let dataset = Dataset::resolve(&[dir.path().to_path_buf()]);
+    assert!(dataset.members.is_empty());
+    assert_eq!(dataset.errors.len(), 1);
+    assert!(dataset.errors[0].ends_with("is a directory with no TFRecord file in it"));
+}

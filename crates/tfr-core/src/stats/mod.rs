@@ -1,0 +1,358 @@
+//! Per-feature statistics of Example and SequenceExample records, the questions people otherwise
+//! ask TensorFlow Data Validation: how often each feature is present, of which kind (and where
+//! the kind changes), how many values a record holds, the range, mean, spread and histogram of its
+//! numbers, the lengths, distinct count and most frequent values of its strings, and the formats
+//! and sizes of its images.
+//!
+//! Every summary takes constant space per feature (see [`sketch`] and [`numeric`]) and merges,
+//! so shards are summarised on all cores and combined ([`run`]); histograms take a second pass,
+//! over the range the first one found across all splits, so that splits can be compared bucket by
+//! bucket ([`report`] flags the features whose kind or distribution differs between splits).
+
+pub mod numeric;
+pub mod report;
+pub mod run;
+pub mod sketch;
+
+use std::collections::BTreeMap;
+
+use crate::decode::MessageView;
+use crate::example::{FeatureKind, FeatureValues, feature_lists_of, top_features};
+use crate::payload::Decoder;
+use numeric::{Histogram, Numeric, PerRecord};
+use sketch::{Distinct, Frequent};
+
+/// Where in a record a feature lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Section {
+    /// An Example's `features`.
+    Features,
+    /// A SequenceExample's `context`.
+    Context,
+    /// A SequenceExample's `feature_lists`: one value list per step.
+    FeatureLists,
+}
+
+impl Section {
+    pub fn name(self) -> &'static str {
+        match self {
+            Section::Features => "features",
+            Section::Context => "context",
+            Section::FeatureLists => "feature_lists",
+        }
+    }
+}
+
+/// A feature's place and name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FeatureKey {
+    pub section: Section,
+    pub name: String,
+}
+
+impl FeatureKey {
+    /// `label`, `context/fps`, `feature_lists/frame/embedding`.
+    pub fn shown(&self) -> String {
+        match self.section {
+            Section::Features => self.name.clone(),
+            other => format!("{}/{}", other.name(), self.name),
+        }
+    }
+}
+
+/// The kinds a feature can hold, in the order [`FeatureStats::kinds`] counts them.
+pub const KINDS: [&str; 4] = ["bytes", "float", "int64", "none"];
+
+fn kind_slot(kind: FeatureKind) -> usize {
+    match kind {
+        FeatureKind::Bytes => 0,
+        FeatureKind::Float => 1,
+        FeatureKind::Int64 => 2,
+        FeatureKind::Empty => 3,
+    }
+}
+
+/// Encoded images among a bytes feature's values, per format.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImageSizes {
+    pub count: u64,
+    /// Images whose header gave no size.
+    pub without_size: u64,
+    pub width: (u32, u32),
+    pub height: (u32, u32),
+}
+
+impl ImageSizes {
+    fn add(&mut self, size: Option<(u32, u32)>) {
+        self.count += 1;
+        let Some((w, h)) = size else {
+            self.without_size += 1;
+            return;
+        };
+        let sized = self.count - self.without_size;
+        if sized == 1 {
+            self.width = (w, w);
+            self.height = (h, h);
+        } else {
+            self.width = (self.width.0.min(w), self.width.1.max(w));
+            self.height = (self.height.0.min(h), self.height.1.max(h));
+        }
+    }
+
+    fn merge(&mut self, other: &ImageSizes) {
+        let (mine, theirs) = (
+            self.count - self.without_size,
+            other.count - other.without_size,
+        );
+        if theirs > 0 {
+            if mine == 0 {
+                self.width = other.width;
+                self.height = other.height;
+            } else {
+                self.width = (
+                    self.width.0.min(other.width.0),
+                    self.width.1.max(other.width.1),
+                );
+                self.height = (
+                    self.height.0.min(other.height.0),
+                    self.height.1.max(other.height.1),
+                );
+            }
+        }
+        self.count += other.count;
+        self.without_size += other.without_size;
+    }
+}
+
+/// The values of a bytes feature.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BytesStats {
+    /// Value lengths in bytes.
+    pub lengths: Numeric,
+    pub distinct: Distinct,
+    pub frequent: Frequent,
+    pub images: BTreeMap<&'static str, ImageSizes>,
+}
+
+impl BytesStats {
+    fn add(&mut self, value: &[u8]) {
+        self.lengths.add(value.len() as f64);
+        let hash = sketch::hash(value);
+        self.distinct.insert(hash);
+        self.frequent.insert(hash, value);
+        if let Some((format, size)) = crate::image::encoded_image_info(value) {
+            self.images.entry(format).or_default().add(size);
+        }
+    }
+
+    fn merge(&mut self, other: &BytesStats) {
+        self.lengths.merge(&other.lengths);
+        self.distinct.merge(&other.distinct);
+        self.frequent.merge(&other.frequent);
+        for (format, sizes) in &other.images {
+            self.images.entry(format).or_default().merge(sizes);
+        }
+    }
+}
+
+/// Everything known about one feature over the records read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FeatureStats {
+    /// Records holding the feature.
+    pub present: u64,
+    /// Records holding it as each of [`KINDS`] (per step, for feature lists).
+    pub kinds: [u64; 4],
+    /// Per kind, the first member (file) it was seen in.
+    pub first_in: [Option<usize>; 4],
+    /// Values per record (for a feature list, over all its steps).
+    pub values: PerRecord,
+    /// Steps per record, for a feature list.
+    pub steps: PerRecord,
+    /// Float and int64 values.
+    pub numeric: Numeric,
+    pub bytes: BytesStats,
+    /// Filled by the second pass, over the range of every split.
+    pub histogram: Option<Histogram>,
+}
+
+impl FeatureStats {
+    /// The kind most records hold it as.
+    pub fn kind(&self) -> &'static str {
+        let best = (0..KINDS.len())
+            .max_by_key(|i| (self.kinds.get(*i).copied().unwrap_or(0), usize::MAX - i))
+            .unwrap_or(3);
+        KINDS.get(best).copied().unwrap_or("none")
+    }
+
+    /// The kinds it was seen as (a kind conflict when more than one, `none` aside).
+    pub fn kinds_seen(&self) -> Vec<&'static str> {
+        KINDS
+            .iter()
+            .zip(self.kinds)
+            .filter(|(name, n)| *n > 0 && **name != "none")
+            .map(|(name, _)| *name)
+            .collect()
+    }
+
+    fn add_values(&mut self, values: &FeatureValues<'_>, member: usize) {
+        let slot = kind_slot(values.kind());
+        if let Some(n) = self.kinds.get_mut(slot) {
+            *n += 1;
+        }
+        if let Some(first) = self.first_in.get_mut(slot) {
+            *first = Some(first.map_or(member, |f| f.min(member)));
+        }
+        match values.kind() {
+            FeatureKind::Float => values.floats().for_each(|v| self.numeric.add(f64::from(v))),
+            FeatureKind::Int64 => values.ints().for_each(|v| self.numeric.add_int(v)),
+            FeatureKind::Bytes => values.bytes().for_each(|(v, _)| self.bytes.add(v)),
+            FeatureKind::Empty => {}
+        }
+    }
+
+    fn merge(&mut self, other: &FeatureStats) {
+        self.present += other.present;
+        for i in 0..KINDS.len() {
+            if let (Some(a), Some(b)) = (self.kinds.get_mut(i), other.kinds.get(i)) {
+                *a += b;
+            }
+            if let (Some(a), Some(b)) = (self.first_in.get_mut(i), other.first_in.get(i)) {
+                *a = match (*a, *b) {
+                    (Some(x), Some(y)) => Some(x.min(y)),
+                    (x, y) => x.or(y),
+                };
+            }
+        }
+        self.values.merge(&other.values);
+        self.steps.merge(&other.steps);
+        self.numeric.merge(&other.numeric);
+        self.bytes.merge(&other.bytes);
+        match (&mut self.histogram, &other.histogram) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.histogram = Some(b.clone()),
+            _ => {}
+        }
+    }
+}
+
+/// Statistics of a set of records (a split, a file).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    /// Intact records read.
+    pub records: u64,
+    /// Damaged frames passed over.
+    pub damaged: u64,
+    /// Records per payload kind (`Example`, `SequenceExample`, `text`…).
+    pub kinds: BTreeMap<String, u64>,
+    pub features: BTreeMap<FeatureKey, FeatureStats>,
+}
+
+/// The Example or SequenceExample a payload is, when it is one.
+fn example_view<'a>(
+    decoded: &'a crate::payload::Decoded,
+    payload: &'a [u8],
+    decoder: &'a Decoder,
+) -> Option<(MessageView<'a>, Section)> {
+    let message = decoded.typed(payload, decoder.table())?;
+    let full_name = decoder.table().message(message.id())?.full_name.as_ref();
+    let section = match full_name {
+        "tensorflow.Example" => Section::Features,
+        "tensorflow.SequenceExample" => Section::Context,
+        _ => return None,
+    };
+    Some((message, section))
+}
+
+impl Stats {
+    /// Adds one record's payload, found in member `member`.
+    pub fn add_payload(&mut self, decoder: &Decoder, payload: &[u8], member: usize) {
+        self.records += 1;
+        let decoded = decoder.decode(payload);
+        *self
+            .kinds
+            .entry(decoded.kind.name().to_string())
+            .or_default() += 1;
+        let Some((message, section)) = example_view(&decoded, payload, decoder) else {
+            return;
+        };
+        for feature in top_features(&message).iter() {
+            let key = FeatureKey {
+                section,
+                name: feature.name().into_owned(),
+            };
+            let stats = self.features.entry(key).or_default();
+            stats.present += 1;
+            stats.values.add(feature.values.len() as u64);
+            stats.add_values(&feature.values, member);
+        }
+        for list in feature_lists_of(&message).iter() {
+            let key = FeatureKey {
+                section: Section::FeatureLists,
+                name: list.name().into_owned(),
+            };
+            let stats = self.features.entry(key).or_default();
+            stats.present += 1;
+            stats.steps.add(list.len() as u64);
+            let mut values = 0u64;
+            for step in list.steps() {
+                values += step.values.len() as u64;
+                stats.add_values(&step.values, member);
+            }
+            stats.values.add(values);
+        }
+    }
+
+    /// Adds one record's numbers to the histograms of the features `ranges` names.
+    pub fn add_to_histograms(
+        &mut self,
+        decoder: &Decoder,
+        payload: &[u8],
+        ranges: &BTreeMap<FeatureKey, (f64, f64)>,
+    ) {
+        let decoded = decoder.decode(payload);
+        let Some((message, section)) = example_view(&decoded, payload, decoder) else {
+            return;
+        };
+        let mut add = |key: FeatureKey, values: &FeatureValues<'_>| {
+            let Some((low, high)) = ranges.get(&key) else {
+                return;
+            };
+            let stats = self.features.entry(key).or_default();
+            let histogram = stats
+                .histogram
+                .get_or_insert_with(|| Histogram::new(*low, *high));
+            match values.kind() {
+                FeatureKind::Float => values.floats().for_each(|v| histogram.add(f64::from(v))),
+                FeatureKind::Int64 => values.ints().for_each(|v| histogram.add(v as f64)),
+                _ => {}
+            }
+        };
+        for feature in top_features(&message).iter() {
+            let name = feature.name().into_owned();
+            add(FeatureKey { section, name }, &feature.values);
+        }
+        for list in feature_lists_of(&message).iter() {
+            for step in list.steps() {
+                let name = list.name().into_owned();
+                add(
+                    FeatureKey {
+                        section: Section::FeatureLists,
+                        name,
+                    },
+                    &step.values,
+                );
+            }
+        }
+    }
+
+    pub fn merge(&mut self, other: &Stats) {
+        self.records += other.records;
+        self.damaged += other.damaged;
+        for (kind, n) in &other.kinds {
+            *self.kinds.entry(kind.clone()).or_default() += n;
+        }
+        for (key, stats) in &other.features {
+            self.features.entry(key.clone()).or_default().merge(stats);
+        }
+    }
+}

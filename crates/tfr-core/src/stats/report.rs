@@ -1,0 +1,607 @@
+//! Statistics as people and scripts read them: per feature a table with one column per split,
+//! side by side, then the features whose kind, presence, range or distribution differs between
+//! splits (the train/serving skew TFDV reports); or one JSON object with every number.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::numeric::Histogram;
+use super::{FeatureKey, FeatureStats, KINDS, Stats};
+use crate::escape::{bytes_for_terminal, path_for_terminal};
+use crate::jsonformat::Json;
+
+/// Presence rates further apart than this between splits are flagged.
+pub const PRESENCE_SKEW: f64 = 0.1;
+/// Histograms (or value frequencies) whose shares differ by more than this in some bucket (or
+/// value) are flagged: the L-infinity distance TFDV compares splits with.
+pub const DISTRIBUTION_SKEW: f64 = 0.25;
+/// Bytes features with at most this many distinct values are compared value by value.
+const CATEGORICAL: u64 = 100;
+/// Frequent values shown per split in the table.
+const TOP_SHOWN: usize = 3;
+/// Frequent values given in JSON.
+const TOP_JSON: usize = 10;
+
+/// A feature that differs between two splits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skew {
+    pub feature: String,
+    /// `kind`, `presence`, `range` or `distribution`.
+    pub flag: &'static str,
+    pub detail: String,
+}
+
+/// A number as a person reads it: integers whole, others to four significant digits.
+pub fn short(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        return format!("{x:.0}");
+    }
+    let magnitude = x.abs().log10().floor();
+    if !(-3.0..6.0).contains(&magnitude) {
+        return format!("{x:.3e}");
+    }
+    let decimals = (3.0 - magnitude).clamp(0.0, 6.0) as usize;
+    let text = format!("{x:.decimals$}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    text.to_string()
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+/// The rows of one feature's table: a label and a cell per split (empty where absent).
+fn rows(
+    key: &FeatureKey,
+    splits: &[(String, Stats)],
+    files: &[PathBuf],
+) -> Vec<(String, Vec<String>)> {
+    let cells = |f: &dyn Fn(&Stats, &FeatureStats) -> String| -> Vec<String> {
+        splits
+            .iter()
+            .map(|(_, s)| s.features.get(key).map_or("-".into(), |fs| f(s, fs)))
+            .collect()
+    };
+    let any = |p: &dyn Fn(&FeatureStats) -> bool| {
+        splits
+            .iter()
+            .any(|(_, s)| s.features.get(key).is_some_and(p))
+    };
+    let mut rows = vec![
+        ("kind".to_string(), cells(&|_, f| kind_cell(f, files))),
+        (
+            "present".into(),
+            cells(&|s, f| format!("{} ({:.1}%)", f.present, percent(f.present, s.records))),
+        ),
+        (
+            "values/record".into(),
+            cells(&|_, f| {
+                format!(
+                    "{}..{}, mean {}",
+                    f.values.min,
+                    f.values.max,
+                    short(f.values.mean())
+                )
+            }),
+        ),
+    ];
+    if key.section == super::Section::FeatureLists {
+        rows.push((
+            "steps/record".into(),
+            cells(&|_, f| {
+                format!(
+                    "{}..{}, mean {}",
+                    f.steps.min,
+                    f.steps.max,
+                    short(f.steps.mean())
+                )
+            }),
+        ));
+    }
+    if any(&|f| f.numeric.count + f.numeric.nan + f.numeric.pos_inf + f.numeric.neg_inf > 0) {
+        let range = |f: &FeatureStats| match (f.numeric.int_range, f.numeric.range()) {
+            (Some((lo, hi)), _) if f.kinds[1] == 0 => (lo.to_string(), hi.to_string()),
+            (_, Some((lo, hi))) => (short(lo), short(hi)),
+            _ => ("-".into(), "-".into()),
+        };
+        rows.push(("min".into(), cells(&|_, f| range(f).0)));
+        rows.push(("max".into(), cells(&|_, f| range(f).1)));
+        rows.push(("mean".into(), cells(&|_, f| short(f.numeric.mean))));
+        rows.push(("std".into(), cells(&|_, f| short(f.numeric.std()))));
+        rows.push((
+            "zeros/NaN/inf".into(),
+            cells(&|_, f| {
+                let n = &f.numeric;
+                format!("{}/{}/{}", n.zeros, n.nan, n.pos_inf + n.neg_inf)
+            }),
+        ));
+        let bounds = splits
+            .iter()
+            .find_map(|(_, s)| s.features.get(key)?.histogram.as_ref())
+            .map(|h| format!("histogram {}..{}", short(h.low), short(h.high)));
+        if let Some(label) = bounds {
+            rows.push((
+                label,
+                cells(&|_, f| f.histogram.as_ref().map_or("-".into(), sparkline)),
+            ));
+        }
+    }
+    if any(&|f| f.bytes.lengths.count > 0) {
+        rows.push((
+            "length".into(),
+            cells(&|_, f| {
+                let l = &f.bytes.lengths;
+                format!("{}..{}, mean {}", short(l.min), short(l.max), short(l.mean))
+            }),
+        ));
+        rows.push(("distinct".into(), cells(&|_, f| distinct_cell(f))));
+        if any(&|f| f.bytes.images.is_empty() && f.bytes.lengths.count > 0) {
+            rows.push(("top values".into(), cells(&|_, f| top_cell(f))));
+        }
+    }
+    if any(&|f| !f.bytes.images.is_empty()) {
+        rows.push(("images".into(), cells(&|_, f| images_cell(f))));
+    }
+    rows
+}
+
+fn kind_cell(f: &FeatureStats, files: &[PathBuf]) -> String {
+    let seen = f.kinds_seen();
+    if seen.len() < 2 {
+        return f.kind().to_string();
+    }
+    let parts: Vec<String> = KINDS
+        .iter()
+        .zip(f.kinds.iter().zip(f.first_in))
+        .filter(|(name, (n, _))| **n > 0 && **name != "none")
+        .map(|(name, (n, first))| {
+            let file = first
+                .and_then(|i| files.get(i))
+                .and_then(|p| p.file_name())
+                .map(|n| path_for_terminal(std::path::Path::new(n)))
+                .unwrap_or_default();
+            format!("{name} {n} (first in {file})")
+        })
+        .collect();
+    format!("CONFLICT: {}", parts.join(", "))
+}
+
+fn sparkline(h: &Histogram) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let top = h.counts.iter().copied().max().unwrap_or(0).max(1);
+    h.counts
+        .iter()
+        .map(|c| match c {
+            0 => ' ',
+            c => BARS
+                .get(usize::try_from(c * 7 / top).unwrap_or(7))
+                .copied()
+                .unwrap_or('█'),
+        })
+        .collect::<String>()
+        + &format!(" {}", h.counts.iter().sum::<u64>())
+}
+
+fn distinct_cell(f: &FeatureStats) -> String {
+    match f.bytes.distinct.count() {
+        (n, true) => n.to_string(),
+        (n, false) => format!("~{n}"),
+    }
+}
+
+fn quoted(value: &[u8]) -> String {
+    let text = bytes_for_terminal(value);
+    let mut shown: String = text.chars().take(24).collect();
+    if text.chars().count() > 24 {
+        shown.push('…');
+    }
+    format!("\"{shown}\"")
+}
+
+fn top_cell(f: &FeatureStats) -> String {
+    let approx = if f.bytes.frequent.approximate {
+        "≥"
+    } else {
+        ""
+    };
+    f.bytes
+        .frequent
+        .top(TOP_SHOWN)
+        .iter()
+        .map(|(v, n)| format!("{} {approx}{n}", quoted(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn images_cell(f: &FeatureStats) -> String {
+    f.bytes
+        .images
+        .iter()
+        .map(|(format, s)| {
+            let span = |(a, b): (u32, u32)| {
+                if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}..{b}")
+                }
+            };
+            if s.count == s.without_size {
+                format!("{format} {}", s.count)
+            } else {
+                format!("{format} {} {}x{}", s.count, span(s.width), span(s.height))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Writes the statistics as text: a header per split, then per feature its table.
+pub fn write_text(
+    splits: &[(String, Stats)],
+    files: &[PathBuf],
+    skews: &[Skew],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for (name, stats) in splits {
+        let kinds: Vec<String> = stats
+            .kinds
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        let mut line = format!(
+            "{}: {} records",
+            crate::escape::for_terminal(name),
+            stats.records
+        );
+        if !kinds.is_empty() {
+            let _ = write!(line, " ({})", kinds.join(", "));
+        }
+        if stats.damaged > 0 {
+            let _ = write!(line, ", {} damaged frames passed over", stats.damaged);
+        }
+        writeln!(out, "{line}")?;
+    }
+    let mut keys: Vec<&FeatureKey> = splits.iter().flat_map(|(_, s)| s.features.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let header: Vec<String> = splits
+        .iter()
+        .map(|(n, _)| crate::escape::for_terminal(n).into_owned())
+        .collect();
+    for key in keys {
+        writeln!(out)?;
+        let rows = rows(key, splits, files);
+        let label_width = rows
+            .iter()
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0);
+        let widths: Vec<usize> = (0..splits.len())
+            .map(|i| {
+                rows.iter()
+                    .filter_map(|(_, c)| c.get(i))
+                    .chain(header.get(i))
+                    .map(|c| c.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |label: &str, cells: &[String]| {
+            let mut line = format!("  {label:<label_width$}");
+            for (cell, width) in cells.iter().zip(&widths) {
+                let _ = write!(line, "  {cell:<width$}");
+            }
+            line.trim_end().to_string()
+        };
+        let name = bytes_for_terminal(key.shown().as_bytes()).into_owned();
+        if splits.len() > 1 {
+            writeln!(out, "{}", line(&name, &header).trim_start())?;
+        } else {
+            writeln!(out, "{name}")?;
+        }
+        for (label, cells) in &rows {
+            writeln!(out, "{}", line(label, cells))?;
+        }
+        for skew in skews.iter().filter(|s| s.feature == key.shown()) {
+            writeln!(out, "  ! {} skew: {}", skew.flag, skew.detail)?;
+        }
+    }
+    Ok(())
+}
+
+/// The features that differ between splits, per pair of splits.
+pub fn skews(splits: &[(String, Stats)]) -> Vec<Skew> {
+    let mut found = Vec::new();
+    let mut keys: Vec<&FeatureKey> = splits.iter().flat_map(|(_, s)| s.features.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        let feature = key.shown();
+        let mut flag = |flag: &'static str, detail: String| {
+            if !found
+                .iter()
+                .any(|s: &Skew| s.feature == feature && s.flag == flag)
+            {
+                found.push(Skew {
+                    feature: feature.clone(),
+                    flag,
+                    detail,
+                });
+            }
+        };
+        for (i, (a_name, a)) in splits.iter().enumerate() {
+            for (b_name, b) in splits.iter().skip(i + 1) {
+                let (fa, fb) = (a.features.get(key), b.features.get(key));
+                let rate = |s: &Stats, f: Option<&FeatureStats>| {
+                    f.map_or(0.0, |f| percent(f.present, s.records) / 100.0)
+                };
+                let (ra, rb) = (rate(a, fa), rate(b, fb));
+                if (ra - rb).abs() > PRESENCE_SKEW {
+                    flag(
+                        "presence",
+                        format!(
+                            "in {:.1}% of {a_name}, {:.1}% of {b_name}",
+                            ra * 100.0,
+                            rb * 100.0
+                        ),
+                    );
+                }
+                let (Some(fa), Some(fb)) = (fa, fb) else {
+                    continue;
+                };
+                if fa.kind() != fb.kind() {
+                    flag(
+                        "kind",
+                        format!("{} in {a_name}, {} in {b_name}", fa.kind(), fb.kind()),
+                    );
+                }
+                if let (Some((alo, ahi)), Some((blo, bhi))) =
+                    (fa.numeric.range(), fb.numeric.range())
+                {
+                    let outside = |mean: f64, lo: f64, hi: f64| mean < lo || mean > hi;
+                    if ahi < blo
+                        || bhi < alo
+                        || outside(fa.numeric.mean, blo, bhi)
+                        || outside(fb.numeric.mean, alo, ahi)
+                    {
+                        flag(
+                            "range",
+                            format!(
+                                "{a_name} {}..{} (mean {}), {b_name} {}..{} (mean {})",
+                                short(alo),
+                                short(ahi),
+                                short(fa.numeric.mean),
+                                short(blo),
+                                short(bhi),
+                                short(fb.numeric.mean)
+                            ),
+                        );
+                    }
+                }
+                if let (Some(ha), Some(hb)) = (&fa.histogram, &fb.histogram) {
+                    let d = ha.distance(hb);
+                    if d > DISTRIBUTION_SKEW {
+                        flag(
+                            "distribution",
+                            format!(
+                                "histograms of {a_name} and {b_name} differ by {d:.2} (L-infinity) in a bucket"
+                            ),
+                        );
+                    }
+                }
+                let categorical = |f: &FeatureStats| {
+                    let (n, exact) = f.bytes.distinct.count();
+                    exact && n > 0 && n <= CATEGORICAL && !f.bytes.frequent.approximate
+                };
+                if categorical(fa) && categorical(fb) {
+                    let (pa, pb) = (
+                        fa.bytes.frequent.frequencies(fa.bytes.lengths.count),
+                        fb.bytes.frequent.frequencies(fb.bytes.lengths.count),
+                    );
+                    let d = pa
+                        .iter()
+                        .map(|(h, p)| (p - pb.get(h).copied().unwrap_or(0.0)).abs())
+                        .chain(
+                            pb.iter()
+                                .map(|(h, p)| (p - pa.get(h).copied().unwrap_or(0.0)).abs()),
+                        )
+                        .fold(0.0, f64::max);
+                    if d > DISTRIBUTION_SKEW {
+                        flag(
+                            "distribution",
+                            format!(
+                                "value shares of {a_name} and {b_name} differ by {d:.2} (L-infinity) for some value"
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+fn float(x: f64) -> Json {
+    if x.is_finite() {
+        Json::Literal(format!("{x:?}"))
+    } else {
+        Json::Null
+    }
+}
+
+fn int(n: u64) -> Json {
+    Json::Literal(n.to_string())
+}
+
+fn feature_json(key: &FeatureKey, s: &Stats, f: &FeatureStats) -> Json {
+    let per_record = |p: &super::numeric::PerRecord| {
+        Json::Object(vec![
+            ("min".into(), int(p.min)),
+            ("mean".into(), float(p.mean())),
+            ("max".into(), int(p.max)),
+        ])
+    };
+    let kinds = KINDS
+        .iter()
+        .zip(f.kinds)
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| (k.to_string(), int(n)))
+        .collect();
+    let mut members = vec![
+        ("feature".to_string(), Json::String(key.shown())),
+        ("section".into(), Json::String(key.section.name().into())),
+        ("name".into(), Json::String(key.name.clone())),
+        ("present".into(), int(f.present)),
+        (
+            "present_fraction".into(),
+            float(percent(f.present, s.records) / 100.0),
+        ),
+        ("kind".into(), Json::String(f.kind().into())),
+        ("kinds".into(), Json::Object(kinds)),
+        (
+            "kind_conflict".into(),
+            Json::Literal((f.kinds_seen().len() > 1).to_string()),
+        ),
+        ("values_per_record".into(), per_record(&f.values)),
+    ];
+    if key.section == super::Section::FeatureLists {
+        members.push(("steps_per_record".into(), per_record(&f.steps)));
+    }
+    let n = &f.numeric;
+    if n.count + n.nan + n.pos_inf + n.neg_inf > 0 {
+        let (min, max) = match (n.int_range, n.range()) {
+            (Some((lo, hi)), _) if f.kinds[1] == 0 => {
+                (Json::Literal(lo.to_string()), Json::Literal(hi.to_string()))
+            }
+            (_, Some((lo, hi))) => (float(lo), float(hi)),
+            _ => (Json::Null, Json::Null),
+        };
+        let mut numeric = vec![
+            ("count".to_string(), int(n.count)),
+            ("min".into(), min),
+            ("max".into(), max),
+            ("mean".into(), float(n.mean)),
+            ("std".into(), float(n.std())),
+            ("zeros".into(), int(n.zeros)),
+            ("nan".into(), int(n.nan)),
+            ("inf".into(), int(n.pos_inf + n.neg_inf)),
+        ];
+        if let Some(h) = &f.histogram {
+            numeric.push((
+                "histogram".into(),
+                Json::Object(vec![
+                    ("low".into(), float(h.low)),
+                    ("high".into(), float(h.high)),
+                    (
+                        "counts".into(),
+                        Json::Array(h.counts.iter().map(|c| int(*c)).collect()),
+                    ),
+                ]),
+            ));
+        }
+        members.push(("numeric".into(), Json::Object(numeric)));
+    }
+    let b = &f.bytes;
+    if b.lengths.count > 0 {
+        let (distinct, exact) = b.distinct.count();
+        let top = b.frequent.top(TOP_JSON).into_iter().map(|(v, c)| {
+            Json::Object(vec![
+                (
+                    "value".into(),
+                    Json::String(String::from_utf8_lossy(v).into_owned()),
+                ),
+                ("count".into(), int(c)),
+            ])
+        });
+        let images = b.images.iter().map(|(format, s)| {
+            (
+                format.to_string(),
+                Json::Object(vec![
+                    ("count".into(), int(s.count)),
+                    (
+                        "width".into(),
+                        Json::Array(vec![int(s.width.0.into()), int(s.width.1.into())]),
+                    ),
+                    (
+                        "height".into(),
+                        Json::Array(vec![int(s.height.0.into()), int(s.height.1.into())]),
+                    ),
+                ]),
+            )
+        });
+        members.push((
+            "bytes".into(),
+            Json::Object(vec![
+                ("count".into(), int(b.lengths.count)),
+                (
+                    "length".into(),
+                    Json::Object(vec![
+                        ("min".into(), float(b.lengths.min)),
+                        ("mean".into(), float(b.lengths.mean)),
+                        ("max".into(), float(b.lengths.max)),
+                    ]),
+                ),
+                ("distinct".into(), int(distinct)),
+                ("distinct_exact".into(), Json::Literal(exact.to_string())),
+                ("top".into(), Json::Array(top.collect())),
+                (
+                    "top_exact".into(),
+                    Json::Literal((!b.frequent.approximate).to_string()),
+                ),
+                ("images".into(), Json::Object(images.collect())),
+            ]),
+        ));
+    }
+    Json::Object(members)
+}
+
+/// Everything as one JSON object: per split its records and features, the skews, unreadable files.
+pub fn to_json(
+    splits: &[(String, Stats)],
+    skews: &[Skew],
+    unreadable: &[(PathBuf, String)],
+) -> Json {
+    let splits = splits.iter().map(|(name, s)| {
+        Json::Object(vec![
+            ("name".into(), Json::String(name.clone())),
+            ("records".into(), int(s.records)),
+            ("damaged".into(), int(s.damaged)),
+            (
+                "kinds".into(),
+                Json::Object(s.kinds.iter().map(|(k, n)| (k.clone(), int(*n))).collect()),
+            ),
+            (
+                "features".into(),
+                Json::Array(
+                    s.features
+                        .iter()
+                        .map(|(k, f)| feature_json(k, s, f))
+                        .collect(),
+                ),
+            ),
+        ])
+    });
+    let skews = skews.iter().map(|s| {
+        Json::Object(vec![
+            ("feature".into(), Json::String(s.feature.clone())),
+            ("flag".into(), Json::String(s.flag.into())),
+            ("detail".into(), Json::String(s.detail.clone())),
+        ])
+    });
+    let unreadable = unreadable.iter().map(|(p, e)| {
+        Json::Object(vec![
+            ("file".into(), Json::String(p.display().to_string())),
+            ("error".into(), Json::String(e.clone())),
+        ])
+    });
+    Json::Object(vec![
+        ("splits".into(), Json::Array(splits.collect())),
+        ("skew".into(), Json::Array(skews.collect())),
+        ("unreadable".into(), Json::Array(unreadable.collect())),
+    ])
+}

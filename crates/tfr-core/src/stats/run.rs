@@ -1,0 +1,206 @@
+//! Statistics over many files on all cores: each file is opened and indexed, its frames are cut
+//! into chunks, and worker threads take chunks from a shared queue, each summarising into its own
+//! [`Stats`] per group (split). The workers' summaries are merged; a second pass fills the
+//! histograms over the range the first found for each feature across every group. Memory is the
+//! frame indexes plus the bounded summaries, whatever the number of records.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::{FeatureKey, Stats};
+use crate::frame::FrameIndex;
+use crate::payload::Decoder;
+use crate::source::{ReadOptions, Source};
+
+/// Frames summarised as one unit of work.
+const CHUNK: usize = 1024;
+
+/// The files to summarise and the group (split) each belongs to.
+pub struct Plan {
+    pub files: Vec<PathBuf>,
+    /// Per file, an index into `groups`.
+    pub group_of: Vec<usize>,
+    pub groups: Vec<String>,
+}
+
+/// The statistics of every group, and the files that could not be read.
+pub struct Outcome {
+    pub groups: Vec<(String, Stats)>,
+    pub unreadable: Vec<(PathBuf, String)>,
+}
+
+/// One opened file.
+struct Opened {
+    source: Source,
+    index: FrameIndex,
+}
+
+/// Runs `work(i)` for `i` in `0..n` on up to `threads` threads, each with its own state from
+/// `init`; returns the states.
+fn on_all_cores<S: Send>(
+    n: usize,
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, usize) + Sync,
+) -> Vec<S> {
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.clamp(1, n.max(1)))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut state = init();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= n {
+                            break;
+                        }
+                        work(&mut state, i);
+                    }
+                    state
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+/// How many threads to use.
+pub fn cores() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(16)
+}
+
+/// Summarises every file of `plan`, reading them as `read` says.
+pub fn compute(plan: &Plan, decoder: &Decoder, read: &ReadOptions) -> Outcome {
+    let threads = cores();
+    // Open and index the files in parallel.
+    let opened: Vec<Result<Opened, String>> = {
+        let slots: Vec<std::sync::Mutex<Option<Result<Opened, String>>>> = plan
+            .files
+            .iter()
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
+        on_all_cores(
+            plan.files.len(),
+            threads,
+            || (),
+            |_, i| {
+                let (Some(path), Some(slot)) = (plan.files.get(i), slots.get(i)) else {
+                    return;
+                };
+                let result = Source::open(path, read)
+                    .map(|source| {
+                        let index = FrameIndex::build(source.bytes());
+                        Opened { source, index }
+                    })
+                    .map_err(|e| e.to_string());
+                if let Ok(mut slot) = slot.lock() {
+                    *slot = Some(result);
+                }
+            },
+        );
+        slots
+            .into_iter()
+            .map(|slot| {
+                slot.into_inner()
+                    .ok()
+                    .flatten()
+                    .unwrap_or_else(|| Err("not read".into()))
+            })
+            .collect()
+    };
+    let mut unreadable = Vec::new();
+    let mut chunks: Vec<(usize, usize)> = Vec::new();
+    for (file, opened) in opened.iter().enumerate() {
+        match opened {
+            Ok(o) => chunks.extend((0..o.index.len()).step_by(CHUNK).map(|start| (file, start))),
+            Err(e) => {
+                unreadable.push((plan.files.get(file).cloned().unwrap_or_default(), e.clone()))
+            }
+        }
+    }
+    let groups = plan.groups.len();
+    let fresh = || (decoder.clone(), vec![Stats::default(); groups]);
+    let frames_of = |file: usize, start: usize| {
+        let o = opened.get(file).and_then(|o| o.as_ref().ok());
+        let group = plan.group_of.get(file).copied();
+        (o, group, start)
+    };
+    // First pass: everything but the histograms.
+    let first = on_all_cores(chunks.len(), threads, fresh, |(decoder, stats), i| {
+        let Some(&(file, start)) = chunks.get(i) else {
+            return;
+        };
+        let (Some(o), Some(group), start) = frames_of(file, start) else {
+            return;
+        };
+        let Some(stats) = stats.get_mut(group) else {
+            return;
+        };
+        let data = o.source.bytes();
+        for frame in (start..start + CHUNK).map_while(|f| o.index.get(data, f)) {
+            match frame.payload(data).filter(|_| frame.status.is_intact()) {
+                Some(payload) => stats.add_payload(decoder, payload, file),
+                None => stats.damaged += 1,
+            }
+        }
+    });
+    let mut merged = vec![Stats::default(); groups];
+    for (_, stats) in &first {
+        for (all, one) in merged.iter_mut().zip(stats) {
+            all.merge(one);
+        }
+    }
+    // The range of each numeric feature across every group.
+    let mut ranges: BTreeMap<FeatureKey, (f64, f64)> = BTreeMap::new();
+    for stats in &merged {
+        for (key, feature) in &stats.features {
+            if let Some((lo, hi)) = feature.numeric.range() {
+                let range = ranges.entry(key.clone()).or_insert((lo, hi));
+                *range = (range.0.min(lo), range.1.max(hi));
+            }
+        }
+    }
+    // Second pass: histograms over those ranges.
+    let second = on_all_cores(chunks.len(), threads, fresh, |(decoder, stats), i| {
+        let Some(&(file, start)) = chunks.get(i) else {
+            return;
+        };
+        let (Some(o), Some(group), start) = frames_of(file, start) else {
+            return;
+        };
+        let Some(stats) = stats.get_mut(group) else {
+            return;
+        };
+        let data = o.source.bytes();
+        for frame in (start..start + CHUNK).map_while(|f| o.index.get(data, f)) {
+            if let Some(payload) = frame.payload(data).filter(|_| frame.status.is_intact()) {
+                stats.add_to_histograms(decoder, payload, &ranges);
+            }
+        }
+    });
+    for (_, stats) in &second {
+        for (all, one) in merged.iter_mut().zip(stats) {
+            for (key, feature) in &one.features {
+                if let (Some(h), Some(target)) = (&feature.histogram, all.features.get_mut(key)) {
+                    match &mut target.histogram {
+                        Some(existing) => existing.merge(h),
+                        None => target.histogram = Some(h.clone()),
+                    }
+                }
+            }
+        }
+    }
+    Outcome {
+        groups: plan.groups.iter().cloned().zip(merged).collect(),
+        unreadable,
+    }
+}

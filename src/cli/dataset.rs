@@ -1,0 +1,135 @@
+//! The inputs of `list`, `verify` and `stats` as a dataset: arguments resolved into TFRecord
+//! files (directories searched by content, patterns in full glob syntax), each shard placed in
+//! its split, and the dataset summary those commands end with.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::{Status, report_unusable};
+use crate::dataset::{Dataset, Summary, Tally};
+use crate::jsonformat::Json;
+
+/// A command's run over the files its arguments name.
+pub struct Run {
+    pub dataset: Dataset,
+    /// What each member held, as the command counted it (`None` until then, or when unreadable).
+    pub tallies: Vec<Option<Tally>>,
+}
+
+impl Run {
+    /// Resolves `args`, reporting the arguments that cannot be used; the status says whether any
+    /// could not.
+    pub fn resolve(args: &[PathBuf]) -> (Run, Status) {
+        let dataset = Dataset::resolve(args);
+        let mut status = Status::Clean;
+        for error in &dataset.errors {
+            status = status.max(report_unusable(error));
+        }
+        let tallies = vec![None; dataset.members.len()];
+        (Run { dataset, tallies }, status)
+    }
+
+    /// The files to read, in order.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.dataset
+            .members
+            .iter()
+            .map(|m| m.path.clone())
+            .collect()
+    }
+
+    /// Whether the inputs are reported as a dataset.
+    pub fn is_dataset(&self) -> bool {
+        self.dataset.is_dataset
+    }
+
+    /// `train shard 00001 of 00002` for a shard member.
+    pub fn label(&self, member: usize) -> Option<String> {
+        let (split, number) = self.dataset.members.get(member)?.shard?;
+        Some(self.dataset.splits.get(split)?.shard_label(number))
+    }
+
+    /// The split's name and the split-wide number of the member's first record, from the
+    /// tallies of the shards before it (which must be counted already).
+    pub fn first_record(&self, member: usize) -> Option<(String, u64)> {
+        let (split, _) = self.dataset.members.get(member)?.shard?;
+        let before: u64 = self
+            .dataset
+            .members
+            .iter()
+            .zip(&self.tallies)
+            .take(member)
+            .filter(|(m, _)| m.shard.is_some_and(|(s, _)| s == split))
+            .map(|(_, t)| t.map_or(0, |t| t.frames))
+            .sum();
+        Some((self.dataset.splits.get(split)?.name.clone(), before))
+    }
+
+    /// `; train shard 00001 of 00002, records 15..29 of train` after a member's verdict.
+    pub fn place(&self, member: usize) -> String {
+        let (Some(label), Some((split, first))) = (self.label(member), self.first_record(member))
+        else {
+            return String::new();
+        };
+        let frames = self
+            .tallies
+            .get(member)
+            .copied()
+            .flatten()
+            .map_or(0, |t| t.frames);
+        match frames {
+            0 => format!("; {label}, no records"),
+            n => format!("; {label}, records {first}..{} of {split}", first + n - 1),
+        }
+    }
+
+    /// Members of the run's JSON objects that place a member in its split.
+    pub fn place_json(&self, member: usize) -> Vec<(String, Json)> {
+        let Some((split, first)) = self.first_record(member) else {
+            return Vec::new();
+        };
+        let shard = self
+            .dataset
+            .members
+            .get(member)
+            .and_then(|m| m.shard)
+            .and_then(|(s, n)| Some(self.dataset.splits.get(s)?.set.number_text(n)));
+        vec![
+            ("split".into(), Json::String(split)),
+            ("shard".into(), shard.map_or(Json::Null, Json::String)),
+            (
+                "split_first_record".into(),
+                Json::Literal(first.to_string()),
+            ),
+        ]
+    }
+
+    /// Ends a dataset run: the summary, as text (with the skipped files when `skipped`) or JSON.
+    /// The status is damage when the dataset has a problem.
+    pub fn finish(&self, json: bool, skipped: bool, out: &mut impl Write) -> Result<Status> {
+        let summary = Summary::new(&self.dataset, &self.tallies);
+        if json {
+            writeln!(out, "{}", summary.to_json().to_string_sorted())?;
+        } else {
+            summary.write_text(out, skipped)?;
+        }
+        Ok(if summary.problems.is_empty() {
+            Status::Clean
+        } else {
+            Status::Damage
+        })
+    }
+
+    /// Names the files set aside on standard error, once each.
+    pub fn note_skipped(&self) {
+        for file in &self.dataset.skipped {
+            eprintln!(
+                "{}: skipped: {}",
+                crate::escape::path_for_terminal(&file.path),
+                file.reason
+            );
+        }
+    }
+}

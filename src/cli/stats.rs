@@ -1,0 +1,79 @@
+//! `stats`: per-feature statistics of a file, a shard set or a dataset, per split side by side,
+//! with the features that differ between splits flagged. Computed on all cores, two passes over
+//! the records (the second fills histograms over the range the first found), in bounded memory.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{Status, report_unusable};
+use crate::input::OpenOptions;
+use crate::stats::{report, run};
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// TFRecord files, directories (searched for TFRecord files) or glob patterns.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Which group (split) each member of the run belongs to, and the groups' names.
+fn plan(run: &super::dataset::Run) -> run::Plan {
+    let dataset = &run.dataset;
+    let mut groups: Vec<String> = dataset.splits.iter().map(|s| s.name.clone()).collect();
+    let loose = groups.len();
+    let has_loose = dataset.members.iter().any(|m| m.shard.is_none());
+    if has_loose {
+        let name = match (groups.is_empty(), dataset.members.as_slice()) {
+            (true, [only]) => crate::escape::path_for_terminal(&only.path),
+            (true, _) => "all files".to_string(),
+            (false, _) => "other files".to_string(),
+        };
+        groups.push(name);
+    }
+    run::Plan {
+        files: run.paths(),
+        group_of: dataset
+            .members
+            .iter()
+            .map(|m| m.shard.map_or(loose, |(split, _)| split))
+            .collect(),
+        groups,
+    }
+}
+
+pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+    let (inputs, mut status) = super::dataset::Run::resolve(&args.files);
+    inputs.note_skipped();
+    let plan = plan(&inputs);
+    if plan.files.is_empty() {
+        return Ok(status.max(Status::Unusable));
+    }
+    let outcome = run::compute(&plan, &open.decoder, &open.read);
+    for (path, error) in &outcome.unreadable {
+        status = status.max(report_unusable(&format!(
+            "{}: {error}",
+            crate::escape::path_for_terminal(path)
+        )));
+    }
+    let skews = report::skews(&outcome.groups);
+    if args.json {
+        let json = report::to_json(&outcome.groups, &skews, &outcome.unreadable);
+        writeln!(out, "{}", json.to_string_sorted())?;
+    } else {
+        report::write_text(&outcome.groups, &plan.files, &skews, out)?;
+    }
+    if outcome.groups.iter().any(|(_, s)| s.damaged > 0) {
+        status = status.max(Status::Damage);
+    }
+    for problem in &inputs.dataset.problems {
+        eprintln!("tfr-inspect: {problem}");
+        status = status.max(Status::Damage);
+    }
+    Ok(status)
+}

@@ -1,0 +1,169 @@
+//! `stats`: agreement with statistics computed independently in Python
+//! (`scripts/stats_golden.py`, golden in `testdata/toy_parcels.stats.golden.json`), and the text
+//! view with its skew flags.
+
+use serde_json::Value;
+
+use super::{run, stderr, stdout, testdata};
+
+fn close(a: &Value, b: &Value, what: &str) {
+    let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap_or(f64::NAN));
+    let tolerance = 1e-9 * x.abs().max(1.0);
+    assert!((x - y).abs() <= tolerance, "{what}: python {x}, stats {y}");
+}
+
+#[test]
+fn stats_json_agrees_with_python() {
+    let golden: Value = serde_json::from_str(
+        &std::fs::read_to_string(testdata("toy_parcels.stats.golden.json")).unwrap(),
+    )
+    .unwrap();
+    let dir = testdata("realworld/tfds/toy_parcels/2.0.0");
+    let output = run(["stats".as_ref(), "--json".as_ref(), dir.as_os_str()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let ours: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let splits = golden["splits"].as_array().unwrap();
+    assert_eq!(splits.len(), 2);
+    let mut compared = 0;
+    for split in splits {
+        let name = split["name"].as_str().unwrap();
+        let mine = ours["splits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("split {name}"));
+        assert_eq!(mine["records"], split["records"], "{name}");
+        let features = split["features"].as_object().unwrap();
+        assert_eq!(mine["features"].as_array().unwrap().len(), features.len());
+        for (key, want) in features {
+            let got = mine["features"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["feature"] == key.as_str())
+                .unwrap_or_else(|| panic!("{name}/{key}"));
+            let at = |what: &str| format!("{name}/{key} {what}");
+            assert_eq!(got["present"], want["present"], "{}", at("present"));
+            assert_eq!(got["kinds"], want["kinds"], "{}", at("kinds"));
+            let (vg, vw) = (&got["values_per_record"], &want["values_per_record"]);
+            assert_eq!(vg["min"], vw["min"], "{}", at("values min"));
+            assert_eq!(vg["max"], vw["max"], "{}", at("values max"));
+            close(&vw["mean"], &vg["mean"], &at("values mean"));
+            if let Some(n) = want.get("numeric") {
+                let g = &got["numeric"];
+                assert_eq!(g["count"], n["count"], "{}", at("count"));
+                assert_eq!(g["zeros"], n["zeros"], "{}", at("zeros"));
+                for stat in ["min", "max", "mean", "std"] {
+                    close(&n[stat], &g[stat], &at(stat));
+                }
+                assert_eq!(
+                    g["histogram"]["counts"],
+                    n["histogram"]["counts"],
+                    "{}",
+                    at("histogram")
+                );
+                close(&n["histogram"]["low"], &g["histogram"]["low"], &at("low"));
+                close(
+                    &n["histogram"]["high"],
+                    &g["histogram"]["high"],
+                    &at("high"),
+                );
+                compared += 1;
+            }
+            if let Some(b) = want.get("bytes") {
+                let g = &got["bytes"];
+                assert_eq!(g["count"], b["count"], "{}", at("bytes count"));
+                assert_eq!(g["distinct"], b["distinct"], "{}", at("distinct"));
+                for stat in ["min", "mean", "max"] {
+                    close(&b["length"][stat], &g["length"][stat], &at("length"));
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 14, "7 features in 2 splits");
+}
+
+#[test]
+fn text_sets_splits_side_by_side_and_flags_skew() {
+    let dir = testdata("realworld/tfds/toy_parcels/2.0.0");
+    let output = run(["stats".as_ref(), dir.as_os_str()]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("train: 30 records (30 Example)\nvalidation: 8 records (8 Example)\n")
+    );
+    let weight: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("weight_kg"))
+        .collect();
+    assert!(
+        weight[0].contains("train") && weight[0].contains("validation"),
+        "{text}"
+    );
+    assert!(
+        weight
+            .iter()
+            .any(|l| l.starts_with("  min ") && l.contains("3.159") && l.contains("8.108"))
+    );
+    assert!(
+        weight
+            .iter()
+            .any(|l| l.starts_with("  ! distribution skew: ")),
+        "{text}"
+    );
+    assert!(text.contains("PNG 30 48x32"));
+}
+
+#[test]
+fn a_kind_conflict_names_the_file_it_first_appears_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let int_example = super::len_field(
+        1,
+        &super::len_field(
+            1,
+            &[
+                super::len_field(1, b"x"),
+                super::len_field(2, &super::len_field(3, &super::len_field(1, &[7]))),
+            ]
+            .concat(),
+        ),
+    );
+    let float_example = super::len_field(
+        1,
+        &super::len_field(
+            1,
+            &[
+                super::len_field(1, b"x"),
+                super::len_field(
+                    2,
+                    &super::len_field(2, &super::len_field(1, &[0, 0, 0x80, 0x3f])),
+                ),
+            ]
+            .concat(),
+        ),
+    );
+    std::fs::write(
+        dir.path().join("a.tfrecord"),
+        super::tfrecord(&[&int_example]),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.tfrecord"),
+        super::tfrecord(&[&float_example, &float_example]),
+    )
+    .unwrap();
+    let output = run(["stats".as_ref(), dir.path().as_os_str()]);
+    let text = stdout(&output);
+    assert!(
+        text.contains("CONFLICT: float 2 (first in b.tfrecord), int64 1 (first in a.tfrecord)"),
+        "{text}"
+    );
+    let output = run(["stats".as_ref(), "--json".as_ref(), dir.path().as_os_str()]);
+    let json: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let x = &json["splits"][0]["features"][0];
+    assert_eq!(x["kind_conflict"], true);
+    assert_eq!(x["numeric"]["count"], 3);
+    assert_eq!(x["numeric"]["max"], 7.0);
+}
