@@ -9,7 +9,7 @@ pub mod status;
 pub mod tui;
 
 pub use tfr_core::{
-    annotate, compress, crafted, crc, damage, decode, error, escape, event, example, frame, image,
-    input, jsonformat, nested, output, payload, pyfmt, recover, resync, schema, source, span,
-    summary, tensor, textformat, wire, words,
+    annotate, compress, crafted, crc, damage, decode, error, escape, event, example, explain,
+    frame, image, input, jsonformat, nested, output, payload, pyfmt, recover, resync, rules,
+    schema, source, span, summary, tensor, textformat, wire, words,
 };

@@ -7,6 +7,7 @@ pub mod list;
 pub mod locate;
 pub mod salvage;
 pub mod show;
+pub mod teach;
 pub mod verify;
 
 use std::io::{IsTerminal, Write};

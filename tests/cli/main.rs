@@ -10,6 +10,7 @@ mod hex;
 mod list;
 mod salvage;
 mod show;
+mod teach;
 mod verify;
 
 use std::path::{Path, PathBuf};
