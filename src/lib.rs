@@ -10,6 +10,6 @@ pub mod tui;
 
 pub use tfr_core::{
     annotate, compress, crafted, crc, damage, decode, error, escape, event, example, explain,
-    frame, image, input, jsonformat, nested, output, payload, pyfmt, recover, resync, rules,
+    frame, image, input, jsonformat, nested, output, payload, pyfmt, quiz, recover, resync, rules,
     schema, source, span, summary, tensor, textformat, wire, words,
 };

@@ -5,6 +5,7 @@ pub mod glob;
 pub mod hex;
 pub mod list;
 pub mod locate;
+pub mod quiz;
 pub mod salvage;
 pub mod show;
 pub mod teach;
@@ -56,6 +57,9 @@ pub enum Command {
     Locate(locate::LocateArgs),
     /// Copy every intact record into a new TFRecord file that TensorFlow reads without error.
     Salvage(salvage::SalvageArgs),
+    /// Quiz on one record: each tag, length and value with its meaning hidden, answered on
+    /// standard input, checked, and derived when the answer is wrong.
+    Quiz(quiz::QuizArgs),
 }
 
 /// How payloads are decoded (shared by every subcommand).
@@ -149,5 +153,13 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
         Command::Verify(args) => verify::run(args, &read, out),
         Command::Locate(args) => locate::run(args, &read, out),
         Command::Salvage(args) => salvage::run(args, &read, out),
+        Command::Quiz(args) => {
+            let stdin = std::io::stdin();
+            let mut answers = quiz::Answers {
+                echo: !stdin.is_terminal(),
+                lines: stdin.lock(),
+            };
+            quiz::run(args, &decoder, &read, &mut answers, out)
+        }
     }
 }

@@ -8,6 +8,7 @@ mod escapes;
 mod golden;
 mod hex;
 mod list;
+mod quiz;
 mod salvage;
 mod show;
 mod teach;

@@ -50,6 +50,7 @@ pub mod nested;
 pub mod output;
 pub mod payload;
 pub mod pyfmt;
+pub mod quiz;
 pub mod recover;
 pub mod resync;
 pub mod rules;
