@@ -1015,3 +1015,74 @@ fn names_and_values_from_the_file_reach_the_screen_escaped() {
     assert!(app.message.contains("a\\rDAMAGED"), "{}", app.message);
     assert!(screen.contains("hostile\\033[31m.tfrecord"), "{screen}");
 }
+
+/// A SequenceExample whose context feature `n` holds 100 int64 values and whose feature list `s`
+/// holds 70 steps: both longer than one page of rows.
+fn long_lists_case() -> Vec<u8> {
+    let values: Vec<u8> = (0..100u8).flat_map(|v| [0x08, v]).collect();
+    let feature = ld(0x1a, &values);
+    let entry = ld(0x0a, &[ld(0x0a, b"n"), ld(0x12, &feature)].concat());
+    let steps: Vec<u8> = (0..70u8)
+        .flat_map(|i| ld(0x0a, &int64_list(&[i])))
+        .collect();
+    let list = ld(0x0a, &[ld(0x0a, b"s"), ld(0x12, &steps)].concat());
+    [ld(0x0a, &entry), ld(0x12, &list)].concat()
+}
+
+/// A length-delimited field of any length: `tag`, the varint length, `body`.
+fn ld(tag: u8, body: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    let mut n = body.len();
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+    out.extend_from_slice(body);
+    out
+}
+
+#[test]
+fn long_value_lists_and_feature_lists_open_a_page_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.tfrecord");
+    std::fs::write(&path, frame_record(&long_lists_case())).unwrap();
+    let mut app = open(path.to_str().unwrap());
+    let children_labels = |app: &App, parent: usize| -> Vec<String> {
+        app.view
+            .tree
+            .children(parent)
+            .iter()
+            .map(|c| app.view.tree.nodes[*c].label.clone())
+            .collect()
+    };
+
+    let n = node_named(&app, "n");
+    app.expand(n, true);
+    let labels = children_labels(&app, n);
+    assert_eq!(labels.len(), 65, "{labels:?}");
+    assert_eq!(labels[0], "[0]");
+    assert_eq!(labels[63], "[63]");
+    assert_eq!(labels[64], "… 36 more");
+    // The next page comes in the place of the "… more" row.
+    let more = app.view.tree.children(n)[64];
+    app.expand(more, true);
+    let all = children_labels(&app, n);
+    assert_eq!(all, (0..100).map(|i| format!("[{i}]")).collect::<Vec<_>>());
+    let last = app.view.tree.children(n)[99];
+    assert_eq!(app.view.tree.nodes[last].detail, "99");
+
+    let s = node_named(&app, "s");
+    app.expand(s, true);
+    let steps = children_labels(&app, s);
+    assert_eq!(steps.len(), 65, "{steps:?}");
+    assert_eq!(steps[63], "step 63");
+    assert_eq!(steps[64], "… 6 more steps");
+    let more = app.view.tree.children(s)[64];
+    app.expand(more, true);
+    let all = children_labels(&app, s);
+    assert_eq!(
+        all,
+        (0..70).map(|i| format!("step {i}")).collect::<Vec<_>>()
+    );
+}

@@ -1,5 +1,6 @@
-//! The wire walker, schema-less and as tf.train.Example, plus validation and the text, JSON and
-//! annotated-hex views that are rendered from its tree.
+//! The wire walker, schema-less and as each registered payload type's message, plus validation
+//! and the views rendered from its tree: the payload type's summary, text and tree, JSON, and the
+//! annotated hex.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -22,11 +23,19 @@ fuzz_target!(|data: &[u8]| {
     let raw = wire::walk(data, table, None);
     let _ = raw.is_clean();
     let _ = textformat::raw_message_to_text(Parsed::new(&raw, data, table));
-    let typed = wire::walk(data, table, Some(decoder.schema.example()));
-    let _ = decode::validate(Parsed::new(&typed, data, table));
-    let _ = wire::walk(data, table, Some(decoder.schema.sequence_example()));
+    // Every registered payload type's message, walked and checked.
+    for name in tfr_core::payload::BUILTIN.iter().filter_map(|ty| ty.message()) {
+        let typed = wire::walk(data, table, decoder.schema.message(name));
+        let _ = decode::validate(Parsed::new(&typed, data, table));
+    }
 
     let decoded = decoder.decode(data);
+    // What every view asks the payload's type.
+    let view = decoded.view(data, table);
+    let _ = view.summary();
+    let _ = view.text();
+    let _ = view.write_tree("record 0", &mut std::io::sink());
+    let _ = view.image_candidates(256);
     if let Some(message) = decoded.typed(data, table) {
         let _ = textformat::message_to_text(&message);
         let _ = jsonformat::message_to_json(&message);

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::records::{Outcome, render_in_order};
 use super::{Status, report_unusable};
 use crate::input::Input;
 use crate::jsonformat::Json;
@@ -68,7 +69,7 @@ pub fn run(
 ) -> Result<Status> {
     let mut status = Status::Clean;
     let files = super::glob::expand(&args.files);
-    'files: for path in &files {
+    for path in &files {
         let mut input = match Input::open_with(path, decoder, read) {
             Ok(input) => input,
             Err(e) => {
@@ -89,34 +90,26 @@ pub fn run(
                 "index", "offset", "length", "len-crc", "data-crc", "kind"
             )?;
         }
-        let workers = input.worker_decoders();
         let mut intact = 0usize;
-        let mut next = 0;
-        loop {
-            let frames = input.batch(next, None, if next == 0 { 64 } else { 4096 });
-            if frames.is_empty() {
-                break;
-            }
-            next += frames.len();
-            intact += frames.iter().filter(|f| f.status.is_intact()).count();
-            let lines = input.map_frames(frames, &workers, |input, decoder, frame| {
+        let outcome = render_in_order(
+            &mut input,
+            0,
+            None,
+            |input, decoder, frame| {
                 let mut row = describe_frame_with(input, decoder, frame);
                 let nested = NestedFrames::find(&input.index, input.data(), &frame);
                 if let Some(nested) = &nested {
                     row.summary = format!("{}; {}", row.summary, nested.describe());
                 }
-                row_line(&json_name, &row, nested.as_ref(), args.json)
-            });
-            // Described from the mapped bytes: if the file shrank meanwhile, some were zeros.
-            if let Err(e) = input.check_unchanged() {
-                status = status.max(report_unusable(&e));
-                continue 'files;
-            }
-            for line in lines {
-                writeln!(out, "{line}")?;
-            }
-        }
-        if let Err(e) = input.check_unchanged() {
+                let line = row_line(&json_name, &row, nested.as_ref(), args.json);
+                (frame.status.is_intact(), line)
+            },
+            |_, (is_intact, line)| {
+                intact += usize::from(is_intact);
+                writeln!(out, "{line}")
+            },
+        )?;
+        if let Outcome::Changed(e) = outcome {
             status = status.max(report_unusable(&e));
             continue;
         }

@@ -6,6 +6,7 @@ pub mod hex;
 pub mod list;
 pub mod locate;
 pub mod quiz;
+pub mod records;
 pub mod salvage;
 pub mod show;
 pub mod teach;

@@ -6,17 +6,13 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
+use super::records::{Outcome, render_in_order};
 use super::{Status, report_unusable};
 use crate::damage;
-use crate::decode::MessageView;
-use crate::example;
 use crate::frame::Frame;
 use crate::input::Input;
 use crate::jsonformat::{Json, message_to_json, raw_payload_json};
-use crate::payload::{Decoded, Decoder, PayloadKind, Reading};
-use crate::textformat::{bytes_to_text, message_to_text, raw_message_to_text};
-use crate::wire::ROOT;
-use crate::words::plural;
+use crate::payload::{Decoded, Decoder, Reading};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -94,36 +90,13 @@ pub fn run(
         },
         (None, None) => (0, None, false),
     };
-    let workers = input.worker_decoders();
     let mut status = Status::Clean;
-    let mut next = start;
-    loop {
-        // Frames are indexed as output proceeds, so the first record prints at once; each batch
-        // is rendered on all cores, then printed in order.
-        let frames = input.batch(next, end, if next == start { 64 } else { 4096 });
-        if frames.is_empty() {
-            if let Err(e) = input.check_unchanged() {
-                return Ok(report_unusable(&e));
-            }
-            if end.is_some_and(|end| next < end) {
-                eprintln!(
-                    "{}: records {next}..{} do not exist (the file has {})",
-                    input.name(),
-                    end.unwrap_or(next),
-                    crate::words::plural(input.index.len() as u64, "frame")
-                );
-            }
-            break;
-        }
-        next += frames.len();
-        let rendered = input.map_frames(frames, &workers, |input, decoder, frame| {
-            render(input, decoder, frame, args.format, single)
-        });
-        // Rendered from the mapped bytes: if the file shrank meanwhile, some were zeros.
-        if let Err(e) = input.check_unchanged() {
-            return Ok(report_unusable(&e));
-        }
-        for record in rendered {
+    let outcome = render_in_order(
+        &mut input,
+        start,
+        end,
+        |input, decoder, frame| render(input, decoder, frame, args.format, single),
+        |input, record| {
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
             }
@@ -134,7 +107,18 @@ pub fn run(
                 out.write_all(record.output.as_bytes())?;
             }
             status = status.max(record.status);
-        }
+            Ok(())
+        },
+    )?;
+    match outcome {
+        Outcome::Changed(e) => return Ok(report_unusable(&e)),
+        Outcome::Done { next } if end.is_some_and(|end| next < end) => eprintln!(
+            "{}: records {next}..{} do not exist (the file has {})",
+            input.name(),
+            end.unwrap_or(next),
+            crate::words::plural(input.index.len() as u64, "frame")
+        ),
+        Outcome::Done { .. } => {}
     }
     Ok(status)
 }
@@ -199,12 +183,15 @@ fn render(
         }
         Format::Tree => {
             let mut out = Vec::new();
-            let record = Record {
-                index: frame.index,
-                offset: frame.offset.0,
-                payload,
-            };
-            let _ = write_tree(&mut out, &record, decoder, &decoded);
+            let heading = format!(
+                "record {}  (offset {}, {} bytes)",
+                frame.index,
+                frame.offset.0,
+                payload.len()
+            );
+            let _ = decoded
+                .view(payload, decoder.table())
+                .write_tree(&heading, &mut out);
             String::from_utf8(out)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
         }
@@ -223,12 +210,7 @@ fn render(
 
 /// The text-format rendering of one payload.
 pub fn text_of(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> String {
-    let table = decoder.table();
-    match (decoded.typed(payload, table), &decoded.kind) {
-        (Some(typed), _) => message_to_text(&typed),
-        (None, PayloadKind::Protobuf) => raw_message_to_text(decoded.parsed(payload, table)),
-        (None, _) => bytes_to_text(payload),
-    }
+    decoded.view(payload, decoder.table()).text()
 }
 
 /// The JSON rendering of one payload.
@@ -246,150 +228,6 @@ pub fn json_of(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> String {
         members.push(("parses_as_message".into(), Json::Literal("false".into())));
     }
     json.to_string_sorted()
-}
-
-/// Where a record is, for the first line of its tree.
-struct Record<'a> {
-    index: usize,
-    offset: u64,
-    payload: &'a [u8],
-}
-
-fn write_tree(
-    out: &mut impl Write,
-    record: &Record<'_>,
-    decoder: &Decoder,
-    decoded: &Decoded,
-) -> std::io::Result<()> {
-    let (index, offset, payload) = (record.index, record.offset, record.payload);
-    let len = payload.len();
-    let table = decoder.table();
-    match (&decoded.kind, decoded.typed(payload, table)) {
-        (PayloadKind::Example | PayloadKind::SequenceExample, Some(typed)) => {
-            let heading = format!("record {index}  (offset {offset}, {len} bytes)");
-            write_example(out, &heading, decoded.kind == PayloadKind::Example, &typed)?;
-        }
-        (kind, Some(typed)) => {
-            writeln!(
-                out,
-                "record {index}  (offset {offset}, {len} bytes)  {}",
-                kind.name()
-            )?;
-            for line in message_to_text(&typed).lines() {
-                writeln!(out, "  {line}")?;
-            }
-            // Text format leaves out fields the type does not declare; the tree says they exist.
-            let tree = &decoded.tree;
-            let unknown = tree
-                .children(ROOT)
-                .filter_map(|c| tree.node(c))
-                .filter(|n| n.field().is_none());
-            for node in unknown {
-                let span = node.span();
-                let wire_type = node.wire_type();
-                writeln!(
-                    out,
-                    "  # field {} not in {}: wire type {} ({}), {} at payload bytes {}..{}",
-                    node.number(),
-                    kind.name(),
-                    wire_type.code(),
-                    wire_type.description(),
-                    crate::words::plural(node.data_span().len() as u64, "byte"),
-                    span.start,
-                    span.end
-                )?;
-            }
-        }
-        (PayloadKind::Protobuf, None) => {
-            writeln!(
-                out,
-                "record {index}  (offset {offset}, {len} bytes)  protobuf of unknown type (field numbers only)"
-            )?;
-            for line in raw_message_to_text(decoded.parsed(payload, table)).lines() {
-                writeln!(out, "  {line}")?;
-            }
-        }
-        (kind, None) => {
-            let what = crate::image::describe_bytes(payload, false);
-            writeln!(
-                out,
-                "record {index}  (offset {offset}, {len} bytes)  {}: {what}",
-                kind.name()
-            )?;
-        }
-    }
-    Ok(())
-}
-
-/// An Example or SequenceExample: features by name, kind, count and values, then feature lists.
-fn write_example(
-    out: &mut impl Write,
-    heading: &str,
-    is_example: bool,
-    typed: &MessageView<'_>,
-) -> std::io::Result<()> {
-    let features = example::top_features(typed);
-    let shape = example::declared_shape(&features);
-    let lists = example::feature_lists_of(typed);
-    let what = if is_example {
-        format!("Example, {}", plural(features.len() as u64, "feature"))
-    } else {
-        format!(
-            "SequenceExample, {} context {}, {}",
-            features.len(),
-            if features.len() == 1 {
-                "feature"
-            } else {
-                "features"
-            },
-            plural(lists.len() as u64, "feature list")
-        )
-    };
-    writeln!(out, "{heading}  {what}")?;
-    // Names are escaped before they are measured: the columns line up as shown.
-    let width = features
-        .iter()
-        .map(|f| f.shown_name().len())
-        .chain(lists.iter().map(|l| l.shown_name().len()))
-        .max()
-        .unwrap_or(0);
-    if !is_example && !features.is_empty() {
-        writeln!(out, "  context:")?;
-    }
-    let indent = if is_example { "  " } else { "    " };
-    for feature in features.iter() {
-        let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
-        let values = example::values_summary(&feature.values, shape, 8);
-        let name = feature.shown_name();
-        writeln!(out, "{indent}{name:<width$}  {kind:<11}  {values}")?;
-    }
-    if !lists.is_empty() {
-        writeln!(out, "  feature_lists:")?;
-    }
-    for list in lists.iter() {
-        let name = list.shown_name();
-        let count = list.len();
-        match list.steps().next() {
-            Some(first) => writeln!(
-                out,
-                "    {name:<width$}  {} of {}",
-                plural(count as u64, "step"),
-                first.values.kind_name()
-            )?,
-            None => writeln!(out, "    {name:<width$}  no steps")?,
-        }
-        for (i, step) in list.steps().enumerate().take(8) {
-            writeln!(
-                out,
-                "      [{i}] {}",
-                example::values_summary(&step.values, None, 8)
-            )?;
-        }
-        if count > 8 {
-            writeln!(out, "      … {} more steps", count - 8)?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

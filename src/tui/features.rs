@@ -35,9 +35,6 @@ impl Tree {
             "Features" => {
                 let features = example::Features::of(message);
                 self.work += features.len() as u64;
-                if self.declared_shape.is_none() {
-                    self.declared_shape = example::declared_shape(&features);
-                }
                 self.set_detail(n, format!("{} features", features.len()));
                 self.later_named(n, features.map_field(), features.entries().collect(), false);
             }
@@ -72,9 +69,9 @@ impl Tree {
         }
     }
 
-    /// The fields of an Example or SequenceExample from the typed message, then any top-level
+    /// The fields of the typed message (an Example's or SequenceExample's), then any top-level
     /// fields protobuf does not know (kept as wire fields).
-    pub(super) fn example(&mut self, ctx: &Ctx<'_>, parent: usize) {
+    pub(super) fn feature_view(&mut self, ctx: &Ctx<'_>, parent: usize) {
         let Some(typed) = ctx.parsed.root() else {
             return;
         };
@@ -134,19 +131,16 @@ impl Tree {
                 row.wire = Some(entry.last);
                 row.detail = crate::words::plural(list.len() as u64, "step");
                 if let Some(steps) = list.steps_field().filter(|_| !list.is_empty()) {
-                    row.children = Children::Later(Source::Steps {
+                    row.children = Children::Later(Source::Steps(Page {
                         field: steps.id(),
                         nodes: Nodes::new(steps.nodes()),
                         from: 0,
                         at: ValuesAt::default(),
-                    });
+                    }));
                 }
                 self.push(row);
             } else {
                 let feature = example::feature(&reader, entry);
-                if let Some((_, first)) = feature.values.bytes().next() {
-                    self.note_value(ctx.file(first));
-                }
                 let mut row = Node::new(
                     depth,
                     Some(parent),
@@ -196,119 +190,128 @@ impl Tree {
     }
 
     /// `[i]` rows for a page of a feature's values.
-    pub(super) fn value_rows(
-        &mut self,
-        ctx: &Ctx<'_>,
-        parent: usize,
-        field: FieldId,
-        nodes: &Nodes,
-        from: usize,
-        at: ValuesAt,
-    ) {
-        let list = FieldValues::new(ctx.parsed, field, nodes.as_slice());
-        let depth = self.depth(parent) + 1;
-        let mut values = list.values_from(at);
-        for i in 0..LIST_LIMIT {
-            let Some((value, span)) = values.next() else {
-                return;
-            };
+    pub(super) fn value_rows(&mut self, ctx: &Ctx<'_>, parent: usize, page: Page) {
+        let declared_shape = self.declared_shape;
+        let rows = self.page_of(ctx, parent, &page, |index, value, span, depth| {
             let text = match &value {
                 Value::Bytes(b, _) | Value::String(b, _) => {
-                    example::bytes_summary(b, self.declared_shape)
+                    example::bytes_summary(b, declared_shape)
                 }
                 Value::Scalar(s) => crate::textformat::scalar_text(s),
                 Value::Message(_) => String::new(),
             };
-            let mut row = Node::new(
-                depth,
-                Some(parent),
-                format!("[{}]", from + i),
-                ctx.file(span),
-            );
+            let mut row = Node::new(depth, Some(parent), format!("[{index}]"), ctx.file(span));
             row.detail = text;
             if matches!(value, Value::Bytes(..) | Value::String(..)) {
                 row.value = Some(ctx.file(span));
             }
-            self.push(row);
-        }
-        let next_at = values.at();
-        let Some((_, first)) = values.next() else {
-            return;
-        };
-        let count = list.count().saturating_sub(from + LIST_LIMIT);
-        let end = nodes
-            .as_slice()
-            .last()
-            .and_then(|n| ctx.parsed_node_end(*n))
-            .unwrap_or(first.end);
-        let range = ctx.file(Span::new(first.start, end.max(first.start)));
-        self.more_row(
-            parent,
-            format!("… {count} more"),
-            range,
-            Source::Values {
-                field,
-                nodes: nodes.clone(),
-                from: from + LIST_LIMIT,
-                at: next_at,
-            },
-        );
+            Some(row)
+        });
+        self.finish_page(ctx, parent, page, rows, "", Source::Values);
     }
 
     /// `step i` rows for a page of a feature list's steps.
-    pub(super) fn step_rows(
+    pub(super) fn step_rows(&mut self, ctx: &Ctx<'_>, parent: usize, page: Page) {
+        let rows = self.page_of(ctx, parent, &page, |index, value, span, depth| {
+            let Value::Message(feature) = &value else {
+                return None;
+            };
+            let values = FeatureValues::of(feature);
+            let mut row = Node::new(depth, Some(parent), format!("step {index}"), ctx.file(span));
+            row.detail = self.values_line(&values);
+            row.children = values_source(&values);
+            Some(row)
+        });
+        self.finish_page(ctx, parent, page, rows, " steps", Source::Steps);
+    }
+
+    /// The rows `make` builds for one page ([`LIST_LIMIT`] values) of a repeated field, given each
+    /// value's index, value, span and the rows' depth; values it returns no row for are skipped.
+    fn page_of<'a>(
+        &self,
+        ctx: &Ctx<'a>,
+        parent: usize,
+        page: &Page,
+        mut make: impl FnMut(usize, Value<'a>, Span, usize) -> Option<Node>,
+    ) -> PageRows {
+        let list = FieldValues::new(ctx.parsed, page.field, page.nodes.as_slice());
+        let depth = self.depth(parent) + 1;
+        let mut values = list.values_from(page.at);
+        let mut rows = Vec::new();
+        for i in 0..LIST_LIMIT {
+            let Some((value, span)) = values.next() else {
+                return PageRows { rows, rest: None };
+            };
+            rows.extend(make(page.from + i, value, span, depth));
+        }
+        let next_at = values.at();
+        let rest = values.next().map(|(_, first)| Rest {
+            at: next_at,
+            first,
+            count: list.count().saturating_sub(page.from + LIST_LIMIT),
+        });
+        PageRows { rows, rest }
+    }
+
+    /// Adds a page's rows under `parent`, then, when values follow, a "… N more{what}" row whose
+    /// children are the next page (`source` names how they are made).
+    fn finish_page(
         &mut self,
         ctx: &Ctx<'_>,
         parent: usize,
-        field: FieldId,
-        nodes: &Nodes,
-        from: usize,
-        at: ValuesAt,
+        page: Page,
+        rows: PageRows,
+        what: &str,
+        source: impl FnOnce(Page) -> Source,
     ) {
-        let list = FieldValues::new(ctx.parsed, field, nodes.as_slice());
-        let depth = self.depth(parent) + 1;
-        let mut steps = list.values_from(at);
-        for i in 0..LIST_LIMIT {
-            let Some((value, span)) = steps.next() else {
-                return;
-            };
-            let values = match &value {
-                Value::Message(feature) => FeatureValues::of(feature),
-                _ => continue,
-            };
-            let mut row = Node::new(
-                depth,
-                Some(parent),
-                format!("step {}", from + i),
-                ctx.file(span),
-            );
-            row.detail = self.values_line(&values);
-            row.children = values_source(&values);
+        for row in rows.rows {
             self.push(row);
         }
-        let next_at = steps.at();
-        let Some((_, first)) = steps.next() else {
+        let Some(rest) = rows.rest else {
             return;
         };
-        let count = list.count().saturating_sub(from + LIST_LIMIT);
-        let end = nodes
+        let end = page
+            .nodes
             .as_slice()
             .last()
-            .and_then(|n| ctx.parsed.node(*n))
-            .map_or(first.end, |n| n.data_span().end);
-        let range = ctx.file(Span::new(first.start, end.max(first.start)));
+            .and_then(|n| ctx.parsed_node_end(*n))
+            .unwrap_or(rest.first.end);
+        let range = ctx.file(Span::new(rest.first.start, end.max(rest.first.start)));
+        let next = Page {
+            from: page.from + LIST_LIMIT,
+            at: rest.at,
+            ..page
+        };
         self.more_row(
             parent,
-            format!("… {count} more steps"),
+            format!("… {} more{what}", rest.count),
             range,
-            Source::Steps {
-                field,
-                nodes: nodes.clone(),
-                from: from + LIST_LIMIT,
-                at: next_at,
-            },
+            source(next),
         );
     }
+}
+
+/// One page of a repeated field's values: the field, the tree nodes holding it, the index of its
+/// first value and where that value is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub field: FieldId,
+    pub nodes: Nodes,
+    pub from: usize,
+    pub at: ValuesAt,
+}
+
+/// A page's rows, and what follows them.
+struct PageRows {
+    rows: Vec<Node>,
+    rest: Option<Rest>,
+}
+
+/// The values after a page: where they are read from, the first one's span, and how many.
+struct Rest {
+    at: ValuesAt,
+    first: Span,
+    count: usize,
 }
 
 /// Values shown in a feature's one-line summary before "… N more".
@@ -317,12 +320,12 @@ const SUMMARY_VALUES: usize = 3;
 /// How a feature's `[i]` rows are made, when it has values.
 fn values_source(values: &FeatureValues<'_>) -> Children {
     match values.list() {
-        Some(list) if !values.is_empty() => Children::Later(Source::Values {
+        Some(list) if !values.is_empty() => Children::Later(Source::Values(Page {
             field: list.id(),
             nodes: Nodes::new(list.nodes()),
             from: 0,
             at: ValuesAt::default(),
-        }),
+        })),
         _ => Children::None,
     }
 }

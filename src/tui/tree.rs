@@ -15,11 +15,12 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::annotate::{FrameTokens, Role, Token};
-use crate::decode::{MapEntry, Nodes, Parsed, ValuesAt};
+use crate::decode::{MapEntry, Parsed};
 use crate::frame::{Frame, HEADER_LEN};
-use crate::payload::{Decoded, PayloadKind};
+use crate::payload::{Decoded, TreeView};
 use crate::schema::table::{FieldId, Table};
 use crate::span::Span;
+use crate::tui::features::Page;
 use crate::wire::{ROOT, WireTree};
 
 /// Values (and steps) of one list shown before the rest is summarised as "… N more".
@@ -58,8 +59,9 @@ impl Record {
 pub(super) enum Source {
     /// The fields of wire container `container`, from child node `from` on.
     Wire { container: u32, from: u32 },
-    /// The typed fields of an Example or SequenceExample, then the fields it does not declare.
-    Example,
+    /// The typed message's fields through the feature view, then the fields it does not declare
+    /// (for types whose [`TreeView`] is `Features`).
+    FeatureView,
     /// Features (or feature lists, with `lists`) in name order, from the `from`-th on.
     Named {
         field: FieldId,
@@ -67,21 +69,10 @@ pub(super) enum Source {
         from: usize,
         lists: bool,
     },
-    /// The values of a feature's list (field `field` occurring as `nodes`), from value `from`
-    /// (at position `at`) on.
-    Values {
-        field: FieldId,
-        nodes: Nodes,
-        from: usize,
-        at: ValuesAt,
-    },
-    /// The steps of a feature list, from step `from` on.
-    Steps {
-        field: FieldId,
-        nodes: Nodes,
-        from: usize,
-        at: ValuesAt,
-    },
+    /// A page of the values of a feature's list.
+    Values(Page),
+    /// A page of the steps of a feature list.
+    Steps(Page),
     /// The numbers of packed run `node`, from element `from` (at payload position `at`) on.
     Packed { node: u32, from: usize, at: u32 },
 }
@@ -163,7 +154,8 @@ pub struct Tree {
     record: Option<Arc<Record>>,
     /// Rows made plus wire nodes and map entries read to make them: what building cost.
     pub(super) work: u64,
-    /// The byte ranges of bytes values met so far, in the order met (for the image preview).
+    /// The byte ranges of the payload type's image candidates, then of the bytes values met so
+    /// far, in the order met (for the image preview).
     values: Vec<Range<u64>>,
 }
 
@@ -263,15 +255,10 @@ impl Tree {
         self.record.as_ref()
     }
 
-    /// The byte ranges of the bytes values met so far (the rows' values, and the first value of
-    /// each bytes feature), in the order met.
+    /// The byte ranges the image preview considers: the payload type's image candidates (the
+    /// first value of each bytes feature of an Example), then the rows' values in the order met.
     pub fn values(&self) -> impl Iterator<Item = &Range<u64>> {
         self.values.iter()
-    }
-
-    /// Notes a bytes value that has no row yet (a feature's first value), for the preview.
-    pub(super) fn note_value(&mut self, range: Range<u64>) {
-        self.values.push(range);
     }
 
     /// What building has cost so far: rows made, plus wire nodes and map entries read.
@@ -349,10 +336,21 @@ impl Tree {
         };
         self.record = Some(record.clone());
         let decoded = &record.decoded;
+        let view = decoded.view(bytes, &record.table);
+        // What the preview considers, as the payload's type says: as many as a page of rows.
+        let images = view.image_candidates(FIELD_PAGE);
+        self.declared_shape = images.shape;
+        let base = record.payload.start;
+        self.values.extend(
+            images
+                .values
+                .iter()
+                .map(|s| base + s.start as u64..base + s.end as u64),
+        );
         let parsed = Parsed::new(record.tree(), bytes, &record.table);
-        match &decoded.kind {
-            PayloadKind::Example | PayloadKind::SequenceExample if parsed.root().is_some() => {
-                self.set_later(p, Source::Example);
+        match view.tree_view() {
+            TreeView::Features if parsed.root().is_some() => {
+                self.set_later(p, Source::FeatureView);
             }
             _ if decoded.structure().is_some() => {
                 self.set_later(
@@ -546,25 +544,15 @@ impl Tree {
         };
         match source.clone() {
             Source::Wire { container, from } => self.wire_fields(&ctx, i, container, from),
-            Source::Example => self.example(&ctx, i),
+            Source::FeatureView => self.feature_view(&ctx, i),
             Source::Named {
                 field,
                 sorted,
                 from,
                 lists,
             } => self.named_rows(&ctx, i, field, &sorted, from, lists),
-            Source::Values {
-                field,
-                nodes,
-                from,
-                at,
-            } => self.value_rows(&ctx, i, field, &nodes, from, at),
-            Source::Steps {
-                field,
-                nodes,
-                from,
-                at,
-            } => self.step_rows(&ctx, i, field, &nodes, from, at),
+            Source::Values(page) => self.value_rows(&ctx, i, page),
+            Source::Steps(page) => self.step_rows(&ctx, i, page),
             Source::Packed { node, from, at } => self.packed(&ctx, i, node, from, at),
         }
     }

@@ -352,16 +352,8 @@ impl<'a> PayloadTokens<'a> {
 
 /// The raw number of a packed element's bytes.
 fn element_raw(bytes: &[u8], kind: Option<Kind>) -> u64 {
-    match kind.and_then(Kind::fixed_width) {
-        Some(_) => {
-            let mut raw = [0u8; 8];
-            for (slot, byte) in raw.iter_mut().zip(bytes) {
-                *slot = *byte;
-            }
-            u64::from_le_bytes(raw)
-        }
-        None => wire::read_varint(bytes, 0, bytes.len()).map_or(0, |(v, _)| v),
-    }
+    let width = kind.and_then(Kind::fixed_width);
+    wire::read_element(bytes, 0, bytes.len(), width).map_or(0, |(raw, _)| raw)
 }
 
 enum LengthOf {

@@ -625,7 +625,7 @@ mod tests {
         // features { feature { key "a" value { int64_list { 1 } } } } twice, the second with value 2
         let entry = |v: u8| ld(1, &[ld(1, b"a"), ld(2, &ld(3, &[0x08, v]))].concat());
         let bytes = [ld(1, &entry(1)), ld(1, &entry(2))].concat();
-        let tree = walk(&bytes, schema.table(), Some(schema.example()));
+        let tree = walk(&bytes, schema.table(), schema.message("tensorflow.Example"));
         let parsed = Parsed::new(&tree, &bytes, schema.table());
         assert!(validate(parsed).is_ok());
         let example = parsed.root().unwrap();
@@ -880,7 +880,7 @@ mod tests {
                 .step_by(2)
                 .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
                 .collect();
-            let tree = walk(&bytes, table, Some(schema.example()));
+            let tree = walk(&bytes, table, schema.message("tensorflow.Example"));
             let parsed = Parsed::new(&tree, &bytes, table);
             assert!(validate(parsed).is_ok(), "{what}");
             let example = parsed.root().unwrap();

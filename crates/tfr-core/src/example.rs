@@ -458,10 +458,10 @@ pub fn values_summary(
 /// What a bytes value is, in a few words: `JPEG 320x213`, `784 bytes (raw 28x28 pixels?)`,
 /// `"dog"`. Short text is shown in quotes, escaped so that it cannot act on a terminal.
 pub fn bytes_summary(bytes: &[u8], shape: Option<(u32, u32, u32)>) -> String {
-    if let Some((name, dims)) = image::encoded_image_info(bytes) {
-        return match dims {
-            Some((w, h)) => format!("{name} {w}x{h}"),
-            None => format!("{name}, {}", plural(bytes.len() as u64, "byte")),
+    if let Some(image) = image::ImageHeader::read(bytes) {
+        return match image.size {
+            Some(_) => image.to_string(),
+            None => format!("{image}, {}", plural(bytes.len() as u64, "byte")),
         };
     }
     if let Some(raw) = image::raw_shape(bytes.len(), shape) {

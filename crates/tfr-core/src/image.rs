@@ -1,6 +1,7 @@
 //! Recognising what a bytes value holds: an encoded image (by its magic bytes and header), raw
 //! pixels of a well-known shape, text, or plain bytes; and decoding an image into pixels when a
-//! preview is asked for.
+//! preview is asked for. An image is worded one way in every view ([`ImageHeader`]'s
+//! `JPEG 320x213`).
 //!
 //! Decoding is a pure function ([`decode_image`]) so tests can check that a CIFAR-style record
 //! comes out the right way round; encoded images are decoded with [`Limits`] so a hostile header
@@ -57,16 +58,46 @@ pub fn encoded_image_info(bytes: &[u8]) -> Option<(&'static str, Option<(u32, u3
     Some((name, dims))
 }
 
-/// A short description of a bytes value for annotations and summaries.
+/// An encoded image as its header describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageHeader {
+    /// `JPEG`, `PNG`, `GIF`, `BMP` or `WebP`.
+    pub format: &'static str,
+    /// Width and height, when the header can be read.
+    pub size: Option<(u32, u32)>,
+}
+
+impl ImageHeader {
+    /// The header of the encoded image `bytes` hold, if they hold one.
+    pub fn read(bytes: &[u8]) -> Option<ImageHeader> {
+        let (format, size) = encoded_image_info(bytes)?;
+        Some(ImageHeader { format, size })
+    }
+}
+
+/// The one wording of an image: `JPEG 320x213`, or the format alone when the size is unknown.
+impl std::fmt::Display for ImageHeader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.size {
+            Some((w, h)) => write!(f, "{} {w}x{h}", self.format),
+            None => f.write_str(self.format),
+        }
+    }
+}
+
+/// A short description of a bytes value for annotations and summaries: an image and its size in
+/// bytes, a string's first characters, or the size alone.
 pub fn describe_bytes(bytes: &[u8], is_string: bool) -> String {
-    if let Some((name, dims)) = encoded_image_info(bytes) {
-        return match dims {
-            Some((w, h)) => format!("{name} {w}x{h}, {}", plural(bytes.len() as u64, "byte")),
-            None => format!(
-                "{name} (header unreadable), {}",
-                plural(bytes.len() as u64, "byte")
-            ),
+    if let Some(image) = ImageHeader::read(bytes) {
+        let unreadable = if image.size.is_none() {
+            " (header unreadable)"
+        } else {
+            ""
         };
+        return format!(
+            "{image}{unreadable}, {}",
+            plural(bytes.len() as u64, "byte")
+        );
     }
     let kind = if is_string { "string" } else { "bytes" };
     match std::str::from_utf8(bytes) {
@@ -173,12 +204,8 @@ pub fn decode_image(
     bytes: &[u8],
     declared: Option<(u32, u32, u32)>,
 ) -> Option<Result<Picture, String>> {
-    if let Some((name, dims)) = encoded_image_info(bytes) {
-        let size = plural(bytes.len(), "byte");
-        let description = match dims {
-            Some((w, h)) => format!("{name} {w}x{h}, {size}"),
-            None => format!("{name}, {size}"),
-        };
+    if let Some(header) = ImageHeader::read(bytes) {
+        let description = format!("{header}, {}", plural(bytes.len(), "byte"));
         return Some(decode_encoded(bytes).map(|image| Picture {
             pixels: image.to_rgb8(),
             description,
@@ -267,5 +294,27 @@ mod tests {
         let err = decode_image(&png, None).unwrap().unwrap_err();
         assert!(err.starts_with("cannot decode"), "{err}");
         assert!(decode_image(b"plain text", None).is_none());
+    }
+
+    /// A black 3x2 PNG.
+    const PNG_3X2: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x00\x03\x00\x00\x00\x02\
+        \x08\x02\x00\x00\x00\x12\x16\xf1\x4d\x00\x00\x00\x0bIDAT\x78\x9c\x63\x60\xc0\x04\x00\
+        \x00\x14\x00\x01\x7d\xfe\x1e\xee\x00\x00\x00\x00IEND\xae\x42\x60\x82";
+
+    #[test]
+    fn an_image_is_worded_one_way_everywhere() {
+        let png = ImageHeader::read(PNG_3X2).unwrap();
+        assert_eq!(png.to_string(), "PNG 3x2");
+        assert_eq!(describe_bytes(PNG_3X2, false), "PNG 3x2, 68 bytes");
+        assert_eq!(crate::example::bytes_summary(PNG_3X2, None), "PNG 3x2");
+        // A header cut short: the format alone.
+        let cut = PNG_3X2.get(..12).unwrap();
+        assert_eq!(ImageHeader::read(cut).unwrap().to_string(), "PNG");
+        assert_eq!(
+            describe_bytes(cut, false),
+            "PNG (header unreadable), 12 bytes"
+        );
+        assert_eq!(crate::example::bytes_summary(cut, None), "PNG, 12 bytes");
+        assert_eq!(ImageHeader::read(b"not an image"), None);
     }
 }

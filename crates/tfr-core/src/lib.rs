@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use tfr_core::frame::{FrameIndex, write_record};
-//! use tfr_core::payload::{Decoder, PayloadKind, Reading};
+//! use tfr_core::payload::{Decoder, Reading};
 //! use tfr_core::schema::Schema;
 //!
 //! // features { feature { key: "label" value { int64_list { value: 5 } } } }
@@ -25,10 +25,13 @@
 //! let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
 //! let payload = frames[0].payload(&file).unwrap();
 //! let decoded = decoder.decode(payload);
-//! assert_eq!(decoded.kind, PayloadKind::Example);
+//! assert_eq!(decoded.kind.name(), "Example");
 //! let example = decoded.typed(payload, decoder.table()).unwrap();
 //! let text = tfr_core::textformat::message_to_text(&example);
 //! assert!(text.contains("key: \"label\"") && text.contains("value: 5"));
+//! // What `list` says of it, as its payload type words it.
+//! let summary = decoded.view(payload, decoder.table()).summary();
+//! assert_eq!(summary.line, "1 feature: label");
 //! ```
 
 pub mod annotate;

@@ -1,9 +1,11 @@
-//! Message descriptors: TensorFlow's Example protos built in, plus any `.proto` the user names.
+//! Message descriptors: the protos of the registered payload types built in, plus any `.proto`
+//! the user names.
 //!
-//! The `.proto` sources in `proto/` are compiled at run time by protox, a protobuf compiler in pure
-//! Rust, so no `protoc` is needed anywhere. User files are compiled the same way, with the built-in
-//! files importable under their usual TensorFlow paths. The compiled pool is then numbered into a
-//! [`table::Table`], which is what decoding reads.
+//! The `.proto` sources are compiled at run time by protox, a protobuf compiler in pure Rust, so
+//! no `protoc` is needed anywhere. The built-in files are those the payload types bring
+//! ([`crate::payload::PayloadType::protos`]); user files are compiled the same way, with the
+//! built-in files importable under their usual TensorFlow paths. The compiled pool is then
+//! numbered into a [`table::Table`], which is what decoding reads.
 
 pub mod table;
 
@@ -16,19 +18,28 @@ use protox::file::{
 };
 
 use crate::error::{Error, Result};
+use crate::payload::BUILTIN;
 use table::{MessageId, Table};
 
-const FEATURE_PROTO: (&str, &str) = (
-    "tensorflow/core/example/feature.proto",
-    include_str!("../../../proto/tensorflow/core/example/feature.proto"),
-);
-const EXAMPLE_PROTO: (&str, &str) = (
-    "tensorflow/core/example/example.proto",
-    include_str!("../../../proto/tensorflow/core/example/example.proto"),
-);
+/// A `.proto` file built into the binary.
+#[derive(Debug)]
+pub struct ProtoFile {
+    /// The path it is imported by (`tensorflow/core/example/feature.proto`).
+    pub path: &'static str,
+    pub source: &'static str,
+}
 
-pub const EXAMPLE: &str = "tensorflow.Example";
-pub const SEQUENCE_EXAMPLE: &str = "tensorflow.SequenceExample";
+/// The built-in `.proto` files: those the registered payload types bring, each once, in the
+/// order the types list them.
+fn builtin_files() -> Vec<&'static ProtoFile> {
+    let mut files: Vec<&'static ProtoFile> = Vec::new();
+    for file in BUILTIN.iter().flat_map(|ty| ty.protos()) {
+        if files.iter().all(|known| known.path != file.path) {
+            files.push(file);
+        }
+    }
+    files
+}
 
 /// A compile error with the line and column it points at, when it points into `file`.
 fn located(error: &protox::Error, file: &Path) -> String {
@@ -50,17 +61,14 @@ fn located(error: &protox::Error, file: &Path) -> String {
 }
 
 /// Serves the built-in `.proto` files from the binary.
-struct BuiltinFiles;
+struct BuiltinFiles(Vec<&'static ProtoFile>);
 
 impl FileResolver for BuiltinFiles {
     fn open_file(&self, name: &str) -> Result<File, protox::Error> {
-        [FEATURE_PROTO, EXAMPLE_PROTO]
-            .iter()
-            .find(|(path, _)| *path == name)
-            .map_or_else(
-                || Err(protox::Error::file_not_found(name)),
-                |(path, source)| File::from_source(path, source),
-            )
+        self.0.iter().find(|file| file.path == name).map_or_else(
+            || Err(protox::Error::file_not_found(name)),
+            |file| File::from_source(file.path, file.source),
+        )
     }
 }
 
@@ -69,13 +77,11 @@ impl FileResolver for BuiltinFiles {
 pub struct Schema {
     pool: DescriptorPool,
     table: Arc<Table>,
-    example: MessageId,
-    sequence_example: MessageId,
     user_message: Option<MessageId>,
 }
 
 impl Schema {
-    /// TensorFlow's Example and SequenceExample only.
+    /// The registered payload types' protos only.
     pub fn builtin() -> Schema {
         // The built-in sources are part of the binary and covered by tests, so compiling them cannot
         // fail at run time; a failure would be a build defect, reported rather than hidden.
@@ -95,8 +101,9 @@ impl Schema {
             path: path.to_path_buf(),
             message,
         };
+        let builtin = builtin_files();
         let mut resolver = ChainFileResolver::new();
-        resolver.add(BuiltinFiles);
+        resolver.add(BuiltinFiles(builtin.clone()));
         for file in proto_files {
             let dir = file
                 .parent()
@@ -107,9 +114,11 @@ impl Schema {
         resolver.add(GoogleFileResolver::new());
         let mut compiler = protox::Compiler::with_file_resolver(resolver);
         compiler.include_imports(true);
-        compiler
-            .open_file(EXAMPLE_PROTO.0)
-            .map_err(|e| schema_err(Path::new(EXAMPLE_PROTO.0), e.to_string()))?;
+        for file in &builtin {
+            compiler
+                .open_file(file.path)
+                .map_err(|e| schema_err(Path::new(file.path), e.to_string()))?;
+        }
         for file in proto_files {
             if !file.is_file() {
                 return Err(schema_err(file, "no such .proto file".into()));
@@ -125,13 +134,15 @@ impl Schema {
         let pool = compiler.descriptor_pool();
         let table = Table::new(&pool);
         let find = |name: &str| table.message_by_name(name);
-        let (Some(example), Some(sequence_example)) = (find(EXAMPLE), find(SEQUENCE_EXAMPLE))
-        else {
-            return Err(schema_err(
-                Path::new(EXAMPLE_PROTO.0),
-                "Example messages missing".into(),
-            ));
-        };
+        for ty in BUILTIN {
+            let (Some(name), Some(file)) = (ty.message(), ty.protos().first()) else {
+                continue;
+            };
+            if find(name).is_none() {
+                let missing = format!("defines no message `{name}`");
+                return Err(schema_err(Path::new(file.path), missing));
+            }
+        }
         let user_names: Vec<String> = proto_files
             .iter()
             .filter_map(|f| f.file_name())
@@ -186,8 +197,6 @@ impl Schema {
         Ok(Schema {
             pool,
             table: Arc::new(table),
-            example,
-            sequence_example,
             user_message,
         })
     }
@@ -201,12 +210,9 @@ impl Schema {
         &self.table
     }
 
-    pub fn example(&self) -> MessageId {
-        self.example
-    }
-
-    pub fn sequence_example(&self) -> MessageId {
-        self.sequence_example
+    /// The message called `full_name` (`tensorflow.Example`), if the schema has one.
+    pub fn message(&self, full_name: &str) -> Option<MessageId> {
+        self.table.message_by_name(full_name)
     }
 
     /// The message type named with `--message`, if any.
@@ -227,14 +233,15 @@ mod tests {
     #[test]
     fn builtin_protos_compile_with_the_tensorflow_field_numbers() {
         let schema = Schema::builtin();
-        let example = schema.pool().get_message_by_name(EXAMPLE).unwrap();
+        let example = schema
+            .pool()
+            .get_message_by_name("tensorflow.Example")
+            .unwrap();
         assert_eq!(example.get_field_by_name("features").unwrap().number(), 1);
-        let seq = schema.pool().get_message_by_name(SEQUENCE_EXAMPLE).unwrap();
+        let name = "tensorflow.SequenceExample";
+        let seq = schema.pool().get_message_by_name(name).unwrap();
         assert_eq!(seq.get_field_by_name("feature_lists").unwrap().number(), 2);
-        assert_eq!(
-            schema.message_name(schema.sequence_example()),
-            SEQUENCE_EXAMPLE
-        );
+        assert_eq!(schema.message_name(schema.message(name).unwrap()), name);
         let feature = schema
             .pool()
             .get_message_by_name("tensorflow.Feature")

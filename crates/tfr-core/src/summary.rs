@@ -3,12 +3,10 @@
 //! inspector's frame list shows it.
 
 use crate::damage;
-use crate::example;
 use crate::frame::Frame;
 use crate::input::Input;
 use crate::jsonformat::Json;
 use crate::payload::{Decoded, Decoder, PayloadKind};
-use crate::words::plural;
 
 /// What `list` says about one frame.
 pub struct FrameRow {
@@ -54,47 +52,11 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
     }
 }
 
-/// The feature count (for Examples and SequenceExamples) and the one-line summary of a payload.
+/// The feature count (for types made of features) and the one-line summary of a payload, as its
+/// type words it.
 pub fn summarize(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> (Option<usize>, String) {
-    let typed = decoded.typed(payload, decoder.table());
-    match typed {
-        Some(typed)
-            if decoded.kind == PayloadKind::Example
-                || decoded.kind == PayloadKind::SequenceExample =>
-        {
-            let features = example::top_features(&typed);
-            let names: Vec<std::borrow::Cow<'_, str>> = features
-                .keys()
-                .take(4)
-                .map(crate::escape::bytes_for_terminal)
-                .collect();
-            let more = if features.len() > 4 { ", …" } else { "" };
-            let lists_text = if decoded.kind == PayloadKind::SequenceExample {
-                let lists = example::feature_lists_of(&typed);
-                format!(", {} feature lists", lists.len())
-            } else {
-                String::new()
-            };
-            let noun = if features.len() == 1 {
-                "feature"
-            } else {
-                "features"
-            };
-            (
-                Some(features.len()),
-                format!(
-                    "{} {noun}{lists_text}: {}{more}",
-                    features.len(),
-                    names.join(", ")
-                ),
-            )
-        }
-        Some(typed) => (
-            None,
-            format!("{} set", plural(typed.fields().len() as u64, "field")),
-        ),
-        None => (None, crate::image::describe_bytes(payload, false)),
-    }
+    let summary = decoded.view(payload, decoder.table()).summary();
+    (summary.features, summary.line)
 }
 
 /// The frame as one JSON object, as `list --json` prints it.

@@ -56,14 +56,9 @@ fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
         return;
     };
     let name = &field.info().text_name;
-    // The entry is printed as a message built from key and value, so proto3 rules drop a key or
-    // scalar value equal to its default, while a message value is always present.
-    let proto3 = field
-        .info()
-        .kind
-        .message()
-        .and_then(|m| field.parsed().table.message(m))
-        .is_some_and(|m| m.proto3);
+    // The entry is printed as a message built from key and value. A proto3 key or scalar value
+    // equal to its default is not set in that message, and the map view already leaves it out
+    // (the one default rule, [`Value::is_default`]); a message value is always present.
     // The entries come in key order, as Python's `sorted()` orders the keys.
     for entry in map.entries() {
         let key = map.key(entry);
@@ -72,9 +67,7 @@ fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
         out.push_str(" {\n");
         for (sub, value) in [(key_field, key), (value_field, map.value(entry))] {
             match value {
-                Some(v) if !(proto3 && is_default_scalar(&v)) => {
-                    write_field(sub, &v, indent + 2, out)
-                }
+                Some(v) => write_field(sub, &v, indent + 2, out),
                 None if sub.kind.message().is_some() => {
                     pad(out, indent + 2);
                     out.push_str(&sub.text_name);
@@ -82,27 +75,11 @@ fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
                     pad(out, indent + 2);
                     out.push_str("}\n");
                 }
-                _ => {}
+                None => {}
             }
         }
         pad(out, indent);
         out.push_str("}\n");
-    }
-}
-
-fn is_default_scalar(value: &Value<'_>) -> bool {
-    match value {
-        Value::Scalar(s) => matches!(
-            s,
-            Scalar::I32(0)
-                | Scalar::I64(0)
-                | Scalar::U32(0)
-                | Scalar::U64(0)
-                | Scalar::Bool(false)
-                | Scalar::Enum(0, _)
-        ),
-        Value::String(b, _) | Value::Bytes(b, _) => b.is_empty(),
-        Value::Message(_) => false,
     }
 }
 
@@ -196,5 +173,51 @@ fn write_raw(parsed: Parsed<'_>, container: usize, indent: usize, out: &mut Stri
                 writeln!(out, "}}")
             }
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::payload::{Decoder, Reading};
+    use crate::schema::Schema;
+
+    /// The text format of `payload` read as `t.M`, defined by `proto`.
+    fn text_as(proto: &str, payload: &[u8]) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.proto");
+        std::fs::write(&path, proto).unwrap();
+        let schema = Schema::with_user_protos(&[path], Some("t.M")).unwrap();
+        let message = schema.user_message().unwrap();
+        let decoder = Decoder::new(schema, Reading::As(message));
+        let decoded = decoder.decode(payload);
+        decoded.view(payload, decoder.table()).text()
+    }
+
+    #[test]
+    fn a_map_entry_leaves_out_what_proto3_leaves_unset() {
+        // Entries of map<string, float> holding key "a" and a value written out explicitly.
+        let entry = |value: f32| {
+            let mut entry = vec![0x0a, 0x01, b'a', 0x15];
+            entry.extend_from_slice(&value.to_le_bytes());
+            [&[0x0a, entry.len() as u8][..], &entry].concat()
+        };
+        let proto3 = "syntax = \"proto3\"; package t; message M { map<string, float> f = 1; }";
+        // Python's text_format, as protobuf compares floats: 0.0 is unset, -0.0 is not.
+        assert_eq!(text_as(proto3, &entry(0.0)), "f {\n  key: \"a\"\n}\n");
+        assert_eq!(
+            text_as(proto3, &entry(-0.0)),
+            "f {\n  key: \"a\"\n  value: -0.0\n}\n"
+        );
+        // An empty key is unset too.
+        assert_eq!(
+            text_as(proto3, &[0x0a, 0x07, 0x0a, 0x00, 0x15, 0, 0, 0xc0, 0x3f]),
+            "f {\n  value: 1.5\n}\n"
+        );
+        // In proto2 a map entry's fields have presence: what is written is printed.
+        let proto2 = "syntax = \"proto2\"; package t; message M { map<string, float> f = 1; }";
+        assert_eq!(
+            text_as(proto2, &entry(0.0)),
+            "f {\n  key: \"a\"\n  value: 0.0\n}\n"
+        );
     }
 }

@@ -38,7 +38,8 @@ pub enum WireType {
 }
 
 impl WireType {
-    fn from_bits(bits: u64) -> Option<WireType> {
+    /// The wire type in a tag's low three bits.
+    pub fn from_bits(bits: u64) -> Option<WireType> {
         Some(match bits {
             0 => WireType::Varint,
             1 => WireType::I64,
@@ -52,6 +53,16 @@ impl WireType {
 
     pub fn code(self) -> u8 {
         self as u8
+    }
+
+    /// Bytes a value of this wire type takes: 4 or 8 for the fixed-width types, `None` for the
+    /// others (a varint's length, a length prefix's data, a group's fields vary).
+    pub fn fixed_width(self) -> Option<usize> {
+        match self {
+            WireType::I32 => Some(4),
+            WireType::I64 => Some(8),
+            _ => None,
+        }
     }
 
     /// The name protobuf's documentation uses.
@@ -510,8 +521,14 @@ impl Iterator for Elements<'_> {
     }
 }
 
-/// One packed element at `at`: its value and the position after it.
-fn read_element(bytes: &[u8], at: usize, end: usize, width: Option<usize>) -> Option<(u64, usize)> {
+/// One packed element at `at` (a fixed-width number of `width` bytes, or a varint): its value and
+/// the position after it.
+pub fn read_element(
+    bytes: &[u8],
+    at: usize,
+    end: usize,
+    width: Option<usize>,
+) -> Option<(u64, usize)> {
     if at >= end {
         return None;
     }
@@ -600,7 +617,7 @@ mod tests {
         // a group of field 1 (not a group in Example, so skipped) holding field-0 tags.
         let schema = Schema::builtin();
         let example = |bytes: &[u8]| {
-            let tree = walk(bytes, schema.table(), Some(schema.example()));
+            let tree = walk(bytes, schema.table(), schema.message("tensorflow.Example"));
             tree.is_clean()
         };
         assert!(example(&[0x0b, 0x00, 0x00, 0x0c]));
@@ -662,7 +679,8 @@ mod tests {
         // field 1 holds a message claiming 9 bytes it doesn't have, field 2 follows intact
         let schema = Schema::builtin();
         let bytes = [0x0a, 0x03, 0x0a, 0x09, 0x00, 0x12, 0x00];
-        let tree = walk(&bytes, schema.table(), Some(schema.sequence_example()));
+        let sequence = schema.message("tensorflow.SequenceExample");
+        let tree = walk(&bytes, schema.table(), sequence);
         let fields: Vec<usize> = tree.children(ROOT).collect();
         assert_eq!(fields.len(), 2);
         assert!(tree.error_of(ROOT).is_none());
@@ -769,11 +787,10 @@ mod tests {
         assert_eq!(tree.len(), 3);
     }
 
-    #[test]
-    fn deep_nesting_is_bounded() {
-        // 200 levels of field 1 nesting, built inside-out.
-        let mut bytes: Vec<u8> = Vec::new();
-        for _ in 0..200 {
+    /// `levels` messages in field 1 of each other, the innermost holding `inner`.
+    fn nested(levels: usize, inner: &[u8]) -> Vec<u8> {
+        let mut bytes = inner.to_vec();
+        for _ in 0..levels {
             let mut outer = vec![0x0a];
             let mut len = bytes.len();
             while len >= 0x80 {
@@ -784,8 +801,64 @@ mod tests {
             outer.extend_from_slice(&bytes);
             bytes = outer;
         }
+        bytes
+    }
+
+    /// The nodes of `tree` in pre-order with their depth.
+    fn depths(tree: &WireTree) -> Vec<(usize, &Node)> {
+        (1..tree.len())
+            .map(|i| (tree.depth(i), tree.node(i).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded_without_a_schema() {
+        // 200 levels of field 1, the innermost holding a varint field 2.
+        let bytes = nested(200, &[0x10, 0x01]);
         let tree = walk(&bytes, &Table::default(), None);
-        assert!(tree.is_clean()); // the deepest detected level falls back to bytes
+        assert!(tree.is_clean());
+        // Data is taken for a message only down to the limit; deeper, it is bytes.
+        let nodes = depths(&tree);
+        let guessed = nodes.iter().filter(|(_, n)| n.kind() == NodeKind::Guessed);
+        assert_eq!(guessed.count(), MAX_DEPTH);
+        let (depth, deepest) = nodes.last().unwrap();
+        assert_eq!(*depth, MAX_DEPTH);
+        assert_eq!(deepest.kind(), NodeKind::Bytes);
+        assert_eq!(
+            deepest.data_span().len(),
+            nested(200 - MAX_DEPTH - 1, &[0x10, 0x01]).len()
+        );
+    }
+
+    #[test]
+    fn deep_nesting_of_a_recursive_type_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.proto");
+        std::fs::write(
+            &path,
+            "syntax = \"proto3\"; package r; message R { R child = 1; }",
+        )
+        .unwrap();
+        let schema = Schema::with_user_protos(&[path], Some("r.R")).unwrap();
+        let bytes = nested(200, &[]);
+        let tree = walk(&bytes, schema.table(), schema.user_message());
+        // Messages are followed down to the limit; the one below reports the nesting.
+        let error = tree.first_error().unwrap();
+        assert_eq!(error.kind, WireErrorKind::TooDeep);
+        let nodes = depths(&tree);
+        assert_eq!(nodes.len(), MAX_DEPTH + 1);
+        assert!(nodes.iter().all(|(_, n)| n.kind() == NodeKind::Message));
+        let (_, deepest) = nodes.last().unwrap();
+        assert_eq!(error.at, deepest.data_span().start);
+        // Shallower recursion walks cleanly.
+        assert!(
+            walk(
+                &nested(MAX_DEPTH, &[]),
+                schema.table(),
+                schema.user_message()
+            )
+            .is_clean()
+        );
     }
 
     #[test]

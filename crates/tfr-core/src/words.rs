@@ -6,9 +6,16 @@ use std::num::ParseIntError;
 
 /// `1 byte`, `2 bytes`, `0 frames`: the one plural rule of every message.
 pub fn plural(n: impl Count, noun: &str) -> String {
+    let n = n.count();
+    format!("{n} {}", noun_for(n, noun))
+}
+
+/// The noun alone, in the number `n` asks for (`feature`, `features`), for phrases that put words
+/// between the count and the noun (`3 context features`).
+pub fn noun_for(n: impl Count, noun: &str) -> String {
     match n.count() {
-        1 => format!("1 {noun}"),
-        n => format!("{n} {noun}s"),
+        1 => noun.to_string(),
+        _ => format!("{noun}s"),
     }
 }
 

@@ -10,7 +10,7 @@ use prost_reflect::prost::Message as _;
 use prost_reflect::{DynamicMessage, MapKey, Value};
 use tfr_core::annotate::PayloadTokens;
 use tfr_core::example::{FeatureKind, top_features};
-use tfr_core::payload::{Decoder, PayloadKind, Reading};
+use tfr_core::payload::{Decoder, EXAMPLE, PayloadKind, Reading};
 use tfr_core::schema::Schema;
 
 #[derive(Debug, Clone)]
@@ -114,7 +114,7 @@ proptest! {
         let payload = encode(&schema, &features);
         let decoder = Decoder::new(schema, Reading::Auto);
         let decoded = decoder.decode(&payload);
-        prop_assert_eq!(&decoded.kind, &PayloadKind::Example);
+        prop_assert_eq!(&decoded.kind, &PayloadKind::Builtin(&EXAMPLE));
 
         // Every byte in exactly one token, in order.
         let table = decoder.table();

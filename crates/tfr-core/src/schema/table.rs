@@ -63,11 +63,7 @@ impl Kind {
 
     /// Bytes per element in a packed run: 4 or 8 for fixed-width kinds, `None` for varints.
     pub fn fixed_width(self) -> Option<usize> {
-        match self.wire_type() {
-            WireType::I32 => Some(4),
-            WireType::I64 => Some(8),
-            _ => None,
-        }
+        self.wire_type().fixed_width()
     }
 
     /// The message type of a message or group field.
@@ -475,7 +471,7 @@ mod tests {
         let key = table.field(key).unwrap();
         assert!(key.utf8 && key.cardinality == Cardinality::Implicit);
         assert_eq!(table.kind_name(table.field(value).unwrap().kind), "Feature");
-        let sequence = schema.sequence_example();
+        let sequence = schema.message("tensorflow.SequenceExample").unwrap();
         let names: Vec<&str> = table
             .json_order(sequence)
             .map(|f| &*table.field(f).unwrap().json_name)

@@ -316,7 +316,9 @@ impl Walker<'_> {
         depth: usize,
     ) -> Result<(Read, usize), WireErrorKind> {
         let number = head.number();
-        let fixed = |width: usize, kind: NodeKind| {
+        // Called for the fixed-width wire types only, which have a width.
+        let fixed = |kind: NodeKind| {
+            let width = wire_type.fixed_width().unwrap_or_default();
             let available = end - pos;
             if available < width {
                 return Err(WireErrorKind::TruncatedFixed {
@@ -332,8 +334,8 @@ impl Walker<'_> {
                 let (_, next) = read_varint(self.bytes, pos, end)?;
                 Ok((Read::Leaf(NodeKind::Varint, next, 0), next))
             }
-            WireType::I64 => fixed(8, NodeKind::Fixed64),
-            WireType::I32 => fixed(4, NodeKind::Fixed32),
+            WireType::I64 => fixed(NodeKind::Fixed64),
+            WireType::I32 => fixed(NodeKind::Fixed32),
             WireType::EndGroup => Err(WireErrorKind::UnexpectedEndGroup { field: number }),
             WireType::StartGroup => {
                 let group_type = head.field().and_then(|f| self.table.message_of(f));
@@ -404,8 +406,9 @@ impl Walker<'_> {
             Some((Kind::String | Kind::Bytes, _)) => leaf(NodeKind::Bytes),
             Some((_, true)) => leaf(NodeKind::Packed),
             _ => {
-                // Unknown field: a message if it parses cleanly (as protoc --decode_raw decides).
-                if data.is_empty() || depth >= MAX_DEPTH {
+                // Unknown field: a message if it parses cleanly (as protoc --decode_raw decides);
+                // below the nesting limit the walk of its body fails, and it stays bytes.
+                if data.is_empty() {
                     return leaf(NodeKind::Bytes);
                 }
                 let at = self.push(Node {

@@ -1,15 +1,36 @@
-//! What a record's payload is: an Example, a SequenceExample, the user's message type, some other
-//! protobuf, text, or opaque bytes, decided per record from the wire walk.
+//! What a record's payload is: one of the registered payload types (an Example, a
+//! SequenceExample), the user's message type, some other protobuf, text, or opaque bytes, decided
+//! per record from the wire walk.
+//!
+//! Payload types are an open set: each is a [`PayloadType`] in a module of its own, listed once in
+//! [`BUILTIN`]. The type brings its `.proto` files to the built-in schema, says whether it explains
+//! a payload, and renders what the views show of it (the `list` summary, the `show` tree, the text
+//! format, the inspector's tree and image candidates). Views never match on the kind: they ask
+//! its type through a [`PayloadView`]. The user's `--message` type is one generic type, and
+//! unknown protobuf, text, binary and empty payloads are the fallbacks when no type fits.
+
+mod detect;
+mod example;
+mod fallback;
+mod message;
+mod types;
+
+pub use detect::Probe;
+pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE};
+pub use types::{BUILTIN, EXPECTED, ImageCandidates, PayloadType, PayloadView, Summary, TreeView};
 
 use crate::decode::{self, Invalid, MessageView, Parsed};
 use crate::schema::Schema;
 use crate::schema::table::{MessageId, Table};
-use crate::wire::{self, Progress, ROOT, WireTree, WireType};
+use crate::wire::{self, Progress, WireTree};
+use detect::Walks;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+/// The type a payload was found to be: the value `list` names in its kind column and JSON gives as
+/// "kind". Views ask [`PayloadKind::payload_type`] for what to show rather than match on it.
+#[derive(Clone, Default)]
 pub enum PayloadKind {
-    Example,
-    SequenceExample,
+    /// A registered type detection chose.
+    Builtin(&'static dyn PayloadType),
     /// The message type named with `--message` (its full name).
     Message(String),
     /// Valid protobuf of a type we have no descriptor for.
@@ -24,25 +45,59 @@ pub enum PayloadKind {
 }
 
 impl PayloadKind {
+    /// The type that renders payloads of this kind.
+    pub fn payload_type(&self) -> &'static dyn PayloadType {
+        match self {
+            PayloadKind::Builtin(ty) => *ty,
+            PayloadKind::Message(_) => &message::TYPED_MESSAGE,
+            PayloadKind::Protobuf => &fallback::PROTOBUF,
+            PayloadKind::Text => &fallback::TEXT,
+            PayloadKind::Binary => &fallback::BINARY,
+            PayloadKind::Empty => &fallback::EMPTY,
+        }
+    }
+
     /// Stable name used in `list` and JSON output.
     pub fn name(&self) -> &str {
         match self {
-            PayloadKind::Example => "Example",
-            PayloadKind::SequenceExample => "SequenceExample",
             PayloadKind::Message(name) => name,
-            PayloadKind::Protobuf => "protobuf",
-            PayloadKind::Text => "text",
-            PayloadKind::Binary => "binary",
-            PayloadKind::Empty => "empty",
+            other => other.payload_type().name(),
         }
     }
 
     /// True for kinds shown as a typed message tree.
     pub fn is_typed(&self) -> bool {
-        matches!(
-            self,
-            PayloadKind::Example | PayloadKind::SequenceExample | PayloadKind::Message(_)
-        )
+        match self {
+            PayloadKind::Builtin(ty) => ty.message().is_some(),
+            PayloadKind::Message(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether this is registered type `ty`.
+    pub fn is(&self, ty: &dyn PayloadType) -> bool {
+        matches!(self, PayloadKind::Builtin(own) if own.name() == ty.name())
+    }
+}
+
+impl PartialEq for PayloadKind {
+    fn eq(&self, other: &PayloadKind) -> bool {
+        match (self, other) {
+            (PayloadKind::Builtin(a), PayloadKind::Builtin(b)) => a.name() == b.name(),
+            (PayloadKind::Message(a), PayloadKind::Message(b)) => a == b,
+            (a, b) => std::mem::discriminant(a) == std::mem::discriminant(b),
+        }
+    }
+}
+
+impl Eq for PayloadKind {}
+
+impl std::fmt::Debug for PayloadKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PayloadKind::Message(name) => f.debug_tuple("Message").field(name).finish(),
+            other => f.write_str(other.name()),
+        }
     }
 }
 
@@ -59,7 +114,7 @@ pub enum Reading {
 }
 
 /// A payload's kind and its wire tree. It holds positions, not the bytes: views take the payload
-/// and the decoder's table alongside it ([`Decoded::parsed`]).
+/// and the decoder's table alongside it ([`Decoded::view`]).
 #[derive(Debug, Clone, Default)]
 pub struct Decoded {
     pub kind: PayloadKind,
@@ -97,6 +152,11 @@ impl Decoded {
         } else {
             None
         }
+    }
+
+    /// The decoded payload with its bytes and schema, for asking its type what to show.
+    pub fn view<'a>(&'a self, payload: &'a [u8], table: &'a Table) -> PayloadView<'a> {
+        PayloadView::new(self, payload, table)
     }
 }
 
@@ -140,12 +200,13 @@ impl Decoder {
                 None => counts.push((kind, 1)),
             }
         }
-        // A SequenceExample file may hold records whose bytes also read as Examples (context only).
-        if counts
+        // A type that extends another names the file as soon as one record is of it: the others
+        // are records whose bytes also read as the type it extends.
+        let extending = BUILTIN
             .iter()
-            .any(|(k, _)| *k == PayloadKind::SequenceExample)
-        {
-            self.likely = Some(PayloadKind::SequenceExample);
+            .find(|ty| ty.extends().is_some() && counts.iter().any(|(k, _)| k.is(**ty)));
+        if let Some(ty) = extending {
+            self.likely = Some(PayloadKind::Builtin(*ty));
             return;
         }
         self.likely = counts.into_iter().max_by_key(|(_, n)| *n).map(|(k, _)| k);
@@ -168,12 +229,10 @@ impl Decoder {
             Reading::As(message) => {
                 let tree = walker.walk(Some(message))?;
                 match walker.validate(&tree) {
-                    Ok(()) => Some(Decoded {
-                        kind: PayloadKind::Message(self.schema.message_name(message).into()),
+                    Ok(()) => Some(typed(
+                        PayloadKind::Message(self.schema.message_name(message).into()),
                         tree,
-                        invalid: None,
-                        expected_tree: None,
-                    }),
+                    )),
                     Err(invalid) => self.untyped(&walker, Some((invalid, tree))),
                 }
             }
@@ -181,27 +240,22 @@ impl Decoder {
         }
     }
 
+    /// Asks the registered types, in order, whether they explain the payload.
     fn detect(&self, walker: &Walks<'_>) -> Option<Decoded> {
-        let schema = &self.schema;
         let payload = walker.payload;
-        let typed = |kind, tree| {
-            Some(Decoded {
-                kind,
-                tree,
-                invalid: None,
-                expected_tree: None,
-            })
-        };
         if payload.is_empty() {
-            return match &self.likely {
-                Some(PayloadKind::SequenceExample) => typed(
-                    PayloadKind::SequenceExample,
-                    walker.walk(Some(schema.sequence_example()))?,
-                ),
-                Some(PayloadKind::Example) | None => {
-                    typed(PayloadKind::Example, walker.walk(Some(schema.example()))?)
+            // An empty record is an empty message of the file's type.
+            let ty = match &self.likely {
+                Some(PayloadKind::Builtin(ty)) => Some(*ty),
+                None => Some(EXPECTED),
+                Some(_) => None,
+            };
+            let root = ty.and_then(|ty| Some((ty, self.schema.message(ty.message()?)?)));
+            return match root {
+                Some((ty, message)) => {
+                    Some(typed(PayloadKind::Builtin(ty), walker.walk(Some(message))?))
                 }
-                Some(_) => self.untyped(walker, None),
+                None => self.untyped(walker, None),
             };
         }
         if looks_like_text(payload) {
@@ -210,36 +264,22 @@ impl Decoder {
                 ..Decoded::default()
             });
         }
-        let example = walker.walk(Some(schema.example()))?;
-        match walker.validate(&example) {
-            Ok(()) => {
-                let top: Vec<&wire::Node> = example
-                    .children(ROOT)
-                    .filter_map(|c| example.node(c))
-                    .collect();
-                let has_known = top.iter().any(|n| n.field().is_some());
-                let has_lists = top
-                    .iter()
-                    .any(|n| n.number() == 2 && n.wire_type() == WireType::Len);
-                let prefer_sequence =
-                    has_lists || self.likely == Some(PayloadKind::SequenceExample);
-                if prefer_sequence && (has_known || has_lists) {
-                    let sequence = walker.walk(Some(schema.sequence_example()))?;
-                    if walker.validate(&sequence).is_ok() {
-                        return typed(PayloadKind::SequenceExample, sequence);
-                    }
+        let mut probe = Probe::new(walker, self.likely.as_ref());
+        for ty in BUILTIN {
+            if ty.detect(&mut probe) {
+                if let Some(tree) = ty.message().and_then(|m| probe.take_valid(m)) {
+                    return Some(typed(PayloadKind::Builtin(*ty), tree));
                 }
-                if has_known {
-                    return typed(PayloadKind::Example, example);
-                }
-                self.untyped(walker, None)
             }
-            Err(invalid) => {
-                // Only report why it is not an Example when it started like one.
-                let started_like_one = payload.first() == Some(&0x0a);
-                self.untyped(walker, started_like_one.then_some((invalid, example)))
+            if probe.cancelled() {
+                return None;
             }
         }
+        let mismatch = probe.mismatch(EXPECTED);
+        if probe.cancelled() {
+            return None;
+        }
+        self.untyped(walker, mismatch)
     }
 
     fn untyped(
@@ -276,32 +316,28 @@ impl Decoder {
     pub fn expected_name(&self) -> String {
         match (&self.reading, &self.likely) {
             (Reading::As(message), _) => self.schema.message_name(*message).to_string(),
-            (_, Some(PayloadKind::SequenceExample)) => "tf.train.SequenceExample".into(),
-            _ => "tf.train.Example".into(),
+            (_, Some(PayloadKind::Builtin(ty))) => ty.expected_name().into(),
+            _ => EXPECTED.expected_name().into(),
         }
     }
 
     /// Whether Python protobuf would accept the payload as a `tf.train.Example`.
     pub fn parses_as_example(&self, payload: &[u8]) -> bool {
-        let tree = wire::walk(payload, self.table(), Some(self.schema.example()));
+        let Some(example) = self.schema.message(EXAMPLE_MESSAGE) else {
+            return false;
+        };
+        let tree = wire::walk(payload, self.table(), Some(example));
         decode::validate(Parsed::new(&tree, payload, self.table())).is_ok()
     }
 }
 
-/// The walks of one payload, all reporting to the same progress.
-struct Walks<'a> {
-    payload: &'a [u8],
-    table: &'a Table,
-    progress: Option<&'a Progress>,
-}
-
-impl Walks<'_> {
-    fn walk(&self, root: Option<MessageId>) -> Option<WireTree> {
-        wire::walk_observed(self.payload, self.table, root, self.progress)
-    }
-
-    fn validate(&self, tree: &WireTree) -> Result<(), Invalid> {
-        decode::validate(Parsed::new(tree, self.payload, self.table))
+/// A payload of `kind` walked as its message type.
+fn typed(kind: PayloadKind, tree: WireTree) -> Decoded {
+    Decoded {
+        kind,
+        tree,
+        invalid: None,
+        expected_tree: None,
     }
 }
 
@@ -329,11 +365,11 @@ mod tests {
         let example = [
             0x0a, 0x0b, 0x0a, 0x09, 0x0a, 0x01, b'a', 0x12, 0x04, 0x1a, 0x02, 0x08, 0x01,
         ];
-        assert_eq!(d.decode(&example).kind, PayloadKind::Example);
+        assert_eq!(d.decode(&example).kind, PayloadKind::Builtin(&EXAMPLE));
         // context {} feature_lists {}
         assert_eq!(
             d.decode(&[0x0a, 0x00, 0x12, 0x00]).kind,
-            PayloadKind::SequenceExample
+            PayloadKind::Builtin(&SEQUENCE_EXAMPLE)
         );
         assert_eq!(
             d.decode(b"plain ASCII text record number 7").kind,
@@ -341,6 +377,21 @@ mod tests {
         );
         assert_eq!(d.decode(&[0x08, 0x96, 0x01]).kind, PayloadKind::Protobuf);
         assert_eq!(d.decode(&[0xff, 0xff]).kind, PayloadKind::Binary);
+    }
+
+    #[test]
+    fn a_context_only_sequence_example_follows_the_file() {
+        // context { feature { key: "a" value { int64_list { value: 1 } } } }: an Example's bytes.
+        let context = [
+            0x0a, 0x0b, 0x0a, 0x09, 0x0a, 0x01, b'a', 0x12, 0x04, 0x1a, 0x02, 0x08, 0x01,
+        ];
+        let mut d = decoder();
+        assert_eq!(d.decode(&context).kind.name(), "Example");
+        // One record with feature lists names the file: the context-only record follows it.
+        d.learn([&context[..], &[0x0a, 0x00, 0x12, 0x00]].into_iter());
+        assert_eq!(d.likely, Some(PayloadKind::Builtin(&SEQUENCE_EXAMPLE)));
+        assert_eq!(d.decode(&context).kind.name(), "SequenceExample");
+        assert_eq!(d.expected_name(), "tf.train.SequenceExample");
     }
 
     #[test]
@@ -354,12 +405,15 @@ mod tests {
                 .to_string()
                 .contains("field 1 declares 5 bytes but only 2 remain")
         );
+        // Bytes that do not start like an Example are not reported as a broken one.
+        let decoded = decoder().decode(&[0x12, 0x05, 0x0a, 0x09]);
+        assert!(decoded.invalid.is_none() && decoded.expected_tree.is_none());
     }
 
     #[test]
     fn empty_payload_follows_the_file() {
         let mut d = decoder();
-        assert_eq!(d.decode(b"").kind, PayloadKind::Example);
+        assert_eq!(d.decode(b"").kind, PayloadKind::Builtin(&EXAMPLE));
         d.learn([&b"some text"[..], b"more text"].into_iter());
         assert_eq!(d.decode(b"").kind, PayloadKind::Empty);
     }
@@ -370,5 +424,20 @@ mod tests {
         let decoded = d.decode(&[0x08, 0x96, 0x01]);
         assert_eq!(decoded.kind, PayloadKind::Binary);
         assert!(decoded.tree.is_empty() && decoded.structure().is_none());
+    }
+
+    #[test]
+    fn kinds_compare_by_what_they_name() {
+        assert_ne!(
+            PayloadKind::Builtin(&EXAMPLE),
+            PayloadKind::Message("Example".into())
+        );
+        assert_ne!(PayloadKind::Text, PayloadKind::Binary);
+        assert_eq!(
+            PayloadKind::Message("tensorflow.Example".into()).name(),
+            "tensorflow.Example"
+        );
+        assert!(PayloadKind::Builtin(&SEQUENCE_EXAMPLE).is(&SEQUENCE_EXAMPLE));
+        assert!(!PayloadKind::Builtin(&SEQUENCE_EXAMPLE).is(&EXAMPLE));
     }
 }

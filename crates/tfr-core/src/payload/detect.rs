@@ -1,0 +1,134 @@
+//! What detection knows about one payload: its walks as the messages the registered types ask
+//! about, each made once and shared, so that two types built on the same message (a
+//! SequenceExample looks at the Example walk first) cost one walk.
+
+use super::{PayloadKind, PayloadType};
+use crate::decode::{self, Invalid, Parsed};
+use crate::schema::table::{MessageId, Table};
+use crate::wire::{self, Progress, WireTree, WireType};
+
+/// The walks of one payload, all reporting to the same progress.
+pub(super) struct Walks<'a> {
+    pub(super) payload: &'a [u8],
+    pub(super) table: &'a Table,
+    pub(super) progress: Option<&'a Progress>,
+}
+
+impl Walks<'_> {
+    /// The walk as `root` (schema-less without one); `None` when it was cancelled.
+    pub(super) fn walk(&self, root: Option<MessageId>) -> Option<WireTree> {
+        wire::walk_observed(self.payload, self.table, root, self.progress)
+    }
+
+    pub(super) fn validate(&self, tree: &WireTree) -> Result<(), Invalid> {
+        decode::validate(Parsed::new(tree, self.payload, self.table))
+    }
+}
+
+/// One walk as a message, with protobuf's verdict on it.
+struct Walk {
+    message: MessageId,
+    tree: WireTree,
+    verdict: Result<(), Invalid>,
+}
+
+/// A payload under detection: the types ask it for walks.
+pub struct Probe<'a> {
+    walks: &'a Walks<'a>,
+    likely: Option<&'a PayloadKind>,
+    made: Vec<Walk>,
+    cancelled: bool,
+}
+
+impl<'a> Probe<'a> {
+    pub(super) fn new(walks: &'a Walks<'a>, likely: Option<&'a PayloadKind>) -> Probe<'a> {
+        Probe {
+            walks,
+            likely,
+            made: Vec::new(),
+            cancelled: false,
+        }
+    }
+
+    /// The payload's bytes.
+    pub fn payload(&self) -> &'a [u8] {
+        self.walks.payload
+    }
+
+    /// The kind most records of the file have, once learnt.
+    pub fn likely(&self) -> Option<&'a PayloadKind> {
+        self.likely
+    }
+
+    /// The payload walked as message `name` (a full name), when protobuf would accept it as
+    /// one; `None` when it would not, when the schema has no such message, or when decoding was
+    /// cancelled.
+    pub fn valid_walk(&mut self, name: &str) -> Option<&WireTree> {
+        let message = self.walks.table.message_by_name(name)?;
+        let walk = self.walk(message)?;
+        walk.verdict.is_ok().then_some(&walk.tree)
+    }
+
+    fn walk(&mut self, message: MessageId) -> Option<&Walk> {
+        let at = match self.made.iter().position(|w| w.message == message) {
+            Some(at) => at,
+            None => {
+                let Some(tree) = self.walks.walk(Some(message)) else {
+                    self.cancelled = true;
+                    return None;
+                };
+                let verdict = self.walks.validate(&tree);
+                self.made.push(Walk {
+                    message,
+                    tree,
+                    verdict,
+                });
+                self.made.len() - 1
+            }
+        };
+        self.made.get(at)
+    }
+
+    /// Whether a walk was cancelled: detection gives up.
+    pub(super) fn cancelled(&self) -> bool {
+        self.cancelled
+    }
+
+    /// Takes the walk as message `name` out, when it is valid.
+    pub(super) fn take_valid(&mut self, name: &str) -> Option<WireTree> {
+        self.valid_walk(name)?;
+        let message = self.walks.table.message_by_name(name)?;
+        let at = self.made.iter().position(|w| w.message == message)?;
+        Some(self.made.swap_remove(at).tree)
+    }
+
+    /// Why the payload is not of type `ty`, with the walk up to where it broke: only for a
+    /// payload that starts like one (its first byte is the tag of a field the type's message
+    /// declares), so that bytes of another kind are not reported as a broken one.
+    pub(super) fn mismatch(&mut self, ty: &dyn PayloadType) -> Option<(Invalid, WireTree)> {
+        let message = self.walks.table.message_by_name(ty.message()?)?;
+        if !self.starts_like(message) {
+            return None;
+        }
+        self.walk(message)?.verdict.as_ref().err()?;
+        let at = self.made.iter().position(|w| w.message == message)?;
+        let walk = self.made.swap_remove(at);
+        walk.verdict.err().map(|invalid| (invalid, walk.tree))
+    }
+
+    /// Whether the payload's first byte is a one-byte tag of a field `message` declares, with a
+    /// wire type the field is read with.
+    fn starts_like(&self, message: MessageId) -> bool {
+        let table = self.walks.table;
+        let Some(&tag) = self.payload().first().filter(|t| **t < 0x80) else {
+            return false;
+        };
+        let Some(wire_type) = WireType::from_bits(u64::from(tag & 7)) else {
+            return false;
+        };
+        table
+            .field_by_number(message, u32::from(tag >> 3))
+            .and_then(|f| table.field(f))
+            .is_some_and(|f| f.accepts(wire_type))
+    }
+}

@@ -1,0 +1,337 @@
+//! TensorFlow's `tf.train.Example` and `tf.train.SequenceExample` as payload types: their protos,
+//! how a record is told to be one, and their views as features by name (the summary, the `show`
+//! tree, the inspector's feature view and the image candidates), built on [`crate::example`].
+
+use std::io::{self, Write};
+
+use super::{ImageCandidates, PayloadType, PayloadView, Probe, Summary, TreeView, fallback};
+use crate::decode::MessageView;
+use crate::example::{self as view, Features};
+use crate::schema::ProtoFile;
+use crate::wire::{ROOT, WireTree, WireType};
+use crate::words::{noun_for, plural};
+
+/// The message an Example payload is.
+pub const EXAMPLE_MESSAGE: &str = "tensorflow.Example";
+const SEQUENCE_EXAMPLE_MESSAGE: &str = "tensorflow.SequenceExample";
+
+/// `example.proto` and the `feature.proto` it imports.
+static PROTOS: &[ProtoFile] = &[
+    ProtoFile {
+        path: "tensorflow/core/example/example.proto",
+        source: include_str!("../../../../proto/tensorflow/core/example/example.proto"),
+    },
+    ProtoFile {
+        path: "tensorflow/core/example/feature.proto",
+        source: include_str!("../../../../proto/tensorflow/core/example/feature.proto"),
+    },
+];
+
+/// Feature values shown per feature, and steps per feature list, in the `show` tree.
+const SHOWN: usize = 8;
+
+/// `tf.train.Example`: named features.
+pub struct Example;
+
+/// `tf.train.SequenceExample`: context features and named lists of features.
+pub struct SequenceExample;
+
+pub static EXAMPLE: Example = Example;
+pub static SEQUENCE_EXAMPLE: SequenceExample = SequenceExample;
+
+/// What the top level of a payload walked as an Example holds.
+struct TopLevel {
+    /// A field the Example declares (its features).
+    known: bool,
+    /// A length-delimited field 2, where a SequenceExample keeps its feature lists.
+    lists: bool,
+}
+
+fn top_level(example: &WireTree) -> TopLevel {
+    let (mut known, mut lists) = (false, false);
+    for node in example.children(ROOT).filter_map(|c| example.node(c)) {
+        known |= node.field().is_some();
+        lists |= node.number() == 2 && node.wire_type() == WireType::Len;
+    }
+    TopLevel { known, lists }
+}
+
+impl PayloadType for Example {
+    fn name(&self) -> &'static str {
+        "Example"
+    }
+
+    fn message(&self) -> Option<&'static str> {
+        Some(EXAMPLE_MESSAGE)
+    }
+
+    fn protos(&self) -> &'static [ProtoFile] {
+        PROTOS
+    }
+
+    fn expected_name(&self) -> &'static str {
+        "tf.train.Example"
+    }
+
+    /// A valid Example that sets one of its fields: an unknown protobuf with no field 1 is not
+    /// taken for an empty Example.
+    fn detect(&self, probe: &mut Probe<'_>) -> bool {
+        probe
+            .valid_walk(EXAMPLE_MESSAGE)
+            .is_some_and(|tree| top_level(tree).known)
+    }
+
+    fn summary(&self, view: &PayloadView<'_>) -> Summary {
+        features_summary(view, false)
+    }
+
+    fn write_tree(
+        &self,
+        view: &PayloadView<'_>,
+        heading: &str,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        match view.typed() {
+            Some(typed) => write_features_tree(out, heading, true, &typed),
+            None => fallback::write_plain(view, heading, out),
+        }
+    }
+
+    fn tree_view(&self) -> TreeView {
+        TreeView::Features
+    }
+
+    fn image_candidates(&self, view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
+        features_images(view, budget)
+    }
+}
+
+impl PayloadType for SequenceExample {
+    fn name(&self) -> &'static str {
+        "SequenceExample"
+    }
+
+    fn message(&self) -> Option<&'static str> {
+        Some(SEQUENCE_EXAMPLE_MESSAGE)
+    }
+
+    fn protos(&self) -> &'static [ProtoFile] {
+        PROTOS
+    }
+
+    fn expected_name(&self) -> &'static str {
+        "tf.train.SequenceExample"
+    }
+
+    fn extends(&self) -> Option<&'static str> {
+        Some(EXAMPLE.name())
+    }
+
+    /// A valid Example with feature lists in field 2 (or with features, in a file of
+    /// SequenceExamples) that is also a valid SequenceExample. The Example walk comes first: it
+    /// is the one most files need, and the SequenceExample walk is made only when it may differ.
+    fn detect(&self, probe: &mut Probe<'_>) -> bool {
+        let likely = probe.likely().is_some_and(|k| k.is(self));
+        let Some(top) = probe.valid_walk(EXAMPLE_MESSAGE).map(top_level) else {
+            return false;
+        };
+        let prefer = top.lists || likely;
+        prefer && (top.known || top.lists) && probe.valid_walk(SEQUENCE_EXAMPLE_MESSAGE).is_some()
+    }
+
+    fn summary(&self, view: &PayloadView<'_>) -> Summary {
+        features_summary(view, true)
+    }
+
+    fn write_tree(
+        &self,
+        view: &PayloadView<'_>,
+        heading: &str,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        match view.typed() {
+            Some(typed) => write_features_tree(out, heading, false, &typed),
+            None => fallback::write_plain(view, heading, out),
+        }
+    }
+
+    fn tree_view(&self) -> TreeView {
+        TreeView::Features
+    }
+
+    fn image_candidates(&self, view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
+        features_images(view, budget)
+    }
+}
+
+/// The feature count and `3 features: a, b, c` (with the feature lists of a SequenceExample).
+fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
+    let Some(typed) = view.typed() else {
+        return fallback::bytes_summary(view);
+    };
+    let features = view::top_features(&typed);
+    let names: Vec<std::borrow::Cow<'_, str>> = features
+        .keys()
+        .take(4)
+        .map(crate::escape::bytes_for_terminal)
+        .collect();
+    let more = if features.len() > 4 { ", …" } else { "" };
+    let lists_text = if sequence {
+        let lists = view::feature_lists_of(&typed);
+        format!(", {} feature lists", lists.len())
+    } else {
+        String::new()
+    };
+    Summary {
+        features: Some(features.len()),
+        line: format!(
+            "{}{lists_text}: {}{more}",
+            plural(features.len(), "feature"),
+            names.join(", ")
+        ),
+    }
+}
+
+/// The first value of each bytes feature (of the Example, or the SequenceExample's context), by
+/// name, and the image shape the features declare.
+fn features_images(view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
+    let Some(typed) = view.typed() else {
+        return ImageCandidates::default();
+    };
+    let features = view::top_features(&typed);
+    let values = (0..features.len().min(budget))
+        .filter_map(|i| features.get(i))
+        .filter_map(|feature| feature.values.bytes().next().map(|(_, span)| span))
+        .collect();
+    ImageCandidates {
+        shape: view::declared_shape(&features),
+        values,
+    }
+}
+
+/// An Example or SequenceExample: features by name, kind, count and values, then feature lists.
+fn write_features_tree(
+    out: &mut dyn Write,
+    heading: &str,
+    is_example: bool,
+    typed: &MessageView<'_>,
+) -> io::Result<()> {
+    let features = view::top_features(typed);
+    let lists = view::feature_lists_of(typed);
+    let what = if is_example {
+        format!("Example, {}", plural(features.len(), "feature"))
+    } else {
+        format!(
+            "SequenceExample, {} context {}, {}",
+            features.len(),
+            noun_for(features.len(), "feature"),
+            plural(lists.len(), "feature list")
+        )
+    };
+    writeln!(out, "{heading}  {what}")?;
+    // Names are escaped before they are measured: the columns line up as shown.
+    let width = features
+        .iter()
+        .map(|f| f.shown_name().len())
+        .chain(lists.iter().map(|l| l.shown_name().len()))
+        .max()
+        .unwrap_or(0);
+    if !is_example && !features.is_empty() {
+        writeln!(out, "  context:")?;
+    }
+    let indent = if is_example { "  " } else { "    " };
+    write_features(out, &features, indent, width)?;
+    if !lists.is_empty() {
+        writeln!(out, "  feature_lists:")?;
+    }
+    for list in lists.iter() {
+        let name = list.shown_name();
+        let count = list.len();
+        match list.steps().next() {
+            Some(first) => writeln!(
+                out,
+                "    {name:<width$}  {} of {}",
+                plural(count as u64, "step"),
+                first.values.kind_name()
+            )?,
+            None => writeln!(out, "    {name:<width$}  no steps")?,
+        }
+        for (i, step) in list.steps().enumerate().take(SHOWN) {
+            writeln!(
+                out,
+                "      [{i}] {}",
+                view::values_summary(&step.values, None, SHOWN)
+            )?;
+        }
+        if count > SHOWN {
+            writeln!(out, "      … {} more steps", count - SHOWN)?;
+        }
+    }
+    Ok(())
+}
+
+/// One line per feature: name, `kind[count]`, and the first values.
+fn write_features(
+    out: &mut dyn Write,
+    features: &Features<'_>,
+    indent: &str,
+    width: usize,
+) -> io::Result<()> {
+    let shape = view::declared_shape(features);
+    for feature in features.iter() {
+        let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
+        let values = view::values_summary(&feature.values, shape, SHOWN);
+        let name = feature.shown_name();
+        writeln!(out, "{indent}{name:<width$}  {kind:<11}  {values}")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::payload::{Decoder, Reading};
+    use crate::schema::Schema;
+
+    /// An Example holding one bytes feature `key` = [`value`] and one int64 feature.
+    fn example(key: &[u8], value: &[u8]) -> Vec<u8> {
+        fn field(number: u8, body: &[u8]) -> Vec<u8> {
+            let length = u8::try_from(body.len()).expect("short field");
+            [&[number << 3 | 2, length][..], body].concat()
+        }
+        let bytes = field(2, &field(1, &field(1, value)));
+        let ints = field(2, &field(3, &[0x0a, 0x01, 0x07]));
+        let entries = [
+            field(1, &[field(1, key), bytes].concat()),
+            field(1, &[field(1, b"label"), ints].concat()),
+        ]
+        .concat();
+        field(1, &entries)
+    }
+
+    #[test]
+    fn an_example_renders_as_features() {
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let payload = example(b"image", b"\x89PNG\r\n\x1a\nbroken");
+        let decoded = decoder.decode(&payload);
+        let view = decoded.view(&payload, decoder.table());
+        assert_eq!(view.tree_view(), TreeView::Features);
+        let summary = view.summary();
+        assert_eq!(summary.features, Some(2));
+        assert_eq!(summary.line, "2 features: image, label");
+        let mut out = Vec::new();
+        view.write_tree("record 0", &mut out).unwrap();
+        let tree = String::from_utf8(out).unwrap();
+        assert!(
+            tree.starts_with("record 0  Example, 2 features\n"),
+            "{tree}"
+        );
+        assert!(tree.contains("  label  int64[1]     [7]\n"), "{tree}");
+        // The image candidate is the bytes feature's value, not the int64 one.
+        let images = view.image_candidates(16);
+        assert_eq!(images.values.len(), 1);
+        let value = images.values[0].slice(&payload).unwrap();
+        assert!(value.starts_with(b"\x89PNG"));
+        assert_eq!(view.image_candidates(0).values, []);
+    }
+}

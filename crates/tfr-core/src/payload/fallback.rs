@@ -1,0 +1,108 @@
+//! The payloads no type explains: protobuf of an unknown type (shown by field numbers, as
+//! `protoc --decode_raw` does), text, opaque bytes, and empty records.
+
+use std::io::{self, Write};
+
+use super::{ImageCandidates, PayloadType, PayloadView, Summary};
+use crate::image::describe_bytes;
+use crate::span::Span;
+use crate::textformat::raw_message_to_text;
+use crate::wire::{NodeKind, ROOT};
+
+/// Valid protobuf of a type we have no descriptor for.
+pub struct Protobuf;
+
+/// A payload shown as its bytes: text, binary or empty.
+pub struct Plain(&'static str);
+
+pub static PROTOBUF: Protobuf = Protobuf;
+pub static TEXT: Plain = Plain("text");
+pub static BINARY: Plain = Plain("binary");
+pub static EMPTY: Plain = Plain("empty");
+
+impl PayloadType for Protobuf {
+    fn name(&self) -> &'static str {
+        "protobuf"
+    }
+
+    fn summary(&self, view: &PayloadView<'_>) -> Summary {
+        bytes_summary(view)
+    }
+
+    fn write_tree(
+        &self,
+        view: &PayloadView<'_>,
+        heading: &str,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        writeln!(
+            out,
+            "{heading}  protobuf of unknown type (field numbers only)"
+        )?;
+        for line in raw_message_to_text(view.parsed()).lines() {
+            writeln!(out, "  {line}")?;
+        }
+        Ok(())
+    }
+
+    fn text(&self, view: &PayloadView<'_>) -> String {
+        raw_message_to_text(view.parsed())
+    }
+}
+
+impl PayloadType for Plain {
+    fn name(&self) -> &'static str {
+        self.0
+    }
+
+    fn summary(&self, view: &PayloadView<'_>) -> Summary {
+        bytes_summary(view)
+    }
+
+    fn write_tree(
+        &self,
+        view: &PayloadView<'_>,
+        heading: &str,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        write_plain(view, heading, out)
+    }
+}
+
+/// What the payload's bytes are, in a few words.
+pub(super) fn bytes_summary(view: &PayloadView<'_>) -> Summary {
+    Summary {
+        features: None,
+        line: describe_bytes(view.payload, false),
+    }
+}
+
+/// The heading, the kind and what its bytes are, on one line.
+pub(super) fn write_plain(
+    view: &PayloadView<'_>,
+    heading: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let what = describe_bytes(view.payload, false);
+    writeln!(out, "{heading}  {}: {what}", view.kind().name())
+}
+
+/// The bytes values among the payload's first `budget` top-level fields, in wire order; the whole
+/// payload when it is shown as bytes.
+pub(super) fn image_candidates(view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
+    let values = match view.decoded.structure() {
+        Some(tree) => tree
+            .children(ROOT)
+            .take(budget)
+            .filter_map(|c| tree.node(c))
+            .filter(|n| n.kind() == NodeKind::Bytes)
+            .map(|n| n.data_span())
+            .collect(),
+        None if !view.payload.is_empty() && budget > 0 => vec![Span::new(0, view.payload.len())],
+        None => Vec::new(),
+    };
+    ImageCandidates {
+        shape: None,
+        values,
+    }
+}

@@ -1,0 +1,193 @@
+//! The door for payload types: the [`PayloadType`] trait, the [`PayloadView`] views ask it
+//! through, and the registry of built-in types.
+//!
+//! Adding a type is writing one module that implements [`PayloadType`] and listing it in
+//! [`BUILTIN`]: its `.proto` files join the built-in schema, detection asks it about every record,
+//! and `list`, `show`, `hex` and the inspector render it. The default methods render any typed
+//! message field by field (what the user's `--message` type gets); a type overrides what it shows
+//! differently.
+
+use std::io::{self, Write};
+
+use super::{Decoded, PayloadKind, Probe, example, fallback, message};
+use crate::decode::{MessageView, Parsed};
+use crate::schema::ProtoFile;
+use crate::schema::table::Table;
+use crate::span::Span;
+
+/// The registered payload types, in the order detection asks them: a type that extends another
+/// (whose payloads may also read as the other's) comes before it.
+pub static BUILTIN: &[&dyn PayloadType] = &[&example::SEQUENCE_EXAMPLE, &example::EXAMPLE];
+
+/// The type payloads are expected to have when nothing else says: what an empty record of a file
+/// not yet learnt is, and the type whose mismatch is reported for payloads no type explains.
+pub static EXPECTED: &dyn PayloadType = &example::EXAMPLE;
+
+/// One kind of payload: how it is found, and what each view shows of it.
+pub trait PayloadType: Sync {
+    /// The name `list` shows in its kind column and JSON gives as "kind" (`Example`).
+    fn name(&self) -> &'static str;
+
+    /// The full name of the message its payloads are (`tensorflow.Example`), for message types.
+    fn message(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The `.proto` files the type brings to the built-in schema: the one defining its message
+    /// first, then what that imports.
+    fn protos(&self) -> &'static [ProtoFile] {
+        &[]
+    }
+
+    /// How messages about payloads that should be of this type but are not name it.
+    fn expected_name(&self) -> &'static str {
+        self.message().unwrap_or(self.name())
+    }
+
+    /// The name of the type this one extends: every payload of that type also reads as one of
+    /// this type (a SequenceExample with a context only is an Example's bytes). A file with one
+    /// record of an extending type is taken to be a file of it.
+    fn extends(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether the type explains the payload `probe` holds (its walks are shared between types).
+    fn detect(&self, _probe: &mut Probe<'_>) -> bool {
+        false
+    }
+
+    /// The count `list --json` gives as "features", and the one-line summary of `list` and the
+    /// inspector's frame list.
+    fn summary(&self, view: &PayloadView<'_>) -> Summary {
+        message::summary(view)
+    }
+
+    /// The readable tree `show` prints: `heading` (where the record is) and what the payload is on
+    /// its first line, then its contents.
+    fn write_tree(
+        &self,
+        view: &PayloadView<'_>,
+        heading: &str,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        message::write_tree(view, heading, out)
+    }
+
+    /// The protobuf text format `show --format text` prints.
+    fn text(&self, view: &PayloadView<'_>) -> String {
+        message::text(view)
+    }
+
+    /// How the inspector builds the payload's rows.
+    fn tree_view(&self) -> TreeView {
+        TreeView::Fields
+    }
+
+    /// The bytes values the image preview considers when the selected row holds none, best first,
+    /// looking at no more than `budget` fields or features.
+    fn image_candidates(&self, view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
+        fallback::image_candidates(view, budget)
+    }
+}
+
+/// How the inspector shows a payload's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeView {
+    /// Field by field, as the wire tree holds them.
+    Fields,
+    /// The typed message's fields, `Features` and `FeatureLists` as feature name → values, then
+    /// the fields the type does not declare.
+    Features,
+}
+
+/// What `list` says a payload holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// How many features it has, for types made of features.
+    pub features: Option<usize>,
+    pub line: String,
+}
+
+/// The bytes values of a payload that may hold an image.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImageCandidates {
+    /// Image dimensions the payload declares for raw pixels (height, width, channels).
+    pub shape: Option<(u32, u32, u32)>,
+    /// Where the values lie in the payload, best first.
+    pub values: Vec<Span>,
+}
+
+/// A decoded payload with its bytes and schema: what a type renders from.
+#[derive(Debug, Clone, Copy)]
+pub struct PayloadView<'a> {
+    pub decoded: &'a Decoded,
+    pub payload: &'a [u8],
+    pub table: &'a Table,
+}
+
+impl<'a> PayloadView<'a> {
+    pub fn new(decoded: &'a Decoded, payload: &'a [u8], table: &'a Table) -> PayloadView<'a> {
+        PayloadView {
+            decoded,
+            payload,
+            table,
+        }
+    }
+
+    pub fn kind(&self) -> &'a PayloadKind {
+        &self.decoded.kind
+    }
+
+    /// The type that renders this payload.
+    pub fn payload_type(&self) -> &'static dyn PayloadType {
+        self.decoded.kind.payload_type()
+    }
+
+    /// The typed message, for typed kinds.
+    pub fn typed(&self) -> Option<MessageView<'a>> {
+        self.decoded.typed(self.payload, self.table)
+    }
+
+    /// The payload's walk with its bytes and schema.
+    pub fn parsed(&self) -> Parsed<'a> {
+        self.decoded.parsed(self.payload, self.table)
+    }
+
+    pub fn summary(&self) -> Summary {
+        self.payload_type().summary(self)
+    }
+
+    pub fn write_tree(&self, heading: &str, out: &mut impl Write) -> io::Result<()> {
+        self.payload_type().write_tree(self, heading, out)
+    }
+
+    pub fn text(&self) -> String {
+        self.payload_type().text(self)
+    }
+
+    pub fn tree_view(&self) -> TreeView {
+        self.payload_type().tree_view()
+    }
+
+    pub fn image_candidates(&self, budget: usize) -> ImageCandidates {
+        self.payload_type().image_candidates(self, budget)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registered_types_have_distinct_names_and_known_extensions() {
+        for (i, ty) in BUILTIN.iter().enumerate() {
+            assert!(BUILTIN[..i].iter().all(|other| other.name() != ty.name()));
+            // An extending type is asked before the type it extends.
+            if let Some(base) = ty.extends() {
+                let at = BUILTIN.iter().position(|t| t.name() == base).unwrap();
+                assert!(at > i, "{} extends {base}", ty.name());
+            }
+        }
+        assert!(BUILTIN.iter().any(|ty| ty.name() == EXPECTED.name()));
+    }
+}
