@@ -42,6 +42,10 @@ pub struct ShowArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Tree)]
     pub format: Format,
+    /// With the tree format: after each record, the encoding rules its bytes stretch (over-long
+    /// varints, fields sent twice, merged messages, replaced oneof members, unknown fields…).
+    #[arg(long)]
+    pub notes: bool,
 }
 
 /// Parses `A..B`, `A..=B`, `A..` and `..B`: the first record and the end (excluded), if any.
@@ -95,7 +99,7 @@ pub fn run(
         &mut input,
         start,
         end,
-        |input, decoder, frame| render(input, decoder, frame, args.format, single),
+        |input, decoder, frame| render(input, decoder, frame, (args.format, args.notes), single),
         |input, record| {
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
@@ -136,7 +140,7 @@ fn render(
     input: &Input,
     decoder: &Decoder,
     frame: Frame,
-    format: Format,
+    (format, rule_notes): (Format, bool),
     single: bool,
 ) -> Rendered {
     let data = input.data();
@@ -192,6 +196,12 @@ fn render(
             let _ = decoded
                 .view(payload, decoder.table())
                 .write_tree(&heading, &mut out);
+            if rule_notes {
+                for line in super::teach::record_notes(data, &frame, &decoded, decoder.table()) {
+                    out.extend_from_slice(line.as_bytes());
+                    out.push(b'\n');
+                }
+            }
             String::from_utf8(out)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
         }
@@ -262,6 +272,7 @@ mod tests {
             record: Some(0),
             range: None,
             format: Format::Text,
+            notes: false,
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();

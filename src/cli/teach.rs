@@ -14,7 +14,10 @@ use super::hex::colour;
 use crate::annotate::{Annotated, Token};
 use crate::explain::number::hex_bytes;
 use crate::explain::{Explainer, Radix};
+use crate::frame::Frame;
+use crate::payload::Decoded;
 use crate::rules::RuleBook;
+use crate::schema::table::Table;
 
 /// The teaching options of `hex`.
 #[derive(Debug, Clone, Default, Args)]
@@ -267,4 +270,31 @@ fn elided(bytes: &[u8]) -> String {
         Some(head) if bytes.len() > SHOWN => format!("{} …", hex_bytes(head)),
         _ => hex_bytes(bytes),
     }
+}
+
+/// The rule notes of one decoded record, one line each with where the token is: what
+/// `show --notes` prints after the record's tree.
+pub fn record_notes(data: &[u8], frame: &Frame, decoded: &Decoded, table: &Table) -> Vec<String> {
+    let annotated = Annotated::new(data, frame, Some(decoded), table);
+    let Some(book) = RuleBook::of(&annotated, Radix::Decimal) else {
+        return Vec::new();
+    };
+    let base = annotated.payload().map_or(0, |p| p.base());
+    let mut lines = Vec::new();
+    for token in annotated.tokens() {
+        for note in book.notes(&token) {
+            let bytes = usize::try_from(token.start)
+                .ok()
+                .zip(usize::try_from(token.end).ok())
+                .and_then(|(s, e)| data.get(s..e))
+                .unwrap_or_default();
+            lines.push(format!(
+                "  ! payload byte {} (file {}) {}: {note}",
+                token.start.saturating_sub(base),
+                token.start,
+                elided(bytes)
+            ));
+        }
+    }
+    lines
 }

@@ -151,3 +151,28 @@ fn notes_name_the_rules_a_record_stretches() {
     );
     assert!(!text.contains("| "), "no derivations without --explain");
 }
+
+#[test]
+fn show_notes_lists_the_rules_under_the_tree() {
+    let payload = [0x0a, 0x80, 0x80, 0x00, 0x28, 0x01];
+    let (_dir, path) = temp_file("notes.tfrecord", &tfrecord(&[&payload]));
+    let output = run(["show", "--notes", path.to_str().unwrap()]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "\n  ! payload byte 1 (file 13) 80 80 00: over-long varint: 3 bytes where 1 suffice"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "\n  ! payload byte 4 (file 16) 28: unknown field: Example declares no field 5"
+        ),
+        "{text}"
+    );
+    // Without --notes the tree is as before.
+    let plain = stdout(&run(["show", path.to_str().unwrap()]));
+    assert!(text.starts_with(&plain), "{text}\n---\n{plain}");
+    assert!(!plain.contains(" ! "));
+}
