@@ -69,11 +69,43 @@ impl Rule {
     }
 }
 
+/// What a parser keeps of the wire occurrence a note is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fate {
+    /// Kept as the bytes say.
+    Kept,
+    /// Merged with the field's other occurrences.
+    Merged,
+    /// Dropped: a later occurrence (or map entry with the same key) wins.
+    Dropped,
+    /// Cleared by a later member of its oneof.
+    Cleared,
+    /// Kept among the unknown fields, not as a field of the message.
+    Unknown,
+    /// The whole message is rejected.
+    Rejected,
+}
+
+impl Fate {
+    pub fn word(self) -> &'static str {
+        match self {
+            Fate::Kept => "kept",
+            Fate::Merged => "merged",
+            Fate::Dropped => "dropped",
+            Fate::Cleared => "cleared",
+            Fate::Unknown => "unknown field",
+            Fate::Rejected => "message rejected",
+        }
+    }
+}
+
 /// One rule applied to one token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
     pub rule: Rule,
     pub text: String,
+    /// What the parser keeps of the occurrence because of this rule.
+    pub fate: Fate,
 }
 
 impl std::fmt::Display for Note {
@@ -114,6 +146,18 @@ impl<'a> RuleBook<'a> {
             book.by_node = found.into_notes();
         }
         Some(book)
+    }
+
+    /// The notes of single tokens only (no rule that needs a whole message), for a payload too
+    /// large to read whole between two key presses.
+    pub fn local(tokens: &PayloadTokens<'a>, radix: Radix) -> Option<RuleBook<'a>> {
+        let tree = tokens.decoded().structure()?;
+        Some(RuleBook {
+            parsed: Parsed::new(tree, tokens.bytes(), tokens.table()),
+            base: tokens.base(),
+            radix,
+            by_node: Vec::new(),
+        })
     }
 
     /// A payload position as notes write it.
@@ -159,6 +203,38 @@ impl<'a> RuleBook<'a> {
         notes
     }
 
+    /// Every note about wire occurrence `n` that bears on what a parser keeps of it (those on
+    /// its tag, and on its value or data).
+    pub fn node_notes(&self, n: usize) -> Vec<Note> {
+        let Some(node) = self.parsed.tree.node(n) else {
+            return Vec::new();
+        };
+        let field = node.field().and_then(|f| self.parsed.field(f));
+        let mut notes: Vec<Note> = self.unknown(node).into_iter().collect();
+        notes.extend(self.packing(n, node, field));
+        notes.extend(self.message_notes(n));
+        let data = node.data_span();
+        let bytes = self.parsed.slice(data);
+        match node.kind() {
+            NodeKind::Varint => notes.extend(field.and_then(|f| self.scalar(f, bytes))),
+            NodeKind::Bytes => notes.extend(field.and_then(|f| self.utf8(f, bytes, data.start))),
+            _ => {}
+        }
+        notes
+    }
+
+    /// What a parser keeps of wire occurrence `n`, with the notes that say why.
+    pub fn fate(&self, n: usize) -> (Fate, Vec<Note>) {
+        let notes = self.node_notes(n);
+        let fate = notes.iter().map(|n| n.fate).max().unwrap_or(Fate::Kept);
+        (fate, notes)
+    }
+
+    /// The walked payload the notes are about.
+    pub fn parsed(&self) -> Parsed<'a> {
+        self.parsed
+    }
+
     fn message_notes(&self, n: usize) -> impl Iterator<Item = Note> + '_ {
         let n = n as u32;
         let first = self.by_node.partition_point(|(node, _)| *node < n);
@@ -175,6 +251,7 @@ impl<'a> RuleBook<'a> {
         let (raw, _) = number::varint_value(bytes);
         match field.kind {
             Kind::Bool if raw > 1 => Some(Note {
+                fate: Fate::Kept,
                 rule: Rule::BoolNotCanonical,
                 text: format!(
                     "`{}` is written as {raw}; parsers read any value but 0 as true, and encoders write true as 01",
@@ -185,6 +262,7 @@ impl<'a> RuleBook<'a> {
                 let en = self.parsed.table.enum_type(e)?;
                 let number = raw as u32 as i32;
                 (!en.keeps(number)).then(|| Note {
+                    fate: Fate::Unknown,
                     rule: Rule::ClosedEnumUnknown,
                     text: format!(
                         "{number} is not a value of {}, a closed (proto2) enum: parsers keep the varint as an \
@@ -222,6 +300,11 @@ impl<'a> RuleBook<'a> {
         Some(Note {
             rule: Rule::InvalidUtf8,
             text,
+            fate: if field.utf8 {
+                Fate::Rejected
+            } else {
+                Fate::Kept
+            },
         })
     }
 
@@ -257,6 +340,7 @@ impl<'a> RuleBook<'a> {
         Some(Note {
             rule: Rule::UnknownField,
             text,
+            fate: Fate::Unknown,
         })
     }
 
@@ -304,7 +388,11 @@ impl<'a> RuleBook<'a> {
                 ),
             )
         };
-        Some(Note { rule, text })
+        Some(Note {
+            rule,
+            text,
+            fate: Fate::Kept,
+        })
     }
 }
 
@@ -318,6 +406,7 @@ fn varint_notes(bytes: &[u8]) -> Vec<Note> {
     if bytes.len() == 10 {
         if let Some(last) = bytes.last().filter(|b| **b > 1) {
             notes.push(Note {
+                fate: Fate::Kept,
                 rule: Rule::TenthByte,
                 text: format!(
                     "the 10th byte is 0x{last:02x}, above 1: only its lowest bit fits in 64 bits, and parsers drop \
@@ -329,6 +418,7 @@ fn varint_notes(bytes: &[u8]) -> Vec<Note> {
     let shortest = number::varint_len(value);
     if bytes.len() > shortest {
         notes.push(Note {
+            fate: Fate::Kept,
             rule: Rule::OverlongVarint,
             text: format!(
                 "{} bytes where {shortest} suffice: the minimal form of {value} is {}; parsers accept the longer one",

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::{DEPTH, Note, Rule, is_singular, occurrences};
+use super::{DEPTH, Fate, Note, Rule, is_singular, occurrences};
 use crate::decode::{MessageView, Parsed};
 use crate::explain::Radix;
 use crate::schema::table::{Cardinality, Field, FieldId, Kind};
@@ -36,8 +36,8 @@ impl<'a> Found<'a> {
         self.notes
     }
 
-    fn note(&mut self, node: u32, rule: Rule, text: String) {
-        self.notes.push((node, Note { rule, text }));
+    fn note(&mut self, node: u32, rule: Rule, text: String, fate: Fate) {
+        self.notes.push((node, Note { rule, text, fate }));
     }
 
     /// Where node `n`'s tag is, as notes write it.
@@ -127,7 +127,12 @@ impl<'a> Found<'a> {
                     self.at(winner)
                 )
             };
-            self.note(*node, Rule::LastWins, text);
+            let fate = if *node == winner {
+                Fate::Kept
+            } else {
+                Fate::Dropped
+            };
+            self.note(*node, Rule::LastWins, text, fate);
         }
     }
 
@@ -164,7 +169,7 @@ impl<'a> Found<'a> {
                 view.type_name(),
                 i + 1,
             );
-            self.note(*node, Rule::MessagesMerge, text);
+            self.note(*node, Rule::MessagesMerge, text, Fate::Merged);
         }
     }
 
@@ -223,7 +228,7 @@ impl<'a> Found<'a> {
                         })
                     };
                     if let Some(text) = text {
-                        self.note(*node, Rule::OneofReplaced, text);
+                        self.note(*node, Rule::OneofReplaced, text, Fate::Cleared);
                     }
                 }
             }
@@ -276,7 +281,12 @@ impl<'a> Found<'a> {
                         self.at(winner)
                     )
                 };
-                self.note(*node, Rule::MapKeyRepeated, text);
+                let fate = if *node == winner {
+                    Fate::Kept
+                } else {
+                    Fate::Dropped
+                };
+                self.note(*node, Rule::MapKeyRepeated, text, fate);
             }
         }
     }

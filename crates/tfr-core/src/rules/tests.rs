@@ -228,3 +228,43 @@ fn a_repeated_map_key_keeps_the_last_entry() {
     assert_eq!(found.len(), 2, "{found:?}");
     assert!(found.iter().all(|(_, n)| n == &[Rule::MapKeyRepeated]));
 }
+
+#[test]
+fn fates_say_what_a_parser_keeps() {
+    // i32: 1, i32: 2 (the first dropped), field 99 (unknown), x: 1, y: "a" (x cleared).
+    let fixture = Fixture::proto3(&[
+        0x08, 0x01, 0x08, 0x02, 0x98, 0x06, 0x01, 0x70, 0x01, 0x7a, 0x01, b'a',
+    ]);
+    let annotated = fixture.annotated();
+    let book = RuleBook::of(&annotated, Radix::Decimal).unwrap();
+    let tree = fixture.decoded.structure().unwrap();
+    let fates: Vec<Fate> = tree
+        .children(crate::wire::ROOT)
+        .map(|n| book.fate(n).0)
+        .collect();
+    assert_eq!(
+        fates,
+        [
+            Fate::Dropped,
+            Fate::Kept,
+            Fate::Unknown,
+            Fate::Cleared,
+            Fate::Kept
+        ]
+    );
+    // inner twice: both merged.
+    let fixture = Fixture::proto3(&[0x62, 0x02, 0x08, 0x01, 0x62, 0x00]);
+    let annotated = fixture.annotated();
+    let book = RuleBook::of(&annotated, Radix::Decimal).unwrap();
+    let tree = fixture.decoded.structure().unwrap();
+    let fates: Vec<Fate> = tree
+        .children(crate::wire::ROOT)
+        .map(|n| book.fate(n).0)
+        .collect();
+    assert_eq!(fates, [Fate::Merged, Fate::Merged]);
+    // Invalid UTF-8 in proto3: the message is rejected.
+    let fixture = Fixture::proto3(&[0x5a, 0x01, 0xff]);
+    let annotated = fixture.annotated();
+    let book = RuleBook::of(&annotated, Radix::Decimal).unwrap();
+    assert_eq!(book.fate(1).0, Fate::Rejected);
+}
