@@ -316,7 +316,8 @@ impl<'a> RuleBook<'a> {
         let tree = self.parsed.tree;
         let table = self.parsed.table;
         let message = tree.message_type(node.parent()?, table)?;
-        let name = &table.message(message)?.name;
+        let info = table.message(message)?;
+        let name = &info.name;
         let wire = node.wire_type();
         let wire_text = format!(
             "wire type {} ({})",
@@ -324,6 +325,11 @@ impl<'a> RuleBook<'a> {
             number::wire_name(u64::from(wire.code()))
         );
         let text = match self.declared(message, node.number()) {
+            // upb moves such an entry whole to the unknown fields of the message holding the map.
+            _ if info.map_entry => format!(
+                "{name} is a map entry, which holds only its key (1) and value (2): parsers keep the whole entry \
+                 holding this {wire_text} as an unknown field of the message with the map, not as an entry"
+            ),
             Some(f) => format!(
                 "field {} of {name} is `{}`, declared {} (wire type {}), but it arrives as {wire_text}: parsers \
                  keep it as an unknown field",

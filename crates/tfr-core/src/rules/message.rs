@@ -153,7 +153,9 @@ impl<'a> Found<'a> {
     fn merged(&mut self, info: &Field, m: crate::schema::table::MessageId, nodes: &[u32]) {
         let view = MessageView::new(self.parsed, m, nodes);
         let text = message_to_text(&view);
-        let mut merged: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        // Text format quotes the record's strings: escaped like every other name a file chose.
+        let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut merged = crate::escape::for_terminal(&one_line).into_owned();
         if merged.chars().count() > QUOTED {
             merged = merged.chars().take(QUOTED).collect::<String>() + " …";
         }
