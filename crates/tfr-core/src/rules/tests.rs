@@ -272,7 +272,10 @@ fn fates_say_what_a_parser_keeps() {
 #[test]
 fn a_map_entry_with_an_unknown_field_is_unknown_as_a_whole() {
     let schema = Schema::builtin();
-    let features = schema.table().message_by_name("tensorflow.Features").unwrap();
+    let features = schema
+        .table()
+        .message_by_name("tensorflow.Features")
+        .unwrap();
     let decoder = crate::payload::Decoder::new(schema, crate::payload::Reading::As(features));
     let payload = [0x0a, 0x07, 0x0a, 0x01, b'k', 0x12, 0x00, 0x18, 0x07];
     let decoded = decoder.decode(&payload);
