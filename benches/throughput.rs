@@ -18,9 +18,10 @@ use std::time::{Duration, Instant};
 
 use tfr_inspect::annotate::Annotated;
 use tfr_inspect::frame::FrameIndex;
+use tfr_inspect::input::OpenOptions;
 use tfr_inspect::payload::{Decoder, Reading};
 use tfr_inspect::schema::Schema;
-use tfr_inspect::source::Source;
+use tfr_inspect::source::{ReadOptions, Source};
 
 /// An Example with one bytes feature `data` of `size` bytes and an int64 `label`.
 fn example(size: usize, seed: u64) -> Vec<u8> {
@@ -122,7 +123,7 @@ fn rss_probe(spec: &str) {
     let start = rss_anon_kib().unwrap_or(0);
     let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
     let frames = if mode == "tui" {
-        let mut app = App::open(&[path.to_path_buf()], &decoder).unwrap();
+        let mut app = App::open(&[path.to_path_buf()], &OpenOptions::new(decoder.clone())).unwrap();
         app.update(Action::Resize {
             width: 160,
             height: 48,
@@ -136,7 +137,8 @@ fn rss_probe(spec: &str) {
         // Measured while the app is alive.
         (app.frame_count(), rss_anon_kib().unwrap_or(0))
     } else {
-        let mut input = tfr_inspect::input::Input::open(path, &decoder).unwrap();
+        let mut input =
+            tfr_inspect::input::Input::open(path, &OpenOptions::new(decoder.clone())).unwrap();
         input.settle_all();
         let last = input.index.len() - 1;
         for n in [0, last] {
@@ -207,7 +209,7 @@ fn main() {
         cpu_name()
     );
     for shard in &shards {
-        let source = Source::open(&shard.path).unwrap();
+        let source = Source::open(&shard.path, &ReadOptions::as_is()).unwrap();
         let data = source.bytes();
         let len = data.len() as u64;
         // Warm the page cache and the mapping so both measurements read memory.
@@ -249,7 +251,9 @@ fn main() {
     let twin = dir.join("large-2.tfrecord");
     write_file(&twin, shards[0].records, sizes[0], 100);
     let files = [shards[0].path.clone(), twin];
-    let check = |path: &PathBuf| FrameIndex::build(Source::open(path).unwrap().bytes()).len();
+    let check = |path: &PathBuf| {
+        FrameIndex::build(Source::open(path, &ReadOptions::as_is()).unwrap().bytes()).len()
+    };
     black_box(files.iter().map(check).sum::<usize>());
     let sequential = best(3, || files.iter().map(check).sum::<usize>());
     let parallel = best(3, || {
@@ -300,7 +304,8 @@ fn per_record(shard: &Shard) {
     use tfr_inspect::summary::describe_frame;
 
     let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
-    let mut input = tfr_inspect::input::Input::open(&shard.path, &decoder).unwrap();
+    let mut input =
+        tfr_inspect::input::Input::open(&shard.path, &OpenOptions::new(decoder.clone())).unwrap();
     input.settle_all();
     let count = input.index.len().min(200_000);
     let data = input.data();
@@ -356,7 +361,11 @@ fn inspector(shards: &[Shard]) {
     };
     for shard in shards {
         let start = Instant::now();
-        let mut app = App::open(std::slice::from_ref(&shard.path), &decoder).unwrap();
+        let mut app = App::open(
+            std::slice::from_ref(&shard.path),
+            &OpenOptions::new(decoder.clone()),
+        )
+        .unwrap();
         app.update(Action::Resize {
             width: 160,
             height: 48,
@@ -371,7 +380,11 @@ fn inspector(shards: &[Shard]) {
         );
     }
     let small = &shards[1];
-    let mut app = App::open(std::slice::from_ref(&small.path), &decoder).unwrap();
+    let mut app = App::open(
+        std::slice::from_ref(&small.path),
+        &OpenOptions::new(decoder.clone()),
+    )
+    .unwrap();
     app.update(Action::Resize {
         width: 160,
         height: 48,

@@ -5,11 +5,12 @@
 //! `tfr_core::frame`.
 
 pub mod cli;
+pub mod hint;
 pub mod status;
 pub mod tui;
 
 pub use tfr_core::{
-    annotate, compress, crafted, crc, damage, decode, error, escape, event, example, explain,
-    frame, image, input, jsonformat, nested, output, payload, pyfmt, quiz, recover, resync, rules,
-    schema, source, span, summary, tensor, textformat, wire, words,
+    annotate, bytes, compress, crafted, crc, damage, decode, error, escape, event, example,
+    explain, frame, image, input, jsonformat, nested, output, payload, pyfmt, quiz, recover,
+    resync, rules, schema, source, span, summary, tensor, textformat, wire, words,
 };

@@ -44,11 +44,7 @@ fn main() -> ExitCode {
 
 /// Runs the inspector with the options the arguments resolve to.
 fn inspect(files: &[PathBuf], decode: &DecodeArgs) -> anyhow::Result<Status> {
-    let options = tui::Options {
-        decoder: decode.decoder()?,
-        read: decode.read_options(),
-    };
-    tui::run(files, &options)
+    tui::run(files, &decode.open_options()?)
 }
 
 fn exit(result: anyhow::Result<Status>) -> ExitCode {
@@ -56,7 +52,7 @@ fn exit(result: anyhow::Result<Status>) -> ExitCode {
         Ok(status) => ExitCode::from(status as u8),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            cli::print_error(&format!("{e:#}"));
+            cli::print_error(&tfr_inspect::hint::chain_message(&e));
             ExitCode::from(Status::Unusable as u8)
         }
     }

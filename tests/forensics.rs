@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 use tfr_inspect::compress::{self, Compression};
 use tfr_inspect::frame::FrameIndex;
-use tfr_inspect::source::Source;
+use tfr_inspect::source::{ReadOptions, Source};
 
 fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -361,7 +361,7 @@ fn compressed_files_show_the_same_records_as_the_plain_file() {
         assert!(output.status.success(), "{name}");
         assert!(stdout(&output) == golden, "{name}: show --format json");
 
-        let stream = Source::open_with(&file, &compress::Options::default()).unwrap();
+        let stream = Source::open(&file, &ReadOptions::default()).unwrap();
         let plain = std::fs::read(testdata("examples.tfrecord")).unwrap();
         assert!(stream.bytes() == plain.as_slice(), "{name}");
         assert!(stream.compression().unwrap().problem.is_none());
@@ -432,6 +432,11 @@ fn decompression_is_bounded() {
         assert_eq!(output.status.code(), Some(2), "{command}");
         let err = String::from_utf8_lossy(&output.stderr);
         assert!(err.contains("exceeds the limit of 4096 bytes"), "{err}");
+        // The core says what is wrong; the application names the flag that raises the limit.
+        assert!(
+            err.contains("(use --max-decompressed to raise it)"),
+            "{err}"
+        );
     }
     // The stream is 20083 bytes: exactly the limit is allowed, one byte over is not.
     let ok = run_on(&file, &["verify", "--max-decompressed", "20083", path]);

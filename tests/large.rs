@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use tfr_inspect::cli::{DecodeArgs, Status, hex};
-use tfr_inspect::input::Input;
+use tfr_inspect::input::{Input, OpenOptions};
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::Action;
 
@@ -75,7 +75,7 @@ fn write(dir: &Path, name: &str, payloads: &[&[u8]]) -> PathBuf {
 /// The inspector on `path`, its first record decoded.
 fn inspect(path: &Path) -> App {
     let decoder = DecodeArgs::default().decoder().unwrap();
-    let mut app = App::open(&[path.to_path_buf()], &decoder).unwrap();
+    let mut app = App::open(&[path.to_path_buf()], &OpenOptions::new(decoder.clone())).unwrap();
     app.update(Action::Resize {
         width: 160,
         height: 48,
@@ -217,7 +217,7 @@ fn hex_checks_the_record_number_before_decoding_anything() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "one.tfrecord", &[&many_features(3)]);
     let decoder = DecodeArgs::default().decoder().unwrap();
-    let mut input = Input::open(&path, &decoder).unwrap();
+    let mut input = Input::open(&path, &OpenOptions::new(decoder.clone())).unwrap();
     assert!(!input.has_learned(), "opening decodes nothing");
     let args = hex::HexArgs {
         file: path.clone(),
@@ -244,7 +244,7 @@ fn selecting_another_record_while_one_decodes_shows_the_new_one() {
     let (first, second) = (many_features(20_000), many_features(30_000));
     let path = write(dir.path(), "two.tfrecord", &[&first, &second]);
     let decoder = DecodeArgs::default().decoder().unwrap();
-    let mut app = App::open(&[path], &decoder).unwrap();
+    let mut app = App::open(&[path], &OpenOptions::new(decoder.clone())).unwrap();
     app.index_now();
     // Record 0 is too large to decode between two keys: it decodes in the background.
     assert!(app.decoding_percent().is_some());

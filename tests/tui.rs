@@ -12,6 +12,7 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 use sha2::{Digest, Sha256};
 use tfr_inspect::frame::FrameStatus;
+use tfr_inspect::input::OpenOptions;
 use tfr_inspect::payload::{Decoder, Reading};
 use tfr_inspect::schema::Schema;
 use tfr_inspect::tui::app::{App, Pane};
@@ -36,8 +37,7 @@ fn decoder() -> Decoder {
 }
 
 fn open(path: &str) -> App {
-    let decoder = decoder();
-    let mut app = App::open(&[PathBuf::from(path)], &decoder).unwrap();
+    let mut app = App::open(&[PathBuf::from(path)], &OpenOptions::new(decoder())).unwrap();
     app.index_now();
     app
 }
@@ -945,7 +945,7 @@ fn status_bar_says_no_records_for_an_empty_file_and_exit_status_follows_the_inpu
     // A missing input: the session still opens the others, keeps the error, and ends with 2.
     let decoder = decoder();
     let paths = [PathBuf::from(EXAMPLES), PathBuf::from("/nonexistent-input")];
-    let mut app = App::open(&paths, &decoder).unwrap();
+    let mut app = App::open(&paths, &OpenOptions::new(decoder)).unwrap();
     app.index_now();
     assert_eq!(app.status(), Status::Unusable);
     app.update(Action::Down);

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
+use tfr_inspect::input::OpenOptions;
 use tfr_inspect::payload::{Decoder, Reading};
 use tfr_inspect::schema::Schema;
 use tfr_inspect::tui::app::App;
@@ -19,7 +20,7 @@ const MNIST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/mnist_like.tf
 
 fn open(path: &str) -> App {
     let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
-    let mut app = App::open(&[PathBuf::from(path)], &decoder).unwrap();
+    let mut app = App::open(&[PathBuf::from(path)], &OpenOptions::new(decoder)).unwrap();
     app.index_now();
     app
 }

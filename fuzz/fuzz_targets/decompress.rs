@@ -8,7 +8,7 @@ use tfr_core::compress::{self, Compression, Mode};
 const LIMIT: u64 = 1 << 20;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = compress::choose(data, Mode::Auto);
+    let _ = tfr_core::source::choose(data, Mode::Auto);
     for kind in [Compression::Gzip, Compression::Zlib] {
         match compress::decompress(data, kind, LIMIT) {
             Ok(decoded) => {

@@ -9,8 +9,7 @@ use clap::Args;
 
 use super::{Status, report_unusable};
 use crate::annotate::{Annotated, Role, Token};
-use crate::input::Input;
-use crate::payload::Decoder;
+use crate::input::{Input, OpenOptions};
 
 #[derive(Debug, Args)]
 pub struct HexArgs {
@@ -108,12 +107,11 @@ pub fn write_tokens(
 
 pub fn run(
     args: &HexArgs,
-    decoder: &Decoder,
-    read: &crate::compress::Options,
+    open: &OpenOptions,
     out: &mut impl Write,
     coloured: bool,
 ) -> Result<Status> {
-    let mut input = match Input::open_with(&args.file, decoder, read) {
+    let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };
@@ -156,7 +154,7 @@ pub fn annotate_record(
             annotated: &annotated,
             payload_start: frame
                 .payload_range()
-                .map_or(frame.offset.0 + crate::frame::HEADER_LEN, |r| r.start),
+                .map_or(frame.offset.0 + crate::frame::HEADER_LEN, |r| r.start.0),
             full: args.full,
             coloured,
         };

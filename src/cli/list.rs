@@ -11,10 +11,9 @@ use clap::Args;
 
 use super::records::{Outcome, render_in_order};
 use super::{Status, report_unusable};
-use crate::input::Input;
+use crate::input::{Input, OpenOptions};
 use crate::jsonformat::Json;
 use crate::nested::NestedFrames;
-use crate::payload::Decoder;
 use crate::summary::{FrameRow, describe_frame_with, row_json};
 use crate::words::plural;
 
@@ -61,16 +60,11 @@ fn row_line(file: &str, row: &FrameRow, nested: Option<&NestedFrames>, json: boo
     )
 }
 
-pub fn run(
-    args: &ListArgs,
-    decoder: &Decoder,
-    read: &crate::compress::Options,
-    out: &mut impl Write,
-) -> Result<Status> {
+pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
     let mut status = Status::Clean;
     let files = super::glob::expand(&args.files);
     for path in &files {
-        let mut input = match Input::open_with(path, decoder, read) {
+        let mut input = match Input::open(path, open) {
             Ok(input) => input,
             Err(e) => {
                 status = status.max(report_unusable(&e));

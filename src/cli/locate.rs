@@ -8,12 +8,13 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::{Status, report_unusable};
-use crate::compress::Options;
+use super::{Status, json_number as number, report_unusable};
 use crate::frame::FrameIndex;
+use crate::input::OpenOptions;
 use crate::jsonformat::Json;
 use crate::recover::{self, Case, Location};
 use crate::source::Source;
+use crate::span::FileOffset;
 
 #[derive(Debug, Args)]
 pub struct LocateArgs {
@@ -33,7 +34,6 @@ fn parse_offset(s: &str) -> Result<u64, String> {
 }
 
 fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
-    let number = |n: u64| Json::Literal(n.to_string());
     let mut members = vec![
         ("file".to_string(), Json::String(file.to_string())),
         ("offset".into(), number(loc.offset)),
@@ -54,11 +54,8 @@ fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
                 .clone()
                 .map_or(Json::Null, Json::String),
         ),
-        ("intact_before".into(), number(loc.intact_before as u64)),
-        (
-            "strict_reader_reads".into(),
-            number(loc.strict_reads as u64),
-        ),
+        ("intact_before".into(), number(loc.intact_before)),
+        ("strict_reader_reads".into(), number(loc.strict_reads)),
         (
             "tensorflow_fails".into(),
             Json::Literal(loc.tensorflow_fails.to_string()),
@@ -68,31 +65,28 @@ fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
             Json::Array(
                 loc.intact_after
                     .iter()
-                    .map(|r| Json::Array(vec![number(r.start as u64), number(r.end as u64)]))
+                    .map(|r| Json::Array(vec![number(r.start), number(r.end)]))
                     .collect(),
             ),
         ),
-        (
-            "intact_after_count".into(),
-            number(loc.intact_after_count as u64),
-        ),
+        ("intact_after_count".into(), number(loc.intact_after_count)),
         ("explanation".into(), Json::String(loc.explanation.clone())),
     ];
     members.push((
         "frame".into(),
         loc.frame.map_or(Json::Null, |f| {
             Json::Object(vec![
-                ("index".into(), number(f.index as u64)),
-                ("offset".into(), number(f.offset.0)),
+                ("index".into(), number(f.index)),
+                ("offset".into(), number(f.offset)),
                 ("status".into(), Json::String(f.status.name().into())),
                 (
                     "length".into(),
                     f.declared_length.map_or(Json::Null, number),
                 ),
-                ("end".into(), number(f.region_end.0)),
+                ("end".into(), number(f.region_end)),
                 (
                     "tensorflow_offset".into(),
-                    f.tensorflow_offset().map_or(Json::Null, |o| number(o.0)),
+                    f.tensorflow_offset().map_or(Json::Null, number),
                 ),
             ])
         }),
@@ -101,7 +95,7 @@ fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
         "crc".into(),
         loc.crc.map_or(Json::Null, |c| {
             Json::Object(vec![
-                ("field".into(), Json::String(c.field.into())),
+                ("field".into(), Json::String(c.field.name().into())),
                 ("stored".into(), Json::String(format!("0x{:08x}", c.stored))),
                 (
                     "expected".into(),
@@ -123,15 +117,15 @@ fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
     Json::Object(members)
 }
 
-pub fn run(args: &LocateArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
-    let source = match Source::open_with(&args.file, read) {
+pub fn run(args: &LocateArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+    let source = match Source::open(&args.file, &open.read) {
         Ok(source) => source,
         Err(e) => return Ok(report_unusable(&e)),
     };
     let name = args.file.display().to_string();
     let data = source.bytes();
     let index = FrameIndex::build(data);
-    let loc = recover::locate(&index, data, args.offset);
+    let loc = recover::locate(&index, data, FileOffset(args.offset));
     if let Err(e) = source.check_unchanged() {
         return Ok(report_unusable(&e));
     }
@@ -161,7 +155,7 @@ pub fn run(args: &LocateArgs, read: &Options, out: &mut impl Write) -> Result<St
                 out,
                 "  frame {}: offset {}, status {}, length {}",
                 frame.index,
-                frame.offset.0,
+                frame.offset,
                 frame.status.name(),
                 frame
                     .declared_length
@@ -172,7 +166,9 @@ pub fn run(args: &LocateArgs, read: &Options, out: &mut impl Write) -> Result<St
             writeln!(
                 out,
                 "  {} crc: stored 0x{:08x}, expected 0x{:08x}",
-                c.field, c.stored, c.expected
+                c.field.name(),
+                c.stored,
+                c.expected
             )?;
         }
     }

@@ -19,8 +19,11 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
 use crate::error::Error;
+use crate::hint::UserMessage;
+use crate::input::OpenOptions;
 use crate::payload::{Decoder, Reading};
 use crate::schema::Schema;
+use crate::source::ReadOptions;
 
 pub use crate::status::Status;
 
@@ -105,14 +108,27 @@ impl DecodeArgs {
     }
 
     /// How input files are read: compression and the decompression limit.
-    pub fn read_options(&self) -> crate::compress::Options {
-        crate::compress::Options {
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
             mode: self.compression,
             limit: self
                 .max_decompressed
                 .unwrap_or(crate::compress::DEFAULT_LIMIT),
         }
     }
+
+    /// Everything that opening an input needs, from these arguments (fails on a bad schema).
+    pub fn open_options(&self) -> Result<OpenOptions, Error> {
+        Ok(OpenOptions {
+            read: self.read_options(),
+            decoder: self.decoder()?,
+        })
+    }
+}
+
+/// A JSON number from anything that displays as one (a count, a [`crate::span::FileOffset`]).
+pub fn json_number(n: impl std::fmt::Display) -> crate::jsonformat::Json {
+    crate::jsonformat::Json::Literal(n.to_string())
 }
 
 /// Whether to colour output written to stdout.
@@ -120,9 +136,10 @@ pub fn use_colour() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
 }
 
-/// Reports an input that could not be used, and returns the status for it.
-pub fn report_unusable(err: &dyn std::fmt::Display) -> Status {
-    print_error(err);
+/// Reports an input that could not be used (with the flag that helps, for a core error), and
+/// returns the status for it.
+pub fn report_unusable(err: &(impl UserMessage + ?Sized)) -> Status {
+    print_error(&err.user_message());
     Status::Unusable
 }
 
@@ -140,27 +157,24 @@ pub fn print_error(err: &dyn std::fmt::Display) {
 
 /// Runs a parsed subcommand, writing to `out`.
 pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Result<Status> {
-    let decoder = match decode.decoder() {
-        Ok(d) => d,
+    let open = match decode.open_options() {
+        Ok(open) => open,
         Err(e) => return Ok(report_unusable(&e)),
     };
-    let read = decode.read_options();
     match command {
-        Command::List(args) => list::run(args, &decoder, &read, out),
-        Command::Show(args) => {
-            show::run(args, &decoder, &read, std::io::stdout().is_terminal(), out)
-        }
-        Command::Hex(args) => hex::run(args, &decoder, &read, out, use_colour()),
-        Command::Verify(args) => verify::run(args, &read, out),
-        Command::Locate(args) => locate::run(args, &read, out),
-        Command::Salvage(args) => salvage::run(args, &read, out),
+        Command::List(args) => list::run(args, &open, out),
+        Command::Show(args) => show::run(args, &open, std::io::stdout().is_terminal(), out),
+        Command::Hex(args) => hex::run(args, &open, out, use_colour()),
+        Command::Verify(args) => verify::run(args, &open, out),
+        Command::Locate(args) => locate::run(args, &open, out),
+        Command::Salvage(args) => salvage::run(args, &open, out),
         Command::Quiz(args) => {
             let stdin = std::io::stdin();
             let mut answers = quiz::Answers {
                 echo: !stdin.is_terminal(),
                 lines: stdin.lock(),
             };
-            quiz::run(args, &decoder, &read, &mut answers, out)
+            quiz::run(args, &open, &mut answers, out)
         }
     }
 }

@@ -14,8 +14,7 @@ use super::{Status, report_unusable};
 use crate::annotate::Annotated;
 use crate::explain::number::hex_bytes;
 use crate::explain::{Explainer, Radix};
-use crate::input::Input;
-use crate::payload::Decoder;
+use crate::input::{Input, OpenOptions};
 use crate::quiz::{self, Question};
 use crate::words::parse_number;
 
@@ -44,12 +43,11 @@ pub struct Answers<R> {
 
 pub fn run(
     args: &QuizArgs,
-    decoder: &Decoder,
-    read: &crate::compress::Options,
+    open: &OpenOptions,
     answers: &mut Answers<impl BufRead>,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let mut input = match Input::open_with(&args.file, decoder, read) {
+    let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };
@@ -77,7 +75,7 @@ pub fn run(
             Some(at) => at,
             None => {
                 let why = "--from exercise: the record is not an Example with two features";
-                return Ok(report_unusable(&why));
+                return Ok(report_unusable(why));
             }
         },
         Some(text) => match parse_number(text) {

@@ -15,16 +15,17 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::{Status, report_unusable};
-use crate::compress::Options;
+use super::{Status, json_number as number, report_unusable};
 use crate::escape::path_for_terminal;
 use crate::frame::{Frame, FrameIndex};
+use crate::input::OpenOptions;
 use crate::jsonformat::Json;
 use crate::nested::NestedFrames;
-use crate::output::{Destination, OutputError, OutputPolicy, write_atomically};
+use crate::output::{Destination, OutputPolicy, write_atomically};
 use crate::recover::SalvagePlan;
 use crate::resync::ResyncBudget;
-use crate::source::Source;
+use crate::source::{ReadOptions, Source};
+use crate::span::FileRange;
 use crate::words::plural;
 
 #[derive(Debug, Args)]
@@ -77,11 +78,7 @@ fn write_checked(
     Ok(written)
 }
 
-fn number(n: u64) -> Json {
-    Json::Literal(n.to_string())
-}
-
-fn ranges_json(ranges: &[std::ops::Range<u64>]) -> Json {
+fn ranges_json(ranges: &[FileRange]) -> Json {
     Json::Array(
         ranges
             .iter()
@@ -92,22 +89,20 @@ fn ranges_json(ranges: &[std::ops::Range<u64>]) -> Json {
 
 fn dropped_json(frame: &Frame) -> Json {
     Json::Object(vec![
-        ("index".into(), number(frame.index as u64)),
-        ("offset".into(), number(frame.offset.0)),
+        ("index".into(), number(frame.index)),
+        ("offset".into(), number(frame.offset)),
         ("status".into(), Json::String(frame.status.name().into())),
         (
             "tensorflow_offset".into(),
-            frame
-                .tensorflow_offset()
-                .map_or(Json::Null, |o| number(o.0)),
+            frame.tensorflow_offset().map_or(Json::Null, number),
         ),
     ])
 }
 
 fn nested_json(nested: &NestedFrames) -> Json {
     let mut members = vec![
-        ("index".to_string(), number(nested.parent.index as u64)),
-        ("offset".into(), number(nested.parent.offset.0)),
+        ("index".to_string(), number(nested.parent.index)),
+        ("offset".into(), number(nested.parent.offset)),
     ];
     if let Json::Object(found) = nested.to_json() {
         members.extend(found);
@@ -125,8 +120,8 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
             "output".into(),
             Json::String(args.output.display().to_string()),
         ),
-        ("kept".into(), number(plan.kept.len() as u64)),
-        ("dropped".into(), number(plan.dropped.len() as u64)),
+        ("kept".into(), number(plan.kept.len())),
+        ("dropped".into(), number(plan.dropped.len())),
         (
             "dropped_frames".into(),
             Json::Array(plan.dropped.iter().map(dropped_json).collect()),
@@ -137,7 +132,7 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
             "nested".into(),
             Json::Array(plan.nested.iter().map(nested_json).collect()),
         ),
-        ("nested_frames".into(), number(plan.nested_count() as u64)),
+        ("nested_frames".into(), number(plan.nested_count())),
         (
             "nested_written".into(),
             number(if args.nested {
@@ -179,7 +174,7 @@ fn report_dropped(plan: &SalvagePlan, nested_written: bool, out: &mut dyn Write)
             out,
             "dropped frame {} at byte {}: {}",
             frame.index,
-            frame.offset.0,
+            frame.offset,
             frame.status.name()
         )?;
         if let Some(inner) = nested.next_if(|n| n.parent.index == frame.index) {
@@ -197,21 +192,13 @@ fn report_dropped(plan: &SalvagePlan, nested_written: bool, out: &mut dyn Write)
 
 fn report_ranges(plan: &SalvagePlan, out: &mut dyn Write) -> io::Result<()> {
     for range in &plan.skipped {
-        writeln!(
-            out,
-            "skipped bytes {}..{} ({} bytes)",
-            range.start,
-            range.end,
-            range.end - range.start
-        )?;
+        writeln!(out, "skipped bytes {range} ({} bytes)", range.len())?;
     }
     for range in &plan.unverified {
         writeln!(
             out,
-            "unverified bytes {}..{} ({} bytes): the resync work limit was reached, so the frame headers found there were not checked and intact records may be among them (--thorough checks them)",
-            range.start,
-            range.end,
-            range.end - range.start
+            "unverified bytes {range} ({} bytes): the resync work limit was reached, so the frame headers found there were not checked and intact records may be among them (--thorough checks them)",
+            range.len()
         )?;
     }
     Ok(())
@@ -268,27 +255,19 @@ fn report_text(
     writeln!(out)
 }
 
-pub fn run(args: &SalvageArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
+pub fn run(args: &SalvageArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
     let budget = if args.thorough {
         ResyncBudget::Unlimited
     } else {
         ResyncBudget::DEFAULT
     };
-    salvage(args, read, budget, io::stdout().is_terminal(), out)
-}
-
-/// A refusal as the user reads it: the core's reason, and the flag that changes it.
-fn refusal_text(e: &OutputError) -> String {
-    match e {
-        OutputError::Exists { .. } => format!("{e}; pass --force to replace it"),
-        _ => e.to_string(),
-    }
+    salvage(args, &open.read, budget, io::stdout().is_terminal(), out)
 }
 
 /// [`run`] with the resync budget and the terminal test given, so tests can choose them.
 fn salvage(
     args: &SalvageArgs,
-    read: &Options,
+    read: &ReadOptions,
     budget: ResyncBudget,
     stdout_is_terminal: bool,
     out: &mut impl Write,
@@ -301,9 +280,9 @@ fn salvage(
     };
     let destination = match policy.check(&args.output) {
         Ok(destination) => destination,
-        Err(e) => return Ok(report_unusable(&refusal_text(&e))),
+        Err(e) => return Ok(report_unusable(&e)),
     };
-    let source = match Source::open_with(&args.input, read) {
+    let source = match Source::open(&args.input, read) {
         Ok(source) => source,
         Err(e) => return Ok(report_unusable(&e)),
     };
@@ -326,7 +305,7 @@ fn salvage(
             Ok(written) => (written, out),
             Err(e) => match source.check_unchanged() {
                 Err(shrank) => return Ok(report_unusable(&shrank)),
-                Ok(()) => return Ok(report_unusable(&refusal_text(&e))),
+                Ok(()) => return Ok(report_unusable(&e)),
             },
         },
     };
@@ -348,6 +327,7 @@ fn salvage(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::OutputError;
     use std::fs;
     use std::path::Path;
 
@@ -370,7 +350,7 @@ mod tests {
             crate::frame::write_record(&[3; 100], &mut bytes).unwrap();
         }
         fs::write(&input, &bytes).unwrap();
-        let source = Source::open(&input).unwrap();
+        let source = Source::open(&input, &ReadOptions::as_is()).unwrap();
         let index = FrameIndex::build(source.bytes());
         let plan = SalvagePlan::new(&index, source.bytes());
         assert_eq!(plan.kept.len(), 2000);
@@ -450,7 +430,7 @@ mod budget_tests {
             json,
         };
         let mut report = Vec::new();
-        let status = salvage(&args, &Options::default(), budget, false, &mut report).unwrap();
+        let status = salvage(&args, &ReadOptions::default(), budget, false, &mut report).unwrap();
         let written = std::fs::read(&output).unwrap();
         (status, String::from_utf8(report).unwrap(), written)
     }
@@ -469,7 +449,7 @@ mod budget_tests {
             assert!(text.contains(&line), "{text}");
         }
         assert!(text.contains("--thorough checks them"), "{text}");
-        let unverified: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+        let unverified: u64 = ranges.iter().map(FileRange::len).sum();
         assert!(
             text.contains(&format!("; {unverified} bytes unverified\n")),
             "{text}"
@@ -479,7 +459,7 @@ mod budget_tests {
 
         let (_, json, _) = salvage_to_memory(&data, true, false, SMALL_BUDGET);
         let report: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
-        let expected: Vec<[u64; 2]> = ranges.iter().map(|r| [r.start, r.end]).collect();
+        let expected: Vec<[u64; 2]> = ranges.iter().map(|r| [r.start.0, r.end.0]).collect();
         assert_eq!(
             report["unverified_byte_ranges"],
             serde_json::json!(expected)

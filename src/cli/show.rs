@@ -10,7 +10,7 @@ use super::records::{Outcome, render_in_order};
 use super::{Status, report_unusable};
 use crate::damage;
 use crate::frame::Frame;
-use crate::input::Input;
+use crate::input::{Input, OpenOptions};
 use crate::jsonformat::{Json, message_to_json, raw_payload_json};
 use crate::payload::{Decoded, Decoder, Reading};
 
@@ -72,12 +72,11 @@ pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
 /// [`crate::pyfmt::text_format_for_terminal`]); piped output stays byte-identical to Python's.
 pub fn run(
     args: &ShowArgs,
-    decoder: &Decoder,
-    read: &crate::compress::Options,
+    open: &OpenOptions,
     terminal: bool,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let mut input = match Input::open_with(&args.file, decoder, read) {
+    let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };
@@ -276,7 +275,7 @@ mod tests {
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();
-        let status = run(&args, &decoder, &Default::default(), terminal, &mut out).unwrap();
+        let status = run(&args, &OpenOptions::new(decoder), terminal, &mut out).unwrap();
         assert_eq!(status, Status::Clean);
         String::from_utf8(out).unwrap()
     }

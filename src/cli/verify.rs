@@ -25,15 +25,18 @@ use anyhow::Result;
 use clap::Args;
 use rayon::prelude::*;
 
-use super::{Status, report_unusable};
-use crate::compress::{Compressed, IgnoredTail, Options};
+use super::{Status, json_number as number, report_unusable};
+use crate::compress::{Compressed, IgnoredTail, StreamProblemKind};
 use crate::damage;
 use crate::error::Error;
-use crate::frame::FrameIndex;
+use crate::frame::{FrameIndex, FrameStatus};
+use crate::hint::UserMessage;
+use crate::input::OpenOptions;
 use crate::jsonformat::Json;
 use crate::nested::NestedFrames;
 use crate::resync::ResyncBudget;
-use crate::source::Source;
+use crate::source::{ReadOptions, Source};
+use crate::span::{FileOffset, FileRange};
 use crate::words::plural;
 
 #[derive(Debug, Args)]
@@ -50,14 +53,31 @@ pub struct VerifyArgs {
     pub thorough: bool,
 }
 
+/// What is damaged: one frame, or the compressed stream the frames were read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Damaged {
+    Frame(FrameStatus),
+    Stream(StreamProblemKind),
+}
+
+impl Damaged {
+    /// The machine name in `--json`'s `status`.
+    fn name(self) -> &'static str {
+        match self {
+            Damaged::Frame(status) => status.name(),
+            Damaged::Stream(kind) => kind.name(),
+        }
+    }
+}
+
 /// One damaged frame.
 struct Problem {
     /// The frame's index; `None` for a problem of the compressed stream.
     index: Option<usize>,
-    offset: u64,
-    region_end: u64,
-    status: &'static str,
-    tensorflow_offset: Option<u64>,
+    /// The bytes the damage covers (empty at the decompressed offset for a stream problem).
+    region: FileRange,
+    status: Damaged,
+    tensorflow_offset: Option<FileOffset>,
     /// Where decoding stopped in the compressed file, for a problem of the compressed stream.
     compressed_offset: Option<u64>,
     description: String,
@@ -74,13 +94,13 @@ struct Report {
     /// Resync candidates left unverified (see `FrameIndex::unverified_candidates`).
     unverified: u64,
     /// Where they are, merged.
-    unverified_ranges: Vec<std::ops::Range<u64>>,
+    unverified_ranges: Vec<FileRange>,
     /// The sentence that says so.
     unverified_note: Option<String>,
 }
 
-fn check(path: &Path, read: &Options, budget: ResyncBudget) -> Result<Report, Error> {
-    judge(&Source::open_with(path, read)?, budget)
+fn check(path: &Path, read: &ReadOptions, budget: ResyncBudget) -> Result<Report, Error> {
+    judge(&Source::open(path, read)?, budget)
 }
 
 /// Checks every frame of an opened input.
@@ -98,10 +118,9 @@ fn judge(source: &Source, budget: ResyncBudget) -> Result<Report, Error> {
             }
             Problem {
                 index: Some(frame.index),
-                offset: frame.offset.0,
-                region_end: frame.region_end.0,
-                status: frame.status.name(),
-                tensorflow_offset: frame.tensorflow_offset().map(|o| o.0),
+                region: frame.region(),
+                status: Damaged::Frame(frame.status),
+                tensorflow_offset: frame.tensorflow_offset(),
                 compressed_offset: None,
                 description,
                 nested: nested.map(|n| n.to_json()),
@@ -112,11 +131,11 @@ fn judge(source: &Source, budget: ResyncBudget) -> Result<Report, Error> {
     source.check_unchanged()?;
     let compression = source.compression().cloned();
     if let Some(p) = compression.as_ref().and_then(|c| c.problem.as_ref()) {
+        let at = FileOffset(p.decompressed_offset);
         problems.push(Problem {
             index: None,
-            offset: p.decompressed_offset,
-            region_end: p.decompressed_offset,
-            status: p.kind.name(),
+            region: FileRange::new(at, at),
+            status: Damaged::Stream(p.kind),
             tensorflow_offset: None,
             compressed_offset: Some(p.compressed_offset),
             description: format!("compressed stream damaged: {p}"),
@@ -135,17 +154,16 @@ fn judge(source: &Source, budget: ResyncBudget) -> Result<Report, Error> {
 }
 
 fn problem_json(p: &Problem) -> Json {
-    let number = |n: u64| Json::Literal(n.to_string());
     let mut members = vec![
         (
             "index".to_string(),
             p.index.map_or(Json::Null, |i| Json::Literal(i.to_string())),
         ),
-        ("offset".into(), number(p.offset)),
-        ("status".into(), Json::String(p.status.into())),
+        ("offset".into(), number(p.region.start)),
+        ("status".into(), Json::String(p.status.name().into())),
         (
             "skipped".into(),
-            Json::Array(vec![number(p.offset), number(p.region_end)]),
+            Json::Array(vec![number(p.region.start), number(p.region.end)]),
         ),
         ("problem".into(), Json::String(p.description.clone())),
     ];
@@ -163,15 +181,14 @@ fn problem_json(p: &Problem) -> Json {
 
 /// Trailing bytes TensorFlow skips, for `--json`.
 fn ignored_json(tail: &IgnoredTail) -> Json {
-    let number = |n: u64| Json::Literal(n.to_string());
     Json::Object(vec![
         ("compressed_offset".into(), number(tail.compressed_offset)),
         ("length".into(), number(tail.len)),
-        ("reason".into(), Json::String(tail.reason.into())),
+        ("reason".into(), Json::String(tail.reason.to_string())),
     ])
 }
 
-pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<Status> {
+pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
     let files = super::glob::expand(&args.files);
     let budget = if args.thorough {
         ResyncBudget::Unlimited
@@ -180,7 +197,7 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
     };
     let reports: Vec<Result<Report, Error>> = files
         .par_iter()
-        .map(|path| check(path, read, budget))
+        .map(|path| check(path, &open.read, budget))
         .collect();
     let mut status = Status::Clean;
     for (path, report) in files.iter().zip(reports) {
@@ -192,7 +209,7 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                 if args.json {
                     let obj = Json::Object(vec![
                         ("file".into(), Json::String(name)),
-                        ("error".into(), Json::String(e.to_string())),
+                        ("error".into(), Json::String(e.user_message())),
                     ]);
                     writeln!(out, "{}", obj.to_string_sorted())?;
                 }
@@ -227,10 +244,10 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                     "unverified_candidates".into(),
                     Json::Literal(report.unverified.to_string()),
                 ));
-                let ranges = report.unverified_ranges.iter().map(|r| {
-                    let bound = |n: u64| Json::Literal(n.to_string());
-                    Json::Array(vec![bound(r.start), bound(r.end)])
-                });
+                let ranges = report
+                    .unverified_ranges
+                    .iter()
+                    .map(|r| Json::Array(vec![number(r.start), number(r.end)]));
                 members.push((
                     "unverified_byte_ranges".into(),
                     Json::Array(ranges.collect()),
@@ -261,7 +278,7 @@ pub fn run(args: &VerifyArgs, read: &Options, out: &mut impl Write) -> Result<St
                     Some(index) => writeln!(
                         out,
                         "{name}: frame {index} at byte {}: {}",
-                        p.offset, p.description
+                        p.region.start, p.description
                     )?,
                     None => writeln!(out, "{name}: {}", p.description)?,
                 }
@@ -314,7 +331,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("shard.tfrecord");
         std::fs::write(&path, &bytes).unwrap();
-        let source = Source::open(&path).unwrap();
+        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
         assert_eq!(judge(&source, ResyncBudget::DEFAULT).unwrap().frames, 4000);
 
         let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();

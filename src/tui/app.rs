@@ -34,11 +34,10 @@ use super::layout::{self, Panes};
 use super::search::SearchJob;
 use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
-use crate::compress::Options;
 use crate::frame::{Frame, FrameIndex, IndexDelta};
+use crate::hint::UserMessage;
 use crate::image::{self, Picture};
-use crate::input::Input;
-use crate::payload::Decoder;
+use crate::input::{Input, OpenOptions};
 use crate::status::Status;
 use crate::words::plural;
 
@@ -143,9 +142,8 @@ pub struct App {
     /// Kind and summary of large records, described when their background decoding finished
     /// (by file and record).
     pub(super) large_rows: HashMap<(usize, usize), RowText>,
-    /// How files are decoded and read, to read one again when it changes on disk.
-    pub(super) decoder: Decoder,
-    pub(super) read: Options,
+    /// How files are read and decoded, to read one again when it changes on disk.
+    pub(super) open: OpenOptions,
     /// Files reopened and waiting for a background indexer (see `watch.rs`).
     pub(super) index_jobs: Vec<usize>,
     /// Step mode, the parsed view and the quiz (see `tutor.rs`).
@@ -153,18 +151,13 @@ pub struct App {
 }
 
 impl App {
-    /// Opens `paths` as plain or auto-detected compressed files; see [`App::open_with`].
-    pub fn open(paths: &[PathBuf], decoder: &Decoder) -> anyhow::Result<App> {
-        App::open_with(paths, decoder, &Options::default())
-    }
-
-    /// Opens `paths`, reading them as `read` says (compression, decompression limit). Files that
+    /// Opens `paths` as `options` say (compression, decompression limit, decoder). Files that
     /// cannot be opened are listed in [`App::open_errors`]; it fails only when none can be.
-    pub fn open_with(paths: &[PathBuf], decoder: &Decoder, read: &Options) -> anyhow::Result<App> {
+    pub fn open(paths: &[PathBuf], options: &OpenOptions) -> anyhow::Result<App> {
         let mut files = Vec::new();
         let mut problems = Vec::new();
         for path in paths {
-            match Input::open_with(path, decoder, read) {
+            match Input::open(path, options) {
                 Ok(input) => files.push(FileView {
                     indexing: !input.index.is_complete(),
                     input,
@@ -173,7 +166,7 @@ impl App {
                     generation: 0,
                     grew: None,
                 }),
-                Err(e) => problems.push(e.to_string()),
+                Err(e) => problems.push(e.user_message()),
             }
         }
         if files.is_empty() {
@@ -198,8 +191,7 @@ impl App {
             open_errors: problems,
             search_job: None,
             large_rows: HashMap::new(),
-            decoder: decoder.clone(),
-            read: *read,
+            open: options.clone(),
             index_jobs: Vec::new(),
             tutor: Default::default(),
         };
@@ -763,7 +755,10 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
     let damage =
         (!frame.status.is_intact()).then(|| crate::damage::describe(&frame, data, is_last));
     let decoder = file.input.decoder();
-    match frame.payload(data).zip(frame.payload_range()) {
+    match frame
+        .payload(data)
+        .zip(frame.payload_range().map(Range::from))
+    {
         Some((payload, range)) if payload.len() > decoding::INLINE_BYTES => {
             view.own = FrameTokens::new(data, &frame, false);
             let parts = Parts {

@@ -39,9 +39,8 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
 use crate::frame::{FrameIndex, IndexDelta};
-use crate::input::Input;
-use crate::payload::Decoder;
-use crate::source::Source;
+use crate::input::{Input, OpenOptions};
+use crate::source::{ReadOptions, Source};
 use crate::status::Status;
 use app::{App, Effect};
 
@@ -61,23 +60,16 @@ struct IndexReport {
     stale: bool,
 }
 
-/// How the inspector decodes and reads its files, resolved from the command line once, before the
-/// inspector starts (the argument parser's own types stop at `main`).
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub decoder: Decoder,
-    /// Compression and decompression limit of every input.
-    pub read: crate::compress::Options,
-}
-
-/// Opens `files` in the inspector and runs it until the user quits.
+/// Opens `files` in the inspector and runs it until the user quits. `options` (how files are read
+/// and decoded) are resolved from the command line once, before the inspector starts: the argument
+/// parser's own types stop at `main`.
 ///
 /// The status follows the documented exit codes: [`Status::Unusable`] when any input could not be
 /// opened (those errors are also printed to stderr once the terminal is restored, so they are not
 /// lost with the screen), else [`Status::Damage`] when a damaged frame or compressed stream was
 /// found, else [`Status::Clean`].
-pub fn run(files: &[PathBuf], options: &Options) -> anyhow::Result<Status> {
-    let mut app = App::open_with(files, &options.decoder, &options.read)?;
+pub fn run(files: &[PathBuf], options: &OpenOptions) -> anyhow::Result<Status> {
+    let mut app = App::open(files, options)?;
     let (tx, reports) = mpsc::channel();
     spawn_indexer(&mut app, tx.clone());
     let mut terminal = TerminalGuard::enter()?;
@@ -231,7 +223,7 @@ fn index_file(
         done,
         stale,
     };
-    let source = Source::open(path)
+    let source = Source::open(path, &ReadOptions::as_is())
         .ok()
         .filter(|s| s.len() == index.file_len());
     let Some(source) = source else {

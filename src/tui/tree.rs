@@ -178,7 +178,7 @@ impl Tree {
         let mut tree = Tree::default();
         let offset = frame.offset.0;
         let region_end = frame.region_end.0.max(offset);
-        let payload = frame.payload_range();
+        let payload = frame.payload_range().map(Range::from);
         let own = parts.own;
         let frame_token = |start: u64| {
             own.iter().find(|(t, _)| {

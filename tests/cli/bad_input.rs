@@ -148,7 +148,10 @@ fn forcing_a_compression_the_file_does_not_have_is_a_usage_error() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("not a GZIP stream"),
+        stderr(&output).ends_with(
+            "examples.tfrecord: not a GZIP stream (its first bytes say otherwise); \
+             try --compression auto or none (at byte 0)\n"
+        ),
         "{}",
         stderr(&output)
     );

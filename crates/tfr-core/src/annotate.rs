@@ -14,7 +14,7 @@ use crate::explain::Radix;
 use crate::frame::{FOOTER_LEN, Frame, HEADER_LEN, Header};
 use crate::payload::Decoded;
 use crate::schema::table::{Cardinality, Field, Kind, Table};
-use crate::span::Span;
+use crate::span::{FileOffset, Span};
 use crate::textformat::scalar_text;
 use crate::wire::{self, NodeKind, ROOT, WireTree, WireType};
 use crate::words::plural;
@@ -502,7 +502,7 @@ impl FrameTokens {
             };
             (token, meaning)
         };
-        let Some(header) = Header::read(data, offset) else {
+        let Some(header) = Header::read(data, FileOffset(offset)) else {
             let len = frame.region_end.0.saturating_sub(offset);
             own.head.push(plain(
                 offset,
@@ -540,10 +540,10 @@ impl FrameTokens {
         let payload_start = offset + HEADER_LEN;
         match frame.payload_range() {
             Some(range) if !decoded => {
-                let len = range.end - range.start;
+                let len = range.len();
                 if len > 0 {
                     own.undecoded = Some(plain(
-                        range.start,
+                        range.start.0,
                         len,
                         Role::Unparsed,
                         format!("payload, {len} bytes"),
@@ -568,7 +568,7 @@ impl FrameTokens {
             }
         }
         if let Some((stored, computed)) = frame.data_crcs(data) {
-            let footer = frame.payload_range().map_or(payload_start, |r| r.end);
+            let footer = frame.payload_range().map_or(payload_start, |r| r.end.0);
             let (role, meaning) = if stored == computed {
                 (
                     Role::Frame,
@@ -634,7 +634,7 @@ impl<'a> Annotated<'a> {
         let payload = match (frame.payload_range(), decoded) {
             (Some(range), Some(decoded)) => {
                 let bytes = frame.payload(data).unwrap_or_default();
-                Some(PayloadTokens::new(decoded, bytes, table, range.start))
+                Some(PayloadTokens::new(decoded, bytes, table, range.start.0))
             }
             _ => None,
         };

@@ -19,7 +19,6 @@ use std::str::FromStr;
 
 use flate2::{Decompress, FlushDecompress, Status};
 
-use crate::frame::Header;
 use crate::words::plural;
 
 /// How an input is compressed.
@@ -50,7 +49,8 @@ impl Compression {
 /// What the user asked for: detect, or force a reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// Plain unless the first frame header is invalid and the bytes start like GZIP or ZLIB.
+    /// Plain unless the first frame header is invalid and the bytes start like GZIP or ZLIB (the
+    /// reader of the input decides; see [`sniff`]).
     #[default]
     Auto,
     /// Read the bytes as they are (the way TensorFlow does without `compression_type`).
@@ -94,23 +94,6 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .map_err(|e| format!("not a byte count: {s:?} ({e})"))?;
     n.checked_mul(1u64 << shift)
         .ok_or_else(|| format!("byte count too large: {s:?}"))
-}
-
-/// How inputs are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
-    pub mode: Mode,
-    /// Largest decompressed stream accepted, in bytes.
-    pub limit: u64,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            mode: Mode::Auto,
-            limit: DEFAULT_LIMIT,
-        }
-    }
 }
 
 /// What went wrong in a compressed stream after some of it decoded.
@@ -172,7 +155,29 @@ pub struct IgnoredTail {
     pub compressed_offset: u64,
     pub len: u64,
     /// Why TensorFlow does not read them.
-    pub reason: &'static str,
+    pub reason: IgnoredReason,
+}
+
+/// Why TensorFlow's reader skips the bytes of an [`IgnoredTail`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IgnoredReason {
+    /// They follow a complete ZLIB stream.
+    AfterZlibStream,
+    /// They start a GZIP member that ends before producing any data.
+    EmptyGzipMember,
+}
+
+impl fmt::Display for IgnoredReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            IgnoredReason::AfterZlibStream => {
+                "TensorFlow's ZLIB reader stops at the end of the stream"
+            }
+            IgnoredReason::EmptyGzipMember => {
+                "they start another GZIP member that ends before any data, which TensorFlow's reader skips"
+            }
+        })
+    }
 }
 
 impl fmt::Display for IgnoredTail {
@@ -221,10 +226,11 @@ impl Compressed {
 /// Decoding stopped because the output would pass the limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "decompressed {compression} stream exceeds the limit of {limit} bytes (use --max-decompressed to raise it)"
+    "decompressed {} stream exceeds the limit of {limit} bytes",
+    compression.tensorflow_name()
 )]
 pub struct LimitExceeded {
-    pub compression: &'static str,
+    pub compression: Compression,
     pub limit: u64,
     pub compressed_offset: u64,
 }
@@ -270,25 +276,6 @@ pub fn sniff(data: &[u8]) -> Option<Compression> {
             Some(Compression::Zlib)
         }
         _ => None,
-    }
-}
-
-/// Decides how to read `data`: `None` means as a plain TFRecord stream.
-///
-/// `Auto` reads a file as plain whenever its first frame header is valid, since a plain file whose
-/// first record length happens to begin with `0x78 0x9c` would otherwise be taken for ZLIB.
-pub fn choose(data: &[u8], mode: Mode) -> Option<Compression> {
-    match mode {
-        Mode::None => None,
-        Mode::Gzip => Some(Compression::Gzip),
-        Mode::Zlib => Some(Compression::Zlib),
-        Mode::Auto => {
-            if Header::read(data, 0).is_some_and(|h| h.crc_ok()) {
-                None
-            } else {
-                sniff(data)
-            }
-        }
     }
 }
 
@@ -403,7 +390,7 @@ fn verdict(
             let tail = (used < place.rest).then(|| IgnoredTail {
                 compressed_offset: place.offset.saturating_add(used),
                 len: place.rest - used,
-                reason: "TensorFlow's ZLIB reader stops at the end of the stream",
+                reason: IgnoredReason::AfterZlibStream,
             });
             (None, tail)
         }
@@ -411,7 +398,7 @@ fn verdict(
             let tail = IgnoredTail {
                 compressed_offset: place.offset,
                 len: place.rest,
-                reason: "they start another GZIP member that ends before any data, which TensorFlow's reader skips",
+                reason: IgnoredReason::EmptyGzipMember,
             };
             (None, Some(tail))
         }
@@ -491,7 +478,7 @@ impl<W: Write> Sink<'_, W> {
         let len = self.len.saturating_add(n as u64);
         if len > self.limit {
             return Err(Stopped::Limit(LimitExceeded {
-                compression: self.compression.tensorflow_name(),
+                compression: self.compression,
                 limit: self.limit,
                 compressed_offset,
             }));
@@ -944,19 +931,6 @@ mod tests {
             // Exactly at the limit is fine.
             assert!(decompress(&packed, kind, 4 << 20).is_ok());
         }
-    }
-
-    #[test]
-    fn auto_prefers_a_valid_plain_header() {
-        // A plain record of length 0x9c78 starts with the bytes of a zlib header.
-        let len = 0x9c78u64.to_le_bytes();
-        let mut plain = len.to_vec();
-        plain.extend_from_slice(&crate::crc::masked_crc32c(&len).to_le_bytes());
-        assert_eq!(sniff(&plain), Some(Compression::Zlib));
-        assert_eq!(choose(&plain, Mode::Auto), None);
-        assert_eq!(choose(&zlib(b"x"), Mode::Auto), Some(Compression::Zlib));
-        assert_eq!(choose(&gzip(b"x"), Mode::None), None);
-        assert_eq!(choose(b"", Mode::Auto), None);
     }
 
     #[test]

@@ -1,8 +1,7 @@
 //! Plain-language descriptions of damaged frames, with the offsets a user needs to act on them.
 
-use std::ops::Range;
-
-use crate::frame::{Frame, FrameIndex, FrameStatus, HEADER_LEN, Header};
+use crate::frame::{FOOTER_LEN, Frame, FrameIndex, FrameStatus, HEADER_LEN, Header};
+use crate::span::{FileOffset, FileRange};
 use crate::words::plural;
 
 /// Unverified ranges named in a sentence before the rest are summed up.
@@ -23,10 +22,10 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
 
 /// What is wrong with a frame, without TensorFlow's view of it (empty for an intact frame).
 pub fn problem(frame: &Frame, data: &[u8], is_last: bool) -> String {
-    let offset = frame.offset.0;
-    let skipped = frame.region_end.0.saturating_sub(offset);
+    let at_start = frame.offset == FileOffset::ZERO;
+    let skipped = frame.region().len();
     let file_len = data.len() as u64;
-    let header = Header::read(data, offset);
+    let header = Header::read(data, frame.offset);
     match frame.status {
         FrameStatus::Intact => String::new(),
         FrameStatus::DataCrcMismatch => {
@@ -38,20 +37,20 @@ pub fn problem(frame: &Frame, data: &[u8], is_last: bool) -> String {
                 .unwrap_or_default();
             let mut text = format!("payload CRC mismatch{crcs}: the payload or its CRC is damaged");
             if let Some(end) = frame.frame_end() {
-                let extra = frame.region_end.0.saturating_sub(end.0);
-                if extra > 0 && extra < HEADER_LEN + 4 {
+                let extra = frame.region_end.distance_from(end);
+                if extra > 0 && extra < HEADER_LEN + FOOTER_LEN {
                     text.push_str(&format!(
                         "; the next intact frame starts {extra} bytes after this frame's declared end, so the length field is probably wrong although its CRC is valid"
                     ));
                 } else if extra > 0 {
                     text.push_str(&format!(
-                        ", and the {extra} bytes after it ({}..{}) hold no intact frame",
-                        end.0, frame.region_end.0
+                        ", and the {extra} bytes after it ({}) hold no intact frame",
+                        FileRange::new(end, frame.region_end)
                     ));
-                } else if frame.region_end.0 < end.0 {
+                } else if frame.region_end < end {
                     text.push_str(&format!(
                         "; its declared length overlaps the next intact frame at {}, so the length itself is wrong",
-                        frame.region_end.0
+                        frame.region_end
                     ));
                 }
             }
@@ -66,11 +65,11 @@ pub fn problem(frame: &Frame, data: &[u8], is_last: bool) -> String {
                     )
                 })
                 .unwrap_or_default();
-            let mut text = if offset == 0 && is_last {
+            let mut text = if at_start && is_last {
                 format!(
                     "not a TFRecord file: no valid frame header anywhere in its {file_len} bytes{crcs}"
                 )
-            } else if is_last && frame.region_end.0 == file_len {
+            } else if is_last && frame.region_end == FileOffset(file_len) {
                 format!(
                     "{skipped} trailing bytes at the end of the file are not a frame: length CRC mismatch{crcs}"
                 )
@@ -79,7 +78,7 @@ pub fn problem(frame: &Frame, data: &[u8], is_last: bool) -> String {
                     "length CRC mismatch{crcs}: {skipped} bytes skipped to the next intact frame"
                 )
             };
-            if offset == 0 {
+            if at_start {
                 if let Some(kind) = crate::compress::sniff(data).map(|c| c.tensorflow_name()) {
                     text.push_str(&format!(
                         "; the file starts like a {kind} stream: it was probably written with compression_type='{kind}'"
@@ -90,10 +89,12 @@ pub fn problem(frame: &Frame, data: &[u8], is_last: bool) -> String {
         }
         FrameStatus::TruncatedRecord => {
             let declared = header.map_or(0, |h| h.length);
-            let available = file_len.saturating_sub(offset + HEADER_LEN);
+            let available = FileOffset(file_len)
+                .distance_from(frame.offset)
+                .saturating_sub(HEADER_LEN);
             format!(
                 "truncated: the header declares a {declared}-byte payload, so {} bytes (payload and its CRC) must follow the header, but the file ends {available} bytes after it",
-                declared.saturating_add(4)
+                declared.saturating_add(FOOTER_LEN)
             )
         }
         FrameStatus::LengthExceedsFile => {
@@ -129,11 +130,11 @@ pub fn unverified(index: &FrameIndex) -> Option<String> {
 }
 
 /// `a..b, c..d` for the first few ranges, then how many more.
-fn ranges_text(ranges: &[Range<u64>]) -> String {
+fn ranges_text(ranges: &[FileRange]) -> String {
     let mut parts: Vec<String> = ranges
         .iter()
         .take(RANGES_IN_TEXT)
-        .map(|r| format!("{}..{}", r.start, r.end))
+        .map(FileRange::to_string)
         .collect();
     if ranges.len() > RANGES_IN_TEXT {
         parts.push(format!("and {} more ranges", ranges.len() - RANGES_IN_TEXT));
@@ -167,7 +168,7 @@ mod tests {
                 "bytes {}..{} ({} bytes) may hold",
                 range.start,
                 range.end,
-                range.end - range.start
+                range.len()
             )),
             "{note}"
         );
@@ -178,7 +179,9 @@ mod tests {
 
     #[test]
     fn many_ranges_are_summed_up() {
-        let ranges: Vec<Range<u64>> = (0..10).map(|i| i * 10..i * 10 + 5).collect();
+        let ranges: Vec<FileRange> = (0..10)
+            .map(|i| FileRange::new(FileOffset(i * 10), FileOffset(i * 10 + 5)))
+            .collect();
         assert_eq!(
             ranges_text(&ranges),
             "0..5, 10..15, 20..25, 30..35, 40..45, 50..55, 60..65, 70..75, and 2 more ranges"

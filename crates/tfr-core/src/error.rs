@@ -2,9 +2,15 @@
 //!
 //! Messages name files and quote text from them, and they end up on a terminal: every file name
 //! and quoted text goes through [`crate::escape`] so a crafted name cannot send escape sequences.
+//!
+//! A message says what is wrong, never which option of a front end would help: the variants carry
+//! the facts (the limit, the compression, the names known) so that the application can add its
+//! own hint.
 
+use std::fmt;
 use std::path::PathBuf;
 
+use crate::compress::Compression;
 use crate::escape::{for_terminal, path_for_terminal};
 use crate::span::FileOffset;
 
@@ -27,8 +33,9 @@ pub enum Error {
     )]
     NotAFile { path: PathBuf },
 
+    /// A pipe sent more than the limit on what is read into a temporary file.
     #[error(
-        "{}: more than {limit} bytes arrived from this pipe; save it to a file first (or raise --max-decompressed)",
+        "{}: more than {limit} bytes arrived from this pipe; save it to a file first",
         path_for_terminal(path)
     )]
     TooLarge { path: PathBuf, limit: u64 },
@@ -66,17 +73,74 @@ pub enum Error {
         count: usize,
     },
 
-    #[error(
-        "{}: {} (at byte {offset})",
-        path_for_terminal(path),
-        for_terminal(message)
-    )]
+    /// A compressed input that cannot be read as asked; `offset` is in the compressed file.
+    #[error("{}: {problem} (at byte {offset})", path_for_terminal(path))]
     Decompress {
         path: PathBuf,
         offset: FileOffset,
-        message: String,
+        problem: DecompressProblem,
     },
 
     #[error("{}: {}", path_for_terminal(path), for_terminal(message))]
     Schema { path: PathBuf, message: String },
+
+    /// The user's .proto files define several top-level messages and none was named.
+    #[error(
+        "{}: defines several messages; name the payload type, one of: {}",
+        path_for_terminal(path),
+        for_terminal(&names.join(", "))
+    )]
+    SeveralMessages { path: PathBuf, names: Vec<String> },
+
+    /// The message type asked for is in no schema; `path` is the first .proto file given, if any.
+    #[error("{}{}", path_prefix(path.as_ref()), no_such_message(name, known))]
+    NoSuchMessage {
+        path: Option<PathBuf>,
+        name: String,
+        known: Vec<String>,
+    },
+}
+
+/// Why a compressed input cannot be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecompressProblem {
+    /// The decompressed stream would pass the limit on its size.
+    OverLimit {
+        compression: Compression,
+        limit: u64,
+    },
+    /// The compression asked for is not the one the file starts with.
+    NotThisCompression(Compression),
+}
+
+impl fmt::Display for DecompressProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecompressProblem::OverLimit { compression, limit } => write!(
+                f,
+                "decompressed {} stream exceeds the limit of {limit} bytes",
+                compression.tensorflow_name()
+            ),
+            DecompressProblem::NotThisCompression(compression) => write!(
+                f,
+                "not a {} stream (its first bytes say otherwise)",
+                compression.tensorflow_name()
+            ),
+        }
+    }
+}
+
+/// `path: ` before a message, or nothing without a path.
+fn path_prefix(path: Option<&PathBuf>) -> String {
+    path.map(|p| format!("{}: ", path_for_terminal(p)))
+        .unwrap_or_default()
+}
+
+/// The message of [`Error::NoSuchMessage`] after its path.
+fn no_such_message(name: &str, known: &[String]) -> String {
+    for_terminal(&format!(
+        "no message named `{name}`; known: {}",
+        known.join(", ")
+    ))
+    .into_owned()
 }

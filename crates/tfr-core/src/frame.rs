@@ -15,11 +15,10 @@
 //! Each entry is packed into one `u64` (56 bits of offset, 8 bits of status), so a 4-million-frame
 //! file costs 32 MiB of index; the length is read back from the mapped header when asked for.
 
-use std::ops::Range;
-
+use crate::bytes::ByteSource;
 use crate::crc::masked_crc32c;
 use crate::resync::{ResyncBudget, UnverifiedRanges};
-use crate::span::FileOffset;
+use crate::span::{FileOffset, FileRange};
 
 /// Bytes before the payload: the `u64` length and its masked CRC.
 pub const HEADER_LEN: u64 = 12;
@@ -109,10 +108,9 @@ pub struct Header {
 
 impl Header {
     /// Reads the 12-byte header at `offset`, if the data holds that many bytes there.
-    pub fn read(data: &[u8], offset: u64) -> Option<Header> {
-        let start = usize::try_from(offset).ok()?;
-        let bytes = data.get(start..start.checked_add(HEADER_LEN as usize)?)?;
-        let (len_bytes, crc_bytes) = bytes.split_at(8);
+    pub fn read<S: ByteSource + ?Sized>(data: &S, offset: FileOffset) -> Option<Header> {
+        let bytes = data.read(FileRange::at(offset, HEADER_LEN)?)?;
+        let (len_bytes, crc_bytes) = bytes.split_at_checked(8)?;
         Some(Header {
             length: u64::from_le_bytes(len_bytes.try_into().ok()?),
             stored_length_crc: u32::from_le_bytes(crc_bytes.try_into().ok()?),
@@ -126,9 +124,8 @@ impl Header {
 }
 
 /// The length field at `offset`, without checking its CRC (the index already did).
-fn read_length(data: &[u8], offset: u64) -> Option<u64> {
-    let start = usize::try_from(offset).ok()?;
-    let bytes = data.get(start..start.checked_add(8)?)?;
+fn read_length<S: ByteSource + ?Sized>(data: &S, offset: FileOffset) -> Option<u64> {
+    let bytes = data.read(FileRange::at(offset, 8)?)?;
     Some(u64::from_le_bytes(bytes.try_into().ok()?))
 }
 
@@ -150,32 +147,35 @@ pub struct Frame {
 
 impl Frame {
     /// The payload's byte range in the file, when the header is valid and the frame fits.
-    pub fn payload_range(&self) -> Option<std::ops::Range<u64>> {
+    pub fn payload_range(&self) -> Option<FileRange> {
         match self.status {
             FrameStatus::Intact | FrameStatus::DataCrcMismatch => {
-                let start = self.offset.0 + HEADER_LEN;
-                Some(start..start + self.declared_length?)
+                FileRange::at(self.offset.checked_add(HEADER_LEN)?, self.declared_length?)
             }
             _ => None,
         }
     }
 
-    /// The payload bytes, when [`Frame::payload_range`] exists.
-    pub fn payload<'a>(&self, data: &'a [u8]) -> Option<&'a [u8]> {
-        let range = self.payload_range()?;
-        data.get(usize::try_from(range.start).ok()?..usize::try_from(range.end).ok()?)
+    /// The bytes this frame owns: from its start to [`Frame::region_end`].
+    pub fn region(&self) -> FileRange {
+        FileRange::new(self.offset, self.region_end)
     }
 
-    /// The frame's whole extent `[offset, offset + 16 + length)` when it fits in the file.
+    /// The payload bytes, when [`Frame::payload_range`] exists.
+    pub fn payload<'a, S: ByteSource + ?Sized>(&self, data: &'a S) -> Option<&'a [u8]> {
+        data.read(self.payload_range()?)
+    }
+
+    /// Where the frame's whole extent `[offset, offset + 16 + length)` ends, when it fits.
     pub fn frame_end(&self) -> Option<FileOffset> {
-        self.payload_range().map(|r| FileOffset(r.end + FOOTER_LEN))
+        self.payload_range()?.end.checked_add(FOOTER_LEN)
     }
 
     /// The offset TensorFlow names in "corrupted record at N" / "truncated record at N".
     pub fn tensorflow_offset(&self) -> Option<FileOffset> {
         match self.status {
             FrameStatus::Intact | FrameStatus::PartialHeader => None,
-            FrameStatus::DataCrcMismatch => Some(self.offset.offset_by(HEADER_LEN as usize)),
+            FrameStatus::DataCrcMismatch => Some(self.offset.saturating_add(HEADER_LEN)),
             _ => Some(self.offset),
         }
     }
@@ -192,10 +192,9 @@ impl Frame {
     }
 
     /// The stored and the computed payload CRC, when the payload is in the file.
-    pub fn data_crcs(&self, data: &[u8]) -> Option<(u32, u32)> {
+    pub fn data_crcs<S: ByteSource + ?Sized>(&self, data: &S) -> Option<(u32, u32)> {
         let payload = self.payload(data)?;
-        let end = usize::try_from(self.payload_range()?.end).ok()?;
-        let stored = data.get(end..end.checked_add(4)?)?;
+        let stored = data.read(FileRange::at(self.payload_range()?.end, FOOTER_LEN)?)?;
         Some((
             u32::from_le_bytes(stored.try_into().ok()?),
             masked_crc32c(payload),
@@ -265,10 +264,8 @@ impl LengthCrcCache {
     }
 }
 
-fn examine(data: &[u8], pos: u64, crcs: &mut LengthCrcCache) -> Candidate {
-    let header = usize::try_from(pos)
-        .ok()
-        .and_then(|start| data.get(start..start.checked_add(HEADER_LEN as usize)?));
+fn examine<S: ByteSource + ?Sized>(data: &S, pos: u64, crcs: &mut LengthCrcCache) -> Candidate {
+    let header = FileRange::at(FileOffset(pos), HEADER_LEN).and_then(|r| data.read(r));
     let Some((length, stored_crc)) = header.and_then(|h| {
         let length = u64::from_le_bytes(h.get(..8)?.try_into().ok()?);
         Some((length, u32::from_le_bytes(h.get(8..12)?.try_into().ok()?)))
@@ -278,7 +275,7 @@ fn examine(data: &[u8], pos: u64, crcs: &mut LengthCrcCache) -> Candidate {
     if crcs.masked_crc(length) != stored_crc {
         return Candidate::BadHeader;
     }
-    let file_len = data.len() as u64;
+    let file_len = data.len();
     let end = (pos + HEADER_LEN)
         .checked_add(length)
         .and_then(|e| e.checked_add(FOOTER_LEN));
@@ -294,12 +291,12 @@ fn examine(data: &[u8], pos: u64, crcs: &mut LengthCrcCache) -> Candidate {
 }
 
 /// Whether the payload CRC of the frame `[pos, end)` matches (the frame is known to fit).
-fn payload_crc_ok(data: &[u8], pos: u64, end: u64) -> bool {
-    let payload_start = (pos + HEADER_LEN) as usize;
-    let crc_start = (end - FOOTER_LEN) as usize;
+fn payload_crc_ok<S: ByteSource + ?Sized>(data: &S, pos: u64, end: u64) -> bool {
+    let payload_start = FileOffset(pos.saturating_add(HEADER_LEN));
+    let crc_start = FileOffset(end.saturating_sub(FOOTER_LEN));
     match (
-        data.get(payload_start..crc_start),
-        data.get(crc_start..end as usize),
+        data.read(FileRange::new(payload_start, crc_start)),
+        data.read(FileRange::new(crc_start, FileOffset(end))),
     ) {
         (Some(payload), Some(stored)) => {
             stored.try_into().map(u32::from_le_bytes).ok() == Some(masked_crc32c(payload))
@@ -377,13 +374,13 @@ impl FrameIndex {
     }
 
     /// Indexes the whole of `data`.
-    pub fn build(data: &[u8]) -> FrameIndex {
+    pub fn build<S: ByteSource + ?Sized>(data: &S) -> FrameIndex {
         FrameIndex::build_with(data, ResyncBudget::DEFAULT)
     }
 
     /// Indexes the whole of `data` with the given resync work budget.
-    pub fn build_with(data: &[u8], budget: ResyncBudget) -> FrameIndex {
-        let mut index = FrameIndex::with_budget(data.len() as u64, budget);
+    pub fn build_with<S: ByteSource + ?Sized>(data: &S, budget: ResyncBudget) -> FrameIndex {
+        let mut index = FrameIndex::with_budget(data.len(), budget);
         while !index.scan(data, u64::MAX) {}
         index
     }
@@ -397,8 +394,8 @@ impl FrameIndex {
     ///
     /// `data` must be the same bytes every call. Budgeting lets an interactive front end index a huge
     /// file in the background while showing the first frames at once.
-    pub fn scan(&mut self, data: &[u8], byte_budget: u64) -> bool {
-        debug_assert_eq!(data.len() as u64, self.file_len);
+    pub fn scan<S: ByteSource + ?Sized>(&mut self, data: &S, byte_budget: u64) -> bool {
+        debug_assert_eq!(data.len(), self.file_len);
         let stop_at = self.pos.saturating_add(byte_budget.max(1));
         while self.pos < self.file_len && self.pos < stop_at {
             self.step(data);
@@ -406,7 +403,7 @@ impl FrameIndex {
         self.is_complete()
     }
 
-    fn step(&mut self, data: &[u8]) {
+    fn step<S: ByteSource + ?Sized>(&mut self, data: &S) {
         let pos = self.pos;
         let candidate = examine(data, pos, &mut self.length_crcs);
         let status = match candidate {
@@ -431,7 +428,8 @@ impl FrameIndex {
             Candidate::Fits { end } => {
                 if !self.may_verify(data, pos, end) {
                     self.unverified += 1;
-                    self.unverified_ranges.add(pos..end);
+                    self.unverified_ranges
+                        .add(FileRange::new(FileOffset(pos), FileOffset(end)));
                     self.pos += 1;
                     return;
                 }
@@ -469,7 +467,7 @@ impl FrameIndex {
     /// Whether a damaged frame ending at `end` has a length worth trusting: the file ends there,
     /// or a frame with both CRCs valid begins there. Checking that next frame is resync work like
     /// any other, within the budget, so a crafted file cannot make it cost more than linear time.
-    fn trusts_extent(&mut self, data: &[u8], end: u64) -> bool {
+    fn trusts_extent<S: ByteSource + ?Sized>(&mut self, data: &S, end: u64) -> bool {
         if end == self.file_len {
             return true;
         }
@@ -490,7 +488,7 @@ impl FrameIndex {
     /// resync; inside one, while the work spent on failed candidates is within the budget. Past
     /// it, only candidates followed by a valid header (or the end of the file) are checked, and
     /// past twice the budget none are: the work stays linear in the file size whatever its bytes.
-    fn may_verify(&mut self, data: &[u8], pos: u64, end: u64) -> bool {
+    fn may_verify<S: ByteSource + ?Sized>(&mut self, data: &S, pos: u64, end: u64) -> bool {
         if self.resync.is_none() {
             return true;
         }
@@ -519,7 +517,7 @@ impl FrameIndex {
     /// The byte ranges holding the candidates of [`FrameIndex::unverified_candidates`] (each
     /// candidate's declared extent, merged): an intact record there may have been missed. A scan
     /// with [`ResyncBudget::Unlimited`] searches them.
-    pub fn unverified_ranges(&self) -> &[Range<u64>] {
+    pub fn unverified_ranges(&self) -> &[FileRange] {
         self.unverified_ranges.ranges()
     }
 
@@ -603,11 +601,11 @@ impl FrameIndex {
     }
 
     /// The frame at `index`, reading its length from `data`.
-    pub fn get(&self, data: &[u8], index: usize) -> Option<Frame> {
+    pub fn get<S: ByteSource + ?Sized>(&self, data: &S, index: usize) -> Option<Frame> {
         let entry = *self.entries.get(index)?;
         let offset = entry & OFFSET_MASK;
         let status = FrameStatus::from_code((entry & !RESYNC_FLAG) >> STATUS_SHIFT);
-        let declared_length = read_length(data, offset);
+        let declared_length = read_length(data, FileOffset(offset));
         let region_end = match self.entries.get(index + 1) {
             Some(next) => next & OFFSET_MASK,
             None if self.is_complete() => self.file_len,
@@ -629,12 +627,18 @@ impl FrameIndex {
     }
 
     /// All frames found so far, in file order.
-    pub fn frames<'a>(&'a self, data: &'a [u8]) -> impl Iterator<Item = Frame> + 'a {
+    pub fn frames<'a, S: ByteSource + ?Sized>(
+        &'a self,
+        data: &'a S,
+    ) -> impl Iterator<Item = Frame> + 'a {
         (0..self.entries.len()).filter_map(move |i| self.get(data, i))
     }
 
     /// The frames found so far that are not intact, without visiting the intact ones.
-    pub fn damaged_frames<'a>(&'a self, data: &'a [u8]) -> impl Iterator<Item = Frame> + 'a {
+    pub fn damaged_frames<'a, S: ByteSource + ?Sized>(
+        &'a self,
+        data: &'a S,
+    ) -> impl Iterator<Item = Frame> + 'a {
         let intact = FrameStatus::Intact.code();
         self.entries
             .iter()
@@ -645,10 +649,17 @@ impl FrameIndex {
 
     /// The frame whose region contains `offset` (the header, payload or footer of an intact frame,
     /// or the skipped bytes after a damaged one).
-    pub fn frame_containing(&self, data: &[u8], offset: u64) -> Option<Frame> {
-        let after = self.entries.partition_point(|e| e & OFFSET_MASK <= offset);
+    pub fn frame_containing<S: ByteSource + ?Sized>(
+        &self,
+        data: &S,
+        offset: FileOffset,
+    ) -> Option<Frame> {
+        let after = self
+            .entries
+            .partition_point(|e| e & OFFSET_MASK <= offset.0);
         let frame = self.get(data, after.checked_sub(1)?)?;
-        (offset < frame.region_end.0.max(frame.offset.0 + 1)).then_some(frame)
+        let end = frame.region_end.max(frame.offset.saturating_add(1));
+        (offset < end).then_some(frame)
     }
 }
 
@@ -810,13 +821,15 @@ mod tests {
         for record in &missed {
             let end = record + 516;
             assert!(
-                ranges.iter().any(|r| r.start <= *record && end <= r.end),
+                ranges
+                    .iter()
+                    .any(|r| r.start <= FileOffset(*record) && FileOffset(end) <= r.end),
                 "record at {record} missed but not in {ranges:?}"
             );
         }
         // The missed records are consecutive, so their extents merge into one range.
         assert_eq!(ranges.len(), 1);
-        assert_eq!(ranges[0].start, records[0]);
+        assert_eq!(ranges[0].start, FileOffset(records[0]));
         assert!(index.unverified_bytes() >= 516 * missed.len() as u64);
         assert!(index.unverified_candidates() >= missed.len() as u64);
     }
@@ -910,10 +923,11 @@ mod tests {
     fn frame_containing_maps_offsets_to_frames() {
         let data = encode_records(&[b"first", b"second"]);
         let index = FrameIndex::build(&data);
-        assert_eq!(index.frame_containing(&data, 0).unwrap().index, 0);
-        assert_eq!(index.frame_containing(&data, 20).unwrap().index, 0);
-        assert_eq!(index.frame_containing(&data, 21).unwrap().index, 1);
-        assert_eq!(index.frame_containing(&data, 33).unwrap().index, 1);
-        assert!(index.frame_containing(&data, 43).is_none());
+        let at = |offset| index.frame_containing(&data, FileOffset(offset));
+        assert_eq!(at(0).unwrap().index, 0);
+        assert_eq!(at(20).unwrap().index, 0);
+        assert_eq!(at(21).unwrap().index, 1);
+        assert_eq!(at(33).unwrap().index, 1);
+        assert!(at(43).is_none());
     }
 }

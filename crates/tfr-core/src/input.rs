@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use crate::error::Error;
 use crate::frame::{Frame, FrameIndex};
 use crate::payload::Decoder;
-use crate::source::Source;
+use crate::source::{ReadOptions, Source};
 
 /// How many bytes the index scans between checks for the frame a command waits for.
 const SCAN_STEP: u64 = 16 << 20;
@@ -29,24 +29,35 @@ pub struct Input {
     sampled: usize,
 }
 
-impl Input {
-    /// Opens `path` and indexes enough of it to learn what its payloads usually are.
-    pub fn open(path: &Path, decoder: &Decoder) -> Result<Input, Error> {
-        Input::open_with(path, decoder, &crate::compress::Options::default())
-    }
+/// How to open an input: how its bytes are read, and how its payloads are decoded. Built once
+/// from what the user asked for, and handed to everything that opens a file.
+#[derive(Clone)]
+pub struct OpenOptions {
+    pub read: ReadOptions,
+    pub decoder: Decoder,
+}
 
-    /// Like [`Input::open`], reading the file as `read` says (compression, decompression limit).
-    pub fn open_with(
-        path: &Path,
-        decoder: &Decoder,
-        read: &crate::compress::Options,
-    ) -> Result<Input, Error> {
-        let source = Source::open_with(path, read)?;
+impl OpenOptions {
+    /// `decoder` over bytes read the default way (compression detected, default limit).
+    pub fn new(decoder: Decoder) -> OpenOptions {
+        OpenOptions {
+            read: ReadOptions::default(),
+            decoder,
+        }
+    }
+}
+
+impl Input {
+    /// Opens `path` as `options` say and indexes enough of it to learn what its payloads
+    /// usually are. The one way an input is opened: the commands that only check frames open
+    /// its [`Source`] with the same options.
+    pub fn open(path: &Path, options: &OpenOptions) -> Result<Input, Error> {
+        let source = Source::open(path, &options.read)?;
         let index = FrameIndex::new(source.len());
         let mut input = Input {
             source,
             index,
-            configured: decoder.clone(),
+            configured: options.decoder.clone(),
             learned: OnceLock::new(),
             sampled: 0,
         };
@@ -57,11 +68,11 @@ impl Input {
 
     /// An input with no bytes and no frames, standing for a file that can no longer be read, so
     /// that nothing stale is shown in its place.
-    pub fn emptied(path: PathBuf, decoder: &Decoder) -> Input {
+    pub fn emptied(path: PathBuf, options: &OpenOptions) -> Input {
         Input {
-            source: Source::from_bytes(path, Vec::new()),
+            source: Source::new(path, Box::new(Vec::new())),
             index: FrameIndex::build(&[]),
-            configured: decoder.clone(),
+            configured: options.decoder.clone(),
             learned: OnceLock::new(),
             sampled: 0,
         }
@@ -135,7 +146,7 @@ impl Input {
                 break;
             }
             let Ok(frame) = self.frame(index) else { break };
-            bytes += frame.region_end.0.saturating_sub(frame.offset.0);
+            bytes += frame.region().len();
             frames.push(frame);
         }
         frames

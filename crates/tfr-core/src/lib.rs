@@ -35,6 +35,7 @@
 //! ```
 
 pub mod annotate;
+pub mod bytes;
 pub mod compress;
 pub mod crafted;
 pub mod crc;

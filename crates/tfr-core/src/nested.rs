@@ -18,7 +18,7 @@ const OFFSETS_IN_TEXT: usize = 8;
 pub struct NestedFrames<'a> {
     /// The damaged frame whose payload holds them.
     pub parent: Frame,
-    payload_start: u64,
+    payload_start: FileOffset,
     payload: &'a [u8],
     index: FrameIndex,
     intact: usize,
@@ -53,7 +53,8 @@ impl<'a> NestedFrames<'a> {
     /// The intact nested frames, with offsets in the file (their `index` counts within the
     /// payload's own stream).
     pub fn frames(&self) -> impl Iterator<Item = Frame> + '_ {
-        let shift = |offset: FileOffset| FileOffset(offset.0.saturating_add(self.payload_start));
+        // A nested offset counts from the payload's start, as if the payload were a file.
+        let shift = |offset: FileOffset| self.payload_start.saturating_add(offset.0);
         self.index
             .frames(self.payload)
             .filter(|f| f.status.is_intact())
@@ -111,7 +112,7 @@ fn length_trusted(index: &FrameIndex, data: &[u8], frame: &Frame) -> bool {
     if frame.status != FrameStatus::DataCrcMismatch || frame.frame_end() != Some(frame.region_end) {
         return false;
     }
-    frame.region_end.0 == data.len() as u64
+    frame.region_end == FileOffset(data.len() as u64)
         || index
             .get(data, frame.index + 1)
             .is_some_and(|next| next.status.is_intact())

@@ -38,7 +38,7 @@ pub enum OutputError {
         "refusing to replace {}: it is {what}; an output must be a new path or a regular file",
         path_for_terminal(path)
     )]
-    NotRegular { path: PathBuf, what: &'static str },
+    NotRegular { path: PathBuf, what: Occupant },
 
     #[error("{} already exists", path_for_terminal(path))]
     Exists { path: PathBuf },
@@ -100,8 +100,7 @@ impl OutputPolicy<'_> {
             what,
         };
         if link.file_type().is_symlink() {
-            let target =
-                fs::metadata(output).map_err(|_| refused("a symbolic link that leads nowhere"))?;
+            let target = fs::metadata(output).map_err(|_| refused(Occupant::DanglingLink))?;
             if let Some(what) = not_regular(&target, true) {
                 return Err(refused(what));
             }
@@ -117,48 +116,84 @@ impl OutputPolicy<'_> {
     }
 }
 
-/// What kind of file `meta` describes, when it is not a regular file.
-fn not_regular(meta: &fs::Metadata, via_link: bool) -> Option<&'static str> {
+/// What kind of file an output path names, when it is not a regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Directory,
+    CharDevice,
+    BlockDevice,
+    Fifo,
+    Socket,
+    /// Something else that is not a regular file.
+    Other,
+}
+
+/// What stands at an output path that is not a regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Occupant {
+    /// `kind`, named directly or (`via_link`) through a symbolic link.
+    Kind { kind: FileKind, via_link: bool },
+    /// A symbolic link whose target does not exist.
+    DanglingLink,
+}
+
+impl std::fmt::Display for Occupant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (kind, via_link) = match *self {
+            Occupant::DanglingLink => return f.write_str("a symbolic link that leads nowhere"),
+            Occupant::Kind { kind, via_link } => (kind, via_link),
+        };
+        let name = match kind {
+            FileKind::Directory => "a directory",
+            FileKind::CharDevice => "a character device",
+            FileKind::BlockDevice => "a block device",
+            FileKind::Fifo => "a FIFO",
+            FileKind::Socket => "a socket",
+            FileKind::Other if via_link => {
+                return f.write_str("a symbolic link to something other than a regular file");
+            }
+            FileKind::Other => "not a regular file",
+        };
+        if via_link {
+            f.write_str("a symbolic link to ")?;
+        }
+        f.write_str(name)
+    }
+}
+
+/// What `meta` describes, when it is not a regular file.
+fn not_regular(meta: &fs::Metadata, via_link: bool) -> Option<Occupant> {
     let kind = meta.file_type();
     if kind.is_file() {
         return None;
     }
-    let (direct, linked) = if kind.is_dir() {
-        ("a directory", "a symbolic link to a directory")
+    let kind = if kind.is_dir() {
+        FileKind::Directory
     } else {
         special_kind(&kind)
     };
-    Some(if via_link { linked } else { direct })
+    Some(Occupant::Kind { kind, via_link })
 }
 
 #[cfg(unix)]
-fn special_kind(kind: &fs::FileType) -> (&'static str, &'static str) {
+fn special_kind(kind: &fs::FileType) -> FileKind {
     use std::os::unix::fs::FileTypeExt;
     if kind.is_char_device() {
-        (
-            "a character device",
-            "a symbolic link to a character device",
-        )
+        FileKind::CharDevice
     } else if kind.is_block_device() {
-        ("a block device", "a symbolic link to a block device")
+        FileKind::BlockDevice
     } else if kind.is_fifo() {
-        ("a FIFO", "a symbolic link to a FIFO")
+        FileKind::Fifo
     } else if kind.is_socket() {
-        ("a socket", "a symbolic link to a socket")
+        FileKind::Socket
     } else {
-        (
-            "not a regular file",
-            "a symbolic link to something other than a regular file",
-        )
+        FileKind::Other
     }
 }
 
 #[cfg(not(unix))]
-fn special_kind(_: &fs::FileType) -> (&'static str, &'static str) {
-    (
-        "not a regular file",
-        "a symbolic link to something other than a regular file",
-    )
+fn special_kind(_: &fs::FileType) -> FileKind {
+    FileKind::Other
 }
 
 /// `path` with its directory resolved, for paths that may not exist yet.

@@ -14,6 +14,7 @@ use std::ops::Range;
 
 use crate::frame::{FOOTER_LEN, Frame, FrameIndex, FrameStatus, HEADER_LEN, Header};
 use crate::nested::NestedFrames;
+use crate::span::{FileOffset, FileRange};
 use crate::words::plural;
 
 /// Which part of a frame an offset falls in.
@@ -74,11 +75,27 @@ impl Case {
     }
 }
 
+/// Which CRC of a frame a [`CrcCheck`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrcField {
+    Length,
+    Payload,
+}
+
+impl CrcField {
+    /// The stable machine name used in JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            CrcField::Length => "length",
+            CrcField::Payload => "payload",
+        }
+    }
+}
+
 /// A CRC as stored in the file and as computed from the bytes it protects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CrcCheck {
-    /// `length` or `payload`.
-    pub field: &'static str,
+    pub field: CrcField,
     pub stored: u32,
     pub expected: u32,
 }
@@ -86,7 +103,7 @@ pub struct CrcCheck {
 /// Everything [`locate`] found out about one offset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Location {
-    pub offset: u64,
+    pub offset: FileOffset,
     pub stream_len: u64,
     /// The frame whose region holds the offset.
     pub frame: Option<Frame>,
@@ -118,11 +135,11 @@ pub struct Location {
 }
 
 /// Part of `frame` that `offset` falls in.
-fn part_of(frame: &Frame, offset: u64) -> Part {
-    let rel = offset.saturating_sub(frame.offset.0);
+fn part_of(frame: &Frame, offset: FileOffset) -> Part {
+    let rel = offset.distance_from(frame.offset);
     let extent = match frame.status {
         FrameStatus::Intact | FrameStatus::DataCrcMismatch => {
-            frame.frame_end().map(|end| end.0 - frame.offset.0)
+            frame.frame_end().map(|end| end.distance_from(frame.offset))
         }
         FrameStatus::TruncatedRecord | FrameStatus::LengthExceedsFile => frame
             .declared_length
@@ -170,7 +187,7 @@ pub fn ranges_text(ranges: &[Range<usize>]) -> String {
 }
 
 /// Explains what `offset` in the (decompressed) stream is. `index` must be complete.
-pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
+pub fn locate(index: &FrameIndex, data: &[u8], offset: FileOffset) -> Location {
     let stream_len = data.len() as u64;
     // Frames are re-read from the index on each pass rather than collected: an index of millions
     // of frames stays a packed `u64` each.
@@ -184,7 +201,7 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
     // reading wins over the frame whose region holds the byte.
     let frame = frames()
         .filter(|f| !f.status.is_intact())
-        .find(|f| f.tensorflow_offset().map(|o| o.0) == Some(offset))
+        .find(|f| f.tensorflow_offset() == Some(offset))
         .or_else(|| index.frame_containing(data, offset));
     let mut location = Location {
         offset,
@@ -219,24 +236,24 @@ pub fn locate(index: &FrameIndex, data: &[u8], offset: u64) -> Location {
     } else {
         Case::Damaged(frame.status)
     };
-    location.matches_tensorflow = frame.tensorflow_offset().map(|o| o.0) == Some(offset);
+    location.matches_tensorflow = frame.tensorflow_offset() == Some(offset);
     location.tensorflow_message = frame.tensorflow_message();
     let is_last = index.is_complete() && frame.index + 1 == index.len();
     location.problem = crate::damage::problem(&frame, data, is_last);
-    let header = Header::read(data, frame.offset.0);
+    let header = Header::read(data, frame.offset);
     location.available_after_header = header.map(|_| {
-        stream_len
-            .saturating_sub(frame.offset.0)
+        FileOffset(stream_len)
+            .distance_from(frame.offset)
             .saturating_sub(HEADER_LEN)
     });
     location.crc = match frame.status {
         FrameStatus::LengthCrcMismatch => header.map(|h| CrcCheck {
-            field: "length",
+            field: CrcField::Length,
             stored: h.stored_length_crc,
             expected: h.computed_length_crc,
         }),
         FrameStatus::DataCrcMismatch => frame.data_crcs(data).map(|(stored, expected)| CrcCheck {
-            field: "payload",
+            field: CrcField::Payload,
             stored,
             expected,
         }),
@@ -267,18 +284,18 @@ fn explain(loc: &Location, frame: &Frame) -> String {
     if frame.status == FrameStatus::PartialHeader {
         text.push_str(&format!(
             "byte {at} is in the last {} bytes of the stream, which start at byte {}. ",
-            loc.stream_len.saturating_sub(frame.offset.0),
-            frame.offset.0
+            FileOffset(loc.stream_len).distance_from(frame.offset),
+            frame.offset
         ));
     } else if loc.part == Some(Part::Skipped) {
         text.push_str(&format!(
             "byte {at} is in the damaged bytes after the header of frame {} (starting at byte {}{length}): no intact frame covers it. ",
-            frame.index, frame.offset.0
+            frame.index, frame.offset
         ));
     } else {
         text.push_str(&format!(
             "byte {at} is {where_} of frame {} (starting at byte {}{length}). ",
-            frame.index, frame.offset.0
+            frame.index, frame.offset
         ));
     }
     if frame.status == FrameStatus::Intact {
@@ -345,13 +362,13 @@ pub struct SalvagePlan<'a> {
     /// Damaged frames (each may stand for several lost records).
     pub dropped: Vec<Frame>,
     /// `[start, end)` byte ranges covered by no intact frame.
-    pub skipped: Vec<Range<u64>>,
+    pub skipped: Vec<FileRange>,
     /// Intact frames inside dropped records that hold a TFRecord stream, by dropped frame in
     /// stream order: not records of this stream, so written only by [`SalvagePlan::write_nested`].
     pub nested: Vec<NestedFrames<'a>>,
     /// Byte ranges the resync passed over without checking (see
     /// [`FrameIndex::unverified_ranges`]): intact records there may be missing from `kept`.
-    pub unverified: Vec<Range<u64>>,
+    pub unverified: Vec<FileRange>,
 }
 
 impl<'a> SalvagePlan<'a> {
@@ -364,28 +381,28 @@ impl<'a> SalvagePlan<'a> {
             nested: Vec::new(),
             unverified: index.unverified_ranges().to_vec(),
         };
-        let mut covered_to = 0u64;
+        let mut covered_to = FileOffset::ZERO;
         for frame in index.frames(data) {
             if !frame.status.is_intact() {
                 plan.nested.extend(NestedFrames::find(index, data, &frame));
                 plan.dropped.push(frame);
                 continue;
             }
-            if frame.offset.0 > covered_to {
-                plan.skipped.push(covered_to..frame.offset.0);
+            if frame.offset > covered_to {
+                plan.skipped.push(FileRange::new(covered_to, frame.offset));
             }
-            covered_to = frame.frame_end().map_or(frame.region_end.0, |e| e.0);
+            covered_to = frame.frame_end().unwrap_or(frame.region_end);
             plan.kept.push(frame);
         }
-        let end = data.len() as u64;
+        let end = FileOffset(data.len() as u64);
         if end > covered_to {
-            plan.skipped.push(covered_to..end);
+            plan.skipped.push(FileRange::new(covered_to, end));
         }
         plan
     }
 
     pub fn skipped_bytes(&self) -> u64 {
-        self.skipped.iter().map(|r| r.end - r.start).sum()
+        self.skipped.iter().map(FileRange::len).sum()
     }
 
     /// Frames nested inside dropped records, over all of them.
@@ -394,7 +411,7 @@ impl<'a> SalvagePlan<'a> {
     }
 
     pub fn unverified_bytes(&self) -> u64 {
-        self.unverified.iter().map(|r| r.end - r.start).sum()
+        self.unverified.iter().map(FileRange::len).sum()
     }
 
     /// Writes the kept records as a new TFRecord stream; returns the bytes written.
@@ -428,7 +445,7 @@ mod tests {
     use crate::crafted::encode_records;
 
     fn locate_in(data: &[u8], offset: u64) -> Location {
-        locate(&FrameIndex::build(data), data, offset)
+        locate(&FrameIndex::build(data), data, FileOffset(offset))
     }
 
     #[test]
@@ -472,7 +489,7 @@ mod tests {
         assert_eq!(loc.part, Some(Part::Payload));
         assert!(loc.matches_tensorflow);
         let crc = loc.crc.unwrap();
-        assert_eq!(crc.field, "payload");
+        assert_eq!(crc.field, CrcField::Payload);
         assert_ne!(crc.stored, crc.expected);
         assert_eq!((loc.intact_before, loc.strict_reads), (1, 1));
         assert_eq!(loc.intact_after, vec![2..3]);
@@ -491,7 +508,7 @@ mod tests {
         let loc = locate_in(&data, 21);
         assert_eq!(loc.case, Case::Damaged(FrameStatus::LengthCrcMismatch));
         assert!(loc.matches_tensorflow);
-        assert_eq!(loc.crc.unwrap().field, "length");
+        assert_eq!(loc.crc.unwrap().field, CrcField::Length);
 
         let data = encode_records(&[b"first", b"second"]);
         let loc = locate_in(&data[..36], 21);
@@ -536,7 +553,8 @@ mod tests {
         let plan = SalvagePlan::new(&index, &data);
         assert_eq!(plan.kept.len(), 2);
         assert_eq!(plan.dropped.len(), 2);
-        assert_eq!(plan.skipped, vec![21..43, 64..68]);
+        let range = |start, end| FileRange::new(FileOffset(start), FileOffset(end));
+        assert_eq!(plan.skipped, vec![range(21, 43), range(64, 68)]);
         let mut out = Vec::new();
         plan.write(&data, &mut out).unwrap();
         assert_eq!(out, encode_records(&[b"first", b"third"]));
@@ -588,13 +606,19 @@ mod tests {
             .collect();
         assert_eq!(statuses[1], (11, FrameStatus::DataCrcMismatch));
         assert_eq!(statuses[2], (23, FrameStatus::Intact));
-        let loc = locate(&index, &OVERLAP, 23);
+        let loc = locate(&index, &OVERLAP, FileOffset(23));
         assert_eq!(loc.frame.unwrap().index, 1);
         assert_eq!(loc.case, Case::Damaged(FrameStatus::DataCrcMismatch));
         assert!(loc.matches_tensorflow);
         assert_eq!(loc.part, Some(Part::Payload));
         // Any other byte of frame 2 still names frame 2.
-        assert_eq!(locate(&index, &OVERLAP, 24).frame.unwrap().index, 2);
+        assert_eq!(
+            locate(&index, &OVERLAP, FileOffset(24))
+                .frame
+                .unwrap()
+                .index,
+            2
+        );
     }
 
     #[test]

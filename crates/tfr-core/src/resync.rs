@@ -8,7 +8,7 @@
 //! the byte ranges those candidates cover are kept (merged, and bounded in number) so every command
 //! can say which bytes were not searched, and a thorough scan can search them without a budget.
 
-use std::ops::Range;
+use crate::span::FileRange;
 
 /// The payload bytes a resync may CRC for candidates that fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,13 +53,13 @@ const MAX_RANGES: usize = 1024;
 /// Sorted, disjoint byte ranges of the stream that hold frame candidates the scan did not check.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UnverifiedRanges {
-    ranges: Vec<Range<u64>>,
+    ranges: Vec<FileRange>,
 }
 
 impl UnverifiedRanges {
     /// Records a candidate frame `[start, end)` passed over unchecked. Candidates arrive in
     /// increasing `start` order, so merging with the last range keeps the list sorted and disjoint.
-    pub fn add(&mut self, range: Range<u64>) {
+    pub fn add(&mut self, range: FileRange) {
         if range.is_empty() {
             return;
         }
@@ -72,7 +72,7 @@ impl UnverifiedRanges {
         }
     }
 
-    pub fn ranges(&self) -> &[Range<u64>] {
+    pub fn ranges(&self) -> &[FileRange] {
         &self.ranges
     }
 
@@ -82,13 +82,14 @@ impl UnverifiedRanges {
 
     /// Bytes covered by the ranges.
     pub fn bytes(&self) -> u64 {
-        self.ranges.iter().map(|r| r.end - r.start).sum()
+        self.ranges.iter().map(FileRange::len).sum()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::span::FileOffset;
 
     #[test]
     fn the_default_budget_grows_with_the_bytes_scanned() {
@@ -101,15 +102,19 @@ mod tests {
         assert_eq!(ResyncBudget::Unlimited.at(5), None);
     }
 
+    fn range(start: u64, end: u64) -> FileRange {
+        FileRange::new(FileOffset(start), FileOffset(end))
+    }
+
     #[test]
     fn overlapping_and_touching_ranges_merge() {
         let mut unverified = UnverifiedRanges::default();
-        unverified.add(10..20);
-        unverified.add(15..30);
-        unverified.add(30..40);
-        unverified.add(50..50);
-        unverified.add(60..70);
-        assert_eq!(unverified.ranges(), &[10..40, 60..70]);
+        unverified.add(range(10, 20));
+        unverified.add(range(15, 30));
+        unverified.add(range(30, 40));
+        unverified.add(range(50, 50));
+        unverified.add(range(60, 70));
+        assert_eq!(unverified.ranges(), &[range(10, 40), range(60, 70)]);
         assert_eq!(unverified.bytes(), 40);
     }
 
@@ -117,10 +122,13 @@ mod tests {
     fn the_number_of_ranges_is_bounded() {
         let mut unverified = UnverifiedRanges::default();
         for i in 0..10 * MAX_RANGES as u64 {
-            unverified.add(i * 100..i * 100 + 10);
+            unverified.add(range(i * 100, i * 100 + 10));
         }
         assert_eq!(unverified.ranges().len(), MAX_RANGES);
         let last = unverified.ranges().last().unwrap();
-        assert_eq!(last.end, (10 * MAX_RANGES as u64 - 1) * 100 + 10);
+        assert_eq!(
+            last.end,
+            FileOffset((10 * MAX_RANGES as u64 - 1) * 100 + 10)
+        );
     }
 }

@@ -162,34 +162,23 @@ impl Schema {
             (None, [only]) => Some(only.clone()),
             (None, []) => None,
             (None, several) => {
-                let origin = proto_files
-                    .first()
-                    .map_or(Path::new("--proto"), |p| p.as_path());
-                return Err(schema_err(
-                    origin,
-                    format!(
-                        "defines several messages; name the payload type with --message, one of: {}",
-                        several.join(", ")
-                    ),
-                ));
+                return Err(Error::SeveralMessages {
+                    path: proto_files.first().cloned().unwrap_or_default(),
+                    names: several.to_vec(),
+                });
             }
         };
         let user_message = match message.as_deref() {
             None => None,
             Some(name) => {
                 let name = name.trim_start_matches('.');
-                let found = find(name).ok_or_else(|| {
-                    let known: Vec<_> = pool
+                let found = find(name).ok_or_else(|| Error::NoSuchMessage {
+                    path: proto_files.first().cloned(),
+                    name: name.to_string(),
+                    known: pool
                         .all_messages()
                         .map(|m| m.full_name().to_string())
-                        .collect();
-                    let origin = proto_files
-                        .first()
-                        .map_or(Path::new("--message"), |p| p.as_path());
-                    schema_err(
-                        origin,
-                        format!("no message named `{name}`; known: {}", known.join(", ")),
-                    )
+                        .collect(),
                 })?;
                 Some(found)
             }
@@ -215,7 +204,7 @@ impl Schema {
         self.table.message_by_name(full_name)
     }
 
-    /// The message type named with `--message`, if any.
+    /// The message type the user named (or the only one their files define), if any.
     pub fn user_message(&self) -> Option<MessageId> {
         self.user_message
     }

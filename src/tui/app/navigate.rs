@@ -4,8 +4,11 @@
 //! "corrupted record at 5630", a feature name), so each one also says in the status line what it
 //! found there.
 
+use std::ops::Range;
+
 use super::{App, Prompt};
 use crate::damage;
+use crate::span::FileOffset;
 use crate::tui::decoding::INLINE_BYTES;
 use crate::tui::hexview;
 use crate::tui::keymap::PromptKind;
@@ -64,7 +67,7 @@ impl App {
             self.message = format!("offset {offset} is past the end of the file ({len} bytes)");
             return;
         }
-        let Some(frame) = file.index().frame_containing(data, offset) else {
+        let Some(frame) = file.index().frame_containing(data, FileOffset(offset)) else {
             self.message = if file.indexing {
                 format!(
                     "offset {offset} is not indexed yet ({} of {len} bytes scanned)",
@@ -182,7 +185,7 @@ impl App {
     fn show_hit(&mut self, needle: &str, hit: u64) {
         let Some(frame) = self
             .file()
-            .and_then(|f| f.index().frame_containing(f.data(), hit))
+            .and_then(|f| f.index().frame_containing(f.data(), FileOffset(hit)))
         else {
             self.message = format!("{needle:?} found at offset {hit}, which is not indexed yet");
             return;
@@ -235,11 +238,14 @@ impl TextHits {
             return false;
         };
         let data = file.data();
-        let Some(frame) = file.index().frame_containing(data, offset) else {
+        let Some(frame) = file.index().frame_containing(data, FileOffset(offset)) else {
             // Not indexed yet: say where it is rather than skip it.
             return true;
         };
-        let Some((payload, range)) = frame.payload(data).zip(frame.payload_range()) else {
+        let Some((payload, range)) = frame
+            .payload(data)
+            .zip(frame.payload_range().map(Range::from))
+        else {
             return false;
         };
         if payload.len() > INLINE_BYTES {

@@ -9,6 +9,7 @@
 
 use super::{App, FileView};
 use crate::frame::Frame;
+use crate::hint::UserMessage;
 use crate::input::Input;
 use crate::source::Change;
 use crate::tui::framelist::RowText;
@@ -78,12 +79,15 @@ impl App {
             return;
         };
         let path = view.input.source.path().to_path_buf();
-        let (input, note) = match Input::open_with(&path, &self.decoder, &self.read) {
+        let (input, note) = match Input::open(&path, &self.open) {
             Ok(input) => (input, note),
             Err(e) => {
                 // Nothing readable is left: show no frames rather than stale ones.
-                let empty = Input::emptied(path, &self.decoder);
-                (empty, format!("cannot read the file again: {e}"))
+                let empty = Input::emptied(path, &self.open);
+                (
+                    empty,
+                    format!("cannot read the file again: {}", e.user_message()),
+                )
             }
         };
         let Some(view) = self.files.get_mut(file) else {
@@ -144,6 +148,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
+    use crate::input::OpenOptions;
     use crate::payload::{Decoder, Reading};
     use crate::schema::Schema;
     use crate::tui::keymap::Action;
@@ -158,7 +163,7 @@ mod tests {
 
     fn open(path: &Path) -> App {
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
-        let mut app = App::open(&[path.to_path_buf()], &decoder).unwrap();
+        let mut app = App::open(&[path.to_path_buf()], &OpenOptions::new(decoder)).unwrap();
         app.index_now();
         app
     }

@@ -1,56 +1,32 @@
 //! Read-only access to an input's bytes, memory-mapped so that a 10 GiB shard opens instantly and
 //! its payloads stay in the page cache instead of the heap.
 //!
-//! A regular file is mapped as it is. A stream with no file of its own to map (what arrives
-//! through a pipe, or the decompressed stream of a GZIP or ZLIB file) is first written to an
-//! unlinked temporary file in `$TMPDIR`, under the same size limit, and that file is mapped, so
-//! anonymous memory stays small whatever the stream's size. The file an input came from stays
-//! open, so it can be asked (fstat) whether it shrank, grew or was rewritten since, and every
-//! mapping is guarded ([`guard`]) so that a file cut short underneath us reads as zeros instead of
-//! killing the process with SIGBUS; [`Source::check_unchanged`] says whether that happened before
-//! anything computed from those bytes is shown. This module holds the crate's only `unsafe` code.
+//! A [`Source`] is an input's name, its bytes behind the [`ByteSource`] read interface, and the
+//! file they came from. A regular file is mapped as it is ([`map`]). A stream with no file of its
+//! own to map (what arrives through a pipe, or the decompressed stream of a GZIP or ZLIB file) is
+//! first written to an unlinked temporary file in `$TMPDIR` ([`spill`]), under the same size
+//! limit, and that file is mapped, so anonymous memory stays small whatever the stream's size
+//! ([`open`]). The file an input came from stays open, so it can be asked (fstat) whether it
+//! shrank, grew or was rewritten since, and every mapping is guarded ([`guard`]) so that a file
+//! cut short underneath us reads as zeros instead of killing the process with SIGBUS;
+//! [`Source::check_unchanged`] says whether that happened before anything computed from those
+//! bytes is shown. This module holds the crate's only `unsafe` code.
 
 #[cfg(unix)]
 mod guard;
+mod map;
+mod open;
 mod spill;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Once;
 use std::time::SystemTime;
 
-use crate::compress::{self, Compressed, Compression, Mode, Options, Stopped, StreamProblemKind};
+use crate::bytes::{self, ByteSource};
+use crate::compress::Compressed;
 use crate::error::{Error, Result};
-use crate::span::FileOffset;
-use spill::Spill;
-
-/// Bytes of an input: a guarded read-only map, or a vector (tests, and empty inputs).
-enum Bytes {
-    Mapped(Mapping),
-    Owned(Vec<u8>),
-}
-
-/// A read-only map and its registration with the SIGBUS guard.
-struct Mapping {
-    // Declared before `map` so it is dropped first: the registration must end before the pages
-    // are unmapped, or the handler could map zeros over whatever reuses the addresses.
-    guard: Option<Guard>,
-    map: memmap2::Mmap,
-}
-
-#[cfg(unix)]
-use guard::Guard;
-
-/// Without SIGBUS there is nothing to guard against.
-#[cfg(not(unix))]
-struct Guard;
-
-#[cfg(not(unix))]
-impl Guard {
-    fn faulted(&self) -> bool {
-        false
-    }
-}
+use crate::span::FileRange;
+pub use open::{ReadOptions, choose};
 
 /// The file an input was read from, as it was when read.
 struct Origin {
@@ -82,46 +58,44 @@ pub enum Change {
 /// The bytes of one input, never written to.
 pub struct Source {
     path: PathBuf,
-    bytes: Bytes,
+    bytes: Box<dyn ByteSource>,
     origin: Option<Origin>,
     /// Set when `bytes` are the decompressed stream of a compressed file.
     compression: Option<Compressed>,
 }
 
 impl Source {
-    /// Opens `path` read-only and maps it, as it is (no decompression).
+    /// Opens `path` read-only and maps it, decompressing it when `options` ask for it or detect
+    /// compression.
     ///
-    /// What cannot be mapped (a pipe) is copied to a temporary file first, up to the default
-    /// limit of [`compress::DEFAULT_LIMIT`] bytes.
-    pub fn open(path: &Path) -> Result<Source> {
-        let options = Options {
-            mode: Mode::None,
-            ..Options::default()
-        };
-        Source::open_with(path, &options)
+    /// `options.limit` bounds both a decompressed stream and what is read from a pipe (which is
+    /// copied to a temporary file first). With [`crate::compress::Mode::Auto`], bytes that merely
+    /// look compressed but yield nothing but a corrupt-data error are read as plain, so their
+    /// damage is shown frame by frame.
+    pub fn open(path: &Path, options: &ReadOptions) -> Result<Source> {
+        open::open(path, options)
     }
 
-    /// Opens `path`, decompressing it when `options` ask for it or detect compression.
-    ///
-    /// `options.limit` bounds both a decompressed stream and what is read from a pipe. With
-    /// [`Mode::Auto`], bytes that merely look compressed but yield nothing but a corrupt-data
-    /// error are read as plain, so their damage is shown frame by frame.
-    pub fn open_with(path: &Path, options: &Options) -> Result<Source> {
-        let raw = open_raw(path, options.limit)?;
-        match compress::choose(raw.bytes(), options.mode) {
-            None => Ok(raw),
-            Some(compression) => decompressed(raw, compression, options),
-        }
-    }
-
-    /// A source over bytes already in memory (tests).
-    pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Source {
+    /// A source named `path` over `bytes` from anywhere (a buffer, or a reader of one's own),
+    /// with no file behind it to watch.
+    pub fn new(path: impl Into<PathBuf>, bytes: Box<dyn ByteSource>) -> Source {
         Source {
             path: path.into(),
-            bytes: Bytes::Owned(bytes),
+            bytes,
             origin: None,
             compression: None,
         }
+    }
+
+    fn over(path: &Path, bytes: Box<dyn ByteSource>, origin: Option<Origin>) -> Source {
+        Source {
+            origin,
+            ..Source::new(path, bytes)
+        }
+    }
+
+    fn into_origin(self) -> Option<Origin> {
+        self.origin
     }
 
     /// How the file was compressed, when `bytes` are its decompressed stream.
@@ -133,19 +107,17 @@ impl Source {
         &self.path
     }
 
+    /// All the bytes, as one slice (every source this module opens holds them at once).
     pub fn bytes(&self) -> &[u8] {
-        match &self.bytes {
-            Bytes::Mapped(mapping) => &mapping.map,
-            Bytes::Owned(vec) => vec,
-        }
+        bytes::whole(self.bytes.as_ref())
     }
 
     pub fn len(&self) -> u64 {
-        self.bytes().len() as u64
+        self.bytes.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.bytes().is_empty()
+        self.bytes.is_empty()
     }
 
     /// Fails when the bytes read may not be the file's any more: it shrank below what was
@@ -191,209 +163,52 @@ impl Source {
             Change::Unchanged
         }
     }
+}
+
+impl ByteSource for Source {
+    fn len(&self) -> u64 {
+        self.bytes.len()
+    }
+
+    fn read(&self, range: FileRange) -> Option<&[u8]> {
+        self.bytes.read(range)
+    }
 
     /// Whether a read of the mapped bytes went past the end of the file and saw zeros.
     fn faulted(&self) -> bool {
-        match &self.bytes {
-            Bytes::Mapped(mapping) => mapping.guard.as_ref().is_some_and(Guard::faulted),
-            Bytes::Owned(_) => false,
-        }
+        self.bytes.faulted()
     }
-}
-
-/// Opens `path` and maps its bytes as they are; a pipe is copied to a temporary file first.
-fn open_raw(path: &Path, limit: u64) -> Result<Source> {
-    raise_open_file_limit();
-    let io_err = |e: std::io::Error| Error::Io {
-        path: path.to_path_buf(),
-        source: e,
-    };
-    let file = File::open(path).map_err(io_err)?;
-    let meta = file.metadata().map_err(io_err)?;
-    if meta.is_dir() {
-        return Err(Error::IsDirectory {
-            path: path.to_path_buf(),
-        });
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let kind = meta.file_type();
-        if kind.is_char_device() || kind.is_block_device() || kind.is_socket() {
-            return Err(Error::NotAFile {
-                path: path.to_path_buf(),
-            });
-        }
-    }
-    if meta.is_file() && meta.len() > 0 {
-        if let Ok(map) = map_read_only(&file) {
-            let mapping = guarded(map).map_err(io_err)?;
-            let origin = Origin {
-                len: mapping.map.len() as u64,
-                modified: meta.modified().ok(),
-                mapped: true,
-                file,
-            };
-            return Ok(Source {
-                path: path.to_path_buf(),
-                bytes: Bytes::Mapped(mapping),
-                origin: Some(origin),
-                compression: None,
-            });
-        }
-    }
-    // A pipe, or a file that could not be mapped: copy it, up to the limit, since nothing
-    // bounds what a pipe may send.
-    let mut spill = Spill::new().map_err(|e| Error::Spill {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
-    let copied = spill.copy_from(&file, limit).map_err(io_err)?;
-    if copied > limit {
-        return Err(Error::TooLarge {
-            path: path.to_path_buf(),
-            limit,
-        });
-    }
-    Ok(Source {
-        path: path.to_path_buf(),
-        bytes: spilled(spill, path)?,
-        origin: None,
-        compression: None,
-    })
-}
-
-/// The decompressed stream of `raw`, spilled to a temporary file and mapped.
-fn decompressed(raw: Source, compression: Compression, options: &Options) -> Result<Source> {
-    let path = raw.path.clone();
-    let spill_err = |e| Error::Spill {
-        path: path.clone(),
-        source: e,
-    };
-    let mut spill = Spill::new().map_err(spill_err)?;
-    let data = raw.bytes();
-    let outcome = compress::decompress_into(data, compression, options.limit, &mut spill);
-    // Decoding read the compressed file: had it shrunk meanwhile, part of the output came from
-    // zeros and is no use.
-    raw.check_unchanged()?;
-    let outcome = match outcome {
-        Ok(outcome) => outcome,
-        Err(Stopped::Limit(e)) => {
-            return Err(Error::Decompress {
-                path,
-                offset: FileOffset(e.compressed_offset),
-                message: e.to_string(),
-            });
-        }
-        Err(Stopped::Write(e)) => return Err(spill_err(e)),
-    };
-    let unreadable = outcome.len == 0
-        && outcome
-            .problem
-            .as_ref()
-            .is_some_and(|p| p.kind == StreamProblemKind::Corrupt);
-    if options.mode == Mode::Auto && unreadable {
-        return Ok(raw);
-    }
-    if unreadable && compress::sniff(data) != Some(compression) {
-        // The user forced a compression the file does not start with: a wrong option, not damage.
-        return Err(Error::Decompress {
-            path,
-            offset: FileOffset(0),
-            message: format!(
-                "not a {} stream (its first bytes say otherwise); try --compression auto or none",
-                compression.tensorflow_name()
-            ),
-        });
-    }
-    let info = Compressed {
-        compression,
-        compressed_len: raw.len(),
-        problem: outcome.problem,
-        ignored: outcome.ignored,
-    };
-    let origin = raw.origin.map(|origin| Origin {
-        mapped: false,
-        ..origin
-    });
-    Ok(Source {
-        bytes: spilled(spill, &path)?,
-        path,
-        origin,
-        compression: Some(info),
-    })
-}
-
-/// Maps what was written to `spill`.
-fn spilled(spill: Spill, path: &Path) -> Result<Bytes> {
-    let spill_err = |e| Error::Spill {
-        path: path.to_path_buf(),
-        source: e,
-    };
-    let Some(file) = spill.finish().map_err(spill_err)? else {
-        return Ok(Bytes::Owned(Vec::new()));
-    };
-    let map = map_read_only(&file).map_err(spill_err)?;
-    Ok(Bytes::Mapped(guarded(map).map_err(spill_err)?))
-}
-
-#[allow(unsafe_code)]
-fn map_read_only(file: &File) -> std::io::Result<memmap2::Mmap> {
-    // SAFETY: the map is read-only and this process never writes the file. Another process may
-    // truncate it while it is mapped; reading a page past the new end then raises SIGBUS, which
-    // the guard that `guarded` registers turns into zero pages and a flag that
-    // `check_unchanged` reports. Every map made here goes straight to `guarded`.
-    unsafe { memmap2::Mmap::map(file) }
-}
-
-/// Registers `map` with the SIGBUS guard; refused when the guard has no room for it.
-fn guarded(map: memmap2::Mmap) -> std::io::Result<Mapping> {
-    #[cfg(unix)]
-    let guard = match guard::protect(map.as_ptr(), map.len()) {
-        Some(guard) => Some(guard),
-        None if map.is_empty() => None,
-        None => {
-            return Err(std::io::Error::other(format!(
-                "cannot guard its memory map: at most {} inputs can be open at once",
-                guard::SLOTS
-            )));
-        }
-    };
-    #[cfg(not(unix))]
-    let guard = Some(Guard);
-    #[cfg(unix)]
-    {
-        // Frames are usually read front to back; a failed hint is harmless.
-        let _ = map.advise(memmap2::Advice::Sequential);
-    }
-    Ok(Mapping { guard, map })
-}
-
-/// Every open input keeps its file open (to notice it change), so a session over a thousand
-/// shards needs more descriptors than the usual soft limit of 1024: raise it to the hard limit.
-#[allow(unsafe_code)]
-fn raise_open_file_limit() {
-    static RAISE: Once = Once::new();
-    RAISE.call_once(|| {
-        #[cfg(unix)]
-        // SAFETY: getrlimit and setrlimit only read and write the struct passed to them.
-        unsafe {
-            let mut limit: libc::rlimit = std::mem::zeroed();
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0
-                && limit.rlim_cur < limit.rlim_max
-            {
-                limit.rlim_cur = limit.rlim_max;
-                // Refused (macOS caps it lower): the soft limit stays as it was.
-                let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-            }
-        }
-    });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compress::Compression;
     use std::io::Write;
+
+    /// Whether `bytes` lie in a mapping of a file rather than in anonymous memory.
+    #[cfg(target_os = "linux")]
+    fn file_backed(bytes: &[u8]) -> bool {
+        let at = bytes.as_ptr() as usize;
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        maps.lines().any(|line| {
+            // address perms offset dev inode [path]
+            let mut fields = line.split_whitespace();
+            let range = fields.next().and_then(|r| r.split_once('-'));
+            let Some((start, end)) = range else {
+                return false;
+            };
+            let start = usize::from_str_radix(start, 16).unwrap();
+            let end = usize::from_str_radix(end, 16).unwrap();
+            start <= at && at < end && fields.nth(3).is_some_and(|inode| inode != "0")
+        })
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn memory_of_our_own_is_not_taken_for_a_file_mapping() {
+        assert!(!file_backed(&vec![1u8; 1 << 20]));
+    }
 
     fn temp_file(bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -407,7 +222,7 @@ mod tests {
         let page = 4096;
         let bytes: Vec<u8> = (0..16 * page).map(|i| (i % 251 + 1) as u8).collect();
         let (_dir, path) = temp_file(&bytes);
-        let source = Source::open(&path).unwrap();
+        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
         assert_eq!(source.bytes(), bytes.as_slice());
         assert!(source.check_unchanged().is_ok());
 
@@ -445,7 +260,7 @@ mod tests {
     #[test]
     fn growth_is_noticed_but_not_an_error() {
         let (_dir, path) = temp_file(&[7; 100]);
-        let source = Source::open(&path).unwrap();
+        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
         assert_eq!(source.change(), Change::Unchanged);
         let mut file = std::fs::OpenOptions::new()
             .append(true)
@@ -460,7 +275,7 @@ mod tests {
     #[test]
     fn a_rewrite_of_the_same_length_is_noticed() {
         let (_dir, path) = temp_file(&[7; 100]);
-        let source = Source::open(&path).unwrap();
+        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
         let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         let later = SystemTime::now() + std::time::Duration::from_secs(5);
         file.set_modified(later).unwrap();
@@ -473,8 +288,10 @@ mod tests {
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         enc.write_all(&plain).unwrap();
         let (_dir, path) = temp_file(&enc.finish().unwrap());
-        let source = Source::open_with(&path, &Options::default()).unwrap();
-        assert!(matches!(source.bytes, Bytes::Mapped(_)));
+        let source = Source::open(&path, &ReadOptions::default()).unwrap();
+        // Spilled to a temporary file and mapped, not held in anonymous memory.
+        #[cfg(target_os = "linux")]
+        assert!(file_backed(source.bytes()));
         assert!(source.bytes() == plain.as_slice());
         let info = source.compression().unwrap();
         assert_eq!(info.compression, Compression::Gzip);
@@ -506,18 +323,20 @@ mod tests {
             })
         };
         let writer = feed(100_000);
-        let options = Options {
-            mode: Mode::None,
+        let options = ReadOptions {
             limit: 100_000,
+            ..ReadOptions::as_is()
         };
-        let source = Source::open_with(&fifo, &options).unwrap();
+        let source = Source::open(&fifo, &options).unwrap();
         writer.join().unwrap();
         assert_eq!(source.len(), 100_000, "exactly the limit is allowed");
-        assert!(matches!(source.bytes, Bytes::Mapped(_)));
+        // Spilled to a temporary file and mapped, not held in anonymous memory.
+        #[cfg(target_os = "linux")]
+        assert!(file_backed(source.bytes()));
         assert_eq!(source.change(), Change::Unchanged);
 
         let writer = feed(100_001);
-        let err = Source::open_with(&fifo, &options).err().unwrap();
+        let err = Source::open(&fifo, &options).err().unwrap();
         writer.join().unwrap();
         assert!(
             matches!(err, Error::TooLarge { limit: 100_000, .. }),
@@ -528,7 +347,7 @@ mod tests {
     #[test]
     fn empty_files_open_without_a_map() {
         let (_dir, path) = temp_file(b"");
-        let source = Source::open(&path).unwrap();
+        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
         assert!(source.is_empty());
         assert!(source.check_unchanged().is_ok());
     }

@@ -1,0 +1,149 @@
+//! The read interface under the frame index and payload access: whatever holds a stream's bytes
+//! answers for a range of them.
+//!
+//! A memory map, a buffer in memory (a test's bytes, an emptied input) and, later, ranged reads
+//! from object storage (behind a cache that keeps what it fetched) all serve the same two
+//! questions: how long is the stream, and what are the bytes of this range. The frame index and
+//! [`crate::frame::Frame::payload`] ask nothing else, so they work over any of them; a plain
+//! `&[u8]` is a byte source too, which is what tests and most views hand them.
+
+use crate::span::{FileOffset, FileRange};
+
+/// Read-only bytes of one stream, read by range.
+pub trait ByteSource: Send + Sync {
+    /// How many bytes the stream has.
+    fn len(&self) -> u64;
+
+    /// The bytes of `range`, or `None` when it does not lie inside the stream.
+    fn read(&self, range: FileRange) -> Option<&[u8]>;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether a read saw bytes that are not the stream's any more (a mapped file cut short
+    /// underneath reads as zeros): nothing computed from what was read may be trusted then.
+    fn faulted(&self) -> bool {
+        false
+    }
+}
+
+impl ByteSource for [u8] {
+    fn len(&self) -> u64 {
+        self.len() as u64
+    }
+
+    fn read(&self, range: FileRange) -> Option<&[u8]> {
+        range.slice(self)
+    }
+}
+
+impl ByteSource for Vec<u8> {
+    fn len(&self) -> u64 {
+        self.as_slice().len() as u64
+    }
+
+    fn read(&self, range: FileRange) -> Option<&[u8]> {
+        range.slice(self)
+    }
+}
+
+impl<const N: usize> ByteSource for [u8; N] {
+    fn len(&self) -> u64 {
+        N as u64
+    }
+
+    fn read(&self, range: FileRange) -> Option<&[u8]> {
+        range.slice(self)
+    }
+}
+
+impl<T: ByteSource + ?Sized> ByteSource for &T {
+    fn len(&self) -> u64 {
+        (**self).len()
+    }
+
+    fn read(&self, range: FileRange) -> Option<&[u8]> {
+        (**self).read(range)
+    }
+
+    fn faulted(&self) -> bool {
+        (**self).faulted()
+    }
+}
+
+/// All of `source`'s bytes as one slice (empty when the source cannot serve them at once).
+pub fn whole<S: ByteSource + ?Sized>(source: &S) -> &[u8] {
+    source
+        .read(FileRange::new(FileOffset::ZERO, FileOffset(source.len())))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_and_buffers_answer_for_ranges_inside_them() {
+        let bytes = b"0123456789".to_vec();
+        let range = FileRange::new(FileOffset(3), FileOffset(6));
+        assert_eq!(bytes.read(range), Some(&b"345"[..]));
+        assert_eq!(bytes.as_slice().read(range), Some(&b"345"[..]));
+        assert_eq!(ByteSource::len(&&bytes), 10);
+        assert_eq!(
+            bytes.read(FileRange::new(FileOffset(8), FileOffset(11))),
+            None
+        );
+        assert_eq!(whole(&bytes), b"0123456789");
+        assert!(!bytes.faulted());
+    }
+
+    /// A stand-in for ranged reads from object storage: it serves no read larger than a window,
+    /// and counts what it served.
+    struct Ranged {
+        bytes: Vec<u8>,
+        window: u64,
+        served: std::sync::atomic::AtomicU64,
+    }
+
+    impl ByteSource for Ranged {
+        fn len(&self) -> u64 {
+            self.bytes.len() as u64
+        }
+
+        fn read(&self, range: FileRange) -> Option<&[u8]> {
+            if range.len() > self.window {
+                return None;
+            }
+            let slice = range.slice(&self.bytes)?;
+            self.served
+                .fetch_add(slice.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            Some(slice)
+        }
+    }
+
+    #[test]
+    fn the_frame_index_and_payloads_need_only_ranged_reads() {
+        let payloads: Vec<Vec<u8>> = (0..50u8).map(|i| vec![i; 100]).collect();
+        let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+        let mut bytes = crate::crafted::encode_records(&refs);
+        bytes[3 * 116 + 20] ^= 1; // damage one payload: the resync reads ranges too
+        let ranged = Ranged {
+            bytes: bytes.clone(),
+            window: 256,
+            served: Default::default(),
+        };
+        assert!(
+            ranged
+                .read(FileRange::new(FileOffset::ZERO, FileOffset(ranged.len())))
+                .is_none()
+        );
+        let index = crate::frame::FrameIndex::build(&ranged);
+        let plain = crate::frame::FrameIndex::build(&bytes);
+        let frames: Vec<_> = index.frames(&ranged).collect();
+        assert_eq!(frames, plain.frames(&bytes).collect::<Vec<_>>());
+        assert_eq!(index.damaged_count(), 1);
+        assert_eq!(frames[7].payload(&ranged), Some(&payloads[7][..]));
+        assert!(ranged.served.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    }
+}
