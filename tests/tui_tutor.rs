@@ -274,3 +274,44 @@ fn the_parsed_view_shows_what_a_parser_keeps_of_each_occurrence() {
     let text = screen(&app);
     assert!(text.contains(" parsed · p back to the tree "), "{text}");
 }
+
+#[test]
+fn the_tutor_panels_draw_on_every_fixture_damaged_or_not() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
+    let mut files: Vec<PathBuf> = Vec::new();
+    for sub in ["", "corrupt"] {
+        for entry in std::fs::read_dir(PathBuf::from(dir).join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "tfrecord") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 20);
+    for file in files {
+        let mut app = open(file.to_str().unwrap());
+        for record in [0usize, 1] {
+            app.update(Action::Prompt(PromptKind::Record));
+            type_text(&mut app, &record.to_string());
+            app.update(Action::Submit);
+            app.finish_decoding();
+            app.update(Action::StepMode);
+            for _ in 0..40 {
+                app.update(Action::NextToken);
+            }
+            screen(&app);
+            app.update(Action::ParsedView);
+            screen(&app);
+            app.update(Action::ParsedView);
+            app.update(Action::Quiz);
+            for answer in ["1 2", "", "7"] {
+                type_text(&mut app, answer);
+                app.update(Action::Submit);
+            }
+            screen(&app);
+            app.update(Action::Cancel);
+            assert!(app.tutor.quiz.is_none(), "{}", file.display());
+            assert!(!app.tutor.shows_panel(), "{}", file.display());
+        }
+    }
+}
