@@ -68,8 +68,11 @@ run_all() {
     record "$key.verify-json" verify --json "$file"
     record "$key.locate-0" locate "$file" 0
     record "$key.locate-mid" locate "$file" $(($(stat -c %s "$file") / 2))
+    record "$key.locate-mid-json" locate --json "$file" $(($(stat -c %s "$file") / 2))
     rm -f "$salvaged"
     record "$key.salvage" salvage "$file" -o "$salvaged" --force
+    rm -f "$salvaged"
+    record "$key.salvage-json" salvage --json "$file" -o "$salvaged" --force
     if [ -f "$salvaged" ]; then
         sha256sum <"$salvaged" >>"$out/$key.salvage"
     fi

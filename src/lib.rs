@@ -12,5 +12,5 @@ pub mod tui;
 pub use tfr_core::{
     annotate, bytes, compress, crafted, crc, damage, decode, error, escape, event, example,
     explain, frame, image, input, jsonformat, nested, output, payload, pyfmt, quiz, recover,
-    resync, rules, schema, source, span, summary, tensor, textformat, wire, words,
+    resync, rules, schema, source, span, summary, tensor, textformat, wire, wire_type, words,
 };

@@ -51,7 +51,7 @@ fn row_line(file: &str, row: &FrameRow, nested: Option<&NestedFrames>, json: boo
     format!(
         "{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  {}",
         f.index,
-        f.offset.0,
+        f.offset,
         length,
         verdict(f.status.length_crc_ok()),
         verdict(f.status.data_crc_ok()),

@@ -15,6 +15,7 @@ use crate::jsonformat::Json;
 use crate::recover::{self, Case, Location};
 use crate::source::Source;
 use crate::span::FileOffset;
+use crate::summary::{FrameField, frame_members};
 
 #[derive(Debug, Args)]
 pub struct LocateArgs {
@@ -75,20 +76,9 @@ fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
     members.push((
         "frame".into(),
         loc.frame.map_or(Json::Null, |f| {
-            Json::Object(vec![
-                ("index".into(), number(f.index)),
-                ("offset".into(), number(f.offset)),
-                ("status".into(), Json::String(f.status.name().into())),
-                (
-                    "length".into(),
-                    f.declared_length.map_or(Json::Null, number),
-                ),
-                ("end".into(), number(f.region_end)),
-                (
-                    "tensorflow_offset".into(),
-                    f.tensorflow_offset().map_or(Json::Null, number),
-                ),
-            ])
+            use FrameField::*;
+            let fields = [Index, Offset, Status, Length, End, TensorflowOffsetOrNull];
+            Json::Object(frame_members(&f, &fields))
         }),
     ));
     members.push((

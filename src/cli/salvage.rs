@@ -26,6 +26,7 @@ use crate::recover::SalvagePlan;
 use crate::resync::ResyncBudget;
 use crate::source::{ReadOptions, Source};
 use crate::span::FileRange;
+use crate::summary::{FrameField, frame_members};
 use crate::words::plural;
 
 #[derive(Debug, Args)]
@@ -88,22 +89,13 @@ fn ranges_json(ranges: &[FileRange]) -> Json {
 }
 
 fn dropped_json(frame: &Frame) -> Json {
-    Json::Object(vec![
-        ("index".into(), number(frame.index)),
-        ("offset".into(), number(frame.offset)),
-        ("status".into(), Json::String(frame.status.name().into())),
-        (
-            "tensorflow_offset".into(),
-            frame.tensorflow_offset().map_or(Json::Null, number),
-        ),
-    ])
+    use FrameField::*;
+    let fields = [Index, Offset, Status, TensorflowOffsetOrNull];
+    Json::Object(frame_members(frame, &fields))
 }
 
 fn nested_json(nested: &NestedFrames) -> Json {
-    let mut members = vec![
-        ("index".to_string(), number(nested.parent.index)),
-        ("offset".into(), number(nested.parent.offset)),
-    ];
+    let mut members = frame_members(&nested.parent, &[FrameField::Index, FrameField::Offset]);
     if let Json::Object(found) = nested.to_json() {
         members.extend(found);
     }

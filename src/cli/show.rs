@@ -173,7 +173,10 @@ fn render(
             decoder.expected_name(),
             invalid.what(),
             invalid.at(),
-            frame.offset.0 + crate::frame::HEADER_LEN + invalid.at() as u64
+            frame
+                .offset
+                .saturating_add(crate::frame::HEADER_LEN)
+                .offset_by(invalid.at())
         ));
     }
     // Each rendering is built once and extended in place: a record can be tens of megabytes.
@@ -189,7 +192,7 @@ fn render(
             let heading = format!(
                 "record {}  (offset {}, {} bytes)",
                 frame.index,
-                frame.offset.0,
+                frame.offset,
                 payload.len()
             );
             let _ = decoded

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use super::tree::{Children, Ctx, FIELD_PAGE, LIST_LIMIT, Node, Source, Tree};
+use super::tree::{Children, Ctx, FIELD_PAGE, LIST_LIMIT, Node, Page, Source, Tree};
 use crate::decode::{EntryReader, FieldValues, MapEntry, MessageView, Nodes, Value, ValuesAt};
 use crate::example::{self, FeatureKind, FeatureValues};
 use crate::schema::table::FieldId;
@@ -289,16 +289,6 @@ impl Tree {
             source(next),
         );
     }
-}
-
-/// One page of a repeated field's values: the field, the tree nodes holding it, the index of its
-/// first value and where that value is read from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Page {
-    pub field: FieldId,
-    pub nodes: Nodes,
-    pub from: usize,
-    pub at: ValuesAt,
 }
 
 /// A page's rows, and what follows them.

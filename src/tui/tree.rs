@@ -16,11 +16,11 @@ use std::sync::Arc;
 
 use crate::annotate::{FrameTokens, Role, Token};
 use crate::decode::{MapEntry, Parsed};
+use crate::decode::{Nodes, ValuesAt};
 use crate::frame::{Frame, HEADER_LEN};
 use crate::payload::{Decoded, TreeView};
 use crate::schema::table::{FieldId, Table};
 use crate::span::Span;
-use crate::tui::features::Page;
 use crate::wire::{ROOT, WireTree};
 
 /// Values (and steps) of one list shown before the rest is summarised as "… N more".
@@ -631,6 +631,16 @@ impl Tree {
         node.children = Children::Later(source);
         self.push(node);
     }
+}
+
+/// One page of a repeated field's values: the field, the tree nodes holding it, the index of its
+/// first value and where that value is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub field: FieldId,
+    pub nodes: Nodes,
+    pub from: usize,
+    pub at: ValuesAt,
 }
 
 /// What rows are made from: the payload's wire tree with its bytes, and where it starts in the

@@ -65,4 +65,5 @@ pub mod summary;
 pub mod tensor;
 pub mod textformat;
 pub mod wire;
+pub mod wire_type;
 pub mod words;

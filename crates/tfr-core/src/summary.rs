@@ -59,44 +59,86 @@ pub fn summarize(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> (Optio
     (summary.features, summary.line)
 }
 
+/// What a JSON object describing a frame says about it; each output picks the members it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameField {
+    Index,
+    Offset,
+    /// The declared payload length (`null` when the header is unreadable).
+    Length,
+    /// `length_crc_ok` and `data_crc_ok` (`null` when not checked).
+    CrcVerdicts,
+    Status,
+    /// Where the bytes the frame owns end.
+    End,
+    AfterResync,
+    /// The offset TensorFlow names in its error, present only for frames it fails on.
+    TensorflowOffset,
+    /// The same, `null` for frames TensorFlow reads.
+    TensorflowOffsetOrNull,
+}
+
+/// The members describing `frame`, worded the same in every output (`list`, `locate`, `salvage`).
+pub fn frame_members(frame: &Frame, fields: &[FrameField]) -> Vec<(String, Json)> {
+    let number = |n: u64| Json::Literal(n.to_string());
+    let bool_or_null = |v: Option<bool>| v.map_or(Json::Null, |b| Json::Literal(b.to_string()));
+    let tensorflow = frame.tensorflow_offset().map(|tf| number(tf.0));
+    let mut members = Vec::new();
+    for field in fields {
+        let mut add = |name: &str, value: Json| members.push((name.to_string(), value));
+        match field {
+            FrameField::Index => add("index", number(frame.index as u64)),
+            FrameField::Offset => add("offset", number(frame.offset.0)),
+            FrameField::Length => add("length", frame.declared_length.map_or(Json::Null, number)),
+            FrameField::CrcVerdicts => {
+                add("length_crc_ok", bool_or_null(frame.status.length_crc_ok()));
+                add("data_crc_ok", bool_or_null(frame.status.data_crc_ok()));
+            }
+            FrameField::Status => add("status", Json::String(frame.status.name().into())),
+            FrameField::End => add("end", number(frame.region_end.0)),
+            FrameField::AfterResync => add(
+                "after_resync",
+                Json::Literal(frame.after_resync.to_string()),
+            ),
+            FrameField::TensorflowOffset => {
+                if let Some(tf) = &tensorflow {
+                    add("tensorflow_offset", tf.clone());
+                }
+            }
+            FrameField::TensorflowOffsetOrNull => add(
+                "tensorflow_offset",
+                tensorflow.clone().unwrap_or(Json::Null),
+            ),
+        }
+    }
+    members
+}
+
 /// The frame as one JSON object, as `list --json` prints it.
 pub fn row_json(file: &str, row: &FrameRow) -> Json {
-    let f = &row.frame;
-    let bool_or_null = |v: Option<bool>| v.map_or(Json::Null, |b| Json::Literal(b.to_string()));
-    let mut members = vec![
-        ("file".to_string(), Json::String(file.to_string())),
-        ("index".into(), Json::Literal(f.index.to_string())),
-        ("offset".into(), Json::Literal(f.offset.0.to_string())),
-        (
-            "length".into(),
-            f.declared_length
-                .map_or(Json::Null, |l| Json::Literal(l.to_string())),
-        ),
-        (
-            "length_crc_ok".into(),
-            bool_or_null(f.status.length_crc_ok()),
-        ),
-        ("data_crc_ok".into(), bool_or_null(f.status.data_crc_ok())),
-        ("status".into(), Json::String(f.status.name().into())),
-        (
-            "kind".into(),
-            row.kind
-                .as_ref()
-                .map_or(Json::Null, |k| Json::String(k.name().into())),
-        ),
-        ("end".into(), Json::Literal(f.region_end.0.to_string())),
-        (
-            "after_resync".into(),
-            Json::Literal(f.after_resync.to_string()),
-        ),
+    use FrameField::*;
+    let fields = [
+        Index,
+        Offset,
+        Length,
+        CrcVerdicts,
+        Status,
+        End,
+        AfterResync,
+        TensorflowOffset,
     ];
+    let mut members = frame_members(&row.frame, &fields);
+    members.push(("file".to_string(), Json::String(file.to_string())));
+    members.push((
+        "kind".into(),
+        row.kind
+            .as_ref()
+            .map_or(Json::Null, |k| Json::String(k.name().into())),
+    ));
     if let Some(n) = row.feature_count {
         members.push(("features".into(), Json::Literal(n.to_string())));
     }
-    if let Some(tf) = f.tensorflow_offset() {
-        members.push(("tensorflow_offset".into(), Json::Literal(tf.0.to_string())));
-    }
-    if !f.status.is_intact() {
+    if !row.frame.status.is_intact() {
         members.push(("problem".into(), Json::String(row.summary.clone())));
     }
     Json::Object(members)

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use prost_reflect::{DescriptorPool, FieldDescriptor, MessageDescriptor, Syntax};
 
-use crate::wire::WireType;
+use crate::wire_type::WireType;
 
 /// A message type of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
