@@ -11,7 +11,7 @@ pub mod tui;
 
 pub use tfr_core::{
     annotate, bytes, compress, crafted, crc, damage, dataset, decode, error, escape, event,
-    example, frame, image, input, jsonformat, nested, output, payload, pyfmt, record_index,
-    recover, resync, schema, source, span, stats, summary, tensor, textformat, wire, wire_type,
-    words,
+    example, explain, frame, image, input, jsonformat, nested, output, payload, pyfmt, quiz,
+    record_index, recover, resync, rules, schema, source, span, stats, summary, tensor, textformat,
+    wire, wire_type, words,
 };

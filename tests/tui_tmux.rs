@@ -351,3 +351,49 @@ fn a_file_truncated_while_open_is_re_indexed_without_a_bus_error() {
     assert!(!screen.contains("frames · "), "{screen}");
     assert!(screen.contains("shell$"), "{screen}");
 }
+
+#[test]
+fn step_mode_and_the_quiz_in_tmux() {
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    tmux.wait_text("shell$");
+    let mnist = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/mnist_like.tfrecord");
+    tmux.text(&format!("{BIN} {mnist}; echo inspector-exited-$?"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("record 0 · 20 records (0..19)");
+    // Step mode from the frame's first byte: header, CRC, tag, then the length e8 06.
+    tmux.text("o0");
+    tmux.keys(&["Enter"]);
+    tmux.text("s...");
+    let screen = tmux.wait_text("length at payload 0x1, file 13: e8 06");
+    assert!(screen.contains(" step · "), "{screen}");
+    assert!(screen.contains("groups 1101000, 0000110"), "{screen}");
+    assert!(
+        screen.contains("payload (Example)  872 of 875 bytes left"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("@13 13..15 length e8 06 · byte 1 of 2"),
+        "{screen}"
+    );
+    // The quiz asks about the length under the cursor; the answer is typed and checked.
+    tmux.text("x");
+    let screen = tmux.wait_text("question 1: payload 0x1 (file 13): e8 06");
+    assert!(screen.contains("= ? (quiz"), "{screen}");
+    tmux.text("0x368");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("question 1: right, 872 bytes (0x368)");
+    assert!(
+        screen.contains("question 2: payload 0x3 (file 15): 0a"),
+        "{screen}"
+    );
+    tmux.text("1 3");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("question 2: not quite, you said 1 3");
+    assert!(screen.contains("2 (LEN): 1 << 3 | 2 = 10"), "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_text("quiz over: 1 of 2 right");
+    tmux.text("q");
+    tmux.wait_text("inspector-exited-0");
+}

@@ -21,13 +21,15 @@ pub struct HexArgs {
     /// Print every byte of long values (16 per line) instead of eliding them.
     #[arg(long)]
     pub full: bool,
+    #[command(flatten)]
+    pub teach: super::teach::TeachArgs,
 }
 
 /// Bytes shown in the hex column before a long token is elided.
 const SHOWN: usize = 10;
 const HEX_WIDTH: usize = SHOWN * 3 - 1;
 
-fn colour(role: Role) -> &'static str {
+pub fn colour(role: Role) -> &'static str {
     match role {
         Role::Frame => "\x1b[34m",
         Role::BadCrc | Role::Unparsed => "\x1b[1;31m",
@@ -144,16 +146,30 @@ pub fn annotate_record(
         kind,
         frame.status.name()
     )?;
-    writeln!(out, "{:>10}  {:<HEX_WIDTH$}  meaning", "offset", "bytes")?;
     let annotated = Annotated::new(data, &frame, decoded.as_ref(), decoder.table());
-    write_tokens(
-        out,
-        data,
-        annotated.tokens(),
-        |t| annotated.meaning(t),
-        args.full,
-        coloured,
-    )?;
+    if args.teach.is_set() {
+        let lesson = super::teach::Lesson {
+            args: &args.teach,
+            data,
+            annotated: &annotated,
+            payload_start: frame
+                .payload_range()
+                .map_or(frame.offset.0 + crate::frame::HEADER_LEN, |r| r.start.0),
+            full: args.full,
+            coloured,
+        };
+        lesson.write(out)?;
+    } else {
+        writeln!(out, "{:>10}  {:<HEX_WIDTH$}  meaning", "offset", "bytes")?;
+        write_tokens(
+            out,
+            data,
+            annotated.tokens(),
+            |t| annotated.meaning(t),
+            args.full,
+            coloured,
+        )?;
+    }
     // Meanings are read from the bytes while printing: a file cut short meanwhile is reported
     // instead of ending the walkthrough as if it were whole.
     if let Err(e) = input.check_unchanged() {

@@ -6,10 +6,12 @@ pub mod hex;
 pub mod index;
 pub mod list;
 pub mod locate;
+pub mod quiz;
 pub mod records;
 pub mod salvage;
 pub mod show;
 pub mod stats;
+pub mod teach;
 pub mod verify;
 
 use std::io::{IsTerminal, Write};
@@ -65,6 +67,9 @@ pub enum Command {
     Index(index::IndexArgs),
     /// Per-feature statistics of a file, shard set or dataset, per split side by side.
     Stats(stats::StatsArgs),
+    /// Quiz on one record: each tag, length and value with its meaning hidden, answered on
+    /// standard input, checked, and derived when the answer is wrong.
+    Quiz(quiz::QuizArgs),
 }
 
 /// How payloads are decoded (shared by every subcommand).
@@ -171,5 +176,13 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
         Command::Salvage(args) => salvage::run(args, &open, out),
         Command::Index(args) => index::run(args, &open.read, out),
         Command::Stats(args) => stats::run(args, &open, out),
+        Command::Quiz(args) => {
+            let stdin = std::io::stdin();
+            let mut answers = quiz::Answers {
+                echo: !stdin.is_terminal(),
+                lines: stdin.lock(),
+            };
+            quiz::run(args, &open, &mut answers, out)
+        }
     }
 }

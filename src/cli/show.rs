@@ -42,6 +42,10 @@ pub struct ShowArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Tree)]
     pub format: Format,
+    /// With the tree format: after each record, the encoding rules its bytes stretch (over-long
+    /// varints, fields sent twice, merged messages, replaced oneof members, unknown fields…).
+    #[arg(long)]
+    pub notes: bool,
 }
 
 /// Parses `A..B`, `A..=B`, `A..` and `..B`: the first record and the end (excluded), if any.
@@ -108,7 +112,16 @@ pub fn run(
         &mut input,
         start,
         end,
-        |input, decoder, frame| render(input, decoder, frame, args.format, single, specs.as_ref()),
+        |input, decoder, frame| {
+            render(
+                input,
+                decoder,
+                frame,
+                (args.format, args.notes),
+                single,
+                specs.as_ref(),
+            )
+        },
         |input, record| {
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
@@ -149,7 +162,7 @@ fn render(
     input: &Input,
     decoder: &Decoder,
     frame: Frame,
-    format: Format,
+    (format, rule_notes): (Format, bool),
     single: bool,
     specs: Option<&crate::dataset::features::FeatureSpecs>,
 ) -> Rendered {
@@ -217,6 +230,12 @@ fn render(
                     .view(payload, decoder.table())
                     .write_tree(&heading, &mut out),
             };
+            if rule_notes {
+                for line in super::teach::record_notes(data, &frame, &decoded, decoder.table()) {
+                    out.extend_from_slice(line.as_bytes());
+                    out.push(b'\n');
+                }
+            }
             String::from_utf8(out)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
         }
@@ -287,6 +306,7 @@ mod tests {
             record: Some(0),
             range: None,
             format: Format::Text,
+            notes: false,
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();

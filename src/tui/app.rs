@@ -16,6 +16,7 @@
 mod dataset;
 mod motion;
 mod navigate;
+mod tutor;
 mod watch;
 
 use std::borrow::Cow;
@@ -146,6 +147,8 @@ pub struct App {
     pub(super) open: OpenOptions,
     /// Files reopened and waiting for a background indexer (see `watch.rs`).
     pub(super) index_jobs: Vec<usize>,
+    /// Step mode, the parsed view and the quiz (see `tutor.rs`).
+    pub tutor: super::tutor::Tutor,
 }
 
 impl App {
@@ -191,6 +194,7 @@ impl App {
             large_rows: HashMap::new(),
             open: options.clone(),
             index_jobs: Vec::new(),
+            tutor: Default::default(),
         };
         app.select_frame(0);
         Ok(app)
@@ -342,6 +346,11 @@ impl App {
             Action::PrevFile => self.switch_file(self.files.len().saturating_sub(1)),
             Action::Reindex => self.reindex_current(),
             Action::ShowImage => self.show_image(),
+            Action::StepMode => self.toggle_side(super::tutor::Side::Step),
+            Action::ParsedView => self.toggle_side(super::tutor::Side::Parsed),
+            Action::NextToken => self.step_token(true),
+            Action::PrevToken => self.step_token(false),
+            Action::Quiz => self.start_quiz(),
             Action::Toggle => self.toggle(),
             Action::ScrollUp { column, row } => self.wheel(column, row, false),
             Action::ScrollDown { column, row } => self.wheel(column, row, true),
@@ -354,7 +363,10 @@ impl App {
 
     /// Esc: closes the prompt, else stops the search, else closes the help, else quits.
     fn cancel(&mut self) {
-        if self.prompt.take().is_some() {
+        if let Some(prompt) = self.prompt.take() {
+            if prompt.kind == PromptKind::Answer {
+                self.end_quiz();
+            }
         } else if self.search_job.take().is_some() {
             self.message = "search stopped".into();
         } else if !std::mem::take(&mut self.help) {
@@ -628,6 +640,7 @@ impl App {
         }
         let list_rows = self.scroll_into_view();
         self.refresh_hex();
+        self.refresh_tutor();
         self.describe_rows(list_rows);
     }
 
@@ -687,26 +700,15 @@ impl App {
     /// The tokens of the hex rows on screen, and the words for the one under the cursor.
     fn refresh_hex(&mut self) {
         let Range { start, end } = self.hex_geometry().visible();
-        let (tokens, explain) = match self.annotated() {
-            Some(annotated) => {
-                let tokens: Vec<Token> = annotated
-                    .tokens_from(start)
-                    .take_while(|t| t.start < end)
-                    .collect();
-                let explain = annotated
-                    .token_at(self.view.cursor)
-                    .map(|t| (t, annotated.meaning(&t)));
-                (tokens, explain)
-            }
-            None => (Vec::new(), None),
+        let tokens: Vec<Token> = match self.annotated() {
+            Some(annotated) => annotated
+                .tokens_from(start)
+                .take_while(|t| t.start < end)
+                .collect(),
+            None => Vec::new(),
         };
         self.view.tokens = tokens;
-        self.view.explain = match (self.file(), explain) {
-            (Some(file), Some((token, meaning))) => {
-                super::hexview::explain(file.data(), &token, &meaning)
-            }
-            _ => String::new(),
-        };
+        self.view.explain = self.explain_line();
     }
 
     fn switch_file(&mut self, step: usize) {

@@ -46,6 +46,16 @@ pub enum Action {
     ShowImage,
     /// Read the current file again from disk and index it anew (after it grew or changed).
     Reindex,
+    /// Show step mode's panel (the token under the cursor derived) in the tree's place.
+    StepMode,
+    /// Move the hex cursor to the next token.
+    NextToken,
+    /// Move the hex cursor to the previous token.
+    PrevToken,
+    /// Start (or end) a quiz on the tokens from the cursor on.
+    Quiz,
+    /// Show the parsed view (wire occurrences and what a parser keeps) in the tree's place.
+    ParsedView,
     ScrollUp {
         column: u16,
         row: u16,
@@ -73,6 +83,8 @@ pub enum PromptKind {
     Offset,
     /// `/` text to find in feature names and string values.
     Search,
+    /// The answer to the quiz's question.
+    Answer,
 }
 
 /// Which keys are live: typing into a prompt, reading the help, or everything else.
@@ -323,6 +335,22 @@ pub const KEYS: &[Binding] = &[
     Binding {
         keys: &[&[ch('R', Action::Reindex)]],
         what: "read the file again and index it anew (offered when it grew on disk)",
+    },
+    Binding {
+        keys: &[&[ch('s', Action::StepMode)]],
+        what: "step mode: the token under the cursor derived, its open messages counting down",
+    },
+    Binding {
+        keys: &[&[ch('.', Action::NextToken), ch(',', Action::PrevToken)]],
+        what: "next / previous token: the hex cursor steps token by token",
+    },
+    Binding {
+        keys: &[&[ch('x', Action::Quiz)]],
+        what: "quiz: each token's meaning hidden and asked for (x or Esc ends it)",
+    },
+    Binding {
+        keys: &[&[ch('p', Action::ParsedView)]],
+        what: "parsed view: each wire occurrence beside what a protobuf parser keeps",
     },
     Binding {
         keys: &[&[

@@ -19,6 +19,7 @@ pub mod layout;
 pub mod preview;
 pub mod search;
 pub mod tree;
+pub mod tutor;
 pub mod view;
 
 use std::io::{Stdout, Write, stdout};

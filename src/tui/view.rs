@@ -45,9 +45,19 @@ impl Widget for &App {
         }
         let panes = layout::panes(area, self.preview.is_some(), self.notice_lines());
         self.render_list(panes.list, buf);
-        self.render_tree(panes.tree, buf);
-        if let Some(rect) = panes.preview {
-            self.render_preview(rect, buf);
+        if self.tutor.shows_panel() {
+            // Step mode, the parsed view or the quiz (whose answers the tree would give away),
+            // over the tree and the preview.
+            super::tutor::TutorPanel {
+                tutor: &self.tutor,
+                focused: self.focus == Pane::Tree,
+            }
+            .render(self.tutor_rect(), buf);
+        } else {
+            self.render_tree(panes.tree, buf);
+            if let Some(rect) = panes.preview {
+                self.render_preview(rect, buf);
+            }
         }
         self.render_hex(panes.hex, buf);
         self.render_explain(panes.explain, buf);
@@ -220,6 +230,7 @@ impl App {
                 PromptKind::Record => "go to record:",
                 PromptKind::Offset => "go to byte offset:",
                 PromptKind::Search => "search:",
+                PromptKind::Answer => "answer:",
             };
             let text = format!("{label} {}█  (Enter confirms, Esc cancels)", prompt.text);
             buf.set_stringn(

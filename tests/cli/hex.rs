@@ -24,7 +24,7 @@ fn entry(key: &str, feature: Vec<u8>) -> Vec<u8> {
 }
 
 /// The classic MNIST Example, features serialized in the order image_raw, label, height, width.
-fn mnist_example() -> Vec<u8> {
+pub(crate) fn mnist_example() -> Vec<u8> {
     let pixels: Vec<u8> = (0..784u32).map(|i| (i % 251) as u8).collect();
     let features = [
         entry("image_raw", ld(1, &ld(1, &pixels))),

@@ -10,9 +10,11 @@ mod golden;
 mod hex;
 mod index;
 mod list;
+mod quiz;
 mod salvage;
 mod show;
 mod stats;
+mod teach;
 mod verify;
 
 use std::path::{Path, PathBuf};

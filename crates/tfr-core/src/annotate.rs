@@ -10,6 +10,7 @@
 use std::ops::Range;
 
 use crate::decode::Scalar;
+use crate::explain::Radix;
 use crate::frame::{FOOTER_LEN, Frame, HEADER_LEN, Header};
 use crate::payload::Decoded;
 use crate::schema::table::{Cardinality, Field, Kind, Table};
@@ -115,6 +116,26 @@ impl<'a> PayloadTokens<'a> {
             table,
             base,
         }
+    }
+
+    /// The decoding the tokens come from.
+    pub fn decoded(&self) -> &'a Decoded {
+        self.decoded
+    }
+
+    /// The payload's bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.payload
+    }
+
+    /// The schema the payload was walked with.
+    pub fn table(&self) -> &'a Table {
+        self.table
+    }
+
+    /// The file offset of the payload's first byte.
+    pub fn base(&self) -> u64 {
+        self.base
     }
 
     fn file(&self, span: Span) -> (u64, u64) {
@@ -226,6 +247,11 @@ impl<'a> PayloadTokens<'a> {
 
     /// What a payload token means.
     pub fn meaning(&self, token: &Token) -> String {
+        self.meaning_in(token, Radix::Decimal)
+    }
+
+    /// What a payload token means, its numbers written in `radix`.
+    pub fn meaning_in(&self, token: &Token, radix: Radix) -> String {
         let Some(tree) = self.decoded.structure() else {
             let len = self.payload.len() as u64;
             return format!(
@@ -245,6 +271,7 @@ impl<'a> PayloadTokens<'a> {
             table: self.table,
             node,
             field,
+            radix,
         };
         let bytes = |t: &Token| {
             let start = usize::try_from(t.start.saturating_sub(self.base)).unwrap_or(0);
@@ -256,7 +283,13 @@ impl<'a> PayloadTokens<'a> {
             Site::Length(_) => describe.length(self.length_what(tree, n, node, field)),
             Site::Value(_) => {
                 let raw = tree.scalar(n, self.payload).unwrap_or_default();
-                scalar_meaning(self.table, field.map(|f| f.kind), raw, node.wire_type())
+                scalar_meaning(
+                    self.table,
+                    field.map(|f| f.kind),
+                    raw,
+                    node.wire_type(),
+                    radix,
+                )
             }
             Site::Data(_) => {
                 let is_string = field.is_some_and(|f| f.kind == Kind::String);
@@ -270,6 +303,7 @@ impl<'a> PayloadTokens<'a> {
                     kind,
                     raw,
                     kind.map_or(WireType::Varint, |k| k.wire_type()),
+                    radix,
                 )
             }
             Site::EndTag(_) => {
@@ -333,6 +367,7 @@ struct Describe<'a> {
     table: &'a Table,
     node: &'a wire::Node,
     field: Option<&'a Field>,
+    radix: Radix,
 }
 
 impl Describe<'_> {
@@ -373,39 +408,56 @@ impl Describe<'_> {
     fn length(&self, what: LengthOf) -> String {
         let length = self.node.data_span().len() as u64;
         let label = self.label();
+        let bytes = match self.radix {
+            Radix::Decimal => plural(length, "byte"),
+            radix => format!("{} bytes", radix.num(length)),
+        };
+        let length = self.radix.num(length);
         match what {
-            LengthOf::Bytes => format!(
-                "varint {length}: length of {label}, {}",
-                plural(length, "byte")
-            ),
+            LengthOf::Bytes => format!("varint {length}: length of {label}, {bytes}"),
             LengthOf::Packed(n) => format!(
                 "varint {length}: length of {label}, packed, {}",
                 plural(n, "element")
             ),
-            LengthOf::Message(what) => format!(
-                "varint {length}: length of {label}, {what} of {}",
-                plural(length, "byte")
-            ),
+            LengthOf::Message(what) => {
+                format!("varint {length}: length of {label}, {what} of {bytes}")
+            }
         }
     }
 }
 
-fn scalar_meaning(table: &Table, kind: Option<Kind>, raw: u64, wire_type: WireType) -> String {
+fn scalar_meaning(
+    table: &Table,
+    kind: Option<Kind>,
+    raw: u64,
+    wire_type: WireType,
+    radix: Radix,
+) -> String {
+    let text = |scalar: &Scalar<'_>| match (radix, scalar) {
+        (Radix::Decimal, _) => scalar_text(scalar),
+        (_, Scalar::I32(v)) => radix.signed(i128::from(*v)),
+        (_, Scalar::I64(v)) => radix.signed(i128::from(*v)),
+        (_, Scalar::U32(v)) => radix.num(u64::from(*v)),
+        (_, Scalar::U64(v)) => radix.num(*v),
+        (_, Scalar::Enum(v, None)) => radix.signed(i128::from(*v)),
+        _ => scalar_text(scalar),
+    };
     match kind.and_then(|k| Scalar::from_raw(k, raw, table).map(|s| (k, s))) {
         Some((k, scalar)) => {
             let type_name = table.kind_name(k);
             match (wire_type, &scalar) {
                 (WireType::Varint, Scalar::Enum(n, Some(_))) => {
-                    format!("varint {n}: {type_name} {}", scalar_text(&scalar))
+                    let n = radix.signed(i128::from(*n));
+                    format!("varint {n}: {type_name} {}", text(&scalar))
                 }
                 (WireType::Varint, _) => {
-                    format!("varint {raw}: {type_name} {}", scalar_text(&scalar))
+                    format!("varint {}: {type_name} {}", radix.num(raw), text(&scalar))
                 }
-                _ => format!("{type_name} {}", scalar_text(&scalar)),
+                _ => format!("{type_name} {}", text(&scalar)),
             }
         }
         None => match wire_type {
-            WireType::Varint => format!("varint {raw}"),
+            WireType::Varint => format!("varint {}", radix.num(raw)),
             WireType::I32 => format!(
                 "fixed32 0x{raw:08x} (float {})",
                 scalar_text(&Scalar::F32(f32::from_bits(raw as u32)))
@@ -629,6 +681,11 @@ impl<'a> Annotated<'a> {
 
     /// What `token` means, in words.
     pub fn meaning(&self, token: &Token) -> String {
+        self.meaning_in(token, Radix::Decimal)
+    }
+
+    /// What `token` means, its payload's numbers written in `radix`.
+    pub fn meaning_in(&self, token: &Token, radix: Radix) -> String {
         if let Site::Frame(_) = token.site {
             return self
                 .own
@@ -637,7 +694,7 @@ impl<'a> Annotated<'a> {
         }
         self.payload
             .as_ref()
-            .map_or_else(String::new, |p| p.meaning(token))
+            .map_or_else(String::new, |p| p.meaning_in(token, radix))
     }
 }
 

@@ -17,6 +17,11 @@ impl App {
             (Pane::List, Action::Down) => self.select_frame(self.selected().saturating_add(1)),
             (Pane::List, Action::Right) => self.focus = Pane::Tree,
             (Pane::List, _) => {}
+            // A tutor panel in the tree's place: the arrows step token by token.
+            (Pane::Tree, Action::Up | Action::Left) if self.tutor.shows_panel() => {
+                self.step_token(false)
+            }
+            (Pane::Tree, _) if self.tutor.shows_panel() => self.step_token(true),
             (Pane::Tree, Action::Up) => self.tree_step(-1),
             (Pane::Tree, Action::Down) => self.tree_step(1),
             (Pane::Tree, Action::Right) => {
@@ -131,6 +136,8 @@ impl App {
         if panes.list.contains(at) {
             let target = self.selected().saturating_add_signed(step);
             self.select_frame(target);
+        } else if self.tutor.shows_panel() && self.tutor_rect().contains(at) {
+            self.step_token(down);
         } else if panes.tree.contains(at) {
             self.tree_step(step);
         } else if panes.hex.contains(at) {
@@ -149,6 +156,8 @@ impl App {
                 let top = self.file().map_or(0, |f| f.list_top);
                 self.select_frame(top + usize::from(row - list.y - 1));
             }
+        } else if self.tutor.shows_panel() && self.tutor_rect().contains(at) {
+            self.focus = Pane::Tree;
         } else if panes.tree.contains(at) {
             self.focus = Pane::Tree;
             // While a record decodes in the background, its progress takes the pane's first line.

@@ -32,6 +32,7 @@ impl App {
                 Ok(n) => self.go_to_offset(n),
                 Err(_) => self.message = format!("not a byte offset: {:?}", prompt.text),
             },
+            PromptKind::Answer => self.answer(&prompt.text),
             PromptKind::Search => {
                 if prompt.text.is_empty() {
                     return;

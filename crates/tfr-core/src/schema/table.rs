@@ -136,6 +136,21 @@ impl Field {
     }
 }
 
+/// Whether a repeated number field is declared packed: `[packed = …]` when given, else packed in
+/// proto3 and not in proto2. (Read from the options, which prost-reflect's own `is_packed` does
+/// not always reflect.)
+fn declared_packed(field: &FieldDescriptor) -> bool {
+    use prost_reflect::Kind as K;
+    let number = !matches!(field.kind(), K::String | K::Bytes | K::Message(_));
+    let default = field.parent_file().syntax() == Syntax::Proto3;
+    let option = field
+        .field_descriptor_proto()
+        .options
+        .as_ref()
+        .and_then(|o| o.packed);
+    field.is_list() && number && option.unwrap_or(default)
+}
+
 /// Field numbers below this are found by direct indexing.
 const DENSE: usize = 64;
 const ABSENT: u16 = u16::MAX;
@@ -186,6 +201,9 @@ pub struct Table {
     messages: Vec<Message>,
     fields: Vec<Field>,
     enums: Vec<Enum>,
+    /// By field id: whether the field is declared packed (proto3's default for repeated
+    /// numbers, `[packed = true]` in proto2), which is how encoders write it.
+    packed: Vec<bool>,
     by_name: HashMap<Box<str>, MessageId>,
 }
 
@@ -244,6 +262,7 @@ impl Table {
                 *slot = position as u16;
             }
             self.fields.push(self.make_field(field, enums));
+            self.packed.push(declared_packed(field));
         }
         let count = descriptors.len() as u32;
         let mut json_order: Vec<u16> = (0..count as u16).collect();
@@ -334,6 +353,11 @@ impl Table {
 
     pub fn message(&self, id: MessageId) -> Option<&Message> {
         self.messages.get(id.0 as usize)
+    }
+
+    /// Whether field `id` is declared packed, so that encoders write its values as one run.
+    pub fn is_packed(&self, id: FieldId) -> bool {
+        self.packed.get(id.0 as usize).copied().unwrap_or(false)
     }
 
     pub fn field(&self, id: FieldId) -> Option<&Field> {

@@ -1,0 +1,298 @@
+//! The quiz: a token's meaning hidden, asked for, checked, and derived when the answer is wrong.
+//!
+//! A tag asks for its field number and wire type, a length prefix for how many bytes follow, a
+//! value for its number (or what its type reads: `-2` for a zigzag 3, `true`, `RED`, `25.4`).
+//! String and bytes data, the frame's own bytes and bytes that did not parse are not asked about.
+//! Questions are built from the same tokens, meanings and derivations `hex --explain` prints, so
+//! the quiz and the walkthrough agree on every answer. The command line and the inspector only
+//! ask and show.
+
+use crate::annotate::{Annotated, Site, Token};
+use crate::decode::Scalar;
+use crate::explain::Explainer;
+use crate::explain::number::{self, wire_name};
+use crate::schema::table::Kind;
+use crate::textformat::scalar_text;
+use crate::wire::{self, NodeKind, ROOT};
+use crate::words::parse_number;
+
+/// What a question asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// Field number and wire type.
+    Tag,
+    /// How many bytes follow.
+    Length,
+    /// The number a value holds.
+    Value,
+}
+
+/// One token to answer for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    pub token: Token,
+    pub ask: Ask,
+    /// The question, in words (the token's meaning left out).
+    pub prompt: String,
+    /// The answer, in words.
+    pub answer: String,
+    /// How the answer is obtained, as `hex --explain` shows it.
+    pub derivation: Vec<String>,
+    /// A tag's field number and wire type.
+    tag: (u64, u64),
+    /// The number a length or value holds on the wire.
+    raw: u64,
+    /// What the value's type reads the number as, when that differs from `raw`.
+    typed: Option<Typed>,
+}
+
+/// A value as its type reads it.
+#[derive(Debug, Clone, PartialEq)]
+enum Typed {
+    Int(i128),
+    Float(f64),
+    /// Words that name the value (`true`, `RED`), compared ignoring case.
+    Word(String),
+}
+
+impl Question {
+    /// The question `token` makes, if it is one the quiz asks about.
+    pub fn of(
+        annotated: &Annotated<'_>,
+        explainer: &Explainer<'_>,
+        token: &Token,
+    ) -> Option<Question> {
+        let payload = annotated.payload()?;
+        let tree = payload.decoded().structure()?;
+        let node = tree.node(token.node()?)?;
+        let table = payload.table();
+        let field = node.field().and_then(|f| table.field(f));
+        let bytes = explainer.bytes(token);
+        let derivation = explainer.derivation(token);
+        let blank = |ask, prompt: String, answer: String| Question {
+            token: *token,
+            ask,
+            prompt,
+            answer,
+            derivation: derivation.clone(),
+            tag: (0, 0),
+            raw: 0,
+            typed: None,
+        };
+        match token.site {
+            Site::Tag(_) | Site::EndTag(_) => {
+                let (value, whole) = number::varint_value(bytes);
+                if !whole {
+                    return None;
+                }
+                let (field, wire) = (value >> 3, value & 7);
+                let answer = format!("field {field}, wire type {wire} ({})", wire_name(wire));
+                let prompt =
+                    "a tag: which field number and wire type? (e.g. `1 2` or `1 LEN`)".into();
+                Some(Question {
+                    tag: (field, wire),
+                    ..blank(Ask::Tag, prompt, answer)
+                })
+            }
+            Site::Length(_) => {
+                let (raw, whole) = number::varint_value(bytes);
+                if !whole {
+                    return None;
+                }
+                let prompt = "a length prefix: how many bytes follow? (decimal or 0x…)".into();
+                Some(Question {
+                    raw,
+                    ..blank(Ask::Length, prompt, format!("{raw} bytes (0x{raw:x})"))
+                })
+            }
+            Site::Value(_) | Site::Element(_) => {
+                let kind = field.map(|f| f.kind);
+                let fixed = match token.site {
+                    Site::Value(_) => matches!(node.kind(), NodeKind::Fixed32 | NodeKind::Fixed64),
+                    _ => kind.and_then(Kind::fixed_width).is_some(),
+                };
+                let (raw, whole) = if fixed {
+                    (number::little_endian(bytes).0, true)
+                } else {
+                    number::varint_value(bytes)
+                };
+                if !whole {
+                    return None;
+                }
+                let scalar = kind.and_then(|k| Scalar::from_raw(k, raw, table));
+                let typed = scalar.as_ref().and_then(typed_of);
+                let type_name = match kind {
+                    Some(k) => table.kind_name(k).to_string(),
+                    None if fixed && bytes.len() == 4 => "fixed32 (no schema)".into(),
+                    None if fixed => "fixed64 (no schema)".into(),
+                    None => "varint (no schema)".into(),
+                };
+                let what = if matches!(token.site, Site::Element(_)) {
+                    "an element of a packed run"
+                } else {
+                    "a value"
+                };
+                let prompt =
+                    format!("{what} of type {type_name}: what does it hold? (decimal or 0x…)");
+                let answer = match &scalar {
+                    Some(s) if typed.is_some() => {
+                        format!("{} (the wire holds {raw})", scalar_text(s))
+                    }
+                    Some(s) => scalar_text(s),
+                    None => format!("{raw} (0x{raw:x})"),
+                };
+                Some(Question {
+                    raw,
+                    typed,
+                    ..blank(Ask::Value, prompt, answer)
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `text` answers the question.
+    pub fn check(&self, text: &str) -> bool {
+        let text = text.trim();
+        match self.ask {
+            Ask::Tag => {
+                let parts: Vec<&str> = text
+                    .split(|c: char| c.is_whitespace() || c == ',' || c == '/')
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                let [field, wire] = parts.as_slice() else {
+                    return false;
+                };
+                let wire_ok = parse_number(wire).ok() == Some(self.tag.1)
+                    || wire_name(self.tag.1).eq_ignore_ascii_case(wire);
+                parse_number(field).ok() == Some(self.tag.0) && wire_ok
+            }
+            Ask::Length => parse_number(text).ok() == Some(self.raw),
+            Ask::Value => {
+                if parse_number(text).ok() == Some(self.raw) {
+                    return true;
+                }
+                match &self.typed {
+                    Some(Typed::Int(v)) => signed(text) == Some(*v),
+                    Some(Typed::Float(v)) => {
+                        let given = text.parse::<f64>().ok();
+                        given.is_some_and(|g| g == *v || (g.is_nan() && v.is_nan()) || close(g, *v))
+                    }
+                    Some(Typed::Word(w)) => w.eq_ignore_ascii_case(text),
+                    None => false,
+                }
+            }
+        }
+    }
+}
+
+/// Floats typed from a printed value: equal to the precision they were printed with.
+fn close(a: f64, b: f64) -> bool {
+    a.is_finite() && b.is_finite() && (a - b).abs() <= b.abs().max(1e-30) * 1e-6
+}
+
+/// A signed decimal, or a hex number with a sign.
+fn signed(text: &str) -> Option<i128> {
+    match text.strip_prefix('-') {
+        Some(rest) => parse_number(rest).ok().map(|v| -i128::from(v)),
+        None => parse_number(text).ok().map(i128::from),
+    }
+}
+
+/// How a typed value differs from its wire number, if it does.
+fn typed_of(scalar: &Scalar<'_>) -> Option<Typed> {
+    Some(match *scalar {
+        Scalar::I32(v) => Typed::Int(i128::from(v)),
+        Scalar::I64(v) => Typed::Int(i128::from(v)),
+        Scalar::U32(_) | Scalar::U64(_) => return None,
+        Scalar::F32(v) => Typed::Float(f64::from(v)),
+        Scalar::F64(v) => Typed::Float(v),
+        Scalar::Bool(v) => Typed::Word(v.to_string()),
+        Scalar::Enum(_, Some(name)) => Typed::Word(name.to_string()),
+        Scalar::Enum(v, None) => Typed::Int(i128::from(v)),
+    })
+}
+
+/// The questions of `annotated`'s payload from file offset `from` on, in file order.
+pub fn questions<'a>(
+    annotated: &'a Annotated<'a>,
+    explainer: &'a Explainer<'a>,
+    from: u64,
+) -> impl Iterator<Item = Question> + 'a {
+    annotated
+        .tokens_from(from)
+        .filter(move |t| t.start >= from)
+        .filter_map(move |t| Question::of(annotated, explainer, &t))
+}
+
+/// Where the encoding guide's exercise starts: the second entry of an Example's features (the
+/// tag of its second `feature`), as a file offset.
+pub fn exercise_start(annotated: &Annotated<'_>) -> Option<u64> {
+    let payload = annotated.payload()?;
+    let tree = payload.decoded().structure()?;
+    let features = tree.children(ROOT).find(|c| {
+        tree.node(*c)
+            .is_some_and(|n| n.number() == 1 && n.kind() == NodeKind::Message)
+    })?;
+    let second = tree.children(features).nth(1)?;
+    let start = tree.node(second).map(wire::Node::start)?;
+    Some(payload.base() + start as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::Radix;
+    use crate::explain::tests::Fixture;
+
+    fn all(fixture: &Fixture) -> Vec<Question> {
+        let annotated = fixture.annotated();
+        let explainer = Explainer::new(&annotated, &fixture.file, Radix::Decimal);
+        questions(&annotated, &explainer, 0).collect()
+    }
+
+    #[test]
+    fn tags_lengths_and_values_are_asked_and_checked() {
+        // s64: -2 (zigzag 3), s: "hi", fl: 25.4, b: true, c: RED
+        let mut payload = vec![0x20, 0x03, 0x5a, 0x02, b'h', b'i', 0x4d];
+        payload.extend_from_slice(&25.4f32.to_le_bytes());
+        payload.extend_from_slice(&[0x28, 0x01, 0x88, 0x01, 0x01]);
+        let fixture = Fixture::proto3(&payload);
+        let qs = all(&fixture);
+        let asks: Vec<Ask> = qs.iter().map(|q| q.ask).collect();
+        use Ask::*;
+        // The string's bytes are not asked about.
+        assert_eq!(
+            asks,
+            [Tag, Value, Tag, Length, Tag, Value, Tag, Value, Tag, Value]
+        );
+        assert!(qs[0].check("4 0") && qs[0].check("4 VARINT") && qs[0].check("4, varint"));
+        assert!(!qs[0].check("4 2") && !qs[0].check("4") && !qs[0].check(""));
+        assert_eq!(qs[0].answer, "field 4, wire type 0 (VARINT)");
+        assert!(qs[1].check("-2") && qs[1].check("3") && !qs[1].check("2"));
+        assert_eq!(qs[1].answer, "-2 (the wire holds 3)");
+        assert!(qs[1].derivation.iter().any(|l| l.contains("zigzag")));
+        assert!(qs[3].check("2") && qs[3].check("0x2") && !qs[3].check("3"));
+        assert!(qs[5].check("25.4") && !qs[5].check("25.5"));
+        assert!(qs[7].check("true") && qs[7].check("1") && !qs[7].check("false"));
+        assert!(qs[9].check("RED") && qs[9].check("red") && qs[9].check("1"));
+        assert!(qs[5].prompt.contains("of type float"), "{}", qs[5].prompt);
+        assert!(
+            !qs[0].prompt.contains("s64"),
+            "the question hides the meaning"
+        );
+    }
+
+    #[test]
+    fn the_exercise_starts_at_the_second_feature() {
+        let schema = crate::schema::Schema::builtin();
+        let entry = |k: u8| [0x0a, 0x05, 0x0a, 0x01, k, 0x12, 0x00];
+        let features = [entry(b'a'), entry(b'b')].concat();
+        let mut payload = vec![0x0a, features.len() as u8];
+        payload.extend_from_slice(&features);
+        let fixture = Fixture::new(schema, &payload);
+        let annotated = fixture.annotated();
+        // Header 12, features tag and length 2, the first entry 7.
+        assert_eq!(exercise_start(&annotated), Some(12 + 2 + 7));
+    }
+}
