@@ -3,6 +3,7 @@
 
 pub mod dataset;
 pub mod hex;
+pub mod images;
 pub mod index;
 pub mod list;
 pub mod locate;
@@ -70,6 +71,9 @@ pub enum Command {
     /// Quiz on one record: each tag, length and value with its meaning hidden, answered on
     /// standard input, checked, and derived when the answer is wrong.
     Quiz(quiz::QuizArgs),
+    /// Write the images of chosen records as files: encoded ones as stored, raw pixels as PNG,
+    /// `--boxes` with boxes and class names drawn.
+    Images(images::ImagesArgs),
 }
 
 /// How payloads are decoded (shared by every subcommand).
@@ -176,6 +180,7 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
         Command::Salvage(args) => salvage::run(args, &open, out),
         Command::Index(args) => index::run(args, &open.read, out),
         Command::Stats(args) => stats::run(args, &open, out),
+        Command::Images(args) => images::run(args, &open, out),
         Command::Quiz(args) => {
             let stdin = std::io::stdin();
             let mut answers = quiz::Answers {

@@ -1,0 +1,152 @@
+//! Every image a record holds, named by feature (and step, for the frames of a SequenceExample),
+//! with the overlay that belongs on it.
+//!
+//! `images` writes these out, `verify --images` decodes each, and the inspector previews the one
+//! the selection is on and steps through frames. An Example's (or a SequenceExample context's)
+//! bytes values are images when they carry an image format's magic bytes or are raw pixels of a
+//! declared or well-known shape that do not read as text; a SequenceExample's feature lists give
+//! frames, one image per step. Other payload types offer their candidates through
+//! [`crate::payload::PayloadView::image_candidates`].
+
+use super::overlay::Overlay;
+use super::{is_image, sniff_format};
+use crate::dataset::features::FeatureSpecs;
+use crate::example::{self, FeatureValues, Features};
+use crate::payload::PayloadView;
+use crate::span::Span;
+
+/// Fields of a payload that is not an Example whose bytes values are considered.
+const FIELD_BUDGET: usize = 4096;
+
+/// One image of a record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundImage<'a> {
+    /// The feature's name as stored (empty for a payload that has no features).
+    pub key: &'a [u8],
+    /// The feature's name escaped for a terminal, or where the value lies.
+    pub name: String,
+    /// The step of the feature list, for a frame.
+    pub step: Option<usize>,
+    /// Which value of the feature (or step) it is.
+    pub value: usize,
+    pub bytes: &'a [u8],
+    /// Where the value lies in the payload.
+    pub span: Span,
+    /// Index into [`RecordImages::overlays`].
+    pub overlay: Option<usize>,
+}
+
+/// The images of one record.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecordImages<'a> {
+    pub images: Vec<FoundImage<'a>>,
+    pub overlays: Vec<Overlay>,
+    /// Image dimensions the features declare (height, width, channels).
+    pub shape: Option<(u32, u32, u32)>,
+}
+
+impl<'a> RecordImages<'a> {
+    /// The overlay of `image`, if it has one.
+    pub fn overlay_of(&self, image: &FoundImage<'_>) -> Option<&Overlay> {
+        image.overlay.and_then(|i| self.overlays.get(i))
+    }
+
+    /// The frames of feature list `key`, in step order.
+    pub fn frames_of<'s>(&'s self, key: &'s [u8]) -> impl Iterator<Item = &'s FoundImage<'a>> {
+        self.images
+            .iter()
+            .filter(move |i| i.step.is_some() && i.key == key)
+    }
+
+    fn add_overlay(&mut self, overlay: Overlay) -> Option<usize> {
+        if overlay.is_empty() {
+            return None;
+        }
+        self.overlays.push(overlay);
+        Some(self.overlays.len() - 1)
+    }
+
+    /// Adds the images among `values` (of feature `key`, at `step`).
+    fn add_values(
+        &mut self,
+        key: &'a [u8],
+        step: Option<usize>,
+        values: &FeatureValues<'a>,
+        overlay: Option<usize>,
+    ) {
+        // Masks are images of their own, not the picture the boxes are on.
+        let overlay = overlay.filter(|_| !contains(key, b"mask"));
+        for (value, (bytes, span)) in values.bytes().enumerate() {
+            if is_image(bytes, self.shape) {
+                self.images.push(FoundImage {
+                    key,
+                    name: crate::escape::bytes_for_terminal(key).into_owned(),
+                    step,
+                    value,
+                    bytes,
+                    span,
+                    overlay,
+                });
+            }
+        }
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The images of the payload `view` shows; `specs` (a tensorflow-datasets `features.json`) adds
+/// the boxes it describes.
+pub fn images_in<'a>(view: &PayloadView<'a>, specs: Option<&FeatureSpecs>) -> RecordImages<'a> {
+    let mut found = RecordImages::default();
+    let typed = view
+        .typed()
+        .filter(|m| matches!(m.type_name(), "Example" | "SequenceExample"));
+    let Some(typed) = typed else {
+        let candidates = view.image_candidates(FIELD_BUDGET);
+        found.shape = candidates.shape;
+        for span in candidates.values {
+            let Some(bytes) = view.payload.get(span.start..span.end) else {
+                continue;
+            };
+            let encoded = sniff_format(bytes).is_some();
+            if encoded || is_image(bytes, found.shape) {
+                found.images.push(FoundImage {
+                    key: b"",
+                    name: format!("bytes at payload byte {}", span.start),
+                    step: None,
+                    value: 0,
+                    bytes,
+                    span,
+                    overlay: None,
+                });
+            }
+        }
+        return found;
+    };
+    let features: Features<'a> = example::top_features(&typed);
+    found.shape = example::declared_shape(&features);
+    let context = found.add_overlay(Overlay::of_features(&features, specs));
+    for feature in features.iter() {
+        found.add_values(feature.key, None, &feature.values, context);
+    }
+    let lists = example::feature_lists_of(&typed);
+    if lists.is_empty() {
+        return found;
+    }
+    let per_step: Vec<Option<usize>> = Overlay::of_steps(&lists)
+        .into_iter()
+        .map(|o| found.add_overlay(o))
+        .collect();
+    for i in 0..lists.len() {
+        let Some(list) = lists.get(i) else {
+            continue;
+        };
+        for (step, s) in list.steps().enumerate() {
+            let overlay = per_step.get(step).copied().flatten();
+            found.add_values(list.key, Some(step), &s.values, overlay);
+        }
+    }
+    found
+}
