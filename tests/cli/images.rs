@@ -291,3 +291,148 @@ fn raw_pixels_are_written_as_png() {
         );
     }
 }
+
+/// A 40x30 JPEG.
+fn jpeg() -> Vec<u8> {
+    use image::ImageEncoder;
+    let image = RgbImage::from_fn(40, 30, |x, y| Rgb([(x * 6) as u8, (y * 8) as u8, 99]));
+    let mut out = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new(&mut out)
+        .write_image(image.as_raw(), 40, 30, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    out
+}
+
+fn detection_example(encoded: Vec<u8>, height: i64) -> Vec<u8> {
+    use tfr_inspect::crafted::FeatureValue::{Bytes, Ints};
+    tfr_inspect::crafted::example(&[
+        ("image/encoded", Bytes(vec![encoded])),
+        ("image/format", Bytes(vec![b"jpeg".to_vec()])),
+        ("image/height", Ints(vec![height])),
+        ("image/width", Ints(vec![40])),
+    ])
+}
+
+#[test]
+fn verify_images_names_the_record_and_feature_of_an_undecodable_image() {
+    let whole = jpeg();
+    let cut = whole[..whole.len() * 2 / 3].to_vec();
+    let records = [
+        detection_example(whole.clone(), 30),
+        detection_example(cut, 30),
+        detection_example(whole, 31),
+    ];
+    let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+    let (_dir, path) = super::temp_file("cut.tfrecord", &super::tfrecord(&refs));
+
+    // The CRCs are right: plain verify passes.
+    let plain = run(["verify".as_ref(), path.as_os_str()]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stdout(&plain));
+    assert!(
+        !stdout(&plain).contains("undecodable"),
+        "{}",
+        stdout(&plain)
+    );
+
+    let checked = run(["verify".as_ref(), path.as_os_str(), "--images".as_ref()]);
+    assert_eq!(checked.status.code(), Some(1), "{}", stdout(&checked));
+    let text = stdout(&checked);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0].contains("record 1, feature image/encoded")
+            && lines[0].contains("undecodable image: truncated JPEG"),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("record 2, feature image/encoded")
+            && lines[1].contains("JPEG is 40x30 but the features declare 40x31"),
+        "{text}"
+    );
+    assert!(
+        lines[2].contains("DAMAGED: 3 frames, 3 intact, 0 damaged, 2 images undecodable"),
+        "{text}"
+    );
+
+    let json = run([
+        "verify".as_ref(),
+        path.as_os_str(),
+        "--images".as_ref(),
+        "--json".as_ref(),
+    ]);
+    let value: serde_json::Value = serde_json::from_str(stdout(&json).trim()).unwrap();
+    assert_eq!(value["images_undecodable"], 2);
+    assert_eq!(value["problems"][0]["status"], "image_undecodable");
+    assert_eq!(value["problems"][0]["index"], 1);
+}
+
+#[test]
+fn verify_images_passes_the_fixtures_whose_images_are_whole() {
+    for name in [
+        DETECTION,
+        "images.tfrecord",
+        "mnist_like.tfrecord",
+        "cifar_like.tfrecord",
+        "sequence.tfrecord",
+    ] {
+        let output = run([
+            "verify".as_ref(),
+            testdata(name).as_os_str(),
+            "--images".as_ref(),
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stdout(&output));
+        assert!(
+            stdout(&output).contains("0 images undecodable"),
+            "{}",
+            stdout(&output)
+        );
+    }
+}
+
+#[test]
+fn short_text_beside_a_tiny_declared_shape_is_shown_as_text() {
+    use tfr_inspect::crafted::FeatureValue::{Bytes, Ints};
+    let record = tfr_inspect::crafted::example(&[
+        ("image/encoded", Bytes(vec![vec![1, 2, 3]])),
+        ("image/format", Bytes(vec![b"png".to_vec()])),
+        ("image/height", Ints(vec![1])),
+        ("image/width", Ints(vec![1])),
+        ("image/depth", Ints(vec![3])),
+    ]);
+    let (_dir, path) = super::temp_file("tiny.tfrecord", &super::tfrecord(&[&record]));
+    let output = run([
+        "show".as_ref(),
+        path.as_os_str(),
+        "-n".as_ref(),
+        "0".as_ref(),
+    ]);
+    let text = stdout(&output);
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(line("image/format").ends_with("[\"png\"]"), "{text}");
+    assert!(
+        !text.contains("raw"),
+        "one pixel is no plausible raw image: {text}"
+    );
+
+    // The bundled images: each record's format is its text.
+    for (n, format) in [("0", "jpeg"), ("1", "png")] {
+        let output = run([
+            "show".as_ref(),
+            testdata("images.tfrecord").as_os_str(),
+            "-n".as_ref(),
+            n.as_ref(),
+        ]);
+        let text = stdout(&output);
+        let want = format!("[\"{format}\"]");
+        assert!(
+            text.lines()
+                .any(|l| l.contains("image/format") && l.ends_with(&want)),
+            "{text}"
+        );
+    }
+}

@@ -7,7 +7,71 @@
 
 use image::ImageFormat;
 
+use super::found::images_in;
 use super::{ImageHeader, decode_encoded, raw_shape, sniff_format};
+use crate::frame::FrameIndex;
+use crate::payload::Decoder;
+use crate::span::{FileOffset, FileRange};
+
+/// An image of an intact record that does not decode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undecodable {
+    pub record: usize,
+    /// The record's frame.
+    pub frame: FileRange,
+    /// The feature (escaped for a terminal), with the step for a frame of a feature list.
+    pub feature: String,
+    pub step: Option<usize>,
+    /// Which value of the feature.
+    pub value: usize,
+    /// Where the image's bytes start in the file.
+    pub at: FileOffset,
+    pub reason: String,
+}
+
+impl Undecodable {
+    /// `record 3, feature image/encoded (image at byte 9120): undecodable image: truncated JPEG…`
+    pub fn describe(&self) -> String {
+        let step = self.step.map(|s| format!(" step {s}")).unwrap_or_default();
+        let value = match self.value {
+            0 => String::new(),
+            v => format!(" value {v}"),
+        };
+        format!(
+            "record {}, feature {}{step}{value} (image at byte {}): undecodable image: {}",
+            self.record, self.feature, self.at, self.reason
+        )
+    }
+}
+
+/// Every image of every intact frame of `index` that [`check_image`] refuses, in file order.
+pub fn undecodable(data: &[u8], index: &FrameIndex, decoder: &Decoder) -> Vec<Undecodable> {
+    let mut out = Vec::new();
+    for frame in index.frames(data) {
+        if !frame.status.is_intact() {
+            continue;
+        }
+        let (Some(payload), Some(range)) = (frame.payload(data), frame.payload_range()) else {
+            continue;
+        };
+        let decoded = decoder.decode(payload);
+        let found = images_in(&decoded.view(payload, decoder.table()), None);
+        for image in &found.images {
+            if let Err(reason) = check_image(image.bytes, found.shape) {
+                out.push(Undecodable {
+                    record: frame.index,
+                    frame: frame.region(),
+                    feature: image.name.clone(),
+                    step: image.step,
+                    value: image.value,
+                    at: range.start.offset_by(image.span.start),
+                    reason,
+                });
+            }
+        }
+    }
+    out
+}
 
 /// Checks that `bytes` decode completely as the image they claim to be, and that an encoded
 /// image's size matches the declared (height, width, channels) when there is one. `Err` says why

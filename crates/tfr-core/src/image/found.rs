@@ -150,3 +150,59 @@ pub fn images_in<'a>(view: &PayloadView<'a>, specs: Option<&FeatureSpecs>) -> Re
     }
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crafted::{self, FeatureValue};
+    use crate::payload::{Decoder, Reading};
+    use crate::schema::Schema;
+
+    fn found_in(payload: &[u8], test: impl FnOnce(&RecordImages<'_>)) {
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let decoded = decoder.decode(payload);
+        test(&images_in(&decoded.view(payload, decoder.table()), None));
+    }
+
+    #[test]
+    fn frames_of_a_sequence_come_with_their_own_boxes() {
+        let payload = crafted::video_sequence(12);
+        found_in(&payload, |found| {
+            let frames: Vec<_> = found.frames_of(b"image/encoded").collect();
+            assert_eq!(frames.len(), 12);
+            for (k, frame) in frames.iter().enumerate() {
+                assert_eq!(frame.step, Some(k));
+                let overlay = found.overlay_of(frame).unwrap();
+                let mark = overlay.boxes.first().unwrap();
+                let r = overlay.rect_in(mark, 32, 24).unwrap();
+                assert_eq!((r.x0, r.y0), ((k as u32 * 2) % 24, 8), "frame {k}");
+                assert_eq!(overlay.classes.first().unwrap().name, "ball");
+            }
+            assert_eq!(found.shape, Some((24, 32, 1)));
+        });
+    }
+
+    #[test]
+    fn short_text_is_no_image_and_detection_boxes_go_with_the_picture() {
+        let jpeg = vec![0xff, 0xd8, 0xff, 0xe0, 0, 0];
+        let payload = crafted::example(&[
+            ("image/encoded", FeatureValue::Bytes(vec![jpeg])),
+            ("image/format", FeatureValue::Bytes(vec![b"png".to_vec()])),
+            ("image/height", FeatureValue::Ints(vec![1])),
+            ("image/width", FeatureValue::Ints(vec![1])),
+            ("image/depth", FeatureValue::Ints(vec![3])),
+            ("image/object/bbox/xmin", FeatureValue::Floats(vec![0.1])),
+            ("image/object/bbox/xmax", FeatureValue::Floats(vec![0.5])),
+            ("image/object/bbox/ymin", FeatureValue::Floats(vec![0.2])),
+            ("image/object/bbox/ymax", FeatureValue::Floats(vec![0.6])),
+            ("image/object/class/label", FeatureValue::Ints(vec![4])),
+        ]);
+        found_in(&payload, |found| {
+            let names: Vec<&str> = found.images.iter().map(|i| i.name.as_str()).collect();
+            assert_eq!(names, ["image/encoded"]);
+            let overlay = found.overlay_of(found.images.first().unwrap()).unwrap();
+            assert_eq!(overlay.classes.first().unwrap().name, "class 4");
+            assert_eq!(overlay.source, "image/object/bbox/*");
+        });
+    }
+}
