@@ -11,9 +11,11 @@
 //!
 //! The actions that move the selection are `impl App` blocks in the modules this one owns:
 //! `motion` (arrows, pages, the mouse), `navigate` (jumps to a record, an offset, damage or a
-//! search match) and `watch` (files changing on disk).
+//! search match), `watch` (files changing on disk) and `images` (the preview, its boxes and the
+//! frames of a sequence).
 
 mod dataset;
+mod images;
 mod motion;
 mod navigate;
 mod tutor;
@@ -37,7 +39,7 @@ use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
 use crate::frame::{Frame, FrameIndex, IndexDelta};
 use crate::hint::UserMessage;
-use crate::image::{self, Picture};
+use crate::image::Picture;
 use crate::input::{Input, OpenOptions};
 use crate::status::Status;
 use crate::words::plural;
@@ -99,6 +101,8 @@ pub struct FrameView {
     pub hex_top: u64,
     /// The frame's bytes: header through any skipped bytes.
     pub region: Range<u64>,
+    /// The record's images, with their boxes.
+    pub images: images::RecordImages,
 }
 
 /// A prompt being typed in the status line.
@@ -130,6 +134,14 @@ pub struct App {
     /// The image of the selected node (or record), decoded, or why it could not be.
     pub preview: Option<Result<Picture, String>>,
     preview_key: Option<Range<u64>>,
+    /// Which of the record's images the preview shows, its frame and its boxes.
+    pub preview_info: images::PreviewInfo,
+    /// Whether boxes, class names and keypoints are drawn on images (`b`).
+    pub boxes: bool,
+    /// Each directory's tensorflow-datasets `features.json`, read once.
+    pub(super) specs: images::SpecsCache,
+    /// Records found to hold undecodable images (by file and record), and how many.
+    pub(super) bad_images: HashMap<(usize, usize), usize>,
     /// A record asked for with `:` before the index reached it.
     pub(super) pending_record: Option<usize>,
     pub screen: Rect,
@@ -185,6 +197,10 @@ impl App {
             search: None,
             preview: None,
             preview_key: None,
+            preview_info: Default::default(),
+            boxes: true,
+            specs: Default::default(),
+            bad_images: HashMap::new(),
             pending_record: None,
             screen: Rect::new(0, 0, 160, 48),
             quit: false,
@@ -346,6 +362,9 @@ impl App {
             Action::PrevFile => self.switch_file(self.files.len().saturating_sub(1)),
             Action::Reindex => self.reindex_current(),
             Action::ShowImage => self.show_image(),
+            Action::NextFrame => self.step_frame(true),
+            Action::PrevFrame => self.step_frame(false),
+            Action::ToggleBoxes => self.toggle_boxes(),
             Action::StepMode => self.toggle_side(super::tutor::Side::Step),
             Action::ParsedView => self.toggle_side(super::tutor::Side::Parsed),
             Action::NextToken => self.step_token(true),
@@ -407,7 +426,7 @@ impl App {
     /// `i`: asks the run loop to show the previewed image large, or says why there is none.
     fn show_image(&mut self) {
         match &self.preview {
-            Some(Ok(picture)) => self.effect = Some(Effect::ShowImage(picture.clone())),
+            Some(Ok(picture)) => self.effect = Some(Effect::ShowImage(self.full_size(picture))),
             Some(Err(why)) => self.message = format!("no image to show: {why}"),
             None => self.message = "no image in this record".into(),
         }
@@ -451,6 +470,7 @@ impl App {
         };
         self.view = view;
         self.preview_key = None;
+        self.find_images();
         self.update_preview();
     }
 
@@ -505,6 +525,7 @@ impl App {
         self.view.tree = done.tree;
         self.view.node = first_row(&self.view.tree);
         self.preview_key = None;
+        self.find_images();
         self.update_preview();
         self.refresh();
     }
@@ -607,32 +628,6 @@ impl App {
         self.token_at(self.view.cursor)
     }
 
-    fn update_preview(&mut self) {
-        let Some(file) = self.files.get(self.current) else {
-            return;
-        };
-        let data = file.data();
-        let tree = &self.view.tree;
-        let bytes_of =
-            |r: &Range<u64>| data.get(usize::try_from(r.start).ok()?..usize::try_from(r.end).ok()?);
-        let is_image =
-            |r: &Range<u64>| bytes_of(r).is_some_and(|b| image::is_image(b, tree.declared_shape));
-        let own = tree
-            .nodes
-            .get(self.view.node)
-            .and_then(|n| n.value.clone())
-            .filter(|r| is_image(r));
-        let key = own.or_else(|| tree.values().find(|r| is_image(r)).cloned());
-        if key == self.preview_key && (key.is_some() == self.preview.is_some()) {
-            return;
-        }
-        self.preview = key
-            .as_ref()
-            .and_then(bytes_of)
-            .and_then(|b| image::decode_image(b, tree.declared_shape));
-        self.preview_key = key;
-    }
-
     /// Keeps the selections on screen and describes the visible list rows.
     pub fn refresh(&mut self) {
         if self.file().is_none() {
@@ -693,7 +688,11 @@ impl App {
                 None if large => decoding::placeholder_row(&frame),
                 None => framelist::describe(&file.input, frame),
             };
-            self.rows.insert(i, watch::mark_unfinal(file, &frame, row));
+            let mut row = watch::mark_unfinal(file, &frame, row);
+            if let Some(n) = self.bad_images.get(&(self.current, i)) {
+                row.summary = format!("{} undecodable ⚠ {}", plural(*n, "image"), row.summary);
+            }
+            self.rows.insert(i, row);
         }
     }
 

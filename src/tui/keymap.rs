@@ -44,6 +44,12 @@ pub enum Action {
     PrevFile,
     /// Show the previewed image large, outside the TUI.
     ShowImage,
+    /// Preview the next frame of a sequence's feature list of images.
+    NextFrame,
+    /// Preview the previous frame.
+    PrevFrame,
+    /// Draw boxes, class names and keypoints on images, or not.
+    ToggleBoxes,
     /// Read the current file again from disk and index it anew (after it grew or changed).
     Reindex,
     /// Show step mode's panel (the token under the cursor derived) in the tree's place.
@@ -333,6 +339,14 @@ pub const KEYS: &[Binding] = &[
         what: "show the previewed image large (any key returns)",
     },
     Binding {
+        keys: &[&[ch('<', Action::PrevFrame), ch('>', Action::NextFrame)]],
+        what: "previous / next frame: the image of the previous or next step of a feature list",
+    },
+    Binding {
+        keys: &[&[ch('b', Action::ToggleBoxes)]],
+        what: "boxes, class names and keypoints on images, or not",
+    },
+    Binding {
         keys: &[&[ch('R', Action::Reindex)]],
         what: "read the file again and index it anew (offered when it grew on disk)",
     },
@@ -591,7 +605,8 @@ mod tests {
         let press =
             |c, modifiers| key_action(Mode::Normal, KeyEvent::new(KeyCode::Char(c), modifiers));
         assert_eq!(press('b', KeyModifiers::CONTROL), Some(Action::PageUp));
-        assert_eq!(press('b', KeyModifiers::NONE), None);
+        assert_eq!(press('f', KeyModifiers::CONTROL), Some(Action::PageDown));
+        assert_eq!(press('f', KeyModifiers::NONE), None);
         assert_eq!(press('j', KeyModifiers::CONTROL), Some(Action::Down));
         assert_eq!(press('c', KeyModifiers::CONTROL), Some(Action::Quit));
         assert_eq!(press('c', KeyModifiers::NONE), Some(Action::NextDamaged));

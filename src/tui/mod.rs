@@ -306,6 +306,18 @@ fn install_panic_hook() {
     }));
 }
 
+/// The way viuer draws on this terminal, as it chooses it: iTerm's inline images, kitty's
+/// graphics protocol, else half blocks (sixel needs a C library this build does not link).
+fn graphics_protocol() -> &'static str {
+    if viuer::is_iterm_supported() {
+        "iTerm inline images"
+    } else if viuer::get_kitty_support() != viuer::KittySupport::None {
+        "the kitty graphics protocol"
+    } else {
+        "half blocks (no kitty or iTerm graphics here)"
+    }
+}
+
 /// Shows `picture` with viuer on the normal screen, waits for a key, and returns to the inspector.
 fn show_image(guard: &mut TerminalGuard, picture: &crate::image::Picture) -> anyhow::Result<()> {
     let mut out = stdout();
@@ -327,10 +339,15 @@ fn show_image(guard: &mut TerminalGuard, picture: &crate::image::Picture) -> any
         ..viuer::Config::default()
     };
     let image = ::image::DynamicImage::ImageRgb8(picture.pixels.clone());
+    let protocol = graphics_protocol();
     let shown = viuer::print(&image, &config);
     execute!(out, MoveTo(0, size.height.saturating_sub(1)))?;
     match shown {
-        Ok(_) => write!(out, "{} · press any key to return", picture.description)?,
+        Ok(_) => write!(
+            out,
+            "{} · drawn with {protocol} · press any key to return",
+            picture.description
+        )?,
         Err(e) => write!(out, "cannot show the image: {e} · press any key to return")?,
     }
     out.flush()?;

@@ -16,7 +16,7 @@ use super::help::Help;
 use super::hexview::{self, HexPane};
 use super::keymap::PromptKind;
 use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
-use super::preview::HalfBlocks;
+use super::preview::PreviewPane;
 use super::tree::Tree;
 use crate::compress::Compressed;
 use crate::words::plural;
@@ -137,27 +137,7 @@ impl App {
     }
 
     fn render_preview(&self, rect: Rect, buf: &mut Buffer) {
-        let (title, style) = match &self.preview {
-            Some(Ok(p)) => (
-                format!(" image · {} · i: full size ", p.description),
-                Color::DarkGray,
-            ),
-            Some(Err(_)) => (" image (broken) ".to_string(), Color::Red),
-            None => (" image ".to_string(), Color::DarkGray),
-        };
-        let block = Block::bordered()
-            .title(title)
-            .border_style(Style::default().fg(style));
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        match &self.preview {
-            Some(Ok(picture)) => HalfBlocks(&picture.pixels).render(inner, buf),
-            Some(Err(why)) => Paragraph::new(why.clone())
-                .wrap(Wrap { trim: true })
-                .style(Style::default().fg(Color::Red))
-                .render(inner, buf),
-            None => {}
-        }
+        PreviewPane(self).render(rect, buf);
     }
 
     fn render_hex(&self, rect: Rect, buf: &mut Buffer) {

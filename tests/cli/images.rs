@@ -9,6 +9,9 @@ use tfr_inspect::image::overlay::PALETTE;
 
 use super::{run, stderr, stdout, testdata};
 
+/// A box in pixels: x0, y0, x1, y1 (inclusive).
+type PixelBox = (u32, u32, u32, u32);
+
 const DETECTION: &str = "realworld/detection_train.record-00000-of-00001";
 
 fn files_with(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -64,7 +67,7 @@ fn pixel(v: f64, size: u32) -> u32 {
 }
 
 /// The pixels on the outline of box (x0, y0, x1, y1).
-fn edge_pixels((x0, y0, x1, y1): (u32, u32, u32, u32)) -> Vec<(u32, u32)> {
+fn edge_pixels((x0, y0, x1, y1): PixelBox) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     for x in x0..=x1 {
         out.extend([(x, y0), (x, y1)]);
@@ -142,7 +145,7 @@ fn boxes_are_drawn_where_the_record_says_and_stored_jpegs_are_kept_as_they_are()
         let original = decode(&jpgs[record]);
         assert_eq!(drawn.dimensions(), (160, 120));
         let (w, h) = drawn.dimensions();
-        let rects: Vec<(u32, u32, u32, u32)> = boxes
+        let rects: Vec<PixelBox> = boxes
             .iter()
             .map(|(_, [ymin, xmin, ymax, xmax])| {
                 (
@@ -161,7 +164,7 @@ fn boxes_are_drawn_where_the_record_says_and_stored_jpegs_are_kept_as_they_are()
             assert!(PALETTE.contains(&colour.0), "{class}: {colour:?}");
             // Every pixel of the outline has the class colour, but where another box's
             // outline or name (on a bar above or below that box) crosses it.
-            let others: Vec<(usize, &(u32, u32, u32, u32))> = boxes
+            let others: Vec<(usize, &PixelBox)> = boxes
                 .iter()
                 .zip(&rects)
                 .filter(|(_, r)| *r != rect)
