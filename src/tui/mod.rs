@@ -306,15 +306,17 @@ fn install_panic_hook() {
     }));
 }
 
-/// The way viuer draws on this terminal, as it chooses it: iTerm's inline images, kitty's
-/// graphics protocol, else half blocks (sixel needs a C library this build does not link).
+/// The way viuer draws on this terminal, asked in the order viuer chooses: sixel graphics,
+/// iTerm's inline images, kitty's graphics protocol, else half blocks.
 fn graphics_protocol() -> &'static str {
-    if viuer::is_iterm_supported() {
+    if viuer::is_sixel_supported() {
+        "sixel graphics"
+    } else if viuer::is_iterm_supported() {
         "iTerm inline images"
     } else if viuer::get_kitty_support() != viuer::KittySupport::None {
         "the kitty graphics protocol"
     } else {
-        "half blocks (no kitty or iTerm graphics here)"
+        "half blocks (no sixel, kitty or iTerm graphics here)"
     }
 }
 
