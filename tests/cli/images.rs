@@ -439,3 +439,34 @@ fn short_text_beside_a_tiny_declared_shape_is_shown_as_text() {
         );
     }
 }
+
+#[test]
+fn tensorflow_datasets_boxes_come_from_features_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let shard = testdata("realworld/tfds/toy_parcels/2.0.0/toy_parcels-train.tfrecord-00000-of-00002");
+    let output = run([
+        "images".as_ref(),
+        shard.as_os_str(),
+        "-o".as_ref(),
+        dir.path().as_os_str(),
+        "-n".as_ref(),
+        "3".as_ref(),
+        "--boxes".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // Two boxes [ymin, xmin, ymax, xmax] = [0.25, 0.166, 0.75, 0.833], classed by
+    // `objects/fragile` with its names from objects-fragile.labels.txt.
+    assert!(
+        stdout(&output).contains("PNG 48x32 with 2 boxes (fragile: no)"),
+        "{}",
+        stdout(&output)
+    );
+    let png = decode(&files_with(dir.path(), "png")[0]);
+    let (top, left, bottom, right) = (8, 7, 24, 39);
+    let colour = png.get_pixel(20, top).0;
+    assert!(PALETTE.contains(&colour), "{colour:?}");
+    for (x, y) in [(left, 16), (right, 16), (30, bottom), (left, top)] {
+        assert_eq!(png.get_pixel(x, y).0, colour, "{x},{y}");
+    }
+    assert_ne!(png.get_pixel(20, 16).0, colour);
+}

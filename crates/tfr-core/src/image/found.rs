@@ -196,6 +196,8 @@ mod tests {
             ("image/object/bbox/ymin", FeatureValue::Floats(vec![0.2])),
             ("image/object/bbox/ymax", FeatureValue::Floats(vec![0.6])),
             ("image/object/class/label", FeatureValue::Ints(vec![4])),
+            ("image/object/keypoint/x", FeatureValue::Floats(vec![0.2, 0.4])),
+            ("image/object/keypoint/y", FeatureValue::Floats(vec![0.3, 0.5])),
         ]);
         found_in(&payload, |found| {
             let names: Vec<&str> = found.images.iter().map(|i| i.name.as_str()).collect();
@@ -203,6 +205,11 @@ mod tests {
             let overlay = found.overlay_of(found.images.first().unwrap()).unwrap();
             assert_eq!(overlay.classes.first().unwrap().name, "class 4");
             assert_eq!(overlay.source, "image/object/bbox/*");
+            // Keypoints go with the box they divide among.
+            assert_eq!(overlay.points.len(), 2);
+            let p = overlay.points.get(1).unwrap();
+            assert_eq!(overlay.point_in(p, 100, 100), Some((40, 50)));
+            assert_eq!(p.class, 0);
         });
     }
 }

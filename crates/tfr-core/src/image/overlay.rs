@@ -279,10 +279,15 @@ impl Overlay {
                                 let named = class.as_ref().and_then(|(_, names)| {
                                     usize::try_from(*id).ok().and_then(|i| names.get(i))
                                 });
-                                match (named, &class) {
-                                    (Some(n), _) => n.clone(),
-                                    (None, Some((k, _))) => format!("{k} {id}"),
-                                    (None, None) => k.clone(),
+                                // `fragile: yes`; a class feature called `label` goes unnamed.
+                                let feature = class
+                                    .as_ref()
+                                    .map(|(k, _)| k.rsplit('/').next().unwrap_or(k))
+                                    .unwrap_or(k);
+                                match named {
+                                    Some(n) if feature == "label" => n.clone(),
+                                    Some(n) => format!("{feature}: {n}"),
+                                    None => format!("{feature} {id}"),
                                 }
                             })
                             .collect();
