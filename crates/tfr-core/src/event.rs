@@ -48,7 +48,9 @@ pub struct TaggedValue<'a> {
 /// The one-line description of an event: step and time, then what it carries.
 pub fn summarize(event: &MessageView<'_>) -> String {
     let mut line = String::new();
-    if let Some(step) = int_field(event, "step") {
+    // proto3 leaves a zero step out: a summary without one is TensorBoard's step 0.
+    let step = int_field(event, "step").or_else(|| singular(event, "summary").map(|_| 0));
+    if let Some(step) = step {
         let _ = write!(line, "step {step}");
     }
     if let Some(Value::Scalar(Scalar::F64(wall))) = singular(event, "wall_time") {
@@ -158,7 +160,7 @@ fn tagged_value<'a>(value: &MessageView<'a>) -> TaggedValue<'a> {
 
 fn reading_of<'a>(value: &MessageView<'a>) -> Reading<'a> {
     if let Some(Value::Scalar(Scalar::F32(x))) = singular(value, "simple_value") {
-        return Reading::Scalar(f64::from(x));
+        return Reading::Scalar(shortest(x));
     }
     if let Some(Value::Message(histogram)) = singular(value, "histo") {
         let buckets = histogram.field("bucket").map_or(0, |f| f.count()) as u64;
