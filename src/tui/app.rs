@@ -130,6 +130,9 @@ pub struct App {
     /// The image of the selected node (or record), decoded, or why it could not be.
     pub preview: Option<Result<Picture, String>>,
     preview_key: Option<Range<u64>>,
+    /// For an event record with a scalar or a histogram: what the preview pane plots when the
+    /// record holds no image.
+    pub plot: Option<super::charts::Plot>,
     /// A record asked for with `:` before the index reached it.
     pub(super) pending_record: Option<usize>,
     pub screen: Rect,
@@ -185,6 +188,7 @@ impl App {
             search: None,
             preview: None,
             preview_key: None,
+            plot: None,
             pending_record: None,
             screen: Rect::new(0, 0, 160, 48),
             quit: false,
@@ -250,7 +254,7 @@ impl App {
     }
 
     pub fn panes(&self) -> Panes {
-        layout::panes(self.screen, self.preview.is_some(), self.notice_lines())
+        layout::panes(self.screen, self.has_preview(), self.notice_lines())
     }
 
     /// Where the hex pane draws the selected frame's bytes on the current screen.
@@ -452,6 +456,15 @@ impl App {
         self.view = view;
         self.preview_key = None;
         self.update_preview();
+        self.plot = self
+            .files
+            .get(self.current)
+            .and_then(|file| super::charts::plot_for(&file.input, file.selected));
+    }
+
+    /// Whether the preview pane has something to show: an image, or a plot.
+    pub fn has_preview(&self) -> bool {
+        self.preview.is_some() || self.plot.is_some()
     }
 
     /// Takes the result of the background decoding, if it is done; true when the screen changed.
