@@ -2,11 +2,12 @@
 //! the user names.
 //!
 //! The `.proto` sources are compiled at run time by protox, a protobuf compiler in pure Rust, so
-//! no `protoc` is needed anywhere. The built-in files are those the payload types bring
-//! ([`crate::payload::PayloadType::protos`]); user files are compiled the same way, with the
+//! no `protoc` is needed anywhere. The built-in files are listed in [`builtin`], grouped as the
+//! payload types bring them ([`crate::payload::PayloadType::protos`]); user files are compiled the same way, with the
 //! built-in files importable under their usual TensorFlow paths. The compiled pool is then
 //! numbered into a [`table::Table`], which is what decoding reads.
 
+pub mod builtin;
 pub mod table;
 
 use std::path::{Path, PathBuf};
@@ -18,7 +19,6 @@ use protox::file::{
 };
 
 use crate::error::{Error, Result};
-use crate::payload::BUILTIN;
 use table::{MessageId, Table};
 
 /// A `.proto` file built into the binary.
@@ -27,18 +27,6 @@ pub struct ProtoFile {
     /// The path it is imported by (`tensorflow/core/example/feature.proto`).
     pub path: &'static str,
     pub source: &'static str,
-}
-
-/// The built-in `.proto` files: those the registered payload types bring, each once, in the
-/// order the types list them.
-fn builtin_files() -> Vec<&'static ProtoFile> {
-    let mut files: Vec<&'static ProtoFile> = Vec::new();
-    for file in BUILTIN.iter().flat_map(|ty| ty.protos()) {
-        if files.iter().all(|known| known.path != file.path) {
-            files.push(file);
-        }
-    }
-    files
 }
 
 /// A compile error with the line and column it points at, when it points into `file`.
@@ -193,7 +181,7 @@ impl Schema {
             path: path.to_path_buf(),
             message,
         };
-        let builtin = builtin_files();
+        let builtin = builtin::files();
         let mut resolver = ChainFileResolver::new();
         // Descriptor sets first: a set holding `event.proto` is the user's word on it.
         let mut set_files: Vec<String> = Vec::new();
@@ -244,15 +232,6 @@ impl Schema {
         let pool = compiler.descriptor_pool();
         let table = Table::new(&pool);
         let find = |name: &str| table.message_by_name(name);
-        for ty in BUILTIN {
-            let (Some(name), Some(file)) = (ty.message(), ty.protos().first()) else {
-                continue;
-            };
-            if find(name).is_none() {
-                let missing = format!("defines no message `{name}`");
-                return Err(schema_err(Path::new(file.path), missing));
-            }
-        }
         // The messages the user's files define at top level: the candidates when none is named.
         let own: Vec<&str> = user_files
             .iter()

@@ -8,8 +8,8 @@ use std::io::{self, Write};
 use super::{ImageCandidates, PayloadKind, PayloadType, PayloadView, Probe, Summary, fallback};
 use crate::decode::{self, MessageView, Parsed, Value};
 use crate::event::{self as events, FILE_VERSION_PREFIX};
-use crate::schema::ProtoFile;
 use crate::schema::table::Table;
+use crate::schema::{ProtoFile, builtin};
 use crate::span::Span;
 use crate::textformat::message_to_text;
 use crate::wire::{self, ROOT, WireType};
@@ -20,34 +20,6 @@ pub const EVENT_MESSAGE: &str = "tensorflow.Event";
 
 /// The message `Event.graph_def` holds.
 pub const GRAPH_MESSAGE: &str = "tensorflow.GraphDef";
-
-macro_rules! proto {
-    ($path:literal) => {
-        ProtoFile {
-            path: $path,
-            source: include_str!(concat!("../../../../proto/", $path)),
-        }
-    };
-}
-
-/// `event.proto` and what it imports, then `graph.proto` (for `graph_def`) and its imports.
-static PROTOS: &[ProtoFile] = &[
-    proto!("tensorflow/core/util/event.proto"),
-    proto!("tensorflow/core/framework/summary.proto"),
-    proto!("xla/tsl/protobuf/histogram.proto"),
-    proto!("tensorflow/core/framework/tensor.proto"),
-    proto!("tensorflow/core/framework/resource_handle.proto"),
-    proto!("tensorflow/core/framework/tensor_shape.proto"),
-    proto!("tensorflow/core/framework/types.proto"),
-    proto!("tensorflow/core/framework/graph.proto"),
-    proto!("tensorflow/core/framework/function.proto"),
-    proto!("tensorflow/core/framework/attr_value.proto"),
-    proto!("tensorflow/core/framework/full_type.proto"),
-    proto!("tensorflow/core/framework/node_def.proto"),
-    proto!("tensorflow/core/framework/op_def.proto"),
-    proto!("tensorflow/core/framework/graph_debug_info.proto"),
-    proto!("tensorflow/core/framework/versions.proto"),
-];
 
 /// GraphDef nodes listed in the `show` tree before the rest are counted.
 const NODES_SHOWN: usize = 64;
@@ -67,7 +39,7 @@ impl PayloadType for Event {
     }
 
     fn protos(&self) -> &'static [ProtoFile] {
-        PROTOS
+        builtin::EVENT
     }
 
     /// A valid Event whose every top-level field is one Event declares, carrying what every

@@ -6,32 +6,12 @@ use std::io::{self, Write};
 
 use super::{ImageCandidates, PayloadType, PayloadView, Probe, Summary, fallback};
 use crate::decode::MessageView;
-use crate::schema::ProtoFile;
+use crate::schema::{ProtoFile, builtin};
 use crate::tensor::{self, DEFAULT_EDGE_ITEMS, DType, Stats, TensorInfo};
 use crate::wire::ROOT;
 
 /// The message a tensor payload is.
 pub const TENSOR_MESSAGE: &str = "tensorflow.TensorProto";
-
-/// `tensor.proto` and what it imports.
-pub(super) static PROTOS: &[ProtoFile] = &[
-    ProtoFile {
-        path: "tensorflow/core/framework/tensor.proto",
-        source: include_str!("../../../../proto/tensorflow/core/framework/tensor.proto"),
-    },
-    ProtoFile {
-        path: "tensorflow/core/framework/resource_handle.proto",
-        source: include_str!("../../../../proto/tensorflow/core/framework/resource_handle.proto"),
-    },
-    ProtoFile {
-        path: "tensorflow/core/framework/tensor_shape.proto",
-        source: include_str!("../../../../proto/tensorflow/core/framework/tensor_shape.proto"),
-    },
-    ProtoFile {
-        path: "tensorflow/core/framework/types.proto",
-        source: include_str!("../../../../proto/tensorflow/core/framework/types.proto"),
-    },
-];
 
 /// Tensors with more elements than this are printed with the middle of long axes left out.
 const PRINT_THRESHOLD: u64 = 1000;
@@ -54,7 +34,7 @@ impl PayloadType for Tensor {
     }
 
     fn protos(&self) -> &'static [ProtoFile] {
-        PROTOS
+        builtin::TENSOR
     }
 
     /// A valid TensorProto whose every top-level field is one TensorProto declares, with a dtype

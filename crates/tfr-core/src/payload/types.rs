@@ -200,4 +200,23 @@ mod tests {
         }
         assert!(BUILTIN.iter().any(|ty| ty.name() == EXPECTED.name()));
     }
+
+    #[test]
+    fn every_registered_type_finds_its_message_and_protos_in_the_builtin_schema() {
+        let schema = crate::schema::Schema::builtin();
+        let files: Vec<&str> = crate::schema::builtin::files()
+            .iter()
+            .map(|f| f.path)
+            .collect();
+        for ty in BUILTIN {
+            if let Some(message) = ty.message() {
+                assert!(schema.message(message).is_some(), "{message}");
+            }
+            assert!(
+                ty.protos().iter().all(|p| files.contains(&p.path)),
+                "{}",
+                ty.name()
+            );
+        }
+    }
 }
