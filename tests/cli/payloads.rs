@@ -320,3 +320,38 @@ fn field_type_decodes_a_bytes_field_as_a_message_in_the_tree_only() {
         "{error}"
     );
 }
+
+#[test]
+fn a_schema_without_a_message_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let proto = dir.path().join("only_enum.proto");
+    std::fs::write(
+        &proto,
+        "syntax = \"proto3\";\npackage t;\nenum E { A = 0; }\n",
+    )
+    .unwrap();
+    let file = testdata("examples.tfrecord");
+    let output = run([
+        "list".as_ref(),
+        file.as_os_str(),
+        "--proto".as_ref(),
+        proto.as_os_str(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("only_enum.proto: defines no message"),
+        "{}",
+        stderr(&output)
+    );
+    // An include directory that does not exist is named.
+    let output = run(["list", "-I", "/no/such/dir", "--proto", "x.proto"]
+        .map(Into::<std::ffi::OsString>::into)
+        .into_iter()
+        .chain([file.clone().into_os_string()]));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("/no/such/dir: no such include directory"),
+        "{}",
+        stderr(&output)
+    );
+}
