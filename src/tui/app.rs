@@ -142,6 +142,9 @@ pub struct App {
     pub(super) specs: images::SpecsCache,
     /// Records found to hold undecodable images (by file and record), and how many.
     pub(super) bad_images: HashMap<(usize, usize), usize>,
+    /// For an event record with a scalar or a histogram: what the preview pane plots when the
+    /// record holds no image.
+    pub plot: Option<super::charts::Plot>,
     /// A record asked for with `:` before the index reached it.
     pub(super) pending_record: Option<usize>,
     pub screen: Rect,
@@ -201,6 +204,7 @@ impl App {
             boxes: true,
             specs: Default::default(),
             bad_images: HashMap::new(),
+            plot: None,
             pending_record: None,
             screen: Rect::new(0, 0, 160, 48),
             quit: false,
@@ -266,7 +270,7 @@ impl App {
     }
 
     pub fn panes(&self) -> Panes {
-        layout::panes(self.screen, self.preview.is_some(), self.notice_lines())
+        layout::panes(self.screen, self.has_preview(), self.notice_lines())
     }
 
     /// Where the hex pane draws the selected frame's bytes on the current screen.
@@ -472,6 +476,15 @@ impl App {
         self.preview_key = None;
         self.find_images();
         self.update_preview();
+        self.plot = self
+            .files
+            .get(self.current)
+            .and_then(|file| super::charts::plot_for(&file.input, file.selected));
+    }
+
+    /// Whether the preview pane has something to show: an image, or a plot.
+    pub fn has_preview(&self) -> bool {
+        self.preview.is_some() || self.plot.is_some()
     }
 
     /// Takes the result of the background decoding, if it is done; true when the screen changed.

@@ -9,6 +9,7 @@
 //! without a terminal.
 
 pub mod app;
+pub mod charts;
 pub mod decoding;
 pub mod features;
 pub mod framelist;

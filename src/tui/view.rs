@@ -43,7 +43,7 @@ impl Widget for &App {
                 .render(area, buf);
             return;
         }
-        let panes = layout::panes(area, self.preview.is_some(), self.notice_lines());
+        let panes = layout::panes(area, self.has_preview(), self.notice_lines());
         self.render_list(panes.list, buf);
         if self.tutor.shows_panel() {
             // Step mode, the parsed view or the quiz (whose answers the tree would give away),
@@ -137,6 +137,10 @@ impl App {
     }
 
     fn render_preview(&self, rect: Rect, buf: &mut Buffer) {
+        if let (None, Some(plot)) = (&self.preview, &self.plot) {
+            super::charts::render(plot, rect, buf);
+            return;
+        }
         PreviewPane(self).render(rect, buf);
     }
 

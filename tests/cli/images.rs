@@ -443,7 +443,8 @@ fn short_text_beside_a_tiny_declared_shape_is_shown_as_text() {
 #[test]
 fn tensorflow_datasets_boxes_come_from_features_json() {
     let dir = tempfile::tempdir().unwrap();
-    let shard = testdata("realworld/tfds/toy_parcels/2.0.0/toy_parcels-train.tfrecord-00000-of-00002");
+    let shard =
+        testdata("realworld/tfds/toy_parcels/2.0.0/toy_parcels-train.tfrecord-00000-of-00002");
     let output = run([
         "images".as_ref(),
         shard.as_os_str(),

@@ -11,6 +11,7 @@ mod hex;
 mod images;
 mod index;
 mod list;
+mod payloads;
 mod quiz;
 mod salvage;
 mod show;

@@ -196,8 +196,14 @@ mod tests {
             ("image/object/bbox/ymin", FeatureValue::Floats(vec![0.2])),
             ("image/object/bbox/ymax", FeatureValue::Floats(vec![0.6])),
             ("image/object/class/label", FeatureValue::Ints(vec![4])),
-            ("image/object/keypoint/x", FeatureValue::Floats(vec![0.2, 0.4])),
-            ("image/object/keypoint/y", FeatureValue::Floats(vec![0.3, 0.5])),
+            (
+                "image/object/keypoint/x",
+                FeatureValue::Floats(vec![0.2, 0.4]),
+            ),
+            (
+                "image/object/keypoint/y",
+                FeatureValue::Floats(vec![0.3, 0.5]),
+            ),
         ]);
         found_in(&payload, |found| {
             let names: Vec<&str> = found.images.iter().map(|i| i.name.as_str()).collect();
