@@ -13,13 +13,14 @@ use std::path::Path;
 
 use super::App;
 use crate::dataset::features::FeatureSpecs;
-use crate::image::check::check_image;
+use crate::image::check::{check_image, check_structure};
 use crate::image::found::images_in;
 use crate::image::overlay::Overlay;
 use crate::image::{self, Picture};
 
-/// Images of a record checked for complete decoding when it is selected, at most.
-const CHECKED_IMAGES: usize = 32;
+/// Bytes of a record's images decoded completely to check them when it is selected, at most;
+/// the others get the checks that need no decoding (and the previewed one is decoded anyway).
+const CHECKED_BYTES: usize = 4 << 20;
 
 /// One image of the selected record.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +33,7 @@ pub struct Spot {
     pub step: Option<usize>,
     pub value: usize,
     pub overlay: Option<usize>,
-    /// Why it does not decode completely (checked for the first [`CHECKED_IMAGES`]).
+    /// Why it does not decode completely (decoded within [`CHECKED_BYTES`]).
     pub undecodable: Option<String>,
 }
 
@@ -93,20 +94,24 @@ impl App {
         let view = record.decoded.view(payload, &record.table);
         let found = images_in(&view, specs);
         let base = record.payload.start;
+        let mut budget = CHECKED_BYTES;
         let spots = found
             .images
             .iter()
-            .enumerate()
-            .map(|(i, im)| Spot {
+            .map(|im| Spot {
                 range: base + im.span.start as u64..base + im.span.end as u64,
                 name: im.name.clone(),
                 key: im.key.to_vec(),
                 step: im.step,
                 value: im.value,
                 overlay: im.overlay,
-                undecodable: (i < CHECKED_IMAGES)
-                    .then(|| check_image(im.bytes, found.shape).err())
-                    .flatten(),
+                undecodable: match budget.checked_sub(im.bytes.len()) {
+                    Some(left) => {
+                        budget = left;
+                        check_image(im.bytes, found.shape).err()
+                    }
+                    None => check_structure(im.bytes, found.shape).err(),
+                },
             })
             .collect();
         self.view.images = RecordImages {

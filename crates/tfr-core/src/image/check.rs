@@ -77,6 +77,18 @@ pub fn undecodable(data: &[u8], index: &FrameIndex, decoder: &Decoder) -> Vec<Un
 /// image's size matches the declared (height, width, channels) when there is one. `Err` says why
 /// not.
 pub fn check_image(bytes: &[u8], declared: Option<(u32, u32, u32)>) -> Result<(), String> {
+    check_structure(bytes, declared)?;
+    let name = ImageHeader::read(bytes).map_or("image", |h| h.format);
+    if sniff_format(bytes).is_some() {
+        decode_encoded(bytes).map_err(|e| format!("{name} {e}"))?;
+    }
+    Ok(())
+}
+
+/// The checks of [`check_image`] that need no decoding: a JPEG's end-of-image marker, and the
+/// size in an encoded image's header against the declared one. Cheap enough to run on every
+/// image of a record whenever it is selected.
+pub fn check_structure(bytes: &[u8], declared: Option<(u32, u32, u32)>) -> Result<(), String> {
     let Some(format) = sniff_format(bytes) else {
         // Raw pixels: found by a shape their length fits, so they always fill it.
         return match raw_shape(bytes.len(), declared) {
@@ -91,9 +103,8 @@ pub fn check_image(bytes: &[u8], declared: Option<(u32, u32, u32)>) -> Result<()
             bytes.len()
         ));
     }
-    let image = decode_encoded(bytes).map_err(|e| format!("{name} {e}"))?;
-    if let Some((height, width, _)) = declared {
-        let (w, h) = (image.width(), image.height());
+    let size = ImageHeader::read(bytes).and_then(|h| h.size);
+    if let (Some((height, width, _)), Some((w, h))) = (declared, size) {
         if (w, h) != (width, height) {
             return Err(format!(
                 "{name} is {w}x{h} but the features declare {width}x{height} (width x height)"

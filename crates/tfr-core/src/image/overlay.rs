@@ -612,6 +612,29 @@ mod tests {
         assert!(ink, "no letters drawn");
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_coordinates_draw_inside_the_image(
+            coords in proptest::collection::vec(proptest::num::f64::ANY, 4..40),
+            w in 1u32..40,
+            h in 1u32..40,
+        ) {
+            let boxes: Vec<[f64; 4]> = coords
+                .chunks_exact(4)
+                .map(|c| [c[0], c[1], c[2], c[3]])
+                .collect();
+            let mut o = overlay(&boxes, &[b"a long class name that is cut"]);
+            o.add_points(&[1e30, -3.0, f32::NAN], &[0.5, f32::INFINITY, 2.0]);
+            let mut image = RgbImage::new(w, h);
+            o.draw(&mut image);
+            for mark in &o.boxes {
+                if let Some(r) = o.rect_in(mark, w, h) {
+                    proptest::prop_assert!(r.x0 <= r.x1 && r.x1 < w && r.y0 <= r.y1 && r.y1 < h);
+                }
+            }
+        }
+    }
+
     #[test]
     fn marks_are_capped() {
         let many = vec![[0.1, 0.1, 0.2, 0.2]; MAX_MARKS + 5];
