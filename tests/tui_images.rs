@@ -240,3 +240,56 @@ fn a_record_whose_image_does_not_decode_is_marked() {
     let list = text_of(&buf, app.panes().list);
     assert!(list.contains("1 image undecodable"), "{list}");
 }
+
+#[test]
+fn instance_masks_are_tinted_over_the_preview() {
+    use image::{GrayImage, ImageEncoder, Luma, RgbImage};
+    use tfr_inspect::crafted::FeatureValue::{Bytes, Floats, Ints};
+    let png = |raw: &[u8], w: u32, h: u32, colour: image::ExtendedColorType| {
+        let mut out = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut out)
+            .write_image(raw, w, h, colour)
+            .unwrap();
+        out
+    };
+    let picture = RgbImage::from_pixel(16, 16, image::Rgb([0, 0, 0]));
+    let mask = GrayImage::from_fn(16, 16, |x, _| Luma([if x < 8 { 1 } else { 0 }]));
+    let record = tfr_inspect::crafted::example(&[
+        (
+            "image/encoded",
+            Bytes(vec![png(
+                picture.as_raw(),
+                16,
+                16,
+                image::ExtendedColorType::Rgb8,
+            )]),
+        ),
+        ("image/object/bbox/xmin", Floats(vec![0.0])),
+        ("image/object/bbox/xmax", Floats(vec![0.5])),
+        ("image/object/bbox/ymin", Floats(vec![0.0])),
+        ("image/object/bbox/ymax", Floats(vec![1.0])),
+        ("image/object/class/label", Ints(vec![2])),
+        (
+            "image/object/mask",
+            Bytes(vec![png(
+                mask.as_raw(),
+                16,
+                16,
+                image::ExtendedColorType::L8,
+            )]),
+        ),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("masks.tfrecord");
+    std::fs::write(&path, tfr_inspect::crafted::encode_records(&[&record])).unwrap();
+    let mut app = open(&path);
+    let colour = tfr_inspect::image::overlay::PALETTE[2];
+    let half = colour.map(|c| c / 2);
+    let masked = app.preview_info.masked.clone().expect("a tinted picture");
+    assert_eq!(masked.get_pixel(4, 8).0, half);
+    assert_eq!(masked.get_pixel(12, 8).0, [0, 0, 0]);
+    let area = app.panes().preview.unwrap();
+    assert!(cells_in(&render(&app), area, half) > 10);
+    press(&mut app, 'b');
+    assert_eq!(cells_in(&render(&app), area, half), 0);
+}

@@ -333,6 +333,9 @@ fn marks(overlay: &Overlay) -> String {
     if !overlay.points.is_empty() {
         parts.push(plural(overlay.points.len() as u64, "keypoint"));
     }
+    if !overlay.masks.is_empty() {
+        parts.push(plural(overlay.masks.len() as u64, "mask"));
+    }
     let classes: Vec<&str> = overlay.classes.iter().map(|c| c.name.as_str()).collect();
     format!("{} ({})", parts.join(" and "), classes.join(", "))
 }

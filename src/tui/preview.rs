@@ -185,7 +185,11 @@ impl Widget for PreviewPane<'_> {
                     let y = inner.y + inner.height;
                     legend_line(overlay).render(Rect::new(inner.x, y, inner.width, 1), buf);
                 }
-                HalfBlocks(&picture.pixels).render(inner, buf);
+                let pixels = match (overlay, &app.preview_info.masked) {
+                    (Some(_), Some(masked)) => masked,
+                    _ => &picture.pixels,
+                };
+                HalfBlocks(pixels).render(inner, buf);
                 if let Some(overlay) = overlay {
                     Boxes {
                         overlay,

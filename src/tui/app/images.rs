@@ -53,6 +53,8 @@ pub struct PreviewInfo {
     /// `frame 3/12 of image/encoded`, for a frame of a feature list.
     pub frame: Option<String>,
     pub overlay: Option<Overlay>,
+    /// The picture with the overlay's masks tinted in, when it has masks.
+    pub masked: Option<::image::RgbImage>,
 }
 
 /// tensorflow-datasets feature specs per directory, read once.
@@ -186,6 +188,8 @@ impl App {
                 .count();
             format!("frame {}/{count} of {}", k + 1, s.name)
         });
+        let key = Some(s.range.clone());
+        let same = key == self.preview_key && self.preview.is_some();
         self.preview_info = PreviewInfo {
             spot: Some(spot),
             frame,
@@ -193,9 +197,9 @@ impl App {
                 .overlay
                 .and_then(|o| self.view.images.overlays.get(o))
                 .cloned(),
+            masked: self.preview_info.masked.take().filter(|_| same),
         };
-        let key = Some(s.range.clone());
-        if key == self.preview_key && self.preview.is_some() {
+        if same {
             return;
         }
         let shape = self.view.images.shape;
@@ -208,6 +212,14 @@ impl App {
             })
         });
         self.preview_key = key;
+        self.preview_info.masked = match (&self.preview, &self.preview_info.overlay) {
+            (Some(Ok(picture)), Some(overlay)) if !overlay.masks.is_empty() => {
+                let mut pixels = picture.pixels.clone();
+                overlay.tint_masks(&mut pixels);
+                Some(pixels)
+            }
+            _ => None,
+        };
     }
 
     /// Payload types without features: the first byte range the tree offers that holds an image.

@@ -94,7 +94,19 @@ pub struct Overlay {
     pub left_out: usize,
     /// Where the boxes came from, e.g. `image/object/bbox/*`.
     pub source: String,
+    /// Instance masks (`image/object/mask`, one PNG per object), tinted in their class colour.
+    pub masks: Vec<Mask>,
 }
+
+/// One object's mask: an encoded image whose non-zero pixels cover the object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mask {
+    pub encoded: Vec<u8>,
+    pub class: usize,
+}
+
+/// Masks tinted per overlay at most (each is decoded to be drawn).
+pub const MAX_MASKS: usize = 64;
 
 /// The colour of a class: from its label id when known, else from its name.
 pub fn class_colour(name: &str, label: Option<i64>) -> [u8; 3] {
@@ -113,7 +125,7 @@ pub fn class_colour(name: &str, label: Option<i64>) -> [u8; 3] {
 
 impl Overlay {
     pub fn is_empty(&self) -> bool {
-        self.boxes.is_empty() && self.points.is_empty()
+        self.boxes.is_empty() && self.points.is_empty() && self.masks.is_empty()
     }
 
     /// The class index for `name` / `label`, added when new.
@@ -222,6 +234,26 @@ impl Overlay {
             floats("image/object/keypoint/y"),
         );
         overlay.add_points(&ky, &kx);
+        if let Some(masks) = features.named("image/object/mask") {
+            let encoded = masks
+                .values
+                .bytes()
+                .filter(|(b, _)| super::sniff_format(b).is_some());
+            for (i, (bytes, _)) in encoded.enumerate() {
+                if i >= MAX_MASKS {
+                    overlay.left_out += 1;
+                    continue;
+                }
+                let class = match overlay.boxes.get(i) {
+                    Some(b) => b.class,
+                    None => overlay.class(Some(b"mask"), None),
+                };
+                overlay.masks.push(Mask {
+                    encoded: bytes.to_vec(),
+                    class,
+                });
+            }
+        }
         if let Some(specs) = specs {
             overlay.add_tfds(features, specs);
         }
@@ -397,6 +429,7 @@ impl Overlay {
 
     /// Paints the boxes (with their class names) and keypoints into `image`.
     pub fn draw(&self, image: &mut RgbImage) {
+        self.tint_masks(image);
         let (w, h) = image.dimensions();
         let thick = w.min(h).div_ceil(256).max(1);
         for mark in &self.boxes {
@@ -437,6 +470,39 @@ impl Overlay {
                 continue;
             };
             label(image, r, thick, scale, class);
+        }
+    }
+}
+
+impl Overlay {
+    /// Tints each mask's pixels half way to its class colour (a mask of another size than the
+    /// image is scaled onto it; one that does not decode is left out).
+    pub fn tint_masks(&self, image: &mut RgbImage) {
+        let (w, h) = image.dimensions();
+        for mask in &self.masks {
+            let (Ok(decoded), Some(class)) = (
+                super::decode_encoded(&mask.encoded),
+                self.classes.get(mask.class),
+            ) else {
+                continue;
+            };
+            let decoded = decoded.to_luma8();
+            let (mw, mh) = decoded.dimensions();
+            if mw == 0 || mh == 0 {
+                continue;
+            }
+            for (x, y, pixel) in image.enumerate_pixels_mut() {
+                let mx = (u64::from(x) * u64::from(mw) / u64::from(w)) as u32;
+                let my = (u64::from(y) * u64::from(mh) / u64::from(h)) as u32;
+                if decoded
+                    .get_pixel_checked(mx, my)
+                    .is_some_and(|p| p.0[0] > 0)
+                {
+                    for (c, tint) in pixel.0.iter_mut().zip(class.colour) {
+                        *c = ((u16::from(*c) + u16::from(tint)) / 2) as u8;
+                    }
+                }
+            }
         }
     }
 }
@@ -633,6 +699,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn masks_are_tinted_in_their_class_colour() {
+        use image::{GrayImage, ImageEncoder, Luma};
+        // A 4x4 mask covering the left half, over an 8x8 image: scaled up.
+        let mask = GrayImage::from_fn(4, 4, |x, _| Luma([if x < 2 { 255 } else { 0 }]));
+        let mut png = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut png)
+            .write_image(mask.as_raw(), 4, 4, image::ExtendedColorType::L8)
+            .unwrap();
+        let mut o = Overlay::default();
+        let class = o.class(Some(b"cat"), Some(0));
+        o.masks.push(Mask {
+            encoded: png,
+            class,
+        });
+        let mut image = RgbImage::from_pixel(8, 8, Rgb([0, 0, 0]));
+        o.tint_masks(&mut image);
+        let [r, g, b] = PALETTE[0].map(|c| c / 2);
+        assert_eq!(image.get_pixel(3, 5).0, [r, g, b]);
+        assert_eq!(image.get_pixel(4, 5).0, [0, 0, 0]);
     }
 
     #[test]
