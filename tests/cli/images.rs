@@ -471,3 +471,33 @@ fn tensorflow_datasets_boxes_come_from_features_json() {
     }
     assert_ne!(png.get_pixel(20, 16).0, colour);
 }
+
+/// `testdata/video_frames.tfrecord` is what [`tfr_inspect::crafted::video_sequence`] writes;
+/// `TFR_REGENERATE_FIXTURES=1` writes it anew.
+#[test]
+fn the_video_fixture_is_what_its_helper_writes() {
+    let record = tfr_inspect::crafted::video_sequence(12);
+    let want = tfr_inspect::crafted::encode_records(&[&record]);
+    let path = testdata("video_frames.tfrecord");
+    if std::env::var_os("TFR_REGENERATE_FIXTURES").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &want).unwrap();
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), want, "{path:?}");
+    // Its 12 frames come out as 12 PNGs named by step, each with its box with --boxes.
+    let dir = tempfile::tempdir().unwrap();
+    let output = run([
+        "images".as_ref(),
+        path.as_os_str(),
+        "-o".as_ref(),
+        dir.path().as_os_str(),
+        "--boxes".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let pngs = files_with(dir.path(), "png");
+    assert_eq!(pngs.len(), 12);
+    let text = stdout(&output);
+    assert!(
+        text.contains("video_frames.r0.image-encoded.s11.png  record 0 image/encoded: PNG 32x24 with 1 box (ball)"),
+        "{text}"
+    );
+}
