@@ -226,6 +226,13 @@ fn a_record_whose_image_does_not_decode_is_marked() {
     std::fs::write(&path, tfr_inspect::crafted::encode_records(&[&whole, &cut])).unwrap();
     let mut app = open(&path);
     assert!(matches!(app.preview, Some(Ok(_))));
+    // Marked in the list before it is selected.
+    let list = text_of(&render(&app), app.panes().list);
+    assert!(list.contains("1 image undecodable"), "{list}");
+    assert!(
+        !list.lines().nth(1).unwrap().contains("undecodable"),
+        "{list}"
+    );
     app.go_to_record(1);
     app.refresh();
     assert!(

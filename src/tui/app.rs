@@ -702,6 +702,16 @@ impl App {
                 None => framelist::describe(&file.input, frame),
             };
             let mut row = watch::mark_unfinal(file, &frame, row);
+            let payload = frame
+                .payload(file.data())
+                .filter(|_| frame.status.is_intact());
+            if let (Some(payload), false) = (payload, large) {
+                // Cut JPEGs and sizes other than declared, seen without decoding the images.
+                let bad = crate::image::check::structural_problems(payload, file.input.decoder());
+                if bad > 0 {
+                    self.bad_images.entry((self.current, i)).or_insert(bad);
+                }
+            }
             if let Some(n) = self.bad_images.get(&(self.current, i)) {
                 row.summary = format!("{} undecodable ⚠ {}", plural(*n, "image"), row.summary);
             }

@@ -44,6 +44,18 @@ impl Undecodable {
     }
 }
 
+/// How many images of `payload` fail [`check_structure`]: what the inspector's list marks
+/// before a record is selected (selecting it decodes its images).
+pub fn structural_problems(payload: &[u8], decoder: &Decoder) -> usize {
+    let decoded = decoder.decode(payload);
+    let found = images_in(&decoded.view(payload, decoder.table()), None);
+    found
+        .images
+        .iter()
+        .filter(|image| check_structure(image.bytes, found.shape).is_err())
+        .count()
+}
+
 /// Every image of every intact frame of `index` that [`check_image`] refuses, in file order.
 pub fn undecodable(data: &[u8], index: &FrameIndex, decoder: &Decoder) -> Vec<Undecodable> {
     let mut out = Vec::new();
