@@ -456,25 +456,15 @@ fn contact_sheet(thumbs: &[(String, RgbImage)]) -> RgbImage {
         let dx = (THUMB - thumb.width()) / 2;
         let dy = (THUMB - thumb.height()) / 2;
         ::image::imageops::replace(&mut sheet, thumb, i64::from(x + dx), i64::from(y + dy));
-        write_text(&mut sheet, x, y + THUMB + 3, text, 2);
+        font::write_text(
+            &mut sheet,
+            (x, y + THUMB + 3),
+            text,
+            2,
+            Rgb([255, 255, 255]),
+        );
     }
     sheet
-}
-
-/// `text` in white with the built-in font, each font pixel `scale` pixels wide.
-fn write_text(image: &mut RgbImage, x: u32, y: u32, text: &str, scale: u32) {
-    for (i, c) in text.chars().enumerate() {
-        let left = x + i as u32 * (font::GLYPH_W + 1) * scale;
-        for fy in 0..font::GLYPH_H * scale {
-            for fx in 0..font::GLYPH_W * scale {
-                if font::is_set(c, fx / scale, fy / scale) {
-                    if let Some(p) = image.get_pixel_mut_checked(left + fx, y + fy) {
-                        *p = Rgb([255, 255, 255]);
-                    }
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]

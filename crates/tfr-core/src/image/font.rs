@@ -75,6 +75,36 @@ pub fn is_set(c: char, x: u32, y: u32) -> bool {
     x < GLYPH_W && row & (0b100 >> x) != 0
 }
 
+/// Writes `text` into `image` from (`x`, `y`), each font pixel `scale` pixels square, in `ink`;
+/// what falls outside the image is cut.
+pub fn write_text(
+    image: &mut image::RgbImage,
+    (x, y): (u32, u32),
+    text: &str,
+    scale: u32,
+    ink: image::Rgb<u8>,
+) {
+    let advance = (GLYPH_W + 1) * scale;
+    for (i, c) in text.chars().enumerate() {
+        let Some(left) = u32::try_from(i).ok().and_then(|i| i.checked_mul(advance)) else {
+            return;
+        };
+        for fy in 0..GLYPH_H * scale {
+            for fx in 0..GLYPH_W * scale {
+                if is_set(c, fx / scale, fy / scale) {
+                    let at = (
+                        x.saturating_add(left).saturating_add(fx),
+                        y.saturating_add(fy),
+                    );
+                    if let Some(p) = image.get_pixel_mut_checked(at.0, at.1) {
+                        *p = ink;
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

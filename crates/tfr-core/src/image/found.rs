@@ -8,8 +8,8 @@
 //! frames, one image per step. Other payload types offer their candidates through
 //! [`crate::payload::PayloadView::image_candidates`].
 
+use super::is_image;
 use super::overlay::Overlay;
-use super::{is_image, sniff_format};
 use crate::dataset::features::FeatureSpecs;
 use crate::example::{self, FeatureValues, Features};
 use crate::payload::PayloadView;
@@ -110,8 +110,7 @@ pub fn images_in<'a>(view: &PayloadView<'a>, specs: Option<&FeatureSpecs>) -> Re
             let Some(bytes) = view.payload.get(span.start..span.end) else {
                 continue;
             };
-            let encoded = sniff_format(bytes).is_some();
-            if encoded || is_image(bytes, found.shape) {
+            if is_image(bytes, found.shape) {
                 found.images.push(FoundImage {
                     key: b"",
                     name: format!("bytes at payload byte {}", span.start),

@@ -11,6 +11,7 @@
 //! decodes completely is [`check`]'s.
 
 pub mod check;
+pub mod draw;
 pub mod font;
 pub mod found;
 pub mod overlay;

@@ -8,13 +8,10 @@
 //! SequenceExample. Coordinates are fractions of the image, or pixels when a value exceeds 1.
 //!
 //! Each class gets one colour (from its label id when the record gives one, else from its name),
-//! the same in every record, so a class reads the same across a file. [`Overlay::draw`] paints the
-//! overlay into pixels (for exported PNGs and the full-size view); the terminal preview asks
-//! [`Overlay::rect_in`] where each box falls on its own grid of cells.
+//! the same in every record, so a class reads the same across a file. [`Overlay::draw`] (in
+//! [`super::draw`]) paints the overlay into pixels, for exported PNGs and the full-size view; the
+//! terminal preview asks [`Overlay::rect_in`] where each box falls on its own grid of cells.
 
-use image::{Rgb, RgbImage};
-
-use super::font::{self, GLYPH_H, GLYPH_W};
 use crate::dataset::features::{FeatureSpecs, Spec};
 use crate::example::{FeatureList, FeatureLists, FeatureValues, Features};
 
@@ -34,8 +31,6 @@ pub const PALETTE: [[u8; 3]; 10] = [
 
 /// Boxes and points drawn per overlay at most; a record may declare more, the rest is counted.
 pub const MAX_MARKS: usize = 1000;
-/// Characters of a class name drawn on an image.
-const LABEL_CHARS: usize = 24;
 
 /// How coordinates are measured.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -129,7 +124,7 @@ impl Overlay {
     }
 
     /// The class index for `name` / `label`, added when new.
-    fn class(&mut self, name: Option<&[u8]>, label: Option<i64>) -> usize {
+    pub(super) fn class(&mut self, name: Option<&[u8]>, label: Option<i64>) -> usize {
         let name = match (name, label) {
             (Some(n), _) => crate::escape::bytes_for_terminal(n).into_owned(),
             (None, Some(id)) => format!("class {id}"),
@@ -166,7 +161,7 @@ impl Overlay {
     }
 
     /// Pixels when any coordinate exceeds 1, else fractions.
-    fn settle_units(&mut self) {
+    pub(super) fn settle_units(&mut self) {
         let big = |v: f64| v > 1.0;
         let any = self
             .boxes
@@ -177,7 +172,7 @@ impl Overlay {
     }
 
     /// Adds boxes with classes from parallel lists: coordinates, class names, class ids.
-    fn add_boxes(&mut self, coords: &[[f64; 4]], names: &[&[u8]], labels: &[i64]) {
+    pub(super) fn add_boxes(&mut self, coords: &[[f64; 4]], names: &[&[u8]], labels: &[i64]) {
         for (i, coords) in coords.iter().enumerate() {
             let class = self.class(names.get(i).copied(), labels.get(i).copied());
             self.push_box(*coords, class);
@@ -185,7 +180,7 @@ impl Overlay {
     }
 
     /// Keypoints `xs`/`ys`, spread evenly over the boxes when they divide among them.
-    fn add_points(&mut self, ys: &[f32], xs: &[f32]) {
+    pub(super) fn add_points(&mut self, ys: &[f32], xs: &[f32]) {
         if ys.is_empty() || xs.is_empty() {
             return;
         }
@@ -427,83 +422,13 @@ impl Overlay {
         Some((a.min(b), a.max(b)))
     }
 
-    /// Paints the boxes (with their class names) and keypoints into `image`.
-    pub fn draw(&self, image: &mut RgbImage) {
-        self.tint_masks(image);
-        let (w, h) = image.dimensions();
-        let thick = w.min(h).div_ceil(256).max(1);
-        for mark in &self.boxes {
-            let (Some(r), Some(class)) = (self.rect_in(mark, w, h), self.classes.get(mark.class))
-            else {
-                continue;
-            };
-            outline(image, r, thick, Rgb(class.colour));
-        }
-        for p in &self.points {
-            let (Some((x, y)), Some(class)) = (self.point_in(p, w, h), self.classes.get(p.class))
-            else {
-                continue;
-            };
-            let arm = thick * 2;
-            fill(
-                image,
-                x.saturating_sub(arm),
-                y,
-                x + arm,
-                y,
-                Rgb(class.colour),
-            );
-            fill(
-                image,
-                x,
-                y.saturating_sub(arm),
-                x,
-                y + arm,
-                Rgb(class.colour),
-            );
-        }
-        // Names after every box, so that no box's edge crosses a name.
-        let scale = if w.min(h) >= 400 { 2 } else { 1 };
-        for mark in &self.boxes {
-            let (Some(r), Some(class)) = (self.rect_in(mark, w, h), self.classes.get(mark.class))
-            else {
-                continue;
-            };
-            label(image, r, thick, scale, class);
-        }
-    }
-}
-
-impl Overlay {
-    /// Tints each mask's pixels half way to its class colour (a mask of another size than the
-    /// image is scaled onto it; one that does not decode is left out).
-    pub fn tint_masks(&self, image: &mut RgbImage) {
-        let (w, h) = image.dimensions();
-        for mask in &self.masks {
-            let (Ok(decoded), Some(class)) = (
-                super::decode_encoded(&mask.encoded),
-                self.classes.get(mask.class),
-            ) else {
-                continue;
-            };
-            let decoded = decoded.to_luma8();
-            let (mw, mh) = decoded.dimensions();
-            if mw == 0 || mh == 0 {
-                continue;
-            }
-            for (x, y, pixel) in image.enumerate_pixels_mut() {
-                let mx = (u64::from(x) * u64::from(mw) / u64::from(w)) as u32;
-                let my = (u64::from(y) * u64::from(mh) / u64::from(h)) as u32;
-                if decoded
-                    .get_pixel_checked(mx, my)
-                    .is_some_and(|p| p.0[0] > 0)
-                {
-                    for (c, tint) in pixel.0.iter_mut().zip(class.colour) {
-                        *c = ((u16::from(*c) + u16::from(tint)) / 2) as u8;
-                    }
-                }
-            }
-        }
+    /// An overlay of `boxes` (`[ymin, xmin, ymax, xmax]`) classed by `names`, for tests.
+    #[cfg(test)]
+    pub(super) fn with_boxes(boxes: &[[f64; 4]], names: &[&[u8]]) -> Overlay {
+        let mut o = Overlay::default();
+        o.add_boxes(boxes, names, &[]);
+        o.settle_units();
+        o
     }
 }
 
@@ -521,96 +446,12 @@ fn zip4(ymin: &[f32], xmin: &[f32], ymax: &[f32], xmax: &[f32]) -> Vec<[f64; 4]>
         .collect()
 }
 
-/// Fills the inclusive rectangle `x0..=x1`, `y0..=y1` (clipped to the image).
-fn fill(image: &mut RgbImage, x0: u32, y0: u32, x1: u32, y1: u32, colour: Rgb<u8>) {
-    let (w, h) = image.dimensions();
-    if w == 0 || h == 0 {
-        return;
-    }
-    for y in y0..=y1.min(h - 1) {
-        for x in x0..=x1.min(w - 1) {
-            image.put_pixel(x, y, colour);
-        }
-    }
-}
-
-/// A box outline `thick` pixels wide, drawn inwards from the box's edges.
-fn outline(image: &mut RgbImage, r: GridRect, thick: u32, colour: Rgb<u8>) {
-    let t = thick - 1;
-    fill(image, r.x0, r.y0, r.x1, (r.y0 + t).min(r.y1), colour);
-    fill(
-        image,
-        r.x0,
-        r.y1.saturating_sub(t).max(r.y0),
-        r.x1,
-        r.y1,
-        colour,
-    );
-    fill(image, r.x0, r.y0, (r.x0 + t).min(r.x1), r.y1, colour);
-    fill(
-        image,
-        r.x1.saturating_sub(t).max(r.x0),
-        r.y0,
-        r.x1,
-        r.y1,
-        colour,
-    );
-}
-
-/// The class name on a bar of the class colour: above the box when there is room, else below
-/// it, else just inside its top edge; never on the box's edges.
-fn label(image: &mut RgbImage, r: GridRect, thick: u32, scale: u32, class: &Class) {
-    let (w, h) = image.dimensions();
-    let text: Vec<char> = class.name.chars().take(LABEL_CHARS).collect();
-    let bar_h = GLYPH_H * scale + 2;
-    let bar_w = text.len() as u32 * (GLYPH_W + 1) * scale + 1;
-    let top = if r.y0 >= bar_h {
-        r.y0 - bar_h
-    } else if r.y1 + 1 + bar_h <= h {
-        r.y1 + 1
-    } else {
-        r.y0 + thick
-    };
-    if w == 0 || top >= h {
-        return;
-    }
-    fill(
-        image,
-        r.x0,
-        top,
-        r.x0 + bar_w - 1,
-        top + bar_h - 1,
-        Rgb(class.colour),
-    );
-    let [red, green, blue] = class.colour.map(u32::from);
-    let ink = if red * 299 + green * 587 + blue * 114 > 128_000 {
-        Rgb([0, 0, 0])
-    } else {
-        Rgb([255, 255, 255])
-    };
-    for (i, c) in text.iter().enumerate() {
-        let left = r.x0 + 1 + i as u32 * (GLYPH_W + 1) * scale;
-        for fy in 0..GLYPH_H {
-            for fx in 0..GLYPH_W {
-                if font::is_set(*c, fx, fy) {
-                    let x = left + fx * scale;
-                    let y = top + 1 + fy * scale;
-                    fill(image, x, y, x + scale - 1, y + scale - 1, ink);
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn overlay(boxes: &[[f64; 4]], names: &[&[u8]]) -> Overlay {
-        let mut o = Overlay::default();
-        o.add_boxes(boxes, names, &[]);
-        o.settle_units();
-        o
+        Overlay::with_boxes(boxes, names)
     }
 
     #[test]
@@ -660,67 +501,6 @@ mod tests {
         assert_eq!(class_colour("x", Some(3)), PALETTE[3]);
         assert_eq!(class_colour("x", Some(13)), PALETTE[3]);
         assert_eq!(class_colour("dog", None), class_colour("dog", None));
-    }
-
-    #[test]
-    fn drawing_keeps_the_inside_and_paints_the_edges() {
-        let mut image = RgbImage::from_pixel(64, 48, Rgb([1, 2, 3]));
-        let o = overlay(&[[0.5, 0.25, 0.9, 0.75]], &[b"car"]);
-        o.draw(&mut image);
-        let colour = Rgb(o.classes.first().unwrap().colour);
-        for (x, y) in [(16, 24), (48, 24), (30, 24), (30, 43), (16, 40), (48, 40)] {
-            assert_eq!(*image.get_pixel(x, y), colour, "{x},{y}");
-        }
-        assert_eq!(*image.get_pixel(30, 34), Rgb([1, 2, 3]));
-        // The name sits on a bar above the box.
-        assert_eq!(*image.get_pixel(16, 23), colour);
-        let ink = (17..29).any(|x| (17..23).any(|y| *image.get_pixel(x, y) != colour));
-        assert!(ink, "no letters drawn");
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn any_coordinates_draw_inside_the_image(
-            coords in proptest::collection::vec(proptest::num::f64::ANY, 4..40),
-            w in 1u32..40,
-            h in 1u32..40,
-        ) {
-            let boxes: Vec<[f64; 4]> = coords
-                .chunks_exact(4)
-                .map(|c| [c[0], c[1], c[2], c[3]])
-                .collect();
-            let mut o = overlay(&boxes, &[b"a long class name that is cut"]);
-            o.add_points(&[1e30, -3.0, f32::NAN], &[0.5, f32::INFINITY, 2.0]);
-            let mut image = RgbImage::new(w, h);
-            o.draw(&mut image);
-            for mark in &o.boxes {
-                if let Some(r) = o.rect_in(mark, w, h) {
-                    proptest::prop_assert!(r.x0 <= r.x1 && r.x1 < w && r.y0 <= r.y1 && r.y1 < h);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn masks_are_tinted_in_their_class_colour() {
-        use image::{GrayImage, ImageEncoder, Luma};
-        // A 4x4 mask covering the left half, over an 8x8 image: scaled up.
-        let mask = GrayImage::from_fn(4, 4, |x, _| Luma([if x < 2 { 255 } else { 0 }]));
-        let mut png = Vec::new();
-        image::codecs::png::PngEncoder::new(&mut png)
-            .write_image(mask.as_raw(), 4, 4, image::ExtendedColorType::L8)
-            .unwrap();
-        let mut o = Overlay::default();
-        let class = o.class(Some(b"cat"), Some(0));
-        o.masks.push(Mask {
-            encoded: png,
-            class,
-        });
-        let mut image = RgbImage::from_pixel(8, 8, Rgb([0, 0, 0]));
-        o.tint_masks(&mut image);
-        let [r, g, b] = PALETTE[0].map(|c| c / 2);
-        assert_eq!(image.get_pixel(3, 5).0, [r, g, b]);
-        assert_eq!(image.get_pixel(4, 5).0, [0, 0, 0]);
     }
 
     #[test]
