@@ -501,3 +501,43 @@ fn the_video_fixture_is_what_its_helper_writes() {
         "{text}"
     );
 }
+
+#[test]
+fn damaged_records_are_skipped_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run([
+        "images".as_ref(),
+        testdata("corrupt/images_payload_bitflip.tfrecord").as_os_str(),
+        "-o".as_ref(),
+        dir.path().as_os_str(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("record 2: skipped"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stdout(&output).contains("5 images written"),
+        "{}",
+        stdout(&output)
+    );
+    let written = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(written, 5);
+
+    // An output "directory" that is a file is refused before anything is read.
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    let output = run([
+        "images".as_ref(),
+        testdata(DETECTION).as_os_str(),
+        "-o".as_ref(),
+        file.as_os_str(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("not a directory"),
+        "{}",
+        stderr(&output)
+    );
+}
