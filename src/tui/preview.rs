@@ -158,18 +158,19 @@ pub struct PreviewPane<'a>(pub &'a App);
 impl Widget for PreviewPane<'_> {
     fn render(self, rect: Rect, buf: &mut Buffer) {
         let app = self.0;
+        // The frame first: a long description is what the border cuts.
         let frame = app
             .preview_info
             .frame
             .as_ref()
-            .map(|f| format!(" · {f} (< >)"))
+            .map(|f| format!(" {f} (< >) ·"))
             .unwrap_or_default();
         let (title, style) = match &app.preview {
             Some(Ok(p)) => (
-                format!(" image · {}{frame} · i: full size ", p.description),
+                format!("{frame} image · {} · i: full size ", p.description),
                 Color::DarkGray,
             ),
-            Some(Err(_)) => (format!(" image (broken){frame} "), Color::Red),
+            Some(Err(_)) => (format!("{frame} image (broken) "), Color::Red),
             None => (" image ".to_string(), Color::DarkGray),
         };
         let block = Block::bordered()
