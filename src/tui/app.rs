@@ -16,6 +16,7 @@
 mod dataset;
 mod motion;
 mod navigate;
+mod stats_pane;
 mod tutor;
 mod watch;
 
@@ -133,6 +134,8 @@ pub struct App {
     /// For an event record with a scalar or a histogram: what the preview pane plots when the
     /// record holds no image.
     pub plot: Option<super::charts::Plot>,
+    /// The statistics pane, when open (`S`).
+    pub stats: Option<stats_pane::StatsPane>,
     /// A record asked for with `:` before the index reached it.
     pub(super) pending_record: Option<usize>,
     pub screen: Rect,
@@ -189,6 +192,7 @@ impl App {
             preview: None,
             preview_key: None,
             plot: None,
+            stats: None,
             pending_record: None,
             screen: Rect::new(0, 0, 160, 48),
             quit: false,
@@ -352,6 +356,7 @@ impl App {
             Action::ShowImage => self.show_image(),
             Action::StepMode => self.toggle_side(super::tutor::Side::Step),
             Action::ParsedView => self.toggle_side(super::tutor::Side::Parsed),
+            Action::Stats => self.toggle_stats(),
             Action::NextToken => self.step_token(true),
             Action::PrevToken => self.step_token(false),
             Action::Quiz => self.start_quiz(),
@@ -373,6 +378,8 @@ impl App {
             }
         } else if self.search_job.take().is_some() {
             self.message = "search stopped".into();
+        } else if self.stats.take().is_some() {
+            // The statistics pane closes; a worker still computing finishes unheard.
         } else if !std::mem::take(&mut self.help) {
             self.quit = true;
         }
