@@ -1308,3 +1308,39 @@ fn the_statistics_pane_shows_each_split_side_by_side_and_scrolls() {
     let text = screen(&render(&app, 200, 60));
     assert!(text.contains(" hex · bytes"), "{text}");
 }
+
+#[test]
+fn a_tensorflow_datasets_shard_is_worded_as_its_features_json_describes_it() {
+    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
+    let train = dataset
+        .members
+        .iter()
+        .map(|m| m.path.clone())
+        .find(|p| p.to_string_lossy().contains("train.tfrecord-00000"))
+        .unwrap();
+    let app = open(train.to_str().unwrap());
+    let detail = |name: &str| {
+        let n = node_named(&app, name);
+        app.view.tree.nodes[n].detail.clone()
+    };
+    assert_eq!(detail("label"), "ClassLabel (4 classes)  2 \"large\"");
+    assert_eq!(
+        detail("grid"),
+        "bool[3, 3]  [[false, false, true], [false, true, false], [true, true, true]]"
+    );
+    assert!(
+        detail("objects/bbox").starts_with("BBox  [[0.25, 0.166"),
+        "{}",
+        detail("objects/bbox")
+    );
+    assert!(
+        detail("objects/fragile").contains("1 \"yes\""),
+        "{}",
+        detail("objects/fragile")
+    );
+    assert!(
+        detail("caption").starts_with("Text  \"parcel 9\""),
+        "{}",
+        detail("caption")
+    );
+}

@@ -65,6 +65,17 @@ pub struct FileView {
     pub generation: u64,
     /// The file's length when indexed and now, once it has grown past the index.
     pub grew: Option<(u64, u64)>,
+    /// The tensorflow-datasets `features.json` beside the file, when there is one.
+    pub specs: Option<Arc<crate::dataset::features::FeatureSpecs>>,
+}
+
+/// The `features.json` in the directory of `path`, when it has one that reads.
+fn feature_specs(path: &std::path::Path) -> Option<Arc<crate::dataset::features::FeatureSpecs>> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or(std::path::Path::new("."));
+    crate::dataset::features::FeatureSpecs::load(dir)
+        .and_then(Result::ok)
+        .map(Arc::new)
 }
 
 impl FileView {
@@ -166,6 +177,7 @@ impl App {
         for path in paths {
             match Input::open(path, options) {
                 Ok(input) => files.push(FileView {
+                    specs: feature_specs(path),
                     indexing: !input.index.is_complete(),
                     input,
                     selected: 0,
@@ -796,6 +808,7 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
                 own: FrameTokens::new(data, &frame, true),
                 damage,
                 decoder: decoder.clone(),
+                specs: file.specs.clone(),
             };
             view.decoding = Some(decoding::spawn(job));
         }
@@ -805,6 +818,7 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
                     decoded: decoder.decode(payload),
                     table: decoder.schema.table().clone(),
                     payload: range,
+                    specs: file.specs.clone(),
                 };
                 (Arc::new(record), payload)
             });
