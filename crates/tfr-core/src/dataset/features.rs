@@ -314,7 +314,7 @@ pub fn describe(specs: &FeatureSpecs, name: &[u8], values: &FeatureValues<'_>) -
         }
     };
     let text = match spec {
-        Spec::BBox | Spec::ClassLabel { .. } if specs.features.get(name).is_none() => {
+        Spec::BBox | Spec::ClassLabel { .. } if !specs.features.contains_key(name) => {
             // Per element of a Sequence.
             let n = values.len() / per_element(spec).max(1);
             let items: Vec<String> = (0..n.min(SHOWN))
