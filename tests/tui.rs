@@ -1278,3 +1278,69 @@ fn a_histogram_is_drawn_as_bars() {
     app.go_to_record(5);
     assert!(matches!(app.preview, Some(Ok(_))));
 }
+
+#[test]
+fn the_statistics_pane_shows_each_split_side_by_side_and_scrolls() {
+    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
+    let paths: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
+    let mut app = open_all(&paths);
+    app.update(Action::Resize {
+        width: 200,
+        height: 60,
+    });
+    app.update(Action::Stats);
+    let text = screen(&render(&app, 200, 60));
+    assert!(text.contains("computing"), "{text}");
+    app.finish_stats();
+    let text = screen(&render(&app, 200, 60));
+    assert!(text.contains("train: 30 records (30 Example)"), "{text}");
+    assert!(text.contains("validation: 8 records (8 Example)"), "{text}");
+    assert!(text.contains("present        30 (100.0%)"), "{text}");
+    // The movement keys scroll the pane: the first line leaves the screen.
+    for _ in 0..3 {
+        app.update(Action::Down);
+    }
+    let text = screen(&render(&app, 200, 60));
+    assert!(!text.contains("train: 30 records"), "{text}");
+    // Esc closes it and the hex pane is back.
+    app.update(Action::Cancel);
+    assert!(app.stats.is_none() && !app.quit);
+    let text = screen(&render(&app, 200, 60));
+    assert!(text.contains(" hex · bytes"), "{text}");
+}
+
+#[test]
+fn a_tensorflow_datasets_shard_is_worded_as_its_features_json_describes_it() {
+    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
+    let train = dataset
+        .members
+        .iter()
+        .map(|m| m.path.clone())
+        .find(|p| p.to_string_lossy().contains("train.tfrecord-00000"))
+        .unwrap();
+    let app = open(train.to_str().unwrap());
+    let detail = |name: &str| {
+        let n = node_named(&app, name);
+        app.view.tree.nodes[n].detail.clone()
+    };
+    assert_eq!(detail("label"), "ClassLabel (4 classes)  2 \"large\"");
+    assert_eq!(
+        detail("grid"),
+        "bool[3, 3]  [[false, false, true], [false, true, false], [true, true, true]]"
+    );
+    assert!(
+        detail("objects/bbox").starts_with("BBox  [[0.25, 0.166"),
+        "{}",
+        detail("objects/bbox")
+    );
+    assert!(
+        detail("objects/fragile").contains("1 \"yes\""),
+        "{}",
+        detail("objects/fragile")
+    );
+    assert!(
+        detail("caption").starts_with("Text  \"parcel 9\""),
+        "{}",
+        detail("caption")
+    );
+}

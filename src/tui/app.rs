@@ -18,6 +18,7 @@ mod dataset;
 mod images;
 mod motion;
 mod navigate;
+mod stats_pane;
 mod tutor;
 mod watch;
 
@@ -66,6 +67,17 @@ pub struct FileView {
     pub generation: u64,
     /// The file's length when indexed and now, once it has grown past the index.
     pub grew: Option<(u64, u64)>,
+    /// The tensorflow-datasets `features.json` beside the file, when there is one.
+    pub specs: Option<Arc<crate::dataset::features::FeatureSpecs>>,
+}
+
+/// The `features.json` in the directory of `path`, when it has one that reads.
+fn feature_specs(path: &std::path::Path) -> Option<Arc<crate::dataset::features::FeatureSpecs>> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or(std::path::Path::new("."));
+    crate::dataset::features::FeatureSpecs::load(dir)
+        .and_then(Result::ok)
+        .map(Arc::new)
 }
 
 impl FileView {
@@ -145,6 +157,8 @@ pub struct App {
     /// For an event record with a scalar or a histogram: what the preview pane plots when the
     /// record holds no image.
     pub plot: Option<super::charts::Plot>,
+    /// The statistics pane, when open (`S`).
+    pub stats: Option<stats_pane::StatsPane>,
     /// A record asked for with `:` before the index reached it.
     pub(super) pending_record: Option<usize>,
     pub screen: Rect,
@@ -175,6 +189,7 @@ impl App {
         for path in paths {
             match Input::open(path, options) {
                 Ok(input) => files.push(FileView {
+                    specs: feature_specs(path),
                     indexing: !input.index.is_complete(),
                     input,
                     selected: 0,
@@ -205,6 +220,7 @@ impl App {
             specs: Default::default(),
             bad_images: HashMap::new(),
             plot: None,
+            stats: None,
             pending_record: None,
             screen: Rect::new(0, 0, 160, 48),
             quit: false,
@@ -371,6 +387,7 @@ impl App {
             Action::ToggleBoxes => self.toggle_boxes(),
             Action::StepMode => self.toggle_side(super::tutor::Side::Step),
             Action::ParsedView => self.toggle_side(super::tutor::Side::Parsed),
+            Action::Stats => self.toggle_stats(),
             Action::NextToken => self.step_token(true),
             Action::PrevToken => self.step_token(false),
             Action::Quiz => self.start_quiz(),
@@ -392,6 +409,8 @@ impl App {
             }
         } else if self.search_job.take().is_some() {
             self.message = "search stopped".into();
+        } else if self.stats.take().is_some() {
+            // The statistics pane closes; a worker still computing finishes unheard.
         } else if !std::mem::take(&mut self.help) {
             self.quit = true;
         }
@@ -798,6 +817,7 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
                 own: FrameTokens::new(data, &frame, true),
                 damage,
                 decoder: decoder.clone(),
+                specs: file.specs.clone(),
             };
             view.decoding = Some(decoding::spawn(job));
         }
@@ -807,6 +827,7 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
                     decoded: decoder.decode(payload),
                     table: decoder.schema.table().clone(),
                     payload: range,
+                    specs: file.specs.clone(),
                 };
                 (Arc::new(record), payload)
             });

@@ -145,6 +145,26 @@ impl App {
     }
 
     fn render_hex(&self, rect: Rect, buf: &mut Buffer) {
+        if let Some(stats) = &self.stats {
+            let busy = if stats.computing() {
+                " · computing…"
+            } else {
+                ""
+            };
+            let title = format!(" statistics{busy} · S or Esc closes ");
+            let block = pane_block(title, self.focus == Pane::Hex);
+            let inner = block.inner(rect);
+            block.render(rect, buf);
+            let shown: Vec<Line> = stats
+                .lines
+                .iter()
+                .skip(stats.scroll)
+                .take(usize::from(inner.height))
+                .map(|l| Line::raw(l.as_str()))
+                .collect();
+            Paragraph::new(shown).render(inner, buf);
+            return;
+        }
         let region = &self.view.region;
         let title = format!(
             " hex · bytes {}..{} · cursor {} ",
