@@ -77,6 +77,15 @@ impl Session {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The screen with its SGR attributes (`capture-pane -e`).
+    fn screen_with_attributes(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-e", "-t", &self.name])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Waits until the screen satisfies `ok`, failing with the screen after a while.
     fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
@@ -396,4 +405,51 @@ fn step_mode_and_the_quiz_in_tmux() {
     tmux.wait_text("quiz over: 1 of 2 right");
     tmux.text("q");
     tmux.wait_text("inspector-exited-0");
+}
+
+/// The parameters of every SGR sequence (`ESC [ ... m`) in `screen`.
+fn sgr_parameters(screen: &str) -> Vec<String> {
+    screen
+        .split("\x1b[")
+        .skip(1)
+        .filter_map(|rest| {
+            let end = rest.find(|c: char| !(c.is_ascii_digit() || c == ';'))?;
+            (rest[end..].starts_with('m')).then(|| rest[..end].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn under_no_color_the_selected_row_is_drawn_in_reverse_video_without_colour() {
+    let Some(tmux) = Session::start(120, 40) else {
+        return;
+    };
+    tmux.wait_text("shell$");
+    tmux.text(&format!("NO_COLOR=1 {BIN} {DAMAGED}"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("record 0 · 200 records (0..199)");
+    let screen = tmux.screen_with_attributes();
+    // The selected frame, record 0, is the first row of the frame list, reversed.
+    let row = screen
+        .lines()
+        .find(|l| l.contains("      0             0"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let before = &row[..row.find("      0             0").unwrap()];
+    let last = sgr_parameters(before).pop().unwrap_or_default();
+    assert!(
+        last.split(';').any(|p| p == "7"),
+        "the selected row is reverse video: {row:?}"
+    );
+    // No colour anywhere: no foreground or background colour parameter.
+    for params in sgr_parameters(&screen) {
+        for p in params.split(';') {
+            let n: u32 = p.parse().unwrap_or(0);
+            assert!(
+                !matches!(n, 30..=38 | 40..=48 | 90..=97 | 100..=107),
+                "colour {params:?} under NO_COLOR:\n{screen}"
+            );
+        }
+    }
+    tmux.text("q");
+    tmux.wait_text("shell$");
 }

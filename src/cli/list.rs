@@ -44,6 +44,7 @@ fn row_line(
     nested: Option<&NestedFrames>,
     split: Option<&(String, u64)>,
     json: bool,
+    coloured: bool,
 ) -> String {
     let split_record = split.map(|(name, first)| (name, first + row.frame.index as u64));
     if json {
@@ -63,7 +64,7 @@ fn row_line(
     let f = &row.frame;
     let kind = row.kind.as_ref().map_or(f.status.name(), |k| k.name());
     let length = f.declared_length.map_or("-".to_string(), |l| l.to_string());
-    format!(
+    let line = format!(
         "{number}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  {}",
         f.index,
         f.offset,
@@ -72,10 +73,21 @@ fn row_line(
         verdict(f.status.data_crc_ok()),
         kind,
         row.summary
-    )
+    );
+    if f.status.is_intact() {
+        line
+    } else {
+        super::paint(&line, "31", coloured)
+    }
 }
 
-pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+/// Lists `args.files`; damaged rows and counts are red when `coloured`.
+pub fn run(
+    args: &ListArgs,
+    open: &OpenOptions,
+    out: &mut impl Write,
+    coloured: bool,
+) -> Result<Status> {
     let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
     let files = run.paths();
     for (member, path) in files.iter().enumerate() {
@@ -120,7 +132,14 @@ pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<
                 if let Some(nested) = &nested {
                     row.summary = format!("{}; {}", row.summary, nested.describe());
                 }
-                let line = row_line(&json_name, &row, nested.as_ref(), split.as_ref(), args.json);
+                let line = row_line(
+                    &json_name,
+                    &row,
+                    nested.as_ref(),
+                    split.as_ref(),
+                    args.json,
+                    coloured,
+                );
                 (frame.status.is_intact(), line)
             },
             |_, (is_intact, line)| {
@@ -141,8 +160,9 @@ pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<
                 .unwrap_or_default();
             writeln!(
                 out,
-                "{name}: {compressed}{}, {intact} intact, {damaged} damaged, {}{}",
+                "{name}: {compressed}{}, {intact} intact, {}, {}{}",
                 plural(input.index.len() as u64, "frame"),
+                super::paint(&format!("{damaged} damaged"), "31", coloured && damaged > 0),
                 plural(input.source.len(), "byte"),
                 if compression.is_some() {
                     " decompressed"

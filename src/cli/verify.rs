@@ -193,7 +193,13 @@ fn ignored_json(tail: &IgnoredTail) -> Json {
     ])
 }
 
-pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+/// Checks `args.files`; damage is red and an intact file's verdict green when `coloured`.
+pub fn run(
+    args: &VerifyArgs,
+    open: &OpenOptions,
+    out: &mut impl Write,
+    coloured: bool,
+) -> Result<Status> {
     let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
     let files = run.paths();
     let budget = if args.thorough {
@@ -290,10 +296,21 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
                 match p.index {
                     Some(index) => writeln!(
                         out,
-                        "{name}: frame {index} at byte {}: {}",
-                        p.region.start, p.description
+                        "{name}: {}",
+                        super::paint(
+                            &format!(
+                                "frame {index} at byte {}: {}",
+                                p.region.start, p.description
+                            ),
+                            "31",
+                            coloured
+                        )
                     )?,
-                    None => writeln!(out, "{name}: {}", p.description)?,
+                    None => writeln!(
+                        out,
+                        "{name}: {}",
+                        super::paint(&p.description, "31", coloured)
+                    )?,
                 }
             }
             if let Some(tail) = report.compression.as_ref().and_then(|c| c.ignored.as_ref()) {
@@ -302,7 +319,11 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             if let Some(note) = &report.unverified_note {
                 writeln!(out, "{name}: note: {note}; --thorough searches them")?;
             }
-            let verdict = if damaged == 0 { "OK" } else { "DAMAGED" };
+            let verdict = if damaged == 0 {
+                super::paint("OK", "32", coloured)
+            } else {
+                super::paint("DAMAGED", "1;31", coloured)
+            };
             let compressed = report
                 .compression
                 .as_ref()

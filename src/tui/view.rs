@@ -21,6 +21,29 @@ use super::tree::Tree;
 use crate::compress::Compressed;
 use crate::words::plural;
 
+/// Takes every colour out of a drawn screen for `--color never` and NO_COLOR, keeping what the
+/// colours meant: a cell on a coloured background (a selection, the status bar) is drawn in
+/// reverse video (underlined when it is also the cursor, already reversed), and red text (damage)
+/// in bold.
+pub fn monochrome(buf: &mut Buffer) {
+    for cell in &mut buf.content {
+        let mut modifier = cell.modifier;
+        if cell.bg != Color::Reset {
+            if modifier.contains(Modifier::REVERSED) {
+                modifier |= Modifier::UNDERLINED;
+            } else {
+                modifier |= Modifier::REVERSED;
+            }
+        }
+        if matches!(cell.fg, Color::Red | Color::LightRed) {
+            modifier |= Modifier::BOLD;
+        }
+        cell.fg = Color::Reset;
+        cell.bg = Color::Reset;
+        cell.modifier = modifier;
+    }
+}
+
 fn pane_block(title: String, focused: bool) -> Block<'static> {
     let style = if focused {
         Style::default().fg(Color::Yellow)
