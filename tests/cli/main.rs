@@ -15,6 +15,7 @@ mod salvage;
 mod show;
 mod stats;
 mod teach;
+mod unix;
 mod verify;
 
 use std::path::{Path, PathBuf};
