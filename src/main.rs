@@ -8,13 +8,17 @@ use tfr_inspect::cli::{self, Command, DecodeArgs, Status};
 use tfr_inspect::tui;
 
 fn main() -> ExitCode {
-    let cli = match cli::argv::parse(std::env::args_os().collect()) {
+    let mut cli = match cli::argv::parse(std::env::args_os().collect()) {
         cli::argv::Parsed::Run(cli) => cli,
         cli::argv::Parsed::Typo(message) => {
             cli::print_error(&message);
             return ExitCode::from(Status::Unusable as u8);
         }
     };
+    if let Err(message) = cli::argv::settle(&mut cli) {
+        cli::print_error(&message);
+        return ExitCode::from(Status::Unusable as u8);
+    }
     cli::set_color_choice(cli.color);
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());

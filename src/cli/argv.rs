@@ -13,7 +13,9 @@ use std::path::Path;
 use anyhow::Result;
 use clap::{Args, CommandFactory};
 
-use super::{Cli, Status};
+use std::path::PathBuf;
+
+use super::{Cli, Command, DecodeArgs, Status};
 
 /// What the arguments ask for, once the two cases above are settled.
 pub enum Parsed {
@@ -109,6 +111,85 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     d[at(a.len(), b.len())]
+}
+
+/// Where `-` stands for standard input: `/dev/stdin`, which a redirected file maps as a file and a
+/// pipe spills to a temporary file like any other pipe.
+const STDIN: &str = "/dev/stdin";
+
+/// Settles what clap leaves to the program, before anything is read: `-` becomes standard input
+/// (once per run), `show --json` is `--format json`, and decoding options given to a subcommand
+/// that decodes nothing are refused. Returns the message for a refusal (exit 2).
+pub fn settle(cli: &mut Cli) -> Result<(), String> {
+    if let Some(command) = &cli.command {
+        refuse_unused(command, &cli.decode)?;
+    }
+    if let Some(Command::Show(show)) = &mut cli.command {
+        if show.json {
+            show.format = super::show::Format::Json;
+        }
+    }
+    let mut dashes = 0;
+    let mut stdin = |path: &mut PathBuf| {
+        if path.as_os_str() == "-" {
+            dashes += 1;
+            *path = PathBuf::from(STDIN);
+        }
+    };
+    match &mut cli.command {
+        None => cli.files.iter_mut().for_each(&mut stdin),
+        Some(Command::List(a)) => a.files.iter_mut().for_each(&mut stdin),
+        Some(Command::Verify(a)) => a.files.iter_mut().for_each(&mut stdin),
+        Some(Command::Stats(a)) => a.files.iter_mut().for_each(&mut stdin),
+        Some(Command::Show(a)) => stdin(&mut a.file),
+        Some(Command::Hex(a)) => stdin(&mut a.file),
+        Some(Command::Locate(a)) => stdin(&mut a.file),
+        // `-o -` is standard output, and stays as it is.
+        Some(Command::Salvage(a)) => stdin(&mut a.input),
+        Some(Command::Index(a)) => {
+            stdin(&mut a.file);
+            if let Some(idx) = &mut a.idx {
+                stdin(idx);
+            }
+        }
+        Some(Command::Quiz(a)) => {
+            if a.file.as_os_str() == "-" {
+                return Err(
+                    "quiz reads its answers from standard input, so its file cannot be `-`".into(),
+                );
+            }
+        }
+        Some(_) => {}
+    }
+    if dashes > 1 {
+        return Err("`-` (standard input) can be given only once".into());
+    }
+    Ok(())
+}
+
+/// Refuses `--proto`, `--message` and `--raw` on a subcommand that decodes no payload, where they
+/// would silently do nothing.
+fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
+    let name = match command {
+        Command::Verify(_) => "verify",
+        Command::Locate(_) => "locate",
+        Command::Salvage(_) => "salvage",
+        Command::Index(_) => "index",
+        Command::Completions(_) => "completions",
+        Command::Man(_) => "man",
+        _ => return Ok(()),
+    };
+    let given = [
+        (!decode.protos.is_empty(), "--proto"),
+        (decode.message.is_some(), "--message"),
+        (decode.raw, "--raw"),
+    ];
+    match given.iter().find(|(on, _)| *on) {
+        Some((_, flag)) => Err(format!(
+            "{flag} has no effect on `{name}`, which decodes no payload (it applies to the inspector, list, show, hex, stats and quiz)"
+        )),
+        None => Ok(()),
+    }
 }
 
 #[derive(Debug, Args)]

@@ -124,3 +124,135 @@ fn every_subcommand_help_has_an_example() {
         );
     }
 }
+
+/// Runs the binary with `file`'s bytes on standard input (a pipe when `pipe`, else a redirect).
+fn run_stdin(args: &[&str], file: &std::path::Path, pipe: bool) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tfr-inspect"));
+    command.args(args).env_remove("NO_COLOR");
+    if pipe {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let bytes = std::fs::read(file).unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(&bytes);
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        out
+    } else {
+        command
+            .stdin(std::fs::File::open(file).unwrap())
+            .output()
+            .unwrap()
+    }
+}
+
+#[test]
+fn a_dash_reads_standard_input_in_every_command_that_reads_files() {
+    let damaged = testdata("corrupt/payload_bitflip.tfrecord");
+    let examples = testdata("examples.tfrecord");
+    for pipe in [true, false] {
+        let verify = run_stdin(&["verify", "-"], &damaged, pipe);
+        assert_eq!(verify.status.code(), Some(1), "pipe {pipe}");
+        assert!(
+            stdout(&verify).contains("frame 189 at byte 18978"),
+            "pipe {pipe}"
+        );
+        let list = run_stdin(&["list", "-"], &examples, pipe);
+        assert_eq!(stdout(&list).lines().count(), 202, "pipe {pipe}");
+        let show = run_stdin(&["show", "-", "-n", "0", "--json"], &examples, pipe);
+        assert!(stdout(&show).starts_with("{\"features\""), "pipe {pipe}");
+        let hex = run_stdin(&["hex", "-"], &examples, pipe);
+        assert!(stdout(&hex).contains("length 83 (u64 little-endian)"));
+        let locate = run_stdin(&["locate", "-", "18990"], &damaged, pipe);
+        assert!(stdout(&locate).contains("frame 189"), "pipe {pipe}");
+        let index = run_stdin(&["index", "-"], &examples, pipe);
+        assert!(stdout(&index).starts_with("0 99\n"), "pipe {pipe}");
+        let stats = run_stdin(&["stats", "-", "--json"], &examples, pipe);
+        assert_eq!(stats.status.code(), Some(0), "pipe {pipe}");
+        let salvage = run_stdin(&["salvage", "-", "-o", "-"], &damaged, pipe);
+        let direct = run(["salvage", damaged.to_str().unwrap(), "-o", "-"]);
+        assert!(!direct.stdout.is_empty());
+        assert!(salvage.stdout == direct.stdout, "pipe {pipe}");
+    }
+    let twice = run(["verify", "-", "-"]);
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(super::stderr(&twice).contains("only once"));
+}
+
+#[test]
+fn decoding_options_are_refused_where_nothing_is_decoded() {
+    let file = path("examples.tfrecord");
+    for args in [
+        vec!["verify", &file, "--raw"],
+        vec![
+            "salvage",
+            &file,
+            "-o",
+            "/nonexistent/out",
+            "--proto",
+            "x.proto",
+        ],
+        vec!["locate", &file, "0", "--message", "a.B"],
+        vec!["index", &file, "--raw"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = super::stderr(&out);
+        assert!(err.contains("has no effect on"), "{args:?}: {err}");
+        assert!(stdout(&out).is_empty(), "{args:?}");
+    }
+    // Where it decodes, --raw works.
+    let raw = run(["show", &file, "-n", "0", "--raw"]);
+    assert_eq!(raw.status.code(), Some(0));
+}
+
+#[test]
+fn json_is_spelled_json_everywhere_and_hex_lists_tokens() {
+    let file = path("examples.tfrecord");
+    let alias = run(["show", &file, "-n", "0", "--format", "json"]);
+    let json = run(["show", &file, "-n", "0", "--json"]);
+    assert_eq!(stdout(&alias), stdout(&json));
+    assert!(stdout(&json).starts_with("{\"features\""));
+    assert_eq!(
+        run(["show", &file, "--json", "--format", "text"])
+            .status
+            .code(),
+        Some(2)
+    );
+
+    let hex = run(["hex", &file, "-n", "1", "--json"]);
+    assert_eq!(hex.status.code(), Some(0));
+    let value: serde_json::Value = serde_json::from_slice(&hex.stdout).unwrap();
+    assert_eq!(value["record"], 1);
+    assert_eq!(value["offset"], 99);
+    assert_eq!(value["status"], "intact");
+    let tokens = value["tokens"].as_array().unwrap();
+    let first = &tokens[0];
+    assert_eq!(first["start"], 99);
+    assert_eq!(first["end"], 107);
+    assert_eq!(first["role"], "frame");
+    assert_eq!(first["bytes"], "5400000000000000");
+    assert!(first["meaning"].as_str().unwrap().starts_with("length 84"));
+    let tag = tokens.iter().find(|t| t["role"] == "tag").unwrap();
+    assert!(
+        tag["meaning"]
+            .as_str()
+            .unwrap()
+            .contains("field 1 `features`")
+    );
+    // Tokens tile the frame: each starts where the previous one ended.
+    for pair in tokens.windows(2) {
+        assert_eq!(pair[0]["end"], pair[1]["start"]);
+    }
+    assert_eq!(tokens.last().unwrap()["end"], 199);
+    let refused = run(["hex", &file, "--json", "--explain"]);
+    assert_eq!(refused.status.code(), Some(2));
+}
