@@ -7,6 +7,7 @@ pub mod hex;
 pub mod index;
 pub mod list;
 pub mod locate;
+pub mod progress;
 pub mod quiz;
 pub mod records;
 pub mod salvage;

@@ -25,6 +25,7 @@ use anyhow::Result;
 use clap::Args;
 use rayon::prelude::*;
 
+use super::progress::Progress;
 use super::{Status, json_number as number, report_unusable};
 use crate::compress::{Compressed, IgnoredTail, StreamProblemKind};
 use crate::damage;
@@ -101,14 +102,32 @@ struct Report {
     tally: crate::dataset::Tally,
 }
 
-fn check(path: &Path, read: &ReadOptions, budget: ResyncBudget) -> Result<Report, Error> {
-    judge(&Source::open(path, read)?, budget)
+fn check(
+    path: &Path,
+    read: &ReadOptions,
+    budget: ResyncBudget,
+    progress: &Progress,
+) -> Result<Report, Error> {
+    judge(&Source::open(path, read)?, budget, progress)
 }
 
+/// Bytes indexed between two progress reports.
+const PROGRESS_STEP: u64 = 64 << 20;
+
 /// Checks every frame of an opened input.
-fn judge(source: &Source, budget: ResyncBudget) -> Result<Report, Error> {
+fn judge(source: &Source, budget: ResyncBudget, progress: &Progress) -> Result<Report, Error> {
     let data = source.bytes();
-    let index = FrameIndex::build_with(data, budget);
+    progress.grow(source.len());
+    let mut index = FrameIndex::with_budget(source.len(), budget);
+    let mut scanned = 0;
+    loop {
+        let done = index.scan(data, PROGRESS_STEP);
+        progress.advance(index.scanned().saturating_sub(scanned));
+        scanned = index.scanned();
+        if done {
+            break;
+        }
+    }
     let count = index.len();
     let mut problems: Vec<Problem> = index
         .damaged_frames(data)
@@ -207,10 +226,12 @@ pub fn run(
     } else {
         ResyncBudget::DEFAULT
     };
+    let progress = Progress::bytes("verifying", 0, false);
     let reports: Vec<Result<Report, Error>> = files
         .par_iter()
-        .map(|path| check(path, &open.read, budget))
+        .map(|path| check(path, &open.read, budget, &progress))
         .collect();
+    progress.finish();
     for (member, report) in reports.iter().enumerate() {
         if let (Some(tally), Ok(report)) = (run.tallies.get_mut(member), report) {
             *tally = Some(report.tally);
@@ -372,11 +393,26 @@ mod tests {
         let path = dir.path().join("shard.tfrecord");
         std::fs::write(&path, &bytes).unwrap();
         let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
-        assert_eq!(judge(&source, ResyncBudget::DEFAULT).unwrap().frames, 4000);
+        assert_eq!(
+            judge(
+                &source,
+                ResyncBudget::DEFAULT,
+                &Progress::bytes("verifying", 0, false)
+            )
+            .unwrap()
+            .frames,
+            4000
+        );
 
         let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         file.set_len(1000).unwrap();
-        let err = judge(&source, ResyncBudget::DEFAULT).err().unwrap();
+        let err = judge(
+            &source,
+            ResyncBudget::DEFAULT,
+            &Progress::bytes("verifying", 0, false),
+        )
+        .err()
+        .unwrap();
         assert_eq!(
             err.to_string(),
             format!(
