@@ -91,3 +91,135 @@ fn without_colour_the_selection_stays_in_reverse_video_and_damage_in_bold() {
         assert!(coloured.content.iter().any(|c| c.fg == Color::Red));
     }
 }
+
+const IMAGES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/images.tfrecord");
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/examples.tfrecord");
+
+fn screen(buf: &Buffer) -> String {
+    (0..buf.area.height)
+        .map(|y| line(buf, y))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn eighty_by_twenty_four_shows_whole_tree_labels_and_whole_hex_rows() {
+    for (width, height) in [(80, 24), (200, 60)] {
+        let mut app = open_all(&[IMAGES], width, height);
+        let buf = render(&app, width, height, true);
+        let text = screen(&buf);
+        for label in ["image/class/label", "image/class/text"] {
+            assert!(text.contains(label), "{width}x{height}: {label} in\n{text}");
+        }
+        // A hex row holds its 16 bytes and their text column.
+        let row = text
+            .lines()
+            .find(|l| l.contains("│         0  "))
+            .unwrap_or_else(|| panic!("{text}"));
+        let after = &row[row.find("         0  ").unwrap() + 12..];
+        let pairs = after
+            .split_whitespace()
+            .take_while(|w| w.len() == 2 && w.chars().all(|c| c.is_ascii_hexdigit()))
+            .count();
+        assert_eq!(pairs, 16, "{width}x{height}: {row}");
+        assert!(
+            after.contains('|') || after.trim_end().len() > 16 * 3 + 1,
+            "{row}"
+        );
+        // Scrolling the hex pane keeps the rows whole.
+        app.update(Action::NextPane);
+        app.update(Action::NextPane);
+        let text = screen(&render(&app, width, height, true));
+        assert!(text.contains("│        16  "), "{text}");
+    }
+}
+
+#[test]
+fn hex_rows_start_at_multiples_of_sixteen() {
+    for (width, height) in [(80, 24), (200, 60)] {
+        let mut app = open_all(&[EXAMPLES], width, height);
+        app.update(Action::Down);
+        let text = screen(&render(&app, width, height, true));
+        // Record 1 starts at byte 99: its first row is the one at 96, its first byte the fourth.
+        let row = text
+            .lines()
+            .find(|l| l.contains("        96  "))
+            .unwrap_or_else(|| panic!("{width}x{height}:\n{text}"));
+        let after = &row[row.find("        96  ").unwrap() + 12..];
+        assert!(after.starts_with("         54 00 00 00"), "{row}");
+        assert!(text.contains("       112  "), "{text}");
+    }
+}
+
+/// `frames` empty records, then a header declaring 2^64 - 1 bytes (with a valid length CRC).
+fn many_frames_then_a_huge_length(frames: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(frames * 16 + 16);
+    for _ in 0..frames {
+        tfr_inspect::frame::write_record(b"", &mut out).unwrap();
+    }
+    let length = u64::MAX.to_le_bytes();
+    out.extend_from_slice(&length);
+    out.extend_from_slice(&tfr_inspect::crc::masked_crc32c(&length).to_le_bytes());
+    out.extend_from_slice(&[0; 8]);
+    out
+}
+
+#[test]
+fn frame_list_columns_hold_seven_digit_indexes_and_huge_lengths() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.tfrecord");
+    std::fs::write(&path, many_frames_then_a_huge_length(1_000_001)).unwrap();
+    for (width, height) in [(80, 24), (200, 60)] {
+        let mut app = open_all(&[path.to_str().unwrap()], width, height);
+        app.update(Action::End);
+        let buf = render(&app, width, height, true);
+        let text = screen(&buf);
+        let header = text.lines().find(|l| l.contains("index")).unwrap();
+        let last = text
+            .lines()
+            .find(|l| l.contains("1000001 "))
+            .unwrap_or_else(|| panic!("{text}"));
+        // A space between the border and the widest index.
+        assert!(last.starts_with("│ 1000001 "), "{last}");
+        let huge = u64::MAX.to_string();
+        assert!(last.contains(&huge), "{last}");
+        // The length values end where the header's `length` ends; so do the verdicts.
+        let end_of =
+            |l: &str, word: &str| l.find(word).map(|i| l[..i + word.len()].chars().count());
+        assert_eq!(
+            end_of(header, "length"),
+            end_of(last, &huge),
+            "{header}\n{last}"
+        );
+        let above = text.lines().find(|l| l.contains(" 1000000 ")).unwrap();
+        assert_eq!(
+            end_of(header, "length"),
+            end_of(above, " 0"),
+            "{header}\n{above}"
+        );
+        assert_eq!(
+            header.find("lcrc").map(|i| header[..i].chars().count()),
+            above.find("ok").map(|i| above[..i].chars().count()),
+            "{header}\n{above}"
+        );
+    }
+}
+
+#[test]
+fn strings_with_control_characters_show_escaped_in_the_tree() {
+    // A message that is no Example: field 5 holds text with a newline and a bell.
+    let text = b"new\nline\x07";
+    let mut payload = vec![(5 << 3) | 2, text.len() as u8];
+    payload.extend_from_slice(text);
+    let mut file = Vec::new();
+    tfr_inspect::frame::write_record(&payload, &mut file).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("text.tfrecord");
+    std::fs::write(&path, file).unwrap();
+    for (width, height) in [(80, 24), (200, 60)] {
+        let app = open_all(&[path.to_str().unwrap()], width, height);
+        let text = screen(&render(&app, width, height, true));
+        assert!(text.contains(r#""new\nline\007""#), "{text}");
+        assert!(!text.contains("bytes, 9 bytes"), "{text}");
+    }
+}

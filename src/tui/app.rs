@@ -661,7 +661,11 @@ impl App {
             .unwrap_or(0);
         self.view.tree_top =
             scrolled(self.view.tree_top, at, tree_rows).min(visible.len().saturating_sub(1));
-        let cursor_row = self.view.cursor.saturating_sub(self.view.region.start) / ROW;
+        let cursor_row = self
+            .view
+            .cursor
+            .saturating_sub(super::hexview::row_base(self.view.region.start))
+            / ROW;
         self.view.hex_top = scrolled(
             self.view.hex_top as usize,
             cursor_row as usize,
