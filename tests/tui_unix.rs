@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -13,7 +14,7 @@ use tfr_inspect::input::OpenOptions;
 use tfr_inspect::payload::{Decoder, Reading};
 use tfr_inspect::schema::Schema;
 use tfr_inspect::tui::app::App;
-use tfr_inspect::tui::keymap::Action;
+use tfr_inspect::tui::keymap::{Action, Mode, key_action};
 use tfr_inspect::tui::view;
 
 const LENGTH_BITFLIP: &str = concat!(
@@ -221,5 +222,53 @@ fn strings_with_control_characters_show_escaped_in_the_tree() {
         let text = screen(&render(&app, width, height, true));
         assert!(text.contains(r#""new\nline\007""#), "{text}");
         assert!(!text.contains("bytes, 9 bytes"), "{text}");
+    }
+}
+
+/// Text with box-drawing characters (borders, the status line's separators) dropped and runs of
+/// spaces and line ends made one space, to compare wrapped text with the text it wraps.
+fn flowed(text: &str) -> String {
+    text.replace(|c: char| "│┌┐└┘─".contains(c), " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn text_cut_at_eighty_columns_is_readable_whole_in_the_w_overlay() {
+    for (width, height) in [(80, 24), (200, 60)] {
+        let mut app = open_all(&[LENGTH_BITFLIP], width, height);
+        app.update(Action::NextDamaged);
+        let summary = app.rows.get(&56).map(|r| r.summary.clone()).unwrap();
+        let before = screen(&render(&app, width, height, true));
+        if width == 80 {
+            assert!(
+                !flowed(&before).contains(&flowed(&summary)),
+                "cut at 80 columns"
+            );
+        }
+        app.update(Action::Details);
+        let text = screen(&render(&app, width, height, true));
+        assert!(text.contains("whole text"), "{text}");
+        let whole = flowed(&text);
+        assert!(whole.contains(&flowed(&summary)), "{summary}\n{text}");
+        assert!(whole.contains(&flowed(&app.view.explain)), "{text}");
+        assert!(
+            whole.contains(&flowed(&app.status_text().unwrap())),
+            "{text}"
+        );
+        // `w` and Esc close it; other keys do nothing meanwhile.
+        assert_eq!(app.mode(), Mode::Help);
+        let press = |code| KeyEvent::new(code, KeyModifiers::NONE);
+        assert_eq!(key_action(app.mode(), press(KeyCode::Down)), None);
+        assert_eq!(
+            key_action(app.mode(), press(KeyCode::Char('w'))),
+            Some(Action::Details)
+        );
+        app.update(Action::Cancel);
+        assert!(!app.details && !app.quit);
+        app.update(Action::Details);
+        app.update(Action::Details);
+        assert!(!app.details);
     }
 }

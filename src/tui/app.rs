@@ -124,6 +124,8 @@ pub struct App {
     pub rows: HashMap<usize, RowText>,
     pub prompt: Option<Prompt>,
     pub help: bool,
+    /// The whole-text overlay (`w`) is open.
+    pub details: bool,
     /// The last message for the status line.
     pub message: String,
     pub search: Option<String>,
@@ -181,6 +183,7 @@ impl App {
             rows: HashMap::new(),
             prompt: None,
             help: false,
+            details: false,
             message: String::new(),
             search: None,
             preview: None,
@@ -242,7 +245,7 @@ impl App {
     pub fn mode(&self) -> Mode {
         if self.prompt.is_some() {
             Mode::Prompt
-        } else if self.help {
+        } else if self.help || self.details {
             Mode::Help
         } else {
             Mode::Normal
@@ -332,6 +335,7 @@ impl App {
             Action::Quit => self.quit = true,
             Action::Cancel => self.cancel(),
             Action::Help => self.help = !self.help,
+            Action::Details => self.details = !self.details,
             Action::Resize { width, height } => self.screen = Rect::new(0, 0, width, height),
             Action::NextPane | Action::PrevPane => self.cycle_focus(action == Action::NextPane),
             Action::Prompt(_) | Action::Input(_) | Action::Backspace | Action::Submit => {
@@ -369,6 +373,7 @@ impl App {
             }
         } else if self.search_job.take().is_some() {
             self.message = "search stopped".into();
+        } else if std::mem::take(&mut self.details) {
         } else if !std::mem::take(&mut self.help) {
             self.quit = true;
         }

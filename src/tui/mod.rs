@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod decoding;
+pub mod details;
 pub mod features;
 pub mod framelist;
 pub mod help;

@@ -86,6 +86,9 @@ impl Widget for &App {
         self.render_explain(panes.explain, buf);
         self.render_notices(panes.notices, buf);
         self.render_status(panes.status, buf);
+        if self.details {
+            super::details::Details(self).render(area, buf);
+        }
         if self.help {
             Help.render(area, buf);
         }
@@ -269,6 +272,7 @@ impl App {
             return;
         };
         let text = format!(" {}", parts.join(" │ "));
+        // The whole line is in the `w` overlay; here it is cut at the help hint.
         let style = if damaged {
             bar.fg(Color::LightRed)
         } else {
@@ -291,6 +295,11 @@ impl App {
 impl App {
     /// The status line's parts (file, position, damage, compression, indexing, the last
     /// message), and whether the file or its compressed stream is damaged.
+    /// The status line's text, whole.
+    pub fn status_text(&self) -> Option<String> {
+        self.status_parts().map(|(parts, _)| parts.join(" │ "))
+    }
+
     fn status_parts(&self) -> Option<(Vec<String>, bool)> {
         let file = self.file()?;
         let index = file.index();
