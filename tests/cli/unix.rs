@@ -256,3 +256,24 @@ fn json_is_spelled_json_everywhere_and_hex_lists_tokens() {
     let refused = run(["hex", &file, "--json", "--explain"]);
     assert_eq!(refused.status.code(), Some(2));
 }
+
+#[test]
+fn show_lines_up_wide_feature_names_by_display_width() {
+    use super::{len_field, temp_file, tfrecord};
+    let int64 = len_field(3, &len_field(1, &[7]));
+    let entry = |name: &str| {
+        len_field(
+            1,
+            &[len_field(1, name.as_bytes()), len_field(2, &int64)].concat(),
+        )
+    };
+    let example = len_field(1, &[entry("label_名前"), entry("ab")].concat());
+    let (_dir, file) = temp_file("cjk.tfrecord", &tfrecord(&[&example]));
+    let out = stdout(&run(["show", file.to_str().unwrap(), "-n", "0"]));
+    let column = |name: &str| {
+        let line = out.lines().find(|l| l.contains(name)).unwrap();
+        let before = &line[..line.find("int64[1]").unwrap()];
+        tfr_inspect::words::display_width(before)
+    };
+    assert_eq!(column("label_名前"), column("ab"), "{out}");
+}
