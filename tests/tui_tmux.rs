@@ -453,3 +453,19 @@ fn under_no_color_the_selected_row_is_drawn_in_reverse_video_without_colour() {
     tmux.text("q");
     tmux.wait_text("shell$");
 }
+
+#[test]
+fn list_on_a_wide_terminal_names_every_feature_that_fits() {
+    let Some(tmux) = Session::start(200, 20) else {
+        return;
+    };
+    let images = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/images.tfrecord");
+    tmux.wait_text("shell$");
+    tmux.text(&format!(
+        "{BIN} list {images}; {BIN} list {images} | head -3"
+    ));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("image/height, image/width");
+    // Piped, the summary stays as scripts know it: four names and an ellipsis.
+    assert!(screen.contains("image/depth, image/encoded, …"), "{screen}");
+}

@@ -272,3 +272,22 @@ fn text_cut_at_eighty_columns_is_readable_whole_in_the_w_overlay() {
         assert!(!app.details);
     }
 }
+
+#[test]
+fn the_frame_list_names_as_many_features_as_fit() {
+    let mut app = open_all(&[IMAGES], 200, 60);
+    let text = screen(&render(&app, 200, 60, true));
+    let row = text.lines().find(|l| l.contains("│      0 ")).unwrap();
+    assert!(
+        row.contains("7 features: image/class/label, image/class/text, image/depth, image/encoded, image/format, image/height, image/width"),
+        "{row}"
+    );
+    assert!(!row.contains('…'), "{row}");
+    app.update(Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    let text = screen(&render(&app, 80, 24, true));
+    let row = text.lines().find(|l| l.contains("│      0 ")).unwrap();
+    assert!(row.contains("7 features: "), "{row}");
+}

@@ -27,6 +27,20 @@ pub struct ListArgs {
     pub json: bool,
 }
 
+/// Where the summary column starts in a row of the table (after the split's column, if any).
+const SUMMARY_COLUMN: usize = 7 + 2 + 12 + 2 + 10 + 2 + 7 + 2 + 8 + 2 + 18 + 2;
+
+/// The terminal's width when stdout is one.
+fn terminal_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    crossterm::terminal::size()
+        .ok()
+        .map(|(w, _)| usize::from(w))
+}
+
 fn verdict(ok: Option<bool>) -> &'static str {
     match ok {
         Some(true) => "ok",
@@ -45,6 +59,7 @@ fn row_line(
     split: Option<&(String, u64)>,
     json: bool,
     coloured: bool,
+    width: Option<usize>,
 ) -> String {
     let split_record = split.map(|(name, first)| (name, first + row.frame.index as u64));
     if json {
@@ -64,6 +79,14 @@ fn row_line(
     let f = &row.frame;
     let kind = row.kind.as_ref().map_or(f.status.name(), |k| k.name());
     let length = f.declared_length.map_or("-".to_string(), |l| l.to_string());
+    // On a terminal, as many feature names as its width holds; in a pipe, the summary as is.
+    let summary = match width {
+        Some(width) => {
+            let lead = number.chars().count() + SUMMARY_COLUMN;
+            crate::summary::fitted_summary(row, width.saturating_sub(lead).max(20))
+        }
+        None => row.summary.clone(),
+    };
     let line = format!(
         "{number}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  {}",
         f.index,
@@ -72,7 +95,7 @@ fn row_line(
         verdict(f.status.length_crc_ok()),
         verdict(f.status.data_crc_ok()),
         kind,
-        row.summary
+        summary
     );
     if f.status.is_intact() {
         line
@@ -90,6 +113,7 @@ pub fn run(
 ) -> Result<Status> {
     let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
     let files = run.paths();
+    let width = terminal_width();
     for (member, path) in files.iter().enumerate() {
         let split = run.first_record(member);
         let mut input = match Input::open(path, open) {
@@ -139,6 +163,7 @@ pub fn run(
                     split.as_ref(),
                     args.json,
                     coloured,
+                    width,
                 );
                 (frame.status.is_intact(), line)
             },

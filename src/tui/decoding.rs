@@ -98,6 +98,7 @@ fn run(job: Job, progress: &Progress) -> Option<Done> {
     let row = RowText {
         kind: record.decoded.kind.name().to_string(),
         summary,
+        ..RowText::default()
     };
     let parts = Parts {
         own: &job.own,
@@ -150,5 +151,6 @@ pub fn placeholder_row(frame: &Frame) -> RowText {
             "{}, decoded when selected",
             crate::words::plural(len, "byte")
         ),
+        ..RowText::default()
     }
 }

@@ -17,10 +17,14 @@ use crate::input::Input;
 use crate::summary::describe_frame;
 
 /// What the list shows about a frame beyond what the index knows.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RowText {
     pub kind: String,
     pub summary: String,
+    /// The record's feature count and names, to list as many names as the pane's width holds
+    /// ([`crate::summary::fit_names`]); none for other rows, whose summary is shown as it is.
+    pub feature_count: Option<usize>,
+    pub feature_names: Vec<String>,
 }
 
 /// Describes frame `index` of `input` for the list (kind and one-line summary).
@@ -33,6 +37,8 @@ pub fn describe(input: &Input, frame: Frame) -> RowText {
     RowText {
         kind,
         summary: row.summary,
+        feature_count: row.feature_count,
+        feature_names: row.feature_names,
     }
 }
 
@@ -205,7 +211,6 @@ impl FrameList<'_> {
         let (x, _) = buf.set_stringn(x, y, lcrc, remaining(x), base.patch(lstyle));
         let dcrc = format!("{dcrc:<4} ");
         let (x, _) = buf.set_stringn(x, y, dcrc, remaining(x), base.patch(dstyle));
-        let summary = self.rows.get(&i).map_or("", |row| row.summary.as_str());
         let kind_style = if damaged {
             base.add_modifier(Modifier::BOLD)
         } else {
@@ -213,6 +218,15 @@ impl FrameList<'_> {
         };
         let kind = format!("{kind:<kind_width$} ");
         let (x, _) = buf.set_stringn(x, y, kind, remaining(x), kind_style);
+        // As many feature names as the row has room for.
+        let summary = self.rows.get(&i).map_or(String::new(), |text| {
+            crate::summary::fit_names(
+                &text.summary,
+                text.feature_count,
+                &text.feature_names,
+                remaining(x),
+            )
+        });
         buf.set_stringn(x, y, summary, remaining(x), base);
     }
 }

@@ -277,3 +277,31 @@ fn show_lines_up_wide_feature_names_by_display_width() {
     };
     assert_eq!(column("label_名前"), column("ab"), "{out}");
 }
+
+#[test]
+fn list_json_names_the_features() {
+    let out = run(["list", &path("images.tfrecord"), "--json"]);
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(first["features"], 7);
+    assert_eq!(
+        first["feature_names"],
+        serde_json::json!([
+            "image/class/label",
+            "image/class/text",
+            "image/depth",
+            "image/encoded",
+            "image/format",
+            "image/height",
+            "image/width"
+        ])
+    );
+    // Damaged frames have no features to name.
+    let damaged = stdout(&run([
+        "list",
+        &path("corrupt/payload_bitflip.tfrecord"),
+        "--json",
+    ]));
+    let row: serde_json::Value = serde_json::from_str(damaged.lines().nth(189).unwrap()).unwrap();
+    assert!(row.get("feature_names").is_none(), "{row}");
+}
