@@ -305,3 +305,30 @@ fn list_json_names_the_features() {
     let row: serde_json::Value = serde_json::from_str(damaged.lines().nth(189).unwrap()).unwrap();
     assert!(row.get("feature_names").is_none(), "{row}");
 }
+
+#[test]
+fn hex_and_locate_word_a_huge_declared_length_as_verify_does() {
+    let file = path("corrupt/absurd_length.tfrecord");
+    // Frame 115 declares 2^62 bytes; 84 intact frames follow it, so its bytes are not the
+    // file's last.
+    let hex = stdout(&run(["hex", &file, "-n", "115"]));
+    assert!(!hex.contains("the file's last"), "{hex}");
+    assert!(
+        hex.contains("87 bytes, up to the next intact frame at byte 11641, where the header announces a 4611686018427387904-byte payload"),
+        "{hex}"
+    );
+    let verify = stdout(&run(["verify", &file]));
+    let locate = stdout(&run(["locate", &file, "11542"]));
+    let crash = "TensorFlow 2.21 dies with SIGSEGV on a length this large";
+    assert!(verify.contains(crash), "{verify}");
+    assert!(locate.contains(crash), "{locate}");
+}
+
+#[test]
+fn locate_past_the_end_is_an_error_on_stderr() {
+    let file = path("corrupt/absurd_length.tfrecord");
+    let out = run(["locate", &file, "25525"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    assert!(super::stderr(&out).contains("byte 25525 is past the end of the stream"));
+}
