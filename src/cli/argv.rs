@@ -167,7 +167,7 @@ pub fn settle(cli: &mut Cli) -> Result<(), String> {
     Ok(())
 }
 
-/// Refuses `--proto`, `--message` and `--raw` on a subcommand that decodes no payload, where they
+/// Refuses the schema options and `--raw` on a subcommand that decodes no payload, where they
 /// would silently do nothing.
 fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
     let name = match command {
@@ -181,6 +181,9 @@ fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
     };
     let given = [
         (!decode.protos.is_empty(), "--proto"),
+        (!decode.proto_path.is_empty(), "-I/--proto-path"),
+        (!decode.descriptor_sets.is_empty(), "--descriptor-set"),
+        (!decode.field_types.is_empty(), "--field-type"),
         (decode.message.is_some(), "--message"),
         (decode.raw, "--raw"),
     ];

@@ -16,6 +16,7 @@
 mod dataset;
 mod motion;
 mod navigate;
+mod stats_pane;
 mod tutor;
 mod watch;
 
@@ -64,6 +65,17 @@ pub struct FileView {
     pub generation: u64,
     /// The file's length when indexed and now, once it has grown past the index.
     pub grew: Option<(u64, u64)>,
+    /// The tensorflow-datasets `features.json` beside the file, when there is one.
+    pub specs: Option<Arc<crate::dataset::features::FeatureSpecs>>,
+}
+
+/// The `features.json` in the directory of `path`, when it has one that reads.
+fn feature_specs(path: &std::path::Path) -> Option<Arc<crate::dataset::features::FeatureSpecs>> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or(std::path::Path::new("."));
+    crate::dataset::features::FeatureSpecs::load(dir)
+        .and_then(Result::ok)
+        .map(Arc::new)
 }
 
 impl FileView {
@@ -132,6 +144,11 @@ pub struct App {
     /// The image of the selected node (or record), decoded, or why it could not be.
     pub preview: Option<Result<Picture, String>>,
     preview_key: Option<Range<u64>>,
+    /// For an event record with a scalar or a histogram: what the preview pane plots when the
+    /// record holds no image.
+    pub plot: Option<super::charts::Plot>,
+    /// The statistics pane, when open (`S`).
+    pub stats: Option<stats_pane::StatsPane>,
     /// A record asked for with `:` before the index reached it.
     pub(super) pending_record: Option<usize>,
     pub screen: Rect,
@@ -162,6 +179,7 @@ impl App {
         for path in paths {
             match Input::open(path, options) {
                 Ok(input) => files.push(FileView {
+                    specs: feature_specs(path),
                     indexing: !input.index.is_complete(),
                     input,
                     selected: 0,
@@ -188,6 +206,8 @@ impl App {
             search: None,
             preview: None,
             preview_key: None,
+            plot: None,
+            stats: None,
             pending_record: None,
             screen: Rect::new(0, 0, 160, 48),
             quit: false,
@@ -253,7 +273,7 @@ impl App {
     }
 
     pub fn panes(&self) -> Panes {
-        layout::panes(self.screen, self.preview.is_some(), self.notice_lines())
+        layout::panes(self.screen, self.has_preview(), self.notice_lines())
     }
 
     /// Where the hex pane draws the selected frame's bytes on the current screen.
@@ -352,6 +372,7 @@ impl App {
             Action::ShowImage => self.show_image(),
             Action::StepMode => self.toggle_side(super::tutor::Side::Step),
             Action::ParsedView => self.toggle_side(super::tutor::Side::Parsed),
+            Action::Stats => self.toggle_stats(),
             Action::NextToken => self.step_token(true),
             Action::PrevToken => self.step_token(false),
             Action::Quiz => self.start_quiz(),
@@ -374,6 +395,8 @@ impl App {
         } else if self.search_job.take().is_some() {
             self.message = "search stopped".into();
         } else if std::mem::take(&mut self.details) {
+        } else if self.stats.take().is_some() {
+            // The statistics pane closes; a worker still computing finishes unheard.
         } else if !std::mem::take(&mut self.help) {
             self.quit = true;
         }
@@ -457,6 +480,15 @@ impl App {
         self.view = view;
         self.preview_key = None;
         self.update_preview();
+        self.plot = self
+            .files
+            .get(self.current)
+            .and_then(|file| super::charts::plot_for(&file.input, file.selected));
+    }
+
+    /// Whether the preview pane has something to show: an image, or a plot.
+    pub fn has_preview(&self) -> bool {
+        self.preview.is_some() || self.plot.is_some()
     }
 
     /// Takes the result of the background decoding, if it is done; true when the screen changed.
@@ -785,6 +817,7 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
                 own: FrameTokens::new(data, &frame, true),
                 damage,
                 decoder: decoder.clone(),
+                specs: file.specs.clone(),
             };
             view.decoding = Some(decoding::spawn(job));
         }
@@ -794,6 +827,7 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
                     decoded: decoder.decode(payload),
                     table: decoder.schema.table().clone(),
                     payload: range,
+                    specs: file.specs.clone(),
                 };
                 (Arc::new(record), payload)
             });

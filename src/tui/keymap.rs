@@ -58,6 +58,8 @@ pub enum Action {
     Quiz,
     /// Show the parsed view (wire occurrences and what a parser keeps) in the tree's place.
     ParsedView,
+    /// Open or close the statistics pane (per-feature statistics of the open files).
+    Stats,
     ScrollUp {
         column: u16,
         row: u16,
@@ -353,6 +355,10 @@ pub const KEYS: &[Binding] = &[
     Binding {
         keys: &[&[ch('p', Action::ParsedView)]],
         what: "parsed view: each wire occurrence beside what a protobuf parser keeps",
+    },
+    Binding {
+        keys: &[&[ch('S', Action::Stats)]],
+        what: "statistics of the open files, per feature and split, in the hex pane's place (S or Esc closes)",
     },
     Binding {
         keys: &[&[

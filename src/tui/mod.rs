@@ -9,6 +9,7 @@
 //! without a terminal.
 
 pub mod app;
+pub mod charts;
 pub mod decoding;
 pub mod details;
 pub mod features;
@@ -110,6 +111,7 @@ fn event_loop(
         dirty |= take_reports(app, reports);
         // While a record decodes in the background, its progress is redrawn on every turn.
         dirty |= app.poll_decoding() || app.decoding_percent().is_some();
+        dirty |= app.poll_stats();
         // Before drawing: a file that shrank or was rewritten must not be shown as it was.
         dirty |= app.watch_files();
         for file in app.take_index_jobs() {

@@ -66,7 +66,7 @@ impl Widget for &App {
                 .render(area, buf);
             return;
         }
-        let panes = layout::panes(area, self.preview.is_some(), self.notice_lines());
+        let panes = layout::panes(area, self.has_preview(), self.notice_lines());
         self.render_list(panes.list, buf);
         if self.tutor.shows_panel() {
             // Step mode, the parsed view or the quiz (whose answers the tree would give away),
@@ -163,6 +163,10 @@ impl App {
     }
 
     fn render_preview(&self, rect: Rect, buf: &mut Buffer) {
+        if let (None, Some(plot)) = (&self.preview, &self.plot) {
+            super::charts::render(plot, rect, buf);
+            return;
+        }
         let (title, style) = match &self.preview {
             Some(Ok(p)) => (
                 format!(" image · {} · i: full size ", p.description),
@@ -187,6 +191,26 @@ impl App {
     }
 
     fn render_hex(&self, rect: Rect, buf: &mut Buffer) {
+        if let Some(stats) = &self.stats {
+            let busy = if stats.computing() {
+                " · computing…"
+            } else {
+                ""
+            };
+            let title = format!(" statistics{busy} · S or Esc closes ");
+            let block = pane_block(title, self.focus == Pane::Hex);
+            let inner = block.inner(rect);
+            block.render(rect, buf);
+            let shown: Vec<Line> = stats
+                .lines
+                .iter()
+                .skip(stats.scroll)
+                .take(usize::from(inner.height))
+                .map(|l| Line::raw(l.as_str()))
+                .collect();
+            Paragraph::new(shown).render(inner, buf);
+            return;
+        }
         let region = &self.view.region;
         let title = format!(
             " hex · bytes {}..{} · cursor {} ",

@@ -10,6 +10,7 @@ mod golden;
 mod hex;
 mod index;
 mod list;
+mod payloads;
 mod quiz;
 mod salvage;
 mod show;
