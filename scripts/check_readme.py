@@ -2,7 +2,7 @@
 """Runs every example of README.md and checks it prints what the README shows.
 
 An example is a `$ tfr-inspect ...` line in a ```console block; its output is the lines after it,
-up to the next `$` line or the end of the block. A line that is only `…` stands for any number of
+up to the next `$` line or the end of the block (a command may go on over lines ending in `\`). A line that is only `…` stands for any number of
 lines (the README elides long output), and lines starting with `> ` are answers typed on standard
 input (they are fed to the command, which echoes them when its input is not a terminal). Commands
 run in a scratch directory where `testdata` points at the repository's, through bash (so pipes
@@ -27,6 +27,7 @@ def examples(text):
     out = []
     in_console = False
     current = None
+    continued = False
     for number, line in enumerate(text.splitlines(), 1):
         if line.startswith("```"):
             if current:
@@ -36,10 +37,16 @@ def examples(text):
             continue
         if not in_console:
             continue
-        if line.startswith("$ "):
+        if continued:
+            # A command continued over lines with a trailing backslash.
+            number0, command, lines = current
+            current = (number0, command[:-1] + " " + line.strip(), lines)
+            continued = line.endswith("\\")
+        elif line.startswith("$ "):
             if current:
                 out.append(current)
             current = (number, line[2:], [])
+            continued = line.endswith("\\")
         elif current:
             current[2].append(line)
     return out
