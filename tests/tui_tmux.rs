@@ -467,5 +467,8 @@ fn list_on_a_wide_terminal_names_every_feature_that_fits() {
     tmux.keys(&["Enter"]);
     // Piped (the second command), the summary stays as scripts know it: four names, an ellipsis.
     let screen = tmux.wait_text("image/depth, image/encoded, …");
-    assert!(screen.contains("image/format, image/height, image/width"), "{screen}");
+    assert!(
+        screen.contains("image/format, image/height, image/width"),
+        "{screen}"
+    );
 }

@@ -1,4 +1,4 @@
-//! A progress bar on standard error for long runs of `list`, `show` and `verify`.
+//! A progress bar on standard error for long runs of `list`, `show`, `verify` and `stats`.
 //!
 //! It appears only when standard error is a terminal, and only once the work has run for a moment
 //! (quick runs draw nothing). `list` and `show` draw it only when their own output goes elsewhere
@@ -29,6 +29,25 @@ pub fn wanted(stderr_terminal: bool, stdout_terminal: bool, stdout_matters: bool
 impl Progress {
     /// A bar for `verb` over `total` bytes; drawn only when [`wanted`] says so for this process.
     pub fn bytes(verb: &str, total: u64, stdout_matters: bool) -> Progress {
+        Progress::new(
+            verb,
+            total,
+            stdout_matters,
+            "{wide_bar} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+        )
+    }
+
+    /// A bar for `verb` over `total` steps (chunks of records).
+    pub fn steps(verb: &str, total: u64, stdout_matters: bool) -> Progress {
+        Progress::new(
+            verb,
+            total,
+            stdout_matters,
+            "{wide_bar} {percent}% eta {eta}",
+        )
+    }
+
+    fn new(verb: &str, total: u64, stdout_matters: bool, fields: &str) -> Progress {
         let on = wanted(
             std::io::stderr().is_terminal(),
             std::io::stdout().is_terminal(),
@@ -36,9 +55,7 @@ impl Progress {
         );
         let bar = on.then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
-            let template = format!(
-                "{verb} {{wide_bar}} {{bytes}}/{{total_bytes}} {{bytes_per_sec}} eta {{eta}}"
-            );
+            let template = format!("{verb} {fields}");
             if let Ok(style) = ProgressStyle::with_template(&template) {
                 bar.set_style(style);
             }
@@ -48,6 +65,13 @@ impl Progress {
             bar,
             start: Instant::now(),
             shown: AtomicBool::new(false),
+        }
+    }
+
+    /// Sets the total (the steps of work, once known).
+    pub fn set_total(&self, total: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total);
         }
     }
 
