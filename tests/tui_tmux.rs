@@ -472,3 +472,21 @@ fn list_on_a_wide_terminal_names_every_feature_that_fits() {
         "{screen}"
     );
 }
+
+#[test]
+fn the_inspector_reads_a_dash_from_a_pipe_and_keys_from_the_terminal() {
+    let Some(tmux) = Session::start(120, 30) else {
+        return;
+    };
+    tmux.wait_text("shell$");
+    tmux.text(&format!(
+        "cat {DAMAGED} | {BIN} -; echo inspector-exited-$?"
+    ));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("record 0 · 200 records (0..199)");
+    assert!(screen.contains("frames · /dev/stdin"), "{screen}");
+    tmux.text("c");
+    tmux.wait_text("record 56 · 200 records");
+    tmux.text("q");
+    tmux.wait_text("inspector-exited-1");
+}
