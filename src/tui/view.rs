@@ -302,15 +302,21 @@ impl App {
         } else {
             bar
         };
-        let help = " ? help ";
-        let room = usize::from(rect.width).saturating_sub(help.len());
+        // When the line does not fit, the hint names the key that shows it whole.
+        let help =
+            if crate::words::display_width(&text) + " ? help ".len() > usize::from(rect.width) {
+                " w whole · ? help "
+            } else {
+                " ? help "
+            };
+        let room = usize::from(rect.width).saturating_sub(help.chars().count());
         buf.set_stringn(rect.x, rect.y, text, room, style);
-        let hx = rect.right().saturating_sub(help.len() as u16);
+        let hx = rect.right().saturating_sub(help.chars().count() as u16);
         buf.set_stringn(
             hx,
             rect.y,
             help,
-            help.len(),
+            help.chars().count(),
             bar.add_modifier(Modifier::BOLD),
         );
     }
