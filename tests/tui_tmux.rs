@@ -303,11 +303,12 @@ fn a_record_of_a_million_features_never_keeps_q_waiting() {
     ));
     tmux.keys(&["Enter"]);
     // As soon as the inspector is up, the tree shows the decoding under way or its result.
-    let screen = tmux.wait_text("frames · ");
-    assert!(
-        screen.contains("decoding record 0") || screen.contains("1000000 features"),
-        "{screen}"
-    );
+    // (A screen is read back whole only once drawn whole: under load tmux may show a redraw
+    // half done, so the wait is for everything checked.)
+    tmux.wait_for("the tree of record 0", |s| {
+        s.contains("frames · ")
+            && (s.contains("decoding record 0") || s.contains("1000000 features"))
+    });
     tmux.text("q");
     let asked = Instant::now();
     let screen = tmux.wait_text("inspector-exited-0");
@@ -375,7 +376,10 @@ fn step_mode_and_the_quiz_in_tmux() {
     tmux.text("o0");
     tmux.keys(&["Enter"]);
     tmux.text("s...");
-    let screen = tmux.wait_text("length at payload 0x1, file 13: e8 06");
+    let screen = tmux.wait_for("step mode on e8 06", |s| {
+        s.contains("length at payload 0x1, file 13: e8 06")
+            && s.contains("@13 13..15 length e8 06 · byte 1 of 2")
+    });
     assert!(screen.contains(" step · "), "{screen}");
     assert!(screen.contains("groups 1101000, 0000110"), "{screen}");
     assert!(
