@@ -291,3 +291,17 @@ fn the_frame_list_names_as_many_features_as_fit() {
     let row = text.lines().find(|l| l.contains("│      0 ")).unwrap();
     assert!(row.contains("7 features: "), "{row}");
 }
+
+#[test]
+fn c_and_shift_c_go_across_files_at_both_sizes() {
+    for (width, height) in [(80, 24), (200, 60)] {
+        let mut app = open_all(&[EXAMPLES, LENGTH_BITFLIP], width, height);
+        app.update(Action::NextDamaged);
+        assert_eq!((app.current, app.selected()), (1, 56), "{}", app.message);
+        let text = screen(&render(&app, width, height, true));
+        assert!(text.contains("length_bitflip.tfrecord"), "{text}");
+        // Back past the first file's start: it has no damage, so the damaged frame stays.
+        app.update(Action::PrevDamaged);
+        assert_eq!((app.current, app.selected()), (1, 56), "{}", app.message);
+    }
+}
