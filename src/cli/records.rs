@@ -33,6 +33,8 @@ pub fn render_in_order<T: Send>(
     mut emit: impl FnMut(&Input, T) -> io::Result<()>,
 ) -> io::Result<Outcome> {
     let workers = input.worker_decoders();
+    // Long runs to a file or a pipe show their progress on stderr when it is a terminal.
+    let progress = super::progress::Progress::bytes("reading", input.source.len(), true);
     let mut next = start;
     loop {
         let size = if next == start { FIRST_BATCH } else { BATCH };
@@ -44,6 +46,9 @@ pub fn render_in_order<T: Send>(
             });
         }
         next += frames.len();
+        if let Some(last) = frames.last() {
+            progress.set(last.region().end.0);
+        }
         let rendered = input.map_frames(frames, &workers, &render);
         // Outcome from the mapped bytes: if the file shrank meanwhile, some were zeros.
         if let Err(e) = input.check_unchanged() {
