@@ -85,7 +85,20 @@ def main():
             pattern = os.path.join(args.directory, "*.tfrecord*")
             target = args.directory
         else:
-            pattern = write_shards(scratch, args.records, args.shards)
+            # Written by a child process: TensorFlow imported here would be counted in the peak
+            # memory of every process this one starts (a forked child's peak includes its
+            # parent's pages until it executes the command).
+            writer = (
+                "import sys; sys.path.insert(0, sys.argv[1]); import tfdv_compare as t; "
+                "t.write_shards(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))"
+            )
+            here = os.path.dirname(os.path.abspath(__file__))
+            subprocess.run(
+                [sys.executable, "-c", writer, here, scratch, str(args.records), str(args.shards)],
+                check=True,
+                stderr=subprocess.DEVNULL,
+            )
+            pattern = os.path.join(scratch, "data.tfrecord-*")
             target = scratch
         ours, our_rss = timed([BINARY, "stats", "--json", target])
         theirs, their_rss = timed([sys.executable, "-c", TFDV_SCRIPT, pattern])
