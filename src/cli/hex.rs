@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::palette::colour;
 use super::{Status, report_unusable};
 use crate::annotate::{Annotated, Role, Token};
 use crate::input::{Input, OpenOptions};
@@ -92,17 +93,6 @@ fn tokens_json(
 /// Bytes shown in the hex column before a long token is elided.
 const SHOWN: usize = 10;
 const HEX_WIDTH: usize = SHOWN * 3 - 1;
-
-pub fn colour(role: Role) -> &'static str {
-    match role {
-        Role::Frame => "\x1b[34m",
-        Role::BadCrc | Role::Unparsed => "\x1b[1;31m",
-        Role::Tag => "\x1b[33m",
-        Role::Length => "\x1b[35m",
-        Role::Value => "\x1b[32m",
-        Role::Data => "\x1b[36m",
-    }
-}
 
 fn hex_pairs(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 3);

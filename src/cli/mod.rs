@@ -8,6 +8,7 @@ pub mod images;
 pub mod index;
 pub mod list;
 pub mod locate;
+pub mod palette;
 pub mod progress;
 pub mod quiz;
 pub mod records;
