@@ -23,9 +23,10 @@ use numeric::{Histogram, Numeric, PerRecord};
 use sketch::{Distinct, Frequent};
 
 /// Where in a record a feature lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Section {
     /// An Example's `features`.
+    #[default]
     Features,
     /// A SequenceExample's `context`.
     Context,
@@ -44,7 +45,7 @@ impl Section {
 }
 
 /// A feature's place and name.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FeatureKey {
     pub section: Section,
     pub name: String,
@@ -245,6 +246,19 @@ pub struct Stats {
     /// Records per payload kind (`Example`, `SequenceExample`, `text`…).
     pub kinds: BTreeMap<String, u64>,
     pub features: BTreeMap<FeatureKey, FeatureStats>,
+    /// A key whose buffer is reused to look features up, so that a record's features cost no
+    /// allocation once they are known.
+    lookup: Scratch,
+}
+
+/// A lookup buffer: never part of what statistics are or compare equal by.
+#[derive(Debug, Clone, Default)]
+struct Scratch(FeatureKey);
+
+impl PartialEq for Scratch {
+    fn eq(&self, _: &Scratch) -> bool {
+        true
+    }
 }
 
 /// The Example or SequenceExample a payload is, when it is one.
@@ -268,29 +282,27 @@ impl Stats {
     pub fn add_payload(&mut self, decoder: &Decoder, payload: &[u8], member: usize) {
         self.records += 1;
         let decoded = decoder.decode(payload);
-        *self
-            .kinds
-            .entry(decoded.kind.name().to_string())
-            .or_default() += 1;
+        match self.kinds.get_mut(decoded.kind.name()) {
+            Some(count) => *count += 1,
+            None => {
+                self.kinds.insert(decoded.kind.name().to_string(), 1);
+            }
+        }
         let Some((message, section)) = example_view(&decoded, payload, decoder) else {
             return;
         };
         for feature in top_features(&message).iter() {
-            let key = FeatureKey {
-                section,
-                name: feature.name().into_owned(),
+            let Some(stats) = self.feature_mut(section, &feature.name()) else {
+                continue;
             };
-            let stats = self.features.entry(key).or_default();
             stats.present += 1;
             stats.values.add(feature.values.len() as u64);
             stats.add_values(&feature.values, member);
         }
         for list in feature_lists_of(&message).iter() {
-            let key = FeatureKey {
-                section: Section::FeatureLists,
-                name: list.name().into_owned(),
+            let Some(stats) = self.feature_mut(Section::FeatureLists, &list.name()) else {
+                continue;
             };
-            let stats = self.features.entry(key).or_default();
             stats.present += 1;
             stats.steps.add(list.len() as u64);
             let mut values = 0u64;
@@ -300,6 +312,18 @@ impl Stats {
             }
             stats.values.add(values);
         }
+    }
+
+    /// The statistics of feature `name` of `section`, made when first met.
+    fn feature_mut(&mut self, section: Section, name: &str) -> Option<&mut FeatureStats> {
+        let key = &mut self.lookup.0;
+        key.section = section;
+        key.name.clear();
+        key.name.push_str(name);
+        if !self.features.contains_key(key) {
+            self.features.insert(key.clone(), FeatureStats::default());
+        }
+        self.features.get_mut(&self.lookup.0)
     }
 
     /// Adds one record's numbers to the histograms of the features `ranges` names.
