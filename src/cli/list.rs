@@ -114,18 +114,20 @@ pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<
             &mut input,
             0,
             None,
-            |input, decoder, frame| {
+            |input, decoder, frame, output| {
                 let mut row = describe_frame_with(input, decoder, frame);
                 let nested = NestedFrames::find(&input.index, input.data(), &frame);
                 if let Some(nested) = &nested {
                     row.summary = format!("{}; {}", row.summary, nested.describe());
                 }
                 let line = row_line(&json_name, &row, nested.as_ref(), split.as_ref(), args.json);
-                (frame.status.is_intact(), line)
+                output.push_str(&line);
+                output.push('\n');
+                frame.status.is_intact()
             },
-            |_, (is_intact, line)| {
+            |_, is_intact, line| {
                 intact += usize::from(is_intact);
-                writeln!(out, "{line}")
+                out.write_all(line.as_bytes())
             },
         )?;
         if let Outcome::Changed(e) = outcome {
