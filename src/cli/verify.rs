@@ -108,7 +108,7 @@ fn check(path: &Path, read: &ReadOptions, budget: ResyncBudget) -> Result<Report
 /// Checks every frame of an opened input.
 fn judge(source: &Source, budget: ResyncBudget) -> Result<Report, Error> {
     let data = source.bytes();
-    let index = FrameIndex::build_with(data, budget);
+    let index = FrameIndex::build_parallel(data, budget);
     let count = index.len();
     let mut problems: Vec<Problem> = index
         .damaged_frames(data)
