@@ -1140,3 +1140,207 @@ fn next_damaged_goes_on_to_the_next_file() {
     app.update(Action::NextDamaged);
     assert_eq!((app.current, app.selected()), (1, 56));
 }
+
+// ---- tensors and events ---------------------------------------------------------------------
+
+const TENSORS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/testdata/realworld/serialized_tensors.tfrecord"
+);
+
+#[test]
+fn a_uint8_image_tensor_is_previewed_with_its_pixels_in_order() {
+    let mut app = open(TENSORS);
+    app.update(Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    app.go_to_record(3);
+    let picture = app.preview.clone().expect("a preview").expect("decoded");
+    // uint8 [6, 10, 3]: 10 wide, 6 high, pixel (0, 0) is the tensor's first three values.
+    assert_eq!(picture.pixels.dimensions(), (10, 6));
+    assert_eq!(picture.pixels.get_pixel(0, 0).0, [204, 41, 68]);
+    assert_eq!(picture.pixels.get_pixel(1, 0).0, [180, 169, 73]);
+    let buf = render(&app, 160, 48);
+    let text = screen(&buf);
+    assert!(text.contains("TensorProto"), "{text}");
+    let blocks = buf.content().iter().filter(|c| c.symbol() == "▀").count();
+    assert!(blocks >= 10 * 3, "{blocks} half blocks\n{text}");
+    // A float tensor is no image.
+    app.go_to_record(0);
+    assert!(
+        app.preview.is_none(),
+        "{:?}",
+        app.preview.as_ref().map(|p| p.is_ok())
+    );
+}
+
+#[test]
+fn a_summary_image_of_an_event_is_previewed() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/realworld/tensorboard/run_tf2"
+    );
+    let file = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".v2"))
+        .unwrap();
+    let mut app = open(file.to_str().unwrap());
+    app.go_to_record(5);
+    let picture = app.preview.clone().expect("a preview").expect("decoded");
+    assert_eq!(picture.pixels.dimensions(), (40, 24));
+}
+
+fn tf2_events() -> App {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/realworld/tensorboard/run_tf2"
+    );
+    let file = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".v2"))
+        .unwrap();
+    open(file.to_str().unwrap())
+}
+
+#[test]
+fn a_scalar_tag_is_drawn_as_a_line_over_the_steps_of_the_file() {
+    use tfr_inspect::tui::charts::Plot;
+    let mut app = tf2_events();
+    app.update(Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    app.go_to_record(6);
+    let Some(Plot::Scalars {
+        tag,
+        points,
+        step,
+        partial,
+    }) = app.plot.clone()
+    else {
+        panic!("no scalar plot: {:?}", app.plot);
+    };
+    assert_eq!(tag, "train/loss");
+    assert_eq!(step, 10.0);
+    assert!(!partial);
+    let steps: Vec<f64> = points.iter().map(|p| p.0).collect();
+    assert_eq!(steps, [0.0, 10.0, 20.0]);
+    assert_eq!(points[0].1, 2.0);
+    assert!((points[2].1 - 0.0952381).abs() < 1e-6);
+    let buf = render(&app, 160, 48);
+    let text = screen(&buf);
+    assert!(
+        text.contains("scalar train/loss · 3 points over steps"),
+        "{text}"
+    );
+    let braille = buf
+        .content()
+        .iter()
+        .filter(|c| {
+            c.symbol()
+                .chars()
+                .any(|ch| ('\u{2801}'..='\u{28ff}').contains(&ch))
+        })
+        .count();
+    assert!(braille > 10, "{braille} braille cells\n{text}");
+}
+
+#[test]
+fn a_histogram_is_drawn_as_bars() {
+    use tfr_inspect::tui::charts::Plot;
+    let mut app = tf2_events();
+    app.update(Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    app.go_to_record(3);
+    let Some(Plot::Histogram { tag, buckets }) = app.plot.clone() else {
+        panic!("no histogram: {:?}", app.plot);
+    };
+    assert_eq!(tag, "grads");
+    assert_eq!(buckets.len(), 30);
+    assert!(buckets.windows(2).all(|w| w[0].right <= w[1].right));
+    let total: f64 = buckets.iter().map(|b| b.count).sum();
+    assert!(total > 0.0);
+    let buf = render(&app, 160, 48);
+    let text = screen(&buf);
+    assert!(text.contains("histogram grads · 30 buckets"), "{text}");
+    let bars = buf
+        .content()
+        .iter()
+        .filter(|c| matches!(c.symbol(), "█" | "▇" | "▆" | "▅" | "▄" | "▃" | "▂" | "▁"))
+        .count();
+    assert!(bars >= 10, "{bars} bar cells\n{text}");
+    // A record with an image shows the image, not a plot.
+    app.go_to_record(5);
+    assert!(matches!(app.preview, Some(Ok(_))));
+}
+
+#[test]
+fn the_statistics_pane_shows_each_split_side_by_side_and_scrolls() {
+    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
+    let paths: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
+    let mut app = open_all(&paths);
+    app.update(Action::Resize {
+        width: 200,
+        height: 60,
+    });
+    app.update(Action::Stats);
+    let text = screen(&render(&app, 200, 60));
+    assert!(text.contains("computing"), "{text}");
+    app.finish_stats();
+    let text = screen(&render(&app, 200, 60));
+    assert!(text.contains("train: 30 records (30 Example)"), "{text}");
+    assert!(text.contains("validation: 8 records (8 Example)"), "{text}");
+    assert!(text.contains("present        30 (100.0%)"), "{text}");
+    // The movement keys scroll the pane: the first line leaves the screen.
+    for _ in 0..3 {
+        app.update(Action::Down);
+    }
+    let text = screen(&render(&app, 200, 60));
+    assert!(!text.contains("train: 30 records"), "{text}");
+    // Esc closes it and the hex pane is back.
+    app.update(Action::Cancel);
+    assert!(app.stats.is_none() && !app.quit);
+    let text = screen(&render(&app, 200, 60));
+    assert!(text.contains(" hex · bytes"), "{text}");
+}
+
+#[test]
+fn a_tensorflow_datasets_shard_is_worded_as_its_features_json_describes_it() {
+    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
+    let train = dataset
+        .members
+        .iter()
+        .map(|m| m.path.clone())
+        .find(|p| p.to_string_lossy().contains("train.tfrecord-00000"))
+        .unwrap();
+    let app = open(train.to_str().unwrap());
+    let detail = |name: &str| {
+        let n = node_named(&app, name);
+        app.view.tree.nodes[n].detail.clone()
+    };
+    assert_eq!(detail("label"), "ClassLabel (4 classes)  2 \"large\"");
+    assert_eq!(
+        detail("grid"),
+        "bool[3, 3]  [[false, false, true], [false, true, false], [true, true, true]]"
+    );
+    assert!(
+        detail("objects/bbox").starts_with("BBox  [[0.25, 0.166"),
+        "{}",
+        detail("objects/bbox")
+    );
+    assert!(
+        detail("objects/fragile").contains("1 \"yes\""),
+        "{}",
+        detail("objects/fragile")
+    );
+    assert!(
+        detail("caption").starts_with("Text  \"parcel 9\""),
+        "{}",
+        detail("caption")
+    );
+}

@@ -1,4 +1,5 @@
-//! Image detection on arbitrary bytes: magic sniffing, header parsing and raw-shape guessing.
+//! Image detection on arbitrary bytes: magic sniffing, header parsing, raw-shape guessing and the
+//! structural checks of `verify --images`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -21,4 +22,5 @@ fuzz_target!(|data: &[u8]| {
         let _ = shape.describe();
     }
     let _ = image::raw_shape(data.len(), None);
+    let _ = image::check::check_structure(data, declared);
 });

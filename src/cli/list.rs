@@ -88,6 +88,9 @@ pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<
             }
         };
         let name = input.name();
+        if let Some(note) = &input.decoder().note {
+            eprintln!("{name}: note: {}", crate::escape::for_terminal(note));
+        }
         // JSON escapes what it holds itself.
         let json_name = input.source.path().display().to_string();
         if !args.json {

@@ -3,6 +3,7 @@
 
 pub mod dataset;
 pub mod hex;
+pub mod images;
 pub mod index;
 pub mod list;
 pub mod locate;
@@ -70,14 +71,28 @@ pub enum Command {
     /// Quiz on one record: each tag, length and value with its meaning hidden, answered on
     /// standard input, checked, and derived when the answer is wrong.
     Quiz(quiz::QuizArgs),
+    /// Write the images of chosen records as files: encoded ones as stored, raw pixels as PNG,
+    /// `--boxes` with boxes and class names drawn.
+    Images(images::ImagesArgs),
 }
 
 /// How payloads are decoded (shared by every subcommand).
 #[derive(Debug, Clone, Default, Args)]
 pub struct DecodeArgs {
-    /// A .proto file describing the payload type (repeatable; imports resolve next to it).
+    /// A .proto file describing the payload type (repeatable): a path, or as protoc takes it,
+    /// a path under a --proto-path directory. Without -I, imports resolve next to it.
     #[arg(long = "proto", value_name = "FILE.proto", global = true)]
     pub protos: Vec<PathBuf>,
+    /// A directory imports are resolved against, as protoc's -I (repeatable).
+    #[arg(short = 'I', long = "proto-path", value_name = "DIR", global = true)]
+    pub proto_path: Vec<PathBuf>,
+    /// A binary FileDescriptorSet, as `protoc --include_imports -o FILE` writes one (repeatable).
+    #[arg(long = "descriptor-set", value_name = "FILE", global = true)]
+    pub descriptor_sets: Vec<PathBuf>,
+    /// Decode a bytes field as a message in the readable views, e.g.
+    /// `--field-type my.pkg.Record.blob=my.pkg.Blob` (repeatable).
+    #[arg(long = "field-type", value_name = "pkg.Type.field=pkg.Type", value_parser = parse_field_type, global = true)]
+    pub field_types: Vec<(String, String)>,
     /// Decode payloads as this message type, e.g. `my.pkg.Record` (default: detect per record).
     #[arg(long, value_name = "pkg.Type", global = true)]
     pub message: Option<String>,
@@ -98,13 +113,26 @@ pub struct DecodeArgs {
     pub max_decompressed: Option<u64>,
 }
 
+/// `pkg.Type.field=pkg.Type` split at the `=`.
+fn parse_field_type(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((path, message)) if !path.is_empty() && !message.is_empty() => {
+            Ok((path.to_string(), message.to_string()))
+        }
+        _ => Err(format!("expected pkg.Type.field=pkg.Type, got `{text}`")),
+    }
+}
+
 impl DecodeArgs {
     pub fn decoder(&self) -> Result<Decoder, Error> {
-        let schema = if self.protos.is_empty() && self.message.is_none() {
-            Schema::builtin()
-        } else {
-            Schema::with_user_protos(&self.protos, self.message.as_deref())?
+        let sources = tfr_core::schema::Sources {
+            protos: self.protos.clone(),
+            include: self.proto_path.clone(),
+            descriptor_sets: self.descriptor_sets.clone(),
+            message: self.message.clone(),
+            field_types: self.field_types.clone(),
         };
+        let schema = Schema::from_sources(&sources)?;
         let reading = match (self.raw, schema.user_message()) {
             (true, _) => Reading::Raw,
             (false, Some(message)) => Reading::As(message),
@@ -176,6 +204,7 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
         Command::Salvage(args) => salvage::run(args, &open, out),
         Command::Index(args) => index::run(args, &open.read, out),
         Command::Stats(args) => stats::run(args, &open, out),
+        Command::Images(args) => images::run(args, &open, out),
         Command::Quiz(args) => {
             let stdin = std::io::stdin();
             let mut answers = quiz::Answers {

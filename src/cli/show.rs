@@ -81,6 +81,10 @@ pub fn run(
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
     };
+    if let Some(note) = &input.decoder().note {
+        let note = crate::escape::for_terminal(note);
+        eprintln!("{}: note: {note}", input.name());
+    }
     let (start, end, single) = match (args.record, &args.range) {
         (Some(n), _) => {
             if let Err(e) = input.frame(n) {

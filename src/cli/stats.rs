@@ -22,35 +22,10 @@ pub struct StatsArgs {
     pub json: bool,
 }
 
-/// Which group (split) each member of the run belongs to, and the groups' names.
-fn plan(run: &super::dataset::Run) -> run::Plan {
-    let dataset = &run.dataset;
-    let mut groups: Vec<String> = dataset.splits.iter().map(|s| s.name.clone()).collect();
-    let loose = groups.len();
-    let has_loose = dataset.members.iter().any(|m| m.shard.is_none());
-    if has_loose {
-        let name = match (groups.is_empty(), dataset.members.as_slice()) {
-            (true, [only]) => crate::escape::path_for_terminal(&only.path),
-            (true, _) => "all files".to_string(),
-            (false, _) => "other files".to_string(),
-        };
-        groups.push(name);
-    }
-    run::Plan {
-        files: run.paths(),
-        group_of: dataset
-            .members
-            .iter()
-            .map(|m| m.shard.map_or(loose, |(split, _)| split))
-            .collect(),
-        groups,
-    }
-}
-
 pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
     let (inputs, mut status) = super::dataset::Run::resolve(&args.files);
     inputs.note_skipped();
-    let plan = plan(&inputs);
+    let plan = run::Plan::of(&inputs.dataset);
     if plan.files.is_empty() {
         return Ok(status.max(Status::Unusable));
     }

@@ -35,7 +35,7 @@ use crate::input::OpenOptions;
 use crate::jsonformat::Json;
 use crate::nested::NestedFrames;
 use crate::resync::ResyncBudget;
-use crate::source::{ReadOptions, Source};
+use crate::source::Source;
 use crate::span::{FileOffset, FileRange};
 use crate::words::plural;
 
@@ -51,6 +51,11 @@ pub struct VerifyArgs {
     /// costs a CRC over the length its header declares, so a crafted file can make this slow.
     #[arg(long)]
     pub thorough: bool,
+    /// Also decode every image of every intact record completely: a truncated JPEG, a PNG with a
+    /// bad CRC or an image whose size is not the declared `image/height` x `image/width` is
+    /// damage of its own (an undecodable image), named with its record and feature.
+    #[arg(long)]
+    pub images: bool,
 }
 
 /// What is damaged: one frame, or the compressed stream the frames were read from.
@@ -58,6 +63,8 @@ pub struct VerifyArgs {
 enum Damaged {
     Frame(FrameStatus),
     Stream(StreamProblemKind),
+    /// An image in an intact record that does not decode (`--images`).
+    Image,
 }
 
 impl Damaged {
@@ -66,6 +73,7 @@ impl Damaged {
         match self {
             Damaged::Frame(status) => status.name(),
             Damaged::Stream(kind) => kind.name(),
+            Damaged::Image => "image_undecodable",
         }
     }
 }
@@ -99,10 +107,39 @@ struct Report {
     unverified_note: Option<String>,
     /// Frames and payload bytes, for a dataset's summary.
     tally: crate::dataset::Tally,
+    /// Undecodable images found (with `--images`).
+    images: usize,
 }
 
-fn check(path: &Path, read: &ReadOptions, budget: ResyncBudget) -> Result<Report, Error> {
-    judge(&Source::open(path, read)?, budget)
+fn check(
+    path: &Path,
+    open: &OpenOptions,
+    budget: ResyncBudget,
+    images: bool,
+) -> Result<Report, Error> {
+    let source = Source::open(path, &open.read)?;
+    let mut report = judge(&source, budget)?;
+    if images {
+        let index = FrameIndex::build_with(source.bytes(), budget);
+        let found = crate::image::check::undecodable(source.bytes(), &index, &open.decoder);
+        // Verdicts from the mapped bytes: worthless if the file shrank meanwhile.
+        source.check_unchanged()?;
+        report.images = found.len();
+        report.problems.extend(found.into_iter().map(|bad| Problem {
+            index: Some(bad.record),
+            region: bad.frame,
+            status: Damaged::Image,
+            tensorflow_offset: None,
+            compressed_offset: None,
+            description: bad.describe(),
+            nested: None,
+        }));
+        // In file order; a problem of the compressed stream stays last.
+        report
+            .problems
+            .sort_by_key(|p| (p.index.is_none(), p.region.start, p.index));
+    }
+    Ok(report)
 }
 
 /// Checks every frame of an opened input.
@@ -155,6 +192,7 @@ fn judge(source: &Source, budget: ResyncBudget) -> Result<Report, Error> {
         unverified_ranges: index.unverified_ranges().to_vec(),
         unverified_note: damage::unverified(&index),
         tally,
+        images: 0,
     })
 }
 
@@ -203,7 +241,7 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
     };
     let reports: Vec<Result<Report, Error>> = files
         .par_iter()
-        .map(|path| check(path, &open.read, budget))
+        .map(|path| check(path, open, budget, args.images))
         .collect();
     for (member, report) in reports.iter().enumerate() {
         if let (Some(tally), Ok(report)) = (run.tallies.get_mut(member), report) {
@@ -232,7 +270,7 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
         let damaged_frames = report
             .problems
             .iter()
-            .filter(|p| p.compressed_offset.is_none())
+            .filter(|p| matches!(p.status, Damaged::Frame(_)))
             .count();
         let intact = report.frames - damaged_frames;
         if damaged > 0 {
@@ -252,6 +290,12 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
                 ),
             ];
             members.extend(run.place_json(member));
+            if args.images {
+                members.push((
+                    "images_undecodable".into(),
+                    Json::Literal(report.images.to_string()),
+                ));
+            }
             if report.unverified > 0 {
                 members.push((
                     "unverified_candidates".into(),
@@ -313,9 +357,13 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             } else {
                 "bytes"
             };
+            let images = match args.images {
+                true => format!(", {} undecodable", plural(report.images as u64, "image")),
+                false => String::new(),
+            };
             writeln!(
                 out,
-                "{name}: {verdict}: {compressed}{}, {intact} intact, {damaged_frames} damaged, {} {size}{}",
+                "{name}: {verdict}: {compressed}{}, {intact} intact, {damaged_frames} damaged{images}, {} {size}{}",
                 plural(report.frames as u64, "frame"),
                 report.bytes,
                 run.place(member)
@@ -340,6 +388,7 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::ReadOptions;
 
     #[test]
     fn a_file_that_shrank_while_checked_is_not_judged() {

@@ -11,11 +11,14 @@
 //!
 //! The actions that move the selection are `impl App` blocks in the modules this one owns:
 //! `motion` (arrows, pages, the mouse), `navigate` (jumps to a record, an offset, damage or a
-//! search match) and `watch` (files changing on disk).
+//! search match), `watch` (files changing on disk) and `images` (the preview, its boxes and the
+//! frames of a sequence).
 
 mod dataset;
+mod images;
 mod motion;
 mod navigate;
+mod stats_pane;
 mod tutor;
 mod watch;
 
@@ -37,7 +40,7 @@ use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
 use crate::frame::{Frame, FrameIndex, IndexDelta};
 use crate::hint::UserMessage;
-use crate::image::{self, Picture};
+use crate::image::Picture;
 use crate::input::{Input, OpenOptions};
 use crate::status::Status;
 use crate::words::plural;
@@ -64,6 +67,17 @@ pub struct FileView {
     pub generation: u64,
     /// The file's length when indexed and now, once it has grown past the index.
     pub grew: Option<(u64, u64)>,
+    /// The tensorflow-datasets `features.json` beside the file, when there is one.
+    pub specs: Option<Arc<crate::dataset::features::FeatureSpecs>>,
+}
+
+/// The `features.json` in the directory of `path`, when it has one that reads.
+fn feature_specs(path: &std::path::Path) -> Option<Arc<crate::dataset::features::FeatureSpecs>> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or(std::path::Path::new("."));
+    crate::dataset::features::FeatureSpecs::load(dir)
+        .and_then(Result::ok)
+        .map(Arc::new)
 }
 
 impl FileView {
@@ -99,6 +113,8 @@ pub struct FrameView {
     pub hex_top: u64,
     /// The frame's bytes: header through any skipped bytes.
     pub region: Range<u64>,
+    /// The record's images, with their boxes.
+    pub images: images::RecordImages,
 }
 
 /// A prompt being typed in the status line.
@@ -130,6 +146,19 @@ pub struct App {
     /// The image of the selected node (or record), decoded, or why it could not be.
     pub preview: Option<Result<Picture, String>>,
     preview_key: Option<Range<u64>>,
+    /// Which of the record's images the preview shows, its frame and its boxes.
+    pub preview_info: images::PreviewInfo,
+    /// Whether boxes, class names and keypoints are drawn on images (`b`).
+    pub boxes: bool,
+    /// Each directory's tensorflow-datasets `features.json`, read once.
+    pub(super) specs: images::SpecsCache,
+    /// Records found to hold undecodable images (by file and record), and how many.
+    pub(super) bad_images: HashMap<(usize, usize), usize>,
+    /// For an event record with a scalar or a histogram: what the preview pane plots when the
+    /// record holds no image.
+    pub plot: Option<super::charts::Plot>,
+    /// The statistics pane, when open (`S`).
+    pub stats: Option<stats_pane::StatsPane>,
     /// A record asked for with `:` before the index reached it.
     pub(super) pending_record: Option<usize>,
     pub screen: Rect,
@@ -160,6 +189,7 @@ impl App {
         for path in paths {
             match Input::open(path, options) {
                 Ok(input) => files.push(FileView {
+                    specs: feature_specs(path),
                     indexing: !input.index.is_complete(),
                     input,
                     selected: 0,
@@ -185,6 +215,12 @@ impl App {
             search: None,
             preview: None,
             preview_key: None,
+            preview_info: Default::default(),
+            boxes: true,
+            specs: Default::default(),
+            bad_images: HashMap::new(),
+            plot: None,
+            stats: None,
             pending_record: None,
             screen: Rect::new(0, 0, 160, 48),
             quit: false,
@@ -250,7 +286,7 @@ impl App {
     }
 
     pub fn panes(&self) -> Panes {
-        layout::panes(self.screen, self.preview.is_some(), self.notice_lines())
+        layout::panes(self.screen, self.has_preview(), self.notice_lines())
     }
 
     /// Where the hex pane draws the selected frame's bytes on the current screen.
@@ -346,8 +382,12 @@ impl App {
             Action::PrevFile => self.switch_file(self.files.len().saturating_sub(1)),
             Action::Reindex => self.reindex_current(),
             Action::ShowImage => self.show_image(),
+            Action::NextFrame => self.step_frame(true),
+            Action::PrevFrame => self.step_frame(false),
+            Action::ToggleBoxes => self.toggle_boxes(),
             Action::StepMode => self.toggle_side(super::tutor::Side::Step),
             Action::ParsedView => self.toggle_side(super::tutor::Side::Parsed),
+            Action::Stats => self.toggle_stats(),
             Action::NextToken => self.step_token(true),
             Action::PrevToken => self.step_token(false),
             Action::Quiz => self.start_quiz(),
@@ -369,6 +409,8 @@ impl App {
             }
         } else if self.search_job.take().is_some() {
             self.message = "search stopped".into();
+        } else if self.stats.take().is_some() {
+            // The statistics pane closes; a worker still computing finishes unheard.
         } else if !std::mem::take(&mut self.help) {
             self.quit = true;
         }
@@ -407,7 +449,7 @@ impl App {
     /// `i`: asks the run loop to show the previewed image large, or says why there is none.
     fn show_image(&mut self) {
         match &self.preview {
-            Some(Ok(picture)) => self.effect = Some(Effect::ShowImage(picture.clone())),
+            Some(Ok(picture)) => self.effect = Some(Effect::ShowImage(self.full_size(picture))),
             Some(Err(why)) => self.message = format!("no image to show: {why}"),
             None => self.message = "no image in this record".into(),
         }
@@ -451,7 +493,17 @@ impl App {
         };
         self.view = view;
         self.preview_key = None;
+        self.find_images();
         self.update_preview();
+        self.plot = self
+            .files
+            .get(self.current)
+            .and_then(|file| super::charts::plot_for(&file.input, file.selected));
+    }
+
+    /// Whether the preview pane has something to show: an image, or a plot.
+    pub fn has_preview(&self) -> bool {
+        self.preview.is_some() || self.plot.is_some()
     }
 
     /// Takes the result of the background decoding, if it is done; true when the screen changed.
@@ -505,6 +557,7 @@ impl App {
         self.view.tree = done.tree;
         self.view.node = first_row(&self.view.tree);
         self.preview_key = None;
+        self.find_images();
         self.update_preview();
         self.refresh();
     }
@@ -607,32 +660,6 @@ impl App {
         self.token_at(self.view.cursor)
     }
 
-    fn update_preview(&mut self) {
-        let Some(file) = self.files.get(self.current) else {
-            return;
-        };
-        let data = file.data();
-        let tree = &self.view.tree;
-        let bytes_of =
-            |r: &Range<u64>| data.get(usize::try_from(r.start).ok()?..usize::try_from(r.end).ok()?);
-        let is_image =
-            |r: &Range<u64>| bytes_of(r).is_some_and(|b| image::is_image(b, tree.declared_shape));
-        let own = tree
-            .nodes
-            .get(self.view.node)
-            .and_then(|n| n.value.clone())
-            .filter(|r| is_image(r));
-        let key = own.or_else(|| tree.values().find(|r| is_image(r)).cloned());
-        if key == self.preview_key && (key.is_some() == self.preview.is_some()) {
-            return;
-        }
-        self.preview = key
-            .as_ref()
-            .and_then(bytes_of)
-            .and_then(|b| image::decode_image(b, tree.declared_shape));
-        self.preview_key = key;
-    }
-
     /// Keeps the selections on screen and describes the visible list rows.
     pub fn refresh(&mut self) {
         if self.file().is_none() {
@@ -693,7 +720,21 @@ impl App {
                 None if large => decoding::placeholder_row(&frame),
                 None => framelist::describe(&file.input, frame),
             };
-            self.rows.insert(i, watch::mark_unfinal(file, &frame, row));
+            let mut row = watch::mark_unfinal(file, &frame, row);
+            let payload = frame
+                .payload(file.data())
+                .filter(|_| frame.status.is_intact());
+            if let (Some(payload), false) = (payload, large) {
+                // Cut JPEGs and sizes other than declared, seen without decoding the images.
+                let bad = crate::image::check::structural_problems(payload, file.input.decoder());
+                if bad > 0 {
+                    self.bad_images.entry((self.current, i)).or_insert(bad);
+                }
+            }
+            if let Some(n) = self.bad_images.get(&(self.current, i)) {
+                row.summary = format!("{} undecodable ⚠ {}", plural(*n, "image"), row.summary);
+            }
+            self.rows.insert(i, row);
         }
     }
 
@@ -776,6 +817,7 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
                 own: FrameTokens::new(data, &frame, true),
                 damage,
                 decoder: decoder.clone(),
+                specs: file.specs.clone(),
             };
             view.decoding = Some(decoding::spawn(job));
         }
@@ -785,6 +827,7 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
                     decoded: decoder.decode(payload),
                     table: decoder.schema.table().clone(),
                     payload: range,
+                    specs: file.specs.clone(),
                 };
                 (Arc::new(record), payload)
             });

@@ -32,6 +32,7 @@ pub struct Job {
     pub own: FrameTokens,
     pub damage: Option<String>,
     pub decoder: Decoder,
+    pub specs: Option<Arc<crate::dataset::features::FeatureSpecs>>,
 }
 
 /// A finished decoding: the tree's first screen and the record's list row.
@@ -93,6 +94,7 @@ fn run(job: Job, progress: &Progress) -> Option<Done> {
         decoded,
         table: job.decoder.schema.table().clone(),
         payload: job.range,
+        specs: job.specs.clone(),
     });
     let (_, summary) = crate::summary::summarize(&job.decoder, &record.decoded, &job.payload);
     let row = RowText {

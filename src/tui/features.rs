@@ -148,7 +148,12 @@ impl Tree {
                     ctx.file(feature.span),
                 );
                 row.wire = Some(entry.last);
-                row.detail = self.values_line(&feature.values);
+                let specs = self.record().and_then(|r| r.specs.as_deref());
+                row.detail = specs
+                    .and_then(|s| {
+                        crate::dataset::features::describe(s, feature.key, &feature.values)
+                    })
+                    .unwrap_or_else(|| self.values_line(&feature.values));
                 row.children = values_source(&feature.values);
                 self.push(row);
             }

@@ -44,6 +44,12 @@ pub enum Action {
     PrevFile,
     /// Show the previewed image large, outside the TUI.
     ShowImage,
+    /// Preview the next frame of a sequence's feature list of images.
+    NextFrame,
+    /// Preview the previous frame.
+    PrevFrame,
+    /// Draw boxes, class names and keypoints on images, or not.
+    ToggleBoxes,
     /// Read the current file again from disk and index it anew (after it grew or changed).
     Reindex,
     /// Show step mode's panel (the token under the cursor derived) in the tree's place.
@@ -56,6 +62,8 @@ pub enum Action {
     Quiz,
     /// Show the parsed view (wire occurrences and what a parser keeps) in the tree's place.
     ParsedView,
+    /// Open or close the statistics pane (per-feature statistics of the open files).
+    Stats,
     ScrollUp {
         column: u16,
         row: u16,
@@ -333,6 +341,14 @@ pub const KEYS: &[Binding] = &[
         what: "show the previewed image large (any key returns)",
     },
     Binding {
+        keys: &[&[ch('<', Action::PrevFrame), ch('>', Action::NextFrame)]],
+        what: "previous / next frame: the image of the previous or next step of a feature list",
+    },
+    Binding {
+        keys: &[&[ch('b', Action::ToggleBoxes)]],
+        what: "boxes, class names and keypoints on images, or not",
+    },
+    Binding {
         keys: &[&[ch('R', Action::Reindex)]],
         what: "read the file again and index it anew (offered when it grew on disk)",
     },
@@ -351,6 +367,10 @@ pub const KEYS: &[Binding] = &[
     Binding {
         keys: &[&[ch('p', Action::ParsedView)]],
         what: "parsed view: each wire occurrence beside what a protobuf parser keeps",
+    },
+    Binding {
+        keys: &[&[ch('S', Action::Stats)]],
+        what: "statistics of the open files, per feature and split, in the hex pane's place (S or Esc closes)",
     },
     Binding {
         keys: &[&[
@@ -591,7 +611,8 @@ mod tests {
         let press =
             |c, modifiers| key_action(Mode::Normal, KeyEvent::new(KeyCode::Char(c), modifiers));
         assert_eq!(press('b', KeyModifiers::CONTROL), Some(Action::PageUp));
-        assert_eq!(press('b', KeyModifiers::NONE), None);
+        assert_eq!(press('f', KeyModifiers::CONTROL), Some(Action::PageDown));
+        assert_eq!(press('f', KeyModifiers::NONE), None);
         assert_eq!(press('j', KeyModifiers::CONTROL), Some(Action::Down));
         assert_eq!(press('c', KeyModifiers::CONTROL), Some(Action::Quit));
         assert_eq!(press('c', KeyModifiers::NONE), Some(Action::NextDamaged));

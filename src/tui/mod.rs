@@ -9,6 +9,7 @@
 //! without a terminal.
 
 pub mod app;
+pub mod charts;
 pub mod decoding;
 pub mod features;
 pub mod framelist;
@@ -105,6 +106,7 @@ fn event_loop(
         dirty |= take_reports(app, reports);
         // While a record decodes in the background, its progress is redrawn on every turn.
         dirty |= app.poll_decoding() || app.decoding_percent().is_some();
+        dirty |= app.poll_stats();
         // Before drawing: a file that shrank or was rewritten must not be shown as it was.
         dirty |= app.watch_files();
         for file in app.take_index_jobs() {
@@ -306,6 +308,20 @@ fn install_panic_hook() {
     }));
 }
 
+/// The way viuer draws on this terminal, asked in the order viuer chooses: sixel graphics,
+/// iTerm's inline images, kitty's graphics protocol, else half blocks.
+fn graphics_protocol() -> &'static str {
+    if viuer::is_sixel_supported() {
+        "sixel graphics"
+    } else if viuer::is_iterm_supported() {
+        "iTerm inline images"
+    } else if viuer::get_kitty_support() != viuer::KittySupport::None {
+        "the kitty graphics protocol"
+    } else {
+        "half blocks (no sixel, kitty or iTerm graphics here)"
+    }
+}
+
 /// Shows `picture` with viuer on the normal screen, waits for a key, and returns to the inspector.
 fn show_image(guard: &mut TerminalGuard, picture: &crate::image::Picture) -> anyhow::Result<()> {
     let mut out = stdout();
@@ -327,10 +343,15 @@ fn show_image(guard: &mut TerminalGuard, picture: &crate::image::Picture) -> any
         ..viuer::Config::default()
     };
     let image = ::image::DynamicImage::ImageRgb8(picture.pixels.clone());
+    let protocol = graphics_protocol();
     let shown = viuer::print(&image, &config);
     execute!(out, MoveTo(0, size.height.saturating_sub(1)))?;
     match shown {
-        Ok(_) => write!(out, "{} · press any key to return", picture.description)?,
+        Ok(_) => write!(
+            out,
+            "{} · drawn with {protocol} · press any key to return",
+            picture.description
+        )?,
         Err(e) => write!(out, "cannot show the image: {e} · press any key to return")?,
     }
     out.flush()?;

@@ -2,19 +2,31 @@
 //!
 //! The pixels come from the core ([`crate::image::decode_image`], capped and pure); the
 //! [`HalfBlocks`] widget draws two pixel rows per cell with '▀' (foreground = upper pixel,
-//! background = lower), which every colour terminal can show.
+//! background = lower), which every colour terminal can show. [`Boxes`] draws a record's boxes,
+//! class names and keypoints over it on the same grid of half cells, and [`PreviewPane`] puts the
+//! two in the pane with a title (which image, which frame) and a legend of the classes.
 
 use ::image::{Rgb, RgbImage};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::Color;
-use ratatui::widgets::Widget;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+
+use super::app::App;
+use crate::image::overlay::Overlay;
 
 /// Draws an image with half blocks, scaled (up or down, keeping its aspect) to fit the area.
 pub struct HalfBlocks<'a>(pub &'a RgbImage);
 
 /// The drawn size in cells (width, height) of an image of `iw`x`ih` pixels in `area`.
 pub fn fitted_size(iw: u32, ih: u32, area: Rect) -> (u16, u16) {
+    let (w, h_px) = fitted_grid(iw, ih, area);
+    (w, (h_px.div_ceil(2) as u16).min(area.height))
+}
+
+/// The drawn size in cell columns and half-cell rows (the pixel grid the preview shows).
+fn fitted_grid(iw: u32, ih: u32, area: Rect) -> (u16, u32) {
     if iw == 0 || ih == 0 || area.width == 0 || area.height == 0 {
         return (0, 0);
     }
@@ -22,10 +34,7 @@ pub fn fitted_size(iw: u32, ih: u32, area: Rect) -> (u16, u16) {
         (f64::from(area.width) / f64::from(iw)).min(f64::from(area.height) * 2.0 / f64::from(ih));
     let w = (f64::from(iw) * scale).floor().max(1.0) as u16;
     let h_px = (f64::from(ih) * scale).floor().max(1.0) as u32;
-    (
-        w.min(area.width),
-        (h_px.div_ceil(2) as u16).min(area.height),
-    )
+    (w.min(area.width), h_px.min(u32::from(area.height) * 2))
 }
 
 impl Widget for HalfBlocks<'_> {
@@ -65,6 +74,156 @@ impl Widget for HalfBlocks<'_> {
             }
         }
     }
+}
+
+/// A record's boxes, class names and keypoints over an image drawn by [`HalfBlocks`] in the same
+/// area: each edge on the half cell its pixels fall in, each name on the row above its box.
+pub struct Boxes<'a> {
+    pub overlay: &'a Overlay,
+    /// The image's size in pixels.
+    pub image: (u32, u32),
+}
+
+impl Widget for Boxes<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (w, h_px) = fitted_grid(self.image.0, self.image.1, area);
+        if w == 0 || h_px == 0 {
+            return;
+        }
+        let left = area.x + (area.width - w) / 2;
+        let mut half = |x: u32, y: u32, colour: [u8; 3]| {
+            let (Ok(cx), Ok(cy)) = (u16::try_from(x), u16::try_from(y / 2)) else {
+                return;
+            };
+            let Some(cell) = buf.cell_mut((left.saturating_add(cx), area.y.saturating_add(cy)))
+            else {
+                return;
+            };
+            let colour = Color::Rgb(colour[0], colour[1], colour[2]);
+            cell.set_symbol("▀");
+            if y % 2 == 0 {
+                cell.set_fg(colour);
+            } else {
+                cell.set_bg(colour);
+            }
+        };
+        let overlay = self.overlay;
+        let grid = (u32::from(w), h_px);
+        let mut names = Vec::new();
+        for mark in &overlay.boxes {
+            let (Some(r), Some(class)) = (
+                overlay.rect_in(mark, grid.0, grid.1),
+                overlay.classes.get(mark.class),
+            ) else {
+                continue;
+            };
+            for x in r.x0..=r.x1 {
+                half(x, r.y0, class.colour);
+                half(x, r.y1, class.colour);
+            }
+            for y in r.y0..=r.y1 {
+                half(r.x0, y, class.colour);
+                half(r.x1, y, class.colour);
+            }
+            names.push((r, class));
+        }
+        for p in &overlay.points {
+            if let (Some((x, y)), Some(class)) = (
+                overlay.point_in(p, grid.0, grid.1),
+                overlay.classes.get(p.class),
+            ) {
+                half(x, y, class.colour);
+            }
+        }
+        for (r, class) in names {
+            // On the row above the box, or its top row when it touches the top.
+            let row = (r.y0 / 2).saturating_sub(1);
+            let (Ok(x), Ok(y)) = (u16::try_from(r.x0), u16::try_from(row)) else {
+                continue;
+            };
+            let room = usize::from(w.saturating_sub(x));
+            let [red, green, blue] = class.colour;
+            let style = Style::default()
+                .bg(Color::Rgb(red, green, blue))
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD);
+            buf.set_stringn(left + x, area.y + y, &class.name, room, style);
+        }
+    }
+}
+
+/// The preview pane: its border and title, the image, its boxes, and a legend line.
+pub struct PreviewPane<'a>(pub &'a App);
+
+impl Widget for PreviewPane<'_> {
+    fn render(self, rect: Rect, buf: &mut Buffer) {
+        let app = self.0;
+        // The frame first: a long description is what the border cuts.
+        let frame = app
+            .preview_info
+            .frame
+            .as_ref()
+            .map(|f| format!(" {f} (< >) ·"))
+            .unwrap_or_default();
+        let (title, style) = match &app.preview {
+            Some(Ok(p)) => (
+                format!("{frame} image · {} · i: full size ", p.description),
+                Color::DarkGray,
+            ),
+            Some(Err(_)) => (format!("{frame} image (broken) "), Color::Red),
+            None => (" image ".to_string(), Color::DarkGray),
+        };
+        let block = Block::bordered()
+            .title(title)
+            .border_style(Style::default().fg(style));
+        let mut inner = block.inner(rect);
+        block.render(rect, buf);
+        match &app.preview {
+            Some(Ok(picture)) => {
+                let overlay = app.shown_overlay();
+                if let Some(overlay) = overlay.filter(|_| inner.height > 2) {
+                    inner.height -= 1;
+                    let y = inner.y + inner.height;
+                    legend_line(overlay).render(Rect::new(inner.x, y, inner.width, 1), buf);
+                }
+                let pixels = match (overlay, &app.preview_info.masked) {
+                    (Some(_), Some(masked)) => masked,
+                    _ => &picture.pixels,
+                };
+                HalfBlocks(pixels).render(inner, buf);
+                if let Some(overlay) = overlay {
+                    Boxes {
+                        overlay,
+                        image: picture.pixels.dimensions(),
+                    }
+                    .render(inner, buf);
+                }
+            }
+            Some(Err(why)) => Paragraph::new(why.clone())
+                .wrap(Wrap { trim: true })
+                .style(Style::default().fg(Color::Red))
+                .render(inner, buf),
+            None => {}
+        }
+    }
+}
+
+/// `■ person ■ tree  b: hide` with each square in its class colour.
+fn legend_line(overlay: &Overlay) -> Line<'static> {
+    let mut spans = Vec::new();
+    for class in &overlay.classes {
+        let [r, g, b] = class.colour;
+        spans.push(Span::styled("■ ", Style::default().fg(Color::Rgb(r, g, b))));
+        spans.push(Span::raw(format!("{} ", class.name)));
+    }
+    if overlay.left_out > 0 {
+        spans.push(Span::raw(format!("(+{} not drawn) ", overlay.left_out)));
+    }
+    spans.push(Span::styled(
+        "b: hide",
+        Style::default().fg(Color::DarkGray),
+    ));
+    Line::from(spans)
 }
 
 #[cfg(test)]

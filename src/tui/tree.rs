@@ -11,6 +11,7 @@
 //! row is made in constant time from the wire tree (the byte ranges come from its nodes, with no
 //! search among siblings).
 
+use crate::dataset::features::FeatureSpecs;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -37,6 +38,9 @@ pub struct Record {
     pub table: Arc<Table>,
     /// The payload's file bytes.
     pub payload: Range<u64>,
+    /// The features of the tensorflow-datasets dataset the file belongs to, which word its
+    /// feature rows.
+    pub specs: Option<Arc<FeatureSpecs>>,
 }
 
 impl Record {

@@ -16,7 +16,7 @@ use super::help::Help;
 use super::hexview::{self, HexPane};
 use super::keymap::PromptKind;
 use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
-use super::preview::HalfBlocks;
+use super::preview::PreviewPane;
 use super::tree::Tree;
 use crate::compress::Compressed;
 use crate::words::plural;
@@ -43,7 +43,7 @@ impl Widget for &App {
                 .render(area, buf);
             return;
         }
-        let panes = layout::panes(area, self.preview.is_some(), self.notice_lines());
+        let panes = layout::panes(area, self.has_preview(), self.notice_lines());
         self.render_list(panes.list, buf);
         if self.tutor.shows_panel() {
             // Step mode, the parsed view or the quiz (whose answers the tree would give away),
@@ -137,30 +137,34 @@ impl App {
     }
 
     fn render_preview(&self, rect: Rect, buf: &mut Buffer) {
-        let (title, style) = match &self.preview {
-            Some(Ok(p)) => (
-                format!(" image · {} · i: full size ", p.description),
-                Color::DarkGray,
-            ),
-            Some(Err(_)) => (" image (broken) ".to_string(), Color::Red),
-            None => (" image ".to_string(), Color::DarkGray),
-        };
-        let block = Block::bordered()
-            .title(title)
-            .border_style(Style::default().fg(style));
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        match &self.preview {
-            Some(Ok(picture)) => HalfBlocks(&picture.pixels).render(inner, buf),
-            Some(Err(why)) => Paragraph::new(why.clone())
-                .wrap(Wrap { trim: true })
-                .style(Style::default().fg(Color::Red))
-                .render(inner, buf),
-            None => {}
+        if let (None, Some(plot)) = (&self.preview, &self.plot) {
+            super::charts::render(plot, rect, buf);
+            return;
         }
+        PreviewPane(self).render(rect, buf);
     }
 
     fn render_hex(&self, rect: Rect, buf: &mut Buffer) {
+        if let Some(stats) = &self.stats {
+            let busy = if stats.computing() {
+                " · computing…"
+            } else {
+                ""
+            };
+            let title = format!(" statistics{busy} · S or Esc closes ");
+            let block = pane_block(title, self.focus == Pane::Hex);
+            let inner = block.inner(rect);
+            block.render(rect, buf);
+            let shown: Vec<Line> = stats
+                .lines
+                .iter()
+                .skip(stats.scroll)
+                .take(usize::from(inner.height))
+                .map(|l| Line::raw(l.as_str()))
+                .collect();
+            Paragraph::new(shown).render(inner, buf);
+            return;
+        }
         let region = &self.view.region;
         let title = format!(
             " hex · bytes {}..{} · cursor {} ",

@@ -10,13 +10,13 @@
 use std::ops::Range;
 
 use crate::decode::Scalar;
-use crate::explain::Radix;
 use crate::frame::{FOOTER_LEN, Frame, HEADER_LEN, Header};
 use crate::payload::Decoded;
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::span::{FileOffset, Span};
 use crate::textformat::scalar_text;
 use crate::wire::{self, NodeKind, ROOT, WireTree, WireType};
+use crate::words::Radix;
 use crate::words::plural;
 
 /// What a token is, for colouring and for the inspector's explanation line.

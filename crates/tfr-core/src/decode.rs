@@ -281,6 +281,7 @@ static NO_FIELD: LazyLock<Field> = LazyLock::new(|| Field {
     packable: false,
     oneof: None,
     utf8: false,
+    embedded: None,
 });
 
 /// One field of a message: its occurrences on the wire and the values they hold.

@@ -48,7 +48,9 @@ pub struct TaggedValue<'a> {
 /// The one-line description of an event: step and time, then what it carries.
 pub fn summarize(event: &MessageView<'_>) -> String {
     let mut line = String::new();
-    if let Some(step) = int_field(event, "step") {
+    // proto3 leaves a zero step out: a summary without one is TensorBoard's step 0.
+    let step = int_field(event, "step").or_else(|| singular(event, "summary").map(|_| 0));
+    if let Some(step) = step {
         let _ = write!(line, "step {step}");
     }
     if let Some(Value::Scalar(Scalar::F64(wall))) = singular(event, "wall_time") {
@@ -158,7 +160,7 @@ fn tagged_value<'a>(value: &MessageView<'a>) -> TaggedValue<'a> {
 
 fn reading_of<'a>(value: &MessageView<'a>) -> Reading<'a> {
     if let Some(Value::Scalar(Scalar::F32(x))) = singular(value, "simple_value") {
-        return Reading::Scalar(f64::from(x));
+        return Reading::Scalar(shortest(x));
     }
     if let Some(Value::Message(histogram)) = singular(value, "histo") {
         let buckets = histogram.field("bucket").map_or(0, |f| f.count()) as u64;
@@ -241,6 +243,112 @@ fn int_field(message: &MessageView<'_>, name: &str) -> Option<i64> {
         Value::Scalar(Scalar::I32(i)) => Some(i64::from(i)),
         _ => None,
     }
+}
+
+/// One bucket of a histogram: its edges and how many values fell in it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bucket {
+    pub left: f64,
+    pub right: f64,
+    pub count: f64,
+}
+
+/// The step an event is at (proto3 leaves step 0 out).
+pub fn step_of(event: &MessageView<'_>) -> i64 {
+    int_field(event, "step").unwrap_or(0)
+}
+
+/// The histograms of an event's summary, by tag: TF1 `histo` (bucket limits and counts) and TF2
+/// `histograms` tensors (`[k, 3]`: left edge, right edge, count).
+pub fn histograms<'a>(event: &MessageView<'a>) -> Vec<(&'a [u8], Vec<Bucket>)> {
+    let Some(Value::Message(summary)) = singular(event, "summary") else {
+        return Vec::new();
+    };
+    let Some(values) = summary.field("value") else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (value, _) in values.values() {
+        let Value::Message(value) = value else {
+            continue;
+        };
+        let tag = match singular(&value, "tag") {
+            Some(Value::String(tag, _)) => tag,
+            _ => &[],
+        };
+        if let Some(Value::Message(histo)) = singular(&value, "histo") {
+            found.push((tag, tf1_buckets(&histo)));
+        } else if let Some(Value::Message(tensor)) = singular(&value, "tensor") {
+            if plugin_name(&value) != b"histograms" {
+                continue;
+            }
+            let info = tensor::read(&tensor);
+            let Ok(tensor) = &info.tensor else {
+                continue;
+            };
+            let [rows, 3] = *tensor.shape() else {
+                continue;
+            };
+            let at = |i: u64| tensor.get(i).and_then(|e| e.as_f64()).unwrap_or(0.0);
+            let buckets = (0..rows.min(MAX_BUCKETS))
+                .map(|r| Bucket {
+                    left: at(r * 3),
+                    right: at(r * 3 + 1),
+                    count: at(r * 3 + 2),
+                })
+                .collect();
+            found.push((tag, buckets));
+        }
+    }
+    found
+}
+
+/// Buckets drawn at most (TensorBoard writes 30; a file may claim any number).
+const MAX_BUCKETS: u64 = 4096;
+
+/// TF1's `HistogramProto`: bucket `i` spans from limit `i - 1` (or `min`) to limit `i`.
+fn tf1_buckets(histo: &MessageView<'_>) -> Vec<Bucket> {
+    let doubles = |name: &str| -> Vec<f64> {
+        histo.field(name).map_or_else(Vec::new, |f| {
+            f.values()
+                .take(MAX_BUCKETS as usize)
+                .filter_map(|(v, _)| match v {
+                    Value::Scalar(Scalar::F64(x)) => Some(x),
+                    _ => None,
+                })
+                .collect()
+        })
+    };
+    let limits = doubles("bucket_limit");
+    let counts = doubles("bucket");
+    let min = match singular(histo, "min") {
+        Some(Value::Scalar(Scalar::F64(x))) => x,
+        _ => limits.first().copied().unwrap_or(0.0),
+    };
+    let mut left = min;
+    limits
+        .iter()
+        .zip(&counts)
+        .map(|(&right, &count)| {
+            let bucket = Bucket { left, right, count };
+            left = right;
+            bucket
+        })
+        .collect()
+}
+
+/// The scalars of an event's summary, by tag.
+pub fn scalars<'a>(event: &MessageView<'a>) -> Vec<(&'a [u8], f64)> {
+    let Some(Value::Message(summary)) = singular(event, "summary") else {
+        return Vec::new();
+    };
+    summary_values(&summary)
+        .into_iter()
+        .filter_map(|v| match v.reading {
+            Reading::Scalar(x) => Some((v.tag, x)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Seconds since the Unix epoch as a UTC date and time to the millisecond.

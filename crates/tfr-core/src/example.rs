@@ -464,12 +464,18 @@ pub fn bytes_summary(bytes: &[u8], shape: Option<(u32, u32, u32)>) -> String {
             None => format!("{image}, {}", plural(bytes.len() as u64, "byte")),
         };
     }
-    if let Some(raw) = image::raw_shape(bytes.len(), shape) {
-        return format!("{} bytes (raw {})", bytes.len(), raw.describe());
-    }
-    match std::str::from_utf8(bytes) {
-        Ok(text) if bytes.len() <= 64 => quoted(text),
-        _ => plural(bytes.len() as u64, "byte"),
+    let raw = image::raw_shape(bytes.len(), shape);
+    let text = std::str::from_utf8(bytes)
+        .ok()
+        .filter(|_| bytes.len() <= 64);
+    match (text, raw) {
+        // Text stays text; the pixels it could also be are said beside it.
+        (Some(text), Some(raw)) if crate::payload::looks_like_text(bytes) => {
+            format!("{} (or raw {}?)", quoted(text), raw.describe())
+        }
+        (_, Some(raw)) => format!("{} bytes (raw {})", bytes.len(), raw.describe()),
+        (Some(text), None) => quoted(text),
+        (None, None) => plural(bytes.len() as u64, "byte"),
     }
 }
 
@@ -509,5 +515,20 @@ mod tests {
         );
         assert_eq!(bytes_summary(b"\xff", None), "1 byte");
         assert_eq!(bytes_summary(&[b'a'; 65], None), "65 bytes");
+    }
+
+    #[test]
+    fn short_text_is_never_hidden_by_a_declared_shape() {
+        // `image/format` = "png" beside a declared 1x1x3 image: three bytes, one pixel.
+        assert_eq!(bytes_summary(b"png", Some((1, 1, 3))), "\"png\"");
+        // A plausible shape is said beside the text, not instead of it.
+        assert_eq!(
+            bytes_summary(b"abcdefghijklmnop", Some((4, 4, 1))),
+            "\"abcdefghijklmnop\" (or raw 4x4x1 uint8 grayscale?)"
+        );
+        assert_eq!(
+            bytes_summary(&[0; 16], Some((4, 4, 1))),
+            "16 bytes (raw 4x4x1 uint8 grayscale)"
+        );
     }
 }

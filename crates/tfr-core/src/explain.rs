@@ -18,45 +18,7 @@ use crate::wire::{self, NodeKind, ROOT, WireTree};
 
 pub use number::wire_name;
 
-/// How numbers (offsets, lengths, values) are written.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Radix {
-    #[default]
-    Decimal,
-    /// `0x358`, as the encoding guide's walkthrough counts.
-    Hex,
-}
-
-impl Radix {
-    pub fn num(self, n: u64) -> String {
-        match self {
-            Radix::Decimal => n.to_string(),
-            Radix::Hex => format!("0x{n:x}"),
-        }
-    }
-
-    /// A signed number: `-0x7b` in hex.
-    pub fn signed(self, n: i128) -> String {
-        match self {
-            Radix::Decimal => n.to_string(),
-            Radix::Hex if n < 0 => format!("-0x{:x}", n.unsigned_abs()),
-            Radix::Hex => format!("0x{n:x}"),
-        }
-    }
-
-    /// `1 byte`, `5 bytes`, `0x358 bytes`.
-    pub fn bytes(self, n: u64) -> String {
-        match self {
-            Radix::Decimal => crate::words::plural(n, "byte"),
-            Radix::Hex => format!("0x{n:x} bytes"),
-        }
-    }
-
-    /// `a..b`.
-    pub fn range(self, start: u64, end: u64) -> String {
-        format!("{}..{}", self.num(start), self.num(end))
-    }
-}
+pub use crate::words::Radix;
 
 /// Derivations of the tokens of one annotated frame.
 pub struct Explainer<'a> {

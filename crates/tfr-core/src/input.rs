@@ -90,6 +90,7 @@ impl Input {
                 .filter(|f| f.status.is_intact())
                 .filter_map(|f| f.payload(data));
             let mut decoder = self.configured.clone();
+            decoder.hint_file_name(self.source.path());
             decoder.learn(sample);
             decoder
         })

@@ -2,11 +2,12 @@
 //! the user names.
 //!
 //! The `.proto` sources are compiled at run time by protox, a protobuf compiler in pure Rust, so
-//! no `protoc` is needed anywhere. The built-in files are those the payload types bring
-//! ([`crate::payload::PayloadType::protos`]); user files are compiled the same way, with the
+//! no `protoc` is needed anywhere. The built-in files are listed in [`builtin`], grouped as the
+//! payload types bring them ([`crate::payload::PayloadType::protos`]); user files are compiled the same way, with the
 //! built-in files importable under their usual TensorFlow paths. The compiled pool is then
 //! numbered into a [`table::Table`], which is what decoding reads.
 
+pub mod builtin;
 pub mod table;
 
 use std::path::{Path, PathBuf};
@@ -18,7 +19,6 @@ use protox::file::{
 };
 
 use crate::error::{Error, Result};
-use crate::payload::BUILTIN;
 use table::{MessageId, Table};
 
 /// A `.proto` file built into the binary.
@@ -27,18 +27,6 @@ pub struct ProtoFile {
     /// The path it is imported by (`tensorflow/core/example/feature.proto`).
     pub path: &'static str,
     pub source: &'static str,
-}
-
-/// The built-in `.proto` files: those the registered payload types bring, each once, in the
-/// order the types list them.
-fn builtin_files() -> Vec<&'static ProtoFile> {
-    let mut files: Vec<&'static ProtoFile> = Vec::new();
-    for file in BUILTIN.iter().flat_map(|ty| ty.protos()) {
-        if files.iter().all(|known| known.path != file.path) {
-            files.push(file);
-        }
-    }
-    files
 }
 
 /// A compile error with the line and column it points at, when it points into `file`.
@@ -78,6 +66,92 @@ pub struct Schema {
     pool: DescriptorPool,
     table: Arc<Table>,
     user_message: Option<MessageId>,
+    candidates: Vec<MessageId>,
+}
+
+/// The user's schema, as the command line gives it.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// `.proto` files, by path or by their path under an include directory.
+    pub protos: Vec<PathBuf>,
+    /// Directories imports are resolved against (`protoc -I`).
+    pub include: Vec<PathBuf>,
+    /// Binary `FileDescriptorSet` files (`protoc --include_imports -o`).
+    pub descriptor_sets: Vec<PathBuf>,
+    /// The message payloads are, when named.
+    pub message: Option<String>,
+    /// Bytes fields decoded as messages: (`Type.field` path, message full name).
+    pub field_types: Vec<(String, String)>,
+}
+
+/// Where a `.proto` named on the command line is, and the name it is imported by: its path under
+/// an include directory when it lies in one (or, not found as given, is found under one), else
+/// its file name in its own directory, which is then searched for its imports.
+fn locate_proto(file: &Path, include: &[PathBuf]) -> Option<(Option<PathBuf>, String)> {
+    let name_of = |p: &Path| p.to_string_lossy().replace('\\', "/");
+    if file.is_file() {
+        let absolute = std::fs::canonicalize(file).ok()?;
+        for dir in include {
+            let Ok(dir) = std::fs::canonicalize(dir) else {
+                continue;
+            };
+            if let Ok(relative) = absolute.strip_prefix(&dir) {
+                return Some((None, name_of(relative)));
+            }
+        }
+        let dir = file
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        return Some((
+            Some(dir.to_path_buf()),
+            name_of(Path::new(file.file_name()?)),
+        ));
+    }
+    include
+        .iter()
+        .any(|dir| dir.join(file).is_file())
+        .then(|| (None, name_of(file)))
+}
+
+fn no_such_proto(include: &[PathBuf]) -> String {
+    if include.is_empty() {
+        "no such .proto file".into()
+    } else {
+        let dirs: Vec<String> = include
+            .iter()
+            .map(|d| crate::escape::path_for_terminal(d))
+            .collect();
+        format!("no such .proto file, here or under {}", dirs.join(", "))
+    }
+}
+
+/// The files of a binary `FileDescriptorSet`.
+fn read_descriptor_set(path: &Path) -> Result<Vec<File>> {
+    let schema_err = |message: String| Error::Schema {
+        path: path.to_path_buf(),
+        message,
+    };
+    let bytes = std::fs::read(path).map_err(|e| schema_err(e.to_string()))?;
+    let pool = DescriptorPool::decode(bytes.as_slice())
+        .map_err(|e| schema_err(format!("not a FileDescriptorSet: {e}")))?;
+    Ok(pool
+        .files()
+        .map(|f| File::from_file_descriptor_proto(f.file_descriptor_proto().clone()))
+        .collect())
+}
+
+/// Serves the files of descriptor sets.
+struct DescriptorSetFiles(Vec<File>);
+
+impl FileResolver for DescriptorSetFiles {
+    fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+        self.0
+            .iter()
+            .find(|file| file.name() == name)
+            .map(|file| File::from_file_descriptor_proto(file.file_descriptor_proto().clone()))
+            .ok_or_else(|| protox::Error::file_not_found(name))
+    }
 }
 
 impl Schema {
@@ -85,7 +159,7 @@ impl Schema {
     pub fn builtin() -> Schema {
         // The built-in sources are part of the binary and covered by tests, so compiling them cannot
         // fail at run time; a failure would be a build defect, reported rather than hidden.
-        match Self::compile(&[], None) {
+        match Self::from_sources(&Sources::default()) {
             Ok(schema) => schema,
             Err(e) => panic!("built-in protos failed to compile: {e}"),
         }
@@ -93,23 +167,49 @@ impl Schema {
 
     /// The built-in protos plus `proto_files`, decoding payloads as `message` when given.
     pub fn with_user_protos(proto_files: &[PathBuf], message: Option<&str>) -> Result<Schema> {
-        Self::compile(proto_files, message)
+        Self::from_sources(&Sources {
+            protos: proto_files.to_vec(),
+            message: message.map(str::to_string),
+            ..Sources::default()
+        })
     }
 
-    fn compile(proto_files: &[PathBuf], message: Option<&str>) -> Result<Schema> {
+    /// The built-in protos plus the user's schema, as `protoc` takes one: `.proto` files named
+    /// by path or by their path under an include directory, and compiled descriptor sets.
+    pub fn from_sources(sources: &Sources) -> Result<Schema> {
         let schema_err = |path: &Path, message: String| Error::Schema {
             path: path.to_path_buf(),
             message,
         };
-        let builtin = builtin_files();
+        let builtin = builtin::files();
         let mut resolver = ChainFileResolver::new();
+        // Descriptor sets first: a set holding `event.proto` is the user's word on it.
+        let mut set_files: Vec<String> = Vec::new();
+        if !sources.descriptor_sets.is_empty() {
+            let mut files = Vec::new();
+            for path in &sources.descriptor_sets {
+                for file in read_descriptor_set(path)? {
+                    set_files.push(file.name().to_string());
+                    files.push(file);
+                }
+            }
+            resolver.add(DescriptorSetFiles(files));
+        }
         resolver.add(BuiltinFiles(builtin.clone()));
-        for file in proto_files {
-            let dir = file
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            resolver.add(IncludeFileResolver::new(dir.to_path_buf()));
+        for dir in &sources.include {
+            if !dir.is_dir() {
+                return Err(schema_err(dir, "no such include directory".into()));
+            }
+            resolver.add(IncludeFileResolver::new(dir.clone()));
+        }
+        let mut user_files: Vec<(PathBuf, String)> = Vec::new();
+        for file in &sources.protos {
+            let (dir, name) = locate_proto(file, &sources.include)
+                .ok_or_else(|| schema_err(file, no_such_proto(&sources.include)))?;
+            if let Some(dir) = dir {
+                resolver.add(IncludeFileResolver::new(dir));
+            }
+            user_files.push((file.clone(), name));
         }
         resolver.add(GoogleFileResolver::new());
         let mut compiler = protox::Compiler::with_file_resolver(resolver);
@@ -119,61 +219,46 @@ impl Schema {
                 .open_file(file.path)
                 .map_err(|e| schema_err(Path::new(file.path), e.to_string()))?;
         }
-        for file in proto_files {
-            if !file.is_file() {
-                return Err(schema_err(file, "no such .proto file".into()));
-            }
-            let name = file
-                .file_name()
-                .map(PathBuf::from)
-                .unwrap_or_else(|| file.clone());
+        for name in &set_files {
             compiler
-                .open_file(&name)
+                .open_file(name)
+                .map_err(|e| schema_err(Path::new(name), e.to_string()))?;
+        }
+        for (file, name) in &user_files {
+            compiler
+                .open_file(name)
                 .map_err(|e| schema_err(file, located(&e, file)))?;
         }
         let pool = compiler.descriptor_pool();
         let table = Table::new(&pool);
         let find = |name: &str| table.message_by_name(name);
-        for ty in BUILTIN {
-            let (Some(name), Some(file)) = (ty.message(), ty.protos().first()) else {
-                continue;
-            };
-            if find(name).is_none() {
-                let missing = format!("defines no message `{name}`");
-                return Err(schema_err(Path::new(file.path), missing));
+        // The messages the user's files define at top level: the candidates when none is named.
+        let own: Vec<&str> = user_files
+            .iter()
+            .map(|(_, name)| name.as_str())
+            .chain(set_files.iter().map(String::as_str))
+            .collect();
+        let defined: Vec<MessageId> = pool
+            .all_messages()
+            .filter(|m| m.parent_message().is_none() && own.contains(&m.parent_file().name()))
+            .filter_map(|m| find(m.full_name()))
+            .collect();
+        let first_file = sources
+            .protos
+            .first()
+            .or(sources.descriptor_sets.first())
+            .cloned();
+        if defined.is_empty() && sources.message.is_none() {
+            if let Some(path) = &first_file {
+                return Err(schema_err(path, "defines no message".into()));
             }
         }
-        let user_names: Vec<String> = proto_files
-            .iter()
-            .filter_map(|f| f.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .collect();
-        // The messages the user's files define at top level, for choosing one when none is named.
-        let defined: Vec<String> = pool
-            .all_messages()
-            .filter(|m| {
-                m.parent_message().is_none()
-                    && user_names.iter().any(|n| n == m.parent_file().name())
-            })
-            .map(|m| m.full_name().to_string())
-            .collect();
-        let message = match (message, defined.as_slice()) {
-            (Some(name), _) => Some(name.to_string()),
-            (None, [only]) => Some(only.clone()),
-            (None, []) => None,
-            (None, several) => {
-                return Err(Error::SeveralMessages {
-                    path: proto_files.first().cloned().unwrap_or_default(),
-                    names: several.to_vec(),
-                });
-            }
-        };
-        let user_message = match message.as_deref() {
+        let user_message = match sources.message.as_deref() {
             None => None,
             Some(name) => {
                 let name = name.trim_start_matches('.');
                 let found = find(name).ok_or_else(|| Error::NoSuchMessage {
-                    path: proto_files.first().cloned(),
+                    path: first_file.clone(),
                     name: name.to_string(),
                     known: pool
                         .all_messages()
@@ -183,11 +268,31 @@ impl Schema {
                 Some(found)
             }
         };
+        let mut table = table;
+        // TensorBoard's graphs are GraphDefs in a bytes field.
+        let graph = ("tensorflow.Event.graph_def", "tensorflow.GraphDef");
+        let builtin_embeds = std::iter::once(graph).map(|(a, b)| (a.to_string(), b.to_string()));
+        for (path, type_name) in builtin_embeds.chain(sources.field_types.iter().cloned()) {
+            table
+                .embed(&path, &type_name)
+                .map_err(|message| schema_err(Path::new(&path), message))?;
+        }
         Ok(Schema {
             pool,
             table: Arc::new(table),
             user_message,
+            candidates: if user_message.is_some() {
+                Vec::new()
+            } else {
+                defined
+            },
         })
+    }
+
+    /// The top-level messages of the user's files, when none was named: decoding chooses the
+    /// one that explains the records.
+    pub fn candidates(&self) -> &[MessageId] {
+        &self.candidates
     }
 
     pub fn pool(&self) -> &DescriptorPool {

@@ -56,7 +56,15 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
 /// type words it.
 pub fn summarize(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> (Option<usize>, String) {
     let summary = decoded.view(payload, decoder.table()).summary();
-    (summary.features, summary.line)
+    // Why the file's usual type (or, for unknown protobuf, an Example) was not chosen, where a
+    // reader would wonder: on records unlike the file's others.
+    let unusual = decoder.likely.as_ref() != Some(&decoded.kind);
+    match &decoded.passed_over {
+        Some(passed) if unusual || decoded.kind == PayloadKind::Protobuf => {
+            (summary.features, format!("{}; {passed}", summary.line))
+        }
+        _ => (summary.features, summary.line),
+    }
 }
 
 /// What a JSON object describing a frame says about it; each output picks the members it needs.

@@ -12,6 +12,14 @@ use crate::tui::layout;
 
 impl App {
     pub(super) fn arrow(&mut self, action: Action) {
+        let delta = if matches!(action, Action::Up | Action::Left) {
+            -1
+        } else {
+            1
+        };
+        if self.scroll_stats(delta) {
+            return;
+        }
         match (self.focus, action) {
             (Pane::List, Action::Up) => self.select_frame(self.selected().saturating_sub(1)),
             (Pane::List, Action::Down) => self.select_frame(self.selected().saturating_add(1)),
@@ -58,6 +66,18 @@ impl App {
 
     pub(super) fn jump(&mut self, action: Action) {
         let panes = self.panes();
+        let page = isize::from(
+            i16::try_from(layout::inner(panes.hex).height.max(2) - 1).unwrap_or(i16::MAX),
+        );
+        let delta = match action {
+            Action::PageUp => -page,
+            Action::PageDown => page,
+            Action::Home => isize::MIN / 2,
+            _ => isize::MAX / 2,
+        };
+        if self.scroll_stats(delta) {
+            return;
+        }
         match self.focus {
             Pane::List => {
                 let page = self.page(panes.list).saturating_sub(1).max(1);
@@ -140,6 +160,9 @@ impl App {
             self.step_token(down);
         } else if panes.tree.contains(at) {
             self.tree_step(step);
+        } else if panes.hex.contains(at) && self.stats.is_some() {
+            self.focus = Pane::Hex;
+            self.scroll_stats(step);
         } else if panes.hex.contains(at) {
             self.move_cursor(step as i64 * ROW as i64);
         }

@@ -7,6 +7,7 @@ use crate::decode::MessageView;
 use crate::schema::table::{Kind, Table};
 use crate::span::Span;
 use crate::wire::NodeKind;
+use crate::words::plural;
 
 impl Tree {
     pub(super) fn wire_fields(&mut self, ctx: &Ctx<'_>, parent: usize, container: u32, from: u32) {
@@ -78,7 +79,7 @@ impl Tree {
                         self.container_row(r, &message);
                     }
                     name => {
-                        row.detail = format!("{name}, {} fields", count_fields(n));
+                        row.detail = format!("{name}, {}", plural(count_fields(n) as u64, "field"));
                         row.children = Children::Later(Source::Wire {
                             container: n,
                             from: n + 1,
@@ -93,7 +94,7 @@ impl Tree {
                 } else {
                     "message"
                 };
-                row.detail = format!("{what}, {} fields", count_fields(n));
+                row.detail = format!("{what}, {}", plural(count_fields(n) as u64, "field"));
                 row.children = Children::Later(Source::Wire {
                     container: n,
                     from: n + 1,

@@ -297,6 +297,37 @@ fn element_text(spec: &Spec, values: &FeatureValues<'_>, i: usize) -> String {
     }
 }
 
+/// One feature's kind and values as the dataset's features describe it (`ClassLabel (4
+/// classes)  2 "large"`), for a feature named `name` as stored (a Sequence's inner features are
+/// stored flattened as `NAME/INNER`); `None` for a feature the metadata does not name.
+pub fn describe(specs: &FeatureSpecs, name: &[u8], values: &FeatureValues<'_>) -> Option<String> {
+    let name = std::str::from_utf8(name).ok()?;
+    let spec = match specs.features.get(name) {
+        Some(Spec::Sequence(_)) => return None,
+        Some(spec) => spec,
+        None => {
+            let (outer, inner) = name.split_once('/')?;
+            match specs.features.get(outer)? {
+                Spec::Sequence(parts) => parts.get(inner)?,
+                _ => return None,
+            }
+        }
+    };
+    let text = match spec {
+        Spec::BBox | Spec::ClassLabel { .. } if !specs.features.contains_key(name) => {
+            // Per element of a Sequence.
+            let n = values.len() / per_element(spec).max(1);
+            let items: Vec<String> = (0..n.min(SHOWN))
+                .map(|i| element_text(spec, values, i))
+                .collect();
+            let more = if n > SHOWN { ", …" } else { "" };
+            format!("[{}{more}]", items.join(", "))
+        }
+        _ => value_text(spec, values),
+    };
+    Some(format!("{}  {text}", spec_name(spec)))
+}
+
 /// Writes an Example as the dataset's features describe it; features the metadata does not name
 /// are left for the caller (returned by name).
 pub fn write_example(

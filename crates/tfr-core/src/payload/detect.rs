@@ -132,3 +132,118 @@ impl<'a> Probe<'a> {
             .is_some_and(|f| f.accepts(wire_type))
     }
 }
+
+impl Probe<'_> {
+    /// The types worth walking the payload as: those whose message declares the payload's first
+    /// field with its wire type (writers emit fields in number order, so a payload of a type
+    /// starts with one of its fields); every type when none does.
+    pub(super) fn candidates(
+        &self,
+        types: &[&'static dyn PayloadType],
+    ) -> Vec<&'static dyn PayloadType> {
+        let starting: Vec<_> = types
+            .iter()
+            .copied()
+            .filter(|ty| {
+                ty.message()
+                    .and_then(|name| self.walks.table.message_by_name(name))
+                    .is_some_and(|m| self.starts_like(m))
+            })
+            .collect();
+        if starting.is_empty() {
+            types.to_vec()
+        } else {
+            starting
+        }
+    }
+
+    /// How many of the payload's bytes type `ty` explains: all but those inside fields its
+    /// messages do not declare. `None` when it has no valid walk, and `Some(0)` is never
+    /// returned for a payload with a field: a type that explains no byte is no candidate.
+    pub(super) fn explained(&mut self, ty: &dyn PayloadType) -> Option<usize> {
+        let walk = self.walk(self.walks.table.message_by_name(ty.message()?)?)?;
+        walk.verdict.as_ref().ok()?;
+        let unknown = unexplained(&walk.tree);
+        let explained = self.payload().len().saturating_sub(unknown);
+        (explained > 0).then_some(explained)
+    }
+}
+
+/// A type detection did not choose, and why: shown beside the chosen type so that a reader
+/// knows why a file of tensors is not called Examples.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassedOver {
+    /// The type's name (`Example`).
+    pub name: &'static str,
+    /// Why (`all fields unknown to Example`).
+    pub reason: String,
+}
+
+impl PassedOver {
+    /// `ty` explained `explained` of `total` bytes, fewer than the chosen type.
+    pub(super) fn explains_less(
+        ty: &dyn PayloadType,
+        explained: usize,
+        total: usize,
+    ) -> PassedOver {
+        PassedOver {
+            name: ty.name(),
+            reason: format!("{} explains {explained} of {total} bytes", ty.name()),
+        }
+    }
+
+    /// Why `ty` does not fit the payload `tree` holds, judged from its top-level fields: all of
+    /// them, or some, are fields `ty`'s message does not declare with their wire type. `None`
+    /// when every field is one it declares.
+    pub(super) fn of(ty: &dyn PayloadType, tree: &WireTree, table: &Table) -> Option<PassedOver> {
+        let message = table.message_by_name(ty.message()?)?;
+        let mut unknown: Vec<u32> = Vec::new();
+        let mut total = 0;
+        for node in tree.children(wire::ROOT).filter_map(|c| tree.node(c)) {
+            total += 1;
+            let declared = table
+                .field_by_number(message, node.number())
+                .and_then(|f| table.field(f))
+                .is_some_and(|f| f.accepts(node.wire_type()));
+            if !declared && !unknown.contains(&node.number()) {
+                unknown.push(node.number());
+            }
+        }
+        let name = ty.name();
+        let reason = if unknown.is_empty() || total == 0 {
+            return None;
+        } else if unknown.len() == total {
+            format!("all fields unknown to {name}")
+        } else {
+            let numbers: Vec<String> = unknown.iter().map(u32::to_string).collect();
+            let noun = if unknown.len() == 1 {
+                "field"
+            } else {
+                "fields"
+            };
+            format!("{noun} {} unknown to {name}", numbers.join(", "))
+        };
+        Some(PassedOver { name, reason })
+    }
+}
+
+impl std::fmt::Display for PassedOver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not {}: {}", self.name, self.reason)
+    }
+}
+
+/// How many bytes of a walk lie inside fields their message does not declare (counted once, at
+/// the outermost unknown field).
+pub(super) fn unexplained(tree: &WireTree) -> usize {
+    (wire::ROOT + 1..tree.len())
+        .filter_map(|i| tree.node(i))
+        .filter(|node| node.field().is_none())
+        .filter(|node| {
+            node.parent().is_none_or(|p| {
+                p == wire::ROOT || tree.node(p).is_some_and(|p| p.field().is_some())
+            })
+        })
+        .map(|node| node.span().len())
+        .sum()
+}

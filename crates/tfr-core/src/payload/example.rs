@@ -7,25 +7,13 @@ use std::io::{self, Write};
 use super::{ImageCandidates, PayloadType, PayloadView, Probe, Summary, TreeView, fallback};
 use crate::decode::MessageView;
 use crate::example::{self as view, Features};
-use crate::schema::ProtoFile;
+use crate::schema::{ProtoFile, builtin};
 use crate::wire::{ROOT, WireTree, WireType};
 use crate::words::{noun_for, plural};
 
 /// The message an Example payload is.
 pub const EXAMPLE_MESSAGE: &str = "tensorflow.Example";
 const SEQUENCE_EXAMPLE_MESSAGE: &str = "tensorflow.SequenceExample";
-
-/// `example.proto` and the `feature.proto` it imports.
-static PROTOS: &[ProtoFile] = &[
-    ProtoFile {
-        path: "tensorflow/core/example/example.proto",
-        source: include_str!("../../../../proto/tensorflow/core/example/example.proto"),
-    },
-    ProtoFile {
-        path: "tensorflow/core/example/feature.proto",
-        source: include_str!("../../../../proto/tensorflow/core/example/feature.proto"),
-    },
-];
 
 /// Feature values shown per feature, and steps per feature list, in the `show` tree.
 const SHOWN: usize = 8;
@@ -66,7 +54,7 @@ impl PayloadType for Example {
     }
 
     fn protos(&self) -> &'static [ProtoFile] {
-        PROTOS
+        builtin::EXAMPLE
     }
 
     fn expected_name(&self) -> &'static str {
@@ -116,7 +104,7 @@ impl PayloadType for SequenceExample {
     }
 
     fn protos(&self) -> &'static [ProtoFile] {
-        PROTOS
+        builtin::EXAMPLE
     }
 
     fn expected_name(&self) -> &'static str {

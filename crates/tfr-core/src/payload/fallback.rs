@@ -8,9 +8,13 @@ use crate::image::describe_bytes;
 use crate::span::Span;
 use crate::textformat::raw_message_to_text;
 use crate::wire::{NodeKind, ROOT};
+use crate::words::plural;
 
 /// Valid protobuf of a type we have no descriptor for.
 pub struct Protobuf;
+
+/// Field numbers an unknown protobuf's summary lists.
+const SUMMARY_NUMBERS: usize = 8;
 
 /// A payload shown as its bytes: text, binary or empty.
 pub struct Plain(&'static str);
@@ -25,8 +29,30 @@ impl PayloadType for Protobuf {
         "protobuf"
     }
 
+    /// `4 fields: 1, 2, 3, 4`: the top-level field numbers, in wire order, each once.
     fn summary(&self, view: &PayloadView<'_>) -> Summary {
-        bytes_summary(view)
+        let Some(tree) = view.decoded.structure() else {
+            return bytes_summary(view);
+        };
+        let mut numbers: Vec<u32> = Vec::new();
+        let mut count = 0u64;
+        for node in tree.children(ROOT).filter_map(|c| tree.node(c)) {
+            count += 1;
+            if !numbers.contains(&node.number()) && numbers.len() <= SUMMARY_NUMBERS {
+                numbers.push(node.number());
+            }
+        }
+        let more = if numbers.len() > SUMMARY_NUMBERS {
+            numbers.truncate(SUMMARY_NUMBERS);
+            ", …"
+        } else {
+            ""
+        };
+        let numbers: Vec<String> = numbers.iter().map(u32::to_string).collect();
+        Summary {
+            features: None,
+            line: format!("{}: {}{more}", plural(count, "field"), numbers.join(", ")),
+        }
     }
 
     fn write_tree(

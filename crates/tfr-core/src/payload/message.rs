@@ -4,6 +4,8 @@
 use std::io::{self, Write};
 
 use super::{PayloadType, PayloadView, Summary, fallback};
+use crate::decode::{MessageView, Value};
+use crate::schema::table::MessageId;
 use crate::textformat::{bytes_to_text, message_to_text};
 use crate::wire::ROOT;
 use crate::words::plural;
@@ -20,13 +22,28 @@ impl PayloadType for TypedMessage {
     }
 }
 
-/// `3 fields set`.
+/// Characters of a message's one-line text format `list` shows.
+const SUMMARY_CHARS: usize = 96;
+
+/// The message's text format on one line, shortened: `sensor: "s0" at_us: 17 temperature {…`.
 pub(super) fn summary(view: &PayloadView<'_>) -> Summary {
     match view.typed() {
-        Some(typed) => Summary {
-            features: None,
-            line: format!("{} set", plural(typed.fields().len() as u64, "field")),
-        },
+        Some(typed) => {
+            let text = message_to_text(&typed);
+            let line: Vec<&str> = text.lines().map(str::trim).collect();
+            let mut line = line.join(" ");
+            if let Some((cut, _)) = line.char_indices().nth(SUMMARY_CHARS) {
+                line.truncate(cut);
+                line.push('…');
+            }
+            if line.is_empty() {
+                line = "no fields set".into();
+            }
+            Summary {
+                features: None,
+                line,
+            }
+        }
         None => fallback::bytes_summary(view),
     }
 }
@@ -45,6 +62,25 @@ pub(super) fn write_tree(
     writeln!(out, "{heading}  {name}")?;
     for line in message_to_text(&typed).lines() {
         writeln!(out, "  {line}")?;
+    }
+    let mut embedded = Vec::new();
+    embedded_messages(&typed, 0, &mut embedded);
+    for (field, message, bytes) in embedded {
+        let table = view.table;
+        let type_name = table.message(message).map_or("", |m| &m.full_name);
+        let tree = crate::wire::walk(bytes, table, Some(message));
+        let parsed = crate::decode::Parsed::new(&tree, bytes, table);
+        match crate::decode::validate(parsed) {
+            Ok(()) => {
+                writeln!(out, "  # {field} as {type_name}:")?;
+                if let Some(inner) = parsed.root() {
+                    for line in message_to_text(&inner).lines() {
+                        writeln!(out, "    {line}")?;
+                    }
+                }
+            }
+            Err(invalid) => writeln!(out, "  # {field} is not a {type_name}: {invalid}")?,
+        }
     }
     let tree = &view.decoded.tree;
     let unknown = tree
@@ -66,6 +102,38 @@ pub(super) fn write_tree(
         )?;
     }
     Ok(())
+}
+
+/// Nested messages this deep are not searched for embedded ones.
+const EMBED_DEPTH: usize = 8;
+/// At most this many embedded messages are decoded per record.
+const EMBED_COUNT: usize = 64;
+
+/// The bytes values of fields declared to hold messages (`--field-type`), with the field's name
+/// and the message, in field order, searching nested messages too.
+fn embedded_messages<'a>(
+    message: &MessageView<'a>,
+    depth: usize,
+    into: &mut Vec<(String, MessageId, &'a [u8])>,
+) {
+    if depth > EMBED_DEPTH {
+        return;
+    }
+    for field in message.fields() {
+        let info = field.info();
+        for (value, _) in field.values() {
+            if into.len() >= EMBED_COUNT {
+                return;
+            }
+            match (value, info.embedded) {
+                (Value::Bytes(bytes, _), Some(embedded)) => {
+                    into.push((info.name.to_string(), embedded, bytes));
+                }
+                (Value::Message(inner), _) => embedded_messages(&inner, depth + 1, into),
+                _ => {}
+            }
+        }
+    }
 }
 
 /// The text format of the typed message, or the payload as one quoted string.
@@ -94,7 +162,7 @@ mod tests {
             PayloadKind::Message("tensorflow.Features".into())
         );
         let view = decoded.view(&payload, decoder.table());
-        assert_eq!(view.summary().line, "1 field set");
+        assert_eq!(view.summary().line, "feature { key: \"a\" value { } }");
         let mut out = Vec::new();
         view.write_tree("record 0", &mut out).unwrap();
         let tree = String::from_utf8(out).unwrap();

@@ -10,19 +10,24 @@
 //! unknown protobuf, text, binary and empty payloads are the fallbacks when no type fits.
 
 mod detect;
+mod event;
 mod example;
 mod fallback;
 mod message;
+mod tensor;
 mod types;
 
-pub use detect::Probe;
+pub use detect::{PassedOver, Probe};
+pub use event::{EVENT, EVENT_MESSAGE, GRAPH_MESSAGE};
 pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE};
+pub use tensor::{TENSOR, TENSOR_MESSAGE};
 pub use types::{BUILTIN, EXPECTED, ImageCandidates, PayloadType, PayloadView, Summary, TreeView};
 
 use crate::decode::{self, Invalid, MessageView, Parsed};
 use crate::schema::Schema;
 use crate::schema::table::{MessageId, Table};
 use crate::wire::{self, Progress, WireTree};
+use crate::words::plural;
 use detect::Walks;
 
 /// The type a payload was found to be: the value `list` names in its kind column and JSON gives as
@@ -127,6 +132,9 @@ pub struct Decoded {
     /// The walk as that type, up to where it broke, for views that show where a damaged record
     /// stops making sense.
     pub expected_tree: Option<WireTree>,
+    /// The type detection did not choose although the file or the bytes made it a candidate,
+    /// and why.
+    pub passed_over: Option<PassedOver>,
 }
 
 impl Decoded {
@@ -171,6 +179,12 @@ pub struct Decoder {
     pub reading: Reading,
     /// The kind most records of the file have, used for empty and ambiguous payloads.
     pub likely: Option<PayloadKind>,
+    /// The kind the file's name says its records are (`events.out.tfevents.*`), used until the
+    /// records say otherwise.
+    pub named: Option<PayloadKind>,
+    /// What learning found wrong with the user's schema for this file (no message of it explains
+    /// the records, or several do), for the front ends to say.
+    pub note: Option<String>,
 }
 
 impl Decoder {
@@ -179,7 +193,21 @@ impl Decoder {
             schema,
             reading,
             likely: None,
+            named: None,
+            note: None,
         }
+    }
+
+    /// Takes the kind a file's name promises (TensorBoard's `events.out.tfevents.*` hold
+    /// events) as the kind of its records until they are learnt.
+    pub fn hint_file_name(&mut self, path: &std::path::Path) {
+        let name = path.file_name().map(|n| n.to_string_lossy());
+        self.named = name.and_then(|n| event::file_kind_from_name(&n));
+    }
+
+    /// The kind used for empty and ambiguous payloads: the learnt one, else the named one.
+    fn usual(&self) -> Option<&PayloadKind> {
+        self.likely.as_ref().or(self.named.as_ref())
     }
 
     /// The schema table views read decoded payloads with.
@@ -190,10 +218,12 @@ impl Decoder {
     /// Learns the file's usual kind from a sample of its payloads (the first non-empty ones).
     pub fn learn<'p>(&mut self, payloads: impl Iterator<Item = &'p [u8]>) {
         let mut counts: Vec<(PayloadKind, usize)> = Vec::new();
-        let sample = payloads
+        let sample: Vec<&[u8]> = payloads
             .filter(|p| !p.is_empty() && p.len() <= LEARN_MAX_BYTES)
-            .take(16);
-        for payload in sample {
+            .take(16)
+            .collect();
+        self.choose_user_message(&sample);
+        for &payload in &sample {
             let kind = self.decode(payload).kind;
             match counts.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, n)) => *n += 1,
@@ -209,7 +239,58 @@ impl Decoder {
             self.likely = Some(PayloadKind::Builtin(*ty));
             return;
         }
-        self.likely = counts.into_iter().max_by_key(|(_, n)| *n).map(|(k, _)| k);
+        let most = counts.into_iter().max_by_key(|(_, n)| *n).map(|(k, _)| k);
+        self.likely = most.or_else(|| self.named.clone());
+    }
+
+    /// With a user schema and no message named: the one top-level message of it that explains
+    /// every sampled record (no byte left to unknown fields) becomes the reading. A named
+    /// message that explains none of them, or a schema none or several of whose messages do, is
+    /// noted rather than silently decoded by field numbers.
+    fn choose_user_message(&mut self, sample: &[&[u8]]) {
+        let table = self.schema.table().clone();
+        let explains = |message: MessageId, payload: &[u8]| {
+            let tree = wire::walk(payload, &table, Some(message));
+            decode::validate(Parsed::new(&tree, payload, &table)).is_ok()
+                && detect::unexplained(&tree) == 0
+        };
+        let name = |m: MessageId| self.schema.message_name(m).to_string();
+        let records = plural(sample.len() as u64, "sampled record");
+        match self.reading {
+            Reading::As(message)
+                if !sample.is_empty() && !sample.iter().any(|p| explains(message, p)) =>
+            {
+                self.note = Some(format!(
+                    "`{}` explains none of the {records}: each has fields it does not declare or is not valid as it",
+                    name(message)
+                ));
+            }
+            Reading::Auto if !self.schema.candidates().is_empty() => {
+                let candidates = self.schema.candidates().to_vec();
+                let fitting: Vec<MessageId> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|m| sample.iter().all(|p| explains(*m, p)))
+                    .collect();
+                let names = |ms: &[MessageId]| ms.iter().map(|m| name(*m)).collect::<Vec<_>>();
+                match fitting.as_slice() {
+                    [only] => self.reading = Reading::As(*only),
+                    [] => {
+                        self.note = Some(format!(
+                            "no message of the given schema explains the {records} (tried {}); records are detected one by one",
+                            names(&candidates).join(", ")
+                        ))
+                    }
+                    several => {
+                        self.note = Some(format!(
+                            "several messages explain the {records}: {}; name the one they are",
+                            names(several).join(", ")
+                        ))
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     pub fn decode(&self, payload: &[u8]) -> Decoded {
@@ -245,7 +326,7 @@ impl Decoder {
         let payload = walker.payload;
         if payload.is_empty() {
             // An empty record is an empty message of the file's type.
-            let ty = match &self.likely {
+            let ty = match self.usual() {
                 Some(PayloadKind::Builtin(ty)) => Some(*ty),
                 None => Some(EXPECTED),
                 Some(_) => None,
@@ -264,22 +345,57 @@ impl Decoder {
                 ..Decoded::default()
             });
         }
-        let mut probe = Probe::new(walker, self.likely.as_ref());
-        for ty in BUILTIN {
-            if ty.detect(&mut probe) {
-                if let Some(tree) = ty.message().and_then(|m| probe.take_valid(m)) {
-                    return Some(typed(PayloadKind::Builtin(*ty), tree));
-                }
-            }
+        let mut probe = Probe::new(walker, self.usual());
+        // Types are ranked by how many of the payload's bytes they explain; of equals, the one
+        // asked first (an extending type before the type it extends) is chosen.
+        let mut best: Option<(&'static dyn PayloadType, usize)> = None;
+        let mut runner_up: Option<(&'static dyn PayloadType, usize)> = None;
+        let candidates = probe.candidates(BUILTIN);
+        for ty in candidates {
+            let chosen = ty.detect(&mut probe);
             if probe.cancelled() {
                 return None;
+            }
+            let Some(explained) = chosen.then(|| probe.explained(ty)).flatten() else {
+                continue;
+            };
+            match best {
+                Some((_, most)) if most >= explained => {
+                    if runner_up.is_none_or(|(_, e)| e < explained) {
+                        runner_up = Some((ty, explained));
+                    }
+                }
+                _ => {
+                    runner_up = best;
+                    best = Some((ty, explained));
+                }
+            }
+        }
+        if let Some((ty, _)) = best {
+            if let Some(tree) = ty.message().and_then(|m| probe.take_valid(m)) {
+                let mut decoded = typed(PayloadKind::Builtin(ty), tree);
+                let extends = |other: &dyn PayloadType| ty.extends() == Some(other.name());
+                decoded.passed_over = match runner_up {
+                    Some((other, explained)) if !extends(other) => {
+                        Some(PassedOver::explains_less(other, explained, payload.len()))
+                    }
+                    _ if ty.name() != EXPECTED.name() && !extends(EXPECTED) => {
+                        PassedOver::of(EXPECTED, &decoded.tree, walker.table)
+                    }
+                    _ => None,
+                };
+                return Some(decoded);
             }
         }
         let mismatch = probe.mismatch(EXPECTED);
         if probe.cancelled() {
             return None;
         }
-        self.untyped(walker, mismatch)
+        let mut decoded = self.untyped(walker, mismatch)?;
+        if decoded.invalid.is_none() && decoded.kind == PayloadKind::Protobuf {
+            decoded.passed_over = PassedOver::of(EXPECTED, &decoded.tree, walker.table);
+        }
+        Some(decoded)
     }
 
     fn untyped(
@@ -309,6 +425,7 @@ impl Decoder {
             tree,
             invalid,
             expected_tree,
+            passed_over: None,
         })
     }
 
@@ -338,6 +455,7 @@ fn typed(kind: PayloadKind, tree: WireTree) -> Decoded {
         tree,
         invalid: None,
         expected_tree: None,
+        passed_over: None,
     }
 }
 

@@ -9,7 +9,7 @@
 
 use std::io::{self, Write};
 
-use super::{Decoded, PayloadKind, Probe, example, fallback, message};
+use super::{Decoded, PayloadKind, Probe, event, example, fallback, message, tensor};
 use crate::decode::{MessageView, Parsed};
 use crate::schema::ProtoFile;
 use crate::schema::table::Table;
@@ -17,7 +17,12 @@ use crate::span::Span;
 
 /// The registered payload types, in the order detection asks them: a type that extends another
 /// (whose payloads may also read as the other's) comes before it.
-pub static BUILTIN: &[&dyn PayloadType] = &[&example::SEQUENCE_EXAMPLE, &example::EXAMPLE];
+pub static BUILTIN: &[&dyn PayloadType] = &[
+    &example::SEQUENCE_EXAMPLE,
+    &example::EXAMPLE,
+    &tensor::TENSOR,
+    &event::EVENT,
+];
 
 /// The type payloads are expected to have when nothing else says: what an empty record of a file
 /// not yet learnt is, and the type whose mismatch is reported for payloads no type explains.
@@ -157,8 +162,13 @@ impl<'a> PayloadView<'a> {
         self.payload_type().summary(self)
     }
 
+    /// The type's tree, then why another type was not chosen, when detection passed one over.
     pub fn write_tree(&self, heading: &str, out: &mut impl Write) -> io::Result<()> {
-        self.payload_type().write_tree(self, heading, out)
+        self.payload_type().write_tree(self, heading, out)?;
+        if let Some(passed) = &self.decoded.passed_over {
+            writeln!(out, "  # {passed}")?;
+        }
+        Ok(())
     }
 
     pub fn text(&self) -> String {
@@ -189,5 +199,24 @@ mod tests {
             }
         }
         assert!(BUILTIN.iter().any(|ty| ty.name() == EXPECTED.name()));
+    }
+
+    #[test]
+    fn every_registered_type_finds_its_message_and_protos_in_the_builtin_schema() {
+        let schema = crate::schema::Schema::builtin();
+        let files: Vec<&str> = crate::schema::builtin::files()
+            .iter()
+            .map(|f| f.path)
+            .collect();
+        for ty in BUILTIN {
+            if let Some(message) = ty.message() {
+                assert!(schema.message(message).is_some(), "{message}");
+            }
+            assert!(
+                ty.protos().iter().all(|p| files.contains(&p.path)),
+                "{}",
+                ty.name()
+            );
+        }
     }
 }

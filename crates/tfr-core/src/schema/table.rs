@@ -123,6 +123,10 @@ pub struct Field {
     pub oneof: Option<u32>,
     /// A proto3 `string`: parsers reject bytes that are not UTF-8.
     pub utf8: bool,
+    /// For a bytes field known to hold a serialized message (`Event.graph_def`, or one the user
+    /// names with `--field-type`): that message. Text and JSON still print the bytes, as
+    /// protobuf does; the readable views decode them.
+    pub embedded: Option<MessageId>,
 }
 
 impl Field {
@@ -348,7 +352,34 @@ impl Table {
                 position.map(|p| p as u32)
             }),
             utf8: descriptor_kind == K::String && field.parent_file().syntax() == Syntax::Proto3,
+            embedded: None,
         }
+    }
+
+    /// Declares that bytes field `path` (`pkg.Message.field`) holds serialized `message`s.
+    pub fn embed(&mut self, path: &str, message: &str) -> Result<(), String> {
+        let (owner, name) = path
+            .rsplit_once('.')
+            .ok_or_else(|| format!("`{path}` is not a field path like pkg.Message.field"))?;
+        let owner_id = self
+            .message_by_name(owner)
+            .ok_or_else(|| format!("no message named `{owner}`"))?;
+        let embedded = self
+            .message_by_name(message)
+            .ok_or_else(|| format!("no message named `{message}`"))?;
+        let id = self
+            .field_ids(owner_id)
+            .find(|id| self.field(*id).is_some_and(|f| &*f.name == name))
+            .ok_or_else(|| format!("`{owner}` has no field `{name}`"))?;
+        let field = self
+            .fields
+            .get_mut(id.0 as usize)
+            .ok_or_else(|| format!("`{owner}` has no field `{name}`"))?;
+        if field.kind != Kind::Bytes {
+            return Err(format!("`{path}` is not a bytes field"));
+        }
+        field.embedded = Some(embedded);
+        Ok(())
     }
 
     pub fn message(&self, id: MessageId) -> Option<&Message> {

@@ -24,6 +24,32 @@ pub struct Plan {
     pub groups: Vec<String>,
 }
 
+impl Plan {
+    /// The members of `dataset`, each in the group of its split; files of no split form one more
+    /// group (named after the file when it is the only one).
+    pub fn of(dataset: &crate::dataset::Dataset) -> Plan {
+        let mut groups: Vec<String> = dataset.splits.iter().map(|s| s.name.clone()).collect();
+        let loose = groups.len();
+        if dataset.members.iter().any(|m| m.shard.is_none()) {
+            let name = match (groups.is_empty(), dataset.members.as_slice()) {
+                (true, [only]) => crate::escape::path_for_terminal(&only.path),
+                (true, _) => "all files".to_string(),
+                (false, _) => "other files".to_string(),
+            };
+            groups.push(name);
+        }
+        Plan {
+            files: dataset.members.iter().map(|m| m.path.clone()).collect(),
+            group_of: dataset
+                .members
+                .iter()
+                .map(|m| m.shard.map_or(loose, |(split, _)| split))
+                .collect(),
+            groups,
+        }
+    }
+}
+
 /// The statistics of every group, and the files that could not be read.
 pub struct Outcome {
     pub groups: Vec<(String, Stats)>,

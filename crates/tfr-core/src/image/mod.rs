@@ -6,12 +6,21 @@
 //! Decoding is a pure function ([`decode_image`]) so tests can check that a CIFAR-style record
 //! comes out the right way round; encoded images are decoded with [`Limits`] so a hostile header
 //! cannot make a viewer allocate gigabytes, and a broken image yields a reason, not an error.
-//! Drawing the pixels is the front end's business.
+//! Drawing the pixels is the front end's business; what is drawn over them (boxes, class names,
+//! keypoints) is [`overlay`]'s, which images a record holds is [`found`]'s, and whether each
+//! decodes completely is [`check`]'s.
+
+pub mod check;
+pub mod draw;
+pub mod font;
+pub mod found;
+pub mod overlay;
 
 use std::io::Cursor;
 
 use image::{DynamicImage, ImageFormat, ImageReader, Limits, Rgb, RgbImage};
 
+use crate::payload::looks_like_text;
 use crate::words::plural;
 
 /// The encoded image formats recognised by magic bytes.
@@ -146,14 +155,19 @@ impl RawShape {
     }
 }
 
-/// The raw pixel shape of `len` bytes: from a declared (height, width, channels) when it matches,
-/// otherwise from well-known sizes (MNIST 28x28, CIFAR-10 32x32x3 channel-first).
+/// Fewer pixels than this are no plausible raw image: three bytes beside a declared 1x1x3 shape
+/// are the text `"png"`, not a pixel.
+pub const MIN_RAW_PIXELS: u64 = 16;
+
+/// The raw pixel shape of `len` bytes: from a declared (height, width, channels) when it matches
+/// and makes at least [`MIN_RAW_PIXELS`] pixels, otherwise from well-known sizes (MNIST 28x28,
+/// CIFAR-10 32x32x3 channel-first).
 pub fn raw_shape(len: usize, declared: Option<(u32, u32, u32)>) -> Option<RawShape> {
     if let Some((height, width, channels)) = declared {
-        let expected = u64::from(height)
-            .checked_mul(u64::from(width))
-            .and_then(|n| n.checked_mul(u64::from(channels)));
-        if expected == Some(len as u64) && matches!(channels, 1 | 3 | 4) {
+        let pixels = u64::from(height).checked_mul(u64::from(width));
+        let expected = pixels.and_then(|n| n.checked_mul(u64::from(channels)));
+        let plausible = pixels.is_some_and(|p| p >= MIN_RAW_PIXELS);
+        if expected == Some(len as u64) && plausible && matches!(channels, 1 | 3 | 4) {
             return Some(RawShape {
                 height,
                 width,
@@ -193,9 +207,11 @@ pub struct Picture {
     pub description: String,
 }
 
-/// Whether `bytes` look like an image (encoded, or raw pixels of a known or declared shape).
+/// Whether `bytes` look like an image: encoded, or raw pixels of a known or declared shape that
+/// do not read as text.
 pub fn is_image(bytes: &[u8], declared: Option<(u32, u32, u32)>) -> bool {
-    sniff_format(bytes).is_some() || raw_shape(bytes.len(), declared).is_some()
+    sniff_format(bytes).is_some()
+        || (raw_shape(bytes.len(), declared).is_some() && !looks_like_text(bytes))
 }
 
 /// Decodes `bytes` as an image: `None` when they are not one, `Some(Err(why))` when they look like
@@ -211,7 +227,7 @@ pub fn decode_image(
             description,
         }));
     }
-    let shape = raw_shape(bytes.len(), declared)?;
+    let shape = raw_shape(bytes.len(), declared).filter(|_| !looks_like_text(bytes))?;
     Some(
         raw_pixels(bytes, shape)
             .map(|pixels| Picture {

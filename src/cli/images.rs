@@ -1,0 +1,496 @@
+//! `images`: writes the images of chosen records as files, to look at them elsewhere.
+//!
+//! Files are named by input file, record and feature (`shard-00001.r17.image-encoded.jpg`, with
+//! `.s3` for step 3 of a feature list and `.v1` for a feature's second value). Encoded images are
+//! written as stored, byte for byte; raw pixel arrays (MNIST, CIFAR channel-first, declared
+//! uint8 shapes) as PNG; with `--boxes`, images that have boxes, class names or keypoints as PNGs
+//! with them drawn. `--sheet` adds one contact sheet of thumbnails labelled with record numbers.
+//!
+//! Every destination is checked before anything is written: an existing file is replaced only
+//! with `--force` (and only if it is a regular file), and each file is written atomically.
+
+use std::collections::HashSet;
+use std::io::{self, IsTerminal, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use ::image::{ImageEncoder, Rgb, RgbImage};
+use anyhow::Result;
+use clap::Args;
+
+use super::{Status, print_error, report_unusable};
+use crate::dataset::features::FeatureSpecs;
+use crate::escape::path_for_terminal;
+use crate::image::found::images_in;
+use crate::image::overlay::Overlay;
+use crate::image::{self, ImageHeader, font};
+use crate::input::{Input, OpenOptions};
+use crate::output::{OutputPolicy, write_atomically};
+use crate::words::plural;
+
+#[derive(Debug, Args)]
+pub struct ImagesArgs {
+    /// TFRecord files to take images from.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The directory to write into (made when missing).
+    #[arg(short = 'o', long = "out", value_name = "DIR", required = true)]
+    pub out: PathBuf,
+    /// Only record N (0-based, as `list` numbers frames).
+    #[arg(
+        short = 'n',
+        long = "record",
+        value_name = "N",
+        conflicts_with = "range"
+    )]
+    pub record: Option<usize>,
+    /// Records A..B (B excluded), A..=B, A.. or ..B.
+    #[arg(long, value_name = "A..B")]
+    pub range: Option<String>,
+    /// Draw boxes, class names and keypoints: images that have them are written as PNG.
+    #[arg(long)]
+    pub boxes: bool,
+    /// Also write `sheet.png`: thumbnails of every image, labelled with record numbers.
+    #[arg(long)]
+    pub sheet: bool,
+    /// Replace existing files of the same names.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// How one output file is made.
+enum Content {
+    /// The stored bytes, as they are.
+    Stored,
+    /// Pixels (raw, or with an overlay drawn) encoded as PNG.
+    Png {
+        shape: Option<(u32, u32, u32)>,
+        overlay: Option<Overlay>,
+    },
+}
+
+/// One image to write.
+struct Planned {
+    path: PathBuf,
+    /// The image's bytes in the input file.
+    bytes: Range<usize>,
+    content: Content,
+    /// For the sheet's label: input number and record.
+    file: usize,
+    record: usize,
+    what: String,
+}
+
+/// Thumbnail size and sheet layout.
+const THUMB: u32 = 96;
+const SHEET_COLUMNS: u32 = 8;
+const SHEET_MAX: usize = 1024;
+
+pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+    let range = match (args.record, &args.range) {
+        (Some(n), _) => (n, Some(n.saturating_add(1))),
+        (None, Some(text)) => match super::show::parse_range(text) {
+            Ok(range) => range,
+            Err(e) => return Ok(report_unusable(&e)),
+        },
+        (None, None) => (0, None),
+    };
+    if args.out.exists() && !args.out.is_dir() {
+        let message = format!("{}: not a directory", path_for_terminal(&args.out));
+        return Ok(report_unusable(&message));
+    }
+    let mut status = Status::Clean;
+    let mut inputs = Vec::new();
+    for path in &args.files {
+        match Input::open(path, open) {
+            Ok(input) => inputs.push(input),
+            Err(e) => status = status.max(report_unusable(&e)),
+        }
+    }
+    let mut names = HashSet::new();
+    let mut plan = Vec::new();
+    for (file, input) in inputs.iter_mut().enumerate() {
+        if let Some(n) = args.record {
+            if let Err(e) = input.frame(n) {
+                status = status.max(report_unusable(&e));
+                continue;
+            }
+        }
+        input.settle_all();
+        status = status.max(plan_file(args, input, file, range, &mut names, &mut plan));
+    }
+    let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+    let policy = OutputPolicy {
+        inputs: &paths,
+        replace_existing: args.force,
+        stdout_is_terminal: io::stdout().is_terminal(),
+    };
+    let sheet_path = args.out.join("sheet.png");
+    let targets = plan
+        .iter()
+        .map(|p| p.path.as_path())
+        .chain(args.sheet.then_some(sheet_path.as_path()));
+    for target in targets {
+        if let Err(e) = policy.check(target) {
+            print_error(&e);
+            if !args.force {
+                print_error(&"nothing written; --force replaces existing files");
+            }
+            return Ok(Status::Unusable);
+        }
+    }
+    if plan.is_empty() {
+        writeln!(out, "no images in the records chosen")?;
+        return Ok(status);
+    }
+    if let Err(e) = std::fs::create_dir_all(&args.out) {
+        let message = format!("{}: {e}", path_for_terminal(&args.out));
+        return Ok(report_unusable(&message));
+    }
+    let mut thumbs = Vec::new();
+    for item in &plan {
+        let Some(input) = inputs.get(item.file) else {
+            continue;
+        };
+        let bytes = input.data().get(item.bytes.clone()).unwrap_or_default();
+        let written = match &item.content {
+            Content::Stored => write_atomically(&item.path, &policy, |w| w.write_all(bytes)),
+            Content::Png { shape, overlay } => match pixels(bytes, *shape, overlay.as_ref()) {
+                Ok(pixels) => write_atomically(&item.path, &policy, |w| write_png(w, &pixels)),
+                Err(why) => {
+                    print_error(&format!("{}: {}: {why}", input.name(), item.what));
+                    status = status.max(Status::Damage);
+                    continue;
+                }
+            },
+        };
+        if let Err(e) = written {
+            return Ok(report_unusable(&e).max(status));
+        }
+        writeln!(out, "{}  {}", path_for_terminal(&item.path), item.what)?;
+        if args.sheet && thumbs.len() < SHEET_MAX {
+            let overlay = match &item.content {
+                Content::Png { overlay, .. } => overlay.as_ref(),
+                Content::Stored => None,
+            };
+            if let Ok(pixels) = pixels(bytes, shape_of(item), overlay) {
+                thumbs.push((label(item, inputs.len()), thumbnail(&pixels)));
+            }
+        }
+    }
+    if args.sheet {
+        let sheet = contact_sheet(&thumbs);
+        if let Err(e) = write_atomically(&sheet_path, &policy, |w| write_png(w, &sheet)) {
+            return Ok(report_unusable(&e).max(status));
+        }
+        let left = plan.len().saturating_sub(thumbs.len());
+        let more = if left > 0 {
+            format!(" ({left} not shown)")
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "{}  contact sheet of {}{more}",
+            path_for_terminal(&sheet_path),
+            plural(thumbs.len() as u64, "image")
+        )?;
+    }
+    writeln!(
+        out,
+        "{} written to {}",
+        plural(plan.len() as u64, "image"),
+        path_for_terminal(&args.out)
+    )?;
+    Ok(status)
+}
+
+fn shape_of(item: &Planned) -> Option<(u32, u32, u32)> {
+    match &item.content {
+        Content::Png { shape, .. } => *shape,
+        Content::Stored => None,
+    }
+}
+
+/// Plans the images of records `range` of `input` (input number `file`).
+fn plan_file(
+    args: &ImagesArgs,
+    input: &Input,
+    file: usize,
+    (start, end): (usize, Option<usize>),
+    names: &mut HashSet<PathBuf>,
+    plan: &mut Vec<Planned>,
+) -> Status {
+    let mut status = Status::Clean;
+    let data = input.data();
+    let decoder = input.decoder();
+    let specs = input
+        .source
+        .path()
+        .parent()
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .and_then(FeatureSpecs::load)
+        .and_then(Result::ok);
+    let stem = file_stem(input.source.path());
+    let end = end.unwrap_or(usize::MAX).min(input.index.len());
+    for record in start..end {
+        let Some(frame) = input.index.get(data, record) else {
+            break;
+        };
+        let payload = match frame.payload(data) {
+            Some(p) if frame.status.is_intact() => p,
+            _ => {
+                let problem = crate::damage::describe(&frame, data, input.is_last(record));
+                eprintln!("{}: record {record}: skipped: {problem}", input.name());
+                status = Status::Damage;
+                continue;
+            }
+        };
+        let base = frame
+            .payload_range()
+            .map(Range::<u64>::from)
+            .and_then(|r| usize::try_from(r.start).ok())
+            .unwrap_or(0);
+        let decoded = decoder.decode(payload);
+        let view = decoded.view(payload, decoder.table());
+        let found = images_in(&view, specs.as_ref());
+        for image in &found.images {
+            let overlay = found.overlay_of(image).filter(|_| args.boxes).cloned();
+            let header = ImageHeader::read(image.bytes);
+            let (ext, content, what) = match (header, overlay) {
+                (_, Some(overlay)) => (
+                    "png",
+                    Content::Png {
+                        shape: found.shape,
+                        overlay: Some(overlay.clone()),
+                    },
+                    format!(
+                        "{} with {}",
+                        describe(image.bytes, found.shape),
+                        marks(&overlay)
+                    ),
+                ),
+                (Some(h), None) => (
+                    extension(h.format),
+                    Content::Stored,
+                    format!("{h}, as stored"),
+                ),
+                (None, None) => (
+                    "png",
+                    Content::Png {
+                        shape: found.shape,
+                        overlay: None,
+                    },
+                    describe(image.bytes, found.shape),
+                ),
+            };
+            let mut name = format!("{stem}.r{record}.{}", sanitise(image.key, &image.name));
+            if let Some(step) = image.step {
+                name.push_str(&format!(".s{step}"));
+            }
+            if image.value > 0 {
+                name.push_str(&format!(".v{}", image.value));
+            }
+            let path = unique(&args.out, &name, ext, names);
+            plan.push(Planned {
+                path,
+                bytes: base + image.span.start..base + image.span.end,
+                content,
+                file,
+                record,
+                what: format!("record {record} {}: {what}", image.name),
+            });
+        }
+    }
+    status
+}
+
+/// `JPEG 160x120` or `raw 28x28x1 uint8 grayscale`.
+fn describe(bytes: &[u8], shape: Option<(u32, u32, u32)>) -> String {
+    match (
+        ImageHeader::read(bytes),
+        image::raw_shape(bytes.len(), shape),
+    ) {
+        (Some(h), _) => h.to_string(),
+        (None, Some(raw)) => format!("raw {}", raw.describe()),
+        (None, None) => plural(bytes.len() as u64, "byte"),
+    }
+}
+
+/// `2 boxes (person, tree)`.
+fn marks(overlay: &Overlay) -> String {
+    let mut parts = Vec::new();
+    if !overlay.boxes.is_empty() {
+        let n = overlay.boxes.len();
+        parts.push(format!("{n} {}", if n == 1 { "box" } else { "boxes" }));
+    }
+    if !overlay.points.is_empty() {
+        parts.push(plural(overlay.points.len() as u64, "keypoint"));
+    }
+    if !overlay.masks.is_empty() {
+        parts.push(plural(overlay.masks.len() as u64, "mask"));
+    }
+    let classes: Vec<&str> = overlay.classes.iter().map(|c| c.name.as_str()).collect();
+    format!("{} ({})", parts.join(" and "), classes.join(", "))
+}
+
+fn extension(format: &str) -> &'static str {
+    match format {
+        "JPEG" => "jpg",
+        "PNG" => "png",
+        "GIF" => "gif",
+        "BMP" => "bmp",
+        "WebP" => "webp",
+        _ => "img",
+    }
+}
+
+/// The input's name without a `.tfrecord`-like extension.
+fn file_stem(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "input".into());
+    let stem = [".tfrecords", ".tfrecord", ".tfrec"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext))
+        .filter(|s| !s.is_empty())
+        .unwrap_or(&name);
+    sanitise(stem.as_bytes(), stem)
+}
+
+/// A name safe in a file name: letters, digits, `-`, `_` and `.` kept, `/` made `-`, the rest
+/// `_`; at most 80 characters.
+fn sanitise(key: &[u8], fallback: &str) -> String {
+    let source = if key.is_empty() {
+        fallback.as_bytes()
+    } else {
+        key
+    };
+    let mut out: String = source
+        .iter()
+        .take(80)
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => char::from(*b),
+            b'/' => '-',
+            _ => '_',
+        })
+        .collect();
+    if out.starts_with('.') || out.is_empty() {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// `dir/name.ext`, or `dir/name-2.ext` (and so on) when this run already writes that name.
+fn unique(dir: &Path, name: &str, ext: &str, names: &mut HashSet<PathBuf>) -> PathBuf {
+    let mut path = dir.join(format!("{name}.{ext}"));
+    let mut n = 2;
+    while names.contains(&path) {
+        path = dir.join(format!("{name}-{n}.{ext}"));
+        n += 1;
+    }
+    names.insert(path.clone());
+    path
+}
+
+/// The image's pixels, with `overlay` drawn.
+fn pixels(
+    bytes: &[u8],
+    shape: Option<(u32, u32, u32)>,
+    overlay: Option<&Overlay>,
+) -> Result<RgbImage, String> {
+    let picture = image::decode_image(bytes, shape).ok_or("not an image")??;
+    let mut pixels = picture.pixels;
+    if let Some(overlay) = overlay {
+        overlay.draw(&mut pixels);
+    }
+    Ok(pixels)
+}
+
+fn write_png(w: &mut dyn Write, pixels: &RgbImage) -> io::Result<()> {
+    ::image::codecs::png::PngEncoder::new(w)
+        .write_image(
+            pixels.as_raw(),
+            pixels.width(),
+            pixels.height(),
+            ::image::ExtendedColorType::Rgb8,
+        )
+        .map_err(io::Error::other)
+}
+
+/// `r17`, or `2:r17` when several files are read.
+fn label(item: &Planned, files: usize) -> String {
+    if files > 1 {
+        format!("{}:r{}", item.file + 1, item.record)
+    } else {
+        format!("r{}", item.record)
+    }
+}
+
+/// The image scaled to fit [`THUMB`] x [`THUMB`].
+fn thumbnail(pixels: &RgbImage) -> RgbImage {
+    let (w, h) = pixels.dimensions();
+    let scale = f64::from(THUMB) / f64::from(w.max(h).max(1));
+    let tw = ((f64::from(w) * scale).round() as u32).clamp(1, THUMB);
+    let th = ((f64::from(h) * scale).round() as u32).clamp(1, THUMB);
+    ::image::imageops::thumbnail(pixels, tw, th)
+}
+
+/// Thumbnails on a grid, each over its label.
+fn contact_sheet(thumbs: &[(String, RgbImage)]) -> RgbImage {
+    let cell_w = THUMB + 8;
+    let cell_h = THUMB + font::GLYPH_H * 2 + 10;
+    let columns = (thumbs.len() as u32).clamp(1, SHEET_COLUMNS);
+    let rows = (thumbs.len() as u32).div_ceil(columns).max(1);
+    let mut sheet = RgbImage::from_pixel(columns * cell_w, rows * cell_h, Rgb([32, 32, 32]));
+    for (i, (text, thumb)) in thumbs.iter().enumerate() {
+        let (col, row) = (i as u32 % columns, i as u32 / columns);
+        let (x, y) = (col * cell_w + 4, row * cell_h + 4);
+        let dx = (THUMB - thumb.width()) / 2;
+        let dy = (THUMB - thumb.height()) / 2;
+        ::image::imageops::replace(&mut sheet, thumb, i64::from(x + dx), i64::from(y + dy));
+        font::write_text(
+            &mut sheet,
+            (x, y + THUMB + 3),
+            text,
+            2,
+            Rgb([255, 255, 255]),
+        );
+    }
+    sheet
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_safe_file_names() {
+        assert_eq!(sanitise(b"image/encoded", ""), "image-encoded");
+        assert_eq!(sanitise(b"../../etc", ""), "_..-..-etc");
+        assert_eq!(sanitise(b"a\x1b[2Jb", ""), "a__2Jb");
+        assert_eq!(sanitise(b"", "fallback name"), "fallback_name");
+        assert_eq!(
+            file_stem(Path::new("d/shard-00001.tfrecord")),
+            "shard-00001"
+        );
+        assert_eq!(
+            file_stem(Path::new("train.record-00000-of-00001")),
+            "train.record-00000-of-00001"
+        );
+        let mut names = HashSet::new();
+        let a = unique(Path::new("o"), "x", "png", &mut names);
+        let b = unique(Path::new("o"), "x", "png", &mut names);
+        assert_eq!(
+            (a, b),
+            (PathBuf::from("o/x.png"), PathBuf::from("o/x-2.png"))
+        );
+    }
+}

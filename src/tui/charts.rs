@@ -1,0 +1,188 @@
+//! TensorBoard's two plots, for event files: a scalar tag as a line over the steps of the file,
+//! and a histogram as bars. Built from the core's event readings; drawn in the preview pane
+//! when the record holds no image.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::Span;
+use ratatui::widgets::{Axis, Bar, BarChart, BarGroup, Block, Chart, Dataset, GraphType, Widget};
+
+use crate::escape::bytes_for_terminal;
+use crate::event::{self, Bucket};
+use crate::input::Input;
+use crate::payload::EVENT;
+
+/// Records read for a scalar's series: a longer file plots its first ones, and says so.
+pub const SERIES_RECORDS: usize = 50_000;
+
+/// What the preview pane plots for an event record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plot {
+    /// A scalar tag's values over the steps of the file, and the selected record's step.
+    Scalars {
+        tag: String,
+        points: Vec<(f64, f64)>,
+        step: f64,
+        /// Whether the file has records after those read.
+        partial: bool,
+    },
+    /// The selected record's histogram.
+    Histogram { tag: String, buckets: Vec<Bucket> },
+}
+
+/// The plot for record `record` of `input`, when it is an event with a scalar or a histogram.
+pub fn plot_for(input: &Input, record: usize) -> Option<Plot> {
+    let decoder = input.decoder();
+    let data = input.data();
+    let payload = input.index.get(data, record)?.payload(data)?;
+    let decoded = decoder.decode(payload);
+    if !decoded.kind.is(&EVENT) {
+        return None;
+    }
+    let typed = decoded.typed(payload, decoder.table())?;
+    if let Some((tag, _)) = event::scalars(&typed).first() {
+        let tag = tag.to_vec();
+        let step = event::step_of(&typed) as f64;
+        let (points, partial) = series(input, &tag);
+        return Some(Plot::Scalars {
+            tag: bytes_for_terminal(&tag).into_owned(),
+            points,
+            step,
+            partial,
+        });
+    }
+    let (tag, buckets) = event::histograms(&typed).into_iter().next()?;
+    Some(Plot::Histogram {
+        tag: bytes_for_terminal(tag).into_owned(),
+        buckets,
+    })
+}
+
+/// `(step, value)` of every scalar tagged `tag` in the file's first [`SERIES_RECORDS`] records.
+fn series(input: &Input, tag: &[u8]) -> (Vec<(f64, f64)>, bool) {
+    let decoder = input.decoder();
+    let data = input.data();
+    let mut points = Vec::new();
+    let frames = input.index.frames(data);
+    let mut read = 0;
+    for frame in frames.take(SERIES_RECORDS) {
+        read += 1;
+        let Some(payload) = frame.payload(data).filter(|_| frame.status.is_intact()) else {
+            continue;
+        };
+        let decoded = decoder.decode(payload);
+        let Some(typed) = decoded.typed(payload, decoder.table()) else {
+            continue;
+        };
+        let step = event::step_of(&typed) as f64;
+        for (t, value) in event::scalars(&typed) {
+            if t == tag && value.is_finite() {
+                points.push((step, value));
+            }
+        }
+    }
+    (points, read < input.index.len())
+}
+
+/// Draws `plot` in `rect`.
+pub fn render(plot: &Plot, rect: Rect, buf: &mut Buffer) {
+    match plot {
+        Plot::Scalars {
+            tag,
+            points,
+            step,
+            partial,
+        } => render_scalars(tag, points, *step, *partial, rect, buf),
+        Plot::Histogram { tag, buckets } => render_histogram(tag, buckets, rect, buf),
+    }
+}
+
+fn render_scalars(
+    tag: &str,
+    points: &[(f64, f64)],
+    step: f64,
+    partial: bool,
+    rect: Rect,
+    buf: &mut Buffer,
+) {
+    let bounds = |values: &mut dyn Iterator<Item = f64>| {
+        let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        });
+        if lo.is_finite() && hi > lo {
+            [lo, hi]
+        } else if lo.is_finite() {
+            [lo - 1.0, lo + 1.0]
+        } else {
+            [0.0, 1.0]
+        }
+    };
+    let x = bounds(&mut points.iter().map(|p| p.0));
+    let y = bounds(&mut points.iter().map(|p| p.1));
+    let here: Vec<(f64, f64)> = points.iter().filter(|p| p.0 == step).copied().collect();
+    let label = |v: f64| Span::raw(crate::pyfmt::repr_f64(v));
+    let more = if partial {
+        format!(", first {SERIES_RECORDS} records")
+    } else {
+        String::new()
+    };
+    let title = format!(" scalar {tag} · {} points over steps{more} ", points.len());
+    let chart = Chart::new(vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(Color::Cyan))
+            .data(points),
+        Dataset::default()
+            .marker(Marker::Block)
+            .graph_type(GraphType::Scatter)
+            .style(Style::default().fg(Color::Yellow))
+            .data(&here),
+    ])
+    .block(
+        Block::bordered()
+            .title(title)
+            .border_style(Style::default().fg(Color::DarkGray)),
+    )
+    .x_axis(Axis::default().bounds(x).labels([label(x[0]), label(x[1])]))
+    .y_axis(Axis::default().bounds(y).labels([label(y[0]), label(y[1])]));
+    chart.render(rect, buf);
+}
+
+fn render_histogram(tag: &str, buckets: &[Bucket], rect: Rect, buf: &mut Buffer) {
+    let (lo, hi) = match (buckets.first(), buckets.last()) {
+        (Some(first), Some(last)) => (first.left, last.right),
+        _ => (0.0, 0.0),
+    };
+    let title = format!(
+        " histogram {tag} · {} buckets, {} .. {} ",
+        buckets.len(),
+        crate::pyfmt::repr_f64(lo),
+        crate::pyfmt::repr_f64(hi)
+    );
+    // Counts may be fractional (TF2 interpolates); bars are drawn to a thousandth.
+    let bars: Vec<Bar> = buckets
+        .iter()
+        .map(|b| {
+            Bar::default()
+                .value((b.count.max(0.0) * 1000.0).round() as u64)
+                .text_value(String::new())
+        })
+        .collect();
+    let block = Block::bordered()
+        .title(title)
+        .border_style(Style::default().fg(Color::DarkGray));
+    let inner_width = block.inner(rect).width.max(1);
+    let count = u16::try_from(buckets.len().max(1)).unwrap_or(u16::MAX);
+    let width = (inner_width / count).clamp(1, 3);
+    let gap = u16::from(width > 1);
+    BarChart::default()
+        .block(block)
+        .data(BarGroup::default().bars(&bars))
+        .bar_width(width.saturating_sub(gap).max(1))
+        .bar_gap(gap)
+        .bar_style(Style::default().fg(Color::Magenta))
+        .render(rect, buf);
+}
