@@ -4,12 +4,22 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
-use tfr_inspect::cli::{self, Cli, Command, DecodeArgs, Status};
+use tfr_inspect::cli::{self, Command, DecodeArgs, Status};
 use tfr_inspect::tui;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = match cli::argv::parse(std::env::args_os().collect()) {
+        cli::argv::Parsed::Run(cli) => cli,
+        cli::argv::Parsed::Typo(message) => {
+            cli::print_error(&message);
+            return ExitCode::from(Status::Unusable as u8);
+        }
+    };
+    if let Err(message) = cli::argv::settle(&mut cli) {
+        cli::print_error(&message);
+        return ExitCode::from(Status::Unusable as u8);
+    }
+    cli::set_color_choice(cli.color);
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = match &cli.command {
@@ -30,7 +40,9 @@ fn main() -> ExitCode {
                 }
                 return exit(Ok(Status::Unusable));
             }
-            return exit(inspect(&files, &dataset.errors, &cli.decode));
+            // The inspector draws on a terminal: only `--color never` or NO_COLOR take colour away.
+            let colour = cli.color.colours(true);
+            return exit(inspect(&files, &dataset.errors, &cli.decode, colour));
         }
         None => {
             // Not a terminal: behave like `list` so pipelines get plain text.
@@ -53,8 +65,13 @@ fn main() -> ExitCode {
 }
 
 /// Runs the inspector with the options the arguments resolve to.
-fn inspect(files: &[PathBuf], unopened: &[String], decode: &DecodeArgs) -> anyhow::Result<Status> {
-    tui::run(files, unopened, &decode.open_options()?)
+fn inspect(
+    files: &[PathBuf],
+    unopened: &[String],
+    decode: &DecodeArgs,
+    colour: bool,
+) -> anyhow::Result<Status> {
+    tui::run(files, unopened, &decode.open_options()?, colour)
 }
 
 fn exit(result: anyhow::Result<Status>) -> ExitCode {

@@ -223,6 +223,7 @@ fn hex_checks_the_record_number_before_decoding_anything() {
         file: path.clone(),
         record: 1,
         full: false,
+        json: false,
         teach: Default::default(),
     };
     let mut out = Vec::new();

@@ -77,6 +77,15 @@ impl Session {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The screen with its SGR attributes (`capture-pane -e`).
+    fn screen_with_attributes(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-e", "-t", &self.name])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Waits until the screen satisfies `ok`, failing with the screen after a while.
     fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
@@ -294,11 +303,12 @@ fn a_record_of_a_million_features_never_keeps_q_waiting() {
     ));
     tmux.keys(&["Enter"]);
     // As soon as the inspector is up, the tree shows the decoding under way or its result.
-    let screen = tmux.wait_text("frames · ");
-    assert!(
-        screen.contains("decoding record 0") || screen.contains("1000000 features"),
-        "{screen}"
-    );
+    // (A screen is read back whole only once drawn whole: under load tmux may show a redraw
+    // half done, so the wait is for everything checked.)
+    tmux.wait_for("the tree of record 0", |s| {
+        s.contains("frames · ")
+            && (s.contains("decoding record 0") || s.contains("1000000 features"))
+    });
     tmux.text("q");
     let asked = Instant::now();
     let screen = tmux.wait_text("inspector-exited-0");
@@ -366,7 +376,10 @@ fn step_mode_and_the_quiz_in_tmux() {
     tmux.text("o0");
     tmux.keys(&["Enter"]);
     tmux.text("s...");
-    let screen = tmux.wait_text("length at payload 0x1, file 13: e8 06");
+    let screen = tmux.wait_for("step mode on e8 06", |s| {
+        s.contains("length at payload 0x1, file 13: e8 06")
+            && s.contains("@13 13..15 length e8 06 · byte 1 of 2")
+    });
     assert!(screen.contains(" step · "), "{screen}");
     assert!(screen.contains("groups 1101000, 0000110"), "{screen}");
     assert!(
@@ -396,4 +409,88 @@ fn step_mode_and_the_quiz_in_tmux() {
     tmux.wait_text("quiz over: 1 of 2 right");
     tmux.text("q");
     tmux.wait_text("inspector-exited-0");
+}
+
+/// The parameters of every SGR sequence (`ESC [ ... m`) in `screen`.
+fn sgr_parameters(screen: &str) -> Vec<String> {
+    screen
+        .split("\x1b[")
+        .skip(1)
+        .filter_map(|rest| {
+            let end = rest.find(|c: char| !(c.is_ascii_digit() || c == ';'))?;
+            (rest[end..].starts_with('m')).then(|| rest[..end].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn under_no_color_the_selected_row_is_drawn_in_reverse_video_without_colour() {
+    let Some(tmux) = Session::start(120, 40) else {
+        return;
+    };
+    tmux.wait_text("shell$");
+    tmux.text(&format!("NO_COLOR=1 {BIN} {DAMAGED}"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("record 0 · 200 records (0..199)");
+    let screen = tmux.screen_with_attributes();
+    // The selected frame, record 0, is the first row of the frame list, reversed.
+    let row = screen
+        .lines()
+        .find(|l| l.contains("      0             0"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let before = &row[..row.find("      0             0").unwrap()];
+    let last = sgr_parameters(before).pop().unwrap_or_default();
+    assert!(
+        last.split(';').any(|p| p == "7"),
+        "the selected row is reverse video: {row:?}"
+    );
+    // No colour anywhere: no foreground or background colour parameter.
+    for params in sgr_parameters(&screen) {
+        for p in params.split(';') {
+            let n: u32 = p.parse().unwrap_or(0);
+            assert!(
+                !matches!(n, 30..=38 | 40..=48 | 90..=97 | 100..=107),
+                "colour {params:?} under NO_COLOR:\n{screen}"
+            );
+        }
+    }
+    tmux.text("q");
+    tmux.wait_text("shell$");
+}
+
+#[test]
+fn list_on_a_wide_terminal_names_every_feature_that_fits() {
+    let Some(tmux) = Session::start(200, 20) else {
+        return;
+    };
+    let images = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/images.tfrecord");
+    tmux.wait_text("shell$");
+    tmux.text(&format!(
+        "{BIN} list {images}; {BIN} list {images} | head -3"
+    ));
+    tmux.keys(&["Enter"]);
+    // Piped (the second command), the summary stays as scripts know it: four names, an ellipsis.
+    let screen = tmux.wait_text("image/depth, image/encoded, …");
+    assert!(
+        screen.contains("image/format, image/height, image/width"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_inspector_reads_a_dash_from_a_pipe_and_keys_from_the_terminal() {
+    let Some(tmux) = Session::start(120, 30) else {
+        return;
+    };
+    tmux.wait_text("shell$");
+    tmux.text(&format!(
+        "cat {DAMAGED} | {BIN} -; echo inspector-exited-$?"
+    ));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("record 0 · 200 records (0..199)");
+    assert!(screen.contains("frames · /dev/stdin"), "{screen}");
+    tmux.text("c");
+    tmux.wait_text("record 56 · 200 records");
+    tmux.text("q");
+    tmux.wait_text("inspector-exited-1");
 }

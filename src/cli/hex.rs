@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::palette::colour;
 use super::{Status, report_unusable};
 use crate::annotate::{Annotated, Role, Token};
 use crate::input::{Input, OpenOptions};
@@ -21,24 +22,77 @@ pub struct HexArgs {
     /// Print every byte of long values (16 per line) instead of eliding them.
     #[arg(long)]
     pub full: bool,
+    /// One JSON object: the frame, and every token with its offsets, role, bytes and meaning.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub teach: super::teach::TeachArgs,
+}
+
+/// A token role's name in `--json`.
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Frame => "frame",
+        Role::BadCrc => "bad_crc",
+        Role::Tag => "tag",
+        Role::Length => "length",
+        Role::Value => "value",
+        Role::Data => "data",
+        Role::Unparsed => "unparsed",
+    }
+}
+
+/// Every byte of `bytes` as two hex digits, without separators.
+fn hex_string(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// `hex --json`: the frame and its tokens, each with its file offsets (`start`, `end` excluded),
+/// nesting `depth`, `role`, `bytes` (hex) and `meaning` (the words of the text walkthrough).
+fn tokens_json(
+    file: &str,
+    frame: &crate::frame::Frame,
+    kind: &str,
+    data: &[u8],
+    annotated: &Annotated,
+) -> crate::jsonformat::Json {
+    use super::json_number as number;
+    use crate::jsonformat::Json;
+    let tokens = annotated
+        .tokens()
+        .map(|token| {
+            let bytes = usize::try_from(token.start)
+                .ok()
+                .zip(usize::try_from(token.end).ok())
+                .and_then(|(s, e)| data.get(s..e))
+                .unwrap_or_default();
+            Json::Object(vec![
+                ("start".into(), number(token.start)),
+                ("end".into(), number(token.end)),
+                ("depth".into(), number(token.depth)),
+                ("role".into(), Json::String(role_name(token.role).into())),
+                ("bytes".into(), Json::String(hex_string(bytes))),
+                ("meaning".into(), Json::String(annotated.meaning(&token))),
+            ])
+        })
+        .collect();
+    Json::Object(vec![
+        ("file".into(), Json::String(file.into())),
+        ("record".into(), number(frame.index)),
+        ("offset".into(), number(frame.offset)),
+        ("kind".into(), Json::String(kind.into())),
+        ("status".into(), Json::String(frame.status.name().into())),
+        ("tokens".into(), Json::Array(tokens)),
+    ])
 }
 
 /// Bytes shown in the hex column before a long token is elided.
 const SHOWN: usize = 10;
 const HEX_WIDTH: usize = SHOWN * 3 - 1;
-
-pub fn colour(role: Role) -> &'static str {
-    match role {
-        Role::Frame => "\x1b[34m",
-        Role::BadCrc | Role::Unparsed => "\x1b[1;31m",
-        Role::Tag => "\x1b[33m",
-        Role::Length => "\x1b[35m",
-        Role::Value => "\x1b[32m",
-        Role::Data => "\x1b[36m",
-    }
-}
 
 fn hex_pairs(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 3);
@@ -111,6 +165,12 @@ pub fn run(
     out: &mut impl Write,
     coloured: bool,
 ) -> Result<Status> {
+    if args.json && args.teach.is_set() {
+        super::print_error(
+            &"hex --json lists tokens; --explain, --notes, --radix, --offsets and --dump shape the text walkthrough only",
+        );
+        return Ok(Status::Unusable);
+    }
     let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
@@ -137,6 +197,20 @@ pub fn annotate_record(
         return Ok(report_unusable(&e));
     }
     let kind = decoded.as_ref().map_or("unreadable", |d| d.kind.name());
+    if args.json {
+        let annotated = Annotated::new(data, &frame, decoded.as_ref(), decoder.table());
+        let file = input.source.path().display().to_string();
+        let json = tokens_json(&file, &frame, kind, data, &annotated);
+        if let Err(e) = input.check_unchanged() {
+            return Ok(report_unusable(&e));
+        }
+        writeln!(out, "{}", json.to_string_sorted())?;
+        return Ok(if frame.status.is_intact() {
+            Status::Clean
+        } else {
+            Status::Damage
+        });
+    }
     writeln!(
         out,
         "{} record {}: frame at byte {}, {} ({})",

@@ -27,6 +27,20 @@ pub struct ListArgs {
     pub json: bool,
 }
 
+/// Where the summary column starts in a row of the table (after the split's column, if any).
+const SUMMARY_COLUMN: usize = 7 + 2 + 12 + 2 + 10 + 2 + 7 + 2 + 8 + 2 + 18 + 2;
+
+/// The terminal's width when stdout is one.
+fn terminal_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    crossterm::terminal::size()
+        .ok()
+        .map(|(w, _)| usize::from(w))
+}
+
 fn verdict(ok: Option<bool>) -> &'static str {
     match ok {
         Some(true) => "ok",
@@ -44,6 +58,8 @@ fn row_line(
     nested: Option<&NestedFrames>,
     split: Option<&(String, u64)>,
     json: bool,
+    coloured: bool,
+    width: Option<usize>,
 ) -> String {
     let split_record = split.map(|(name, first)| (name, first + row.frame.index as u64));
     if json {
@@ -63,7 +79,15 @@ fn row_line(
     let f = &row.frame;
     let kind = row.kind.as_ref().map_or(f.status.name(), |k| k.name());
     let length = f.declared_length.map_or("-".to_string(), |l| l.to_string());
-    format!(
+    // On a terminal, as many feature names as its width holds; in a pipe, the summary as is.
+    let summary = match width {
+        Some(width) => {
+            let lead = number.chars().count() + SUMMARY_COLUMN;
+            crate::summary::fitted_summary(row, width.saturating_sub(lead).max(20))
+        }
+        None => row.summary.clone(),
+    };
+    let line = format!(
         "{number}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  {}",
         f.index,
         f.offset,
@@ -71,13 +95,25 @@ fn row_line(
         verdict(f.status.length_crc_ok()),
         verdict(f.status.data_crc_ok()),
         kind,
-        row.summary
-    )
+        summary
+    );
+    if f.status.is_intact() {
+        line
+    } else {
+        super::paint(&line, "31", coloured)
+    }
 }
 
-pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+/// Lists `args.files`; damaged rows and counts are red when `coloured`.
+pub fn run(
+    args: &ListArgs,
+    open: &OpenOptions,
+    out: &mut impl Write,
+    coloured: bool,
+) -> Result<Status> {
     let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
     let files = run.paths();
+    let width = terminal_width();
     for (member, path) in files.iter().enumerate() {
         let split = run.first_record(member);
         let mut input = match Input::open(path, open) {
@@ -123,7 +159,15 @@ pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<
                 if let Some(nested) = &nested {
                     row.summary = format!("{}; {}", row.summary, nested.describe());
                 }
-                let line = row_line(&json_name, &row, nested.as_ref(), split.as_ref(), args.json);
+                let line = row_line(
+                    &json_name,
+                    &row,
+                    nested.as_ref(),
+                    split.as_ref(),
+                    args.json,
+                    coloured,
+                    width,
+                );
                 output.push_str(&line);
                 output.push('\n');
                 frame.status.is_intact()
@@ -146,8 +190,9 @@ pub fn run(args: &ListArgs, open: &OpenOptions, out: &mut impl Write) -> Result<
                 .unwrap_or_default();
             writeln!(
                 out,
-                "{name}: {compressed}{}, {intact} intact, {damaged} damaged, {}{}",
+                "{name}: {compressed}{}, {intact} intact, {}, {}{}",
                 plural(input.index.len() as u64, "frame"),
+                super::paint(&format!("{damaged} damaged"), "31", coloured && damaged > 0),
                 plural(input.source.len(), "byte"),
                 if compression.is_some() {
                     " decompressed"

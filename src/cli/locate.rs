@@ -125,6 +125,10 @@ pub fn run(args: &LocateArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             "{}",
             location_json(&name, &source, &loc).to_string_sorted()
         )?;
+    } else if loc.case == Case::PastEnd {
+        // Not an answer about this file but a mistake in the question: an error, on stderr.
+        let name = crate::escape::path_for_terminal(&args.file);
+        super::print_error(&format!("{name}: {}", loc.explanation));
     } else {
         let name = crate::escape::path_for_terminal(&args.file);
         if let Some(info) = source.compression() {

@@ -1,12 +1,15 @@
 //! The scriptable subcommands. Each takes its arguments and a writer, and returns the exit status,
 //! so tests can run them without a process.
 
+pub mod argv;
 pub mod dataset;
 pub mod hex;
 pub mod images;
 pub mod index;
 pub mod list;
 pub mod locate;
+pub mod palette;
+pub mod progress;
 pub mod quiz;
 pub mod records;
 pub mod salvage;
@@ -39,7 +42,8 @@ pub use crate::status::Status;
         With files and no subcommand, opens the interactive inspector (or prints `list` when\n\
         stdout is not a terminal). Record numbers are 0-based frame indices, as `list` shows them.\n\n\
         Exit status: 0 all intact, 1 damage found, 2 input unusable.",
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_help = "Examples:\n  tfr-inspect train.tfrecord                   the inspector\n  tfr-inspect verify data/                     check every shard of a dataset\n  tfr-inspect locate train.tfrecord 775087002  what TensorFlow's \"corrupted record at N\" is\n  tfr-inspect hex train.tfrecord -n 0          one record's bytes, explained"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -48,32 +52,115 @@ pub struct Cli {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub decode: DecodeArgs,
+    /// When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never. In the
+    /// inspector, `never` (or NO_COLOR) draws without colour and keeps the cursor in reverse video.
+    #[arg(
+        long,
+        value_name = "auto|always|never",
+        default_value = "auto",
+        global = true
+    )]
+    pub color: ColorChoice,
+}
+
+/// `--color`: when output is coloured.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    #[default]
+    Auto,
+    /// Always, even through a pipe (`hex --color always | less -R`).
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether NO_COLOR (set and not empty) asks for no colour.
+    fn no_color_env() -> bool {
+        std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+    }
+
+    /// Whether to colour what goes to a stream that is (`terminal`) or is not a terminal.
+    pub fn colours(self, terminal: bool) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => terminal && !Self::no_color_env(),
+        }
+    }
+}
+
+/// The `--color` choice of this run, set once by `main`.
+static COLOR_CHOICE: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
+
+/// Records the `--color` choice for [`use_colour`] (the first call wins).
+pub fn set_color_choice(choice: ColorChoice) {
+    let _ = COLOR_CHOICE.set(choice);
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// One line per frame: offset, length, CRC verdicts, payload kind and a summary.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect list train.tfrecord\n  tfr-inspect list 'shards/train-*' --json | head -3\n  tfr-inspect list data/ --color always | less -R"
+    )]
     List(list::ListArgs),
     /// Decoded records as a readable tree, protobuf text format, or canonical JSON.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect show train.tfrecord -n 0\n  tfr-inspect show train.tfrecord --range 10..20 --format text\n  tfr-inspect show train.tfrecord --json > records.jsonl"
+    )]
     Show(show::ShowArgs),
     /// Annotated bytes of one frame: every tag, varint, length prefix and value, explained.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect hex train.tfrecord -n 3\n  tfr-inspect hex train.tfrecord --explain --radix hex --offsets payload\n  tfr-inspect hex train.tfrecord --color always | less -R"
+    )]
     Hex(hex::HexArgs),
     /// Check both CRCs of every frame and that the file ends on a frame boundary.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect verify train.tfrecord\n  tfr-inspect verify data/ --json\n  cat train.tfrecord | tfr-inspect verify -"
+    )]
     Verify(verify::VerifyArgs),
     /// Explain TensorFlow's "corrupted record at N" / "truncated record at N" for this file.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect locate train.tfrecord 775087002\n  tfr-inspect locate train.tfrecord 0x2e32bf9a --json"
+    )]
     Locate(locate::LocateArgs),
     /// Copy every intact record into a new TFRecord file that TensorFlow reads without error.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect salvage damaged.tfrecord -o recovered.tfrecord\n  tfr-inspect salvage damaged.tfrecord -o - > recovered.tfrecord"
+    )]
     Salvage(salvage::SalvageArgs),
     /// The record index `tfrecord2idx` writes (`offset length` per record), or `--check` an existing one.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect index train.tfrecord -o train.idx\n  tfr-inspect index --check train.tfrecord train.idx"
+    )]
     Index(index::IndexArgs),
     /// Per-feature statistics of a file, shard set or dataset, per split side by side.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect stats train.tfrecord\n  tfr-inspect stats data/ --json"
+    )]
     Stats(stats::StatsArgs),
     /// Quiz on one record: each tag, length and value with its meaning hidden, answered on
     /// standard input, checked, and derived when the answer is wrong.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect quiz train.tfrecord -n 0\n  tfr-inspect quiz train.tfrecord --from exercise --questions 5"
+    )]
     Quiz(quiz::QuizArgs),
     /// Write the images of chosen records as files: encoded ones as stored, raw pixels as PNG,
     /// `--boxes` with boxes and class names drawn.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect images train.tfrecord -o out/ -n 17\n  tfr-inspect images detection.record -o out/ --range 0..8 --boxes\n  tfr-inspect images train.tfrecord -o out/ --sheet"
+    )]
     Images(images::ImagesArgs),
+    /// A shell completion script: bash, zsh, fish or powershell.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect completions bash > ~/.local/share/bash-completion/completions/tfr-inspect\n  tfr-inspect completions zsh > ~/.zfunc/_tfr-inspect\n  tfr-inspect completions fish > ~/.config/fish/completions/tfr-inspect.fish"
+    )]
+    Completions(argv::CompletionsArgs),
+    /// The manual page, in roff.
+    #[command(after_help = "Examples:\n  tfr-inspect man > tfr-inspect.1 && man ./tfr-inspect.1")]
+    Man(argv::ManArgs),
 }
 
 /// How payloads are decoded (shared by every subcommand).
@@ -165,9 +252,22 @@ pub fn json_number(n: impl std::fmt::Display) -> crate::jsonformat::Json {
     crate::jsonformat::Json::Literal(n.to_string())
 }
 
-/// Whether to colour output written to stdout.
+/// Whether to colour output written to stdout, as `--color` and NO_COLOR say.
 pub fn use_colour() -> bool {
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+    COLOR_CHOICE
+        .get()
+        .copied()
+        .unwrap_or_default()
+        .colours(std::io::stdout().is_terminal())
+}
+
+/// Wraps `text` in the SGR sequence `sgr` (e.g. `"31"`, red) when `coloured`.
+pub fn paint(text: &str, sgr: &str, coloured: bool) -> String {
+    if coloured {
+        format!("\x1b[{sgr}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
 }
 
 /// Reports an input that could not be used (with the flag that helps, for a core error), and
@@ -196,15 +296,17 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
         Err(e) => return Ok(report_unusable(&e)),
     };
     match command {
-        Command::List(args) => list::run(args, &open, out),
+        Command::List(args) => list::run(args, &open, out, use_colour()),
         Command::Show(args) => show::run(args, &open, std::io::stdout().is_terminal(), out),
         Command::Hex(args) => hex::run(args, &open, out, use_colour()),
-        Command::Verify(args) => verify::run(args, &open, out),
+        Command::Verify(args) => verify::run(args, &open, out, use_colour()),
         Command::Locate(args) => locate::run(args, &open, out),
         Command::Salvage(args) => salvage::run(args, &open, out),
         Command::Index(args) => index::run(args, &open.read, out),
         Command::Stats(args) => stats::run(args, &open, out),
         Command::Images(args) => images::run(args, &open, out),
+        Command::Completions(args) => argv::completions(args, out),
+        Command::Man(args) => argv::man(args, out),
         Command::Quiz(args) => {
             let stdin = std::io::stdin();
             let mut answers = quiz::Answers {

@@ -115,6 +115,8 @@ pub fn render_in_order<M: Send>(
     mut emit: impl FnMut(&Input, M, &str) -> io::Result<()>,
 ) -> io::Result<Outcome> {
     let workers = input.worker_decoders();
+    // Long runs to a file or a pipe show their progress on stderr when it is a terminal.
+    let progress = super::progress::Progress::bytes("reading", input.source.len(), true);
     let mut next = start;
     // The batch being written out, and the one rendered meanwhile.
     let mut ready: Batch<M> = Batch {
@@ -133,6 +135,9 @@ pub fn render_in_order<M: Send>(
                 Ok(()) => Outcome::Done { next },
                 Err(e) => Outcome::Changed(e),
             });
+        }
+        if let Some(last) = ready.frames.last() {
+            progress.set(last.region().end.0);
         }
         // Outcome from the mapped bytes: if the file shrank meanwhile, some were zeros.
         if let Err(e) = input.check_unchanged() {

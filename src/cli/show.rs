@@ -43,6 +43,9 @@ pub struct ShowArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Tree)]
     pub format: Format,
+    /// One line of canonical JSON per record: `--format json`, as `--json` is in every command.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
     /// With the tree format: after each record, the encoding rules its bytes stretch (over-long
     /// varints, fields sent twice, merged messages, replaced oneof members, unknown fields…).
     #[arg(long)]
@@ -308,6 +311,7 @@ mod tests {
             record: Some(0),
             range: None,
             format: Format::Text,
+            json: false,
             notes: false,
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);

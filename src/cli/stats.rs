@@ -29,7 +29,12 @@ pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result
     if plan.files.is_empty() {
         return Ok(status.max(Status::Unusable));
     }
-    let outcome = run::compute(&plan, &open.decoder, &open.read);
+    let progress = super::progress::Progress::steps("summarising", 0, false);
+    let outcome = run::compute_observed(&plan, &open.decoder, &open.read, &|done, total| {
+        progress.set_total(total);
+        progress.set(done);
+    });
+    progress.finish();
     for (path, error) in &outcome.unreadable {
         status = status.max(report_unusable(&format!(
             "{}: {error}",

@@ -10,7 +10,7 @@ use std::io::Write;
 
 use clap::{Args, ValueEnum};
 
-use super::hex::colour;
+use super::palette::colour;
 use crate::annotate::{Annotated, Token};
 use crate::explain::number::hex_bytes;
 use crate::explain::{Explainer, Radix};

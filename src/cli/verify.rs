@@ -25,6 +25,7 @@ use anyhow::Result;
 use clap::Args;
 use rayon::prelude::*;
 
+use super::progress::Progress;
 use super::{Status, json_number as number, report_unusable};
 use crate::compress::{Compressed, IgnoredTail, StreamProblemKind};
 use crate::damage;
@@ -116,9 +117,10 @@ fn check(
     open: &OpenOptions,
     budget: ResyncBudget,
     images: bool,
+    progress: &Progress,
 ) -> Result<Report, Error> {
     let source = Source::open(path, &open.read)?;
-    let mut report = judge(&source, budget)?;
+    let mut report = judge(&source, budget, progress)?;
     if images {
         let index = FrameIndex::build_with(source.bytes(), budget);
         let found = crate::image::check::undecodable(source.bytes(), &index, &open.decoder);
@@ -142,10 +144,25 @@ fn check(
     Ok(report)
 }
 
+/// Bytes indexed between two progress reports.
+const PROGRESS_STEP: u64 = 64 << 20;
+
 /// Checks every frame of an opened input.
-fn judge(source: &Source, budget: ResyncBudget) -> Result<Report, Error> {
+fn judge(source: &Source, budget: ResyncBudget, progress: &Progress) -> Result<Report, Error> {
     let data = source.bytes();
-    let index = FrameIndex::build_parallel(data, budget);
+    progress.grow(source.len());
+    // The intact frames from the start on every core, then the rest frame by frame.
+    let mut index = FrameIndex::start_parallel(data, budget);
+    progress.advance(index.scanned());
+    let mut scanned = index.scanned();
+    loop {
+        let done = index.scan(data, PROGRESS_STEP);
+        progress.advance(index.scanned().saturating_sub(scanned));
+        scanned = index.scanned();
+        if done {
+            break;
+        }
+    }
     let count = index.len();
     let mut problems: Vec<Problem> = index
         .damaged_frames(data)
@@ -231,7 +248,13 @@ fn ignored_json(tail: &IgnoredTail) -> Json {
     ])
 }
 
-pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+/// Checks `args.files`; damage is red and an intact file's verdict green when `coloured`.
+pub fn run(
+    args: &VerifyArgs,
+    open: &OpenOptions,
+    out: &mut impl Write,
+    coloured: bool,
+) -> Result<Status> {
     let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
     let files = run.paths();
     let budget = if args.thorough {
@@ -239,10 +262,12 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
     } else {
         ResyncBudget::DEFAULT
     };
+    let progress = Progress::bytes("verifying", 0, false);
     let reports: Vec<Result<Report, Error>> = files
         .par_iter()
-        .map(|path| check(path, open, budget, args.images))
+        .map(|path| check(path, open, budget, args.images, &progress))
         .collect();
+    progress.finish();
     for (member, report) in reports.iter().enumerate() {
         if let (Some(tally), Ok(report)) = (run.tallies.get_mut(member), report) {
             *tally = Some(report.tally);
@@ -334,10 +359,21 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
                 match p.index {
                     Some(index) => writeln!(
                         out,
-                        "{name}: frame {index} at byte {}: {}",
-                        p.region.start, p.description
+                        "{name}: {}",
+                        super::paint(
+                            &format!(
+                                "frame {index} at byte {}: {}",
+                                p.region.start, p.description
+                            ),
+                            "31",
+                            coloured
+                        )
                     )?,
-                    None => writeln!(out, "{name}: {}", p.description)?,
+                    None => writeln!(
+                        out,
+                        "{name}: {}",
+                        super::paint(&p.description, "31", coloured)
+                    )?,
                 }
             }
             if let Some(tail) = report.compression.as_ref().and_then(|c| c.ignored.as_ref()) {
@@ -346,7 +382,11 @@ pub fn run(args: &VerifyArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             if let Some(note) = &report.unverified_note {
                 writeln!(out, "{name}: note: {note}; --thorough searches them")?;
             }
-            let verdict = if damaged == 0 { "OK" } else { "DAMAGED" };
+            let verdict = if damaged == 0 {
+                super::paint("OK", "32", coloured)
+            } else {
+                super::paint("DAMAGED", "1;31", coloured)
+            };
             let compressed = report
                 .compression
                 .as_ref()
@@ -400,11 +440,26 @@ mod tests {
         let path = dir.path().join("shard.tfrecord");
         std::fs::write(&path, &bytes).unwrap();
         let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
-        assert_eq!(judge(&source, ResyncBudget::DEFAULT).unwrap().frames, 4000);
+        assert_eq!(
+            judge(
+                &source,
+                ResyncBudget::DEFAULT,
+                &Progress::bytes("verifying", 0, false)
+            )
+            .unwrap()
+            .frames,
+            4000
+        );
 
         let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         file.set_len(1000).unwrap();
-        let err = judge(&source, ResyncBudget::DEFAULT).err().unwrap();
+        let err = judge(
+            &source,
+            ResyncBudget::DEFAULT,
+            &Progress::bytes("verifying", 0, false),
+        )
+        .err()
+        .unwrap();
         assert_eq!(
             err.to_string(),
             format!(

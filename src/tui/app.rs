@@ -140,6 +140,8 @@ pub struct App {
     pub rows: HashMap<usize, RowText>,
     pub prompt: Option<Prompt>,
     pub help: bool,
+    /// The whole-text overlay (`w`) is open.
+    pub details: bool,
     /// The last message for the status line.
     pub message: String,
     pub search: Option<String>,
@@ -211,6 +213,7 @@ impl App {
             rows: HashMap::new(),
             prompt: None,
             help: false,
+            details: false,
             message: String::new(),
             search: None,
             preview: None,
@@ -278,7 +281,7 @@ impl App {
     pub fn mode(&self) -> Mode {
         if self.prompt.is_some() {
             Mode::Prompt
-        } else if self.help {
+        } else if self.help || self.details {
             Mode::Help
         } else {
             Mode::Normal
@@ -368,6 +371,7 @@ impl App {
             Action::Quit => self.quit = true,
             Action::Cancel => self.cancel(),
             Action::Help => self.help = !self.help,
+            Action::Details => self.details = !self.details,
             Action::Resize { width, height } => self.screen = Rect::new(0, 0, width, height),
             Action::NextPane | Action::PrevPane => self.cycle_focus(action == Action::NextPane),
             Action::Prompt(_) | Action::Input(_) | Action::Backspace | Action::Submit => {
@@ -409,6 +413,7 @@ impl App {
             }
         } else if self.search_job.take().is_some() {
             self.message = "search stopped".into();
+        } else if std::mem::take(&mut self.details) {
         } else if self.stats.take().is_some() {
             // The statistics pane closes; a worker still computing finishes unheard.
         } else if !std::mem::take(&mut self.help) {
@@ -688,7 +693,11 @@ impl App {
             .unwrap_or(0);
         self.view.tree_top =
             scrolled(self.view.tree_top, at, tree_rows).min(visible.len().saturating_sub(1));
-        let cursor_row = self.view.cursor.saturating_sub(self.view.region.start) / ROW;
+        let cursor_row = self
+            .view
+            .cursor
+            .saturating_sub(super::hexview::row_base(self.view.region.start))
+            / ROW;
         self.view.hex_top = scrolled(
             self.view.hex_top as usize,
             cursor_row as usize,

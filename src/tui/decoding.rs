@@ -100,6 +100,7 @@ fn run(job: Job, progress: &Progress) -> Option<Done> {
     let row = RowText {
         kind: record.decoded.kind.name().to_string(),
         summary,
+        ..RowText::default()
     };
     let parts = Parts {
         own: &job.own,
@@ -152,5 +153,6 @@ pub fn placeholder_row(frame: &Frame) -> RowText {
             "{}, decoded when selected",
             crate::words::plural(len, "byte")
         ),
+        ..RowText::default()
     }
 }

@@ -17,10 +17,14 @@ use crate::input::Input;
 use crate::summary::describe_frame;
 
 /// What the list shows about a frame beyond what the index knows.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RowText {
     pub kind: String,
     pub summary: String,
+    /// The record's feature count and names, to list as many names as the pane's width holds
+    /// ([`crate::summary::fit_names`]); none for other rows, whose summary is shown as it is.
+    pub feature_count: Option<usize>,
+    pub feature_names: Vec<String>,
 }
 
 /// Describes frame `index` of `input` for the list (kind and one-line summary).
@@ -33,16 +37,60 @@ pub fn describe(input: &Input, frame: Frame) -> RowText {
     RowText {
         kind,
         summary: row.summary,
+        feature_count: row.feature_count,
+        feature_names: row.feature_names,
     }
 }
 
 /// The narrowest the kind column gets.
 pub const MIN_KIND_WIDTH: usize = 15;
 
-/// The header line of the list, aligned with rows whose kind column is `kind_width` wide.
-pub fn header(kind_width: usize) -> String {
+/// The widths of the list's columns: at least as wide as their usual values, and as wide as the
+/// widest value on screen (a 7-digit index keeps a space from the border, a length field holding
+/// 2^64 - 1 keeps the columns after it aligned).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Columns {
+    pub index: usize,
+    pub offset: usize,
+    pub length: usize,
+    pub kind: usize,
+}
+
+impl Default for Columns {
+    fn default() -> Columns {
+        Columns {
+            index: 7,
+            offset: 13,
+            length: 10,
+            kind: MIN_KIND_WIDTH,
+        }
+    }
+}
+
+impl Columns {
+    /// Widens the columns to hold one row's values (a leading space before the numbers).
+    pub fn fit(&mut self, index: usize, offset: u64, length: &str, kind: &str) {
+        self.index = self.index.max(digits(index as u64) + 1);
+        self.offset = self.offset.max(digits(offset) + 1);
+        self.length = self.length.max(length.chars().count() + 1);
+        self.kind = self.kind.max(kind.chars().count());
+    }
+}
+
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// The header line of the list, aligned with rows laid out in `columns`.
+pub fn header(columns: Columns) -> String {
+    let Columns {
+        index,
+        offset,
+        length,
+        kind,
+    } = columns;
     format!(
-        "{:>7} {:>13} {:>10} {:<4} {:<4} {:<kind_width$} summary",
+        "{:>index$} {:>offset$} {:>length$} {:<4} {:<4} {:<kind$} summary",
         "index", "offset", "length", "lcrc", "dcrc", "kind"
     )
 }
@@ -56,6 +104,13 @@ fn verdict(ok: Option<bool>) -> (&'static str, Style) {
         ),
         None => ("-", Style::default().fg(Color::DarkGray)),
     }
+}
+
+/// The length column's text: the declared length, or `-` when the header is unreadable.
+fn length_text(frame: &Frame) -> String {
+    frame
+        .declared_length
+        .map_or_else(|| "-".to_string(), |l| l.to_string())
 }
 
 /// The frame list for the visible rows.
@@ -84,17 +139,16 @@ impl Widget for FrameList<'_> {
             Some(row) => row.kind.clone(),
             None => frame.status.name().to_string(),
         };
-        // As wide as the longest kind on screen (`data_crc_mismatch`, a long message type name).
-        let kind_width = shown
-            .iter()
-            .map(|(_, i, f)| kind_of(*i, f).chars().count())
-            .max()
-            .unwrap_or(0)
-            .max(MIN_KIND_WIDTH);
+        // As wide as the widest value on screen (`data_crc_mismatch`, a long message type name,
+        // a length field of 2^64 - 1).
+        let mut columns = Columns::default();
+        for (_, i, f) in &shown {
+            columns.fit(*i, f.offset.0, &length_text(f), &kind_of(*i, f));
+        }
         buf.set_stringn(
             area.x,
             area.y,
-            header(kind_width),
+            header(columns),
             width,
             Style::default().add_modifier(Modifier::BOLD),
         );
@@ -104,7 +158,8 @@ impl Widget for FrameList<'_> {
                 Rect::new(area.x, area.y + line, area.width, 1),
                 i,
                 &frame,
-                (&kind, kind_width),
+                &kind,
+                columns,
                 buf,
             );
         }
@@ -119,10 +174,16 @@ impl FrameList<'_> {
         row: Rect,
         i: usize,
         frame: &Frame,
-        kind: (&str, usize),
+        kind: &str,
+        columns: Columns,
         buf: &mut Buffer,
     ) {
-        let (kind, kind_width) = kind;
+        let Columns {
+            index: index_width,
+            offset: offset_width,
+            length: length_width,
+            kind: kind_width,
+        } = columns;
         let y = row.y;
         let damaged = !frame.status.is_intact();
         let mut base = if damaged {
@@ -137,10 +198,11 @@ impl FrameList<'_> {
             }
             buf.set_style(row, base);
         }
-        let length = frame
-            .declared_length
-            .map_or_else(|| "-".to_string(), |l| l.to_string());
-        let lead = format!("{i:>7} {:>13} {length:>10} ", frame.offset.0);
+        let length = length_text(frame);
+        let lead = format!(
+            "{i:>index_width$} {:>offset_width$} {length:>length_width$} ",
+            frame.offset.0
+        );
         let (x, _) = buf.set_stringn(row.x, y, &lead, usize::from(row.width), base);
         let (lcrc, lstyle) = verdict(frame.status.length_crc_ok());
         let (dcrc, dstyle) = verdict(frame.status.data_crc_ok());
@@ -149,7 +211,6 @@ impl FrameList<'_> {
         let (x, _) = buf.set_stringn(x, y, lcrc, remaining(x), base.patch(lstyle));
         let dcrc = format!("{dcrc:<4} ");
         let (x, _) = buf.set_stringn(x, y, dcrc, remaining(x), base.patch(dstyle));
-        let summary = self.rows.get(&i).map_or("", |row| row.summary.as_str());
         let kind_style = if damaged {
             base.add_modifier(Modifier::BOLD)
         } else {
@@ -157,6 +218,15 @@ impl FrameList<'_> {
         };
         let kind = format!("{kind:<kind_width$} ");
         let (x, _) = buf.set_stringn(x, y, kind, remaining(x), kind_style);
+        // As many feature names as the row has room for.
+        let summary = self.rows.get(&i).map_or(String::new(), |text| {
+            crate::summary::fit_names(
+                &text.summary,
+                text.feature_count,
+                &text.feature_names,
+                remaining(x),
+            )
+        });
         buf.set_stringn(x, y, summary, remaining(x), base);
     }
 }

@@ -1,7 +1,8 @@
 //! The hex pane: a frame's bytes in rows of 16, coloured by the annotate token covering each byte.
 //!
-//! Rows start at the frame's first byte (so the header is always row 0) and only the rows on screen
-//! are formatted, which keeps a multi-gigabyte damaged region as cheap to show as a small record.
+//! Rows start at file offsets that are multiples of 16, as in every hex viewer (the frame's first
+//! row is the one holding its first byte; bytes of that row before the frame are left blank), and
+//! only the rows on screen are formatted, which keeps a multi-gigabyte damaged region as cheap to show as a small record.
 //! The selected tree node's bytes are highlighted and its ancestors shaded more faintly, the way
 //! ImHex and the Kaitai visualizer tie a structure to its bytes.
 
@@ -34,8 +35,13 @@ pub struct HexGeometry {
     pub area: Rect,
     /// The frame's bytes (its region: header through any skipped bytes).
     pub frame: Range<u64>,
-    /// First row shown, counted from the frame start.
+    /// First row shown, counted from the row holding the frame's first byte.
     pub top_row: u64,
+}
+
+/// The file offset of the row holding `offset`: rows start at multiples of [`ROW`].
+pub fn row_base(offset: u64) -> u64 {
+    offset - offset % ROW
 }
 
 impl HexGeometry {
@@ -54,11 +60,11 @@ impl HexGeometry {
 
     /// The bytes the rows on screen can show (cut at the frame's end).
     pub fn visible(&self) -> Range<u64> {
-        let start = (self.frame.start).saturating_add(self.top_row.saturating_mul(ROW));
-        let end = start
+        let first_row = row_base(self.frame.start).saturating_add(self.top_row.saturating_mul(ROW));
+        let end = first_row
             .saturating_add(self.rows().saturating_mul(ROW))
             .min(self.frame.end);
-        start..end
+        first_row.max(self.frame.start).min(end)..end
     }
 
     /// The file offset of the first byte on screen line `line`, when that line shows any byte.
@@ -70,7 +76,7 @@ impl HexGeometry {
             .top_row
             .checked_add(u64::from(line))?
             .checked_mul(ROW)?
-            .checked_add(self.frame.start)?;
+            .checked_add(row_base(self.frame.start))?;
         (start < self.frame.end).then_some(start)
     }
 
@@ -79,7 +85,7 @@ impl HexGeometry {
         if !self.frame.contains(&offset) {
             return None;
         }
-        let from_start = offset - self.frame.start;
+        let from_start = offset - row_base(self.frame.start);
         let line = (from_start / ROW).checked_sub(self.top_row)?;
         let line = u16::try_from(line).ok().filter(|l| *l < self.area.height)?;
         let column = u16::try_from(from_start % ROW).ok()?;
@@ -110,7 +116,7 @@ impl HexGeometry {
         let i = column_byte(at.x - self.area.x)?;
         let line = self.top_row.checked_add(u64::from(at.y - self.area.y))?;
         line.checked_mul(ROW)?
-            .checked_add(self.frame.start)?
+            .checked_add(row_base(self.frame.start))?
             .checked_add(u64::from(i))
     }
 }
@@ -203,7 +209,7 @@ pub struct HexPane<'a> {
     /// The frame's bytes (its region: header through any skipped bytes).
     pub frame: Range<u64>,
     pub cursor: u64,
-    /// First row shown (rows counted from the frame start).
+    /// First row shown (rows counted from the row holding the frame's first byte).
     pub top_row: u64,
     pub selected: &'a [Range<u64>],
     pub ancestors: &'a [Range<u64>],
@@ -262,7 +268,8 @@ impl Widget for HexPane<'_> {
                 usize::from(area.width),
                 dim,
             );
-            for offset in start..start.saturating_add(ROW).min(self.frame.end) {
+            let first = start.max(self.frame.start);
+            for offset in first..start.saturating_add(ROW).min(self.frame.end) {
                 let Some(byte) = usize::try_from(offset).ok().and_then(|o| self.data.get(o)) else {
                     break;
                 };
@@ -357,6 +364,41 @@ mod tests {
             );
             assert!(drawn.0 > 0);
         }
+    }
+
+    #[test]
+    fn rows_start_at_multiples_of_sixteen_and_the_frame_starts_mid_row() {
+        let data: Vec<u8> = (0..=255u8).cycle().take(400).collect();
+        let area = Rect::new(0, 0, ROW_WIDTH, 4);
+        let geometry = HexGeometry::new(area, 303..400, 0);
+        assert_eq!(geometry.row_start(0), Some(288));
+        assert_eq!(geometry.row_start(1), Some(304));
+        assert_eq!(geometry.visible(), 303..352);
+        assert_eq!(
+            geometry.hex_cell(303),
+            Some(Position::new(hex_column(15), 0))
+        );
+        assert_eq!(geometry.hex_cell(304), Some(Position::new(HEX_X, 1)));
+        let mut buf = Buffer::empty(area);
+        HexPane {
+            data: &data,
+            tokens: &[],
+            frame: 303..400,
+            cursor: u64::MAX,
+            top_row: 0,
+            selected: &[],
+            ancestors: &[],
+            focused: false,
+        }
+        .render(area, &mut buf);
+        let row: String = (0..area.width)
+            .map(|x| symbol(&buf, Position::new(x, 0)))
+            .collect();
+        // Bytes 288..303 belong to the frame before: blank.
+        assert!(
+            row.starts_with(&format!("{:>10}{}2f", 288, " ".repeat(2 + 15 * 3 + 1))),
+            "{row:?}"
+        );
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub enum Action {
     NextPane,
     PrevPane,
     Help,
+    /// Open or close the whole-text overlay.
+    Details,
     Prompt(PromptKind),
     Input(char),
     Backspace,
@@ -380,6 +382,10 @@ pub const KEYS: &[Binding] = &[
             on(Input::Click, Action::Click { column: 0, row: 0 }),
         ]],
         what: "wheel scrolls the pane under it, click selects",
+    },
+    Binding {
+        keys: &[&[ch('w', Action::Details).also_in_help()]],
+        what: "whole text: the frame's summary, the node, the byte's explanation and the status, wrapped",
     },
     Binding {
         keys: &[&[ch('?', Action::Help).also_in_help()]],

@@ -10,6 +10,9 @@ use super::hexview::ROW_WIDTH;
 /// Smallest usable screen; below it only a message is drawn.
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 12;
+/// Narrowest screen on which the tree sits beside the hex pane, each with room to be read; below
+/// it they are stacked.
+pub const SIDE_BY_SIDE_WIDTH: u16 = ROW_WIDTH + 2 + 40;
 
 /// The outer rectangles (with borders) of every pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,25 +62,57 @@ pub fn panes(area: Rect, preview: bool, notices: u16) -> Panes {
     let list = Rect::new(area.x, area.y, area.width, list_height);
     let main_y = area.y + list_height;
     let main_height = body_height - list_height;
-    let hex_width = (ROW_WIDTH + 2)
-        .min(area.width.saturating_sub(24))
-        .max(area.width / 2);
-    let tree_width = area.width.saturating_sub(hex_width);
-    let hex = Rect::new(area.x + tree_width, main_y, hex_width, main_height);
-    let (tree, preview) = if preview && main_height >= 10 {
+    let (tree_area, hex) = if area.width >= SIDE_BY_SIDE_WIDTH {
+        // Wide: the tree beside a hex pane that shows whole rows.
+        let hex_width = ROW_WIDTH + 2;
+        let tree_width = area.width - hex_width;
+        (
+            Rect::new(area.x, main_y, tree_width, main_height),
+            Rect::new(area.x + tree_width, main_y, hex_width, main_height),
+        )
+    } else {
+        // Narrow (80 columns): the tree above the hex pane, both the screen's width, so tree
+        // labels are not cut to a few letters and hex rows keep all 16 bytes and their text.
+        let tree_height = main_height / 2;
+        (
+            Rect::new(area.x, main_y, area.width, tree_height),
+            Rect::new(
+                area.x,
+                main_y + tree_height,
+                area.width,
+                main_height - tree_height,
+            ),
+        )
+    };
+    let (tree, preview) = if !preview {
+        (tree_area, None)
+    } else if area.width >= SIDE_BY_SIDE_WIDTH && main_height >= 10 {
         let preview_height = (main_height * 55 / 100).clamp(8, 22);
         let tree_height = main_height - preview_height;
         (
-            Rect::new(area.x, main_y, tree_width, tree_height),
+            Rect::new(area.x, main_y, tree_area.width, tree_height),
             Some(Rect::new(
                 area.x,
                 main_y + tree_height,
-                tree_width,
+                tree_area.width,
                 preview_height,
             )),
         )
+    } else if area.width < SIDE_BY_SIDE_WIDTH && tree_area.height >= 6 {
+        // Stacked: the preview takes the right third of the tree's band.
+        let preview_width = area.width / 3;
+        let tree_width = area.width - preview_width;
+        (
+            Rect::new(area.x, main_y, tree_width, tree_area.height),
+            Some(Rect::new(
+                area.x + tree_width,
+                main_y,
+                preview_width,
+                tree_area.height,
+            )),
+        )
     } else {
-        (Rect::new(area.x, main_y, tree_width, main_height), None)
+        (tree_area, None)
     };
     Panes {
         list,
@@ -111,6 +146,29 @@ mod tests {
         assert!(p.preview.is_some());
         assert_eq!(p.status.y, 47);
         assert_eq!(p.tree.width + p.hex.width, 160);
+    }
+
+    #[test]
+    fn eighty_columns_stack_the_tree_over_a_hex_pane_of_whole_rows() {
+        let p = panes(Rect::new(0, 0, 80, 24), true, 0);
+        assert_eq!(p.hex.width, 80);
+        assert!(p.hex.width >= ROW_WIDTH + 2, "16 bytes and their text");
+        assert_eq!(p.tree.x, 0);
+        assert!(p.tree.width >= 50, "{:?}", p.tree);
+        assert_eq!(p.tree.bottom(), p.hex.y);
+        assert!(p.hex.height >= 6 && p.tree.height >= 6, "{p:?}");
+        let preview = p.preview.unwrap_or_default();
+        assert_eq!(preview.right(), 80);
+        assert_eq!(preview.y, p.tree.y);
+        assert_eq!(p.hex.bottom(), p.explain.y);
+        // Every pane is on screen and none overlaps another.
+        let all = [p.list, p.tree, preview, p.hex, p.explain, p.status];
+        for (i, a) in all.iter().enumerate() {
+            assert!(a.bottom() <= 24 && a.right() <= 80);
+            for b in &all[i + 1..] {
+                assert!(!a.intersects(*b), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@
 pub mod app;
 pub mod charts;
 pub mod decoding;
+pub mod details;
 pub mod features;
 pub mod framelist;
 pub mod help;
@@ -71,10 +72,13 @@ struct IndexReport {
 /// found, else [`Status::Clean`].
 /// Runs the inspector on `files`; `unopened` are arguments that named no file to open (a pattern
 /// that matched nothing, a directory without TFRecord files), listed with the files that fail.
+/// Without `colour` (`--color never`, NO_COLOR) the screen is drawn in monochrome, the cursor and
+/// selections in reverse video ([`view::monochrome`]).
 pub fn run(
     files: &[PathBuf],
     unopened: &[String],
     options: &OpenOptions,
+    colour: bool,
 ) -> anyhow::Result<Status> {
     let mut app = App::open(files, options)?;
     app.open_errors.splice(0..0, unopened.iter().cloned());
@@ -86,7 +90,7 @@ pub fn run(
         width: size.width,
         height: size.height,
     });
-    let outcome = event_loop(&mut app, &mut terminal, &reports, &tx);
+    let outcome = event_loop(&mut app, &mut terminal, &reports, &tx, colour);
     drop(terminal);
     for error in &app.open_errors {
         eprintln!("tfr-inspect: {error}");
@@ -100,6 +104,7 @@ fn event_loop(
     guard: &mut TerminalGuard,
     reports: &Receiver<IndexReport>,
     tx: &Sender<IndexReport>,
+    colour: bool,
 ) -> anyhow::Result<()> {
     let mut dirty = true;
     while !app.quit {
@@ -113,7 +118,12 @@ fn event_loop(
             spawn_reindexer(app, file, tx.clone());
         }
         if dirty {
-            guard.terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+            guard.terminal.draw(|f| {
+                f.render_widget(&*app, f.area());
+                if !colour {
+                    view::monochrome(f.buffer_mut());
+                }
+            })?;
             dirty = false;
         }
         // A search still scanning takes another slice whenever no key is waiting.
@@ -270,6 +280,10 @@ struct TerminalGuard {
 impl TerminalGuard {
     fn enter() -> anyhow::Result<TerminalGuard> {
         install_panic_hook();
+        // Under NO_COLOR crossterm writes every colour change as a bare `ESC [ m`, which resets
+        // reverse video too and so hides the cursor. Colours are taken out of the screen buffer
+        // instead (`view::monochrome`), so crossterm is told to write what it is given.
+        crossterm::style::Colored::set_ansi_color_disabled(false);
         enable_raw_mode().context("cannot switch the terminal to raw mode")?;
         let mut out = stdout();
         if let Err(e) = execute!(out, EnterAlternateScreen, EnableMouseCapture, Hide) {

@@ -21,6 +21,29 @@ use super::tree::Tree;
 use crate::compress::Compressed;
 use crate::words::plural;
 
+/// Takes every colour out of a drawn screen for `--color never` and NO_COLOR, keeping what the
+/// colours meant: a cell on a coloured background (a selection, the status bar) is drawn in
+/// reverse video (underlined when it is also the cursor, already reversed), and red text (damage)
+/// in bold.
+pub fn monochrome(buf: &mut Buffer) {
+    for cell in &mut buf.content {
+        let mut modifier = cell.modifier;
+        if cell.bg != Color::Reset {
+            if modifier.contains(Modifier::REVERSED) {
+                modifier |= Modifier::UNDERLINED;
+            } else {
+                modifier |= Modifier::REVERSED;
+            }
+        }
+        if matches!(cell.fg, Color::Red | Color::LightRed) {
+            modifier |= Modifier::BOLD;
+        }
+        cell.fg = Color::Reset;
+        cell.bg = Color::Reset;
+        cell.modifier = modifier;
+    }
+}
+
 fn pane_block(title: String, focused: bool) -> Block<'static> {
     let style = if focused {
         Style::default().fg(Color::Yellow)
@@ -63,6 +86,9 @@ impl Widget for &App {
         self.render_explain(panes.explain, buf);
         self.render_notices(panes.notices, buf);
         self.render_status(panes.status, buf);
+        if self.details {
+            super::details::Details(self).render(area, buf);
+        }
         if self.help {
             Help.render(area, buf);
         }
@@ -250,20 +276,27 @@ impl App {
             return;
         };
         let text = format!(" {}", parts.join(" │ "));
+        // The whole line is in the `w` overlay; here it is cut at the help hint.
         let style = if damaged {
             bar.fg(Color::LightRed)
         } else {
             bar
         };
-        let help = " ? help ";
-        let room = usize::from(rect.width).saturating_sub(help.len());
+        // When the line does not fit, the hint names the key that shows it whole.
+        let help =
+            if crate::words::display_width(&text) + " ? help ".len() > usize::from(rect.width) {
+                " w whole · ? help "
+            } else {
+                " ? help "
+            };
+        let room = usize::from(rect.width).saturating_sub(help.chars().count());
         buf.set_stringn(rect.x, rect.y, text, room, style);
-        let hx = rect.right().saturating_sub(help.len() as u16);
+        let hx = rect.right().saturating_sub(help.chars().count() as u16);
         buf.set_stringn(
             hx,
             rect.y,
             help,
-            help.len(),
+            help.chars().count(),
             bar.add_modifier(Modifier::BOLD),
         );
     }
@@ -272,6 +305,11 @@ impl App {
 impl App {
     /// The status line's parts (file, position, damage, compression, indexing, the last
     /// message), and whether the file or its compressed stream is damaged.
+    /// The status line's text, whole.
+    pub fn status_text(&self) -> Option<String> {
+        self.status_parts().map(|(parts, _)| parts.join(" │ "))
+    }
+
     fn status_parts(&self) -> Option<(Vec<String>, bool)> {
         let file = self.file()?;
         let index = file.index();

@@ -17,6 +17,7 @@ mod salvage;
 mod show;
 mod stats;
 mod teach;
+mod unix;
 mod verify;
 
 use std::path::{Path, PathBuf};

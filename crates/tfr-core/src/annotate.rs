@@ -555,8 +555,17 @@ impl FrameTokens {
                 let len = frame.region_end.0.saturating_sub(payload_start);
                 if len > 0 {
                     let what = if header.crc_ok() {
+                        let end = frame.region_end.0;
+                        let held = if end >= data.len() as u64 {
+                            format!("the file's last {}", plural(len, "byte"))
+                        } else {
+                            format!(
+                                "{}, up to the next intact frame at byte {end}",
+                                plural(len, "byte")
+                            )
+                        };
                         format!(
-                            "the file's last {len} bytes, where the header announces a {}-byte payload and its 4-byte CRC",
+                            "{held}, where the header announces a {}-byte payload and its 4-byte CRC",
                             header.length
                         )
                     } else {

@@ -7,6 +7,12 @@ use crate::words::plural;
 /// Unverified ranges named in a sentence before the rest are summed up.
 const RANGES_IN_TEXT: usize = 8;
 
+/// What TensorFlow may do instead of reporting a frame whose header declares more bytes than the
+/// file holds, with a valid length CRC: TensorFlow 2.21 allocates the declared length and crashes
+/// (SIGSEGV) on lengths like 2^62. `verify`, `list` and `locate` all say so.
+pub const HUGE_LENGTH_CRASH: &str =
+    " (or crashes: TensorFlow 2.21 dies with SIGSEGV on a length this large)";
+
 /// What is wrong with a frame, in one sentence, with the error TensorFlow reports for it
 /// (empty for an intact frame).
 pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
@@ -14,7 +20,7 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
     if let Some(message) = frame.tensorflow_message() {
         text.push_str(&format!("; TensorFlow reports \"{message}\""));
         if frame.status == FrameStatus::LengthExceedsFile {
-            text.push_str(" (or crashes)");
+            text.push_str(HUGE_LENGTH_CRASH);
         }
     }
     text

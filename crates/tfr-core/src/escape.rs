@@ -87,6 +87,15 @@ pub fn path_for_terminal(path: &std::path::Path) -> String {
     }
 }
 
+/// UTF-8 with no control characters other than tab, newline and carriage return.
+pub fn looks_like_text(payload: &[u8]) -> bool {
+    !payload.is_empty()
+        && std::str::from_utf8(payload).is_ok_and(|text| {
+            text.chars()
+                .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

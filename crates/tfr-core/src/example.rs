@@ -470,7 +470,7 @@ pub fn bytes_summary(bytes: &[u8], shape: Option<(u32, u32, u32)>) -> String {
         .filter(|_| bytes.len() <= 64);
     match (text, raw) {
         // Text stays text; the pixels it could also be are said beside it.
-        (Some(text), Some(raw)) if crate::payload::looks_like_text(bytes) => {
+        (Some(text), Some(raw)) if crate::escape::looks_like_text(bytes) => {
             format!("{} (or raw {}?)", quoted(text), raw.describe())
         }
         (_, Some(raw)) => format!("{} bytes (raw {})", bytes.len(), raw.describe()),

@@ -317,11 +317,15 @@ fn explain(loc: &Location, frame: &Frame) -> String {
             } else {
                 "the frame start"
             };
+            let crash = crash_note(frame.status);
             text.push_str(&format!(
-                "This is exactly where TensorFlow reports \"{message}\" ({why}). "
+                "This is exactly where TensorFlow reports \"{message}\"{crash} ({why}). "
             ));
         } else {
-            text.push_str(&format!("TensorFlow reports this frame as \"{message}\". "));
+            let crash = crash_note(frame.status);
+            text.push_str(&format!(
+                "TensorFlow reports this frame as \"{message}\"{crash}. "
+            ));
         }
     }
     text.push_str(&format!(
@@ -436,6 +440,15 @@ impl<'a> SalvagePlan<'a> {
             written += crate::frame::write_record(payload, out)?;
         }
         Ok(written)
+    }
+}
+
+/// What `verify` adds to TensorFlow's message for a frame of status `status`.
+fn crash_note(status: FrameStatus) -> &'static str {
+    if status == FrameStatus::LengthExceedsFile {
+        crate::damage::HUGE_LENGTH_CRASH
+    } else {
+        ""
     }
 }
 

@@ -14,7 +14,14 @@ pub struct FrameRow {
     pub kind: Option<PayloadKind>,
     pub feature_count: Option<usize>,
     pub summary: String,
+    /// The names of its features (of an Example, or a SequenceExample's context), in the order
+    /// the summary lists them, at most [`NAMES_KEPT`]; as the file holds them (JSON escapes them;
+    /// [`fitted_summary`] escapes them for a terminal).
+    pub feature_names: Vec<String>,
 }
+
+/// The most feature names a row keeps: more than any screen shows.
+pub const NAMES_KEPT: usize = 1024;
 
 /// Describes one frame: its payload kind and a summary, or what is wrong with it.
 pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {
@@ -32,6 +39,7 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
             kind: None,
             feature_count: None,
             summary,
+            feature_names: Vec::new(),
         };
     }
     let Some(payload) = frame.payload(data) else {
@@ -40,16 +48,72 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
             kind: None,
             feature_count: None,
             summary: String::new(),
+            feature_names: Vec::new(),
         };
     };
     let decoded = decoder.decode(payload);
     let (feature_count, summary) = summarize(decoder, &decoded, payload);
+    let feature_names = match feature_count {
+        Some(_) => feature_names(decoder, &decoded, payload),
+        None => Vec::new(),
+    };
     FrameRow {
         frame,
         kind: Some(decoded.kind),
         feature_count,
         summary,
+        feature_names,
     }
+}
+
+/// The first [`NAMES_KEPT`] feature names of a payload made of features.
+fn feature_names(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> Vec<String> {
+    let view = decoded.view(payload, decoder.table());
+    let Some(typed) = view.typed() else {
+        return Vec::new();
+    };
+    crate::example::top_features(&typed)
+        .keys()
+        .take(NAMES_KEPT)
+        .map(|k| String::from_utf8_lossy(k).into_owned())
+        .collect()
+}
+
+/// The summary of a row of features reworded to list as many names as fit in `room` columns
+/// (`7 features: image/class/label, image/class/text, …`), names escaped for a terminal; other
+/// rows' summaries as they are.
+pub fn fitted_summary(row: &FrameRow, room: usize) -> String {
+    fit_names(&row.summary, row.feature_count, &row.feature_names, room)
+}
+
+/// [`fitted_summary`] over its parts: `summary` is `HEAD: a, b, c, d, …` as the payload type
+/// words it, `count` the number of features and `names` their names.
+pub fn fit_names(summary: &str, count: Option<usize>, names: &[String], room: usize) -> String {
+    let (Some(count), Some((head, _))) = (count, summary.split_once(": ")) else {
+        return summary.to_string();
+    };
+    if names.is_empty() {
+        return summary.to_string();
+    }
+    let width = crate::words::display_width;
+    let mut line = format!("{head}: ");
+    let mut listed = 0;
+    for name in names {
+        let name = crate::escape::for_terminal(name);
+        let sep = if listed == 0 { "" } else { ", " };
+        // Room is kept for the closing ", …" unless this is the last name.
+        let tail = if listed + 1 < count { 3 } else { 0 };
+        if listed > 0 && width(&line) + sep.len() + width(&name) + tail > room {
+            break;
+        }
+        line.push_str(sep);
+        line.push_str(&name);
+        listed += 1;
+    }
+    if listed < count {
+        line.push_str(", …");
+    }
+    line
 }
 
 /// The feature count (for types made of features) and the one-line summary of a payload, as its
@@ -145,9 +209,53 @@ pub fn row_json(file: &str, row: &FrameRow) -> Json {
     ));
     if let Some(n) = row.feature_count {
         members.push(("features".into(), Json::Literal(n.to_string())));
+        let names = row
+            .feature_names
+            .iter()
+            .cloned()
+            .map(Json::String)
+            .collect();
+        members.push(("feature_names".into(), Json::Array(names)));
     }
     if !row.frame.status.is_intact() {
         members.push(("problem".into(), Json::String(row.summary.clone())));
     }
     Json::Object(members)
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::fit_names;
+
+    #[test]
+    fn as_many_names_as_fit_then_an_ellipsis() {
+        let names: Vec<String> = ["alpha", "beta", "gamma", "delta", "epsilon"]
+            .map(String::from)
+            .to_vec();
+        let line = "5 features: alpha, beta, gamma, delta, …";
+        assert_eq!(
+            fit_names(line, Some(5), &names, 200),
+            "5 features: alpha, beta, gamma, delta, epsilon"
+        );
+        assert_eq!(
+            fit_names(line, Some(5), &names, 30),
+            "5 features: alpha, beta, …"
+        );
+        assert_eq!(fit_names(line, Some(5), &names, 5), "5 features: alpha, …");
+        // A row of more features than names kept ends with the ellipsis.
+        assert_eq!(
+            fit_names(line, Some(9), &names, 200),
+            "5 features: alpha, beta, gamma, delta, epsilon, …"
+        );
+        // Names are escaped for the terminal; rows without features are kept.
+        let hostile = vec!["a\x1b[31m".to_string()];
+        assert_eq!(
+            fit_names("1 feature: x", Some(1), &hostile, 80),
+            "1 feature: a\\033[31m"
+        );
+        assert_eq!(
+            fit_names("payload CRC mismatch: x", None, &[], 80),
+            "payload CRC mismatch: x"
+        );
+    }
 }

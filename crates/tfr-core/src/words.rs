@@ -170,3 +170,32 @@ mod tests {
         }
     }
 }
+
+/// How many terminal columns `text` takes: 2 for each wide (CJK) character, 0 for a combining
+/// mark, so that columns of names line up as a terminal draws them.
+pub fn display_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` followed by spaces up to `width` columns ([`display_width`]); longer text is kept whole.
+pub fn pad_to(text: &str, width: usize) -> String {
+    let mut out = text.to_string();
+    out.extend(std::iter::repeat_n(
+        ' ',
+        width.saturating_sub(display_width(text)),
+    ));
+    out
+}
+
+#[cfg(test)]
+mod width_tests {
+    use super::*;
+
+    #[test]
+    fn wide_characters_take_two_columns() {
+        assert_eq!(display_width("label_名前"), 10);
+        assert_eq!(pad_to("label_名前", 12), "label_名前  ");
+        assert_eq!(pad_to("label", 12), "label       ");
+        assert_eq!(pad_to("toolong", 3), "toolong");
+    }
+}

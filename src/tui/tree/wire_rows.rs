@@ -104,7 +104,7 @@ impl Tree {
             NodeKind::Bytes => {
                 let data = node.data_span();
                 let is_string = info.is_some_and(|f| f.kind == Kind::String);
-                row.detail = crate::image::describe_bytes(ctx.parsed.slice(data), is_string);
+                row.detail = bytes_detail(ctx.parsed.slice(data), is_string);
                 row.value = Some(ctx.file(data));
                 self.push(row);
             }
@@ -190,4 +190,18 @@ fn scalar_text(table: &Table, kind: Option<Kind>, raw: u64, width: usize) -> Str
         None if width == 8 => format!("0x{raw:016x}"),
         None => raw.to_string(),
     }
+}
+
+/// A length-delimited value the schema-less walk could not open as a message: text (control
+/// characters escaped visibly, `"new\nline"`), or what the image code says of other bytes.
+fn bytes_detail(bytes: &[u8], is_string: bool) -> String {
+    if crate::image::ImageHeader::read(bytes).is_none() {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            let kind = if is_string { "string" } else { "bytes" };
+            let shown: String = text.chars().take(48).collect();
+            let more = if shown.len() < text.len() { "…" } else { "" };
+            return format!("{kind} {}{more}", crate::example::quoted(&shown));
+        }
+    }
+    crate::image::describe_bytes(bytes, is_string)
 }

@@ -37,10 +37,22 @@ impl FrameIndex {
     /// Indexes the whole of `data` as [`FrameIndex::build_with`] does, on every core of rayon's
     /// pool.
     pub fn build_parallel<S: ByteSource + ?Sized>(data: &S, budget: ResyncBudget) -> FrameIndex {
-        let parallel = data.len() >= PARALLEL_FROM && rayon::current_num_threads() > 1;
-        FrameIndex::build_in_parts(data, budget, parallel.then_some(PART_BYTES))
+        let mut index = FrameIndex::start_parallel(data, budget);
+        while !index.scan(data, u64::MAX) {}
+        index
     }
 
+    /// An index of `data` whose run of intact frames from the start was indexed on every core;
+    /// [`FrameIndex::scan`] goes on from the first frame that is not intact.
+    pub fn start_parallel<S: ByteSource + ?Sized>(data: &S, budget: ResyncBudget) -> FrameIndex {
+        let mut index = FrameIndex::with_budget(data.len(), budget);
+        if data.len() >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
+            index.scan_intact_parts(data, PART_BYTES);
+        }
+        index
+    }
+
+    #[cfg(test)]
     fn build_in_parts<S: ByteSource + ?Sized>(
         data: &S,
         budget: ResyncBudget,

@@ -20,7 +20,7 @@ use std::io::Cursor;
 
 use image::{DynamicImage, ImageFormat, ImageReader, Limits, Rgb, RgbImage};
 
-use crate::payload::looks_like_text;
+use crate::escape::looks_like_text;
 use crate::words::plural;
 
 /// The encoded image formats recognised by magic bytes.

@@ -220,8 +220,12 @@ fn write_features_tree(
     // Names are escaped before they are measured: the columns line up as shown.
     let width = features
         .iter()
-        .map(|f| f.shown_name().len())
-        .chain(lists.iter().map(|l| l.shown_name().len()))
+        .map(|f| crate::words::display_width(&f.shown_name()))
+        .chain(
+            lists
+                .iter()
+                .map(|l| crate::words::display_width(&l.shown_name())),
+        )
         .max()
         .unwrap_or(0);
     if !is_example && !features.is_empty() {
@@ -238,11 +242,12 @@ fn write_features_tree(
         match list.steps().next() {
             Some(first) => writeln!(
                 out,
-                "    {name:<width$}  {} of {}",
+                "    {}  {} of {}",
+                crate::words::pad_to(&name, width),
                 plural(count as u64, "step"),
                 first.values.kind_name()
             )?,
-            None => writeln!(out, "    {name:<width$}  no steps")?,
+            None => writeln!(out, "    {}  no steps", crate::words::pad_to(&name, width))?,
         }
         for (i, step) in list.steps().enumerate().take(SHOWN) {
             writeln!(
@@ -270,7 +275,8 @@ fn write_features(
         let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
         let values = view::values_summary(&feature.values, shape, SHOWN);
         let name = feature.shown_name();
-        writeln!(out, "{indent}{name:<width$}  {kind:<11}  {values}")?;
+        let name = crate::words::pad_to(&name, width);
+        writeln!(out, "{indent}{name}  {kind:<11}  {values}")?;
     }
     Ok(())
 }

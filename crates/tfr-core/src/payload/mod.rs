@@ -17,6 +17,7 @@ mod message;
 mod tensor;
 mod types;
 
+pub use crate::escape::looks_like_text;
 pub use detect::{PassedOver, Probe};
 pub use event::{EVENT, EVENT_MESSAGE, GRAPH_MESSAGE};
 pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE};
@@ -457,15 +458,6 @@ fn typed(kind: PayloadKind, tree: WireTree) -> Decoded {
         expected_tree: None,
         passed_over: None,
     }
-}
-
-/// UTF-8 with no control characters other than tab, newline and carriage return.
-pub fn looks_like_text(payload: &[u8]) -> bool {
-    !payload.is_empty()
-        && std::str::from_utf8(payload).is_ok_and(|text| {
-            text.chars()
-                .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
-        })
 }
 
 #[cfg(test)]

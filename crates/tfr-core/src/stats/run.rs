@@ -106,6 +106,17 @@ pub fn cores() -> usize {
 
 /// Summarises every file of `plan`, reading them as `read` says.
 pub fn compute(plan: &Plan, decoder: &Decoder, read: &ReadOptions) -> Outcome {
+    compute_observed(plan, decoder, read, &|_, _| {})
+}
+
+/// [`compute`], telling `progress(done, total)` as chunks of records are summarised (both passes
+/// count: `total` is twice the chunks), from whichever thread finished one.
+pub fn compute_observed(
+    plan: &Plan,
+    decoder: &Decoder,
+    read: &ReadOptions,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Outcome {
     let threads = cores();
     // Open and index the files in parallel.
     let opened: Vec<Result<Opened, String>> = {
@@ -155,6 +166,9 @@ pub fn compute(plan: &Plan, decoder: &Decoder, read: &ReadOptions) -> Outcome {
     }
     let groups = plan.groups.len();
     let fresh = || (decoder.clone(), vec![Stats::default(); groups]);
+    let total = 2 * chunks.len() as u64;
+    let done = AtomicUsize::new(0);
+    let tick = || progress(done.fetch_add(1, Ordering::Relaxed) as u64 + 1, total);
     let frames_of = |file: usize, start: usize| {
         let o = opened.get(file).and_then(|o| o.as_ref().ok());
         let group = plan.group_of.get(file).copied();
@@ -162,6 +176,7 @@ pub fn compute(plan: &Plan, decoder: &Decoder, read: &ReadOptions) -> Outcome {
     };
     // First pass: everything but the histograms.
     let first = on_all_cores(chunks.len(), threads, fresh, |(decoder, stats), i| {
+        tick();
         let Some(&(file, start)) = chunks.get(i) else {
             return;
         };
@@ -197,6 +212,7 @@ pub fn compute(plan: &Plan, decoder: &Decoder, read: &ReadOptions) -> Outcome {
     }
     // Second pass: histograms over those ranges.
     let second = on_all_cores(chunks.len(), threads, fresh, |(decoder, stats), i| {
+        tick();
         let Some(&(file, start)) = chunks.get(i) else {
             return;
         };
@@ -228,5 +244,41 @@ pub fn compute(plan: &Plan, decoder: &Decoder, read: &ReadOptions) -> Outcome {
     Outcome {
         groups: plan.groups.iter().cloned().zip(merged).collect(),
         unreadable,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[test]
+    fn progress_counts_every_chunk_of_both_passes() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("many.tfrecord");
+        let mut bytes = Vec::new();
+        for _ in 0..CHUNK * 2 + 1 {
+            crate::frame::write_record(b"", &mut bytes).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+        let plan = Plan {
+            files: vec![path],
+            group_of: vec![0],
+            groups: vec!["all".into()],
+        };
+        let seen = Mutex::new(Vec::new());
+        let decoder = Decoder::new(
+            crate::schema::Schema::builtin(),
+            crate::payload::Reading::Auto,
+        );
+        compute_observed(&plan, &decoder, &ReadOptions::as_is(), &|done, total| {
+            if let Ok(mut seen) = seen.lock() {
+                seen.push((done, total));
+            }
+        });
+        let mut seen = seen.into_inner().unwrap_or_default();
+        seen.sort_unstable();
+        // Three chunks of records, each summarised in both passes.
+        assert_eq!(seen, (1..=6).map(|d| (d, 6)).collect::<Vec<_>>());
     }
 }

@@ -1,0 +1,249 @@
+//! The command line before clap reads it, and `completions` / `man`.
+//!
+//! A bare file opens the inspector (or prints `list`), so clap reads any word that is not a
+//! subcommand as a file. Two cases are worth catching before that happens: a subcommand written
+//! after a global option (`tfr-inspect --color always hex f`), which is moved to the front, and a
+//! misspelled subcommand (`tfr-inspect verfy f`) that names no file, which is answered with the
+//! subcommand it resembles instead of "no such file".
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Result;
+use clap::{Args, CommandFactory};
+
+use std::path::PathBuf;
+
+use super::{Cli, Command, DecodeArgs, Status};
+
+/// What the arguments ask for, once the two cases above are settled.
+pub enum Parsed {
+    Run(Box<Cli>),
+    /// A word that names no file and resembles a subcommand: the message to print (exit 2).
+    Typo(String),
+}
+
+/// Parses `args` (the program name first) into a [`Cli`]; exits as clap does on bad arguments.
+pub fn parse(args: Vec<OsString>) -> Parsed {
+    let cli = Cli::parse_from_args(&args);
+    if cli.command.is_some() {
+        return Parsed::Run(Box::new(cli));
+    }
+    let Some(first) = cli.files.first() else {
+        return Parsed::Run(Box::new(cli));
+    };
+    if first.exists() {
+        return Parsed::Run(Box::new(cli));
+    }
+    let word = first.to_string_lossy().into_owned();
+    if subcommand_names().any(|name| name == word) {
+        // A subcommand after global options: put it first, where clap looks for one.
+        if let Some(at) = args.iter().position(|a| a == first.as_os_str()) {
+            let mut moved = args.clone();
+            let name = moved.remove(at);
+            moved.insert(1, name);
+            return Parsed::Run(Box::new(Cli::parse_from_args(&moved)));
+        }
+    }
+    match closest_subcommand(&word) {
+        Some(name) => Parsed::Typo(format!(
+            "`{}` is neither a file nor a subcommand; did you mean `tfr-inspect {name}`? (see `tfr-inspect --help`)",
+            crate::escape::for_terminal(&word)
+        )),
+        None => Parsed::Run(Box::new(cli)),
+    }
+}
+
+impl Cli {
+    fn parse_from_args(args: &[OsString]) -> Cli {
+        <Cli as clap::Parser>::parse_from(args)
+    }
+}
+
+fn subcommand_names() -> impl Iterator<Item = String> {
+    Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect::<Vec<_>>()
+        .into_iter()
+}
+
+/// The subcommand `word` is a likely misspelling of: at most two edits away (one for short
+/// words), and not a path with a directory or an extension (those are files that are missing).
+fn closest_subcommand(word: &str) -> Option<String> {
+    let path = Path::new(word);
+    if word.len() > 32 || path.extension().is_some() || path.components().count() > 1 {
+        return None;
+    }
+    let allowed = if word.chars().count() <= 4 { 1 } else { 2 };
+    subcommand_names()
+        .map(|name| (edit_distance(word, &name), name))
+        .filter(|(d, _)| *d <= allowed)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, name)| name)
+}
+
+/// Levenshtein distance, adjacent transpositions counting one edit (`verfiy` is one from
+/// `verify`). Only ever called on words of at most 32 characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    let at = |i: usize, j: usize| i * width + j;
+    for i in 0..=a.len() {
+        d[at(i, 0)] = i;
+    }
+    for j in 0..=b.len() {
+        d[at(0, j)] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[at(i - 1, j)] + 1)
+                .min(d[at(i, j - 1)] + 1)
+                .min(d[at(i - 1, j - 1)] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[at(i - 2, j - 2)] + 1);
+            }
+            d[at(i, j)] = best;
+        }
+    }
+    d[at(a.len(), b.len())]
+}
+
+/// Where `-` stands for standard input: `/dev/stdin`, which a redirected file maps as a file and a
+/// pipe spills to a temporary file like any other pipe.
+const STDIN: &str = "/dev/stdin";
+
+/// Settles what clap leaves to the program, before anything is read: `-` becomes standard input
+/// (once per run), `show --json` is `--format json`, and decoding options given to a subcommand
+/// that decodes nothing are refused. Returns the message for a refusal (exit 2).
+pub fn settle(cli: &mut Cli) -> Result<(), String> {
+    if let Some(command) = &cli.command {
+        refuse_unused(command, &cli.decode)?;
+    }
+    if let Some(Command::Show(show)) = &mut cli.command {
+        if show.json {
+            show.format = super::show::Format::Json;
+        }
+    }
+    let mut dashes = 0;
+    let mut stdin = |path: &mut PathBuf| {
+        if path.as_os_str() == "-" {
+            dashes += 1;
+            *path = PathBuf::from(STDIN);
+        }
+    };
+    match &mut cli.command {
+        None => cli.files.iter_mut().for_each(&mut stdin),
+        Some(Command::List(a)) => a.files.iter_mut().for_each(&mut stdin),
+        Some(Command::Verify(a)) => a.files.iter_mut().for_each(&mut stdin),
+        Some(Command::Stats(a)) => a.files.iter_mut().for_each(&mut stdin),
+        Some(Command::Show(a)) => stdin(&mut a.file),
+        Some(Command::Hex(a)) => stdin(&mut a.file),
+        Some(Command::Locate(a)) => stdin(&mut a.file),
+        // `-o -` is standard output, and stays as it is.
+        Some(Command::Salvage(a)) => stdin(&mut a.input),
+        Some(Command::Index(a)) => {
+            stdin(&mut a.file);
+            if let Some(idx) = &mut a.idx {
+                stdin(idx);
+            }
+        }
+        Some(Command::Quiz(a)) => {
+            if a.file.as_os_str() == "-" {
+                return Err(
+                    "quiz reads its answers from standard input, so its file cannot be `-`".into(),
+                );
+            }
+        }
+        Some(_) => {}
+    }
+    if dashes > 1 {
+        return Err("`-` (standard input) can be given only once".into());
+    }
+    Ok(())
+}
+
+/// Refuses the schema options and `--raw` on a subcommand that decodes no payload, where they
+/// would silently do nothing.
+fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
+    let name = match command {
+        // `verify --images` finds images through the decoded payloads.
+        Command::Verify(args) if !args.images => "verify",
+        Command::Locate(_) => "locate",
+        Command::Salvage(_) => "salvage",
+        Command::Index(_) => "index",
+        Command::Completions(_) => "completions",
+        Command::Man(_) => "man",
+        _ => return Ok(()),
+    };
+    let given = [
+        (!decode.protos.is_empty(), "--proto"),
+        (!decode.proto_path.is_empty(), "-I/--proto-path"),
+        (!decode.descriptor_sets.is_empty(), "--descriptor-set"),
+        (!decode.field_types.is_empty(), "--field-type"),
+        (decode.message.is_some(), "--message"),
+        (decode.raw, "--raw"),
+    ];
+    match given.iter().find(|(on, _)| *on) {
+        Some((_, flag)) => Err(format!(
+            "{flag} has no effect on `{name}`, which decodes no payload (it applies to the inspector, list, show, hex, stats, quiz, images and verify --images)"
+        )),
+        None => Ok(()),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, powershell (or elvish).
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Prints the completion script clap_complete generates for `args.shell`.
+pub fn completions(args: &CompletionsArgs, out: &mut impl Write) -> Result<Status> {
+    let mut command = Cli::command();
+    // Generated into memory: clap_complete panics when its writer fails (a closed pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "tfr-inspect", &mut script);
+    out.write_all(&script)?;
+    Ok(Status::Clean)
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {}
+
+/// Prints the man page (roff) clap_mangen generates.
+pub fn man(_: &ManArgs, out: &mut impl Write) -> Result<Status> {
+    clap_mangen::Man::new(Cli::command()).render(out)?;
+    Ok(Status::Clean)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misspellings_find_their_subcommand_and_file_names_do_not() {
+        assert_eq!(closest_subcommand("verfy").as_deref(), Some("verify"));
+        assert_eq!(closest_subcommand("verfiy").as_deref(), Some("verify"));
+        assert_eq!(closest_subcommand("lsit").as_deref(), Some("list"));
+        assert_eq!(closest_subcommand("shwo").as_deref(), Some("show"));
+        assert_eq!(closest_subcommand("salvge").as_deref(), Some("salvage"));
+        assert_eq!(closest_subcommand("verify.tfrecord"), None);
+        assert_eq!(closest_subcommand("data/list"), None);
+        assert_eq!(closest_subcommand("train"), None);
+        assert_eq!(closest_subcommand("x"), None);
+    }
+
+    #[test]
+    fn edit_distance_counts_edits() {
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+}

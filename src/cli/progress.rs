@@ -1,0 +1,147 @@
+//! A progress bar on standard error for long runs of `list`, `show`, `verify` and `stats`.
+//!
+//! It appears only when standard error is a terminal, and only once the work has run for a moment
+//! (quick runs draw nothing). `list` and `show` draw it only when their own output goes elsewhere
+//! (a file or a pipe): on a terminal, the scrolling rows are progress enough and a bar would be
+//! drawn between them. It is cleared before anything else is printed to the terminal.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How long work runs before the bar appears.
+const DELAY: Duration = Duration::from_millis(400);
+
+/// A byte-counting progress bar, drawn on stderr once the work has run for [`DELAY`].
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    start: Instant,
+    shown: AtomicBool,
+}
+
+/// Whether a bar may be drawn: stderr is a terminal, and (`stdout_matters`) stdout is not one.
+pub fn wanted(stderr_terminal: bool, stdout_terminal: bool, stdout_matters: bool) -> bool {
+    stderr_terminal && !(stdout_matters && stdout_terminal)
+}
+
+impl Progress {
+    /// A bar for `verb` over `total` bytes; drawn only when [`wanted`] says so for this process.
+    pub fn bytes(verb: &str, total: u64, stdout_matters: bool) -> Progress {
+        Progress::new(
+            verb,
+            total,
+            stdout_matters,
+            "{wide_bar} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+        )
+    }
+
+    /// A bar for `verb` over `total` steps (chunks of records).
+    pub fn steps(verb: &str, total: u64, stdout_matters: bool) -> Progress {
+        Progress::new(
+            verb,
+            total,
+            stdout_matters,
+            "{wide_bar} {percent}% eta {eta}",
+        )
+    }
+
+    fn new(verb: &str, total: u64, stdout_matters: bool, fields: &str) -> Progress {
+        let on = wanted(
+            std::io::stderr().is_terminal(),
+            std::io::stdout().is_terminal(),
+            stdout_matters,
+        );
+        let bar = on.then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+            let template = format!("{verb} {fields}");
+            if let Ok(style) = ProgressStyle::with_template(&template) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Progress {
+            bar,
+            start: Instant::now(),
+            shown: AtomicBool::new(false),
+        }
+    }
+
+    /// Sets the total (the steps of work, once known).
+    pub fn set_total(&self, total: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total);
+        }
+    }
+
+    /// Adds `bytes` to the total (a file opened in the meantime).
+    pub fn grow(&self, bytes: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc_length(bytes);
+        }
+    }
+
+    /// Counts `bytes` more done.
+    pub fn advance(&self, bytes: u64) {
+        if let Some(bar) = &self.bar {
+            self.show_when_due(bar);
+            bar.inc(bytes);
+        }
+    }
+
+    /// Sets how many bytes are done.
+    pub fn set(&self, done: u64) {
+        if let Some(bar) = &self.bar {
+            self.show_when_due(bar);
+            bar.set_position(done);
+        }
+    }
+
+    fn show_when_due(&self, bar: &ProgressBar) {
+        if !self.shown.load(Ordering::Relaxed) && self.start.elapsed() >= DELAY {
+            self.shown.store(true, Ordering::Relaxed);
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    }
+
+    /// Clears the bar from the terminal.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drawn_only_on_a_terminal_and_not_over_rows_printed_to_it() {
+        assert!(wanted(true, false, true), "list > file");
+        assert!(wanted(true, true, false), "verify on a terminal");
+        assert!(
+            !wanted(true, true, true),
+            "list on a terminal scrolls its rows"
+        );
+        assert!(!wanted(false, false, true), "stderr redirected");
+        assert!(!wanted(false, true, false));
+    }
+
+    #[test]
+    fn a_bar_that_is_not_wanted_does_nothing() {
+        // Under `cargo test` stderr is captured, not a terminal: no bar, and calls are harmless.
+        let progress = Progress::bytes("list", 100, true);
+        progress.grow(10);
+        progress.advance(5);
+        progress.set(50);
+        progress.finish();
+    }
+}
