@@ -6,7 +6,9 @@
 //! memory while a 4M-frame file is inspected, and the time to the first line of streamed output.
 //!
 //! `cargo bench` runs it; `TFR_BENCH_SCALE=0.1 cargo bench` runs it on files a tenth the size, and
-//! `TFR_BENCH_KEEP=DIR` keeps the generated files in DIR for `benches/tf_compare.py`.
+//! `TFR_BENCH_KEEP=DIR` keeps the generated files in DIR for `benches/tf_compare.py` (and reuses
+//! them; with `TFR_BENCH_GENERATE_ONLY=1` it stops there). `TFR_BENCH_CRC_LIMIT=FILE` makes the
+//! binary the whole-process single-core crc32c limit `verify FILE` is compared with.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -109,6 +111,16 @@ struct Shard {
 
 /// Environment variable that turns this binary into the memory probe for one file.
 const RSS_PROBE: &str = "TFR_BENCH_RSS_PROBE";
+/// Environment variable that turns this binary into the whole-process single-core crc32c limit
+/// for one file: map it, compute crc32c over every byte once, exit. `verify` of the same file is
+/// compared with it as a whole process too (`farm-bench --vs`, or `time`).
+const CRC_LIMIT: &str = "TFR_BENCH_CRC_LIMIT";
+
+/// Maps `path` as `verify` does and computes crc32c over all of it, on one core.
+fn crc_limit(path: &str) {
+    let source = Source::open(Path::new(path), &ReadOptions::as_is()).unwrap();
+    println!("{:08x}", crc32c::crc32c(source.bytes()));
+}
 
 /// Opens the file as the CLI (`cli:PATH`) or the inspector (`tui:PATH`) does, indexes it fully,
 /// looks at its first and last records, and prints RssAnon before and after, and the frame count.
@@ -165,6 +177,10 @@ fn main() {
         rss_probe(&spec);
         return;
     }
+    if let Ok(path) = std::env::var(CRC_LIMIT) {
+        crc_limit(&path);
+        return;
+    }
     let scale: f64 = std::env::var("TFR_BENCH_SCALE")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -191,6 +207,9 @@ fn main() {
     let sizes = [100 * 1024, 250 - 40];
     for (shard, size) in shards.iter().zip(sizes) {
         let start = Instant::now();
+        if keep.is_some() && shard.path.exists() {
+            continue;
+        }
         write_file(&shard.path, shard.records, size, 0);
         let len = std::fs::metadata(&shard.path).unwrap().len();
         eprintln!(
@@ -202,6 +221,9 @@ fn main() {
         );
     }
 
+    if std::env::var_os("TFR_BENCH_GENERATE_ONLY").is_some() {
+        return;
+    }
     println!("tfr-inspect throughput (one run; ratios are what to compare across machines)");
     println!(
         "machine: {} cores, {}",

@@ -153,7 +153,7 @@ pub fn run(
             &mut input,
             0,
             None,
-            |input, decoder, frame| {
+            |input, decoder, frame, output| {
                 let mut row = describe_frame_with(input, decoder, frame);
                 let nested = NestedFrames::find(&input.index, input.data(), &frame);
                 if let Some(nested) = &nested {
@@ -168,11 +168,13 @@ pub fn run(
                     coloured,
                     width,
                 );
-                (frame.status.is_intact(), line)
+                output.push_str(&line);
+                output.push('\n');
+                frame.status.is_intact()
             },
-            |_, (is_intact, line)| {
+            |_, is_intact, line| {
                 intact += usize::from(is_intact);
-                writeln!(out, "{line}")
+                out.write_all(line.as_bytes())
             },
         )?;
         if let Outcome::Changed(e) = outcome {

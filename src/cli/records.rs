@@ -1,8 +1,16 @@
 //! The one loop `list` and `show` print records with: frames are indexed as output proceeds (so
-//! the first record prints at once), each batch is rendered on every core, the file is asked
-//! whether it changed under the rendering, and only then is the batch handed over in order.
+//! the first record prints at once), each batch is rendered on every core while the batch before
+//! it is written out, the file is asked whether it changed under the rendering, and only then is
+//! the batch handed over in order.
+//!
+//! Records are rendered into a few large buffers, one per chunk of a batch, which are kept and
+//! reused from batch to batch: no record allocates its own output. At most two batches are held
+//! at once (the one being written and the one being rendered), each bounded in records and in
+//! payload bytes ([`Input::batch`]), so memory does not grow with the file.
 
 use std::io;
+
+use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::frame::Frame;
@@ -12,6 +20,8 @@ use crate::payload::Decoder;
 /// The first batch is small so that output starts at once; later ones keep every core busy.
 const FIRST_BATCH: usize = 64;
 const BATCH: usize = 4096;
+/// Records rendered into one buffer by one worker.
+const CHUNK: usize = 256;
 
 /// How the rendering of a range of records ended.
 pub enum Outcome {
@@ -23,39 +33,125 @@ pub enum Outcome {
     Changed(Error),
 }
 
-/// Renders records `start..end` (to the last frame when `end` is `None`) with `render`, on every
-/// core, and hands the results to `emit` in record order.
-pub fn render_in_order<T: Send>(
+/// A chunk of rendered records: their output, one after the other, and what else each said.
+struct Chunk<M> {
+    output: String,
+    /// Per record: where its output ends in `output`, and its other results.
+    records: Vec<(usize, M)>,
+}
+
+impl<M> Chunk<M> {
+    fn new() -> Chunk<M> {
+        Chunk {
+            output: String::new(),
+            records: Vec::new(),
+        }
+    }
+}
+
+/// A batch: its frames and the chunks they were rendered into (buffers kept for reuse).
+struct Batch<M> {
+    frames: Vec<Frame>,
+    chunks: Vec<Chunk<M>>,
+}
+
+impl<M: Send> Batch<M> {
+    /// Renders the frames into the chunks, on every core.
+    fn render<R>(&mut self, input: &Input, decoders: &[Decoder], render: &R)
+    where
+        R: Fn(&Input, &Decoder, Frame, &mut String) -> M + Sync,
+    {
+        let count = self.frames.len().div_ceil(CHUNK);
+        self.chunks
+            .resize_with(count.max(self.chunks.len()), Chunk::new);
+        let fallback = input.decoder();
+        self.frames
+            .par_chunks(CHUNK)
+            .zip(self.chunks.par_iter_mut())
+            .for_each(|(frames, chunk)| {
+                let decoder = rayon::current_thread_index()
+                    .and_then(|i| decoders.get(i % decoders.len().max(1)))
+                    .unwrap_or(fallback);
+                chunk.output.clear();
+                chunk.records.clear();
+                for frame in frames {
+                    let meta = render(input, decoder, *frame, &mut chunk.output);
+                    chunk.records.push((chunk.output.len(), meta));
+                }
+            });
+        // Chunks past this batch's frames hold nothing to hand over.
+        for chunk in self.chunks.iter_mut().skip(count) {
+            chunk.output.clear();
+            chunk.records.clear();
+        }
+    }
+
+    /// Hands the rendered records over in order.
+    fn emit(
+        &mut self,
+        input: &Input,
+        emit: &mut impl FnMut(&Input, M, &str) -> io::Result<()>,
+    ) -> io::Result<()> {
+        for chunk in &mut self.chunks {
+            let mut start = 0;
+            for (end, meta) in chunk.records.drain(..) {
+                let text = chunk.output.get(start..end).unwrap_or_default();
+                start = end;
+                emit(input, meta, text)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Renders records `start..end` (to the last frame when `end` is `None`) with `render`, which
+/// appends a record's output to the buffer it is given and returns what else it found, on every
+/// core, and hands each record's results and output to `emit` in record order.
+pub fn render_in_order<M: Send>(
     input: &mut Input,
     start: usize,
     end: Option<usize>,
-    render: impl Fn(&Input, &Decoder, Frame) -> T + Sync,
-    mut emit: impl FnMut(&Input, T) -> io::Result<()>,
+    render: impl Fn(&Input, &Decoder, Frame, &mut String) -> M + Sync,
+    mut emit: impl FnMut(&Input, M, &str) -> io::Result<()>,
 ) -> io::Result<Outcome> {
     let workers = input.worker_decoders();
     // Long runs to a file or a pipe show their progress on stderr when it is a terminal.
     let progress = super::progress::Progress::bytes("reading", input.source.len(), true);
     let mut next = start;
+    // The batch being written out, and the one rendered meanwhile.
+    let mut ready: Batch<M> = Batch {
+        frames: input.batch(next, end, FIRST_BATCH),
+        chunks: Vec::new(),
+    };
+    next += ready.frames.len();
+    ready.render(input, &workers, &render);
+    let mut spare: Batch<M> = Batch {
+        frames: Vec::new(),
+        chunks: Vec::new(),
+    };
     loop {
-        let size = if next == start { FIRST_BATCH } else { BATCH };
-        let frames = input.batch(next, end, size);
-        if frames.is_empty() {
+        if ready.frames.is_empty() {
             return Ok(match input.check_unchanged() {
                 Ok(()) => Outcome::Done { next },
                 Err(e) => Outcome::Changed(e),
             });
         }
-        next += frames.len();
-        if let Some(last) = frames.last() {
+        if let Some(last) = ready.frames.last() {
             progress.set(last.region().end.0);
         }
-        let rendered = input.map_frames(frames, &workers, &render);
         // Outcome from the mapped bytes: if the file shrank meanwhile, some were zeros.
         if let Err(e) = input.check_unchanged() {
             return Ok(Outcome::Changed(e));
         }
-        for item in rendered {
-            emit(input, item)?;
-        }
+        spare.frames = input.batch(next, end, BATCH);
+        next += spare.frames.len();
+        let shared = &*input;
+        // The next batch renders on the pool while this thread writes the ready one out.
+        let written = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| spare.render(shared, &workers, &render));
+            ready.emit(shared, &mut emit)
+        });
+        written?;
+        std::mem::swap(&mut ready, &mut spare);
     }
 }

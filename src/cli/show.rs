@@ -1,5 +1,6 @@
 //! `show`: decoded records as a readable tree, protobuf text format, or canonical JSON.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -11,7 +12,7 @@ use super::{Status, report_unusable};
 use crate::damage;
 use crate::frame::Frame;
 use crate::input::{Input, OpenOptions};
-use crate::jsonformat::{Json, message_to_json, raw_payload_json};
+use crate::jsonformat::{Json, raw_payload_json, write_message};
 use crate::payload::{Decoded, Decoder, Reading};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -119,7 +120,7 @@ pub fn run(
         &mut input,
         start,
         end,
-        |input, decoder, frame| {
+        |input, decoder, frame, output| {
             render(
                 input,
                 decoder,
@@ -127,17 +128,18 @@ pub fn run(
                 (args.format, args.notes),
                 single,
                 specs.as_ref(),
+                output,
             )
         },
-        |input, record| {
+        |input, record, output| {
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
             }
-            out.write_all(record.header.as_bytes())?;
+            // The header line holds nothing a terminal would act on.
             if terminal && args.format == Format::Text {
-                out.write_all(crate::pyfmt::text_format_for_terminal(&record.output).as_bytes())?;
+                out.write_all(crate::pyfmt::text_format_for_terminal(output).as_bytes())?;
             } else {
-                out.write_all(record.output.as_bytes())?;
+                out.write_all(output.as_bytes())?;
             }
             status = status.max(record.status);
             Ok(())
@@ -156,11 +158,9 @@ pub fn run(
     Ok(status)
 }
 
-/// One record's output (a header line, then the rendering), the notes about it for stderr, and
-/// its status.
+/// What rendering one record found besides its output: the notes about it for stderr, and its
+/// status.
 struct Rendered {
-    header: String,
-    output: String,
     notes: Vec<String>,
     status: Status,
 }
@@ -172,6 +172,7 @@ fn render(
     (format, rule_notes): (Format, bool),
     single: bool,
     specs: Option<&crate::dataset::features::FeatureSpecs>,
+    output: &mut String,
 ) -> Rendered {
     let data = input.data();
     let mut notes = Vec::new();
@@ -182,8 +183,6 @@ fn render(
             frame.index, frame.offset
         ));
         return Rendered {
-            header: String::new(),
-            output: String::new(),
             notes,
             status: Status::Damage,
         };
@@ -210,13 +209,15 @@ fn render(
                 .offset_by(invalid.at())
         ));
     }
-    // Each rendering is built once and extended in place: a record can be tens of megabytes.
-    let output = match format {
-        Format::Text => text_of(decoder, &decoded, payload),
+    if format == Format::Text && !single {
+        let _ = writeln!(output, "# record {}", frame.index);
+    }
+    // Each rendering is written once, in place: a record can be tens of megabytes.
+    match format {
+        Format::Text => output.push_str(&text_of(decoder, &decoded, payload)),
         Format::Json => {
-            let mut output = json_of(decoder, &decoded, payload);
+            write_json(decoder, &decoded, payload, output);
             output.push('\n');
-            output
         }
         Format::Tree => {
             let mut out = Vec::new();
@@ -243,20 +244,10 @@ fn render(
                     out.push(b'\n');
                 }
             }
-            String::from_utf8(out)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+            output.push_str(&String::from_utf8_lossy(&out));
         }
-    };
-    let header = match format {
-        Format::Text if !single => format!("# record {}\n", frame.index),
-        _ => String::new(),
-    };
-    Rendered {
-        header,
-        output,
-        notes,
-        status,
     }
+    Rendered { notes, status }
 }
 
 /// The text-format rendering of one payload.
@@ -266,8 +257,15 @@ pub fn text_of(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> String {
 
 /// The JSON rendering of one payload.
 pub fn json_of(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> String {
+    let mut out = String::new();
+    write_json(decoder, decoded, payload, &mut out);
+    out
+}
+
+/// Appends the JSON rendering of one payload to `out`.
+fn write_json(decoder: &Decoder, decoded: &Decoded, payload: &[u8], out: &mut String) {
     if let Some(typed) = decoded.typed(payload, decoder.table()) {
-        return message_to_json(&typed);
+        return write_message(&typed, out);
     }
     let mut json = raw_payload_json(payload, decoder.parses_as_example(payload));
     // With --message, also say which type was asked for and that the payload is not one.
@@ -278,7 +276,7 @@ pub fn json_of(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> String {
         ));
         members.push(("parses_as_message".into(), Json::Literal("false".into())));
     }
-    json.to_string_sorted()
+    json.write(out);
 }
 
 #[cfg(test)]

@@ -151,8 +151,10 @@ const PROGRESS_STEP: u64 = 64 << 20;
 fn judge(source: &Source, budget: ResyncBudget, progress: &Progress) -> Result<Report, Error> {
     let data = source.bytes();
     progress.grow(source.len());
-    let mut index = FrameIndex::with_budget(source.len(), budget);
-    let mut scanned = 0;
+    // The intact frames from the start on every core, then the rest frame by frame.
+    let mut index = FrameIndex::start_parallel(data, budget);
+    progress.advance(index.scanned());
+    let mut scanned = index.scanned();
     loop {
         let done = index.scan(data, PROGRESS_STEP);
         progress.advance(index.scanned().saturating_sub(scanned));

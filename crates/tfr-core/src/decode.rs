@@ -193,6 +193,9 @@ impl<'a> MessageView<'a> {
 
     /// The set fields, in field-number order, as protobuf's merge rules leave them.
     pub fn fields(&self) -> Vec<FieldValues<'a>> {
+        if let Some(fields) = self.distinct_fields() {
+            return fields;
+        }
         let parsed = self.parsed;
         let mut occurrences: Vec<(u32, u32)> = Vec::new();
         for part in self.parts() {
@@ -262,6 +265,38 @@ impl<'a> MessageView<'a> {
             }
         }
         kept
+    }
+
+    /// [`MessageView::fields`] for the usual message: one part whose known fields each occur
+    /// once, in field-number order, no two of them members of one oneof. Then no merge rule
+    /// applies and each field is its one occurrence, found without sorting or collecting; `None`
+    /// for any other message.
+    fn distinct_fields(&self) -> Option<Vec<FieldValues<'a>>> {
+        let parsed = self.parsed;
+        let [part] = self.parts() else {
+            return None;
+        };
+        let children = parsed.tree.children(*part as usize);
+        let mut fields: Vec<FieldValues<'a>> = Vec::with_capacity(4);
+        let mut previous: Option<u32> = None;
+        for child in children {
+            let Some(field) = parsed.node(child as u32).and_then(wire::Node::field) else {
+                continue;
+            };
+            if previous.is_some_and(|p| p >= field.0) {
+                return None;
+            }
+            previous = Some(field.0);
+            let values = FieldValues::new(parsed, field, &[child as u32]);
+            if let Some(oneof) = values.info().oneof {
+                if fields.iter().any(|f| f.info().oneof == Some(oneof)) {
+                    return None;
+                }
+            }
+            fields.push(values);
+        }
+        fields.retain(|f| f.last_set().is_some());
+        Some(fields)
     }
 
     /// The set field called `name`.

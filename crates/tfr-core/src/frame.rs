@@ -15,6 +15,8 @@
 //! Each entry is packed into one `u64` (56 bits of offset, 8 bits of status), so a 4-million-frame
 //! file costs 32 MiB of index; the length is read back from the mapped header when asked for.
 
+mod parallel;
+
 use crate::bytes::ByteSource;
 use crate::crc::masked_crc32c;
 use crate::resync::{ResyncBudget, UnverifiedRanges};

@@ -6,12 +6,11 @@
 //! small [`Json`] builder remains for the tool's own report objects (`list --json`, `verify --json`).
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use base64::Engine as _;
 
 use crate::decode::{FieldValues, MessageView, Scalar, Value};
-use crate::pyfmt::{json_string, repr_f64, shortest_f32};
+use crate::pyfmt::{json_string, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::textformat::scalar_text;
 
@@ -171,7 +170,8 @@ fn write_default(field: &Field, table: &Table, out: &mut String) {
     out.push_str(text);
 }
 
-fn write_float(value: f64, shortest: f64, out: &mut String) {
+/// A float as JSON: its shortest form (`write`), or the string JSON spells NaN and infinities with.
+fn write_float(value: f64, out: &mut String, write: impl FnOnce(&mut String)) {
     if value.is_nan() {
         out.push_str("\"NaN\"");
     } else if value.is_infinite() {
@@ -181,7 +181,7 @@ fn write_float(value: f64, shortest: f64, out: &mut String) {
             "\"Infinity\""
         });
     } else {
-        out.push_str(&repr_f64(shortest));
+        write(out);
     }
 }
 
@@ -195,20 +195,16 @@ fn write_value(field: &Field, value: &Value<'_>, table: &Table, out: &mut String
         }
         Value::String(b, _) => json_string(&String::from_utf8_lossy(b), out),
         Value::Scalar(scalar) => {
-            let _ = match scalar {
-                Scalar::I32(v) => write!(out, "{v}"),
-                Scalar::U32(v) => write!(out, "{v}"),
-                Scalar::I64(v) => write!(out, "\"{v}\""),
-                Scalar::U64(v) => write!(out, "\"{v}\""),
-                Scalar::Bool(v) => write!(out, "{v}"),
-                Scalar::F32(v) => {
-                    write_float(f64::from(*v), shortest_f32(*v), out);
-                    Ok(())
-                }
-                Scalar::F64(v) => {
-                    write_float(*v, *v, out);
-                    Ok(())
-                }
+            let mut digits = itoa::Buffer::new();
+            match scalar {
+                Scalar::I32(v) => out.push_str(digits.format(*v)),
+                Scalar::U32(v) => out.push_str(digits.format(*v)),
+                // 64-bit integers are strings in protobuf's JSON.
+                Scalar::I64(v) => quoted(digits.format(*v), out),
+                Scalar::U64(v) => quoted(digits.format(*v), out),
+                Scalar::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
+                Scalar::F32(v) => write_float(f64::from(*v), out, |out| write_text_f32(*v, out)),
+                Scalar::F64(v) => write_float(*v, out, |out| write_repr_f64(*v, out)),
                 Scalar::Enum(n, name) => {
                     let null = match field.kind {
                         Kind::Enum(e) => table
@@ -217,20 +213,20 @@ fn write_value(field: &Field, value: &Value<'_>, table: &Table, out: &mut String
                         _ => false,
                     };
                     match (null, name) {
-                        (true, _) => {
-                            out.push_str("null");
-                            Ok(())
-                        }
-                        (false, Some(name)) => {
-                            json_string(name, out);
-                            Ok(())
-                        }
-                        (false, None) => write!(out, "{n}"),
+                        (true, _) => out.push_str("null"),
+                        (false, Some(name)) => json_string(name, out),
+                        (false, None) => out.push_str(digits.format(*n)),
                     }
                 }
-            };
+            }
         }
     }
+}
+
+fn quoted(text: &str, out: &mut String) {
+    out.push('"');
+    out.push_str(text);
+    out.push('"');
 }
 
 /// The JSON line for a payload that is not a message: its length, whether protobuf would accept it

@@ -7,63 +7,250 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// CPython's `repr(float)`: shortest round-trip digits, exponent form below 1e-4 or from 1e16.
-pub fn repr_f64(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x < 0.0 { "-inf".into() } else { "inf".into() };
-    }
-    // Rust's `{:e}` gives the same shortest round-trip digits, as "d.ddde-5".
-    let sci = format!("{x:e}");
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let (sign, mantissa) = mantissa
-        .strip_prefix('-')
-        .map_or(("", mantissa), |m| ("-", m));
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    if !(-4..16).contains(&exponent) {
-        let mut out = format!("{sign}{}", &digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
+/// A float's digits as `{:e}` writes them, on the stack: floats are formatted millions of times.
+struct SciBuf {
+    buf: [u8; 40],
+    len: usize,
+}
+
+impl SciBuf {
+    fn empty() -> SciBuf {
+        SciBuf {
+            buf: [0; 40],
+            len: 0,
         }
-        let exp_sign = if exponent < 0 { '-' } else { '+' };
-        let _ = write!(out, "e{exp_sign}{:02}", exponent.unsigned_abs());
-        return out;
     }
-    let point = exponent + 1; // digits before the decimal point
-    let mut out = String::from(sign);
-    if point <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
-        out.push_str(&digits);
-    } else {
+
+    fn of(x: impl std::fmt::LowerExp) -> SciBuf {
+        let mut out = SciBuf::empty();
+        let _ = write!(out, "{x:e}");
+        out
+    }
+
+    fn as_str(&self) -> &str {
+        self.buf
+            .get(..self.len)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for SciBuf {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let slot = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        slot.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// A finite number in decimal: significant digits (no leading or trailing zeros; none for zero)
+/// and the power of ten of the first one.
+struct Decimal {
+    negative: bool,
+    digits: [u8; 24],
+    len: usize,
+    exponent: i32,
+}
+
+impl Decimal {
+    /// Reads a finite number as Rust's `{:e}` (`-1.25e-7`) or Ryū (`0.00125`, `1.5e30`) print it.
+    fn parse(text: &str) -> Decimal {
+        let (negative, text) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (mantissa, power) = match text.split_once(['e', 'E']) {
+            Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+            None => (text, 0),
+        };
+        let mut decimal = Decimal {
+            negative,
+            digits: [0; 24],
+            len: 0,
+            exponent: 0,
+        };
+        // Digits before the point, counted from the first significant one.
+        let mut before_point: i32 = 0;
+        let mut seen_point = false;
+        for byte in mantissa.bytes() {
+            match byte {
+                b'.' => seen_point = true,
+                b'0'..=b'9' => {
+                    if decimal.len == 0 && byte == b'0' {
+                        // A leading zero only moves the point.
+                        if seen_point {
+                            before_point -= 1;
+                        }
+                        continue;
+                    }
+                    if !seen_point {
+                        before_point += 1;
+                    }
+                    if let Some(slot) = decimal.digits.get_mut(decimal.len) {
+                        *slot = byte;
+                        decimal.len += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        while decimal.len > 0 && decimal.digits.get(decimal.len - 1) == Some(&b'0') {
+            decimal.len -= 1;
+        }
+        decimal.exponent = before_point - 1 + power;
+        decimal
+    }
+
+    fn digits(&self) -> &str {
+        self.digits
+            .get(..self.len)
+            .and_then(|d| std::str::from_utf8(d).ok())
+            .unwrap_or_default()
+    }
+
+    /// Appends the number as CPython's `repr(float)` lays it out: positional from 1e-4 up to
+    /// 1e16, else `d.ddde-05`.
+    fn write_repr(&self, out: &mut String) {
+        if self.negative {
+            out.push('-');
+        }
+        let digits = self.digits();
+        if digits.is_empty() {
+            out.push_str("0.0");
+            return;
+        }
+        let exponent = self.exponent;
+        if !(-4..16).contains(&exponent) {
+            let (first, rest) = digits.split_at(1);
+            out.push_str(first);
+            if !rest.is_empty() {
+                out.push('.');
+                out.push_str(rest);
+            }
+            out.push_str(if exponent < 0 { "e-" } else { "e+" });
+            let e = exponent.unsigned_abs();
+            if e < 10 {
+                out.push('0');
+            }
+            out.push_str(itoa::Buffer::new().format(e));
+            return;
+        }
+        let point = exponent + 1; // digits before the decimal point
+        if point <= 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
+            out.push_str(digits);
+            return;
+        }
         let point = point as usize;
         if digits.len() <= point {
-            out.push_str(&digits);
+            out.push_str(digits);
             out.extend(std::iter::repeat_n('0', point - digits.len()));
             out.push_str(".0");
         } else {
-            out.push_str(&digits[..point]);
+            let (before, after) = digits.split_at(point);
+            out.push_str(before);
             out.push('.');
-            out.push_str(&digits[point..]);
+            out.push_str(after);
         }
     }
+}
+
+/// CPython's `repr(float)`: shortest round-trip digits, exponent form below 1e-4 or from 1e16.
+pub fn repr_f64(x: f64) -> String {
+    let mut out = String::new();
+    write_repr_f64(x, &mut out);
     out
+}
+
+/// Appends [`repr_f64`] of `x` to `out`, without allocating.
+pub fn write_repr_f64(x: f64, out: &mut String) {
+    if x.is_nan() {
+        out.push_str("nan");
+    } else if x.is_infinite() {
+        out.push_str(if x < 0.0 { "-inf" } else { "inf" });
+    } else {
+        // Rust's `{:e}` gives the same shortest round-trip digits, as "d.ddde-5".
+        Decimal::parse(SciBuf::of(x).as_str()).write_repr(out);
+    }
 }
 
 /// protobuf's `ToShortestFloat`: the double with the fewest significant digits (at least 6) that
 /// still rounds to the same 32-bit float.
 pub fn shortest_f32(value: f32) -> f64 {
+    match shortest_f32_quick(value) {
+        Some(decimal) => {
+            let mut text = String::new();
+            decimal.write_repr(&mut text);
+            text.parse().unwrap_or(f64::from(value))
+        }
+        None => shortest_f32_exact(value),
+    }
+}
+
+/// The digits of [`shortest_f32`], found with one shortest formatting of the float (Ryū's):
+/// `None` for the floats where that could differ from Python's answer (then
+/// [`shortest_f32_exact`] decides).
+///
+/// Python rounds the float to 6, 7, 8… significant digits (half to even) and stops at the first
+/// that reads back, through a double, as the same float. The shortest digits that read back as
+/// the float are that answer when
+/// - the floats that read back are centred on it: every float but a power of two, whose lower
+///   neighbour is nearer than its upper one, so that the nearest k-digit decimal reads back
+///   whenever any does;
+/// - no two k-digit decimals are equally near (Python takes the even one): a tie needs an exact
+///   value of at most k + 1 <= 10 significant digits, so floats whose exact decimal value has
+///   fewer than 11 (`30.0`, `0.5`, `25075.8125`) are left to the loop, where they take one or two
+///   rounds;
+/// - fewer than 6 shortest digits are the 6-digit rounding without trailing zeros: 6-digit
+///   decimals lie more than an `f32` step apart, so only one reads back (not so for subnormal
+///   floats, whose steps are wide: they are left to the loop, as are zeros and infinities);
+/// - reading back through a double (Python's way) agrees with reading back directly, which could
+///   fail only for a decimal within a double's rounding of a midpoint between two floats. The
+///   tests compare this with [`shortest_f32_exact`] over samples of every binade; an ignored test
+///   compares every float (it takes CPU-hours, and has not been run to the end).
+fn shortest_f32_quick(value: f32) -> Option<Decimal> {
+    quick_f32(value).then(|| Decimal::parse(ryu::Buffer::new().format_finite(value)))
+}
+
+/// Whether `value` is one of the floats [`shortest_f32_quick`] answers for.
+fn quick_f32(value: f32) -> bool {
+    let bits = value.to_bits() & 0x7fff_ffff;
+    let exponent = (bits >> 23) as i32;
+    let fraction = bits & 0x7f_ffff;
+    if exponent == 0 || exponent == 0xff || fraction == 0 {
+        return false;
+    }
+    // The value is odd * 2^power exactly; written in decimal it has as many significant digits
+    // as odd * 5^-power (for a negative power) or odd * 2^power without its trailing zeros.
+    let mantissa = fraction | 0x80_0000;
+    let odd = mantissa >> mantissa.trailing_zeros();
+    let power = exponent - 150 + mantissa.trailing_zeros() as i32;
+    const TEN_DIGITS: u128 = 10_000_000_000;
+    if power < 0 {
+        // 5^15 alone has 11 digits.
+        power < -14 || u128::from(odd) * 5u128.pow(power.unsigned_abs()) >= TEN_DIGITS
+    } else {
+        let mut exact = u128::from(odd) << power.unsigned_abs().min(104);
+        while exact % 10 == 0 {
+            exact /= 10;
+        }
+        exact >= TEN_DIGITS
+    }
+}
+
+/// Python's own loop for [`shortest_f32`]: round to 6, 7, … significant digits until the double
+/// reads back as the same float.
+fn shortest_f32_exact(value: f32) -> f64 {
     if !value.is_finite() {
         return f64::from(value);
     }
     for precision in 6..=17usize {
-        let rounded: f64 = format!("{:.*e}", precision - 1, f64::from(value))
-            .parse()
-            .unwrap_or(f64::from(value));
+        let mut digits = SciBuf::empty();
+        let _ = write!(digits, "{:.*e}", precision - 1, f64::from(value));
+        let rounded: f64 = digits.as_str().parse().unwrap_or(f64::from(value));
         if rounded as f32 == value || (rounded as f32).to_bits() == value.to_bits() {
             return rounded;
         }
@@ -73,7 +260,28 @@ pub fn shortest_f32(value: f32) -> f64 {
 
 /// A float field as `text_format` prints it.
 pub fn text_f32(value: f32) -> String {
-    repr_f64(shortest_f32(value))
+    let mut out = String::new();
+    write_text_f32(value, &mut out);
+    out
+}
+
+/// Appends [`text_f32`] of `value` to `out`: the float formatted once, nothing allocated.
+pub fn write_text_f32(value: f32, out: &mut String) {
+    if !quick_f32(value) {
+        return write_repr_f64(shortest_f32_exact(value), out);
+    }
+    // A decimal of at most 9 digits reads back from a double as itself, so `repr` of the
+    // double Python holds prints these digits.
+    let mut buffer = ryu::Buffer::new();
+    let text = buffer.format_finite(value);
+    // Ryū lays out numbers from 1e-4 up to 1e13 as `repr` does (`12.5`, `0.00125`, `30.0`);
+    // others go through the digits.
+    let unsigned = text.strip_prefix('-').unwrap_or(text);
+    if unsigned.contains('e') || unsigned.starts_with("0.0000") {
+        Decimal::parse(text).write_repr(out);
+    } else {
+        out.push_str(text);
+    }
 }
 
 const PRINTABLE: std::ops::RangeInclusive<u8> = 0x20..=0x7e;
@@ -245,6 +453,68 @@ mod tests {
         assert_eq!(text_f32(f32::NEG_INFINITY), "-inf");
         assert_eq!(text_f32(-0.35578233), "-0.35578233");
         assert_eq!(text_f32(1.0 / 3.0), "0.33333334");
+    }
+
+    /// Values spread over every binade, subnormals and the neighbours of powers of ten: the
+    /// quick path gives what Python's loop gives.
+    #[test]
+    fn the_quick_shortest_float_agrees_with_pythons_loop() {
+        let mut bits = Vec::new();
+        for exponent in 0..=254u32 {
+            for step in 0..64u32 {
+                bits.push((exponent << 23) | step.wrapping_mul(0x0002_1f3d) & 0x7f_ffff);
+            }
+        }
+        for power in -45..=38 {
+            let near = 10f64.powi(power) as f32;
+            for delta in -4i64..=4 {
+                bits.push((i64::from(near.to_bits()) + delta) as u32);
+            }
+        }
+        bits.extend(0..4096u32);
+        for b in bits {
+            for value in [f32::from_bits(b), -f32::from_bits(b)] {
+                if !value.is_finite() {
+                    continue;
+                }
+                let exact = shortest_f32_exact(value);
+                assert_eq!(shortest_f32(value).to_bits(), exact.to_bits(), "{value:e}");
+                assert_eq!(text_f32(value), repr_f64(exact), "{value:e}");
+                if let Some(decimal) = shortest_f32_quick(value) {
+                    let mut laid_out = String::new();
+                    decimal.write_repr(&mut laid_out);
+                    assert_eq!(text_f32(value), laid_out, "{value:e}");
+                }
+            }
+        }
+    }
+
+    /// Every finite positive float (negatives print the same digits with a sign): run with
+    /// `cargo test --release -p tfr-core every_float -- --ignored` (minutes on all cores).
+    #[test]
+    #[ignore]
+    fn every_float_prints_as_pythons_loop_prints_it() {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+        let end = f32::INFINITY.to_bits();
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                scope.spawn(move || {
+                    let mut b = t;
+                    while b < end {
+                        let value = f32::from_bits(b);
+                        let quick = shortest_f32_quick(value).map(|d| {
+                            let mut out = String::new();
+                            d.write_repr(&mut out);
+                            out
+                        });
+                        if let Some(quick) = quick {
+                            assert_eq!(quick, repr_f64(shortest_f32_exact(value)), "{b:#x}");
+                        }
+                        b += threads;
+                    }
+                });
+            }
+        });
     }
 
     #[test]

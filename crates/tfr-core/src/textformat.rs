@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::decode::{FieldValues, MessageView, Parsed, Scalar, Value};
-use crate::pyfmt::{c_escape_bytes, c_escape_utf8, repr_f64, text_f32};
+use crate::pyfmt::{c_escape_bytes, c_escape_utf8, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field};
 use crate::wire::{NodeKind, ROOT};
 
@@ -119,26 +119,18 @@ pub fn scalar_text(scalar: &Scalar<'_>) -> String {
 }
 
 fn write_scalar(scalar: &Scalar<'_>, out: &mut String) {
-    let _ = match scalar {
-        Scalar::I32(v) => write!(out, "{v}"),
-        Scalar::I64(v) => write!(out, "{v}"),
-        Scalar::U32(v) => write!(out, "{v}"),
-        Scalar::U64(v) => write!(out, "{v}"),
-        Scalar::F32(v) => {
-            out.push_str(&text_f32(*v));
-            Ok(())
-        }
-        Scalar::F64(v) => {
-            out.push_str(&repr_f64(*v));
-            Ok(())
-        }
-        Scalar::Bool(v) => write!(out, "{v}"),
-        Scalar::Enum(_, Some(name)) => {
-            out.push_str(name);
-            Ok(())
-        }
-        Scalar::Enum(n, None) => write!(out, "{n}"),
-    };
+    let mut digits = itoa::Buffer::new();
+    match scalar {
+        Scalar::I32(v) => out.push_str(digits.format(*v)),
+        Scalar::I64(v) => out.push_str(digits.format(*v)),
+        Scalar::U32(v) => out.push_str(digits.format(*v)),
+        Scalar::U64(v) => out.push_str(digits.format(*v)),
+        Scalar::F32(v) => write_text_f32(*v, out),
+        Scalar::F64(v) => write_repr_f64(*v, out),
+        Scalar::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
+        Scalar::Enum(_, Some(name)) => out.push_str(name),
+        Scalar::Enum(n, None) => out.push_str(digits.format(*n)),
+    }
 }
 
 /// The schema-less text `protoc --decode_raw` prints for a walked payload.

@@ -208,13 +208,40 @@ pub struct Table {
     /// By field id: whether the field is declared packed (proto3's default for repeated
     /// numbers, `[packed = true]` in proto2), which is how encoders write it.
     packed: Vec<bool>,
-    by_name: HashMap<Box<str>, MessageId>,
+    by_name: HashMap<Box<str>, MessageId, NameHash>,
+}
+
+/// FNV-1a for message names: payload detection looks types up by name for every record, and
+/// names are short, trusted strings from the schema, so SipHash's protection is not needed there.
+#[derive(Debug, Clone, Copy, Default)]
+struct NameHash;
+
+impl std::hash::BuildHasher for NameHash {
+    type Hasher = Fnv;
+
+    fn build_hasher(&self) -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
 }
 
 impl Table {
     /// Numbers everything in `pool`.
     pub fn new(pool: &DescriptorPool) -> Table {
-        let by_name: HashMap<Box<str>, MessageId> = pool
+        let by_name: HashMap<Box<str>, MessageId, NameHash> = pool
             .all_messages()
             .enumerate()
             .map(|(i, m)| (m.full_name().into(), MessageId(i as u32)))

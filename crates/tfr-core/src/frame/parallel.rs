@@ -1,0 +1,207 @@
+//! Indexing one file on every core. The file is cut into parts; each part finds where a frame
+//! starts in it (a valid header whose next frames' headers are valid too), and walks and verifies
+//! its frames from there, header and payload CRC, until it reaches the start the next part found.
+//! The parts are then joined in order: where a part's walk ends exactly where the next part's
+//! begins, the frames of both are the ones a walk from the start of the file finds.
+//!
+//! Only the run of intact frames is indexed this way. At the first frame that is not intact (a bad
+//! header or payload CRC, a frame cut off by the end of the file), or where a part's walk does not
+//! land on the next part's start, the sequential scan takes over from the last frame known good,
+//! so its damage and resync rules apply unchanged. An intact frame is indexed exactly as the
+//! sequential scan indexes it, so the index is the same either way.
+
+use super::{Candidate, FrameIndex, FrameStatus, LengthCrcCache, examine, payload_crc_ok};
+use crate::bytes::ByteSource;
+use crate::resync::ResyncBudget;
+use rayon::prelude::*;
+
+/// Bytes per part.
+const PART_BYTES: u64 = 16 << 20;
+/// Files smaller than this are indexed on one thread.
+const PARALLEL_FROM: u64 = 32 << 20;
+/// Valid headers in a row that make a part's start: chance agreement of that many 32-bit CRCs
+/// is out of the question, and a wrong start only costs the parallelism anyway.
+const SYNC_FRAMES: usize = 4;
+
+/// How a part's walk ended.
+#[derive(Debug)]
+struct Walked {
+    start: u64,
+    /// The offsets of the intact frames walked, in order.
+    offsets: Vec<u64>,
+    /// Where the walk stopped: the next part's start, or the first frame not intact.
+    end: u64,
+}
+
+impl FrameIndex {
+    /// Indexes the whole of `data` as [`FrameIndex::build_with`] does, on every core of rayon's
+    /// pool.
+    pub fn build_parallel<S: ByteSource + ?Sized>(data: &S, budget: ResyncBudget) -> FrameIndex {
+        let mut index = FrameIndex::start_parallel(data, budget);
+        while !index.scan(data, u64::MAX) {}
+        index
+    }
+
+    /// An index of `data` whose run of intact frames from the start was indexed on every core;
+    /// [`FrameIndex::scan`] goes on from the first frame that is not intact.
+    pub fn start_parallel<S: ByteSource + ?Sized>(data: &S, budget: ResyncBudget) -> FrameIndex {
+        let mut index = FrameIndex::with_budget(data.len(), budget);
+        if data.len() >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
+            index.scan_intact_parts(data, PART_BYTES);
+        }
+        index
+    }
+
+    #[cfg(test)]
+    fn build_in_parts<S: ByteSource + ?Sized>(
+        data: &S,
+        budget: ResyncBudget,
+        part_bytes: Option<u64>,
+    ) -> FrameIndex {
+        let mut index = FrameIndex::with_budget(data.len(), budget);
+        if let Some(part_bytes) = part_bytes {
+            index.scan_intact_parts(data, part_bytes.max(1));
+        }
+        while !index.scan(data, u64::MAX) {}
+        index
+    }
+
+    /// Indexes the run of intact frames from the start, part by part on the pool.
+    fn scan_intact_parts<S: ByteSource + ?Sized>(&mut self, data: &S, part_bytes: u64) {
+        if self.pos != 0 || self.resync.is_some() {
+            return;
+        }
+        let len = self.file_len;
+        let parts = len.div_ceil(part_bytes);
+        // Where each part's frames start (the first at 0); `None` when no start was found in it.
+        let starts: Vec<Option<u64>> = (0..parts)
+            .into_par_iter()
+            .map(|p| match p {
+                0 => Some(0),
+                p => find_start(data, p * part_bytes, ((p + 1) * part_bytes).min(len)),
+            })
+            .collect();
+        // Each part found walks to the next start found (or the end of the file).
+        let targets: Vec<u64> = (0..starts.len())
+            .map(|p| starts.iter().skip(p + 1).find_map(|s| *s).unwrap_or(len))
+            .collect();
+        let walks: Vec<Option<Walked>> = starts
+            .par_iter()
+            .zip(targets.par_iter())
+            .map(|(start, target)| start.map(|s| walk_part(data, s, *target)))
+            .collect();
+        let mut pos = 0;
+        for (walk, target) in walks.into_iter().zip(targets) {
+            let Some(walk) = walk else { continue };
+            // Parts are joined only where the previous walk ended: at this part's start.
+            if walk.start != pos {
+                break;
+            }
+            for offset in walk.offsets {
+                self.push(offset, FrameStatus::Intact, false);
+            }
+            pos = walk.end;
+            if walk.end != target {
+                break;
+            }
+        }
+        self.pos = pos;
+    }
+}
+
+/// The first offset in `from..to` where a frame starts whose header and the headers of the
+/// [`SYNC_FRAMES`] - 1 frames after it are valid (or that reach the end of the file).
+fn find_start<S: ByteSource + ?Sized>(data: &S, from: u64, to: u64) -> Option<u64> {
+    let mut lengths = LengthCrcCache::new();
+    (from..to).find(|&candidate| {
+        let mut pos = candidate;
+        for _ in 0..SYNC_FRAMES {
+            if pos == data.len() {
+                return true;
+            }
+            match examine(data, pos, &mut lengths) {
+                Candidate::Fits { end } => pos = end,
+                _ => return false,
+            }
+        }
+        true
+    })
+}
+
+/// Walks and verifies the frames from `start` until `target` (a frame start found by the next
+/// part, or the end of the file), stopping early at the first frame that is not intact or when
+/// the walk passes `target` without landing on it.
+fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walked {
+    let mut lengths = LengthCrcCache::new();
+    let mut offsets = Vec::new();
+    let mut pos = start;
+    while pos < target {
+        let Candidate::Fits { end } = examine(data, pos, &mut lengths) else {
+            break;
+        };
+        if !payload_crc_ok(data, pos, end) {
+            break;
+        }
+        offsets.push(pos);
+        pos = end;
+    }
+    Walked {
+        start,
+        offsets,
+        end: pos,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::write_record;
+
+    /// A file of many frames, with the payload CRC of frame `bad` broken when given.
+    fn file(frames: usize, bad: Option<usize>) -> Vec<u8> {
+        let mut out = Vec::new();
+        for i in 0..frames {
+            let payload = vec![(i % 251) as u8; 100 + i % 900];
+            let start = out.len();
+            write_record(&payload, &mut out).unwrap();
+            if Some(i) == bad {
+                let last = out.len() - 1;
+                out[last] ^= 0xff;
+                assert!(out.len() > start);
+            }
+        }
+        out
+    }
+
+    fn same(a: &FrameIndex, b: &FrameIndex) {
+        assert_eq!(a.entries, b.entries);
+        assert_eq!(a.damaged, b.damaged);
+        assert_eq!(a.pos, b.pos);
+    }
+
+    #[test]
+    fn the_parallel_index_is_the_sequential_one() {
+        // In parts of 64 KiB, so that the pool checks it in many.
+        let frames = 3_000;
+        let build =
+            |data: &[u8]| FrameIndex::build_in_parts(data, ResyncBudget::DEFAULT, Some(64 << 10));
+        for bad in [None, Some(0), Some(1_234), Some(frames - 1)] {
+            let mut data = file(frames, bad);
+            assert!(data.len() > 16 << 20 >> 4);
+            let parallel = build(&data[..]);
+            same(&parallel, &FrameIndex::build(&data[..]));
+            assert_eq!(parallel.damaged_count(), usize::from(bad.is_some()));
+            // Cut off in the middle of the last frame, and with a bad header half way.
+            data.truncate(data.len() - 7);
+            let cut = build(&data[..]);
+            same(&cut, &FrameIndex::build(&data[..]));
+            let sequential = FrameIndex::build(&data[..]);
+            let middle = sequential.entries[sequential.entries.len() / 2];
+            let header = (middle & super::super::OFFSET_MASK) as usize;
+            data[header + 9] ^= 0x55;
+            let broken = build(&data[..]);
+            same(&broken, &FrameIndex::build(&data[..]));
+            assert!(broken.damaged_count() >= 1);
+        }
+    }
+}
