@@ -113,7 +113,7 @@ struct Shard {
 const RSS_PROBE: &str = "TFR_BENCH_RSS_PROBE";
 /// Environment variable that turns this binary into the whole-process single-core crc32c limit
 /// for one file: map it, compute crc32c over every byte once, exit. `verify` of the same file is
-/// compared with it as a whole process too (`farm-bench --vs`, or `time`).
+/// compared with it as a whole process too (timed in turn with `time`).
 const CRC_LIMIT: &str = "TFR_BENCH_CRC_LIMIT";
 
 /// Maps `path` as `verify` does and computes crc32c over all of it, on one core.
