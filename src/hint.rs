@@ -122,10 +122,13 @@ mod tests {
             name: "a.B".into(),
             known: vec!["x.Y".into()],
         };
-        assert_eq!(unknown.to_string(), "no message named `a.B`; known: x.Y");
+        assert_eq!(
+            unknown.to_string(),
+            "no message named `a.B`; did you mean x.Y?"
+        );
         assert_eq!(
             unknown.user_message(),
-            "--message: no message named `a.B`; known: x.Y"
+            "--message: no message named `a.B`; did you mean x.Y?"
         );
         let wrapped = anyhow::Error::new(Error::TooLarge { path, limit: 3 }).context("opening");
         assert_eq!(

@@ -168,7 +168,7 @@ fn frames_are_stepped_with_angle_brackets_and_the_tree_follows() {
     let mut app = open(&path);
     assert_eq!(
         app.preview_info.frame.as_deref(),
-        Some("frame 1/12 of image/encoded")
+        Some("step 0 (of 12) of image/encoded")
     );
     assert_eq!(square_at(&app), 0);
     for _ in 0..3 {
@@ -176,7 +176,7 @@ fn frames_are_stepped_with_angle_brackets_and_the_tree_follows() {
     }
     assert_eq!(
         app.preview_info.frame.as_deref(),
-        Some("frame 4/12 of image/encoded")
+        Some("step 3 (of 12) of image/encoded")
     );
     assert_eq!(square_at(&app), 6);
     assert_eq!(selected_label(&app), ("[0]".into(), "step 3".into()));
@@ -186,7 +186,7 @@ fn frames_are_stepped_with_angle_brackets_and_the_tree_follows() {
     assert_eq!((r.x0, r.y0), (6, 8));
     let buf = render(&app);
     let pane = text_of(&buf, app.panes().preview.unwrap());
-    assert!(pane.contains("frame 4/12 of image/encoded"), "{pane}");
+    assert!(pane.contains("step 3 (of 12) of image/encoded"), "{pane}");
     assert!(pane.contains("■ ball"), "{pane}");
 
     press(&mut app, '<');

@@ -117,6 +117,12 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             }
         }
         input.settle_all();
+        let count = input.index.len();
+        if let Some(missing) = super::show::missing_records(range, count) {
+            let message = format!("{}: {missing}", input.name());
+            status = status.max(report_unusable(&message));
+            continue;
+        }
         status = status.max(plan_file(args, input, file, range, &mut names, &mut plan));
     }
     let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();

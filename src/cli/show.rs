@@ -147,6 +147,12 @@ pub fn run(
     )?;
     match outcome {
         Outcome::Changed(e) => return Ok(report_unusable(&e)),
+        // None of the records asked for exists: as `-n` past the end, an unusable request.
+        Outcome::Done { next } if args.range.is_some() && next <= start => {
+            let missing = missing_records((start, end), input.index.len()).unwrap_or_default();
+            status = status.max(report_unusable(&format!("{}: {missing}", input.name())));
+        }
+        // Some exist: they are shown, and the rest named.
         Outcome::Done { next } if end.is_some_and(|end| next < end) => eprintln!(
             "{}: records {next}..{} do not exist (the file has {})",
             input.name(),
@@ -156,6 +162,22 @@ pub fn run(
         Outcome::Done { .. } => {}
     }
     Ok(status)
+}
+
+/// Why records `start..end` cannot be shown from a file of `count` frames, when none of them
+/// exists (`records 9..20 do not exist (the file has 8 frames)`).
+pub fn missing_records((start, end): (usize, Option<usize>), count: usize) -> Option<String> {
+    if start < count || end.is_some_and(|end| end <= start) {
+        return None;
+    }
+    let range = match end {
+        Some(end) => format!("{start}..{end}"),
+        None => format!("{start}.."),
+    };
+    Some(format!(
+        "records {range} do not exist (the file has {})",
+        crate::words::plural(count as u64, "frame")
+    ))
 }
 
 /// What rendering one record found besides its output: the notes about it for stderr, and its

@@ -114,7 +114,9 @@ fn render_scalars(
         if lo.is_finite() && hi > lo {
             [lo, hi]
         } else if lo.is_finite() {
-            [lo - 1.0, lo + 1.0]
+            // A constant series: a band of a tenth of its value around it (or 1 around 0).
+            let pad = if lo == 0.0 { 1.0 } else { lo.abs() / 10.0 };
+            [lo - pad, lo + pad]
         } else {
             [0.0, 1.0]
         }
@@ -123,6 +125,8 @@ fn render_scalars(
     let y = bounds(&mut points.iter().map(|p| p.1));
     let here: Vec<(f64, f64)> = points.iter().filter(|p| p.0 == step).copied().collect();
     let label = |v: f64| Span::raw(crate::pyfmt::repr_f64(v));
+    // Steps are whole numbers.
+    let step_label = |v: f64| Span::raw(format!("{}", v.round() as i64));
     let more = if partial {
         format!(", first {SERIES_RECORDS} records")
     } else {
@@ -146,7 +150,11 @@ fn render_scalars(
             .title(title)
             .border_style(Style::default().fg(Color::DarkGray)),
     )
-    .x_axis(Axis::default().bounds(x).labels([label(x[0]), label(x[1])]))
+    .x_axis(
+        Axis::default()
+            .bounds(x)
+            .labels([step_label(x[0]), step_label(x[1])]),
+    )
     .y_axis(Axis::default().bounds(y).labels([label(y[0]), label(y[1])]));
     chart.render(rect, buf);
 }

@@ -355,3 +355,68 @@ fn a_schema_without_a_message_is_a_clear_error() {
         stderr(&output)
     );
 }
+
+#[test]
+fn every_tensor_says_why_it_is_no_example_alike_and_list_json_carries_the_summary() {
+    let file = realworld("serialized_tensors.tfrecord");
+    let tree = stdout(&run(["show".as_ref(), file.as_os_str()]));
+    let reasons: Vec<&str> = tree.lines().filter(|l| l.starts_with("  # not ")).collect();
+    assert_eq!(reasons.len(), 6, "{tree}");
+    assert!(
+        reasons
+            .iter()
+            .all(|r| *r == "  # not Example: all fields unknown to Example")
+    );
+    let json = stdout(&run(["list".as_ref(), "--json".as_ref(), file.as_os_str()]));
+    let first: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first["summary"],
+        "float32[2,3] [[0.5, -1.25, 3.0], [4.0, 5.5, -6.0]]"
+    );
+}
+
+#[test]
+fn records_past_the_end_are_an_unusable_request_and_a_near_miss_is_suggested() {
+    let file = realworld("detection_train.record-00000-of-00001");
+    let output = run([
+        "show".as_ref(),
+        file.as_os_str(),
+        "--range".as_ref(),
+        "9..20".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("records 9..20 do not exist (the file has 8 frames)"));
+    // Part of the range exists: it is shown, the rest named.
+    let output = run([
+        "show".as_ref(),
+        file.as_os_str(),
+        "--range".as_ref(),
+        "7..20".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stdout(&output).starts_with("record 7"));
+    let dir = tempfile::tempdir().unwrap();
+    let output = run([
+        "images".as_ref(),
+        file.as_os_str(),
+        "-o".as_ref(),
+        dir.path().as_os_str(),
+        "--range".as_ref(),
+        "999..1000".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("records 999..1000 do not exist"));
+    let include = realworld("user_protos");
+    let output = run([
+        "list".as_ref(),
+        realworld("sensor_readings.tfrecord").as_os_str(),
+        "-I".as_ref(),
+        include.as_os_str(),
+        "--proto".as_ref(),
+        "acme/reading.proto".as_ref(),
+        "--message".as_ref(),
+        "Reading".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("no message named `Reading`; did you mean acme.Reading?"));
+}

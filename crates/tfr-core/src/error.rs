@@ -138,9 +138,10 @@ fn path_prefix(path: Option<&PathBuf>) -> String {
 
 /// The message of [`Error::NoSuchMessage`] after its path.
 fn no_such_message(name: &str, known: &[String]) -> String {
-    for_terminal(&format!(
-        "no message named `{name}`; known: {}",
-        known.join(", ")
-    ))
-    .into_owned()
+    let offered = known.join(", ");
+    let text = match known {
+        [_] | [_, _] => format!("no message named `{name}`; did you mean {offered}?"),
+        _ => format!("no message named `{name}`; known: {offered}"),
+    };
+    for_terminal(&text).into_owned()
 }

@@ -84,6 +84,48 @@ pub struct Sources {
     pub field_types: Vec<(String, String)>,
 }
 
+/// The message names worth offering for `name`, which the schema lacks: those with the same
+/// simple name (`Reading` for `acme.Reading`), else the user's own top-level messages, else the
+/// messages payloads usually are.
+fn suggestions(
+    pool: &DescriptorPool,
+    name: &str,
+    defined: &[MessageId],
+    table: &Table,
+) -> Vec<String> {
+    let simple = name.rsplit('.').next().unwrap_or(name);
+    let close: Vec<String> = pool
+        .all_messages()
+        .filter(|m| m.name().eq_ignore_ascii_case(simple))
+        .map(|m| m.full_name().to_string())
+        .collect();
+    if !close.is_empty() {
+        return close;
+    }
+    let own: Vec<String> = defined
+        .iter()
+        .filter_map(|m| table.message(*m).map(|m| m.full_name.to_string()))
+        .collect();
+    if !own.is_empty() {
+        return own;
+    }
+    // The messages payloads usually are, then the others by count.
+    let usual = [
+        "tensorflow.Example",
+        "tensorflow.SequenceExample",
+        "tensorflow.TensorProto",
+        "tensorflow.Event",
+    ];
+    let mut offered: Vec<String> = usual
+        .iter()
+        .filter(|n| table.message_by_name(n).is_some())
+        .map(|n| n.to_string())
+        .collect();
+    let others = pool.all_messages().count().saturating_sub(offered.len());
+    offered.push(format!("and {others} more"));
+    offered
+}
+
 /// Where a `.proto` named on the command line is, and the name it is imported by: its path under
 /// an include directory when it lies in one (or, not found as given, is found under one), else
 /// its file name in its own directory, which is then searched for its imports.
@@ -260,10 +302,7 @@ impl Schema {
                 let found = find(name).ok_or_else(|| Error::NoSuchMessage {
                     path: first_file.clone(),
                     name: name.to_string(),
-                    known: pool
-                        .all_messages()
-                        .map(|m| m.full_name().to_string())
-                        .collect(),
+                    known: suggestions(&pool, name, &defined, &table),
                 })?;
                 Some(found)
             }

@@ -217,7 +217,11 @@ pub fn row_json(file: &str, row: &FrameRow) -> Json {
             .collect();
         members.push(("feature_names".into(), Json::Array(names)));
     }
-    if !row.frame.status.is_intact() {
+    if row.frame.status.is_intact() {
+        // What the table's summary column says: a tensor's dtype, shape and values, an event's
+        // step, tags and values, a message's fields.
+        members.push(("summary".into(), Json::String(row.summary.clone())));
+    } else {
         members.push(("problem".into(), Json::String(row.summary.clone())));
     }
     Json::Object(members)

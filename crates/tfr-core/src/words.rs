@@ -120,6 +120,21 @@ impl Radix {
     }
 }
 
+/// A number as a person reads it: integers whole, others to four significant digits.
+pub fn short(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        return format!("{x:.0}");
+    }
+    let magnitude = x.abs().log10().floor();
+    if !(-3.0..6.0).contains(&magnitude) {
+        return format!("{x:.3e}");
+    }
+    let decimals = (3.0 - magnitude).clamp(0.0, 6.0) as usize;
+    let text = format!("{x:.decimals$}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    text.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::{parse_number, plural};

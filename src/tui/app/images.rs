@@ -50,7 +50,8 @@ pub struct RecordImages {
 pub struct PreviewInfo {
     /// Index into [`RecordImages::spots`].
     pub spot: Option<usize>,
-    /// `frame 3/12 of image/encoded`, for a frame of a feature list.
+    /// `step 2 (of 12) of image/encoded`, for a frame of a feature list (steps count from 0, as
+    /// the tree numbers them).
     pub frame: Option<String>,
     pub overlay: Option<Overlay>,
     /// The picture with the overlay's masks tinted in, when it has masks.
@@ -186,7 +187,7 @@ impl App {
                 .iter()
                 .filter(|o| o.key == s.key && o.value == s.value && o.step.is_some())
                 .count();
-            format!("frame {}/{count} of {}", k + 1, s.name)
+            format!("step {k} (of {count}) of {}", s.name)
         });
         let key = Some(s.range.clone());
         let same = key == self.preview_key && self.preview.is_some();

@@ -198,21 +198,24 @@ impl PassedOver {
     pub(super) fn of(ty: &dyn PayloadType, tree: &WireTree, table: &Table) -> Option<PassedOver> {
         let message = table.message_by_name(ty.message()?)?;
         let mut unknown: Vec<u32> = Vec::new();
-        let mut total = 0;
+        let (mut total, mut undeclared) = (0, 0);
         for node in tree.children(wire::ROOT).filter_map(|c| tree.node(c)) {
             total += 1;
             let declared = table
                 .field_by_number(message, node.number())
                 .and_then(|f| table.field(f))
                 .is_some_and(|f| f.accepts(node.wire_type()));
-            if !declared && !unknown.contains(&node.number()) {
-                unknown.push(node.number());
+            if !declared {
+                undeclared += 1;
+                if !unknown.contains(&node.number()) {
+                    unknown.push(node.number());
+                }
             }
         }
         let name = ty.name();
         let reason = if unknown.is_empty() || total == 0 {
             return None;
-        } else if unknown.len() == total {
+        } else if undeclared == total {
             format!("all fields unknown to {name}")
         } else {
             let numbers: Vec<String> = unknown.iter().map(u32::to_string).collect();

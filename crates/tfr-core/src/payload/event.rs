@@ -102,12 +102,38 @@ impl PayloadType for Event {
                 writeln!(out, "  {tag:<width$} {}", what.trim_start())?;
             }
         }
+        // A histogram's range, total and bucket counts, as TensorBoard's distribution shows it.
+        for (tag, buckets) in events::histograms(&typed) {
+            let (Some(first), Some(last)) = (buckets.first(), buckets.last()) else {
+                continue;
+            };
+            let number = crate::words::short;
+            let total: f64 = buckets.iter().map(|b| b.count).sum();
+            let counts: Vec<String> = buckets.iter().map(|b| number(b.count)).collect();
+            writeln!(
+                out,
+                "  {} range {}..{}, {} values, counts [{}]",
+                crate::escape::bytes_for_terminal(tag),
+                number(first.left),
+                number(last.right),
+                number(total),
+                counts.join(", ")
+            )?;
+        }
         if let Some(Value::Bytes(graph, _)) = typed.field("graph_def").and_then(|f| f.singular()) {
             write_graph(out, graph, view.table)?;
         }
         // What the lines above leave out (file_version, session logs, source metadata…), in
         // text format: the top-level blocks of the fields not yet described.
-        let described = ["wall_time", "step", "summary", "graph_def"];
+        // `meta_graph_def` is a serialized MetaGraphDef: its size is in the heading, and its
+        // escaped bytes would fill screens.
+        let described = [
+            "wall_time",
+            "step",
+            "summary",
+            "graph_def",
+            "meta_graph_def",
+        ];
         let mut skipping = false;
         for line in message_to_text(&typed).lines() {
             if !line.starts_with(' ') && !line.starts_with('}') {

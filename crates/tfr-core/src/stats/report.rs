@@ -32,20 +32,7 @@ pub struct Skew {
     pub detail: String,
 }
 
-/// A number as a person reads it: integers whole, others to four significant digits.
-pub fn short(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        return format!("{x:.0}");
-    }
-    let magnitude = x.abs().log10().floor();
-    if !(-3.0..6.0).contains(&magnitude) {
-        return format!("{x:.3e}");
-    }
-    let decimals = (3.0 - magnitude).clamp(0.0, 6.0) as usize;
-    let text = format!("{x:.decimals$}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    text.to_string()
-}
+pub use crate::words::short;
 
 fn percent(part: u64, whole: u64) -> f64 {
     if whole == 0 {
@@ -254,15 +241,16 @@ pub fn write_text(
             .map(|(k, n)| format!("{n} {k}"))
             .collect();
         let mut line = format!(
-            "{}: {} records",
+            "{}: {}",
             crate::escape::for_terminal(name),
-            stats.records
+            crate::words::plural(stats.records, "record")
         );
         if !kinds.is_empty() {
             let _ = write!(line, " ({})", kinds.join(", "));
         }
         if stats.damaged > 0 {
-            let _ = write!(line, ", {} damaged frames passed over", stats.damaged);
+            let damaged = crate::words::plural(stats.damaged, "damaged frame");
+            let _ = write!(line, ", {damaged} passed over (verify names them)");
         }
         writeln!(out, "{line}")?;
     }
