@@ -12,9 +12,20 @@ pub(super) struct Walks<'a> {
     pub(super) payload: &'a [u8],
     pub(super) table: &'a Table,
     pub(super) progress: Option<&'a Progress>,
+    /// The registered types' messages, resolved once per decoder: detection names them for
+    /// every record, and a scan of a few short names is cheaper than hashing them each time.
+    pub(super) known: &'a [(&'static str, MessageId)],
 }
 
 impl Walks<'_> {
+    /// The message called `name`.
+    pub(super) fn message(&self, name: &str) -> Option<MessageId> {
+        match self.known.iter().find(|(known, _)| *known == name) {
+            Some((_, id)) => Some(*id),
+            None => self.table.message_by_name(name),
+        }
+    }
+
     /// The walk as `root` (schema-less without one); `None` when it was cancelled.
     pub(super) fn walk(&self, root: Option<MessageId>) -> Option<WireTree> {
         wire::walk_observed(self.payload, self.table, root, self.progress)
@@ -64,7 +75,7 @@ impl<'a> Probe<'a> {
     /// one; `None` when it would not, when the schema has no such message, or when decoding was
     /// cancelled.
     pub fn valid_walk(&mut self, name: &str) -> Option<&WireTree> {
-        let message = self.walks.table.message_by_name(name)?;
+        let message = self.walks.message(name)?;
         let walk = self.walk(message)?;
         walk.verdict.is_ok().then_some(&walk.tree)
     }
@@ -97,7 +108,7 @@ impl<'a> Probe<'a> {
     /// Takes the walk as message `name` out, when it is valid.
     pub(super) fn take_valid(&mut self, name: &str) -> Option<WireTree> {
         self.valid_walk(name)?;
-        let message = self.walks.table.message_by_name(name)?;
+        let message = self.walks.message(name)?;
         let at = self.made.iter().position(|w| w.message == message)?;
         Some(self.made.swap_remove(at).tree)
     }
@@ -106,7 +117,7 @@ impl<'a> Probe<'a> {
     /// payload that starts like one (its first byte is the tag of a field the type's message
     /// declares), so that bytes of another kind are not reported as a broken one.
     pub(super) fn mismatch(&mut self, ty: &dyn PayloadType) -> Option<(Invalid, WireTree)> {
-        let message = self.walks.table.message_by_name(ty.message()?)?;
+        let message = self.walks.message(ty.message()?)?;
         if !self.starts_like(message) {
             return None;
         }
@@ -146,7 +157,7 @@ impl Probe<'_> {
             .copied()
             .filter(|ty| {
                 ty.message()
-                    .and_then(|name| self.walks.table.message_by_name(name))
+                    .and_then(|name| self.walks.message(name))
                     .is_some_and(|m| self.starts_like(m))
             })
             .collect();
@@ -161,7 +172,7 @@ impl Probe<'_> {
     /// messages do not declare. `None` when it has no valid walk, and `Some(0)` is never
     /// returned for a payload with a field: a type that explains no byte is no candidate.
     pub(super) fn explained(&mut self, ty: &dyn PayloadType) -> Option<usize> {
-        let walk = self.walk(self.walks.table.message_by_name(ty.message()?)?)?;
+        let walk = self.walk(self.walks.message(ty.message()?)?)?;
         walk.verdict.as_ref().ok()?;
         let unknown = unexplained(&walk.tree);
         let explained = self.payload().len().saturating_sub(unknown);

@@ -186,11 +186,19 @@ pub struct Decoder {
     /// What learning found wrong with the user's schema for this file (no message of it explains
     /// the records, or several do), for the front ends to say.
     pub note: Option<String>,
+    /// The registered types' messages in this schema, by full name.
+    known: std::sync::Arc<[(&'static str, MessageId)]>,
 }
 
 impl Decoder {
     pub fn new(schema: Schema, reading: Reading) -> Decoder {
+        let known = BUILTIN
+            .iter()
+            .filter_map(|ty| ty.message())
+            .filter_map(|name| Some((name, schema.message(name)?)))
+            .collect();
         Decoder {
+            known,
             schema,
             reading,
             likely: None,
@@ -305,6 +313,7 @@ impl Decoder {
             payload,
             table: self.table(),
             progress,
+            known: &self.known,
         };
         match self.reading {
             Reading::Raw => self.untyped(&walker, None),
@@ -351,8 +360,7 @@ impl Decoder {
         // asked first (an extending type before the type it extends) is chosen.
         let mut best: Option<(&'static dyn PayloadType, usize)> = None;
         let mut runner_up: Option<(&'static dyn PayloadType, usize)> = None;
-        let candidates = probe.candidates(BUILTIN);
-        for ty in candidates {
+        for ty in probe.candidates(BUILTIN) {
             let chosen = ty.detect(&mut probe);
             if probe.cancelled() {
                 return None;
