@@ -51,6 +51,7 @@ impl PayloadType for Protobuf {
         let numbers: Vec<String> = numbers.iter().map(u32::to_string).collect();
         Summary {
             features: None,
+            names: Vec::new(),
             line: format!("{}: {}{more}", plural(count, "field"), numbers.join(", ")),
         }
     }
@@ -99,6 +100,7 @@ impl PayloadType for Plain {
 pub(super) fn bytes_summary(view: &PayloadView<'_>) -> Summary {
     Summary {
         features: None,
+        names: Vec::new(),
         line: describe_bytes(view.payload, false),
     }
 }

@@ -41,6 +41,7 @@ pub(super) fn summary(view: &PayloadView<'_>) -> Summary {
             }
             Summary {
                 features: None,
+                names: Vec::new(),
                 line,
             }
         }

@@ -111,6 +111,11 @@ pub struct Summary {
     /// How many features it has, for types made of features.
     pub features: Option<usize>,
     pub line: String,
+    /// The feature names, in the order the line lists them, at most [`NAMES_KEPT`]; as the file
+    /// holds them (JSON escapes them; `list` escapes them for a terminal).
+    ///
+    /// [`NAMES_KEPT`]: crate::summary::NAMES_KEPT
+    pub names: Vec<String>,
 }
 
 /// The bytes values of a payload that may hold an image.
