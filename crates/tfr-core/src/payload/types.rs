@@ -78,9 +78,9 @@ pub trait PayloadType: Sync {
         message::write_tree(view, heading, out)
     }
 
-    /// The protobuf text format `show --format text` prints.
-    fn text(&self, view: &PayloadView<'_>) -> String {
-        message::text(view)
+    /// Appends the protobuf text format `show --format text` prints to `out`.
+    fn write_text(&self, view: &PayloadView<'_>, out: &mut String) {
+        message::write_text(view, out)
     }
 
     /// How the inspector builds the payload's rows.
@@ -177,7 +177,14 @@ impl<'a> PayloadView<'a> {
     }
 
     pub fn text(&self) -> String {
-        self.payload_type().text(self)
+        let mut out = String::new();
+        self.write_text(&mut out);
+        out
+    }
+
+    /// Appends [`PayloadView::text`] to `out`.
+    pub fn write_text(&self, out: &mut String) {
+        self.payload_type().write_text(self, out)
     }
 
     pub fn tree_view(&self) -> TreeView {
