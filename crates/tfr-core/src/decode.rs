@@ -828,6 +828,12 @@ mod tests {
             })
             .collect();
         assert_eq!(floats, [1.0, 2.0, 3.0]);
+        // The scalar iterator yields the same numbers, runs and single values alike.
+        let scalars: Vec<Scalar<'_>> = values.scalars().unwrap().collect();
+        assert_eq!(
+            scalars,
+            [Scalar::F32(1.0), Scalar::F32(2.0), Scalar::F32(3.0)]
+        );
         // An empty packed run leaves the field unset.
         let empty = [0x0a, 0x00];
         let tree = walk(&empty, table, Some(list));
