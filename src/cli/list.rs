@@ -49,19 +49,29 @@ fn verdict(ok: Option<bool>) -> &'static str {
     }
 }
 
+/// How the rows of one file are written.
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    /// The file's path as JSON names it.
+    file: &'a str,
+    split: Option<&'a (String, u64)>,
+    json: bool,
+    coloured: bool,
+    /// The terminal's width, when writing to one.
+    width: Option<usize>,
+}
+
 /// Appends one output line for a frame to `out`: a JSON object or a table row. `nested` lists the
 /// frames inside a damaged record, already described in its summary; `split` names the shard's
 /// split and the split-wide number of its first record, in a dataset.
-fn write_row(
-    out: &mut String,
-    file: &str,
-    row: &FrameRow,
-    nested: Option<&NestedFrames>,
-    split: Option<&(String, u64)>,
-    json: bool,
-    coloured: bool,
-    width: Option<usize>,
-) {
+fn write_row(out: &mut String, rows: &Rows<'_>, row: &FrameRow, nested: Option<&NestedFrames>) {
+    let Rows {
+        file,
+        split,
+        json,
+        coloured,
+        width,
+    } = *rows;
     let split_record = split.map(|(name, first)| (name, first + row.frame.index as u64));
     if json {
         let mut object = row_json(file, row);
@@ -185,6 +195,13 @@ pub fn run(
                 "index", "offset", "length", "len-crc", "data-crc", "kind"
             )?;
         }
+        let rows = Rows {
+            file: &json_name,
+            split: split.as_ref(),
+            json: args.json,
+            coloured,
+            width,
+        };
         let mut intact = 0usize;
         let outcome = render_in_order(
             &mut input,
@@ -196,16 +213,7 @@ pub fn run(
                 if let Some(nested) = &nested {
                     row.summary = format!("{}; {}", row.summary, nested.describe());
                 }
-                write_row(
-                    output,
-                    &json_name,
-                    &row,
-                    nested.as_ref(),
-                    split.as_ref(),
-                    args.json,
-                    coloured,
-                    width,
-                );
+                write_row(output, &rows, &row, nested.as_ref());
                 frame.status.is_intact()
             },
             |_, is_intact, line| {
