@@ -102,16 +102,23 @@ impl<'a> FeatureValues<'a> {
 
     /// The values of a float feature.
     pub fn floats(&self) -> impl Iterator<Item = f32> + '_ {
-        self.values().filter_map(|(v, _)| match v {
-            Value::Scalar(Scalar::F32(f)) => Some(f),
+        self.scalars().filter_map(|s| match s {
+            Scalar::F32(f) => Some(f),
             _ => None,
         })
     }
 
+    /// The numbers of a float or int64 feature, read without their spans.
+    fn scalars(&self) -> impl Iterator<Item = Scalar<'a>> + '_ {
+        self.list
+            .iter()
+            .flat_map(|list| list.scalars().into_iter().flatten())
+    }
+
     /// The values of an int64 feature.
     pub fn ints(&self) -> impl Iterator<Item = i64> + '_ {
-        self.values().filter_map(|(v, _)| match v {
-            Value::Scalar(Scalar::I64(i)) => Some(i),
+        self.scalars().filter_map(|s| match s {
+            Scalar::I64(i) => Some(i),
             _ => None,
         })
     }

@@ -1,7 +1,8 @@
 //! Statistics over many files on all cores: each file is opened and indexed, its frames are cut
-//! into chunks, and worker threads take chunks from a shared queue, each summarising into its own
-//! [`Stats`] per group (split). The workers' summaries are merged; a second pass fills the
-//! histograms over the range the first found for each feature across every group. Memory is the
+//! into chunks, and worker threads take chunks from a shared queue, summarising each into a
+//! [`Stats`] of its own. The chunks' summaries are merged into their group's (split's) in chunk
+//! order, so the result does not depend on how the threads shared the work; a second pass fills
+//! the histograms over the range the first found for each feature across every group. Memory is the
 //! frame indexes plus the bounded summaries, whatever the number of records.
 
 use std::collections::BTreeMap;
@@ -60,6 +61,43 @@ pub struct Outcome {
 struct Opened {
     source: Source,
     index: FrameIndex,
+}
+
+/// Chunks summarised at once in [`in_order`], per thread: enough that threads seldom wait for
+/// the slowest chunk of a window, few enough that their summaries take little memory.
+const WINDOW_PER_THREAD: usize = 16;
+
+/// Runs `work(state, i)` for every `i` in `0..n` on up to `threads` threads (each with its own
+/// state from `init`) and hands the results to `take` in the order of `i`, a window of them at a
+/// time.
+fn in_order<S: Send, R: Send>(
+    n: usize,
+    threads: usize,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, usize) -> Option<R> + Sync,
+    mut take: impl FnMut(R),
+) {
+    let window = threads.max(1) * WINDOW_PER_THREAD;
+    let mut first = 0;
+    while first < n {
+        let end = n.min(first + window);
+        let slots: Vec<std::sync::Mutex<Option<R>>> =
+            (first..end).map(|_| std::sync::Mutex::new(None)).collect();
+        on_all_cores(end - first, threads, &init, |state, i| {
+            let result = work(state, first + i);
+            if let (Some(slot), Some(result)) = (slots.get(i), result) {
+                if let Ok(mut slot) = slot.lock() {
+                    *slot = Some(result);
+                }
+            }
+        });
+        for slot in slots {
+            if let Some(result) = slot.into_inner().ok().flatten() {
+                take(result);
+            }
+        }
+        first = end;
+    }
 }
 
 /// Runs `work(i)` for `i` in `0..n` on up to `threads` threads, each with its own state from
@@ -165,41 +203,42 @@ pub fn compute_observed(
         }
     }
     let groups = plan.groups.len();
-    let fresh = || (decoder.clone(), vec![Stats::default(); groups]);
     let total = 2 * chunks.len() as u64;
     let done = AtomicUsize::new(0);
     let tick = || progress(done.fetch_add(1, Ordering::Relaxed) as u64 + 1, total);
-    let frames_of = |file: usize, start: usize| {
-        let o = opened.get(file).and_then(|o| o.as_ref().ok());
-        let group = plan.group_of.get(file).copied();
-        (o, group, start)
+    // The chunk's file, its group and its first frame.
+    let chunk_at = |i: usize| {
+        let &(file, start) = chunks.get(i)?;
+        let o = opened.get(file)?.as_ref().ok()?;
+        Some((o, file, *plan.group_of.get(file)?, start))
     };
-    // First pass: everything but the histograms.
-    let first = on_all_cores(chunks.len(), threads, fresh, |(decoder, stats), i| {
-        tick();
-        let Some(&(file, start)) = chunks.get(i) else {
-            return;
-        };
-        let (Some(o), Some(group), start) = frames_of(file, start) else {
-            return;
-        };
-        let Some(stats) = stats.get_mut(group) else {
-            return;
-        };
-        let data = o.source.bytes();
-        for frame in (start..start + CHUNK).map_while(|f| o.index.get(data, f)) {
-            match frame.payload(data).filter(|_| frame.status.is_intact()) {
-                Some(payload) => stats.add_payload(decoder, payload, file),
-                None => stats.damaged += 1,
-            }
-        }
-    });
+    // First pass: everything but the histograms. Each chunk is summarised on its own and the
+    // summaries are merged in chunk order, so that sums of floats come out the same on every
+    // run, however the threads happened to share the chunks.
     let mut merged = vec![Stats::default(); groups];
-    for (_, stats) in &first {
-        for (all, one) in merged.iter_mut().zip(stats) {
-            all.merge(one);
-        }
-    }
+    in_order(
+        chunks.len(),
+        threads,
+        || decoder.clone(),
+        |decoder, i| {
+            tick();
+            let (o, file, group, start) = chunk_at(i)?;
+            let mut stats = Stats::default();
+            let data = o.source.bytes();
+            for frame in (start..start + CHUNK).map_while(|f| o.index.get(data, f)) {
+                match frame.payload(data).filter(|_| frame.status.is_intact()) {
+                    Some(payload) => stats.add_payload(decoder, payload, file),
+                    None => stats.damaged += 1,
+                }
+            }
+            Some((group, stats))
+        },
+        |(group, stats)| {
+            if let Some(all) = merged.get_mut(group) {
+                all.merge(&stats);
+            }
+        },
+    );
     // The range of each numeric feature across every group.
     let mut ranges: BTreeMap<FeatureKey, (f64, f64)> = BTreeMap::new();
     for stats in &merged {
@@ -211,26 +250,26 @@ pub fn compute_observed(
         }
     }
     // Second pass: histograms over those ranges.
-    let second = on_all_cores(chunks.len(), threads, fresh, |(decoder, stats), i| {
-        tick();
-        let Some(&(file, start)) = chunks.get(i) else {
-            return;
-        };
-        let (Some(o), Some(group), start) = frames_of(file, start) else {
-            return;
-        };
-        let Some(stats) = stats.get_mut(group) else {
-            return;
-        };
-        let data = o.source.bytes();
-        for frame in (start..start + CHUNK).map_while(|f| o.index.get(data, f)) {
-            if let Some(payload) = frame.payload(data).filter(|_| frame.status.is_intact()) {
-                stats.add_to_histograms(decoder, payload, &ranges);
+    in_order(
+        chunks.len(),
+        threads,
+        || decoder.clone(),
+        |decoder, i| {
+            tick();
+            let (o, _, group, start) = chunk_at(i)?;
+            let mut stats = Stats::default();
+            let data = o.source.bytes();
+            for frame in (start..start + CHUNK).map_while(|f| o.index.get(data, f)) {
+                if let Some(payload) = frame.payload(data).filter(|_| frame.status.is_intact()) {
+                    stats.add_to_histograms(decoder, payload, &ranges);
+                }
             }
-        }
-    });
-    for (_, stats) in &second {
-        for (all, one) in merged.iter_mut().zip(stats) {
+            Some((group, stats))
+        },
+        |(group, one)| {
+            let Some(all) = merged.get_mut(group) else {
+                return;
+            };
             for (key, feature) in &one.features {
                 if let (Some(h), Some(target)) = (&feature.histogram, all.features.get_mut(key)) {
                     match &mut target.histogram {
@@ -239,8 +278,8 @@ pub fn compute_observed(
                     }
                 }
             }
-        }
-    }
+        },
+    );
     Outcome {
         groups: plan.groups.iter().cloned().zip(merged).collect(),
         unreadable,
@@ -251,6 +290,27 @@ pub fn compute_observed(
 mod tests {
     use super::*;
     use std::sync::Mutex;
+
+    #[test]
+    fn results_come_in_order_whatever_the_threads() {
+        for threads in [1, 2, 3, 8] {
+            let mut taken = Vec::new();
+            // Odd items have no result; the rest arrive in order, across several windows.
+            let n = 3 * WINDOW_PER_THREAD * threads + 5;
+            in_order(
+                n,
+                threads,
+                || 0usize,
+                |calls, i| {
+                    *calls += 1;
+                    (i % 2 == 0).then_some(i)
+                },
+                |i| taken.push(i),
+            );
+            let expected: Vec<usize> = (0..n).step_by(2).collect();
+            assert_eq!(taken, expected, "{threads} threads");
+        }
+    }
 
     #[test]
     fn progress_counts_every_chunk_of_both_passes() {
