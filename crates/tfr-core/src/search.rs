@@ -1,0 +1,506 @@
+//! Finding records by what they hold as decoded: a needle's bytes inside a string or bytes value
+//! (feature names are map keys, so they are strings too), or, when the needle reads as a number, a
+//! number equal to it however the wire stores it (a varint, a zigzag varint, a fixed-width or
+//! packed value, a float).
+//!
+//! Records are read with the one wire walk and typed layer every view uses: integers are compared
+//! exactly as the typed layer reads them (`int32`, `sint64`, enum numbers…), and floats as the
+//! value the tree prints. The needle is parsed once to the `f32` and the `f64` nearest it; a value
+//! whose bits differ cannot print as the needle, and the rare value whose bits agree is printed
+//! (shortest round-trip digits, as the tree and `show` print it) and compared digit for digit, so
+//! `0.1` finds the float32 nearest 0.1 but `0.10000000149` does not, and `16777217` does not find
+//! the float 16777216.
+//!
+//! [`search_frames`] runs a search over a file's frames on every core, in waves of chunks so that
+//! hits come back in file order with memory bounded by [`HIT_CAP`], and stops as soon as asked.
+
+use std::ops::{ControlFlow, Range};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use memchr::memmem;
+use rayon::prelude::*;
+
+use crate::decode::{MessageView, Scalar, Value};
+use crate::frame::FrameIndex;
+use crate::payload::{Decoded, Decoder, PayloadKind};
+use crate::pyfmt::{write_repr_f64, write_text_f32};
+use crate::schema::table::{Cardinality, Table};
+use crate::span::Span;
+use crate::wire::{NodeKind, WireTree};
+
+/// Payloads larger than this are not decoded by a search: any occurrence of the needle's bytes
+/// in them counts, and their numbers are not looked at.
+pub const DECODE_LIMIT: usize = 16 << 20;
+
+/// Records a search remembers; past this many it says "at least".
+pub const HIT_CAP: usize = 1_000_000;
+
+/// Frames one task of a parallel search looks at before reporting progress.
+const CHUNK: usize = 2048;
+/// Chunks searched in parallel before their hits are handed on in order.
+const WAVE_CHUNKS: usize = 64;
+
+/// What to look for: the text as typed, and the number it reads as, if any.
+pub struct Needle {
+    finder: memmem::Finder<'static>,
+    number: Option<Number>,
+}
+
+impl std::fmt::Debug for Needle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Needle")
+            .field("text", &String::from_utf8_lossy(self.text()))
+            .field("number", &self.number)
+            .finish()
+    }
+}
+
+impl Needle {
+    pub fn new(text: &str) -> Needle {
+        Needle {
+            finder: memmem::Finder::new(text.as_bytes()).into_owned(),
+            number: Number::parse(text),
+        }
+    }
+
+    pub fn text(&self) -> &[u8] {
+        self.finder.needle()
+    }
+
+    /// Whether numbers equal to the needle are looked for as well as its bytes.
+    pub fn is_number(&self) -> bool {
+        self.number.is_some()
+    }
+
+    fn find(&self, bytes: &[u8]) -> Option<usize> {
+        if self.text().is_empty() {
+            return None;
+        }
+        self.finder.find(bytes)
+    }
+}
+
+/// A number as the user typed it: `856`, `-3`, `0.25`, `1e-5`, `nan`, `-inf`.
+#[derive(Debug, Clone, PartialEq)]
+struct Number {
+    /// Its value when it is a whole number a 128-bit integer holds.
+    int: Option<i128>,
+    /// The float nearest it, when there is one (`1e40` has no float32).
+    f32_bits: Option<u32>,
+    f64_bits: Option<u64>,
+    /// Finite needles: the digits the printed value must have.
+    decimal: Option<Decimal>,
+    nan: bool,
+}
+
+impl Number {
+    fn parse(text: &str) -> Option<Number> {
+        let as_f64: f64 = text.parse().ok()?;
+        let as_f32: f32 = text.parse().ok()?;
+        let decimal = Decimal::parse(text);
+        if decimal.is_none() && as_f64.is_finite() {
+            return None;
+        }
+        // A finite needle never stands for an infinity, however large it is.
+        let finite = decimal.is_some();
+        let usable = |infinite: bool| !finite || !infinite;
+        Some(Number {
+            int: decimal.as_ref().and_then(Decimal::integer),
+            f32_bits: usable(as_f32.is_infinite()).then_some(as_f32.to_bits()),
+            f64_bits: usable(as_f64.is_infinite()).then_some(as_f64.to_bits()),
+            decimal,
+            nan: as_f64.is_nan(),
+        })
+    }
+
+    /// Whether `scalar` is this number as the tree shows it; `scratch` holds printed floats.
+    fn matches(&self, scalar: &Scalar<'_>, scratch: &mut String) -> bool {
+        let int = |v: i128| self.int == Some(v);
+        match *scalar {
+            Scalar::I32(v) => int(v.into()),
+            Scalar::I64(v) => int(v.into()),
+            Scalar::U32(v) => int(v.into()),
+            Scalar::U64(v) => int(v.into()),
+            Scalar::Enum(v, _) => int(v.into()),
+            Scalar::Bool(_) => false,
+            Scalar::F32(v) => {
+                if self.nan || v.is_nan() {
+                    return self.nan && v.is_nan();
+                }
+                if Some(v.to_bits()) != self.f32_bits {
+                    return false;
+                }
+                scratch.clear();
+                write_text_f32(v, scratch);
+                self.printed_is(scratch, v.is_finite())
+            }
+            Scalar::F64(v) => {
+                if self.nan || v.is_nan() {
+                    return self.nan && v.is_nan();
+                }
+                if Some(v.to_bits()) != self.f64_bits {
+                    return false;
+                }
+                scratch.clear();
+                write_repr_f64(v, scratch);
+                self.printed_is(scratch, v.is_finite())
+            }
+        }
+    }
+
+    fn printed_is(&self, printed: &str, finite: bool) -> bool {
+        if !finite {
+            // Same bits, and infinities print as `inf` and `-inf` whatever the needle's spelling.
+            return true;
+        }
+        self.decimal.is_some() && Decimal::parse(printed) == self.decimal
+    }
+}
+
+/// A finite decimal number in a normal form: sign, significant digits without leading or
+/// trailing zeros, and the power of ten of the first digit, so that `0.250`, `.25` and `2.5e-1`
+/// compare equal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Decimal {
+    negative: bool,
+    digits: Vec<u8>,
+    exponent: i64,
+}
+
+impl Decimal {
+    /// `None` unless `text` is `[+-]digits[.digits][(e|E)[+-]digits]` with at least one digit.
+    fn parse(text: &str) -> Option<Decimal> {
+        let (negative, rest) = match text.as_bytes().first() {
+            Some(b'-') => (true, &text[1..]),
+            Some(b'+') => (false, &text[1..]),
+            _ => (false, text),
+        };
+        let (mantissa, power) = match rest.split_once(['e', 'E']) {
+            Some((m, e)) => (m, e.parse::<i64>().ok()?),
+            None => (rest, 0),
+        };
+        let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if !all_digits(whole) || !all_digits(fraction) || whole.len() + fraction.len() == 0 {
+            return None;
+        }
+        let digits: Vec<u8> = whole.bytes().chain(fraction.bytes()).collect();
+        let leading = digits.iter().take_while(|d| **d == b'0').count();
+        let mut significant = digits.get(leading..).unwrap_or_default().to_vec();
+        while significant.last() == Some(&b'0') {
+            significant.pop();
+        }
+        let exponent = (whole.len() as i64)
+            .saturating_sub(leading as i64)
+            .saturating_sub(1)
+            .saturating_add(power);
+        Some(Decimal {
+            // -0 and 0 are one integer; floats tell them apart by their bits.
+            negative: negative && !significant.is_empty(),
+            exponent: if significant.is_empty() { 0 } else { exponent },
+            digits: significant,
+        })
+    }
+
+    /// The value, when it is a whole number an `i128` holds.
+    fn integer(&self) -> Option<i128> {
+        let places = self.exponent.checked_add(1)?;
+        if places < self.digits.len() as i64 || places > 39 {
+            return (self.digits.is_empty()).then_some(0);
+        }
+        let mut value: i128 = 0;
+        for i in 0..places {
+            let digit = self.digits.get(i as usize).map_or(0, |d| d - b'0');
+            value = value.checked_mul(10)?.checked_add(i128::from(digit))?;
+        }
+        Some(if self.negative { -value } else { value })
+    }
+}
+
+/// Where the first hit lies in the payload, or (`any`) only whether there is one.
+struct Best {
+    span: Option<Span>,
+    any: bool,
+}
+
+impl Best {
+    fn offer(&mut self, span: Span) -> ControlFlow<()> {
+        if self.span.is_none_or(|best| span.start < best.start) {
+            self.span = Some(span);
+        }
+        if self.any {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
+
+/// The first hit of `needle` in a decoded payload (payload positions): its bytes inside a string
+/// or bytes value, or a number equal to it.
+pub fn first_hit(
+    needle: &Needle,
+    payload: &[u8],
+    decoded: &Decoded,
+    table: &Table,
+) -> Option<Span> {
+    let mut best = Best {
+        span: None,
+        any: false,
+    };
+    let _ = hits(needle, payload, decoded, table, &mut best);
+    best.span
+}
+
+/// Whether `payload` holds a hit of `needle`, decoding it with `decoder` only when its bytes
+/// could hold one.
+pub fn payload_matches(needle: &Needle, payload: &[u8], decoder: &Decoder) -> bool {
+    let found = needle.find(payload);
+    if found.is_none() && !needle.is_number() {
+        return false;
+    }
+    if payload.len() > DECODE_LIMIT {
+        return found.is_some();
+    }
+    let decoded = decoder.decode(payload);
+    let mut best = Best {
+        span: None,
+        any: true,
+    };
+    let _ = hits(needle, payload, &decoded, decoder.table(), &mut best);
+    best.span.is_some()
+}
+
+/// [`first_hit`] for a payload not yet decoded (large ones are not: their first occurrence of
+/// the needle's bytes is the hit).
+pub fn record_hit(needle: &Needle, payload: &[u8], decoder: &Decoder) -> Option<Span> {
+    if payload.len() > DECODE_LIMIT {
+        let at = needle.find(payload)?;
+        return Some(Span::new(at, at + needle.text().len()));
+    }
+    first_hit(needle, payload, &decoder.decode(payload), decoder.table())
+}
+
+fn hits(
+    needle: &Needle,
+    payload: &[u8],
+    decoded: &Decoded,
+    table: &Table,
+    best: &mut Best,
+) -> ControlFlow<()> {
+    text_hits(needle, payload, decoded, best)?;
+    let Some(number) = &needle.number else {
+        return ControlFlow::Continue(());
+    };
+    let mut scratch = String::new();
+    match decoded.typed(payload, table) {
+        Some(root) => message_hits(number, &root, best, &mut scratch),
+        None => match decoded.structure() {
+            Some(tree) => wire_hits(number, tree, payload, table, best, &mut scratch),
+            None => ControlFlow::Continue(()),
+        },
+    }
+}
+
+/// The first occurrence of the needle's bytes that starts inside string or bytes data (what the
+/// hex pane marks as data); a text payload is all data.
+fn text_hits(
+    needle: &Needle,
+    payload: &[u8],
+    decoded: &Decoded,
+    best: &mut Best,
+) -> ControlFlow<()> {
+    let len = needle.text().len();
+    if len == 0 {
+        return ControlFlow::Continue(());
+    }
+    let Some(tree) = decoded.structure() else {
+        if decoded.kind == PayloadKind::Text {
+            if let Some(at) = needle.find(payload) {
+                return best.offer(Span::new(at, at + len));
+            }
+        }
+        return ControlFlow::Continue(());
+    };
+    for at in needle.finder.find_iter(payload) {
+        let in_data = tree
+            .node_at(at)
+            .and_then(|n| tree.node(n))
+            .is_some_and(|n| n.kind() == NodeKind::Bytes && n.data_span().contains(at));
+        if in_data {
+            // Occurrences come in order: the first in data is the earliest.
+            return best.offer(Span::new(at, at + len));
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// Numbers of a typed message, read as the tree reads them (merged, last value wins).
+fn message_hits(
+    number: &Number,
+    message: &MessageView<'_>,
+    best: &mut Best,
+    scratch: &mut String,
+) -> ControlFlow<()> {
+    for field in message.fields() {
+        let mut visit = |value: Value<'_>, span: Span| match value {
+            Value::Scalar(scalar) if number.matches(&scalar, scratch) => best.offer(span),
+            Value::Message(inner) => message_hits(number, &inner, best, scratch),
+            Value::Scalar(_) | Value::String(..) | Value::Bytes(..) => ControlFlow::Continue(()),
+        };
+        match field.info().cardinality {
+            Cardinality::Repeated | Cardinality::Map => {
+                for (value, span) in field.values() {
+                    visit(value, span)?;
+                }
+            }
+            _ => {
+                if let Some(value) = field.singular() {
+                    visit(value, field.singular_span())?;
+                }
+            }
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// Numbers of a payload walked without its type (or as the type it failed to be), as the tree's
+/// wire rows show them: fields the schema knows read as their type, unknown varints as unsigned.
+fn wire_hits(
+    number: &Number,
+    tree: &WireTree,
+    payload: &[u8],
+    table: &Table,
+    best: &mut Best,
+    scratch: &mut String,
+) -> ControlFlow<()> {
+    for i in 0..tree.len() {
+        let Some(node) = tree.node(i) else {
+            continue;
+        };
+        let kind = node.field().and_then(|f| table.field(f)).map(|f| f.kind);
+        match node.kind() {
+            NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 => {
+                let Some(raw) = tree.scalar(i, payload) else {
+                    continue;
+                };
+                let hit = match kind.and_then(|k| Scalar::from_raw(k, raw, table)) {
+                    Some(scalar) => number.matches(&scalar, scratch),
+                    None => node.kind() == NodeKind::Varint && number.int == Some(raw.into()),
+                };
+                if hit {
+                    best.offer(node.data_span())?;
+                }
+            }
+            NodeKind::Packed => {
+                let Some(kind) = kind else {
+                    continue;
+                };
+                for (span, raw) in tree.elements(i, payload, kind) {
+                    let hit = Scalar::from_raw(kind, raw, table)
+                        .is_some_and(|scalar| number.matches(&scalar, scratch));
+                    if hit {
+                        best.offer(span)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// Lets the thread that started a search follow it and stop it.
+#[derive(Debug, Default)]
+pub struct SearchProgress {
+    /// Frames looked at so far.
+    pub examined: AtomicU64,
+    /// Set to make the search stop (it does within one chunk of frames per core).
+    pub cancel: AtomicBool,
+}
+
+/// How a search over frames ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finished {
+    /// Every frame was looked at.
+    Done,
+    /// [`HIT_CAP`] records were found; the rest of the file was not looked at.
+    Capped,
+    Cancelled,
+}
+
+/// Looks for `needle` in the payloads of frames `records` of `index`, on every core, handing
+/// the indices of the frames that hold a hit to `found` in file order, a wave at a time.
+pub fn search_frames(
+    data: &[u8],
+    index: &FrameIndex,
+    records: Range<usize>,
+    decoder: &Decoder,
+    needle: &Needle,
+    progress: &SearchProgress,
+    mut found: impl FnMut(Vec<u64>),
+) -> Finished {
+    let end = records.end.min(index.len());
+    let mut total = 0usize;
+    let mut at = records.start;
+    let wave = CHUNK * WAVE_CHUNKS;
+    while at < end {
+        let stop = at.saturating_add(wave).min(end);
+        let chunks: Vec<Range<usize>> = (at..stop)
+            .step_by(CHUNK)
+            .map(|s| s..s.saturating_add(CHUNK).min(stop))
+            .collect();
+        let results: Vec<Option<Vec<u64>>> = chunks
+            .into_par_iter()
+            .map(|chunk| search_chunk(data, index, chunk, decoder, needle, progress))
+            .collect();
+        let mut hits = Vec::new();
+        for chunk in results {
+            let Some(chunk) = chunk else {
+                return Finished::Cancelled;
+            };
+            hits.extend(chunk);
+        }
+        let room = HIT_CAP - total;
+        let capped = hits.len() >= room && stop < end || hits.len() > room;
+        hits.truncate(room);
+        total += hits.len();
+        if !hits.is_empty() {
+            found(hits);
+        }
+        if capped {
+            return Finished::Capped;
+        }
+        at = stop;
+    }
+    Finished::Done
+}
+
+/// The frames of `chunk` that hold a hit; `None` when the search was cancelled meanwhile.
+fn search_chunk(
+    data: &[u8],
+    index: &FrameIndex,
+    chunk: Range<usize>,
+    decoder: &Decoder,
+    needle: &Needle,
+    progress: &SearchProgress,
+) -> Option<Vec<u64>> {
+    let mut hits = Vec::new();
+    let len = chunk.len() as u64;
+    for i in chunk {
+        if progress.cancel.load(Ordering::Relaxed) {
+            return None;
+        }
+        let Some(payload) = index.get(data, i).and_then(|f| f.payload(data)) else {
+            continue;
+        };
+        if payload_matches(needle, payload, decoder) {
+            hits.push(i as u64);
+        }
+    }
+    progress.examined.fetch_add(len, Ordering::Relaxed);
+    Some(hits)
+}
+
+#[cfg(test)]
+mod tests;
