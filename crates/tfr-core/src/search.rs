@@ -430,7 +430,8 @@ pub enum Finished {
 }
 
 /// Looks for `needle` in the payloads of frames `records` of `index`, on every core, handing
-/// the indices of the frames that hold a hit to `found` in file order, a wave at a time.
+/// the indices of the frames that hold a hit to `found` in file order, a wave at a time, with
+/// the frame number the search has covered up to.
 pub fn search_frames(
     data: &[u8],
     index: &FrameIndex,
@@ -438,7 +439,7 @@ pub fn search_frames(
     decoder: &Decoder,
     needle: &Needle,
     progress: &SearchProgress,
-    mut found: impl FnMut(Vec<u64>),
+    mut found: impl FnMut(Vec<u64>, usize),
 ) -> Finished {
     let end = records.end.min(index.len());
     let mut total = 0usize;
@@ -465,9 +466,7 @@ pub fn search_frames(
         let capped = hits.len() >= room && stop < end || hits.len() > room;
         hits.truncate(room);
         total += hits.len();
-        if !hits.is_empty() {
-            found(hits);
-        }
+        found(hits, stop);
         if capped {
             return Finished::Capped;
         }

@@ -248,7 +248,7 @@ fn a_search_over_frames_hands_hits_on_in_file_order_and_stops_when_cancelled() {
         &decoder,
         &Needle::new("3"),
         &progress,
-        |wave| hits.extend(wave),
+        |wave, _| hits.extend(wave),
     );
     assert_eq!(finished, Finished::Done);
     let expected: Vec<u64> = (0..5000).filter(|i| i % 7 == 3).collect();
@@ -265,7 +265,7 @@ fn a_search_over_frames_hands_hits_on_in_file_order_and_stops_when_cancelled() {
         &decoder,
         &Needle::new("3"),
         &progress,
-        |_| any = true,
+        |_, _| any = true,
     );
     assert_eq!(finished, Finished::Cancelled);
     assert!(!any);
