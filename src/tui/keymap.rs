@@ -324,11 +324,11 @@ pub const KEYS: &[Binding] = &[
     },
     Binding {
         keys: &[&[ch('/', Action::Prompt(PromptKind::Search))]],
-        what: "search feature names and string values (exact bytes)",
+        what: "search feature names, string values and numbers (856, 0.25, -3)",
     },
     Binding {
         keys: &[&[ch('n', Action::SearchNext), ch('N', Action::SearchPrev)]],
-        what: "next / previous match",
+        what: "next / previous record that matches",
     },
     Binding {
         keys: &[&[ch('c', Action::NextDamaged), ch('C', Action::PrevDamaged)]],

@@ -125,13 +125,15 @@ impl SearchRun {
             );
             let _ = tx.send(Report::Finished(finished));
         };
+        run.reports = Some(rx);
         if small {
             work();
+            run.poll();
         } else {
+            // Its findings are taken on the next turn of the run loop, never here, so that a
+            // search is "running" until the inspector has looked.
             std::thread::spawn(work);
         }
-        run.reports = Some(rx);
-        run.poll();
         run
     }
 
@@ -236,7 +238,11 @@ impl SearchRun {
             if self.running() {
                 return Err(true);
             }
-            return if self.hits.is_empty() { Err(false) } else { Ok(0) };
+            return if self.hits.is_empty() {
+                Err(false)
+            } else {
+                Ok(0)
+            };
         }
         // Backward: the hits before `from` are all known once the scan has passed it.
         let passed = self.covered as u64 > from || !self.running();
@@ -305,16 +311,27 @@ mod tests {
         assert_eq!(run.next(40, true, false), Ok(0), "wraps to the first");
         assert_eq!(run.next(10, false, false), Ok(0));
         assert_eq!(run.next(3, false, false), Ok(2), "wraps to the last");
-        assert_eq!(run_with(&[], 100, Phase::Done).next(5, true, true), Err(false));
+        assert_eq!(
+            run_with(&[], 100, Phase::Done).next(5, true, true),
+            Err(false)
+        );
     }
 
     #[test]
     fn steps_wait_for_the_worker_where_it_has_not_looked_yet() {
         let run = run_with(&[3], 20, Phase::Running);
         assert_eq!(run.next(0, true, false), Ok(0));
-        assert_eq!(run.next(3, true, false), Err(true), "more may come after 20");
+        assert_eq!(
+            run.next(3, true, false),
+            Err(true),
+            "more may come after 20"
+        );
         assert_eq!(run.next(10, false, false), Ok(0));
-        assert_eq!(run.next(50, false, false), Err(true), "21..50 not looked at yet");
+        assert_eq!(
+            run.next(50, false, false),
+            Err(true),
+            "21..50 not looked at yet"
+        );
     }
 
     #[test]

@@ -27,6 +27,9 @@ use crate::pyfmt::{write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Table};
 use crate::span::Span;
 use crate::wire::{NodeKind, WireTree};
+use encodings::Encodings;
+
+mod encodings;
 
 /// Payloads larger than this are not decoded by a search: any occurrence of the needle's bytes
 /// in them counts, and their numbers are not looked at.
@@ -44,6 +47,8 @@ const WAVE_CHUNKS: usize = 64;
 pub struct Needle {
     finder: memmem::Finder<'static>,
     number: Option<Number>,
+    /// The bytes the number may lie in, when it is one.
+    encodings: Option<Encodings>,
 }
 
 impl std::fmt::Debug for Needle {
@@ -57,9 +62,11 @@ impl std::fmt::Debug for Needle {
 
 impl Needle {
     pub fn new(text: &str) -> Needle {
+        let number = Number::parse(text);
         Needle {
             finder: memmem::Finder::new(text.as_bytes()).into_owned(),
-            number: Number::parse(text),
+            encodings: number.as_ref().map(Encodings::of),
+            number,
         }
     }
 
@@ -256,7 +263,11 @@ pub fn first_hit(
 /// could hold one.
 pub fn payload_matches(needle: &Needle, payload: &[u8], decoder: &Decoder) -> bool {
     let found = needle.find(payload);
-    if found.is_none() && !needle.is_number() {
+    let may_hold_number = needle
+        .encodings
+        .as_ref()
+        .is_some_and(|e| e.may_hold(payload));
+    if found.is_none() && !may_hold_number {
         return false;
     }
     if payload.len() > DECODE_LIMIT {
@@ -294,7 +305,27 @@ fn hits(
     };
     let mut scratch = String::new();
     match decoded.typed(payload, table) {
-        Some(root) => message_hits(number, &root, best, &mut scratch),
+        Some(root) => {
+            // Every value the typed layer reads is a wire value read as its field's type (merge
+            // rules only drop some), so a payload none of whose wire values matches is passed
+            // over without building its views.
+            let mut any = Best {
+                span: None,
+                any: true,
+            };
+            let _ = wire_hits(
+                number,
+                &decoded.tree,
+                payload,
+                table,
+                &mut any,
+                &mut scratch,
+            );
+            if any.span.is_none() {
+                return ControlFlow::Continue(());
+            }
+            message_hits(number, &root, best, &mut scratch)
+        }
         None => match decoded.structure() {
             Some(tree) => wire_hits(number, tree, payload, table, best, &mut scratch),
             None => ControlFlow::Continue(()),

@@ -133,9 +133,9 @@ impl App {
                 } else {
                     "backward"
                 };
-                let records = run
-                    .records
-                    .map_or(String::new(), |n| format!(" of {} records", grouped(n as u64)));
+                let records = run.records.map_or(String::new(), |n| {
+                    format!(" of {} records", grouped(n as u64))
+                });
                 self.message = format!(
                     "searching {needle} {direction}… {}%{records}, {} matching so far (any key works meanwhile; Esc stops)",
                     run.percent(),
@@ -169,7 +169,11 @@ impl App {
         let Some(run) = &self.search_run else {
             return;
         };
-        let Some(record) = run.hits.get(position).and_then(|r| usize::try_from(*r).ok()) else {
+        let Some(record) = run
+            .hits
+            .get(position)
+            .and_then(|r| usize::try_from(*r).ok())
+        else {
             return;
         };
         let needle_text = run.needle.clone();
@@ -192,7 +196,10 @@ impl App {
                 } else {
                     format!(", {name}")
                 };
-                (format!("{needle} at offset {offset}: record {record}"), what)
+                (
+                    format!("{needle} at offset {offset}: record {record}"),
+                    what,
+                )
             }
             None => (format!("{needle}: record {record}"), String::new()),
         };

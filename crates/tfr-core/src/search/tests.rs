@@ -271,3 +271,31 @@ fn a_search_over_frames_hands_hits_on_in_file_order_and_stops_when_cancelled() {
     assert!(!any);
     assert_eq!(progress.examined.load(Ordering::Relaxed), 0);
 }
+
+proptest::proptest! {
+    /// Every value is found by the text the tree prints for it, whatever bytes the prefilter of
+    /// encodings passes over.
+    #[test]
+    fn every_value_is_found_by_what_the_tree_prints(
+        ints in proptest::collection::vec(proptest::num::i64::ANY, 1..6),
+        floats in proptest::collection::vec(proptest::num::f32::NORMAL, 1..6),
+        pick in 0usize..12,
+    ) {
+        let decoder = builtin();
+        let features = [
+            ld(1, &[ld(1, b"i"), ld(2, &int64_feature(&ints))].concat()),
+            ld(1, &[ld(1, b"f"), ld(2, &float_feature(&floats))].concat()),
+        ]
+        .concat();
+        let payload = ld(1, &features);
+        let text = if pick % 2 == 0 {
+            ints[pick / 2 % ints.len()].to_string()
+        } else {
+            crate::pyfmt::text_f32(floats[pick / 2 % floats.len()])
+        };
+        proptest::prop_assert!(
+            payload_matches(&Needle::new(&text), &payload, &decoder),
+            "{text}"
+        );
+    }
+}
