@@ -213,10 +213,8 @@ pub fn run(
             status = status.max(Status::Damage);
         }
         if let Some(tally) = run.tallies.get_mut(member) {
-            let data = input.data();
             *tally = Some(crate::dataset::Tally::of(
                 &input.index,
-                data,
                 stream_problem.is_some(),
             ));
         }

@@ -187,7 +187,7 @@ fn judge(source: &Source, budget: ResyncBudget, progress: &Progress) -> Result<R
     source.check_unchanged()?;
     let compression = source.compression().cloned();
     let stream_damaged = compression.as_ref().is_some_and(|c| c.problem.is_some());
-    let tally = crate::dataset::Tally::of(&index, data, stream_damaged);
+    let tally = crate::dataset::Tally::of(&index, stream_damaged);
     if let Some(p) = compression.as_ref().and_then(|c| c.problem.as_ref()) {
         let at = FileOffset(p.decompressed_offset);
         problems.push(Problem {

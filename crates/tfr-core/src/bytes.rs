@@ -33,6 +33,7 @@ impl ByteSource for [u8] {
         self.len() as u64
     }
 
+    #[inline]
     fn read(&self, range: FileRange) -> Option<&[u8]> {
         range.slice(self)
     }
@@ -43,6 +44,7 @@ impl ByteSource for Vec<u8> {
         self.as_slice().len() as u64
     }
 
+    #[inline]
     fn read(&self, range: FileRange) -> Option<&[u8]> {
         range.slice(self)
     }
@@ -53,6 +55,7 @@ impl<const N: usize> ByteSource for [u8; N] {
         N as u64
     }
 
+    #[inline]
     fn read(&self, range: FileRange) -> Option<&[u8]> {
         range.slice(self)
     }

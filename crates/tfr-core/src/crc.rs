@@ -21,9 +21,102 @@ pub fn masked_crc32c(bytes: &[u8]) -> u32 {
     mask(crc32c::crc32c(bytes))
 }
 
+/// The masked CRC32C of three buffers, computed together.
+///
+/// One CRC over a short buffer waits on each step's result: the crc32 instruction takes three
+/// cycles to give what the next one needs, and the library can only split buffers of 768 bytes or
+/// more into independent streams. Three frames' payloads are three independent streams already, so
+/// stepping them in turn keeps the instruction busy every cycle: on 250-byte records, this is what
+/// lets one core check frames at close to the speed of one CRC over the whole file.
+pub fn masked_crc32c_three(buffers: [&[u8]; 3]) -> [u32; 3] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("sse4.2") {
+            #[allow(unsafe_code)]
+            // SAFETY: the CPU has SSE 4.2, checked just above.
+            let crcs = unsafe { interleaved::crc32c_three(buffers) };
+            return crcs.map(mask);
+        }
+    }
+    buffers.map(masked_crc32c)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod interleaved {
+    use std::arch::x86_64::{_mm_crc32_u8, _mm_crc32_u64};
+
+    fn word(chunk: &[u8]) -> u64 {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        u64::from_le_bytes(word)
+    }
+
+    /// The CRC32C of each buffer: their common length in 8-byte words in turn, then each rest.
+    #[target_feature(enable = "sse4.2")]
+    #[allow(unused_unsafe)] // the intrinsic is safe to call here from Rust 1.87 on
+    pub(super) unsafe fn crc32c_three([a, b, c]: [&[u8]; 3]) -> [u32; 3] {
+        let words = a.len().min(b.len()).min(c.len()) / 8;
+        let (mut ca, mut cb, mut cc) = (u64::from(!0u32), u64::from(!0u32), u64::from(!0u32));
+        let (a_words, a_rest) = a.split_at(words * 8);
+        let (b_words, b_rest) = b.split_at(words * 8);
+        let (c_words, c_rest) = c.split_at(words * 8);
+        for ((wa, wb), wc) in a_words
+            .chunks_exact(8)
+            .zip(b_words.chunks_exact(8))
+            .zip(c_words.chunks_exact(8))
+        {
+            // SAFETY: SSE 4.2 is enabled for this function, and its callers checked the CPU.
+            unsafe {
+                ca = _mm_crc32_u64(ca, word(wa));
+                cb = _mm_crc32_u64(cb, word(wb));
+                cc = _mm_crc32_u64(cc, word(wc));
+            }
+        }
+        // Each rest (a few words and bytes where the lengths differ) on its own.
+        let mut crcs = [0u32; 3];
+        for (crc, (state, rest)) in crcs
+            .iter_mut()
+            .zip([(ca, a_rest), (cb, b_rest), (cc, c_rest)])
+        {
+            let mut state = state;
+            let mut words = rest.chunks_exact(8);
+            for w in &mut words {
+                // SAFETY: as above.
+                state = unsafe { _mm_crc32_u64(state, word(w)) };
+            }
+            let mut state = state as u32;
+            for &byte in words.remainder() {
+                // SAFETY: as above.
+                state = unsafe { _mm_crc32_u8(state, byte) };
+            }
+            *crc = !state;
+        }
+        crcs
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn three_at_once_are_the_three_alone() {
+        // Lengths around the word size and the library's own split, including empty buffers.
+        let bytes: Vec<u8> = (0..3100u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let lengths = [0, 1, 7, 8, 9, 15, 16, 250, 257, 767, 768, 769, 2999];
+        for &la in &lengths {
+            for &lb in &lengths {
+                for (offset, &lc) in lengths.iter().enumerate() {
+                    let (a, b, c) = (&bytes[..la], &bytes[3..3 + lb], &bytes[offset..offset + lc]);
+                    let expected = [masked_crc32c(a), masked_crc32c(b), masked_crc32c(c)];
+                    assert_eq!(masked_crc32c_three([a, b, c]), expected, "{la} {lb} {lc}");
+                }
+            }
+        }
+    }
 
     #[test]
     #[allow(clippy::manual_rotate)] // the reference formula, spelled as TensorFlow documents it

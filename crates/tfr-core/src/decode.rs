@@ -64,6 +64,7 @@ pub enum Scalar<'a> {
 
 impl<'a> Scalar<'a> {
     /// The scalar a field of `kind` stores in the raw wire value `raw`.
+    #[inline]
     pub fn from_raw(kind: Kind, raw: u64, table: &'a Table) -> Option<Scalar<'a>> {
         Some(match kind {
             Kind::Int32 | Kind::Sfixed32 => Scalar::I32(raw as u32 as i32),
@@ -481,6 +482,7 @@ fn leaf_value<'a>(parsed: Parsed<'a>, info: &Field, node: u32) -> Option<(Value<
 
 /// The scalar `raw` holds, unless it is a number a closed enum does not define (parsers keep
 /// those as unknown fields).
+#[inline]
 fn kept_scalar<'a>(parsed: Parsed<'a>, kind: Kind, raw: u64) -> Option<Scalar<'a>> {
     let scalar = Scalar::from_raw(kind, raw, parsed.table)?;
     if let (Kind::Enum(e), Scalar::Enum(number, _)) = (kind, scalar) {

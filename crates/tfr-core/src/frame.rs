@@ -18,7 +18,7 @@
 mod parallel;
 
 use crate::bytes::ByteSource;
-use crate::crc::masked_crc32c;
+use crate::crc::{masked_crc32c, masked_crc32c_three};
 use crate::resync::{ResyncBudget, UnverifiedRanges};
 use crate::span::{FileOffset, FileRange};
 
@@ -294,17 +294,28 @@ fn examine<S: ByteSource + ?Sized>(data: &S, pos: u64, crcs: &mut LengthCrcCache
 
 /// Whether the payload CRC of the frame `[pos, end)` matches (the frame is known to fit).
 fn payload_crc_ok<S: ByteSource + ?Sized>(data: &S, pos: u64, end: u64) -> bool {
+    payload_and_crc(data, pos, end)
+        .is_some_and(|(payload, stored)| masked_crc32c(payload) == stored)
+}
+
+/// [`payload_crc_ok`] for three frames (known to fit), their CRCs computed together.
+fn payload_crcs_ok<S: ByteSource + ?Sized>(data: &S, frames: [(u64, u64); 3]) -> [bool; 3] {
+    let [a, b, c] = frames.map(|(pos, end)| payload_and_crc(data, pos, end));
+    let (Some((a, stored_a)), Some((b, stored_b)), Some((c, stored_c))) = (a, b, c) else {
+        return frames.map(|(pos, end)| payload_crc_ok(data, pos, end));
+    };
+    let [crc_a, crc_b, crc_c] = masked_crc32c_three([a, b, c]);
+    [crc_a == stored_a, crc_b == stored_b, crc_c == stored_c]
+}
+
+/// The payload of the frame `[pos, end)` and the CRC stored after it.
+#[inline]
+fn payload_and_crc<S: ByteSource + ?Sized>(data: &S, pos: u64, end: u64) -> Option<(&[u8], u32)> {
     let payload_start = FileOffset(pos.saturating_add(HEADER_LEN));
     let crc_start = FileOffset(end.saturating_sub(FOOTER_LEN));
-    match (
-        data.read(FileRange::new(payload_start, crc_start)),
-        data.read(FileRange::new(crc_start, FileOffset(end))),
-    ) {
-        (Some(payload), Some(stored)) => {
-            stored.try_into().map(u32::from_le_bytes).ok() == Some(masked_crc32c(payload))
-        }
-        _ => false,
-    }
+    let payload = data.read(FileRange::new(payload_start, crc_start))?;
+    let stored = data.read(FileRange::new(crc_start, FileOffset(end)))?;
+    Some((payload, u32::from_le_bytes(stored.try_into().ok()?)))
 }
 
 /// Resynchronisation state: set while the scan is looking for the next intact frame.
@@ -323,6 +334,7 @@ pub struct IndexDelta {
     pos: u64,
     resync: Option<Resync>,
     damaged: usize,
+    intact_payload: u64,
     resync_work: u64,
     unverified: u64,
     unverified_ranges: UnverifiedRanges,
@@ -343,6 +355,9 @@ pub struct FrameIndex {
     pos: u64,
     resync: Option<Resync>,
     damaged: usize,
+    /// The payload bytes of the intact frames, counted as they are found, so that a summary
+    /// need not read every header again.
+    intact_payload: u64,
     length_crcs: LengthCrcCache,
     budget: ResyncBudget,
     /// Payload bytes CRC'd for resync candidates that turned out damaged.
@@ -367,6 +382,7 @@ impl FrameIndex {
             pos: 0,
             resync: None,
             damaged: 0,
+            intact_payload: 0,
             length_crcs: LengthCrcCache::new(),
             budget,
             resync_work: 0,
@@ -437,6 +453,7 @@ impl FrameIndex {
                 }
                 if payload_crc_ok(data, pos, end) {
                     self.push(pos, FrameStatus::Intact, self.resync.is_some());
+                    self.intact_payload += end - pos - HEADER_LEN - FOOTER_LEN;
                     self.resync = None;
                     self.pos = end;
                     return;
@@ -570,6 +587,11 @@ impl FrameIndex {
         self.damaged
     }
 
+    /// The payload bytes of the intact frames indexed so far.
+    pub fn intact_payload_bytes(&self) -> u64 {
+        self.intact_payload
+    }
+
     /// The entries found from `first` on, with the scan state after them, to bring a copy of this
     /// index (in another thread) up to date without copying what it already has.
     pub fn delta_since(&self, first: usize) -> IndexDelta {
@@ -579,6 +601,7 @@ impl FrameIndex {
             pos: self.pos,
             resync: self.resync,
             damaged: self.damaged,
+            intact_payload: self.intact_payload,
             resync_work: self.resync_work,
             unverified: self.unverified,
             unverified_ranges: self.unverified_ranges.clone(),
@@ -596,6 +619,7 @@ impl FrameIndex {
         self.pos = delta.pos;
         self.resync = delta.resync;
         self.damaged = delta.damaged;
+        self.intact_payload = delta.intact_payload;
         self.resync_work = delta.resync_work;
         self.unverified = delta.unverified;
         self.unverified_ranges = delta.unverified_ranges;

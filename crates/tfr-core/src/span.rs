@@ -43,6 +43,7 @@ impl FileOffset {
     }
 
     /// The offset as an index into bytes held in memory, when it fits in `usize`.
+    #[inline]
     pub fn to_usize(self) -> Option<usize> {
         usize::try_from(self.0).ok()
     }
@@ -57,6 +58,7 @@ pub struct FileRange {
 
 impl FileRange {
     /// The range `[start, end)`; an `end` before `start` makes an empty range at `start`.
+    #[inline]
     pub fn new(start: FileOffset, end: FileOffset) -> FileRange {
         FileRange {
             start,
@@ -87,11 +89,13 @@ impl FileRange {
     }
 
     /// The range as indices into bytes held in memory, when both ends fit in `usize`.
+    #[inline]
     pub fn to_usize(&self) -> Option<Range<usize>> {
         Some(self.start.to_usize()?..self.end.to_usize()?)
     }
 
     /// The bytes this range covers, or `None` if it does not lie inside `bytes`.
+    #[inline]
     pub fn slice<'a>(&self, bytes: &'a [u8]) -> Option<&'a [u8]> {
         bytes.get(self.to_usize()?)
     }

@@ -295,6 +295,12 @@ pub struct WireTree {
     root_type: Option<MessageId>,
 }
 
+impl Drop for WireTree {
+    fn drop(&mut self) {
+        arena::give_back(std::mem::take(&mut self.nodes));
+    }
+}
+
 /// The root node's index.
 pub const ROOT: usize = 0;
 
@@ -464,6 +470,7 @@ impl Elements<'_> {
 impl Iterator for Elements<'_> {
     type Item = (Span, u64);
 
+    #[inline]
     fn next(&mut self) -> Option<(Span, u64)> {
         let next = read_element(self.bytes, self.at, self.end, self.width)?;
         let span = Span::new(self.at, next.1);
@@ -474,6 +481,7 @@ impl Iterator for Elements<'_> {
 
 /// One packed element at `at` (a fixed-width number of `width` bytes, or a varint): its value and
 /// the position after it.
+#[inline]
 pub fn read_element(
     bytes: &[u8],
     at: usize,
@@ -494,7 +502,16 @@ pub fn read_element(
     }
 }
 
+#[inline]
 fn fixed_le(bytes: &[u8]) -> u64 {
+    // The two widths protobuf has, read directly: a copy of a variable length is a call to
+    // memcpy for every element of a packed run.
+    if let Ok(four) = <[u8; 4]>::try_from(bytes) {
+        return u64::from(u32::from_le_bytes(four));
+    }
+    if let Ok(eight) = <[u8; 8]>::try_from(bytes) {
+        return u64::from_le_bytes(eight);
+    }
     let mut raw = [0u8; 8];
     for (slot, byte) in raw.iter_mut().zip(bytes) {
         *slot = *byte;
@@ -524,6 +541,7 @@ pub fn read_varint(bytes: &[u8], pos: usize, end: usize) -> Result<(u64, usize),
     Err(WireErrorKind::VarintTooLong)
 }
 
+mod arena;
 mod walk;
 
 pub use walk::{Progress, walk, walk_observed};

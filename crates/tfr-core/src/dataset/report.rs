@@ -23,18 +23,12 @@ pub struct Tally {
 
 impl Tally {
     /// Counts a fully scanned index; `stream_damaged` when the compressed stream is.
-    pub fn of(index: &FrameIndex, data: &[u8], stream_damaged: bool) -> Tally {
-        let (intact, payload_bytes) = index
-            .frames(data)
-            .filter(|f| f.status.is_intact())
-            .fold((0u64, 0u64), |(n, bytes), f| {
-                (n + 1, bytes.saturating_add(f.declared_length.unwrap_or(0)))
-            });
+    pub fn of(index: &FrameIndex, stream_damaged: bool) -> Tally {
         Tally {
             frames: index.len() as u64,
-            intact,
+            intact: (index.len() - index.damaged_count()) as u64,
             damaged: index.damaged_count() as u64 + u64::from(stream_damaged),
-            payload_bytes,
+            payload_bytes: index.intact_payload_bytes(),
         }
     }
 }

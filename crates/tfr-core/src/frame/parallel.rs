@@ -10,7 +10,10 @@
 //! so its damage and resync rules apply unchanged. An intact frame is indexed exactly as the
 //! sequential scan indexes it, so the index is the same either way.
 
-use super::{Candidate, FrameIndex, FrameStatus, LengthCrcCache, examine, payload_crc_ok};
+use super::{
+    Candidate, FOOTER_LEN, FrameIndex, FrameStatus, HEADER_LEN, LengthCrcCache, examine, pack,
+    payload_crc_ok, payload_crcs_ok,
+};
 use crate::bytes::ByteSource;
 use crate::resync::ResyncBudget;
 use rayon::prelude::*;
@@ -27,8 +30,10 @@ const SYNC_FRAMES: usize = 4;
 #[derive(Debug)]
 struct Walked {
     start: u64,
-    /// The offsets of the intact frames walked, in order.
-    offsets: Vec<u64>,
+    /// The index entries of the intact frames walked, in order.
+    entries: Vec<u64>,
+    /// Their payload bytes.
+    payload_bytes: u64,
     /// Where the walk stopped: the next part's start, or the first frame not intact.
     end: u64,
 }
@@ -91,15 +96,16 @@ impl FrameIndex {
             .map(|(start, target)| start.map(|s| walk_part(data, s, *target)))
             .collect();
         let mut pos = 0;
+        let found: usize = walks.iter().flatten().map(|w| w.entries.len()).sum();
+        self.entries.reserve(found);
         for (walk, target) in walks.into_iter().zip(targets) {
             let Some(walk) = walk else { continue };
             // Parts are joined only where the previous walk ended: at this part's start.
             if walk.start != pos {
                 break;
             }
-            for offset in walk.offsets {
-                self.push(offset, FrameStatus::Intact, false);
-            }
+            self.entries.extend_from_slice(&walk.entries);
+            self.intact_payload += walk.payload_bytes;
             pos = walk.end;
             if walk.end != target {
                 break;
@@ -133,21 +139,43 @@ fn find_start<S: ByteSource + ?Sized>(data: &S, from: u64, to: u64) -> Option<u6
 /// the walk passes `target` without landing on it.
 fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walked {
     let mut lengths = LengthCrcCache::new();
-    let mut offsets = Vec::new();
+    let mut entries = Vec::new();
+    let mut payload_bytes = 0;
     let mut pos = start;
-    while pos < target {
-        let Candidate::Fits { end } = examine(data, pos, &mut lengths) else {
-            break;
+    'walk: while pos < target {
+        // The next frames whose headers are valid and that fit, three at a time, so that their
+        // payload CRCs are computed together.
+        let mut frames = [(0u64, 0u64); 3];
+        let mut found = 0;
+        let mut at = pos;
+        while found < frames.len() && at < target {
+            let Candidate::Fits { end } = examine(data, at, &mut lengths) else {
+                break;
+            };
+            frames[found] = (at, end);
+            found += 1;
+            at = end;
+        }
+        let verdicts = match frames {
+            [a, b, c] if found == 3 => payload_crcs_ok(data, [a, b, c]),
+            _ => frames.map(|(at, end)| payload_crc_ok(data, at, end)),
         };
-        if !payload_crc_ok(data, pos, end) {
+        for (&(at, end), ok) in frames.iter().zip(verdicts).take(found) {
+            if !ok {
+                break 'walk;
+            }
+            entries.push(pack(at, FrameStatus::Intact, false));
+            payload_bytes += end - at - HEADER_LEN - FOOTER_LEN;
+            pos = end;
+        }
+        if found < frames.len() {
             break;
         }
-        offsets.push(pos);
-        pos = end;
     }
     Walked {
         start,
-        offsets,
+        entries,
+        payload_bytes,
         end: pos,
     }
 }
@@ -173,10 +201,18 @@ mod tests {
         out
     }
 
-    fn same(a: &FrameIndex, b: &FrameIndex) {
+    fn same(a: &FrameIndex, b: &FrameIndex, data: &[u8]) {
         assert_eq!(a.entries, b.entries);
         assert_eq!(a.damaged, b.damaged);
         assert_eq!(a.pos, b.pos);
+        // The running total is what reading every intact frame's header gives.
+        let read_back: u64 = a
+            .frames(data)
+            .filter(|f| f.status.is_intact())
+            .filter_map(|f| f.declared_length)
+            .sum();
+        assert_eq!(a.intact_payload_bytes(), read_back);
+        assert_eq!(b.intact_payload_bytes(), read_back);
     }
 
     #[test]
@@ -189,18 +225,18 @@ mod tests {
             let mut data = file(frames, bad);
             assert!(data.len() > 16 << 20 >> 4);
             let parallel = build(&data[..]);
-            same(&parallel, &FrameIndex::build(&data[..]));
+            same(&parallel, &FrameIndex::build(&data[..]), &data);
             assert_eq!(parallel.damaged_count(), usize::from(bad.is_some()));
             // Cut off in the middle of the last frame, and with a bad header half way.
             data.truncate(data.len() - 7);
             let cut = build(&data[..]);
-            same(&cut, &FrameIndex::build(&data[..]));
+            same(&cut, &FrameIndex::build(&data[..]), &data);
             let sequential = FrameIndex::build(&data[..]);
             let middle = sequential.entries[sequential.entries.len() / 2];
             let header = (middle & super::super::OFFSET_MASK) as usize;
             data[header + 9] ^= 0x55;
             let broken = build(&data[..]);
-            same(&broken, &FrameIndex::build(&data[..]));
+            same(&broken, &FrameIndex::build(&data[..]), &data);
             assert!(broken.damaged_count() >= 1);
         }
     }

@@ -40,7 +40,7 @@ pub fn walk_observed(
 ) -> Option<WireTree> {
     // Room for as many nodes as the bytes could hold at three bytes a field, so that the arena is
     // not copied as it grows: pages never written stay virtual, costing no memory.
-    let mut nodes = Vec::new();
+    let mut nodes = super::arena::take();
     if nodes.try_reserve(bytes.len() / 3 + 1).is_err() {
         nodes = Vec::new();
     }
