@@ -236,7 +236,7 @@ fn render(
     }
     // Each rendering is written once, in place: a record can be tens of megabytes.
     match format {
-        Format::Text => output.push_str(&text_of(decoder, &decoded, payload)),
+        Format::Text => decoded.view(payload, decoder.table()).write_text(output),
         Format::Json => {
             write_json(decoder, &decoded, payload, output);
             output.push('\n');

@@ -96,7 +96,7 @@ fn run(job: Job, progress: &Progress) -> Option<Done> {
         payload: job.range,
         specs: job.specs.clone(),
     });
-    let (_, summary) = crate::summary::summarize(&job.decoder, &record.decoded, &job.payload);
+    let summary = crate::summary::summarize(&job.decoder, &record.decoded, &job.payload).line;
     let row = RowText {
         kind: record.decoded.kind.name().to_string(),
         summary,

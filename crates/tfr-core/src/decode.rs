@@ -125,24 +125,53 @@ impl Value<'_> {
     }
 }
 
-/// Tree nodes, usually just one: the wire occurrences of a field, or merged into a message.
+/// Tree nodes: the wire occurrences of a field, or the parts merged into a message. Usually one,
+/// or a few (the entries of a small map); those are held inline, so that viewing a message
+/// allocates nothing for them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Nodes {
-    One(u32),
-    Many(Box<[u32]>),
+    Few { len: u8, nodes: [u32; FEW] },
+    Many(Vec<u32>),
 }
+
+/// The most nodes held inline.
+const FEW: usize = 7;
 
 impl Nodes {
     pub fn new(nodes: &[u32]) -> Nodes {
-        match nodes {
-            [one] => Nodes::One(*one),
-            many => Nodes::Many(many.into()),
+        match u8::try_from(nodes.len()) {
+            Ok(len) if nodes.len() <= FEW => {
+                let mut few = [0; FEW];
+                few[..nodes.len()].copy_from_slice(nodes);
+                Nodes::Few { len, nodes: few }
+            }
+            _ => Nodes::Many(nodes.into()),
+        }
+    }
+
+    pub fn one(node: u32) -> Nodes {
+        Nodes::new(&[node])
+    }
+
+    /// Adds a node after the others.
+    fn push(&mut self, node: u32) {
+        match self {
+            Nodes::Few { len, nodes } if usize::from(*len) < FEW => {
+                nodes[usize::from(*len)] = node;
+                *len += 1;
+            }
+            Nodes::Few { nodes, .. } => {
+                let mut many = nodes.to_vec();
+                many.push(node);
+                *self = Nodes::Many(many);
+            }
+            Nodes::Many(many) => many.push(node),
         }
     }
 
     pub fn as_slice(&self) -> &[u32] {
         match self {
-            Nodes::One(one) => std::slice::from_ref(one),
+            Nodes::Few { len, nodes } => &nodes[..usize::from(*len)],
             Nodes::Many(many) => many,
         }
     }
@@ -268,10 +297,10 @@ impl<'a> MessageView<'a> {
         kept
     }
 
-    /// [`MessageView::fields`] for the usual message: one part whose known fields each occur
-    /// once, in field-number order, no two of them members of one oneof. Then no merge rule
-    /// applies and each field is its one occurrence, found without sorting or collecting; `None`
-    /// for any other message.
+    /// [`MessageView::fields`] for the usual message: one part whose known fields each occur in
+    /// one run, in field-number order (a repeated field's values, a map's entries), no two of
+    /// them members of one oneof. Then no occurrence needs sorting or collecting before the
+    /// rules apply; `None` for any other message.
     fn distinct_fields(&self) -> Option<Vec<FieldValues<'a>>> {
         let parsed = self.parsed;
         let [part] = self.parts() else {
@@ -279,15 +308,18 @@ impl<'a> MessageView<'a> {
         };
         let children = parsed.tree.children(*part as usize);
         let mut fields: Vec<FieldValues<'a>> = Vec::with_capacity(4);
-        let mut previous: Option<u32> = None;
         for child in children {
             let Some(field) = parsed.node(child as u32).and_then(wire::Node::field) else {
                 continue;
             };
-            if previous.is_some_and(|p| p >= field.0) {
-                return None;
+            match fields.last_mut() {
+                Some(run) if run.id == field => {
+                    run.nodes.push(child as u32);
+                    continue;
+                }
+                Some(run) if run.id.0 > field.0 => return None,
+                _ => {}
             }
-            previous = Some(field.0);
             let values = FieldValues::new(parsed, field, &[child as u32]);
             if let Some(oneof) = values.info().oneof {
                 if fields.iter().any(|f| f.info().oneof == Some(oneof)) {

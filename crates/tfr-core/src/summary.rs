@@ -6,7 +6,7 @@ use crate::damage;
 use crate::frame::Frame;
 use crate::input::Input;
 use crate::jsonformat::Json;
-use crate::payload::{Decoded, Decoder, PayloadKind};
+use crate::payload::{Decoded, Decoder, PayloadKind, Summary};
 
 /// What `list` says about one frame.
 pub struct FrameRow {
@@ -52,31 +52,14 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
         };
     };
     let decoded = decoder.decode(payload);
-    let (feature_count, summary) = summarize(decoder, &decoded, payload);
-    let feature_names = match feature_count {
-        Some(_) => feature_names(decoder, &decoded, payload),
-        None => Vec::new(),
-    };
+    let summary = summarize(decoder, &decoded, payload);
     FrameRow {
         frame,
         kind: Some(decoded.kind),
-        feature_count,
-        summary,
-        feature_names,
+        feature_count: summary.features,
+        summary: summary.line,
+        feature_names: summary.names,
     }
-}
-
-/// The first [`NAMES_KEPT`] feature names of a payload made of features.
-fn feature_names(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> Vec<String> {
-    let view = decoded.view(payload, decoder.table());
-    let Some(typed) = view.typed() else {
-        return Vec::new();
-    };
-    crate::example::top_features(&typed)
-        .keys()
-        .take(NAMES_KEPT)
-        .map(|k| String::from_utf8_lossy(k).into_owned())
-        .collect()
 }
 
 /// The summary of a row of features reworded to list as many names as fit in `room` columns
@@ -118,17 +101,18 @@ pub fn fit_names(summary: &str, count: Option<usize>, names: &[String], room: us
 
 /// The feature count (for types made of features) and the one-line summary of a payload, as its
 /// type words it.
-pub fn summarize(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> (Option<usize>, String) {
-    let summary = decoded.view(payload, decoder.table()).summary();
+pub fn summarize(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> Summary {
+    let mut summary = decoded.view(payload, decoder.table()).summary();
     // Why the file's usual type (or, for unknown protobuf, an Example) was not chosen, where a
     // reader would wonder: on records unlike the file's others.
     let unusual = decoder.likely.as_ref() != Some(&decoded.kind);
     match &decoded.passed_over {
         Some(passed) if unusual || decoded.kind == PayloadKind::Protobuf => {
-            (summary.features, format!("{}; {passed}", summary.line))
+            summary.line = format!("{}; {passed}", summary.line);
         }
-        _ => (summary.features, summary.line),
+        _ => {}
     }
+    summary
 }
 
 /// What a JSON object describing a frame says about it; each output picks the members it needs.

@@ -20,14 +20,26 @@ pub fn message_to_text(message: &MessageView<'_>) -> String {
 
 /// How a payload that is not a message is shown: the C-escaped bytes in quotes, on one line.
 pub fn bytes_to_text(payload: &[u8]) -> String {
-    let mut out = String::from("\"");
-    c_escape_bytes(payload, &mut out);
-    out.push_str("\"\n");
+    let mut out = String::new();
+    write_bytes_text(payload, &mut out);
     out
 }
 
+/// Appends [`bytes_to_text`] to `out`.
+pub fn write_bytes_text(payload: &[u8], out: &mut String) {
+    out.push('"');
+    c_escape_bytes(payload, out);
+    out.push_str("\"\n");
+}
+
 fn pad(out: &mut String, indent: usize) {
-    out.extend(std::iter::repeat_n(' ', indent));
+    const SPACES: &str = "                                                                ";
+    let mut left = indent;
+    while left > 0 {
+        let now = left.min(SPACES.len());
+        out.push_str(&SPACES[..now]);
+        left -= now;
+    }
 }
 
 /// Appends the fields of `message` at `indent`.
@@ -136,8 +148,13 @@ fn write_scalar(scalar: &Scalar<'_>, out: &mut String) {
 /// The schema-less text `protoc --decode_raw` prints for a walked payload.
 pub fn raw_message_to_text(parsed: Parsed<'_>) -> String {
     let mut out = String::new();
-    write_raw(parsed, ROOT, 0, &mut out);
+    write_raw_text(parsed, &mut out);
     out
+}
+
+/// Appends [`raw_message_to_text`] to `out`.
+pub fn write_raw_text(parsed: Parsed<'_>, out: &mut String) {
+    write_raw(parsed, ROOT, 0, out);
 }
 
 fn write_raw(parsed: Parsed<'_>, container: usize, indent: usize, out: &mut String) {

@@ -90,11 +90,11 @@ impl<'a> EntryReader<'a> {
             .map(|c| c as u32);
         let first = values.next()?;
         match values.next() {
-            None => Some(Nodes::One(first)),
+            None => Some(Nodes::one(first)),
             Some(second) => {
                 let mut all = vec![first, second];
                 all.extend(values);
-                Some(Nodes::Many(all.into()))
+                Some(Nodes::new(&all))
             }
         }
     }

@@ -70,6 +70,7 @@ impl PayloadType for Event {
         match view.typed() {
             Some(typed) => Summary {
                 features: None,
+                names: Vec::new(),
                 line: events::summarize(&typed),
             },
             None => fallback::bytes_summary(view),

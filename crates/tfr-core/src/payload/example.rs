@@ -158,7 +158,7 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
         return fallback::bytes_summary(view);
     };
     let features = view::top_features(&typed);
-    let names: Vec<std::borrow::Cow<'_, str>> = features
+    let shown: Vec<std::borrow::Cow<'_, str>> = features
         .keys()
         .take(4)
         .map(crate::escape::bytes_for_terminal)
@@ -175,8 +175,13 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
         line: format!(
             "{}{lists_text}: {}{more}",
             plural(features.len(), "feature"),
-            names.join(", ")
+            shown.join(", ")
         ),
+        names: features
+            .keys()
+            .take(crate::summary::NAMES_KEPT)
+            .map(|k| String::from_utf8_lossy(k).into_owned())
+            .collect(),
     }
 }
 

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use super::{ImageCandidates, PayloadType, PayloadView, Summary};
 use crate::image::describe_bytes;
 use crate::span::Span;
-use crate::textformat::raw_message_to_text;
+use crate::textformat::{raw_message_to_text, write_raw_text};
 use crate::wire::{NodeKind, ROOT};
 use crate::words::plural;
 
@@ -51,6 +51,7 @@ impl PayloadType for Protobuf {
         let numbers: Vec<String> = numbers.iter().map(u32::to_string).collect();
         Summary {
             features: None,
+            names: Vec::new(),
             line: format!("{}: {}{more}", plural(count, "field"), numbers.join(", ")),
         }
     }
@@ -71,8 +72,8 @@ impl PayloadType for Protobuf {
         Ok(())
     }
 
-    fn text(&self, view: &PayloadView<'_>) -> String {
-        raw_message_to_text(view.parsed())
+    fn write_text(&self, view: &PayloadView<'_>, out: &mut String) {
+        write_raw_text(view.parsed(), out)
     }
 }
 
@@ -99,6 +100,7 @@ impl PayloadType for Plain {
 pub(super) fn bytes_summary(view: &PayloadView<'_>) -> Summary {
     Summary {
         features: None,
+        names: Vec::new(),
         line: describe_bytes(view.payload, false),
     }
 }

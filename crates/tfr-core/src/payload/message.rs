@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use super::{PayloadType, PayloadView, Summary, fallback};
 use crate::decode::{MessageView, Value};
 use crate::schema::table::MessageId;
-use crate::textformat::{bytes_to_text, message_to_text};
+use crate::textformat::message_to_text;
 use crate::wire::ROOT;
 use crate::words::plural;
 
@@ -41,6 +41,7 @@ pub(super) fn summary(view: &PayloadView<'_>) -> Summary {
             }
             Summary {
                 features: None,
+                names: Vec::new(),
                 line,
             }
         }
@@ -137,10 +138,10 @@ fn embedded_messages<'a>(
 }
 
 /// The text format of the typed message, or the payload as one quoted string.
-pub(super) fn text(view: &PayloadView<'_>) -> String {
+pub(super) fn write_text(view: &PayloadView<'_>, out: &mut String) {
     match view.typed() {
-        Some(typed) => message_to_text(&typed),
-        None => bytes_to_text(view.payload),
+        Some(typed) => crate::textformat::write_message(&typed, 0, out),
+        None => crate::textformat::write_bytes_text(view.payload, out),
     }
 }
 

@@ -70,6 +70,7 @@ impl PayloadType for Tensor {
         match view.typed() {
             Some(typed) => Summary {
                 features: None,
+                names: Vec::new(),
                 line: summary_line(&tensor::read(&typed)),
             },
             None => fallback::bytes_summary(view),

@@ -78,9 +78,9 @@ pub trait PayloadType: Sync {
         message::write_tree(view, heading, out)
     }
 
-    /// The protobuf text format `show --format text` prints.
-    fn text(&self, view: &PayloadView<'_>) -> String {
-        message::text(view)
+    /// Appends the protobuf text format `show --format text` prints to `out`.
+    fn write_text(&self, view: &PayloadView<'_>, out: &mut String) {
+        message::write_text(view, out)
     }
 
     /// How the inspector builds the payload's rows.
@@ -111,6 +111,11 @@ pub struct Summary {
     /// How many features it has, for types made of features.
     pub features: Option<usize>,
     pub line: String,
+    /// The feature names, in the order the line lists them, at most [`NAMES_KEPT`]; as the file
+    /// holds them (JSON escapes them; `list` escapes them for a terminal).
+    ///
+    /// [`NAMES_KEPT`]: crate::summary::NAMES_KEPT
+    pub names: Vec<String>,
 }
 
 /// The bytes values of a payload that may hold an image.
@@ -172,7 +177,14 @@ impl<'a> PayloadView<'a> {
     }
 
     pub fn text(&self) -> String {
-        self.payload_type().text(self)
+        let mut out = String::new();
+        self.write_text(&mut out);
+        out
+    }
+
+    /// Appends [`PayloadView::text`] to `out`.
+    pub fn write_text(&self, out: &mut String) {
+        self.payload_type().write_text(self, out)
     }
 
     pub fn tree_view(&self) -> TreeView {
