@@ -37,8 +37,8 @@ pub enum Action {
     Submit,
     SearchNext,
     SearchPrev,
-    /// Scan the next slice of a search still running (sent by the run loop when no key waits,
-    /// never by a key).
+    /// Take what a running search's worker found so far (the run loop does this on every turn;
+    /// never sent by a key).
     SearchContinue,
     NextDamaged,
     PrevDamaged,
