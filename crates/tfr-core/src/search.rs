@@ -22,10 +22,12 @@ use rayon::prelude::*;
 
 use crate::decode::{MessageView, Scalar, Value};
 use crate::frame::FrameIndex;
-use crate::payload::{Decoded, Decoder, PayloadKind};
+use crate::payload::{Decoded, Decoder, PayloadKind, TENSOR_MESSAGE};
 use crate::pyfmt::{write_repr_f64, write_text_f32};
-use crate::schema::table::{Cardinality, Table};
+use crate::schema::table::{Cardinality, MessageId, Table};
 use crate::span::Span;
+use crate::tensor::Element;
+use crate::tensor::dtype::Layout;
 use crate::wire::{NodeKind, WireTree};
 use encodings::Encodings;
 
@@ -255,13 +257,29 @@ pub fn first_hit(
         span: None,
         any: false,
     };
-    let _ = hits(needle, payload, decoded, table, &mut best);
+    let _ = hits(
+        needle,
+        payload,
+        decoded,
+        table,
+        &mut best,
+        tensor_type(table),
+    );
     best.span
 }
 
 /// Whether `payload` holds a hit of `needle`, decoding it with `decoder` only when its bytes
 /// could hold one.
 pub fn payload_matches(needle: &Needle, payload: &[u8], decoder: &Decoder) -> bool {
+    matches_with(needle, payload, decoder, tensor_type(decoder.table()))
+}
+
+fn matches_with(
+    needle: &Needle,
+    payload: &[u8],
+    decoder: &Decoder,
+    tensor: Option<MessageId>,
+) -> bool {
     let found = needle.find(payload);
     let may_hold_number = needle
         .encodings
@@ -278,7 +296,14 @@ pub fn payload_matches(needle: &Needle, payload: &[u8], decoder: &Decoder) -> bo
         span: None,
         any: true,
     };
-    let _ = hits(needle, payload, &decoded, decoder.table(), &mut best);
+    let _ = hits(
+        needle,
+        payload,
+        &decoded,
+        decoder.table(),
+        &mut best,
+        tensor,
+    );
     best.span.is_some()
 }
 
@@ -298,6 +323,7 @@ fn hits(
     decoded: &Decoded,
     table: &Table,
     best: &mut Best,
+    tensor: Option<MessageId>,
 ) -> ControlFlow<()> {
     text_hits(needle, payload, decoded, best)?;
     let Some(number) = &needle.number else {
@@ -308,7 +334,7 @@ fn hits(
         Some(root) => {
             // Every value the typed layer reads is a wire value read as its field's type (merge
             // rules only drop some), so a payload none of whose wire values matches is passed
-            // over without building its views.
+            // over without building its views, unless it holds a tensor's content.
             let mut any = Best {
                 span: None,
                 any: true,
@@ -321,7 +347,7 @@ fn hits(
                 &mut any,
                 &mut scratch,
             );
-            if any.span.is_none() {
+            if any.span.is_none() && !holds(&decoded.tree, table, tensor) {
                 return ControlFlow::Continue(());
             }
             message_hits(number, &root, best, &mut scratch)
@@ -390,6 +416,69 @@ fn message_hits(
                     visit(value, field.singular_span())?;
                 }
             }
+        }
+    }
+    let full_name = message
+        .parsed()
+        .table
+        .message(message.id())
+        .map(|m| &*m.full_name);
+    if full_name == Some(TENSOR_MESSAGE) {
+        tensor_content_hits(number, message, best, scratch)?;
+    }
+    ControlFlow::Continue(())
+}
+
+/// Whether a typed walk holds a message of type `tensor` (a TensorProto, whose
+/// `tensor_content` holds numbers too).
+fn holds(tree: &WireTree, table: &Table, tensor: Option<MessageId>) -> bool {
+    tensor.is_some_and(|t| (0..tree.len()).any(|i| tree.message_type(i, table) == Some(t)))
+}
+
+/// The schema's TensorProto, looked up once per search rather than per record.
+fn tensor_type(table: &Table) -> Option<MessageId> {
+    table.message_by_name(TENSOR_MESSAGE)
+}
+
+/// The elements of a TensorProto's `tensor_content` (the raw little-endian buffer
+/// `tf.io.serialize_tensor` writes), as the tree prints them: floats (16-, 32- and 64-bit) and
+/// integers. Only the bytes present are read, whatever the shape claims.
+fn tensor_content_hits(
+    number: &Number,
+    message: &MessageView<'_>,
+    best: &mut Best,
+    scratch: &mut String,
+) -> ControlFlow<()> {
+    let Some(content) = message.field("tensor_content") else {
+        return ControlFlow::Continue(());
+    };
+    let span = content.singular_span();
+    let Ok(tensor) = crate::tensor::read(message).tensor else {
+        return ControlFlow::Continue(());
+    };
+    let searched = matches!(
+        tensor.dtype().layout(),
+        Layout::F16
+            | Layout::Bf16
+            | Layout::F32
+            | Layout::F64
+            | Layout::Signed(_)
+            | Layout::Unsigned(_)
+    );
+    let Some(width) = tensor.dtype().width().filter(|w| searched && *w > 0) else {
+        return ControlFlow::Continue(());
+    };
+    for i in 0..span.len() / width {
+        let scalar = match tensor.get(i as u64) {
+            Some(Element::F32(x)) => Scalar::F32(x),
+            Some(Element::F64(x)) => Scalar::F64(x),
+            Some(Element::Int(v)) => Scalar::I64(v),
+            Some(Element::Uint(v)) => Scalar::U64(v),
+            _ => continue,
+        };
+        if number.matches(&scalar, scratch) {
+            let at = span.start + i * width;
+            best.offer(Span::new(at, at + width))?;
         }
     }
     ControlFlow::Continue(())
@@ -517,6 +606,7 @@ fn search_chunk(
 ) -> Option<Vec<u64>> {
     let mut hits = Vec::new();
     let len = chunk.len() as u64;
+    let tensor = tensor_type(decoder.table());
     for i in chunk {
         if progress.cancel.load(Ordering::Relaxed) {
             return None;
@@ -524,7 +614,7 @@ fn search_chunk(
         let Some(payload) = index.get(data, i).and_then(|f| f.payload(data)) else {
             continue;
         };
-        if payload_matches(needle, payload, decoder) {
+        if matches_with(needle, payload, decoder, tensor) {
             hits.push(i as u64);
         }
     }

@@ -4,7 +4,8 @@
 //! A field the typed layer reads as a number equal to the needle holds one of a few encodings of
 //! it: a varint of the number (64-bit, or the low 32 bits an `int32`, `uint32` or enum keeps), a
 //! varint of its zigzag form (`sint32`, `sint64`), four or eight little-endian bytes (`fixed32`,
-//! `sfixed64`…), or the bits of the `float` or `double` nearest it. The walker gives a field its
+//! `sfixed64`…), or the bits of the `float` or `double` nearest it, and in a TensorProto's
+//! `tensor_content` also one- and two-byte integers and 16-bit floats. The walker gives a field its
 //! type only when the wire type fits it, so these are all. A varint may be padded or carry bits a
 //! 32-bit field drops, so its pattern is the bytes every encoding of the value starts with: the
 //! full groups below the last significant one, then a byte whose low seven bits are that last
@@ -13,6 +14,7 @@
 use memchr::memmem;
 
 use super::Number;
+use crate::tensor::dtype::{bf16_to_f32, f16_to_f32};
 
 /// The byte patterns one of which any payload holding the number contains.
 pub(super) struct Encodings {
@@ -53,9 +55,26 @@ impl Encodings {
             if let Ok(v) = i32::try_from(n) {
                 patterns.push(varint(u64::from(((v << 1) ^ (v >> 31)) as u32)));
             }
+            // One- and two-byte integers of a tensor's content.
+            let small = i16::try_from(n)
+                .map(|v| v as u16)
+                .ok()
+                .or_else(|| u16::try_from(n).ok());
+            if let Some(v) = small {
+                let bytes = v.to_le_bytes();
+                let one_byte = i8::try_from(n).is_ok() || u8::try_from(n).is_ok();
+                let width = if one_byte { 1 } else { 2 };
+                patterns.push((bytes[..width].to_vec(), None));
+            }
         }
         if let Some(bits) = number.f32_bits {
             patterns.push((bits.to_le_bytes().to_vec(), None));
+            // The 16-bit floats of a tensor's content that read as this float.
+            for half in 0..=u16::MAX {
+                if f16_to_f32(half).to_bits() == bits || bf16_to_f32(half).to_bits() == bits {
+                    patterns.push((half.to_le_bytes().to_vec(), None));
+                }
+            }
         }
         if let Some(bits) = number.f64_bits {
             patterns.push((bits.to_le_bytes().to_vec(), None));

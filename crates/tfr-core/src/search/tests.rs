@@ -299,3 +299,36 @@ proptest::proptest! {
         );
     }
 }
+
+/// A TensorProto of `dtype` shaped [n] whose values are the bytes `content`.
+fn tensor(dtype: u8, n: u8, content: &[u8]) -> Vec<u8> {
+    let shape = ld(2, &ld(2, &[0x08, n]));
+    [vec![0x08, dtype], shape, ld(4, content)].concat()
+}
+
+#[test]
+fn tensor_content_values_are_found_as_the_tree_prints_them() {
+    let decoder = builtin();
+    let floats: Vec<u8> = [1.5f32, 0.1].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let payload = tensor(1, 2, &floats);
+    assert!(decoder.decode(&payload).kind.is_typed());
+    let content = payload.len() - 8;
+    assert_eq!(
+        hit("0.1", &payload, &decoder).unwrap(),
+        (content + 4, 0.1f32.to_le_bytes().to_vec())
+    );
+    assert!(misses("0.2", &payload, &decoder));
+    // int16 [856, -3]
+    let ints: Vec<u8> = [856i16, -3].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let payload = tensor(5, 2, &ints);
+    let content = payload.len() - 4;
+    assert_eq!(hit("856", &payload, &decoder).unwrap().0, content);
+    assert_eq!(hit("-3", &payload, &decoder).unwrap().0, content + 2);
+    // bfloat16 [0.5, 3.0]: 3.0 is 0x4040
+    let payload = tensor(14, 2, &[0x00, 0x3f, 0x40, 0x40]);
+    let content = payload.len() - 4;
+    assert_eq!(hit("3", &payload, &decoder).unwrap().0, content + 2);
+    // A shape claiming more than the content holds is not a readable tensor: nothing to find.
+    let payload = tensor(1, 9, &floats);
+    assert!(misses("0.1", &payload, &decoder));
+}
