@@ -49,18 +49,29 @@ fn verdict(ok: Option<bool>) -> &'static str {
     }
 }
 
-/// One output line for a frame: a JSON object or a table row. `nested` lists the frames inside a
-/// damaged record, already described in its summary; `split` names the shard's split and the
-/// split-wide number of its first record, in a dataset.
-fn row_line(
-    file: &str,
-    row: &FrameRow,
-    nested: Option<&NestedFrames>,
-    split: Option<&(String, u64)>,
+/// How the rows of one file are written.
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    /// The file's path as JSON names it.
+    file: &'a str,
+    split: Option<&'a (String, u64)>,
     json: bool,
     coloured: bool,
+    /// The terminal's width, when writing to one.
     width: Option<usize>,
-) -> String {
+}
+
+/// Appends one output line for a frame to `out`: a JSON object or a table row. `nested` lists the
+/// frames inside a damaged record, already described in its summary; `split` names the shard's
+/// split and the split-wide number of its first record, in a dataset.
+fn write_row(out: &mut String, rows: &Rows<'_>, row: &FrameRow, nested: Option<&NestedFrames>) {
+    let Rows {
+        file,
+        split,
+        json,
+        coloured,
+        width,
+    } = *rows;
     let split_record = split.map(|(name, first)| (name, first + row.frame.index as u64));
     if json {
         let mut object = row_json(file, row);
@@ -71,36 +82,72 @@ fn row_line(
             members.push(("split".into(), Json::String(name.clone())));
             members.push(("split_record".into(), Json::Literal(number.to_string())));
         }
-        return object.to_string_sorted();
+        object.write(out);
+        out.push('\n');
+        return;
     }
-    let number = split_record.map_or(String::new(), |(name, n)| {
-        format!("{n:>width$}  ", width = name.len().max(7))
-    });
+    // Written in place, column by column: `list` writes millions of these.
     let f = &row.frame;
-    let kind = row.kind.as_ref().map_or(f.status.name(), |k| k.name());
-    let length = f.declared_length.map_or("-".to_string(), |l| l.to_string());
-    // On a terminal, as many feature names as its width holds; in a pipe, the summary as is.
-    let summary = match width {
-        Some(width) => {
-            let lead = number.chars().count() + SUMMARY_COLUMN;
-            crate::summary::fitted_summary(row, width.saturating_sub(lead).max(20))
-        }
-        None => row.summary.clone(),
-    };
-    let line = format!(
-        "{number}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  {}",
-        f.index,
-        f.offset,
-        length,
-        verdict(f.status.length_crc_ok()),
-        verdict(f.status.data_crc_ok()),
-        kind,
-        summary
+    let painted = !f.status.is_intact() && coloured;
+    if painted {
+        out.push_str("\x1b[31m");
+    }
+    let line_start = out.len();
+    let mut digits = itoa::Buffer::new();
+    if let Some((name, n)) = split_record {
+        right(out, digits.format(n), name.len().max(7));
+        out.push_str("  ");
+    }
+    let lead = out.len() - line_start;
+    right(out, digits.format(f.index), 7);
+    out.push_str("  ");
+    right(out, digits.format(f.offset.0), 12);
+    out.push_str("  ");
+    right(out, f.declared_length.map_or("-", |l| digits.format(l)), 10);
+    out.push_str("  ");
+    left(out, verdict(f.status.length_crc_ok()), 7);
+    out.push_str("  ");
+    left(out, verdict(f.status.data_crc_ok()), 8);
+    out.push_str("  ");
+    left(
+        out,
+        row.kind.as_ref().map_or(f.status.name(), |k| k.name()),
+        18,
     );
-    if f.status.is_intact() {
-        line
-    } else {
-        super::paint(&line, "31", coloured)
+    out.push_str("  ");
+    // On a terminal, as many feature names as its width holds; in a pipe, the summary as is.
+    match width {
+        Some(width) => {
+            let room = width.saturating_sub(lead + SUMMARY_COLUMN).max(20);
+            out.push_str(&crate::summary::fitted_summary(row, room));
+        }
+        None => out.push_str(&row.summary),
+    }
+    if painted {
+        out.push_str("\x1b[0m");
+    }
+    out.push('\n');
+}
+
+/// `text` right-aligned in `width` characters, as `{:>width$}` aligns it.
+fn right(out: &mut String, text: &str, width: usize) {
+    pad(out, width.saturating_sub(text.chars().count()));
+    out.push_str(text);
+}
+
+/// `text` left-aligned in `width` characters, as `{:<width$}` aligns it.
+fn left(out: &mut String, text: &str, width: usize) {
+    out.push_str(text);
+    pad(out, width.saturating_sub(text.chars().count()));
+}
+
+fn pad(out: &mut String, n: usize) {
+    const SPACES: &str = "                        ";
+    let mut left = n;
+    while left > 0 {
+        let now = left.min(SPACES.len());
+        out.push_str(&SPACES[..now]);
+        left -= now;
     }
 }
 
@@ -148,6 +195,13 @@ pub fn run(
                 "index", "offset", "length", "len-crc", "data-crc", "kind"
             )?;
         }
+        let rows = Rows {
+            file: &json_name,
+            split: split.as_ref(),
+            json: args.json,
+            coloured,
+            width,
+        };
         let mut intact = 0usize;
         let outcome = render_in_order(
             &mut input,
@@ -159,17 +213,7 @@ pub fn run(
                 if let Some(nested) = &nested {
                     row.summary = format!("{}; {}", row.summary, nested.describe());
                 }
-                let line = row_line(
-                    &json_name,
-                    &row,
-                    nested.as_ref(),
-                    split.as_ref(),
-                    args.json,
-                    coloured,
-                    width,
-                );
-                output.push_str(&line);
-                output.push('\n');
+                write_row(output, &rows, &row, nested.as_ref());
                 frame.status.is_intact()
             },
             |_, is_intact, line| {

@@ -438,6 +438,25 @@ impl<'a> FieldValues<'a> {
         self.values_from(ValuesAt::default())
     }
 
+    /// The numbers of a repeated number field (packed runs and single values alike, in wire
+    /// order): what [`FieldValues::values`] yields for it, without the spans, read in a loop the
+    /// caller inlines. `None` for fields of strings, bytes or messages.
+    pub fn scalars(&self) -> Option<Scalars<'a, '_>> {
+        let kind = self.info().kind;
+        if matches!(
+            kind,
+            Kind::String | Kind::Bytes | Kind::Message(_) | Kind::Group(_)
+        ) {
+            return None;
+        }
+        Some(Scalars {
+            parsed: self.parsed,
+            kind,
+            nodes: self.nodes().iter(),
+            packed: None,
+        })
+    }
+
     /// The values from position `at` on (a position [`Values::at`] gave).
     pub fn values_from(&self, at: ValuesAt) -> Values<'a, '_> {
         let info = self.info();
@@ -588,6 +607,53 @@ impl<'a> Iterator for Values<'a, '_> {
             }
             if let Some(value) = leaf_value(parsed, self.info, node) {
                 return Some(value);
+            }
+        }
+    }
+}
+
+/// See [`FieldValues::scalars`].
+pub struct Scalars<'a, 'f> {
+    parsed: Parsed<'a>,
+    kind: Kind,
+    nodes: std::slice::Iter<'f, u32>,
+    packed: Option<Elements<'a>>,
+}
+
+impl<'a> Iterator for Scalars<'a, '_> {
+    type Item = Scalar<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Scalar<'a>> {
+        let parsed = self.parsed;
+        loop {
+            if let Some(elements) = &mut self.packed {
+                match elements.next() {
+                    Some((_, raw)) => match kept_scalar(parsed, self.kind, raw) {
+                        Some(scalar) => return Some(scalar),
+                        None => continue,
+                    },
+                    None => self.packed = None,
+                }
+            }
+            // A number field's occurrences are numbers or packed runs (the walk takes other wire
+            // types for unknown fields), as in [`Values`].
+            let node = *self.nodes.next()?;
+            match parsed.node(node).map(wire::Node::kind) {
+                Some(NodeKind::Packed) => {
+                    self.packed =
+                        Some(parsed.tree.elements(node as usize, parsed.bytes, self.kind));
+                }
+                Some(NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64) => {
+                    let scalar = parsed
+                        .tree
+                        .scalar(node as usize, parsed.bytes)
+                        .and_then(|raw| kept_scalar(parsed, self.kind, raw));
+                    if scalar.is_some() {
+                        return scalar;
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -762,6 +828,12 @@ mod tests {
             })
             .collect();
         assert_eq!(floats, [1.0, 2.0, 3.0]);
+        // The scalar iterator yields the same numbers, runs and single values alike.
+        let scalars: Vec<Scalar<'_>> = values.scalars().unwrap().collect();
+        assert_eq!(
+            scalars,
+            [Scalar::F32(1.0), Scalar::F32(2.0), Scalar::F32(3.0)]
+        );
         // An empty packed run leaves the field unset.
         let empty = [0x0a, 0x00];
         let tree = walk(&empty, table, Some(list));

@@ -259,8 +259,8 @@ impl<'a> Features<'a> {
     }
 
     /// The key bytes of every feature, by name.
-    pub fn keys(&self) -> impl Iterator<Item = &'a [u8]> + '_ {
-        self.named.entries().map(|e| self.named.map.key_bytes(&e))
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + '_ {
+        self.named.map.keys_bytes()
     }
 }
 

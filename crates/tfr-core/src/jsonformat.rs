@@ -95,11 +95,23 @@ fn write_field(field: &FieldValues<'_>, out: &mut String) {
         Cardinality::Map => write_map(field, out),
         Cardinality::Repeated => {
             out.push('[');
-            for (i, (value, _)) in field.values().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
+            match field.scalars() {
+                Some(scalars) => {
+                    for (i, scalar) in scalars.enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        write_scalar(info, &scalar, table, out);
+                    }
                 }
-                write_value(info, &value, table, out);
+                None => {
+                    for (i, (value, _)) in field.values().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        write_value(info, &value, table, out);
+                    }
+                }
             }
             out.push(']');
         }
@@ -194,30 +206,33 @@ fn write_value(field: &Field, value: &Value<'_>, table: &Table, out: &mut String
             out.push('"');
         }
         Value::String(b, _) => json_string(&String::from_utf8_lossy(b), out),
-        Value::Scalar(scalar) => {
-            let mut digits = itoa::Buffer::new();
-            match scalar {
-                Scalar::I32(v) => out.push_str(digits.format(*v)),
-                Scalar::U32(v) => out.push_str(digits.format(*v)),
-                // 64-bit integers are strings in protobuf's JSON.
-                Scalar::I64(v) => quoted(digits.format(*v), out),
-                Scalar::U64(v) => quoted(digits.format(*v), out),
-                Scalar::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
-                Scalar::F32(v) => write_float(f64::from(*v), out, |out| write_text_f32(*v, out)),
-                Scalar::F64(v) => write_float(*v, out, |out| write_repr_f64(*v, out)),
-                Scalar::Enum(n, name) => {
-                    let null = match field.kind {
-                        Kind::Enum(e) => table
-                            .enum_type(e)
-                            .is_some_and(|e| &*e.full_name == "google.protobuf.NullValue"),
-                        _ => false,
-                    };
-                    match (null, name) {
-                        (true, _) => out.push_str("null"),
-                        (false, Some(name)) => json_string(name, out),
-                        (false, None) => out.push_str(digits.format(*n)),
-                    }
-                }
+        Value::Scalar(scalar) => write_scalar(field, scalar, table, out),
+    }
+}
+
+#[inline]
+fn write_scalar(field: &Field, scalar: &Scalar<'_>, table: &Table, out: &mut String) {
+    let mut digits = itoa::Buffer::new();
+    match scalar {
+        Scalar::I32(v) => out.push_str(digits.format(*v)),
+        Scalar::U32(v) => out.push_str(digits.format(*v)),
+        // 64-bit integers are strings in protobuf's JSON.
+        Scalar::I64(v) => quoted(digits.format(*v), out),
+        Scalar::U64(v) => quoted(digits.format(*v), out),
+        Scalar::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
+        Scalar::F32(v) => write_float(f64::from(*v), out, |out| write_text_f32(*v, out)),
+        Scalar::F64(v) => write_float(*v, out, |out| write_repr_f64(*v, out)),
+        Scalar::Enum(n, name) => {
+            let null = match field.kind {
+                Kind::Enum(e) => table
+                    .enum_type(e)
+                    .is_some_and(|e| &*e.full_name == "google.protobuf.NullValue"),
+                _ => false,
+            };
+            match (null, name) {
+                (true, _) => out.push_str("null"),
+                (false, Some(name)) => json_string(name, out),
+                (false, None) => out.push_str(digits.format(*n)),
             }
         }
     }

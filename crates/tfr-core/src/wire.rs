@@ -524,7 +524,20 @@ fn fixed_le(bytes: &[u8]) -> u64 {
 pub const MAX_TAG_OR_LENGTH_BYTES: usize = 5;
 
 /// Reads a varint at `pos` (not beyond `end`): the value and the position after it.
+#[inline]
 pub fn read_varint(bytes: &[u8], pos: usize, end: usize) -> Result<(u64, usize), WireErrorKind> {
+    // Most tags, lengths and small numbers are one byte.
+    if pos < end {
+        if let Some(&byte) = bytes.get(pos) {
+            if byte < 0x80 {
+                return Ok((u64::from(byte), pos + 1));
+            }
+        }
+    }
+    read_long_varint(bytes, pos, end)
+}
+
+fn read_long_varint(bytes: &[u8], pos: usize, end: usize) -> Result<(u64, usize), WireErrorKind> {
     let mut value = 0u64;
     for i in 0..10 {
         let Some(&byte) = bytes.get(pos + i).filter(|_| pos + i < end) else {

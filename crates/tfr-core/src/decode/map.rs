@@ -162,6 +162,8 @@ pub struct MapEntry {
 pub struct MapView<'a> {
     shape: Option<EntryReader<'a>>,
     entries: Vec<MapEntry>,
+    /// The key of each entry (by the same index), as it was read for ordering them.
+    keys: Vec<MapKey<'a>>,
 }
 
 impl<'a> MapView<'a> {
@@ -170,6 +172,7 @@ impl<'a> MapView<'a> {
         MapView {
             shape: None,
             entries: Vec::new(),
+            keys: Vec::new(),
         }
     }
 
@@ -184,10 +187,7 @@ impl<'a> MapView<'a> {
                 value,
             });
         let Some(shape) = shape else {
-            return MapView {
-                shape,
-                entries: Vec::new(),
-            };
+            return MapView::empty();
         };
         let key_is_bytes = matches!(
             shape.parsed.field(shape.key).map(|f| f.kind),
@@ -208,7 +208,8 @@ impl<'a> MapView<'a> {
             .map(|e| (key_of(e), e))
             .collect();
         keyed.sort_unstable();
-        let mut entries: Vec<MapEntry> = Vec::new();
+        let mut entries: Vec<MapEntry> = Vec::with_capacity(keyed.len());
+        let mut keys: Vec<MapKey<'a>> = Vec::with_capacity(keyed.len());
         let mut rest = keyed.as_slice();
         while let Some(&(key, first)) = rest.first() {
             let same = rest.iter().take_while(|(k, _)| *k == key).count().max(1);
@@ -216,10 +217,12 @@ impl<'a> MapView<'a> {
             rest = after;
             let last = group.last().map_or(first, |(_, e)| *e);
             entries.push(MapEntry { first, last });
+            keys.push(key);
         }
         MapView {
             shape: Some(shape),
             entries,
+            keys,
         }
     }
 
@@ -249,6 +252,14 @@ impl<'a> MapView<'a> {
     /// The bytes of a string key (empty when the key is absent or not a string).
     pub fn key_bytes(&self, entry: &MapEntry) -> &'a [u8] {
         self.shape.as_ref().map_or(b"", |s| s.key_bytes(entry))
+    }
+
+    /// [`MapView::key_bytes`] of every entry, in key order, without reading the keys again.
+    pub fn keys_bytes(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + '_ {
+        self.keys.iter().map(|key| match key {
+            MapKey::Bytes(bytes) => *bytes,
+            MapKey::Int(_) | MapKey::Large(_) => b"",
+        })
     }
 
     /// The entry holding the value, tag through data.

@@ -158,30 +158,35 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
         return fallback::bytes_summary(view);
     };
     let features = view::top_features(&typed);
-    let shown: Vec<std::borrow::Cow<'_, str>> = features
-        .keys()
-        .take(4)
-        .map(crate::escape::bytes_for_terminal)
-        .collect();
-    let more = if features.len() > 4 { ", …" } else { "" };
-    let lists_text = if sequence {
-        let lists = view::feature_lists_of(&typed);
-        format!(", {} feature lists", lists.len())
-    } else {
-        String::new()
-    };
+    let count = features.len();
+    // Written piece by piece: `list` words millions of these.
+    let mut line = String::with_capacity(64);
+    line.push_str(itoa::Buffer::new().format(count));
+    line.push_str(if count == 1 { " feature" } else { " features" });
+    if sequence {
+        let lists = view::feature_lists_of(&typed).len();
+        line.push_str(", ");
+        line.push_str(itoa::Buffer::new().format(lists));
+        line.push_str(" feature lists");
+    }
+    line.push_str(": ");
+    let mut names = Vec::with_capacity(count.min(crate::summary::NAMES_KEPT));
+    for (i, key) in features.keys().take(crate::summary::NAMES_KEPT).enumerate() {
+        if i < 4 {
+            if i > 0 {
+                line.push_str(", ");
+            }
+            line.push_str(&crate::escape::bytes_for_terminal(key));
+        }
+        names.push(String::from_utf8_lossy(key).into_owned());
+    }
+    if count > 4 {
+        line.push_str(", …");
+    }
     Summary {
-        features: Some(features.len()),
-        line: format!(
-            "{}{lists_text}: {}{more}",
-            plural(features.len(), "feature"),
-            shown.join(", ")
-        ),
-        names: features
-            .keys()
-            .take(crate::summary::NAMES_KEPT)
-            .map(|k| String::from_utf8_lossy(k).into_owned())
-            .collect(),
+        features: Some(count),
+        line,
+        names,
     }
 }
 

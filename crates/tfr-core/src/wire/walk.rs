@@ -293,10 +293,17 @@ impl Walker<'_> {
             .field()
             .and_then(|f| self.table.field(f))
             .and_then(|f| f.kind.fixed_width());
-        let mut pos = data.start;
-        while let Some((_, after)) = read_element(self.bytes, pos, data.end, width) {
-            pos = after;
-        }
+        let pos = match width {
+            // Whole elements fit up to the last multiple of the width.
+            Some(width) => data.start + data.len() / width * width,
+            None => {
+                let mut pos = data.start;
+                while let Some((_, after)) = read_element(self.bytes, pos, data.end, None) {
+                    pos = after;
+                }
+                pos
+            }
+        };
         if pos < data.end {
             let error = WireError {
                 at: pos,
