@@ -144,16 +144,18 @@ fn matches_with(
     decoder: &Decoder,
     tensor: Option<MessageId>,
 ) -> bool {
-    let found = needle.find(payload);
-    let may_hold_number = needle
-        .encodings
-        .as_ref()
-        .is_some_and(|e| e.may_hold(payload));
-    if found.is_none() && !may_hold_number {
+    let found = needle.find(payload).is_some();
+    let may_hold_number = || {
+        needle
+            .encodings
+            .as_ref()
+            .is_some_and(|e| e.may_hold(payload))
+    };
+    if !found && !may_hold_number() {
         return false;
     }
     if payload.len() > DECODE_LIMIT {
-        return found.is_some();
+        return found;
     }
     let decoded = decoder.decode(payload);
     let mut best = Best {
