@@ -397,7 +397,20 @@ pub fn text_format_for_terminal(text: &str) -> Cow<'_, str> {
 /// A JSON string literal as Python's `json.dumps(ensure_ascii=True)` writes it.
 pub fn json_string(text: &str, out: &mut String) {
     out.push('"');
-    for ch in text.chars() {
+    let mut rest = text;
+    loop {
+        // Printable ASCII other than the quote and the backslash is copied as it is, a run at a
+        // time (everything before such a byte is ASCII, so the cut falls between characters).
+        let plain = rest
+            .bytes()
+            .position(|b| !(b' '..=b'~').contains(&b) || b == b'"' || b == b'\\')
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..plain]);
+        rest = &rest[plain..];
+        let Some(ch) = rest.chars().next() else {
+            break;
+        };
+        rest = &rest[ch.len_utf8()..];
         match ch {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -655,5 +668,9 @@ mod tests {
         let mut out = String::new();
         json_string("é☕😀\u{7f}/\"", &mut out);
         assert_eq!(out, "\"\\u00e9\\u2615\\ud83d\\ude00\\u007f/\\\"\"");
+        // Runs of plain ASCII between characters that are escaped.
+        out.clear();
+        json_string("key \"a\"\\b\tc é end", &mut out);
+        assert_eq!(out, "\"key \\\"a\\\"\\\\b\\tc \\u00e9 end\"");
     }
 }
