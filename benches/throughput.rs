@@ -224,6 +224,11 @@ fn main() {
     if std::env::var_os("TFR_BENCH_GENERATE_ONLY").is_some() {
         return;
     }
+    // TFR_BENCH_ONLY=search measures only the inspector's search.
+    if std::env::var("TFR_BENCH_ONLY").is_ok_and(|only| only == "search") {
+        search(&shards[1]);
+        return;
+    }
     println!("tfr-inspect throughput (one run; ratios are what to compare across machines)");
     println!(
         "machine: {} cores, {}",
@@ -317,6 +322,48 @@ fn main() {
     }
     streaming_output(&shards[1].path);
     inspector(&shards);
+    search(&shards[1]);
+}
+
+/// The inspector's search (`/`) over every record of the small-record shard, as its worker runs
+/// it: the core search on every core, from the first frame to the last hit. Needles: text in no
+/// record (only the bytes are scanned); `856`, whose encodings are in few records (only those
+/// are decoded); `100`, in no record but whose varint byte is in nearly every one (the worst
+/// case: every record decoded, no hit); and a label value (a hit in one record of 16, and in
+/// most records' random `data` bytes, so the search stops at the first million).
+fn search(shard: &Shard) {
+    use tfr_inspect::search::{Needle, SearchProgress, search_frames};
+
+    let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+    let mut input =
+        tfr_inspect::input::Input::open(&shard.path, &OpenOptions::new(decoder)).unwrap();
+    input.settle_all();
+    let data = input.data();
+    black_box(crc32c::crc32c(data));
+    let index = &input.index;
+    for needle in ["no such text", "856", "100", "7"] {
+        let needle = Needle::new(needle);
+        let mut hits = 0usize;
+        let time = best(3, || {
+            hits = 0;
+            search_frames(
+                data,
+                index,
+                0..index.len(),
+                input.decoder(),
+                &needle,
+                &SearchProgress::default(),
+                |wave, _| hits += wave.len(),
+            )
+        });
+        println!(
+            "search {} records for {:?}: {:.2?} to the last hit, {} records match (target < 3 s)",
+            index.len(),
+            String::from_utf8_lossy(needle.text()),
+            time,
+            hits
+        );
+    }
 }
 
 /// Single-thread cost per record of what `list` and `show --format json|text` do for each record

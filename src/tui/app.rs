@@ -18,6 +18,7 @@ mod dataset;
 mod images;
 mod motion;
 mod navigate;
+mod searching;
 mod stats_pane;
 mod tutor;
 mod watch;
@@ -35,7 +36,7 @@ use super::framelist::{self, RowText};
 use super::hexview::{HexGeometry, ROW};
 use super::keymap::{Action, Mode, PromptKind};
 use super::layout::{self, Panes};
-use super::search::SearchJob;
+use super::search::{SEARCH_INLINE_BYTES, SearchRun};
 use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
 use crate::frame::{Frame, FrameIndex, IndexDelta};
@@ -169,8 +170,16 @@ pub struct App {
     /// Why each input that could not be opened was refused; shown for the whole session and
     /// printed again after it, and the reason the inspector exits with status 2.
     pub open_errors: Vec<String>,
-    /// A search still scanning (it runs in slices so that the screen never freezes).
-    pub(super) search_job: Option<SearchJob>,
+    /// The last search: its worker and the records it found (see `app/searching.rs`).
+    pub(super) search_run: Option<SearchRun>,
+    /// A search step waiting for the worker to find its hit.
+    pub(super) search_pending: Option<searching::Pending>,
+    /// The hit shown while the search still runs (record, message head, feature name), whose
+    /// count the status line keeps up to date.
+    pub(super) search_shown: Option<(usize, String, String)>,
+    /// Files up to this many bytes are searched on the UI thread, at once; larger ones on a
+    /// worker thread.
+    pub search_inline: u64,
     /// Kind and summary of large records, described when their background decoding finished
     /// (by file and record).
     pub(super) large_rows: HashMap<(usize, usize), RowText>,
@@ -229,7 +238,10 @@ impl App {
             quit: false,
             effect: None,
             open_errors: problems,
-            search_job: None,
+            search_run: None,
+            search_pending: None,
+            search_shown: None,
+            search_inline: SEARCH_INLINE_BYTES,
             large_rows: HashMap::new(),
             open: options.clone(),
             index_jobs: Vec::new(),
@@ -411,7 +423,7 @@ impl App {
             if prompt.kind == PromptKind::Answer {
                 self.end_quiz();
             }
-        } else if self.search_job.take().is_some() {
+        } else if self.stop_search() {
             self.message = "search stopped".into();
         } else if std::mem::take(&mut self.details) {
         } else if self.stats.take().is_some() {

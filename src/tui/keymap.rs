@@ -37,8 +37,8 @@ pub enum Action {
     Submit,
     SearchNext,
     SearchPrev,
-    /// Scan the next slice of a search still running (sent by the run loop when no key waits,
-    /// never by a key).
+    /// Take what a running search's worker found so far (the run loop does this on every turn;
+    /// never sent by a key).
     SearchContinue,
     NextDamaged,
     PrevDamaged,
@@ -324,11 +324,11 @@ pub const KEYS: &[Binding] = &[
     },
     Binding {
         keys: &[&[ch('/', Action::Prompt(PromptKind::Search))]],
-        what: "search feature names and string values (exact bytes)",
+        what: "search feature names, string values and numbers (856, 0.25, -3)",
     },
     Binding {
         keys: &[&[ch('n', Action::SearchNext), ch('N', Action::SearchPrev)]],
-        what: "next / previous match",
+        what: "next / previous record that matches",
     },
     Binding {
         keys: &[&[ch('c', Action::NextDamaged), ch('C', Action::PrevDamaged)]],

@@ -112,6 +112,7 @@ fn event_loop(
         // While a record decodes in the background, its progress is redrawn on every turn.
         dirty |= app.poll_decoding() || app.decoding_percent().is_some();
         dirty |= app.poll_stats();
+        dirty |= app.poll_search();
         // Before drawing: a file that shrank or was rewritten must not be shown as it was.
         dirty |= app.watch_files();
         for file in app.take_index_jobs() {
@@ -126,10 +127,8 @@ fn event_loop(
             })?;
             dirty = false;
         }
-        // A search still scanning takes another slice whenever no key is waiting.
-        let wait = if app.searching() {
-            Duration::ZERO
-        } else if app.decoding_percent().is_some() {
+        // A search still running or a record decoding redraws its progress on every turn.
+        let wait = if app.searching() || app.decoding_percent().is_some() {
             Duration::from_millis(50)
         } else {
             Duration::from_millis(100)
@@ -140,9 +139,6 @@ fn event_loop(
                 app.update(action);
                 dirty = true;
             }
-        } else if app.searching() {
-            app.update(keymap::Action::SearchContinue);
-            dirty = true;
         }
         if let Some(Effect::ShowImage(picture)) = app.effect.take() {
             show_image(guard, &picture)?;

@@ -61,6 +61,7 @@ pub mod recover;
 pub mod resync;
 pub mod rules;
 pub mod schema;
+pub mod search;
 pub mod source;
 pub mod span;
 pub mod stats;

@@ -1,18 +1,15 @@
-//! Jumps: to a record number, to a byte offset, to the next damaged frame, to a search match.
+//! Jumps: to a record number, to a byte offset, to the next damaged frame (search matches are
+//! `searching.rs`'s).
 //!
 //! These are the moves a user makes from outside information ("record 56", TensorFlow's
 //! "corrupted record at 5630", a feature name), so each one also says in the status line what it
 //! found there.
 
-use std::ops::Range;
-
 use super::{App, Prompt};
 use crate::damage;
 use crate::span::FileOffset;
-use crate::tui::decoding::INLINE_BYTES;
 use crate::tui::hexview;
 use crate::tui::keymap::PromptKind;
-use crate::tui::search::{SEARCH_SLICE, SearchJob, Slice};
 use crate::words::{parse_number, plural};
 
 impl App {
@@ -37,8 +34,7 @@ impl App {
                 if prompt.text.is_empty() {
                     return;
                 }
-                self.search = Some(prompt.text);
-                self.search_step(true);
+                self.start_search(prompt.text);
             }
         }
     }
@@ -136,93 +132,6 @@ impl App {
         }
     }
 
-    /// Starts looking for the next (or previous) occurrence of the search text in a feature name
-    /// or a string or bytes value, wrapping around the file. The scan runs in slices of
-    /// [`SEARCH_SLICE`] bytes so that a key press never freezes the screen; the run loop continues
-    /// it ([`App::search_continue`]) while no key is waiting, and the status line says how far it is.
-    pub fn search_step(&mut self, forward: bool) {
-        let Some(needle) = self.search.clone().filter(|s| !s.is_empty()) else {
-            self.message = "no search yet: press / to search".into();
-            return;
-        };
-        let Some(file) = self.file() else {
-            return;
-        };
-        let len = file.data().len() as u64;
-        let origin = self.view.cursor;
-        self.search_job = Some(SearchJob::new(needle.into_bytes(), forward, origin, len));
-        self.search_continue();
-    }
-
-    /// Whether a search is still scanning.
-    pub fn searching(&self) -> bool {
-        self.search_job.is_some()
-    }
-
-    /// Scans the next slice of the running search.
-    pub fn search_continue(&mut self) {
-        let Some(mut job) = self.search_job.take() else {
-            return;
-        };
-        let Some(file) = self.file() else {
-            return;
-        };
-        let mut checker = TextHits::default();
-        let outcome = job.slice(file.data(), SEARCH_SLICE, |hit| checker.is_text(self, hit));
-        let needle = String::from_utf8_lossy(job.needle()).into_owned();
-        match outcome {
-            Slice::Hit(hit) => self.show_hit(&needle, hit),
-            Slice::More => {
-                let direction = if job.forward() { "forward" } else { "backward" };
-                self.message = format!(
-                    "searching {needle:?} {direction}… {}% (any key works meanwhile; Esc stops)",
-                    job.percent()
-                );
-                self.search_job = Some(job);
-            }
-            Slice::Done => {
-                self.message = format!(
-                    "{needle:?} not found in any feature name or value (whole file searched)"
-                );
-            }
-        }
-    }
-
-    /// Selects the match at `hit` and names the feature it is in: `image/class/text[0]`.
-    fn show_hit(&mut self, needle: &str, hit: u64) {
-        let Some(frame) = self
-            .file()
-            .and_then(|f| f.index().frame_containing(f.data(), FileOffset(hit)))
-        else {
-            self.message = format!("{needle:?} found at offset {hit}, which is not indexed yet");
-            return;
-        };
-        self.select_frame(frame.index);
-        self.set_cursor(hit);
-        let tree = &self.view.tree;
-        let node = self.view.node;
-        let mut chain: Vec<&str> = std::iter::once(node)
-            .chain(tree.ancestors(node))
-            .filter_map(|n| tree.nodes.get(n))
-            .filter(|n| n.depth >= 2)
-            .map(|n| n.label.as_str())
-            .collect();
-        chain.reverse();
-        let mut name = String::new();
-        for label in chain {
-            if !name.is_empty() && !label.starts_with('[') {
-                name.push(' ');
-            }
-            name.push_str(label);
-        }
-        let what = if name.is_empty() {
-            String::new()
-        } else {
-            format!(", {name}")
-        };
-        self.message = format!("{needle:?} at offset {hit}: record {}{what}", frame.index);
-    }
-
     fn set_pending(&mut self, n: usize) {
         self.pending_record = Some(n);
     }
@@ -230,44 +139,4 @@ impl App {
 
 fn data_of(app: &App) -> &[u8] {
     app.file().map_or(&[], |f| f.data())
-}
-
-/// Decides whether a match lies in string or bytes data (names and values), decoding each frame
-/// once per slice however many matches it holds.
-#[derive(Default)]
-struct TextHits {
-    frame: Option<(usize, crate::payload::Decoded)>,
-}
-
-impl TextHits {
-    fn is_text(&mut self, app: &App, offset: u64) -> bool {
-        let Some(file) = app.file() else {
-            return false;
-        };
-        let data = file.data();
-        let Some(frame) = file.index().frame_containing(data, FileOffset(offset)) else {
-            // Not indexed yet: say where it is rather than skip it.
-            return true;
-        };
-        let Some((payload, range)) = frame
-            .payload(data)
-            .zip(frame.payload_range().map(Range::from))
-        else {
-            return false;
-        };
-        if payload.len() > INLINE_BYTES {
-            // Too large to decode between two keys: the match is shown for the reader to judge.
-            return range.contains(&offset);
-        }
-        let decoder = file.input.decoder();
-        let cached = self.frame.as_ref().is_some_and(|(i, _)| *i == frame.index);
-        if !cached {
-            self.frame = Some((frame.index, decoder.decode(payload)));
-        }
-        self.frame.as_ref().is_some_and(|(_, decoded)| {
-            crate::annotate::PayloadTokens::new(decoded, payload, decoder.table(), range.start)
-                .token_at(offset)
-                .is_some_and(|t| t.role == crate::annotate::Role::Data)
-        })
-    }
 }

@@ -107,7 +107,7 @@ impl App {
             self.index_jobs.push(file);
         }
         if file == self.current {
-            self.search_job = None;
+            self.stop_search();
             self.rows.clear();
             self.select_frame(selected);
             if !still_there && indexing {

@@ -20,6 +20,7 @@ mod spill;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::bytes::{self, ByteSource};
@@ -58,7 +59,8 @@ pub enum Change {
 /// The bytes of one input, never written to.
 pub struct Source {
     path: PathBuf,
-    bytes: Box<dyn ByteSource>,
+    /// Shared, so that a worker thread can read them while the source stays where it is.
+    bytes: Arc<dyn ByteSource>,
     origin: Option<Origin>,
     /// Set when `bytes` are the decompressed stream of a compressed file.
     compression: Option<Compressed>,
@@ -81,7 +83,7 @@ impl Source {
     pub fn new(path: impl Into<PathBuf>, bytes: Box<dyn ByteSource>) -> Source {
         Source {
             path: path.into(),
-            bytes,
+            bytes: Arc::from(bytes),
             origin: None,
             compression: None,
         }
@@ -105,6 +107,11 @@ impl Source {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The bytes, for a thread of their own: they stay mapped until the last holder lets go.
+    pub fn shared_bytes(&self) -> Arc<dyn ByteSource> {
+        Arc::clone(&self.bytes)
     }
 
     /// All the bytes, as one slice (every source this module opens holds them at once).
