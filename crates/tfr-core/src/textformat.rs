@@ -44,10 +44,12 @@ fn pad(out: &mut String, indent: usize) {
 
 /// Appends the fields of `message` at `indent`.
 pub fn write_message(message: &MessageView<'_>, indent: usize, out: &mut String) {
-    for field in message.fields() {
+    // Borrowed in place: moving each field's view out of the vector costs more than reading it.
+    let fields = message.fields();
+    for field in &fields {
         let info = field.info();
         match info.cardinality {
-            Cardinality::Map => write_map(&field, indent, out),
+            Cardinality::Map => write_map(field, indent, out),
             Cardinality::Repeated => match field.scalars() {
                 Some(scalars) => {
                     for scalar in scalars {
