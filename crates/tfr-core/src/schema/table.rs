@@ -168,6 +168,9 @@ pub struct Message {
     count: u32,
     /// For numbers below [`DENSE`]: the field's position, or [`ABSENT`].
     dense: Vec<u16>,
+    /// For numbers below [`DENSE`]: the wire types the field accepts, one bit each (bit `n` for
+    /// wire type `n`), so that the walk checks a tag without reading the field.
+    accepts: Vec<u8>,
     /// Field positions in the order of their JSON names.
     json_order: Vec<u16>,
     pub map_entry: bool,
@@ -288,11 +291,19 @@ impl Table {
         descriptors.sort_by_key(|f| f.number());
         let first = self.fields.len() as u32;
         let mut dense = vec![ABSENT; DENSE];
+        let mut accepts = vec![0u8; DENSE];
         for (position, field) in descriptors.iter().enumerate() {
+            let made = self.make_field(field, enums);
             if let Some(slot) = dense.get_mut(field.number() as usize) {
                 *slot = position as u16;
             }
-            self.fields.push(self.make_field(field, enums));
+            if let Some(mask) = accepts.get_mut(field.number() as usize) {
+                *mask = (0..8)
+                    .filter_map(WireType::from_bits)
+                    .filter(|w| made.accepts(*w))
+                    .fold(0, |mask, w| mask | 1 << (w as u8));
+            }
+            self.fields.push(made);
             self.packed.push(declared_packed(field));
         }
         let count = descriptors.len() as u32;
@@ -311,6 +322,7 @@ impl Table {
             first,
             count,
             dense,
+            accepts,
             json_order,
             map_entry: message.is_map_entry(),
             proto3: message.parent_file().syntax() == Syntax::Proto3,
@@ -444,6 +456,27 @@ impl Table {
         Some(FieldId(message.first + position))
     }
 
+    /// The field of message `id` with `number` when it accepts `wire_type` (as the walk reads a
+    /// tag: a field written with another wire type is an unknown field).
+    #[inline]
+    pub fn field_accepting(
+        &self,
+        id: MessageId,
+        number: u32,
+        wire_type: WireType,
+    ) -> Option<FieldId> {
+        let message = self.message(id)?;
+        let slot = number as usize;
+        match (message.dense.get(slot), message.accepts.get(slot)) {
+            (Some(&ABSENT), _) => None,
+            (Some(&position), Some(&mask)) => (mask & 1 << (wire_type as u8) != 0)
+                .then_some(FieldId(message.first + u32::from(position))),
+            _ => self
+                .field_by_number(id, number)
+                .filter(|f| self.field(*f).is_some_and(|info| info.accepts(wire_type))),
+        }
+    }
+
     /// The fields of a message, in field-number order.
     pub fn fields_of(&self, message: &Message) -> &[Field] {
         let start = message.first as usize;
@@ -496,6 +529,23 @@ impl Table {
 mod tests {
     use super::*;
     use crate::schema::Schema;
+
+    #[test]
+    fn the_walks_lookup_agrees_with_the_fields() {
+        let schema = Schema::builtin();
+        let table = schema.table();
+        for m in 0..table.messages.len() as u32 {
+            let id = MessageId(m);
+            for number in 0..DENSE as u32 + 40 {
+                for wire_type in (0..8).filter_map(WireType::from_bits) {
+                    let expected = table
+                        .field_by_number(id, number)
+                        .filter(|f| table.field(*f).is_some_and(|i| i.accepts(wire_type)));
+                    assert_eq!(table.field_accepting(id, number, wire_type), expected);
+                }
+            }
+        }
+    }
 
     #[test]
     fn example_fields_resolve_by_number() {

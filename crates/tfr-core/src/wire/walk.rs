@@ -234,13 +234,7 @@ impl Walker<'_> {
                     ),
                 };
             }
-            let field = message
-                .and_then(|m| self.table.field_by_number(m, number))
-                .filter(|f| {
-                    self.table
-                        .field(*f)
-                        .is_some_and(|info| info.accepts(wire_type))
-                });
+            let field = message.and_then(|m| self.table.field_accepting(m, number, wire_type));
             let head = Node {
                 start: tag_start as u32,
                 end: after_tag as u32,
