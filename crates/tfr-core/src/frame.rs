@@ -416,9 +416,39 @@ impl FrameIndex {
         debug_assert_eq!(data.len(), self.file_len);
         let stop_at = self.pos.saturating_add(byte_budget.max(1));
         while self.pos < self.file_len && self.pos < stop_at {
-            self.step(data);
+            if !self.step_three_intact(data) {
+                self.step(data);
+            }
         }
         self.is_complete()
+    }
+
+    /// Indexes the next three frames in one step when all three are intact, their payload CRCs
+    /// computed together (see [`masked_crc32c_three`]); false, changing nothing, when any is not
+    /// or the scan is resynchronising: [`FrameIndex::step`] then takes them one at a time, which
+    /// is what this does for three intact frames.
+    fn step_three_intact<S: ByteSource + ?Sized>(&mut self, data: &S) -> bool {
+        if self.resync.is_some() {
+            return false;
+        }
+        let mut frames = [(0u64, 0u64); 3];
+        let mut at = self.pos;
+        for frame in &mut frames {
+            let Candidate::Fits { end } = examine(data, at, &mut self.length_crcs) else {
+                return false;
+            };
+            *frame = (at, end);
+            at = end;
+        }
+        if payload_crcs_ok(data, frames) != [true; 3] {
+            return false;
+        }
+        for (pos, end) in frames {
+            self.push(pos, FrameStatus::Intact, false);
+            self.intact_payload += end - pos - HEADER_LEN - FOOTER_LEN;
+        }
+        self.pos = at;
+        true
     }
 
     fn step<S: ByteSource + ?Sized>(&mut self, data: &S) {
@@ -714,6 +744,33 @@ mod tests {
                 .iter()
                 .all(|f| f.status.is_intact() && !f.after_resync)
         );
+    }
+
+    /// Every damage at every position among a few frames: the scan that takes intact frames
+    /// three at a time indexes exactly what taking them one at a time does.
+    #[test]
+    fn three_frames_at_a_time_index_what_one_at_a_time_does() {
+        let payloads: Vec<Vec<u8>> = (0..7).map(|i| vec![i as u8; 10 + i * 37]).collect();
+        let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+        let clean = encode_records(&refs);
+        let mut files = vec![clean.clone()];
+        for at in (0..clean.len()).step_by(13) {
+            let mut broken = clean.clone();
+            broken[at] ^= 0x5a;
+            files.push(broken.clone());
+            files.push(broken[..at].to_vec());
+        }
+        for data in &files {
+            let batched = FrameIndex::build(&data[..]);
+            let mut single = FrameIndex::new(data.len() as u64);
+            while single.pos < single.file_len {
+                single.step(&data[..]);
+            }
+            assert_eq!(batched.entries, single.entries);
+            assert_eq!(batched.damaged, single.damaged);
+            assert_eq!(batched.pos, single.pos);
+            assert_eq!(batched.intact_payload, single.intact_payload);
+        }
     }
 
     #[test]
