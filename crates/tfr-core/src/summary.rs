@@ -20,8 +20,7 @@ pub struct FrameRow {
     pub feature_names: Vec<String>,
 }
 
-/// The most feature names a row keeps: more than any screen shows.
-pub const NAMES_KEPT: usize = 1024;
+pub use crate::payload::NAMES_KEPT;
 
 /// Describes one frame: its payload kind and a summary, or what is wrong with it.
 pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {

@@ -170,8 +170,8 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
         line.push_str(" feature lists");
     }
     line.push_str(": ");
-    let mut names = Vec::with_capacity(count.min(crate::summary::NAMES_KEPT));
-    for (i, key) in features.keys().take(crate::summary::NAMES_KEPT).enumerate() {
+    let mut names = Vec::with_capacity(count.min(super::NAMES_KEPT));
+    for (i, key) in features.keys().take(super::NAMES_KEPT).enumerate() {
         if i < 4 {
             if i > 0 {
                 line.push_str(", ");

@@ -22,7 +22,9 @@ pub use detect::{PassedOver, Probe};
 pub use event::{EVENT, EVENT_MESSAGE, GRAPH_MESSAGE};
 pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE};
 pub use tensor::{TENSOR, TENSOR_MESSAGE};
-pub use types::{BUILTIN, EXPECTED, ImageCandidates, PayloadType, PayloadView, Summary, TreeView};
+pub use types::{
+    BUILTIN, EXPECTED, ImageCandidates, NAMES_KEPT, PayloadType, PayloadView, Summary, TreeView,
+};
 
 use crate::decode::{self, Invalid, MessageView, Parsed};
 use crate::schema::Schema;

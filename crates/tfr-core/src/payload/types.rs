@@ -113,10 +113,11 @@ pub struct Summary {
     pub line: String,
     /// The feature names, in the order the line lists them, at most [`NAMES_KEPT`]; as the file
     /// holds them (JSON escapes them; `list` escapes them for a terminal).
-    ///
-    /// [`NAMES_KEPT`]: crate::summary::NAMES_KEPT
     pub names: Vec<String>,
 }
+
+/// The most feature names a summary keeps: more than any screen shows.
+pub const NAMES_KEPT: usize = 1024;
 
 /// The bytes values of a payload that may hold an image.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
