@@ -206,11 +206,22 @@ pub fn compute_observed(
     let total = 2 * chunks.len() as u64;
     let done = AtomicUsize::new(0);
     let tick = || progress(done.fetch_add(1, Ordering::Relaxed) as u64 + 1, total);
-    // The chunk's file, its group and its first frame.
-    let chunk_at = |i: usize| {
+    // Summarises chunk `i` into a fresh `Stats` of its group: `add` is given each intact
+    // payload with its file; damaged frames are counted.
+    let summarise = |i: usize, add: &mut dyn FnMut(&mut Stats, &[u8], usize)| {
+        tick();
         let &(file, start) = chunks.get(i)?;
         let o = opened.get(file)?.as_ref().ok()?;
-        Some((o, file, *plan.group_of.get(file)?, start))
+        let group = *plan.group_of.get(file)?;
+        let mut stats = Stats::default();
+        let data = o.source.bytes();
+        for frame in (start..start + CHUNK).map_while(|f| o.index.get(data, f)) {
+            match frame.payload(data).filter(|_| frame.status.is_intact()) {
+                Some(payload) => add(&mut stats, payload, file),
+                None => stats.damaged += 1,
+            }
+        }
+        Some((group, stats))
     };
     // First pass: everything but the histograms. Each chunk is summarised on its own and the
     // summaries are merged in chunk order, so that sums of floats come out the same on every
@@ -221,17 +232,9 @@ pub fn compute_observed(
         threads,
         || decoder.clone(),
         |decoder, i| {
-            tick();
-            let (o, file, group, start) = chunk_at(i)?;
-            let mut stats = Stats::default();
-            let data = o.source.bytes();
-            for frame in (start..start + CHUNK).map_while(|f| o.index.get(data, f)) {
-                match frame.payload(data).filter(|_| frame.status.is_intact()) {
-                    Some(payload) => stats.add_payload(decoder, payload, file),
-                    None => stats.damaged += 1,
-                }
-            }
-            Some((group, stats))
+            summarise(i, &mut |stats, payload, file| {
+                stats.add_payload(decoder, payload, file)
+            })
         },
         |(group, stats)| {
             if let Some(all) = merged.get_mut(group) {
@@ -255,16 +258,9 @@ pub fn compute_observed(
         threads,
         || decoder.clone(),
         |decoder, i| {
-            tick();
-            let (o, _, group, start) = chunk_at(i)?;
-            let mut stats = Stats::default();
-            let data = o.source.bytes();
-            for frame in (start..start + CHUNK).map_while(|f| o.index.get(data, f)) {
-                if let Some(payload) = frame.payload(data).filter(|_| frame.status.is_intact()) {
-                    stats.add_to_histograms(decoder, payload, &ranges);
-                }
-            }
-            Some((group, stats))
+            summarise(i, &mut |stats, payload, _| {
+                stats.add_to_histograms(decoder, payload, &ranges)
+            })
         },
         |(group, one)| {
             let Some(all) = merged.get_mut(group) else {
