@@ -202,6 +202,9 @@ mod tests {
         *bad.get_mut(at).unwrap() ^= 0xff;
         let why = check_image(&bad, None).unwrap_err();
         assert!(why.starts_with("PNG"), "{why}");
+        // The chunk is named, not shown in the decoder's debug form.
+        assert!(why.contains("while decoding IDAT chunk"), "{why}");
+        assert!(!why.contains("ChunkType"), "{why}");
     }
 
     #[test]

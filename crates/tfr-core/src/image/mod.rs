@@ -247,7 +247,26 @@ pub fn decode_encoded(bytes: &[u8]) -> Result<DynamicImage, String> {
     limits.max_image_height = Some(MAX_SIDE);
     limits.max_alloc = Some(MAX_ALLOC);
     reader.limits(limits);
-    reader.decode().map_err(|e| format!("cannot decode: {e}"))
+    reader
+        .decode()
+        .map_err(|e| format!("cannot decode: {}", plain_chunk_names(&e.to_string())))
+}
+
+/// A decoder's message with the PNG decoder's debug form of a chunk type
+/// (`ChunkType { type: IDAT, critical: true, … }`) reduced to the chunk's name (`IDAT`).
+fn plain_chunk_names(message: &str) -> String {
+    const OPEN: &str = "ChunkType { type: ";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + OPEN.len()..];
+        let name_end = after.find([',', ' ', '}']).unwrap_or(after.len());
+        out.push_str(&after[..name_end]);
+        rest = after.find('}').map_or("", |close| &after[close + 1..]);
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Raw uint8 pixels as RGB: grayscale is spread to three channels, alpha dropped, and
