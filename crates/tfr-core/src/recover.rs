@@ -346,12 +346,29 @@ fn explain(loc: &Location, frame: &Frame) -> String {
     } else {
         text.push_str(" (no frame of this file is damaged)");
     }
+    let which = if loc.intact_after_count == 1 {
+        "frame"
+    } else {
+        "frames"
+    };
     if loc.intact_after_count == 0 {
         text.push_str("; no intact frame follows it.");
-    } else {
+    } else if loc.damaged_frames > 0 {
         text.push_str(&format!(
-            "; after it, resync finds {} intact: frames {}.",
+            "; after it, resync finds {} intact: {which} {}.",
             plural(loc.intact_after_count, "more frame"),
+            ranges_text(&loc.intact_after)
+        ));
+    } else {
+        // Nothing to resynchronise after: the frames simply follow.
+        text.push_str(&format!(
+            "; after it, {} {} intact: {which} {}.",
+            plural(loc.intact_after_count, "more frame"),
+            if loc.intact_after_count == 1 {
+                "is"
+            } else {
+                "are"
+            },
             ranges_text(&loc.intact_after)
         ));
     }
@@ -549,6 +566,16 @@ mod tests {
                 Part::PayloadCrc,
                 Part::PayloadCrc
             ]
+        );
+        let loc = locate_in(&data, 1);
+        assert_eq!(loc.case, Case::IntactFrame);
+        assert!(!loc.matches_tensorflow);
+        // In a file without damage, the frames after it simply follow: nothing is resynchronised.
+        assert!(
+            loc.explanation
+                .ends_with("after it, 1 more frame is intact: frame 1."),
+            "{}",
+            loc.explanation
         );
         let loc = locate_in(&data, 21);
         assert_eq!(loc.case, Case::IntactFrame);
