@@ -282,11 +282,22 @@ fn plan_file(
                         marks(&overlay)
                     ),
                 ),
-                (Some(h), None) => (
-                    extension(h.format),
-                    Content::Stored,
-                    format!("{h}, as stored"),
-                ),
+                (Some(h), None) => {
+                    // Written as stored all the same (the bytes are what the record holds), but
+                    // a reader should know; `verify --images` decodes every image fully.
+                    if let Err(reason) = image::check::check_structure(image.bytes, found.shape) {
+                        eprintln!(
+                            "{}: record {record} {}: written as stored, but {reason}",
+                            input.name(),
+                            crate::escape::for_terminal(&image.name)
+                        );
+                    }
+                    (
+                        extension(h.format),
+                        Content::Stored,
+                        format!("{h}, as stored"),
+                    )
+                }
                 (None, None) => (
                     "png",
                     Content::Png {

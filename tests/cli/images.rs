@@ -370,6 +370,35 @@ fn verify_images_names_the_record_and_feature_of_an_undecodable_image() {
 }
 
 #[test]
+fn images_writes_a_broken_image_as_stored_and_says_so() {
+    let whole = jpeg();
+    let cut = whole[..whole.len() * 2 / 3].to_vec();
+    let records = [
+        detection_example(whole, 30),
+        detection_example(cut.clone(), 30),
+    ];
+    let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+    let (dir, path) = super::temp_file("cut.tfrecord", &super::tfrecord(&refs));
+    let out = dir.path().join("out");
+    let written = run([
+        "images".as_ref(),
+        path.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(written.status.code(), Some(0), "{}", stdout(&written));
+    let warning = stderr(&written);
+    assert!(
+        warning.contains("record 1 image/encoded: written as stored, but truncated JPEG"),
+        "{warning}"
+    );
+    assert!(!warning.contains("record 0"), "{warning}");
+    // The bytes are still what the record holds.
+    let stored = std::fs::read(out.join("cut.r1.image-encoded.jpg")).unwrap();
+    assert_eq!(stored, cut);
+}
+
+#[test]
 fn verify_images_passes_the_fixtures_whose_images_are_whole() {
     for name in [
         DETECTION,
