@@ -8,8 +8,8 @@ as issue 15 describes. Python's loop is what a script does to print such a file:
 prints). Both sides are whole processes over the same records, output discarded, warm page cache.
 
 Needs only the protobuf package (pip install -r scripts/requirements-differential.txt); the
-Example descriptors are built here from proto/tensorflow/core/example/*.proto, so TensorFlow is
-not needed. Usage:
+Example descriptors and the TFRecord framing come from scripts/differential_mutated.py, so
+TensorFlow is not needed. Usage:
     python3 benches/decode_compare.py [--records N] [--python-records M] [--shard PATH]
 With --python-records M < N, Python runs over the first M records and its rate is scaled to N
 (the records are alike, so the per-record cost does not depend on which are taken).
@@ -21,80 +21,16 @@ import subprocess
 import sys
 import time
 
-from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory, text_format
+from google.protobuf import json_format, text_format
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from differential_mutated import message_classes, tfrecord  # noqa: E402  (the Example schema, TFRecord framing)
 
 
 def example_class():
-    """tensorflow.Example from a FileDescriptorProto written out from feature.proto/example.proto."""
-    F = descriptor_pb2.FieldDescriptorProto
-    file = descriptor_pb2.FileDescriptorProto(name="bench_example.proto", package="tensorflow", syntax="proto3")
-
-    def message(name, fields, oneof=None, map_entry=False):
-        m = file.message_type.add(name=name)
-        if map_entry:
-            m.options.map_entry = True
-        if oneof:
-            m.oneof_decl.add(name=oneof)
-        for number, fname, ftype, label, type_name, packed, in_oneof in fields:
-            f = m.field.add(name=fname, number=number, type=ftype, label=label)
-            if type_name:
-                f.type_name = type_name
-            if packed:
-                f.options.packed = True
-            if in_oneof:
-                f.oneof_index = 0
-        return m
-
-    opt, rep = F.LABEL_OPTIONAL, F.LABEL_REPEATED
-    message("BytesList", [(1, "value", F.TYPE_BYTES, rep, None, False, False)])
-    message("FloatList", [(1, "value", F.TYPE_FLOAT, rep, None, True, False)])
-    message("Int64List", [(1, "value", F.TYPE_INT64, rep, None, True, False)])
-    message(
-        "Feature",
-        [
-            (1, "bytes_list", F.TYPE_MESSAGE, opt, ".tensorflow.BytesList", False, True),
-            (2, "float_list", F.TYPE_MESSAGE, opt, ".tensorflow.FloatList", False, True),
-            (3, "int64_list", F.TYPE_MESSAGE, opt, ".tensorflow.Int64List", False, True),
-        ],
-        oneof="kind",
-    )
-    features = message("Features", [(1, "feature", F.TYPE_MESSAGE, rep, ".tensorflow.Features.FeatureEntry", False, False)])
-    entry = features.nested_type.add(name="FeatureEntry")
-    entry.options.map_entry = True
-    entry.field.add(name="key", number=1, type=F.TYPE_STRING, label=opt)
-    entry.field.add(name="value", number=2, type=F.TYPE_MESSAGE, label=opt, type_name=".tensorflow.Feature")
-    message("Example", [(1, "features", F.TYPE_MESSAGE, opt, ".tensorflow.Features", False, False)])
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorflow.Example"))
-
-
-def _crc32c_table():
-    table = []
-    for byte in range(256):
-        crc = byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-        table.append(crc)
-    return table
-
-
-CRC32C_TABLE = _crc32c_table()
-
-
-def masked_crc32c(data):
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc = CRC32C_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    crc ^= 0xFFFFFFFF
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def frame(payload):
-    header = struct.pack("<Q", len(payload))
-    return header + struct.pack("<I", masked_crc32c(header)) + payload + struct.pack("<I", masked_crc32c(payload))
+    """tensorflow.Example, built from the descriptors the differential script writes out."""
+    return message_classes()["tensorflow.Example"]
 
 
 def generate(path, records, distinct=4096):
@@ -113,7 +49,7 @@ def generate(path, records, distinct=4096):
         feature["timestamp"].int64_list.value.append(1_700_000_000_000 + rng.randrange(1 << 30))
         feature["name"].bytes_list.value.append(f"item-{i:06d}-{rng.randrange(1 << 20):x}".encode())
         feature["category"].bytes_list.value.append(rng.choice([b"cat", b"dog", b"bird", b"fish"]))
-        frames.append(frame(ex.SerializeToString()))
+        frames.append(tfrecord([ex.SerializeToString()]))
     tmp = path + ".tmp"
     with open(tmp, "wb") as out:
         for i in range(records):
