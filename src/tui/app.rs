@@ -160,6 +160,8 @@ pub struct App {
     /// For an event record with a scalar or a histogram: what the preview pane plots when the
     /// record holds no image.
     pub plot: Option<super::charts::Plot>,
+    /// The scalar series the plot last read, for the selections that follow.
+    series: super::charts::SeriesCache,
     /// The statistics pane, when open (`S`).
     pub stats: Option<stats_pane::StatsPane>,
     /// A record asked for with `:` before the index reached it.
@@ -232,6 +234,7 @@ impl App {
             specs: Default::default(),
             bad_images: HashMap::new(),
             plot: None,
+            series: Default::default(),
             stats: None,
             pending_record: None,
             screen: Rect::new(0, 0, 160, 48),
@@ -512,10 +515,11 @@ impl App {
         self.preview_key = None;
         self.find_images();
         self.update_preview();
-        self.plot = self
-            .files
-            .get(self.current)
-            .and_then(|file| super::charts::plot_for(&file.input, file.selected));
+        let current = self.current;
+        self.plot = self.files.get(current).and_then(|file| {
+            let key = (current, file.generation);
+            super::charts::plot_for(&file.input, file.selected, key, &mut self.series)
+        });
     }
 
     /// Whether the preview pane has something to show: an image, or a plot.

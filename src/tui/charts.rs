@@ -32,9 +32,28 @@ pub enum Plot {
     Histogram { tag: String, buckets: Vec<Bucket> },
 }
 
+/// A scalar tag's series, kept for the selections that follow: reading it decodes up to
+/// [`SERIES_RECORDS`] records, too much to repeat on every key press.
+#[derive(Debug, Default)]
+pub struct SeriesCache {
+    /// The file (its position and generation), the records read and the tag.
+    key: Option<(usize, u64, usize, Vec<u8>)>,
+    series: (Vec<(f64, f64)>, bool),
+}
+
 /// The plot for record `record` of `input`, when it is an event with a scalar or a histogram.
-pub fn plot_for(input: &Input, record: usize) -> Option<Plot> {
+/// `file` (position, generation) keys the series kept in `cache`.
+pub fn plot_for(
+    input: &Input,
+    record: usize,
+    file: (usize, u64),
+    cache: &mut SeriesCache,
+) -> Option<Plot> {
     let decoder = input.decoder();
+    // Only files of events are plotted: other files' records are not decoded again here.
+    if !decoder.likely.as_ref().is_some_and(|k| k.is(&EVENT)) {
+        return None;
+    }
     let data = input.data();
     let payload = input.index.get(data, record)?.payload(data)?;
     let decoded = decoder.decode(payload);
@@ -45,7 +64,17 @@ pub fn plot_for(input: &Input, record: usize) -> Option<Plot> {
     if let Some((tag, _)) = event::scalars(&typed).first() {
         let tag = tag.to_vec();
         let step = event::step_of(&typed) as f64;
-        let (points, partial) = series(input, &tag);
+        let key = (
+            file.0,
+            file.1,
+            input.index.len().min(SERIES_RECORDS),
+            tag.clone(),
+        );
+        if cache.key.as_ref() != Some(&key) {
+            cache.series = series(input, &tag);
+            cache.key = Some(key);
+        }
+        let (points, partial) = cache.series.clone();
         return Some(Plot::Scalars {
             tag: bytes_for_terminal(&tag).into_owned(),
             points,
