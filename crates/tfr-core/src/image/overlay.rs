@@ -174,6 +174,12 @@ impl Overlay {
     /// Adds boxes with classes from parallel lists: coordinates, class names, class ids.
     pub(super) fn add_boxes(&mut self, coords: &[[f64; 4]], names: &[&[u8]], labels: &[i64]) {
         for (i, coords) in coords.iter().enumerate() {
+            // Counted before its class is looked up: a record of a million boxes with as many
+            // class names must not make a million classes to search through.
+            if self.boxes.len() + self.points.len() >= MAX_MARKS {
+                self.left_out += 1;
+                continue;
+            }
             let class = self.class(names.get(i).copied(), labels.get(i).copied());
             self.push_box(*coords, class);
         }
@@ -509,5 +515,13 @@ mod tests {
         let o = overlay(&many, &[]);
         assert_eq!(o.boxes.len(), MAX_MARKS);
         assert_eq!(o.left_out, 5);
+        // Classes are made only for the boxes kept, however many names the record gives.
+        let names: Vec<Vec<u8>> = (0..MAX_MARKS + 50)
+            .map(|i| format!("c{i}").into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = names.iter().map(Vec::as_slice).collect();
+        let o = overlay(&vec![[0.1, 0.1, 0.2, 0.2]; MAX_MARKS + 50], &refs);
+        assert_eq!(o.classes.len(), MAX_MARKS);
+        assert_eq!(o.left_out, 50);
     }
 }
