@@ -20,6 +20,8 @@ use rayon::prelude::*;
 
 /// Bytes per part.
 const PART_BYTES: u64 = 16 << 20;
+/// Offsets a part tries for a frame start before leaving its frames to the part before it.
+const START_SEARCH: u64 = 1 << 20;
 /// Files smaller than this are indexed on one thread.
 const PARALLEL_FROM: u64 = 32 << 20;
 /// Valid headers in a row that make a part's start: chance agreement of that many 32-bit CRCs
@@ -117,9 +119,12 @@ impl FrameIndex {
 
 /// The first offset in `from..to` where a frame starts whose header and the headers of the
 /// [`SYNC_FRAMES`] - 1 frames after it are valid (or that reach the end of the file).
+///
+/// At most [`START_SEARCH`] offsets are tried: each costs a header CRC, and inside a record of
+/// many megabytes no start is near. A part that finds none is walked by the part before it.
 fn find_start<S: ByteSource + ?Sized>(data: &S, from: u64, to: u64) -> Option<u64> {
     let mut lengths = LengthCrcCache::new();
-    (from..to).find(|&candidate| {
+    (from..to.min(from.saturating_add(START_SEARCH))).find(|&candidate| {
         let mut pos = candidate;
         for _ in 0..SYNC_FRAMES {
             if pos == data.len() {
@@ -213,6 +218,18 @@ mod tests {
             .sum();
         assert_eq!(a.intact_payload_bytes(), read_back);
         assert_eq!(b.intact_payload_bytes(), read_back);
+    }
+
+    #[test]
+    fn parts_inside_records_longer_than_the_start_search_are_walked_by_the_part_before() {
+        let big = vec![7u8; (START_SEARCH * 2) as usize];
+        let mut data = Vec::new();
+        for payload in [&big[..], b"small", &big[..], &big[..]] {
+            write_record(payload, &mut data).unwrap();
+        }
+        let parallel = FrameIndex::build_in_parts(&data[..], ResyncBudget::DEFAULT, Some(64 << 10));
+        same(&parallel, &FrameIndex::build(&data[..]), &data);
+        assert_eq!(parallel.len(), 4);
     }
 
     #[test]
