@@ -116,7 +116,11 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
                 continue;
             }
         }
-        input.settle_all();
+        // Indexed as far as the records asked for: `-n 0` of a huge file reads its first frames.
+        match range.1 {
+            Some(end) => input.settle(end.saturating_sub(1)),
+            None => input.settle_all(),
+        }
         let count = input.index.len();
         if let Some(missing) = super::show::missing_records(range, count) {
             let message = format!("{}: {missing}", input.name());
