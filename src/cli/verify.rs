@@ -120,9 +120,8 @@ fn check(
     progress: &Progress,
 ) -> Result<Report, Error> {
     let source = Source::open(path, &open.read)?;
-    let mut report = judge(&source, budget, progress)?;
+    let (mut report, index) = judge(&source, budget, progress)?;
     if images {
-        let index = FrameIndex::build_with(source.bytes(), budget);
         let found = crate::image::check::undecodable(source.bytes(), &index, &open.decoder);
         // Verdicts from the mapped bytes: worthless if the file shrank meanwhile.
         source.check_unchanged()?;
@@ -148,7 +147,12 @@ fn check(
 const PROGRESS_STEP: u64 = 64 << 20;
 
 /// Checks every frame of an opened input.
-fn judge(source: &Source, budget: ResyncBudget, progress: &Progress) -> Result<Report, Error> {
+/// Checks every frame of `source`; the report, and the index it was made from.
+fn judge(
+    source: &Source,
+    budget: ResyncBudget,
+    progress: &Progress,
+) -> Result<(Report, FrameIndex), Error> {
     let data = source.bytes();
     progress.grow(source.len());
     // The intact frames from the start on every core, then the rest frame by frame.
@@ -200,7 +204,7 @@ fn judge(source: &Source, budget: ResyncBudget, progress: &Progress) -> Result<R
             nested: None,
         });
     }
-    Ok(Report {
+    let report = Report {
         bytes: source.len(),
         frames: count,
         problems,
@@ -210,7 +214,8 @@ fn judge(source: &Source, budget: ResyncBudget, progress: &Progress) -> Result<R
         unverified_note: damage::unverified(&index),
         tally,
         images: 0,
-    })
+    };
+    Ok((report, index))
 }
 
 fn problem_json(p: &Problem) -> Json {
@@ -447,6 +452,7 @@ mod tests {
                 &Progress::bytes("verifying", 0, false)
             )
             .unwrap()
+            .0
             .frames,
             4000
         );
