@@ -915,7 +915,7 @@ fn a_search_past_many_non_text_matches_runs_in_slices_and_finds_the_text() {
     while app.searching() {
         assert!(app.message.contains("searching"), "{}", app.message);
         assert!(app.message.contains('%'), "{}", app.message);
-        app.update(Action::SearchContinue);
+        app.poll_search();
         slices += 1;
         assert!(slices < 100, "{}", app.message);
     }

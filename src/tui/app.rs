@@ -394,7 +394,6 @@ impl App {
             }
             Action::SearchNext => self.search_step(true),
             Action::SearchPrev => self.search_step(false),
-            Action::SearchContinue => self.search_continue(),
             Action::NextDamaged => self.next_damaged(true),
             Action::PrevDamaged => self.next_damaged(false),
             Action::NextFile => self.switch_file(1),

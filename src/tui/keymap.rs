@@ -37,9 +37,6 @@ pub enum Action {
     Submit,
     SearchNext,
     SearchPrev,
-    /// Take what a running search's worker found so far (the run loop does this on every turn;
-    /// never sent by a key).
-    SearchContinue,
     NextDamaged,
     PrevDamaged,
     NextFile,

@@ -209,7 +209,7 @@ impl SearchRun {
     /// "2,341 records", "at least 1,000,000 records", "12 records so far".
     pub fn count_text(&self) -> String {
         let n = self.hits.len();
-        let noun = if n == 1 { "record" } else { "records" };
+        let noun = crate::words::noun_for(n, "record");
         match self.phase {
             Phase::Running => format!(
                 "{} {noun} so far, {}% searched",

@@ -135,7 +135,7 @@ impl Input {
 
     /// Up to `size` frames from `start` (not reaching `end`), scanning as far as they need.
     ///
-    /// Commands decode a batch on all cores ([`Input::map_frames`]), then print it in order, so output keeps the file's
+    /// Commands decode a batch on all cores, then print it in order, so output keeps the file's
     /// order and starts after the first small batch.
     pub fn batch(&mut self, start: usize, end: Option<usize>, size: usize) -> Vec<Frame> {
         let stop = end.map_or(start + size, |end| end.min(start + size));
@@ -153,51 +153,12 @@ impl Input {
         frames
     }
 
-    /// One decoder per core for [`Input::map_frames`] (they share the schema table).
+    /// One decoder per core, for commands that decode on all cores (they share the schema table).
     pub fn worker_decoders(&self) -> Vec<Decoder> {
         let cores = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(16);
         vec![self.decoder().clone(); cores]
-    }
-
-    /// Applies `f` to `frames` on one thread per decoder, keeping the frames' order.
-    pub fn map_frames<T: Send>(
-        &self,
-        frames: Vec<Frame>,
-        decoders: &[Decoder],
-        f: impl Fn(&Input, &Decoder, Frame) -> T + Sync,
-    ) -> Vec<T> {
-        let per_thread = frames.len().div_ceil(decoders.len().max(1)).max(1);
-        if decoders.len() < 2 || frames.len() < 64 {
-            let decoder = decoders.first().unwrap_or_else(|| self.decoder());
-            return frames
-                .into_iter()
-                .map(|frame| f(self, decoder, frame))
-                .collect();
-        }
-        std::thread::scope(|scope| {
-            let f = &f;
-            let handles: Vec<_> = frames
-                .chunks(per_thread)
-                .zip(decoders)
-                .map(|(chunk, decoder)| {
-                    scope.spawn(move || {
-                        chunk
-                            .iter()
-                            .map(|fr| f(self, decoder, *fr))
-                            .collect::<Vec<T>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| {
-                    h.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        })
     }
 
     /// Frame `index`, scanning up to it; an error naming the frame count when there is none.

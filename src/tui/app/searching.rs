@@ -77,11 +77,6 @@ impl App {
         true
     }
 
-    /// Takes the worker's findings (the run loop sends this while a search is running).
-    pub fn search_continue(&mut self) {
-        self.poll_search();
-    }
-
     /// Esc during a search: the worker stops and what it found is dropped.
     pub(super) fn stop_search(&mut self) -> bool {
         self.search_pending = None;
