@@ -221,8 +221,9 @@ impl<'a> MessageView<'a> {
             .map(wire::Node::data_span)
     }
 
-    /// The set fields, in field-number order, as protobuf's merge rules leave them.
-    pub fn fields(&self) -> Vec<FieldValues<'a>> {
+    /// The set fields, in field-number order, as protobuf's merge rules leave them. Held inline
+    /// up to four: most messages set a field or two, and views are made for every record.
+    pub fn fields(&self) -> FieldList<'a> {
         if let Some(fields) = self.distinct_fields() {
             return fields;
         }
@@ -263,7 +264,7 @@ impl<'a> MessageView<'a> {
         // cleared it: occurrences of the survivor before the others' last setting are gone
         // (A, B, A leaves only the second A, as protobuf's parsers do).
         let oneof = |f: &FieldValues<'_>| f.info().oneof;
-        let mut kept = Vec::with_capacity(fields.len());
+        let mut kept = FieldList::with_capacity(fields.len());
         for (values, run, _) in &fields {
             let Some(o) = oneof(values) else {
                 kept.push(values.clone());
@@ -301,13 +302,13 @@ impl<'a> MessageView<'a> {
     /// one run, in field-number order (a repeated field's values, a map's entries), no two of
     /// them members of one oneof. Then no occurrence needs sorting or collecting before the
     /// rules apply; `None` for any other message.
-    fn distinct_fields(&self) -> Option<Vec<FieldValues<'a>>> {
+    fn distinct_fields(&self) -> Option<FieldList<'a>> {
         let parsed = self.parsed;
         let [part] = self.parts() else {
             return None;
         };
         let children = parsed.tree.children(*part as usize);
-        let mut fields: Vec<FieldValues<'a>> = Vec::with_capacity(4);
+        let mut fields = FieldList::new();
         for child in children {
             let Some(field) = parsed.node(child as u32).and_then(wire::Node::field) else {
                 continue;
@@ -337,6 +338,9 @@ impl<'a> MessageView<'a> {
         self.fields().into_iter().find(|f| &*f.info().name == name)
     }
 }
+
+/// The set fields of a message (see [`MessageView::fields`]).
+pub type FieldList<'a> = smallvec::SmallVec<[FieldValues<'a>; 4]>;
 
 /// A field that does not resolve (never the case for a tree walked with the same table).
 static NO_FIELD: LazyLock<Field> = LazyLock::new(|| Field {
