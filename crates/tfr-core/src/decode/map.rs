@@ -70,6 +70,30 @@ impl<'a> EntryReader<'a> {
         })
     }
 
+    /// [`EntryReader::kept`] and [`EntryReader::key_node`] in one pass over the entry's fields,
+    /// for the maps of every record: `None` when the entry is not kept, else its last key
+    /// occurrence. `enums` says whether the key and the value are enums (then each occurrence's
+    /// number is checked, as `kept` does).
+    fn kept_key_node(&self, entry: u32, enums: (bool, bool)) -> Option<Option<u32>> {
+        let mut key = None;
+        for child in self.parsed.tree.children(entry as usize) {
+            let field = self.parsed.node(child as u32)?.field()?;
+            let is_enum = if field == self.key {
+                key = Some(child as u32);
+                enums.0
+            } else if field == self.value {
+                enums.1
+            } else {
+                return None;
+            };
+            if is_enum {
+                let info = self.parsed.field(field).unwrap_or(&NO_FIELD);
+                leaf_value(self.parsed, info, child as u32)?;
+            }
+        }
+        Some(key)
+    }
+
     /// The entry's last key occurrence.
     fn key_node(&self, entry: u32) -> Option<u32> {
         self.parsed
@@ -189,13 +213,23 @@ impl<'a> MapView<'a> {
         let Some(shape) = shape else {
             return MapView::empty();
         };
-        let key_is_bytes = matches!(
-            shape.parsed.field(shape.key).map(|f| f.kind),
-            Some(Kind::String | Kind::Bytes)
-        );
-        let key_of = |entry: u32| match map_key(shape.key(entry).as_ref()) {
-            MapKey::Int(0) if key_is_bytes => MapKey::Bytes(b""),
-            key => key,
+        let kind_of = |f: FieldId| shape.parsed.field(f).map(|f| f.kind);
+        let key_is_bytes = matches!(kind_of(shape.key), Some(Kind::String | Kind::Bytes));
+        let is_enum = |f: FieldId| matches!(kind_of(f), Some(Kind::Enum(_)));
+        let enums = (is_enum(shape.key), is_enum(shape.value));
+        let key_of = |entry: u32, key_node: Option<u32>| {
+            // A string key is its bytes (what `key` reads, without building a field view).
+            let parsed = shape.parsed;
+            let bytes_node = key_node
+                .and_then(|k| parsed.node(k))
+                .filter(|n| key_is_bytes && n.kind() == wire::NodeKind::Bytes);
+            if let Some(node) = bytes_node {
+                return MapKey::Bytes(parsed.slice(node.data_span()));
+            }
+            match map_key(shape.key(entry).as_ref()) {
+                MapKey::Int(0) if key_is_bytes => MapKey::Bytes(b""),
+                key => key,
+            }
         };
         // Sorting by key, then by position, puts the occurrences of each key together in wire
         // order: the first gives the entry's place, the last its value. No hashing, and the
@@ -203,9 +237,7 @@ impl<'a> MapView<'a> {
         let mut keyed: Vec<(MapKey<'a>, u32)> = field
             .nodes()
             .iter()
-            .copied()
-            .filter(|e| shape.kept(*e))
-            .map(|e| (key_of(e), e))
+            .filter_map(|&e| Some((key_of(e, shape.kept_key_node(e, enums)?), e)))
             .collect();
         keyed.sort_unstable();
         let mut entries: Vec<MapEntry> = Vec::with_capacity(keyed.len());
