@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 
-use crate::decode::{FieldValues, MessageView, Scalar, Value};
+use crate::decode::{FieldValues, MapView, MessageView, Scalar, Value};
 use crate::pyfmt::{json_string, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::textformat::scalar_text;
@@ -129,6 +129,9 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) {
         out.push_str("{}");
         return;
     };
+    if key_field.kind == Kind::String && write_string_keyed(&map, value_field, table, out) {
+        return;
+    }
     let mut keyed: Vec<(Cow<'_, str>, usize)> = map
         .entries()
         .iter()
@@ -149,6 +152,36 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) {
         }
     }
     out.push('}');
+}
+
+/// Writes a map of string keys in the order the view keeps them, which is JSON's sorted order
+/// when every key is UTF-8 (byte order is code point order); `false`, with nothing written, when
+/// one is not (then the keys are sorted as the text they print as).
+fn write_string_keyed(
+    map: &MapView<'_>,
+    value_field: &Field,
+    table: &Table,
+    out: &mut String,
+) -> bool {
+    let start = out.len();
+    out.push('{');
+    for (n, (entry, key)) in map.entries().iter().zip(map.keys_bytes()).enumerate() {
+        let Ok(key) = std::str::from_utf8(key) else {
+            out.truncate(start);
+            return false;
+        };
+        if n > 0 {
+            out.push_str(", ");
+        }
+        json_string(key, out);
+        out.push_str(": ");
+        match map.value(entry) {
+            Some(value) => write_value(value_field, &value, table, out),
+            None => write_default(value_field, table, out),
+        }
+    }
+    out.push('}');
+    true
 }
 
 /// A map key as a JSON member name.
