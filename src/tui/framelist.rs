@@ -24,7 +24,7 @@ pub struct RowText {
     /// The record's feature count and names, to list as many names as the pane's width holds
     /// ([`crate::summary::fit_names`]); none for other rows, whose summary is shown as it is.
     pub feature_count: Option<usize>,
-    pub feature_names: Vec<String>,
+    pub feature_names: crate::payload::Names,
 }
 
 /// Describes frame `index` of `input` for the list (kind and one-line summary).

@@ -6,7 +6,7 @@ use crate::damage;
 use crate::frame::Frame;
 use crate::input::Input;
 use crate::jsonformat::Json;
-use crate::payload::{Decoded, Decoder, PayloadKind, Summary};
+use crate::payload::{Decoded, Decoder, Names, PayloadKind, Summary};
 
 /// What `list` says about one frame.
 pub struct FrameRow {
@@ -17,7 +17,7 @@ pub struct FrameRow {
     /// The names of its features (of an Example, or a SequenceExample's context), in the order
     /// the summary lists them, at most [`NAMES_KEPT`]; as the file holds them (JSON escapes them;
     /// [`fitted_summary`] escapes them for a terminal).
-    pub feature_names: Vec<String>,
+    pub feature_names: Names,
 }
 
 pub use crate::payload::NAMES_KEPT;
@@ -38,7 +38,7 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
             kind: None,
             feature_count: None,
             summary,
-            feature_names: Vec::new(),
+            feature_names: Names::default(),
         };
     }
     let Some(payload) = frame.payload(data) else {
@@ -47,7 +47,7 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
             kind: None,
             feature_count: None,
             summary: String::new(),
-            feature_names: Vec::new(),
+            feature_names: Names::default(),
         };
     };
     let decoded = decoder.decode(payload);
@@ -70,7 +70,7 @@ pub fn fitted_summary(row: &FrameRow, room: usize) -> String {
 
 /// [`fitted_summary`] over its parts: `summary` is `HEAD: a, b, c, d, …` as the payload type
 /// words it, `count` the number of features and `names` their names.
-pub fn fit_names(summary: &str, count: Option<usize>, names: &[String], room: usize) -> String {
+pub fn fit_names(summary: &str, count: Option<usize>, names: &Names, room: usize) -> String {
     let (Some(count), Some((head, _))) = (count, summary.split_once(": ")) else {
         return summary.to_string();
     };
@@ -80,7 +80,7 @@ pub fn fit_names(summary: &str, count: Option<usize>, names: &[String], room: us
     let width = crate::words::display_width;
     let mut line = format!("{head}: ");
     let mut listed = 0;
-    for name in names {
+    for name in names.iter() {
         let name = crate::escape::for_terminal(name);
         let sep = if listed == 0 { "" } else { ", " };
         // Room is kept for the closing ", …" unless this is the last name.
@@ -195,8 +195,7 @@ pub fn row_json(file: &str, row: &FrameRow) -> Json {
         let names = row
             .feature_names
             .iter()
-            .cloned()
-            .map(Json::String)
+            .map(|name| Json::String(name.into()))
             .collect();
         members.push(("feature_names".into(), Json::Array(names)));
     }
@@ -212,13 +211,13 @@ pub fn row_json(file: &str, row: &FrameRow) -> Json {
 
 #[cfg(test)]
 mod fit_tests {
-    use super::fit_names;
+    use super::{Names, fit_names};
 
     #[test]
     fn as_many_names_as_fit_then_an_ellipsis() {
-        let names: Vec<String> = ["alpha", "beta", "gamma", "delta", "epsilon"]
-            .map(String::from)
-            .to_vec();
+        let names = ["alpha", "beta", "gamma", "delta", "epsilon"]
+            .into_iter()
+            .collect();
         let line = "5 features: alpha, beta, gamma, delta, …";
         assert_eq!(
             fit_names(line, Some(5), &names, 200),
@@ -235,13 +234,13 @@ mod fit_tests {
             "5 features: alpha, beta, gamma, delta, epsilon, …"
         );
         // Names are escaped for the terminal; rows without features are kept.
-        let hostile = vec!["a\x1b[31m".to_string()];
+        let hostile = ["a\x1b[31m"].into_iter().collect();
         assert_eq!(
             fit_names("1 feature: x", Some(1), &hostile, 80),
             "1 feature: a\\033[31m"
         );
         assert_eq!(
-            fit_names("payload CRC mismatch: x", None, &[], 80),
+            fit_names("payload CRC mismatch: x", None, &Names::default(), 80),
             "payload CRC mismatch: x"
         );
     }

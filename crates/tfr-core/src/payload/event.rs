@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use super::{ImageCandidates, PayloadKind, PayloadType, PayloadView, Probe, Summary, fallback};
+use super::{ImageCandidates, PayloadKind, PayloadType, PayloadView, Probe, Names, Summary, fallback};
 use crate::decode::{self, MessageView, Parsed, Value};
 use crate::event::{self as events, FILE_VERSION_PREFIX};
 use crate::schema::table::Table;
@@ -70,7 +70,7 @@ impl PayloadType for Event {
         match view.typed() {
             Some(typed) => Summary {
                 features: None,
-                names: Vec::new(),
+                names: Names::default(),
                 line: events::summarize(&typed),
             },
             None => fallback::bytes_summary(view),

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::{ImageCandidates, PayloadType, PayloadView, Probe, Summary, TreeView, fallback};
+use super::{ImageCandidates, PayloadType, PayloadView, Probe, Names, Summary, TreeView, fallback};
 use crate::decode::MessageView;
 use crate::example::{self as view, Features};
 use crate::schema::{ProtoFile, builtin};
@@ -170,7 +170,7 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
         line.push_str(" feature lists");
     }
     line.push_str(": ");
-    let mut names = Vec::with_capacity(count.min(super::NAMES_KEPT));
+    let mut names = Names::default();
     for (i, key) in features.keys().take(super::NAMES_KEPT).enumerate() {
         if i < 4 {
             if i > 0 {
@@ -178,7 +178,7 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
             }
             line.push_str(&crate::escape::bytes_for_terminal(key));
         }
-        names.push(String::from_utf8_lossy(key).into_owned());
+        names.push(&String::from_utf8_lossy(key));
     }
     if count > 4 {
         line.push_str(", …");

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{ImageCandidates, PayloadType, PayloadView, Summary};
+use super::{ImageCandidates, PayloadType, PayloadView, Names, Summary};
 use crate::image::describe_bytes;
 use crate::span::Span;
 use crate::textformat::{raw_message_to_text, write_raw_text};
@@ -51,7 +51,7 @@ impl PayloadType for Protobuf {
         let numbers: Vec<String> = numbers.iter().map(u32::to_string).collect();
         Summary {
             features: None,
-            names: Vec::new(),
+            names: Names::default(),
             line: format!("{}: {}{more}", plural(count, "field"), numbers.join(", ")),
         }
     }
@@ -100,7 +100,7 @@ impl PayloadType for Plain {
 pub(super) fn bytes_summary(view: &PayloadView<'_>) -> Summary {
     Summary {
         features: None,
-        names: Vec::new(),
+        names: Names::default(),
         line: describe_bytes(view.payload, false),
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{PayloadType, PayloadView, Summary, fallback};
+use super::{PayloadType, PayloadView, Names, Summary, fallback};
 use crate::decode::{MessageView, Value};
 use crate::schema::table::MessageId;
 use crate::textformat::message_to_text;
@@ -41,7 +41,7 @@ pub(super) fn summary(view: &PayloadView<'_>) -> Summary {
             }
             Summary {
                 features: None,
-                names: Vec::new(),
+                names: Names::default(),
                 line,
             }
         }

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::{ImageCandidates, PayloadType, PayloadView, Probe, Summary, fallback};
+use super::{ImageCandidates, PayloadType, PayloadView, Probe, Names, Summary, fallback};
 use crate::decode::MessageView;
 use crate::schema::{ProtoFile, builtin};
 use crate::tensor::{self, DEFAULT_EDGE_ITEMS, DType, Stats, TensorInfo};
@@ -70,7 +70,7 @@ impl PayloadType for Tensor {
         match view.typed() {
             Some(typed) => Summary {
                 features: None,
-                names: Vec::new(),
+                names: Names::default(),
                 line: summary_line(&tensor::read(&typed)),
             },
             None => fallback::bytes_summary(view),

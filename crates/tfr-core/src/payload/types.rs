@@ -113,7 +113,50 @@ pub struct Summary {
     pub line: String,
     /// The feature names, in the order the line lists them, at most [`NAMES_KEPT`]; as the file
     /// holds them (JSON escapes them; `list` escapes them for a terminal).
-    pub names: Vec<String>,
+    pub names: Names,
+}
+
+/// Feature names, one after the other in one string: `list` keeps a record's names for millions
+/// of records, and one allocation per name cost more than decoding the record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Names {
+    text: String,
+    /// Where each name ends in `text`.
+    ends: smallvec::SmallVec<[usize; 8]>,
+}
+
+impl Names {
+    pub fn push(&mut self, name: &str) {
+        self.text.push_str(name);
+        self.ends.push(self.text.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The names in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.ends.len()).map(|i| {
+            let start = i.checked_sub(1).and_then(|p| self.ends.get(p)).copied();
+            let end = self.ends.get(i).copied().unwrap_or_default();
+            self.text.get(start.unwrap_or(0)..end).unwrap_or_default()
+        })
+    }
+}
+
+impl<'n> FromIterator<&'n str> for Names {
+    fn from_iter<I: IntoIterator<Item = &'n str>>(names: I) -> Names {
+        let mut all = Names::default();
+        for name in names {
+            all.push(name);
+        }
+        all
+    }
 }
 
 /// The most feature names a summary keeps: more than any screen shows.
