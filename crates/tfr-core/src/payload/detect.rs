@@ -20,7 +20,10 @@ pub(super) struct Walks<'a> {
 impl Walks<'_> {
     /// The message called `name`.
     pub(super) fn message(&self, name: &str) -> Option<MessageId> {
-        match self.known.iter().find(|(known, _)| *known == name) {
+        // The types name their messages with the same constants the list was made from, so the
+        // pointers usually settle it before the text is compared.
+        let same = |known: &str| std::ptr::eq(known, name) || known == name;
+        match self.known.iter().find(|(known, _)| same(known)) {
             Some((_, id)) => Some(*id),
             None => self.table.message_by_name(name),
         }
@@ -47,7 +50,8 @@ struct Walk {
 pub struct Probe<'a> {
     walks: &'a Walks<'a>,
     likely: Option<&'a PayloadKind>,
-    made: Vec<Walk>,
+    /// Usually one walk or two, held inline: a probe is made for every record.
+    made: smallvec::SmallVec<[Walk; 2]>,
     cancelled: bool,
 }
 
@@ -56,7 +60,7 @@ impl<'a> Probe<'a> {
         Probe {
             walks,
             likely,
-            made: Vec::new(),
+            made: smallvec::SmallVec::new(),
             cancelled: false,
         }
     }
@@ -150,22 +154,28 @@ impl Probe<'_> {
     /// starts with one of its fields); every type when none does.
     pub(super) fn candidates(
         &self,
-        types: &[&'static dyn PayloadType],
-    ) -> Vec<&'static dyn PayloadType> {
-        let starting: Vec<_> = types
+        types: &'static [&'static dyn PayloadType],
+    ) -> impl Iterator<Item = &'static dyn PayloadType> + use<> {
+        let starts = |ty: &&dyn PayloadType| {
+            ty.message()
+                .and_then(|name| self.walks.message(name))
+                .is_some_and(|m| self.starts_like(m))
+        };
+        // Asked for every record: which types start like the payload is a bit set, not a list (of
+        // the first 64 types; the built-in ones are four).
+        let starting: u64 = types
             .iter()
-            .copied()
-            .filter(|ty| {
-                ty.message()
-                    .and_then(|name| self.walks.message(name))
-                    .is_some_and(|m| self.starts_like(m))
-            })
-            .collect();
-        if starting.is_empty() {
-            types.to_vec()
-        } else {
-            starting
-        }
+            .take(64)
+            .enumerate()
+            .filter(|(_, ty)| starts(ty))
+            .fold(0, |set, (i, _)| set | 1 << i);
+        let chosen = if starting == 0 { u64::MAX } else { starting };
+        types
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(move |(i, _)| chosen & (1 << i) != 0)
+            .map(|(_, ty)| *ty)
     }
 
     /// How many of the payload's bytes type `ty` explains: all but those inside fields its
