@@ -314,7 +314,37 @@ fn push_escaped_byte(byte: u8, out: &mut String) {
     } else if PRINTABLE.contains(&byte) {
         out.push(char::from(byte));
     } else {
-        let _ = write!(out, "\\{byte:03o}");
+        push_octal(byte, out);
+    }
+}
+
+/// `\ooo`, written digit by digit: binary values are escaped a byte at a time, and the formatting
+/// machinery cost several times the rest.
+fn push_octal(byte: u8, out: &mut String) {
+    out.push('\\');
+    for shift in [6, 3, 0] {
+        out.push(char::from(b'0' + ((byte >> shift) & 7)));
+    }
+}
+
+/// Whether `CEscape` keeps `byte` as it is.
+fn is_plain(byte: u8) -> bool {
+    PRINTABLE.contains(&byte) && escape_symbol(byte).is_none()
+}
+
+/// Appends `bytes` escaped byte by byte, runs of bytes kept as they are copied whole.
+fn push_escaped_runs(bytes: &[u8], out: &mut String) {
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let run = rest.iter().position(|b| !is_plain(*b)).unwrap_or(rest.len());
+        let (plain, after) = rest.split_at(run);
+        // Printable ASCII, so always UTF-8.
+        out.push_str(std::str::from_utf8(plain).unwrap_or_default());
+        let Some((&byte, after)) = after.split_first() else {
+            break;
+        };
+        push_escaped_byte(byte, out);
+        rest = after;
     }
 }
 
@@ -324,9 +354,7 @@ pub fn c_escape_bytes(bytes: &[u8], out: &mut String) {
     // Sized exactly first: a value can be tens of megabytes, and growing by doubling would
     // briefly hold twice that.
     out.reserve(bytes.iter().map(|&b| escaped_len(b)).sum());
-    for &byte in bytes {
-        push_escaped_byte(byte, out);
-    }
+    push_escaped_runs(bytes, out);
 }
 
 /// `text_encoding.CEscape(text, as_utf8=True)`, as `text_format` prints a `string` field.
@@ -350,14 +378,19 @@ pub fn c_escape_utf8(bytes: &[u8], out: &mut String) {
         .sum();
     out.reserve(escaped);
     for chunk in bytes.utf8_chunks() {
-        for ch in chunk.valid().chars() {
-            match u8::try_from(ch) {
-                Ok(byte) if byte.is_ascii() => push_escaped_byte(byte, out),
-                _ => out.push(ch),
+        let valid = chunk.valid();
+        if valid.is_ascii() {
+            push_escaped_runs(valid.as_bytes(), out);
+        } else {
+            for ch in valid.chars() {
+                match u8::try_from(ch) {
+                    Ok(byte) if byte.is_ascii() => push_escaped_byte(byte, out),
+                    _ => out.push(ch),
+                }
             }
         }
         for &byte in chunk.invalid() {
-            let _ = write!(out, "\\{byte:03o}");
+            push_octal(byte, out);
         }
     }
 }
