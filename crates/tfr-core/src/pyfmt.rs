@@ -336,7 +336,10 @@ fn is_plain(byte: u8) -> bool {
 fn push_escaped_runs(bytes: &[u8], out: &mut String) {
     let mut rest = bytes;
     while !rest.is_empty() {
-        let run = rest.iter().position(|b| !is_plain(*b)).unwrap_or(rest.len());
+        let run = rest
+            .iter()
+            .position(|b| !is_plain(*b))
+            .unwrap_or(rest.len());
         let (plain, after) = rest.split_at(run);
         // Printable ASCII, so always UTF-8.
         out.push_str(std::str::from_utf8(plain).unwrap_or_default());

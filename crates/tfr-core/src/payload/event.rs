@@ -5,7 +5,9 @@
 
 use std::io::{self, Write};
 
-use super::{ImageCandidates, PayloadKind, PayloadType, PayloadView, Probe, Names, Summary, fallback};
+use super::{
+    ImageCandidates, Names, PayloadKind, PayloadType, PayloadView, Probe, Summary, fallback,
+};
 use crate::decode::{self, MessageView, Parsed, Value};
 use crate::event::{self as events, FILE_VERSION_PREFIX};
 use crate::schema::table::Table;

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::{ImageCandidates, PayloadType, PayloadView, Probe, Names, Summary, TreeView, fallback};
+use super::{ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, TreeView, fallback};
 use crate::decode::MessageView;
 use crate::example::{self as view, Features};
 use crate::schema::{ProtoFile, builtin};

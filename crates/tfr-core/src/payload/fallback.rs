@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{ImageCandidates, PayloadType, PayloadView, Names, Summary};
+use super::{ImageCandidates, Names, PayloadType, PayloadView, Summary};
 use crate::image::describe_bytes;
 use crate::span::Span;
 use crate::textformat::{raw_message_to_text, write_raw_text};

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{PayloadType, PayloadView, Names, Summary, fallback};
+use super::{Names, PayloadType, PayloadView, Summary, fallback};
 use crate::decode::{MessageView, Value};
 use crate::schema::table::MessageId;
 use crate::textformat::message_to_text;

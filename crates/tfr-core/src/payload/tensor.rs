@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::{ImageCandidates, PayloadType, PayloadView, Probe, Names, Summary, fallback};
+use super::{ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, fallback};
 use crate::decode::MessageView;
 use crate::schema::{ProtoFile, builtin};
 use crate::tensor::{self, DEFAULT_EDGE_ITEMS, DType, Stats, TensorInfo};
