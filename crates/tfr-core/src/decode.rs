@@ -222,7 +222,8 @@ impl<'a> MessageView<'a> {
     }
 
     /// The set fields, in field-number order, as protobuf's merge rules leave them. Held inline
-    /// up to four: most messages set a field or two, and views are made for every record.
+    /// up to two: most messages set a field or two, and views are made for every record (a
+    /// larger inline list costs more to move than the allocation it saves).
     pub fn fields(&self) -> FieldList<'a> {
         if let Some(fields) = self.distinct_fields() {
             return fields;
@@ -340,7 +341,7 @@ impl<'a> MessageView<'a> {
 }
 
 /// The set fields of a message (see [`MessageView::fields`]).
-pub type FieldList<'a> = smallvec::SmallVec<[FieldValues<'a>; 4]>;
+pub type FieldList<'a> = smallvec::SmallVec<[FieldValues<'a>; 2]>;
 
 /// A field that does not resolve (never the case for a tree walked with the same table).
 static NO_FIELD: LazyLock<Field> = LazyLock::new(|| Field {
@@ -397,7 +398,11 @@ impl<'a> FieldValues<'a> {
         let last = *self.nodes().last()?;
         match info.cardinality {
             Cardinality::Map => self.map_has_entries().then_some(last),
-            Cardinality::Repeated => self.values().next().map(|_| last),
+            // Numbers are read without their spans and values.
+            Cardinality::Repeated => match self.scalars() {
+                Some(mut numbers) => numbers.next().map(|_| last),
+                None => self.values().next().map(|_| last),
+            },
             _ if info.kind.message().is_some() => Some(last),
             Cardinality::Implicit => {
                 let (node, value) = self.last_kept()?;
