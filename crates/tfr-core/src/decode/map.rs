@@ -234,11 +234,14 @@ impl<'a> MapView<'a> {
         // Sorting by key, then by position, puts the occurrences of each key together in wire
         // order: the first gives the entry's place, the last its value. No hashing, and the
         // entries come out in key order.
-        let mut keyed: Vec<(MapKey<'a>, u32)> = field
-            .nodes()
-            .iter()
-            .filter_map(|&e| Some((key_of(e, shape.kept_key_node(e, enums)?), e)))
-            .collect();
+        // Sized for every entry at once: a filtered collect starts small and grows.
+        let mut keyed: Vec<(MapKey<'a>, u32)> = Vec::with_capacity(field.nodes().len());
+        keyed.extend(
+            field
+                .nodes()
+                .iter()
+                .filter_map(|&e| Some((key_of(e, shape.kept_key_node(e, enums)?), e))),
+        );
         keyed.sort_unstable();
         let mut entries: Vec<MapEntry> = Vec::with_capacity(keyed.len());
         let mut keys: Vec<MapKey<'a>> = Vec::with_capacity(keyed.len());
