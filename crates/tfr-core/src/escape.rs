@@ -44,7 +44,9 @@ fn push_escaped(c: char, out: &mut String) {
 
 /// `text` with every character [`is_unsafe`] escaped; borrowed when nothing needed escaping.
 pub fn for_terminal(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe) {
+    // Printable ASCII (most names and values) is checked a byte at a time, without decoding.
+    let printable = |b: &u8| (0x20..0x7f).contains(b);
+    if text.as_bytes().iter().all(printable) || !text.chars().any(is_unsafe) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);

@@ -2,6 +2,7 @@
 //! how a record is told to be one, and their views as features by name (the summary, the `show`
 //! tree, the inspector's feature view and the image candidates), built on [`crate::example`].
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use super::{ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, TreeView, fallback};
@@ -172,13 +173,18 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
     line.push_str(": ");
     let mut names = Names::default();
     for (i, key) in features.keys().take(super::NAMES_KEPT).enumerate() {
+        // Each name is checked for UTF-8 once, for both the line and the list of names.
+        let name = String::from_utf8_lossy(key);
         if i < 4 {
             if i > 0 {
                 line.push_str(", ");
             }
-            line.push_str(&crate::escape::bytes_for_terminal(key));
+            match name {
+                Cow::Borrowed(text) => line.push_str(&crate::escape::for_terminal(text)),
+                Cow::Owned(_) => line.push_str(&crate::escape::bytes_for_terminal(key)),
+            }
         }
-        names.push(&String::from_utf8_lossy(key));
+        names.push(&name);
     }
     if count > 4 {
         line.push_str(", …");
