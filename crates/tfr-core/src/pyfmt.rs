@@ -275,7 +275,11 @@ pub fn write_text_f32(value: f32, out: &mut String) {
     let mut buffer = ryu::Buffer::new();
     let text = buffer.format_finite(value);
     // Ryū lays out numbers from 1e-4 up to 1e13 as `repr` does (`12.5`, `0.00125`, `30.0`);
-    // others go through the digits.
+    // others go through the digits. Well inside that range (the shortest digits lie within half
+    // a step of the float) the text is taken without looking for an exponent in it.
+    if (1.0001e-4..9.9e12).contains(&value.abs()) {
+        return out.push_str(text);
+    }
     let unsigned = text.strip_prefix('-').unwrap_or(text);
     if unsigned.contains('e') || unsigned.starts_with("0.0000") {
         Decimal::parse(text).write_repr(out);
