@@ -780,7 +780,7 @@ mod tests {
         assert_eq!(features.parts().len(), 2);
         let map = features.field("feature").unwrap().map();
         assert_eq!(map.len(), 1);
-        let Some(Value::Message(feature)) = map.value(&map.entries()[0]) else {
+        let Some(Value::Message(feature)) = map.value(map.entry(0).unwrap()) else {
             panic!()
         };
         let kind = feature.fields();
@@ -806,12 +806,12 @@ mod tests {
         let tree = walk(&bytes, schema.table(), Some(features));
         let parsed = Parsed::new(&tree, &bytes, schema.table());
         let map = parsed.root().unwrap().fields()[0].map();
-        let keys: Vec<&[u8]> = map.entries().iter().map(|e| map.key_bytes(e)).collect();
+        let keys: Vec<&[u8]> = map.entries().map(|e| map.key_bytes(e)).collect();
         assert_eq!(keys, [b"a", b"b"]);
-        assert_eq!(map.span(&map.entries()[0]), Span::new(7, 14));
-        assert_eq!(map.span(&map.entries()[1]), Span::new(14, 25));
+        assert_eq!(map.span(map.entry(0).unwrap()), Span::new(7, 14));
+        assert_eq!(map.span(map.entry(1).unwrap()), Span::new(14, 25));
         assert_eq!(
-            map.entries()[1].first,
+            map.entry(1).unwrap().first,
             1,
             "b first appeared as the first entry"
         );

@@ -188,11 +188,11 @@ impl<'a> Named<'a> {
 
     /// The entries in name order.
     fn entries(&self) -> impl Iterator<Item = MapEntry> + '_ {
-        self.map.entries().iter().copied()
+        self.map.entries().copied()
     }
 
     fn get(&self, i: usize) -> Option<(&'a [u8], Span, Option<Value<'a>>)> {
-        let entry = self.map.entries().get(i)?;
+        let entry = self.map.entry(i)?;
         Some((
             self.map.key_bytes(entry),
             self.map.span(entry),
@@ -201,10 +201,7 @@ impl<'a> Named<'a> {
     }
 
     fn position(&self, name: &str) -> Option<usize> {
-        self.map
-            .entries()
-            .binary_search_by(|e| self.map.key_bytes(e).cmp(name.as_bytes()))
-            .ok()
+        self.map.position_of(name.as_bytes())
     }
 }
 

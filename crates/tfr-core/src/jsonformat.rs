@@ -134,7 +134,6 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) {
     }
     let mut keyed: Vec<(Cow<'_, str>, usize)> = map
         .entries()
-        .iter()
         .enumerate()
         .map(|(i, entry)| (key_text(map.key(entry), key_field), i))
         .collect();
@@ -146,7 +145,7 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) {
         }
         json_string(key, out);
         out.push_str(": ");
-        match map.entries().get(*i).and_then(|e| map.value(e)) {
+        match map.entry(*i).and_then(|e| map.value(e)) {
             Some(value) => write_value(value_field, &value, table, out),
             None => write_default(value_field, table, out),
         }
@@ -165,7 +164,7 @@ fn write_string_keyed(
 ) -> bool {
     let start = out.len();
     out.push('{');
-    for (n, (entry, key)) in map.entries().iter().zip(map.keys_bytes()).enumerate() {
+    for (n, (entry, key)) in map.entries().zip(map.keys_bytes()).enumerate() {
         let Ok(key) = std::str::from_utf8(key) else {
             out.truncate(start);
             return false;

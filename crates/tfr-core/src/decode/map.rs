@@ -185,9 +185,14 @@ pub struct MapEntry {
 #[derive(Debug, Clone)]
 pub struct MapView<'a> {
     shape: Option<EntryReader<'a>>,
-    entries: Vec<MapEntry>,
-    /// The key of each entry (by the same index), as it was read for ordering them.
-    keys: Vec<MapKey<'a>>,
+    entries: Vec<Keyed<'a>>,
+}
+
+/// An entry with its key, as it was read for ordering the entries.
+#[derive(Debug, Clone, Copy)]
+struct Keyed<'a> {
+    key: MapKey<'a>,
+    entry: MapEntry,
 }
 
 impl<'a> MapView<'a> {
@@ -196,7 +201,6 @@ impl<'a> MapView<'a> {
         MapView {
             shape: None,
             entries: Vec::new(),
-            keys: Vec::new(),
         }
     }
 
@@ -234,36 +238,48 @@ impl<'a> MapView<'a> {
         // Sorting by key, then by position, puts the occurrences of each key together in wire
         // order: the first gives the entry's place, the last its value. No hashing, and the
         // entries come out in key order.
-        // Sized for every entry at once: a filtered collect starts small and grows.
-        let mut keyed: Vec<(MapKey<'a>, u32)> = Vec::with_capacity(field.nodes().len());
-        keyed.extend(
-            field
-                .nodes()
-                .iter()
-                .filter_map(|&e| Some((key_of(e, shape.kept_key_node(e, enums)?), e))),
-        );
-        keyed.sort_unstable();
-        let mut entries: Vec<MapEntry> = Vec::with_capacity(keyed.len());
-        let mut keys: Vec<MapKey<'a>> = Vec::with_capacity(keyed.len());
-        let mut rest = keyed.as_slice();
-        while let Some(&(key, first)) = rest.first() {
-            let same = rest.iter().take_while(|(k, _)| *k == key).count().max(1);
-            let (group, after) = rest.split_at(same);
-            rest = after;
-            let last = group.last().map_or(first, |(_, e)| *e);
-            entries.push(MapEntry { first, last });
-            keys.push(key);
-        }
+        // One list, sized for every entry at once (a filtered collect starts small and grows),
+        // sorted and then merged in place.
+        let mut entries: Vec<Keyed<'a>> = Vec::with_capacity(field.nodes().len());
+        entries.extend(field.nodes().iter().filter_map(|&e| {
+            Some(Keyed {
+                key: key_of(e, shape.kept_key_node(e, enums)?),
+                entry: MapEntry { first: e, last: e },
+            })
+        }));
+        entries.sort_unstable_by_key(|k| (k.key, k.entry.first));
+        entries.dedup_by(|later, kept| {
+            let same = later.key == kept.key;
+            if same {
+                kept.entry.last = later.entry.last;
+            }
+            same
+        });
         MapView {
             shape: Some(shape),
             entries,
-            keys,
         }
     }
 
     /// The kept entries, in key order.
-    pub fn entries(&self) -> &[MapEntry] {
-        &self.entries
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = &MapEntry> + Clone + '_ {
+        self.entries.iter().map(|k| &k.entry)
+    }
+
+    /// The `i`-th entry in key order.
+    pub fn entry(&self, i: usize) -> Option<&MapEntry> {
+        self.entries.get(i).map(|k| &k.entry)
+    }
+
+    /// Where the entry of string key `key` is in key order.
+    pub fn position_of(&self, key: &[u8]) -> Option<usize> {
+        self.entries
+            .binary_search_by(|k| match k.key {
+                MapKey::Bytes(bytes) => bytes.cmp(key),
+                // As `key_bytes` reads them.
+                MapKey::Int(_) | MapKey::Large(_) => b"".as_slice().cmp(key),
+            })
+            .ok()
     }
 
     pub fn len(&self) -> usize {
@@ -291,8 +307,8 @@ impl<'a> MapView<'a> {
 
     /// [`MapView::key_bytes`] of every entry, in key order, without reading the keys again.
     pub fn keys_bytes(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + '_ {
-        self.keys.iter().map(|key| match key {
-            MapKey::Bytes(bytes) => *bytes,
+        self.entries.iter().map(|k| match k.key {
+            MapKey::Bytes(bytes) => bytes,
             MapKey::Int(_) | MapKey::Large(_) => b"",
         })
     }
