@@ -373,6 +373,11 @@ pub fn c_escape_bytes(bytes: &[u8], out: &mut String) {
 /// possible in proto2) become octal one by one while the valid runs around them stay UTF-8, as
 /// Python's `_DecodeUtf8EscapeErrors` does: `b"\xe2\x82\xe2\x82\xac"` prints as `\342\202€`.
 pub fn c_escape_utf8(bytes: &[u8], out: &mut String) {
+    // ASCII (most names and keys) is escaped as `bytes` are, without splitting it into chunks
+    // of UTF-8 twice.
+    if bytes.is_ascii() {
+        return c_escape_bytes(bytes, out);
+    }
     let escaped: usize = bytes
         .utf8_chunks()
         .map(|chunk| {
