@@ -171,10 +171,15 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
         line.push_str(" feature lists");
     }
     line.push_str(": ");
-    let mut names = Names::default();
-    for (i, key) in features.keys().take(super::NAMES_KEPT).enumerate() {
-        // Each name is checked for UTF-8 once, for both the line and the list of names.
-        let name = String::from_utf8_lossy(key);
+    let kept = || features.keys().take(super::NAMES_KEPT);
+    let mut names = Names::with_capacity(kept().map(<[u8]>::len).sum());
+    for (i, key) in kept().enumerate() {
+        // Each name is checked for UTF-8 once, for both the line and the list of names (and
+        // by the quicker check first: names are almost always UTF-8).
+        let name = match std::str::from_utf8(key) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(key),
+        };
         if i < 4 {
             if i > 0 {
                 line.push_str(", ");

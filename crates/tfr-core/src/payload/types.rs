@@ -126,6 +126,14 @@ pub struct Names {
 }
 
 impl Names {
+    /// Names with room for `bytes` of text.
+    pub fn with_capacity(bytes: usize) -> Names {
+        Names {
+            text: String::with_capacity(bytes),
+            ends: smallvec::SmallVec::new(),
+        }
+    }
+
     pub fn push(&mut self, name: &str) {
         self.text.push_str(name);
         self.ends.push(self.text.len());
