@@ -129,8 +129,10 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) {
         out.push_str("{}");
         return;
     };
-    if key_field.kind == Kind::String && write_string_keyed(&map, value_field, table, out) {
-        return;
+    // Keys are checked before anything is written: writing and then taking back a map whose
+    // values hold maps would redo every level below it, doubling the work per level.
+    if key_field.kind == Kind::String && map.keys_bytes().all(|k| std::str::from_utf8(k).is_ok()) {
+        return write_string_keyed(&map, value_field, table, out);
     }
     let mut keyed: Vec<(Cow<'_, str>, usize)> = map
         .entries()
@@ -153,22 +155,13 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) {
     out.push('}');
 }
 
-/// Writes a map of string keys in the order the view keeps them, which is JSON's sorted order
-/// when every key is UTF-8 (byte order is code point order); `false`, with nothing written, when
-/// one is not (then the keys are sorted as the text they print as).
-fn write_string_keyed(
-    map: &MapView<'_>,
-    value_field: &Field,
-    table: &Table,
-    out: &mut String,
-) -> bool {
-    let start = out.len();
+/// Writes a map of UTF-8 string keys in the order the view keeps them, which is JSON's sorted
+/// order (byte order is code point order).
+fn write_string_keyed(map: &MapView<'_>, value_field: &Field, table: &Table, out: &mut String) {
     out.push('{');
     for (n, (entry, key)) in map.entries().zip(map.keys_bytes()).enumerate() {
-        let Ok(key) = std::str::from_utf8(key) else {
-            out.truncate(start);
-            return false;
-        };
+        // Every key was found to be UTF-8 before.
+        let key = std::str::from_utf8(key).unwrap_or_default();
         if n > 0 {
             out.push_str(", ");
         }
@@ -180,7 +173,6 @@ fn write_string_keyed(
         }
     }
     out.push('}');
-    true
 }
 
 /// A map key as a JSON member name.
@@ -290,4 +282,61 @@ pub fn raw_payload_json(payload: &[u8], parses_as_example: bool) -> Json {
             Json::String(base64::engine::general_purpose::STANDARD.encode(payload)),
         ),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::Parsed;
+    use crate::explain::tests::schema;
+    use crate::wire::walk;
+
+    /// A length-delimited field (tag and varint length).
+    fn ld(field: u8, body: &[u8]) -> Vec<u8> {
+        let mut out = vec![(field << 3) | 2];
+        let mut len = body.len();
+        while len >= 0x80 {
+            out.push((len as u8) | 0x80);
+            len >>= 7;
+        }
+        out.push(len as u8);
+        out.extend_from_slice(body);
+        out
+    }
+
+    /// `levels` maps inside each other: each holds "a" (the next level in) and a key that is not
+    /// UTF-8 (an empty message).
+    fn nested(levels: usize) -> Vec<u8> {
+        let mut inner = Vec::new();
+        for _ in 0..levels {
+            let a = ld(1, &[ld(1, b"a"), ld(2, &inner)].concat());
+            let bad = ld(1, &[ld(1, b"\xff"), ld(2, b"")].concat());
+            inner = [a, bad].concat();
+        }
+        inner
+    }
+
+    fn json(levels: usize) -> String {
+        let schema = schema(
+            "syntax = \"proto2\"; package p;\nmessage N { map<string, N> c = 1; }\n",
+            "p.N",
+        );
+        let bytes = nested(levels);
+        let table = schema.table();
+        let tree = walk(&bytes, table, schema.user_message());
+        message_to_json(&Parsed::new(&tree, &bytes, table).root().unwrap())
+    }
+
+    #[test]
+    fn maps_with_keys_that_are_not_utf8_sort_as_their_text_at_every_depth() {
+        assert_eq!(json(1), r#"{"c": {"a": {}, "\ufffd": {}}}"#);
+        assert_eq!(
+            json(2),
+            r#"{"c": {"a": {"c": {"a": {}, "\ufffd": {}}}, "\ufffd": {}}}"#
+        );
+        // Each level's keys are judged before anything of it is written: writing a level and
+        // taking it back doubled the work per level, which 40 levels would not survive.
+        let deep = json(40);
+        assert_eq!(deep.matches(r#""\ufffd": {}"#).count(), 40);
+    }
 }
