@@ -8,7 +8,7 @@
 use super::{FieldValues, NO_FIELD, Nodes, Parsed, Scalar, Value, leaf_value};
 use crate::schema::table::{Field, FieldId, Kind};
 use crate::span::Span;
-use crate::wire;
+use crate::wire::{self, NodeKind};
 
 /// Reads the key and value of a map's entries without resolving each entry as a message.
 #[derive(Debug, Clone, Copy)]
@@ -55,25 +55,19 @@ impl<'a> EntryReader<'a> {
     /// a number a closed enum does not define) to the unknown fields of the message holding the
     /// map, and so does Python protobuf: such entries are not map entries at all.
     pub(super) fn kept(&self, entry: u32) -> bool {
-        self.parsed.tree.children(entry as usize).all(|child| {
-            let Some(node) = self.parsed.node(child as u32) else {
-                return false;
-            };
-            match node.field() {
-                Some(f) if f == self.key || f == self.value => {
-                    let info = self.parsed.field(f).unwrap_or(&NO_FIELD);
-                    !matches!(info.kind, Kind::Enum(_))
-                        || leaf_value(self.parsed, info, child as u32).is_some()
-                }
-                _ => false,
-            }
-        })
+        self.kept_key_node(entry, self.enums()).is_some()
     }
 
-    /// [`EntryReader::kept`] and [`EntryReader::key_node`] in one pass over the entry's fields,
-    /// for the maps of every record: `None` when the entry is not kept, else its last key
-    /// occurrence. `enums` says whether the key and the value are enums (then each occurrence's
-    /// number is checked, as `kept` does).
+    /// Whether the key and the value are enums (whose numbers [`EntryReader::kept`] checks).
+    fn enums(&self) -> (bool, bool) {
+        let is_enum =
+            |f: FieldId| matches!(self.parsed.field(f).map(|f| f.kind), Some(Kind::Enum(_)));
+        (is_enum(self.key), is_enum(self.value))
+    }
+
+    /// [`EntryReader::kept`] and the entry's last key occurrence, in one pass over its fields:
+    /// `None` when the entry is not kept. `enums` is [`EntryReader::enums`], worked out once per
+    /// map by callers that check every entry.
     fn kept_key_node(&self, entry: u32, enums: (bool, bool)) -> Option<Option<u32>> {
         let mut key = None;
         for child in self.parsed.tree.children(entry as usize) {
@@ -150,6 +144,16 @@ enum MapKey<'a> {
     Bytes(&'a [u8]),
 }
 
+impl<'a> MapKey<'a> {
+    /// A string key's bytes; empty for a number key (as [`MapView::key_bytes`] reads it).
+    fn bytes(self) -> &'a [u8] {
+        match self {
+            MapKey::Bytes(bytes) => bytes,
+            MapKey::Int(_) | MapKey::Large(_) => b"",
+        }
+    }
+}
+
 fn map_key<'a>(key: Option<&Value<'a>>) -> MapKey<'a> {
     match key {
         Some(Value::String(b, _) | Value::Bytes(b, _)) => MapKey::Bytes(b),
@@ -217,20 +221,20 @@ impl<'a> MapView<'a> {
         let Some(shape) = shape else {
             return MapView::empty();
         };
-        let kind_of = |f: FieldId| shape.parsed.field(f).map(|f| f.kind);
-        let key_is_bytes = matches!(kind_of(shape.key), Some(Kind::String | Kind::Bytes));
-        let is_enum = |f: FieldId| matches!(kind_of(f), Some(Kind::Enum(_)));
-        let enums = (is_enum(shape.key), is_enum(shape.value));
-        let key_of = |entry: u32, key_node: Option<u32>| {
-            // A string key is its bytes (what `key` reads, without building a field view).
-            let parsed = shape.parsed;
-            let bytes_node = key_node
-                .and_then(|k| parsed.node(k))
-                .filter(|n| key_is_bytes && n.kind() == wire::NodeKind::Bytes);
-            if let Some(node) = bytes_node {
-                return MapKey::Bytes(parsed.slice(node.data_span()));
+        let key_info = shape.parsed.field(shape.key).unwrap_or(&NO_FIELD);
+        let key_is_bytes = matches!(key_info.kind, Kind::String | Kind::Bytes);
+        let enums = shape.enums();
+        // The last key occurrence's value, read straight from its node (`key` would also drop a
+        // proto3 default, which keys the same: `Int(0)`, or the empty string below). A string
+        // key is its bytes, taken without making a value of them: maps are keyed for every record.
+        let key_of = |key_node: Option<u32>| {
+            let node = key_node.and_then(|k| Some((k, shape.parsed.node(k)?)));
+            if let Some((_, n)) = node.filter(|(_, n)| key_is_bytes && n.kind() == NodeKind::Bytes)
+            {
+                return MapKey::Bytes(shape.parsed.slice(n.data_span()));
             }
-            match map_key(shape.key(entry).as_ref()) {
+            let value = node.and_then(|(k, _)| leaf_value(shape.parsed, key_info, k));
+            match map_key(value.map(|(v, _)| v).as_ref()) {
                 MapKey::Int(0) if key_is_bytes => MapKey::Bytes(b""),
                 key => key,
             }
@@ -243,7 +247,7 @@ impl<'a> MapView<'a> {
         let mut entries: Vec<Keyed<'a>> = Vec::with_capacity(field.nodes().len());
         entries.extend(field.nodes().iter().filter_map(|&e| {
             Some(Keyed {
-                key: key_of(e, shape.kept_key_node(e, enums)?),
+                key: key_of(shape.kept_key_node(e, enums)?),
                 entry: MapEntry { first: e, last: e },
             })
         }));
@@ -274,11 +278,7 @@ impl<'a> MapView<'a> {
     /// Where the entry of string key `key` is in key order.
     pub fn position_of(&self, key: &[u8]) -> Option<usize> {
         self.entries
-            .binary_search_by(|k| match k.key {
-                MapKey::Bytes(bytes) => bytes.cmp(key),
-                // As `key_bytes` reads them.
-                MapKey::Int(_) | MapKey::Large(_) => b"".as_slice().cmp(key),
-            })
+            .binary_search_by(|k| k.key.bytes().cmp(key))
             .ok()
     }
 
@@ -307,10 +307,7 @@ impl<'a> MapView<'a> {
 
     /// [`MapView::key_bytes`] of every entry, in key order, without reading the keys again.
     pub fn keys_bytes(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + '_ {
-        self.entries.iter().map(|k| match k.key {
-            MapKey::Bytes(bytes) => bytes,
-            MapKey::Int(_) | MapKey::Large(_) => b"",
-        })
+        self.entries.iter().map(|k| k.key.bytes())
     }
 
     /// The entry holding the value, tag through data.
