@@ -161,8 +161,9 @@ impl Probe<'_> {
                 .and_then(|name| self.walks.message(name))
                 .is_some_and(|m| self.starts_like(m))
         };
-        // Asked for every record: which types start like the payload is a bit set, not a list (of
-        // the first 64 types; the built-in ones are four).
+        // Asked for every record: which types start like the payload is a bit set, not a list.
+        const _: () = assert!(super::BUILTIN.len() <= 64, "a bit per type");
+        debug_assert!(types.len() <= 64);
         let starting: u64 = types
             .iter()
             .take(64)

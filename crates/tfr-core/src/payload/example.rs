@@ -172,7 +172,7 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
     }
     line.push_str(": ");
     let kept = || features.keys().take(super::NAMES_KEPT);
-    let mut names = Names::with_capacity(kept().map(<[u8]>::len).sum());
+    let mut names = Names::with_capacity(kept().len(), kept().map(<[u8]>::len).sum());
     for (i, key) in kept().enumerate() {
         // Each name is checked for UTF-8 once, for both the line and the list of names (and
         // by the quicker check first: names are almost always UTF-8).

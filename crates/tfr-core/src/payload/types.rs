@@ -126,11 +126,11 @@ pub struct Names {
 }
 
 impl Names {
-    /// Names with room for `bytes` of text.
-    pub fn with_capacity(bytes: usize) -> Names {
+    /// Room for `names` names of `bytes` of text in all.
+    pub fn with_capacity(names: usize, bytes: usize) -> Names {
         Names {
             text: String::with_capacity(bytes),
-            ends: smallvec::SmallVec::new(),
+            ends: smallvec::SmallVec::with_capacity(names),
         }
     }
 
