@@ -2,6 +2,7 @@
 //! crafted damage that is costly to index.
 
 use crate::crc::masked_crc32c;
+use crate::explain::number::varint_bytes;
 use crate::frame::write_record;
 
 /// Frames `payloads` the way a TFRecord writer does.
@@ -41,19 +42,18 @@ pub enum FeatureValue {
     Ints(Vec<i64>),
 }
 
-fn varint(mut v: u64, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+/// Field `field` of wire type 2 holding `body`, appended to `out`.
+fn delimited(field: u64, body: &[u8], out: &mut Vec<u8>) {
+    out.extend(varint_bytes(field << 3 | 2));
+    out.extend(varint_bytes(body.len() as u64));
+    out.extend_from_slice(body);
 }
 
-/// Field `field` of wire type 2 holding `body`.
-fn delimited(field: u64, body: &[u8], out: &mut Vec<u8>) {
-    varint(field << 3 | 2, out);
-    varint(body.len() as u64, out);
-    out.extend_from_slice(body);
+/// Field `field` of wire type 2 holding `body`: tag, varint length, body.
+pub fn length_delimited(field: u64, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + 8);
+    delimited(field, body, &mut out);
+    out
 }
 
 /// A `tf.train.Feature` message.
@@ -74,7 +74,7 @@ pub fn feature(value: &FeatureValue) -> Vec<u8> {
         FeatureValue::Ints(values) => {
             let mut packed = Vec::new();
             for v in values {
-                varint(*v as u64, &mut packed);
+                packed.extend(varint_bytes(*v as u64));
             }
             delimited(1, &packed, &mut list);
             3

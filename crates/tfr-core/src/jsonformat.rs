@@ -287,22 +287,10 @@ pub fn raw_payload_json(payload: &[u8], parses_as_example: bool) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::crafted::length_delimited as ld;
     use crate::decode::Parsed;
     use crate::explain::tests::schema;
     use crate::wire::walk;
-
-    /// A length-delimited field (tag and varint length).
-    fn ld(field: u8, body: &[u8]) -> Vec<u8> {
-        let mut out = vec![(field << 3) | 2];
-        let mut len = body.len();
-        while len >= 0x80 {
-            out.push((len as u8) | 0x80);
-            len >>= 7;
-        }
-        out.push(len as u8);
-        out.extend_from_slice(body);
-        out
-    }
 
     /// `levels` maps inside each other: each holds "a" (the next level in) and a key that is not
     /// UTF-8 (an empty message).

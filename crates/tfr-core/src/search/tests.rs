@@ -3,27 +3,8 @@ use crate::frame::write_record;
 use crate::payload::Reading;
 use crate::schema::Schema;
 
-fn ld(field: u8, body: &[u8]) -> Vec<u8> {
-    let mut out = vec![(field << 3) | 2];
-    let mut n = body.len();
-    while n >= 0x80 {
-        out.push((n as u8 & 0x7f) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-    out.extend_from_slice(body);
-    out
-}
-
-fn varint(mut n: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    while n >= 0x80 {
-        out.push((n as u8 & 0x7f) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-    out
-}
+use crate::crafted::length_delimited as ld;
+use crate::explain::number::varint_bytes as varint;
 
 /// An Example of one feature `name` whose Feature message body is `feature`.
 fn example(name: &str, feature: &[u8]) -> Vec<u8> {
