@@ -154,29 +154,23 @@ impl Probe<'_> {
     /// starts with one of its fields); every type when none does.
     pub(super) fn candidates(
         &self,
-        types: &'static [&'static dyn PayloadType],
-    ) -> impl Iterator<Item = &'static dyn PayloadType> + use<> {
-        let starts = |ty: &&dyn PayloadType| {
-            ty.message()
-                .and_then(|name| self.walks.message(name))
-                .is_some_and(|m| self.starts_like(m))
-        };
-        // Asked for every record: which types start like the payload is a bit set, not a list.
-        const _: () = assert!(super::BUILTIN.len() <= 64, "a bit per type");
-        debug_assert!(types.len() <= 64);
-        let starting: u64 = types
+        types: &[&'static dyn PayloadType],
+    ) -> smallvec::SmallVec<[&'static dyn PayloadType; 4]> {
+        // Held inline: detection asks for every record, and there are four built-in types.
+        let starting: smallvec::SmallVec<[_; 4]> = types
             .iter()
-            .take(64)
-            .enumerate()
-            .filter(|(_, ty)| starts(ty))
-            .fold(0, |set, (i, _)| set | 1 << i);
-        let chosen = if starting == 0 { u64::MAX } else { starting };
-        types
-            .iter()
-            .take(64)
-            .enumerate()
-            .filter(move |(i, _)| chosen & (1 << i) != 0)
-            .map(|(_, ty)| *ty)
+            .copied()
+            .filter(|ty| {
+                ty.message()
+                    .and_then(|name| self.walks.message(name))
+                    .is_some_and(|m| self.starts_like(m))
+            })
+            .collect();
+        if starting.is_empty() {
+            types.iter().copied().collect()
+        } else {
+            starting
+        }
     }
 
     /// How many of the payload's bytes type `ty` explains: all but those inside fields its
