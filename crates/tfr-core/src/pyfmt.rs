@@ -390,15 +390,10 @@ pub fn c_escape_utf8(bytes: &[u8], out: &mut String) {
         .sum();
     out.reserve(escaped);
     for chunk in bytes.utf8_chunks() {
-        let valid = chunk.valid();
-        if valid.is_ascii() {
-            push_escaped_runs(valid.as_bytes(), out);
-        } else {
-            for ch in valid.chars() {
-                match u8::try_from(ch) {
-                    Ok(byte) if byte.is_ascii() => push_escaped_byte(byte, out),
-                    _ => out.push(ch),
-                }
+        for ch in chunk.valid().chars() {
+            match u8::try_from(ch) {
+                Ok(byte) if byte.is_ascii() => push_escaped_byte(byte, out),
+                _ => out.push(ch),
             }
         }
         for &byte in chunk.invalid() {
