@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 
-use crate::decode::{FieldValues, MapView, MessageView, Scalar, Value};
+use crate::decode::{FieldValues, MapEntry, MessageView, Scalar, Value};
 use crate::pyfmt::{json_string, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::textformat::scalar_text;
@@ -129,50 +129,36 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) {
         out.push_str("{}");
         return;
     };
-    // Keys are checked before anything is written: writing and then taking back a map whose
-    // values hold maps would redo every level below it, doubling the work per level.
+    let write = |members: &mut dyn Iterator<Item = (&str, &MapEntry)>, out: &mut String| {
+        out.push('{');
+        for (n, (key, entry)) in members.enumerate() {
+            if n > 0 {
+                out.push_str(", ");
+            }
+            json_string(key, out);
+            out.push_str(": ");
+            match map.value(entry) {
+                Some(value) => write_value(value_field, &value, table, out),
+                None => write_default(value_field, table, out),
+            }
+        }
+        out.push('}');
+    };
+    // UTF-8 string keys are already in JSON's order: the view keeps them in byte order, which is
+    // code point order. All are checked before anything is written.
     if key_field.kind == Kind::String && map.keys_bytes().all(|k| std::str::from_utf8(k).is_ok()) {
-        return write_string_keyed(&map, value_field, table, out);
+        let keys = map
+            .keys_bytes()
+            .map(|k| std::str::from_utf8(k).unwrap_or_default());
+        return write(&mut keys.zip(map.entries()), out);
     }
-    let mut keyed: Vec<(Cow<'_, str>, usize)> = map
+    // Other keys sort as the text they print as.
+    let mut keyed: Vec<(Cow<'_, str>, &MapEntry)> = map
         .entries()
-        .enumerate()
-        .map(|(i, entry)| (key_text(map.key(entry), key_field), i))
+        .map(|entry| (key_text(map.key(entry), key_field), entry))
         .collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    out.push('{');
-    for (n, (key, i)) in keyed.iter().enumerate() {
-        if n > 0 {
-            out.push_str(", ");
-        }
-        json_string(key, out);
-        out.push_str(": ");
-        match map.entry(*i).and_then(|e| map.value(e)) {
-            Some(value) => write_value(value_field, &value, table, out),
-            None => write_default(value_field, table, out),
-        }
-    }
-    out.push('}');
-}
-
-/// Writes a map of UTF-8 string keys in the order the view keeps them, which is JSON's sorted
-/// order (byte order is code point order).
-fn write_string_keyed(map: &MapView<'_>, value_field: &Field, table: &Table, out: &mut String) {
-    out.push('{');
-    for (n, (entry, key)) in map.entries().zip(map.keys_bytes()).enumerate() {
-        // Every key was found to be UTF-8 before.
-        let key = std::str::from_utf8(key).unwrap_or_default();
-        if n > 0 {
-            out.push_str(", ");
-        }
-        json_string(key, out);
-        out.push_str(": ");
-        match map.value(entry) {
-            Some(value) => write_value(value_field, &value, table, out),
-            None => write_default(value_field, table, out),
-        }
-    }
-    out.push('}');
+    write(&mut keyed.iter().map(|(key, entry)| (&**key, *entry)), out);
 }
 
 /// A map key as a JSON member name.
