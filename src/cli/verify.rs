@@ -146,7 +146,6 @@ fn check(
 /// Bytes indexed between two progress reports.
 const PROGRESS_STEP: u64 = 64 << 20;
 
-/// Checks every frame of an opened input.
 /// Checks every frame of `source`; the report, and the index it was made from.
 fn judge(
     source: &Source,
@@ -156,7 +155,7 @@ fn judge(
     let data = source.bytes();
     progress.grow(source.len());
     // The intact frames from the start on every core, then the rest frame by frame.
-    let mut index = FrameIndex::start_parallel(data, budget);
+    let mut index = FrameIndex::start_parallel(source, budget);
     progress.advance(index.scanned());
     let mut scanned = index.scanned();
     loop {

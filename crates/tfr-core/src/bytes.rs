@@ -21,6 +21,14 @@ pub trait ByteSource: Send + Sync {
         self.len() == 0
     }
 
+    /// Copies the bytes from `at` into `buf`, as many as fit and the stream has, and returns how
+    /// many. A walk over every byte (`verify`) reads through this into a small buffer: a map
+    /// answers it by reading the file (see [`crate::source`]), which costs less than faulting in
+    /// and later unmapping every page; other sources copy what [`ByteSource::read`] serves.
+    fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
+        copy_read(self, at, buf)
+    }
+
     /// Whether a read saw bytes that are not the stream's any more (a mapped file cut short
     /// underneath reads as zeros): nothing computed from what was read may be trusted then.
     fn faulted(&self) -> bool {
@@ -70,8 +78,25 @@ impl<T: ByteSource + ?Sized> ByteSource for &T {
         (**self).read(range)
     }
 
+    fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
+        (**self).copy_into(at, buf)
+    }
+
     fn faulted(&self) -> bool {
         (**self).faulted()
+    }
+}
+
+/// [`ByteSource::copy_into`] by copying what [`ByteSource::read`] serves.
+pub fn copy_read<S: ByteSource + ?Sized>(source: &S, at: u64, buf: &mut [u8]) -> usize {
+    let end = source.len().min(at.saturating_add(buf.len() as u64));
+    let range = FileRange::new(FileOffset(at), FileOffset(end));
+    match (source.read(range), buf.get_mut(..range.len() as usize)) {
+        (Some(bytes), Some(to)) if bytes.len() == to.len() => {
+            to.copy_from_slice(bytes);
+            bytes.len()
+        }
+        _ => 0,
     }
 }
 

@@ -16,6 +16,7 @@ use super::{
 };
 use crate::bytes::ByteSource;
 use crate::resync::ResyncBudget;
+use crate::span::FileRange;
 use rayon::prelude::*;
 
 /// Bytes per part.
@@ -100,6 +101,8 @@ impl FrameIndex {
         let mut pos = 0;
         let found: usize = walks.iter().flatten().map(|w| w.entries.len()).sum();
         self.entries.reserve(found);
+        // Millions of small frames make an index of tens of megabytes, written here in one go.
+        crate::source::prefer_huge_pages(self.entries.spare_capacity_mut());
         for (walk, target) in walks.into_iter().zip(targets) {
             let Some(walk) = walk else { continue };
             // Parts are joined only where the previous walk ended: at this part's start.
@@ -139,11 +142,108 @@ fn find_start<S: ByteSource + ?Sized>(data: &S, from: u64, to: u64) -> Option<u6
     })
 }
 
+/// Bytes a part's walk reads at once: most frames fit whole, and the buffer stays in the core's
+/// cache while the CRCs are computed over it (larger reads from the page cache were slower here).
+const WINDOW: usize = 128 << 10;
+
+/// The bytes of `source` from `start` that a part's walk last read, as a byte source of the
+/// stream's length that serves only ranges inside them.
+struct Window {
+    start: u64,
+    bytes: Vec<u8>,
+    filled: usize,
+    stream_len: u64,
+    /// Whether the window was read from `start` (it starts empty).
+    read: bool,
+}
+
+/// Where a frame lies for a part's walk.
+enum Seen {
+    /// Whole in the window, header valid: it ends at `end`.
+    Fits { end: u64 },
+    /// Not whole in the window.
+    Outside,
+    /// Its header is in the window and says the walk stops here (bad header, frame cut off).
+    Stop,
+}
+
+impl Window {
+    fn new(stream_len: u64) -> Window {
+        Window {
+            start: 0,
+            bytes: vec![0; WINDOW],
+            filled: 0,
+            stream_len,
+            read: false,
+        }
+    }
+
+    fn end(&self) -> u64 {
+        self.start + self.filled as u64
+    }
+
+    /// Reads the window afresh from `at`; false when it was read from there already (reading
+    /// again would not move it).
+    fn fill<S: ByteSource + ?Sized>(&mut self, data: &S, at: u64) -> bool {
+        if self.read && self.start == at {
+            return false;
+        }
+        // What the window already holds from `at` on moves to its front instead of being read
+        // again: with frames of most of the window's size, that is most of a frame each time.
+        let kept = match at.checked_sub(self.start) {
+            Some(from) if self.read && from < self.filled as u64 => {
+                let from = from as usize;
+                self.bytes.copy_within(from..self.filled, 0);
+                self.filled - from
+            }
+            _ => 0,
+        };
+        let more = match self.bytes.get_mut(kept..) {
+            Some(rest) => data.copy_into(at + kept as u64, rest),
+            None => 0,
+        };
+        self.start = at;
+        self.filled = kept + more;
+        self.read = true;
+        true
+    }
+
+    fn frame_at(&self, at: u64, lengths: &mut LengthCrcCache) -> Seen {
+        if at < self.start || at.saturating_add(HEADER_LEN) > self.end() {
+            return Seen::Outside;
+        }
+        match examine(self, at, lengths) {
+            Candidate::Fits { end } if end <= self.end() => Seen::Fits { end },
+            Candidate::Fits { .. } | Candidate::PartialHeader => Seen::Outside,
+            Candidate::BadHeader | Candidate::Cut { .. } => Seen::Stop,
+        }
+    }
+}
+
+impl ByteSource for Window {
+    fn len(&self) -> u64 {
+        self.stream_len
+    }
+
+    fn read(&self, range: FileRange) -> Option<&[u8]> {
+        let from = range.start.0.checked_sub(self.start)?;
+        let to = range.end.0.checked_sub(self.start)?;
+        self.bytes
+            .get(..self.filled)?
+            .get(usize::try_from(from).ok()?..usize::try_from(to).ok()?)
+    }
+}
+
 /// Walks and verifies the frames from `start` until `target` (a frame start found by the next
 /// part, or the end of the file), stopping early at the first frame that is not intact or when
 /// the walk passes `target` without landing on it.
+///
+/// The bytes are read a window at a time ([`ByteSource::copy_into`]); a frame larger than the
+/// window is checked where `data` serves it. Either way a frame is judged by the same header and
+/// payload checks over the same bytes.
 fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walked {
     let mut lengths = LengthCrcCache::new();
+    let mut window = Window::new(data.len());
     let mut entries = Vec::new();
     let mut payload_bytes = 0;
     let mut pos = start;
@@ -153,17 +253,42 @@ fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walke
         let mut frames = [(0u64, 0u64); 3];
         let mut found = 0;
         let mut at = pos;
+        // Whether the frames collected are checked where `data` serves them.
+        let mut large = false;
+        // Whether the walk stops after these frames (and not because the window ended).
+        let mut stops = false;
         while found < frames.len() && at < target {
-            let Candidate::Fits { end } = examine(data, at, &mut lengths) else {
-                break;
-            };
-            frames[found] = (at, end);
-            found += 1;
-            at = end;
+            match window.frame_at(at, &mut lengths) {
+                Seen::Fits { end } => {
+                    frames[found] = (at, end);
+                    found += 1;
+                    at = end;
+                }
+                Seen::Stop => {
+                    stops = true;
+                    break;
+                }
+                // The frames found so far are checked first: moving the window drops them.
+                Seen::Outside if found > 0 => break,
+                Seen::Outside if window.fill(data, at) => {}
+                Seen::Outside => {
+                    // Larger than the window, or past what could be read.
+                    match examine(data, at, &mut lengths) {
+                        Candidate::Fits { end } => {
+                            frames[0] = (at, end);
+                            found = 1;
+                            large = true;
+                        }
+                        _ => stops = true,
+                    }
+                    break;
+                }
+            }
         }
         let verdicts = match frames {
-            [a, b, c] if found == 3 => payload_crcs_ok(data, [a, b, c]),
-            _ => frames.map(|(at, end)| payload_crc_ok(data, at, end)),
+            _ if large => frames.map(|(at, end)| payload_crc_ok(data, at, end)),
+            [a, b, c] if found == 3 => payload_crcs_ok(&window, [a, b, c]),
+            _ => frames.map(|(at, end)| payload_crc_ok(&window, at, end)),
         };
         for (&(at, end), ok) in frames.iter().zip(verdicts).take(found) {
             if !ok {
@@ -173,7 +298,7 @@ fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walke
             payload_bytes += end - at - HEADER_LEN - FOOTER_LEN;
             pos = end;
         }
-        if found < frames.len() {
+        if stops || found == 0 {
             break;
         }
     }
@@ -230,6 +355,58 @@ mod tests {
         let parallel = FrameIndex::build_in_parts(&data[..], ResyncBudget::DEFAULT, Some(64 << 10));
         same(&parallel, &FrameIndex::build(&data[..]), &data);
         assert_eq!(parallel.len(), 4);
+    }
+
+    #[test]
+    fn frames_around_the_window_size_are_walked_as_the_sequential_scan_walks_them() {
+        // Frames that fill the window exactly, just overflow it, are several times its size,
+        // and small ones between them, so that windows end inside headers, payloads and CRCs.
+        let sizes = [
+            WINDOW - 16,
+            WINDOW - 15,
+            5,
+            3 * WINDOW + 7,
+            WINDOW - 40,
+            100,
+            WINDOW,
+            1,
+        ];
+        let mut data = Vec::new();
+        for i in 0..40 {
+            let size = sizes[i % sizes.len()] + i;
+            write_record(&vec![i as u8; size], &mut data).unwrap();
+        }
+        let build = |data: &[u8]| {
+            FrameIndex::build_in_parts(data, ResyncBudget::DEFAULT, Some(WINDOW as u64 * 2 + 3))
+        };
+        let parts_only = |data: &[u8]| {
+            let mut index = FrameIndex::with_budget(data.len() as u64, ResyncBudget::DEFAULT);
+            index.scan_intact_parts(data, WINDOW as u64 * 2 + 3);
+            index
+        };
+        assert_eq!(parts_only(&data).scanned(), data.len() as u64);
+        let parallel = build(&data);
+        same(&parallel, &FrameIndex::build(&data[..]), &data);
+        assert_eq!(parallel.len(), 40);
+        assert_eq!(parallel.damaged_count(), 0);
+        // A payload CRC broken in a frame larger than the window, then in one that fits.
+        for frame in [3, 4] {
+            let mut broken = data.clone();
+            let start = parallel.entries[frame] & super::super::OFFSET_MASK;
+            let end = (parallel.entries[frame + 1] & super::super::OFFSET_MASK) as usize;
+            broken[end - 1] ^= 1;
+            assert_eq!(
+                parts_only(&broken).scanned(),
+                start,
+                "the parts stop at the damage"
+            );
+            let index = build(&broken);
+            same(&index, &FrameIndex::build(&broken[..]), &broken);
+            assert_eq!(
+                index.damaged_frames(&broken[..]).next().map(|f| f.index),
+                Some(frame)
+            );
+        }
     }
 
     #[test]

@@ -30,13 +30,17 @@ pub struct Mapping {
     // are unmapped, or the handler could map zeros over whatever reuses the addresses.
     guard: Option<Guard>,
     map: memmap2::Mmap,
+    /// The mapped file, for [`ByteSource::copy_into`] (`None` when it could not be shared).
+    file: Option<File>,
 }
 
 impl Mapping {
     /// Maps `file` read-only and registers the map with the guard; refused when the guard has
     /// no room for it.
     pub fn new(file: &File) -> std::io::Result<Mapping> {
-        guarded(map_read_only(file)?)
+        let mut mapping = guarded(map_read_only(file)?)?;
+        mapping.file = file.try_clone().ok();
+        Ok(mapping)
     }
 }
 
@@ -47,6 +51,30 @@ impl ByteSource for Mapping {
 
     fn read(&self, range: FileRange) -> Option<&[u8]> {
         range.slice(&self.map)
+    }
+
+    /// Reads the file rather than the map: one pass over every byte through the map faults in a
+    /// page table entry per page and tears them all down at the end, which costs more than
+    /// copying the bytes out of the page cache into a buffer the reader keeps in its cache. A
+    /// file cut short underneath gives a short read here instead of zeros.
+    #[cfg(unix)]
+    fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
+        use std::os::unix::fs::FileExt;
+        let Some(file) = &self.file else {
+            return crate::bytes::copy_read(self, at, buf);
+        };
+        // Only the mapped length: bytes a growing file gained since are not the source's.
+        let wanted = self.len().saturating_sub(at).min(buf.len() as u64) as usize;
+        let mut done = 0;
+        while let Some(rest) = buf.get_mut(done..wanted).filter(|rest| !rest.is_empty()) {
+            match file.read_at(rest, at + done as u64) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        done
     }
 
     fn faulted(&self) -> bool {
@@ -83,5 +111,9 @@ fn guarded(map: memmap2::Mmap) -> std::io::Result<Mapping> {
         // Frames are usually read front to back; a failed hint is harmless.
         let _ = map.advise(memmap2::Advice::Sequential);
     }
-    Ok(Mapping { guard, map })
+    Ok(Mapping {
+        guard,
+        map,
+        file: None,
+    })
 }

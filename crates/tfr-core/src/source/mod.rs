@@ -10,10 +10,13 @@
 //! shrank, grew or was rewritten since, and every mapping is guarded ([`guard`]) so that a file
 //! cut short underneath us reads as zeros instead of killing the process with SIGBUS;
 //! [`Source::check_unchanged`] says whether that happened before anything computed from those
-//! bytes is shown. This module holds the crate's only `unsafe` code.
+//! bytes is shown. A mapped file also answers [`ByteSource::copy_into`] by reading the file,
+//! for walks over every byte. This module holds the crate's only `unsafe` code (with
+//! [`prefer_huge_pages`], a hint for large buffers).
 
 #[cfg(unix)]
 mod guard;
+mod huge;
 mod map;
 mod open;
 mod spill;
@@ -27,6 +30,7 @@ use crate::bytes::{self, ByteSource};
 use crate::compress::Compressed;
 use crate::error::{Error, Result};
 use crate::span::FileRange;
+pub use huge::prefer_huge_pages;
 pub use open::{ReadOptions, choose};
 
 /// The file an input was read from, as it was when read.
@@ -181,6 +185,10 @@ impl ByteSource for Source {
         self.bytes.read(range)
     }
 
+    fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
+        self.bytes.copy_into(at, buf)
+    }
+
     /// Whether a read of the mapped bytes went past the end of the file and saw zeros.
     fn faulted(&self) -> bool {
         self.bytes.faulted()
@@ -261,6 +269,36 @@ mod tests {
                 16 * page,
                 2 * page
             )
+        );
+    }
+
+    #[test]
+    fn copies_read_the_mapped_file_up_to_its_mapped_length() {
+        let bytes: Vec<u8> = (0..10_000u32).map(|i| (i % 253) as u8).collect();
+        let (_dir, path) = temp_file(&bytes);
+        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
+        let mut buf = vec![0u8; 4096];
+        assert_eq!(source.copy_into(100, &mut buf), 4096);
+        assert_eq!(buf, bytes[100..4196]);
+        assert_eq!(source.copy_into(9_000, &mut buf), 1_000);
+        assert_eq!(buf[..1_000], bytes[9_000..]);
+        assert_eq!(source.copy_into(10_000, &mut buf), 0);
+        assert_eq!(source.copy_into(u64::MAX, &mut buf), 0);
+
+        // Bytes a growing file gained are not the source's; a cut file reads short, not zeros.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(&[9; 500]).unwrap();
+        assert_eq!(source.copy_into(9_000, &mut buf), 1_000);
+        file.set_len(5_000).unwrap();
+        assert_eq!(source.copy_into(4_000, &mut buf), 1_000);
+        assert_eq!(buf[..1_000], bytes[4_000..5_000]);
+        assert_eq!(source.copy_into(6_000, &mut buf), 0);
+        assert!(
+            !source.faulted(),
+            "reading the file never touched the cut pages"
         );
     }
 
