@@ -87,17 +87,21 @@ impl<T: ByteSource + ?Sized> ByteSource for &T {
     }
 }
 
-/// [`ByteSource::copy_into`] by copying what [`ByteSource::read`] serves.
+/// [`ByteSource::copy_into`] by copying what [`ByteSource::read`] serves. A source that serves
+/// only bounded ranges (ranged reads) is asked for half as much until it answers.
 pub fn copy_read<S: ByteSource + ?Sized>(source: &S, at: u64, buf: &mut [u8]) -> usize {
-    let end = source.len().min(at.saturating_add(buf.len() as u64));
-    let range = FileRange::new(FileOffset(at), FileOffset(end));
-    match (source.read(range), buf.get_mut(..range.len() as usize)) {
-        (Some(bytes), Some(to)) if bytes.len() == to.len() => {
-            to.copy_from_slice(bytes);
-            bytes.len()
+    let mut wanted = source.len().saturating_sub(at).min(buf.len() as u64);
+    while wanted > 0 {
+        let range = FileRange::new(FileOffset(at), FileOffset(at + wanted));
+        if let (Some(bytes), Some(to)) = (source.read(range), buf.get_mut(..wanted as usize)) {
+            if bytes.len() == to.len() {
+                to.copy_from_slice(bytes);
+                return bytes.len();
+            }
         }
-        _ => 0,
+        wanted /= 2;
     }
+    0
 }
 
 /// All of `source`'s bytes as one slice (empty when the source cannot serve them at once).
@@ -173,5 +177,10 @@ mod tests {
         assert_eq!(index.damaged_count(), 1);
         assert_eq!(frames[7].payload(&ranged), Some(&payloads[7][..]));
         assert!(ranged.served.load(std::sync::atomic::Ordering::Relaxed) > 0);
+        // A copy asks for less until the ranged reader answers.
+        let mut buf = vec![0; 4096];
+        let copied = ranged.copy_into(10, &mut buf);
+        assert!((1..=256).contains(&copied));
+        assert_eq!(buf[..copied], bytes[10..10 + copied]);
     }
 }

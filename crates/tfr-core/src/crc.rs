@@ -21,6 +21,22 @@ pub fn masked_crc32c(bytes: &[u8]) -> u32 {
     mask(crc32c::crc32c(bytes))
 }
 
+/// A CRC32C computed piece by piece, for a payload read through a buffer smaller than it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunningCrc(u32);
+
+impl RunningCrc {
+    /// Adds the next piece.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0 = crc32c::crc32c_append(self.0, bytes);
+    }
+
+    /// The masked CRC of the pieces so far, as stored in a frame.
+    pub fn masked(&self) -> u32 {
+        mask(self.0)
+    }
+}
+
 /// The masked CRC32C of three buffers, computed together.
 ///
 /// One CRC over a short buffer waits on each step's result: the crc32 instruction takes three
@@ -99,6 +115,19 @@ mod interleaved {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crc_taken_piece_by_piece_is_the_crc_of_the_whole() {
+        let bytes: Vec<u8> = (0..5000u32).map(|i| (i * 31 % 256) as u8).collect();
+        for piece in [1, 7, 256, 4999, 5000] {
+            let mut running = RunningCrc::default();
+            for chunk in bytes.chunks(piece) {
+                running.update(chunk);
+            }
+            assert_eq!(running.masked(), masked_crc32c(&bytes), "pieces of {piece}");
+        }
+        assert_eq!(RunningCrc::default().masked(), masked_crc32c(b""));
+    }
 
     #[test]
     fn three_at_once_are_the_three_alone() {

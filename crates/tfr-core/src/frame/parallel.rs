@@ -12,11 +12,12 @@
 
 use super::{
     Candidate, FOOTER_LEN, FrameIndex, FrameStatus, HEADER_LEN, LengthCrcCache, examine, pack,
-    payload_crc_ok, payload_crcs_ok,
+    payload_crc_ok, payload_crcs_ok, read_length,
 };
 use crate::bytes::ByteSource;
+use crate::crc::RunningCrc;
 use crate::resync::ResyncBudget;
-use crate::span::FileRange;
+use crate::span::{FileOffset, FileRange};
 use rayon::prelude::*;
 
 /// Bytes per part.
@@ -82,11 +83,18 @@ impl FrameIndex {
         let len = self.file_len;
         let parts = len.div_ceil(part_bytes);
         // Where each part's frames start (the first at 0); `None` when no start was found in it.
+        // The search tries every offset of up to a megabyte: through the bytes as one slice
+        // when the source has them so, each try a read of twelve bytes without a call.
+        let whole = crate::bytes::whole(data);
+        let find = |from, to| match whole.len() as u64 == len {
+            true => find_start(whole, from, to),
+            false => find_start(data, from, to),
+        };
         let starts: Vec<Option<u64>> = (0..parts)
             .into_par_iter()
             .map(|p| match p {
                 0 => Some(0),
-                p => find_start(data, p * part_bytes, ((p + 1) * part_bytes).min(len)),
+                p => find(p * part_bytes, ((p + 1) * part_bytes).min(len)),
             })
             .collect();
         // Each part found walks to the next start found (or the end of the file).
@@ -123,11 +131,23 @@ impl FrameIndex {
 /// The first offset in `from..to` where a frame starts whose header and the headers of the
 /// [`SYNC_FRAMES`] - 1 frames after it are valid (or that reach the end of the file).
 ///
-/// At most [`START_SEARCH`] offsets are tried: each costs a header CRC, and inside a record of
-/// many megabytes no start is near. A part that finds none is walked by the part before it.
+/// At most [`START_SEARCH`] offsets are tried, and inside a record of many megabytes no start is
+/// near: a part that finds none is walked by the part before it. An offset whose eight bytes
+/// declare a frame longer than the rest of the file (nearly every offset inside a payload) is
+/// passed over without the header CRC that [`examine`] would compute.
 fn find_start<S: ByteSource + ?Sized>(data: &S, from: u64, to: u64) -> Option<u64> {
     let mut lengths = LengthCrcCache::new();
+    let fits = |candidate: u64| {
+        let room = data.len().saturating_sub(candidate);
+        let framing = HEADER_LEN + FOOTER_LEN;
+        room >= framing
+            && read_length(data, FileOffset(candidate))
+                .is_some_and(|length| length <= room - framing)
+    };
     (from..to.min(from.saturating_add(START_SEARCH))).find(|&candidate| {
+        if !fits(candidate) {
+            return false;
+        }
         let mut pos = candidate;
         for _ in 0..SYNC_FRAMES {
             if pos == data.len() {
@@ -161,6 +181,8 @@ struct Window {
 enum Seen {
     /// Whole in the window, header valid: it ends at `end`.
     Fits { end: u64 },
+    /// Header valid and in the window, but the frame is larger than any window.
+    Large { end: u64 },
     /// Not whole in the window.
     Outside,
     /// Its header is in the window and says the walk stops here (bad header, frame cut off).
@@ -182,6 +204,10 @@ impl Window {
         self.start + self.filled as u64
     }
 
+    fn holds(&self, at: u64) -> bool {
+        self.start <= at && at < self.end()
+    }
+
     /// Reads the window afresh from `at`; false when it was read from there already (reading
     /// again would not move it).
     fn fill<S: ByteSource + ?Sized>(&mut self, data: &S, at: u64) -> bool {
@@ -198,12 +224,17 @@ impl Window {
             }
             _ => 0,
         };
-        let more = match self.bytes.get_mut(kept..) {
-            Some(rest) => data.copy_into(at + kept as u64, rest),
-            None => 0,
-        };
+        // A source may serve less than asked (a bounded ranged read): ask until the window is
+        // full or nothing more comes.
+        let mut filled = kept;
+        while let Some(rest) = self.bytes.get_mut(filled..).filter(|rest| !rest.is_empty()) {
+            match data.copy_into(at + filled as u64, rest) {
+                0 => break,
+                more => filled += more,
+            }
+        }
         self.start = at;
-        self.filled = kept + more;
+        self.filled = filled;
         self.read = true;
         true
     }
@@ -214,9 +245,35 @@ impl Window {
         }
         match examine(self, at, lengths) {
             Candidate::Fits { end } if end <= self.end() => Seen::Fits { end },
+            Candidate::Fits { end } if end - at > WINDOW as u64 => Seen::Large { end },
             Candidate::Fits { .. } | Candidate::PartialHeader => Seen::Outside,
             Candidate::BadHeader | Candidate::Cut { .. } => Seen::Stop,
         }
+    }
+
+    /// Whether the payload CRC of the frame `[at, end)` (larger than the window, header valid)
+    /// matches, reading it a window at a time. False too when its bytes cannot all be read.
+    fn large_frame_ok<S: ByteSource + ?Sized>(&mut self, data: &S, at: u64, end: u64) -> bool {
+        let crc_start = end - FOOTER_LEN;
+        let mut crc = RunningCrc::default();
+        let mut pos = at + HEADER_LEN;
+        while pos < crc_start {
+            if !self.holds(pos) && !self.fill(data, pos) {
+                return false;
+            }
+            let piece = FileRange::new(FileOffset(pos), FileOffset(crc_start.min(self.end())));
+            match self.read(piece) {
+                Some(bytes) if !bytes.is_empty() => crc.update(bytes),
+                _ => return false,
+            }
+            pos = piece.end.0;
+        }
+        if crc_start.saturating_add(FOOTER_LEN) > self.end() {
+            self.fill(data, crc_start);
+        }
+        self.read(FileRange::new(FileOffset(crc_start), FileOffset(end)))
+            .and_then(|stored| stored.try_into().ok())
+            .is_some_and(|stored| crc.masked() == u32::from_le_bytes(stored))
     }
 }
 
@@ -235,27 +292,28 @@ impl ByteSource for Window {
 }
 
 /// Walks and verifies the frames from `start` until `target` (a frame start found by the next
-/// part, or the end of the file), stopping early at the first frame that is not intact or when
-/// the walk passes `target` without landing on it.
+/// part, or the end of the file), stopping early at the first frame that is not intact, at bytes
+/// that cannot be read, or when the walk passes `target` without landing on it.
 ///
-/// The bytes are read a window at a time ([`ByteSource::copy_into`]); a frame larger than the
-/// window is checked where `data` serves it. Either way a frame is judged by the same header and
-/// payload checks over the same bytes.
+/// The bytes are read a window at a time ([`ByteSource::copy_into`]), and every frame is judged
+/// by the same header and payload checks the sequential scan makes. Wherever this walk stops,
+/// the sequential scan takes over and judges the frame itself.
 fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walked {
     let mut lengths = LengthCrcCache::new();
     let mut window = Window::new(data.len());
     let mut entries = Vec::new();
     let mut payload_bytes = 0;
     let mut pos = start;
+    let mut accept = |at: u64, end: u64, entries: &mut Vec<u64>| {
+        entries.push(pack(at, FrameStatus::Intact, false));
+        payload_bytes += end - at - HEADER_LEN - FOOTER_LEN;
+    };
     'walk: while pos < target {
         // The next frames whose headers are valid and that fit, three at a time, so that their
         // payload CRCs are computed together.
         let mut frames = [(0u64, 0u64); 3];
         let mut found = 0;
         let mut at = pos;
-        // Whether the frames collected are checked where `data` serves them.
-        let mut large = false;
-        // Whether the walk stops after these frames (and not because the window ended).
         let mut stops = false;
         while found < frames.len() && at < target {
             match window.frame_at(at, &mut lengths) {
@@ -264,29 +322,25 @@ fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walke
                     found += 1;
                     at = end;
                 }
-                Seen::Stop => {
-                    stops = true;
-                    break;
-                }
                 // The frames found so far are checked first: moving the window drops them.
-                Seen::Outside if found > 0 => break,
+                Seen::Outside | Seen::Large { .. } if found > 0 => break,
                 Seen::Outside if window.fill(data, at) => {}
-                Seen::Outside => {
-                    // Larger than the window, or past what could be read.
-                    match examine(data, at, &mut lengths) {
-                        Candidate::Fits { end } => {
-                            frames[0] = (at, end);
-                            found = 1;
-                            large = true;
-                        }
-                        _ => stops = true,
+                Seen::Large { end } => {
+                    if !window.large_frame_ok(data, at, end) {
+                        break 'walk;
                     }
+                    accept(at, end, &mut entries);
+                    pos = end;
+                    continue 'walk;
+                }
+                // Outside even when read from here: the end of what could be read.
+                Seen::Outside | Seen::Stop => {
+                    stops = true;
                     break;
                 }
             }
         }
         let verdicts = match frames {
-            _ if large => frames.map(|(at, end)| payload_crc_ok(data, at, end)),
             [a, b, c] if found == 3 => payload_crcs_ok(&window, [a, b, c]),
             _ => frames.map(|(at, end)| payload_crc_ok(&window, at, end)),
         };
@@ -294,11 +348,10 @@ fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walke
             if !ok {
                 break 'walk;
             }
-            entries.push(pack(at, FrameStatus::Intact, false));
-            payload_bytes += end - at - HEADER_LEN - FOOTER_LEN;
+            accept(at, end, &mut entries);
             pos = end;
         }
-        if stops || found == 0 {
+        if stops {
             break;
         }
     }
@@ -407,6 +460,103 @@ mod tests {
                 Some(frame)
             );
         }
+    }
+
+    /// Bytes that serve at most `most` bytes a copy, and nothing after `calls` copies.
+    struct Stingy {
+        bytes: Vec<u8>,
+        most: usize,
+        calls: std::sync::atomic::AtomicUsize,
+    }
+
+    impl ByteSource for Stingy {
+        fn len(&self) -> u64 {
+            self.bytes.len() as u64
+        }
+
+        fn read(&self, range: FileRange) -> Option<&[u8]> {
+            range.slice(&self.bytes)
+        }
+
+        fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
+            let left = self
+                .calls
+                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+            if left == 0 {
+                self.calls.store(0, std::sync::atomic::Ordering::Relaxed);
+                return 0;
+            }
+            let most = buf.len().min(self.most);
+            crate::bytes::copy_read(&self.bytes, at, &mut buf[..most])
+        }
+    }
+
+    /// Frames of many sizes, some larger than the window.
+    fn mixed_file() -> Vec<u8> {
+        let mut data = Vec::new();
+        for i in 0..60 {
+            let size = [100, 5_000, WINDOW + 999, 250, 3 * WINDOW][i % 5] + i;
+            write_record(&vec![i as u8; size], &mut data).unwrap();
+        }
+        data
+    }
+
+    #[test]
+    fn short_reads_still_walk_every_frame_and_failed_reads_leave_the_rest_to_the_scan() {
+        let data = mixed_file();
+        let part = WINDOW as u64 * 3 + 5;
+        for (most, calls, walks_all) in [(1_000, usize::MAX, true), (WINDOW, 40, false)] {
+            let stingy = Stingy {
+                bytes: data.clone(),
+                most,
+                calls: calls.into(),
+            };
+            let mut parts_only = FrameIndex::with_budget(data.len() as u64, ResyncBudget::DEFAULT);
+            parts_only.scan_intact_parts(&stingy, part);
+            assert_eq!(parts_only.scanned() == data.len() as u64, walks_all);
+            assert!(parts_only.scanned() > 0);
+            stingy
+                .calls
+                .store(calls, std::sync::atomic::Ordering::Relaxed);
+            let index = FrameIndex::build_in_parts(&stingy, ResyncBudget::DEFAULT, Some(part));
+            same(&index, &FrameIndex::build(&data[..]), &data);
+            assert_eq!((index.len(), index.damaged_count()), (60, 0));
+        }
+    }
+
+    #[test]
+    fn a_part_starts_at_the_first_frame_from_where_it_looks() {
+        let data = mixed_file();
+        let starts: Vec<u64> = FrameIndex::build(&data[..])
+            .frames(&data[..])
+            .map(|f| f.offset.0)
+            .collect();
+        let len = data.len() as u64;
+        // From inside every frame, and from each start itself (the last frame ends the file).
+        for (i, &start) in starts.iter().enumerate() {
+            let next = starts.get(i + 1).copied();
+            assert_eq!(find_start(&data[..], start, len), Some(start));
+            if let Some(next) = next.filter(|n| n - start <= START_SEARCH) {
+                assert_eq!(find_start(&data[..], start + 1, len), Some(next));
+            }
+        }
+        assert_eq!(find_start(&data[..], len - 3, len), None);
+    }
+
+    #[test]
+    fn a_mapped_file_is_walked_by_reading_it() {
+        use crate::source::{ReadOptions, Source};
+        let data = mixed_file();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mixed.tfrecord");
+        std::fs::write(&path, &data).unwrap();
+        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
+        let mut parts_only = FrameIndex::with_budget(data.len() as u64, ResyncBudget::DEFAULT);
+        parts_only.scan_intact_parts(&source, WINDOW as u64 * 3 + 5);
+        assert_eq!(parts_only.scanned(), data.len() as u64);
+        let index = FrameIndex::build_in_parts(&source, ResyncBudget::DEFAULT, Some(1 << 20));
+        same(&index, &FrameIndex::build(&data[..]), &data);
+        assert!(!source.faulted());
     }
 
     #[test]

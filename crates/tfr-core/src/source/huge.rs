@@ -2,66 +2,100 @@
 
 use std::mem::MaybeUninit;
 
-/// Below this a buffer is not worth the call: a huge page is 2 MiB.
-const WORTH_ASKING: usize = 4 << 20;
+/// A transparent huge page: only whole, aligned ones inside a buffer can back it.
+const HUGE_PAGE: usize = 2 << 20;
 
 /// Asks the kernel to back `buffer` with huge pages where it can. The index of a file of
 /// millions of small frames is tens of megabytes written at once, on one thread: with 4 KiB pages
 /// that is a fault for every 512 entries, with huge pages one for every 262,144. A hint only:
-/// nothing changes where it is not honoured, and the contents are not touched.
-pub fn prefer_huge_pages<T>(buffer: &mut [MaybeUninit<T>]) {
+/// nothing changes where it is not honoured, and the contents are not touched. Returns whether
+/// the kernel took the hint (false for a buffer holding no whole huge page).
+pub fn prefer_huge_pages<T>(buffer: &mut [MaybeUninit<T>]) -> bool {
     let bytes = std::mem::size_of_val(buffer);
-    if bytes < WORTH_ASKING {
-        return;
+    match whole_huge_pages(buffer.as_mut_ptr().cast::<u8>() as usize, bytes) {
+        Some((start, len)) => advise(start, len),
+        None => false,
     }
-    advise(buffer.as_mut_ptr().cast::<u8>() as usize, bytes);
 }
 
-/// The whole 4 KiB pages inside `bytes` bytes at `address` (madvise takes whole pages), as
-/// start and length.
-fn whole_pages(address: usize, bytes: usize) -> Option<(usize, usize)> {
-    const PAGE: usize = 4096;
-    let start = address.checked_next_multiple_of(PAGE)?;
-    let end = address.checked_add(bytes)? / PAGE * PAGE;
-    (end > start).then_some((start, end - start))
+/// The whole, aligned huge pages inside `bytes` bytes at `address`, as start and length.
+fn whole_huge_pages(address: usize, bytes: usize) -> Option<(usize, usize)> {
+    let start = address.checked_next_multiple_of(HUGE_PAGE)?;
+    let end = address.checked_add(bytes)? / HUGE_PAGE * HUGE_PAGE;
+    Some((start, end.checked_sub(start).filter(|len| *len > 0)?))
 }
 
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-fn advise(address: usize, bytes: usize) {
-    if let Some((start, len)) = whole_pages(address, bytes) {
-        // SAFETY: the range lies inside memory this process owns (the buffer), and
-        // MADV_HUGEPAGE changes only how the kernel backs it, never what it holds. A failure
-        // (huge pages switched off) leaves everything as it was.
-        unsafe {
-            libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-        }
-    }
+fn advise(start: usize, len: usize) -> bool {
+    // SAFETY: the range lies inside memory this process owns (the caller's buffer), and
+    // MADV_HUGEPAGE changes only how the kernel backs it, never what it holds. A failure (a
+    // kernel without huge pages) leaves everything as it was.
+    unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE) == 0 }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise(_address: usize, _bytes: usize) {}
+fn advise(_start: usize, _len: usize) -> bool {
+    false
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn only_whole_pages_inside_the_buffer_are_advised() {
-        assert_eq!(whole_pages(4096, 8192), Some((4096, 8192)));
-        assert_eq!(whole_pages(4097, 8192), Some((8192, 4096)));
-        assert_eq!(whole_pages(16, 4096 * 3), Some((4096, 8192)));
-        assert_eq!(whole_pages(100, 4000), None);
-        assert_eq!(whole_pages(usize::MAX - 10, 100), None);
+    fn only_whole_aligned_huge_pages_inside_the_buffer_are_advised() {
+        let huge = HUGE_PAGE;
+        assert_eq!(whole_huge_pages(huge, 2 * huge), Some((huge, 2 * huge)));
+        assert_eq!(whole_huge_pages(huge + 1, 2 * huge), Some((2 * huge, huge)));
+        assert_eq!(whole_huge_pages(16, 3 * huge), Some((huge, 2 * huge)));
+        assert_eq!(whole_huge_pages(100, huge), None);
+        assert_eq!(whole_huge_pages(usize::MAX - 10, 100), None);
+        let mut small: Vec<u64> = Vec::with_capacity(1000);
+        assert!(!prefer_huge_pages(small.spare_capacity_mut()));
     }
 
+    /// Where the kernel has transparent huge pages, the advised range is marked for them (`hg`
+    /// in its VmFlags) and the buffer keeps what it holds.
+    #[cfg(target_os = "linux")]
     #[test]
-    fn a_buffer_asked_for_huge_pages_keeps_what_it_holds() {
+    fn the_kernel_marks_the_buffer_for_huge_pages() {
         let mut buffer: Vec<u64> = (0..10).collect();
-        buffer.reserve(1 << 20);
-        prefer_huge_pages(buffer.spare_capacity_mut());
+        buffer.reserve(4 << 20);
+        let taken = prefer_huge_pages(buffer.spare_capacity_mut());
+        if std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists() {
+            assert!(taken);
+            let at = buffer.as_ptr() as usize + 3 * HUGE_PAGE;
+            assert!(vm_flags_at(at).contains(&"hg".to_string()));
+        }
         assert_eq!(buffer, (0..10).collect::<Vec<u64>>());
-        buffer.extend(10..(1 << 20));
-        assert_eq!(buffer[(1 << 20) - 1], (1 << 20) - 1);
+    }
+
+    /// The VmFlags of the mapping holding `address`, from /proc/self/smaps.
+    #[cfg(target_os = "linux")]
+    fn vm_flags_at(address: usize) -> Vec<String> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut inside = false;
+        for line in smaps.lines() {
+            let range = line
+                .split_whitespace()
+                .next()
+                .and_then(|r| r.split_once('-'));
+            if let Some((start, end)) = range {
+                if let (Ok(start), Ok(end)) = (
+                    usize::from_str_radix(start, 16),
+                    usize::from_str_radix(end, 16),
+                ) {
+                    inside = start <= address && address < end;
+                    continue;
+                }
+            }
+            if let Some(flags) = line.strip_prefix("VmFlags:") {
+                if inside {
+                    return flags.split_whitespace().map(str::to_string).collect();
+                }
+            }
+        }
+        Vec::new()
     }
 }

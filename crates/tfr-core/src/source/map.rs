@@ -30,7 +30,8 @@ pub struct Mapping {
     // are unmapped, or the handler could map zeros over whatever reuses the addresses.
     guard: Option<Guard>,
     map: memmap2::Mmap,
-    /// The mapped file, for [`ByteSource::copy_into`] (`None` when it could not be shared).
+    /// The mapped file, kept to answer [`ByteSource::copy_into`] by reading it, when the map is
+    /// its only holder (a spilled stream's file; a regular file is read through its source).
     file: Option<File>,
 }
 
@@ -38,8 +39,13 @@ impl Mapping {
     /// Maps `file` read-only and registers the map with the guard; refused when the guard has
     /// no room for it.
     pub fn new(file: &File) -> std::io::Result<Mapping> {
-        let mut mapping = guarded(map_read_only(file)?)?;
-        mapping.file = file.try_clone().ok();
+        guarded(map_read_only(file)?)
+    }
+
+    /// [`Mapping::new`], keeping `file` to read from.
+    pub fn owning(file: File) -> std::io::Result<Mapping> {
+        let mut mapping = Mapping::new(&file)?;
+        mapping.file = Some(file);
         Ok(mapping)
     }
 }
@@ -53,18 +59,29 @@ impl ByteSource for Mapping {
         range.slice(&self.map)
     }
 
-    /// Reads the file rather than the map: one pass over every byte through the map faults in a
-    /// page table entry per page and tears them all down at the end, which costs more than
-    /// copying the bytes out of the page cache into a buffer the reader keeps in its cache. A
-    /// file cut short underneath gives a short read here instead of zeros.
-    #[cfg(unix)]
     fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
+        self.file
+            .as_ref()
+            .and_then(|file| read_at(file, self.len(), at, buf))
+            .unwrap_or_else(|| crate::bytes::copy_read(self, at, buf))
+    }
+
+    fn faulted(&self) -> bool {
+        self.guard.as_ref().is_some_and(Guard::faulted)
+    }
+}
+
+/// Reads the bytes of `file` from `at` into `buf`, no further than `len` (the mapped length: bytes
+/// a growing file gained since are not the source's), and returns how many; `None` where files
+/// cannot be read at an offset. One pass over every byte through a map faults in a page-table
+/// entry per page and tears them all down at the end, which costs more than copying the bytes
+/// out of the page cache into a buffer the reader keeps in its cache. A file cut short
+/// underneath gives a short read here instead of zeros.
+pub(super) fn read_at(file: &File, len: u64, at: u64, buf: &mut [u8]) -> Option<usize> {
+    #[cfg(unix)]
+    {
         use std::os::unix::fs::FileExt;
-        let Some(file) = &self.file else {
-            return crate::bytes::copy_read(self, at, buf);
-        };
-        // Only the mapped length: bytes a growing file gained since are not the source's.
-        let wanted = self.len().saturating_sub(at).min(buf.len() as u64) as usize;
+        let wanted = len.saturating_sub(at).min(buf.len() as u64) as usize;
         let mut done = 0;
         while let Some(rest) = buf.get_mut(done..wanted).filter(|rest| !rest.is_empty()) {
             match file.read_at(rest, at + done as u64) {
@@ -74,11 +91,12 @@ impl ByteSource for Mapping {
                 Err(_) => break,
             }
         }
-        done
+        Some(done)
     }
-
-    fn faulted(&self) -> bool {
-        self.guard.as_ref().is_some_and(Guard::faulted)
+    #[cfg(not(unix))]
+    {
+        let _ = (file, len, at, buf);
+        None
     }
 }
 

@@ -11,8 +11,8 @@
 //! cut short underneath us reads as zeros instead of killing the process with SIGBUS;
 //! [`Source::check_unchanged`] says whether that happened before anything computed from those
 //! bytes is shown. A mapped file also answers [`ByteSource::copy_into`] by reading the file,
-//! for walks over every byte. This module holds the crate's only `unsafe` code (with
-//! [`prefer_huge_pages`], a hint for large buffers).
+//! for walks over every byte. The `unsafe` code this needs (mapping, the guard, and
+//! [`prefer_huge_pages`], a hint for large buffers) is all here.
 
 #[cfg(unix)]
 mod guard;
@@ -185,8 +185,13 @@ impl ByteSource for Source {
         self.bytes.read(range)
     }
 
+    /// For a mapped file, a read of the file it keeps open (see [`map::read_at`]).
     fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
-        self.bytes.copy_into(at, buf)
+        self.origin
+            .as_ref()
+            .filter(|origin| origin.mapped)
+            .and_then(|origin| map::read_at(&origin.file, self.len(), at, buf))
+            .unwrap_or_else(|| self.bytes.copy_into(at, buf))
     }
 
     /// Whether a read of the mapped bytes went past the end of the file and saw zeros.
