@@ -22,9 +22,10 @@ pub trait ByteSource: Send + Sync {
     }
 
     /// Copies the bytes from `at` into `buf`, as many as fit and the stream has, and returns how
-    /// many. A walk over every byte (`verify`) reads through this into a small buffer: a map
-    /// answers it by reading the file (see [`crate::source`]), which costs less than faulting in
-    /// and later unmapping every page; other sources copy what [`ByteSource::read`] serves.
+    /// many (fewer than asked is allowed: ask again for the rest). A walk over every byte
+    /// (`verify`) reads through this into a small buffer: a mapped file's source answers it by
+    /// reading the file (see [`crate::source`]), which costs less than faulting in and later
+    /// unmapping every page; other sources copy what [`ByteSource::read`] serves.
     fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
         copy_read(self, at, buf)
     }

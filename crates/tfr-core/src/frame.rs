@@ -266,6 +266,13 @@ impl LengthCrcCache {
     }
 }
 
+/// Where a frame at `pos` whose header declares `length` ends (`None` past `u64::MAX`).
+fn frame_end(pos: u64, length: u64) -> Option<u64> {
+    pos.checked_add(HEADER_LEN)?
+        .checked_add(length)?
+        .checked_add(FOOTER_LEN)
+}
+
 fn examine<S: ByteSource + ?Sized>(data: &S, pos: u64, crcs: &mut LengthCrcCache) -> Candidate {
     let header = FileRange::at(FileOffset(pos), HEADER_LEN).and_then(|r| data.read(r));
     let Some((length, stored_crc)) = header.and_then(|h| {
@@ -278,10 +285,7 @@ fn examine<S: ByteSource + ?Sized>(data: &S, pos: u64, crcs: &mut LengthCrcCache
         return Candidate::BadHeader;
     }
     let file_len = data.len();
-    let end = (pos + HEADER_LEN)
-        .checked_add(length)
-        .and_then(|e| e.checked_add(FOOTER_LEN));
-    match end {
+    match frame_end(pos, length) {
         Some(end) if end <= file_len => Candidate::Fits { end },
         _ if length > file_len => Candidate::Cut {
             status: FrameStatus::LengthExceedsFile,

@@ -11,8 +11,8 @@
 //! sequential scan indexes it, so the index is the same either way.
 
 use super::{
-    Candidate, FOOTER_LEN, FrameIndex, FrameStatus, HEADER_LEN, LengthCrcCache, examine, pack,
-    payload_crc_ok, payload_crcs_ok, read_length,
+    Candidate, FOOTER_LEN, FrameIndex, FrameStatus, HEADER_LEN, LengthCrcCache, examine, frame_end,
+    pack, payload_crc_ok, payload_crcs_ok, read_length,
 };
 use crate::bytes::ByteSource;
 use crate::crc::RunningCrc;
@@ -138,11 +138,9 @@ impl FrameIndex {
 fn find_start<S: ByteSource + ?Sized>(data: &S, from: u64, to: u64) -> Option<u64> {
     let mut lengths = LengthCrcCache::new();
     let fits = |candidate: u64| {
-        let room = data.len().saturating_sub(candidate);
-        let framing = HEADER_LEN + FOOTER_LEN;
-        room >= framing
-            && read_length(data, FileOffset(candidate))
-                .is_some_and(|length| length <= room - framing)
+        read_length(data, FileOffset(candidate))
+            .and_then(|length| frame_end(candidate, length))
+            .is_some_and(|end| end <= data.len())
     };
     (from..to.min(from.saturating_add(START_SEARCH))).find(|&candidate| {
         if !fits(candidate) {
@@ -462,11 +460,11 @@ mod tests {
         }
     }
 
-    /// Bytes that serve at most `most` bytes a copy, and nothing after `calls` copies.
+    /// Bytes that serve at most `most` bytes a copy, and none from `cut` on.
     struct Stingy {
         bytes: Vec<u8>,
         most: usize,
-        calls: std::sync::atomic::AtomicUsize,
+        cut: u64,
     }
 
     impl ByteSource for Stingy {
@@ -479,24 +477,20 @@ mod tests {
         }
 
         fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
-            let left = self
-                .calls
-                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-            if left == 0 {
-                self.calls.store(0, std::sync::atomic::Ordering::Relaxed);
-                return 0;
-            }
             let most = buf.len().min(self.most);
-            crate::bytes::copy_read(&self.bytes, at, &mut buf[..most])
+            let served = crate::bytes::copy_read(&self.bytes, at, &mut buf[..most]);
+            served.min(self.cut.saturating_sub(at) as usize)
         }
     }
 
-    /// Frames of many sizes, some larger than the window.
+    /// Frames of many sizes, some larger than the window, of bytes that differ along each
+    /// payload (so that a CRC taken piece by piece depends on the order of the pieces).
     fn mixed_file() -> Vec<u8> {
         let mut data = Vec::new();
         for i in 0..60 {
             let size = [100, 5_000, WINDOW + 999, 250, 3 * WINDOW][i % 5] + i;
-            write_record(&vec![i as u8; size], &mut data).unwrap();
+            let payload: Vec<u8> = (0..size).map(|j| ((j * 31 + i) % 251) as u8).collect();
+            write_record(&payload, &mut data).unwrap();
         }
         data
     }
@@ -504,23 +498,70 @@ mod tests {
     #[test]
     fn short_reads_still_walk_every_frame_and_failed_reads_leave_the_rest_to_the_scan() {
         let data = mixed_file();
+        let len = data.len() as u64;
         let part = WINDOW as u64 * 3 + 5;
-        for (most, calls, walks_all) in [(1_000, usize::MAX, true), (WINDOW, 40, false)] {
+        for (most, cut) in [(1_000, u64::MAX), (WINDOW, len / 2)] {
             let stingy = Stingy {
                 bytes: data.clone(),
                 most,
-                calls: calls.into(),
+                cut,
             };
-            let mut parts_only = FrameIndex::with_budget(data.len() as u64, ResyncBudget::DEFAULT);
+            let mut parts_only = FrameIndex::with_budget(len, ResyncBudget::DEFAULT);
             parts_only.scan_intact_parts(&stingy, part);
-            assert_eq!(parts_only.scanned() == data.len() as u64, walks_all);
-            assert!(parts_only.scanned() > 0);
-            stingy
-                .calls
-                .store(calls, std::sync::atomic::Ordering::Relaxed);
+            if cut >= len {
+                assert_eq!(
+                    parts_only.scanned(),
+                    len,
+                    "every frame walked in short reads"
+                );
+            } else {
+                assert!(
+                    (part..=cut).contains(&parts_only.scanned()),
+                    "stopped at the cut"
+                );
+            }
             let index = FrameIndex::build_in_parts(&stingy, ResyncBudget::DEFAULT, Some(part));
             same(&index, &FrameIndex::build(&data[..]), &data);
             assert_eq!((index.len(), index.damaged_count()), (60, 0));
+        }
+    }
+
+    #[test]
+    fn damage_inside_a_frame_larger_than_the_window_is_found() {
+        let data = mixed_file();
+        let index = FrameIndex::build(&data[..]);
+        let large = index.frames(&data[..]).nth(2).unwrap();
+        assert!(large.declared_length.unwrap() > WINDOW as u64);
+        // A byte in the middle of the payload's first window, and in its last, partial one.
+        for at in [WINDOW / 2, WINDOW + 7, WINDOW + 900] {
+            let mut broken = data.clone();
+            broken[large.offset.0 as usize + 12 + at] ^= 0x10;
+            let parallel =
+                FrameIndex::build_in_parts(&broken[..], ResyncBudget::DEFAULT, Some(1 << 20));
+            same(&parallel, &FrameIndex::build(&broken[..]), &broken);
+            let damaged = parallel.damaged_frames(&broken[..]).next().map(|f| f.index);
+            assert_eq!(damaged, Some(2));
+        }
+    }
+
+    #[test]
+    fn a_stored_crc_that_straddles_the_window_end_is_read_whole() {
+        // Read from the frame's start, the payload fills two windows but for the stored CRC's
+        // first two bytes, which end the second window.
+        let payload: Vec<u8> = (0..2 * WINDOW - 14).map(|j| (j % 253) as u8).collect();
+        let mut data = Vec::new();
+        write_record(&payload, &mut data).unwrap();
+        let end = data.len() as u64;
+        let judge = |data: &[u8]| {
+            let mut window = Window::new(end);
+            window.fill(data, 0);
+            window.large_frame_ok(data, 0, end)
+        };
+        assert!(judge(&data));
+        for place in [data.len() - 1, data.len() - 4, WINDOW + 5] {
+            let mut broken = data.clone();
+            broken[place] ^= 1;
+            assert!(!judge(&broken), "byte {place} changed");
         }
     }
 
