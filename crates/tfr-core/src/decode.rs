@@ -634,6 +634,20 @@ impl<'a> Iterator for Scalars<'a, '_> {
 
     #[inline]
     fn next(&mut self) -> Option<Scalar<'a>> {
+        // The next element of the packed run being read, the usual case, small enough to be
+        // inlined into the loops that print numbers; the rest of the work is out of line.
+        if let Some((_, raw)) = self.packed.as_mut().and_then(Iterator::next) {
+            if let Some(scalar) = kept_scalar(self.parsed, self.kind, raw) {
+                return Some(scalar);
+            }
+        }
+        self.next_occurrence()
+    }
+}
+
+impl<'a> Scalars<'a, '_> {
+    #[inline(never)]
+    fn next_occurrence(&mut self) -> Option<Scalar<'a>> {
         let parsed = self.parsed;
         loop {
             if let Some(elements) = &mut self.packed {
