@@ -330,7 +330,10 @@ impl<'a> MessageView<'a> {
             }
             fields.push(values);
         }
-        fields.retain(|f| f.last_set().is_some());
+        // Usually every field is set: then there is nothing to take out.
+        if fields.iter().any(|f| f.last_set().is_none()) {
+            fields.retain(|f| f.last_set().is_some());
+        }
         Some(fields)
     }
 
