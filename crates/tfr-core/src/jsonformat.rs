@@ -81,8 +81,7 @@ pub fn write_message(message: &MessageView<'_>, out: &mut String) {
         if i > 0 {
             out.push_str(", ");
         }
-        json_string(&field.info().json_name, out);
-        out.push_str(": ");
+        out.push_str(&field.info().json_member);
         write_field(field, out);
     }
     out.push('}');

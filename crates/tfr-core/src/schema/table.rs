@@ -115,6 +115,9 @@ pub struct Field {
     /// The name text format prints: the group's type name for a group, else the field name.
     pub text_name: Box<str>,
     pub json_name: Box<str>,
+    /// `json_name` as a JSON member name: quoted, escaped and followed by `: `, as every record's
+    /// JSON writes it.
+    pub json_member: Box<str>,
     pub kind: Kind,
     pub cardinality: Cardinality,
     /// A repeated scalar number, which may arrive as a packed run.
@@ -127,6 +130,14 @@ pub struct Field {
     /// names with `--field-type`): that message. Text and JSON still print the bytes, as
     /// protobuf does; the readable views decode them.
     pub embedded: Option<MessageId>,
+}
+
+/// A JSON member name for `name`, with the separator that follows it.
+pub fn json_member(name: &str) -> Box<str> {
+    let mut member = String::new();
+    crate::pyfmt::json_string(name, &mut member);
+    member.push_str(": ");
+    member.into()
 }
 
 impl Field {
@@ -381,6 +392,7 @@ impl Table {
             name: field.name().into(),
             text_name,
             json_name: field.json_name().into(),
+            json_member: json_member(field.json_name()),
             kind,
             cardinality,
             packable: field.is_list()
@@ -529,6 +541,12 @@ impl Table {
 mod tests {
     use super::*;
     use crate::schema::Schema;
+
+    #[test]
+    fn a_json_member_name_is_quoted_escaped_and_followed_by_its_separator() {
+        assert_eq!(&*json_member("int64List"), "\"int64List\": ");
+        assert_eq!(&*json_member("a\"b\\c\u{1}"), "\"a\\\"b\\\\c\\u0001\": ");
+    }
 
     #[test]
     fn the_walks_lookup_agrees_with_the_fields() {
