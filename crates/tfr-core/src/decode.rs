@@ -352,7 +352,7 @@ static NO_FIELD: LazyLock<Field> = LazyLock::new(|| Field {
     name: "".into(),
     text_name: "".into(),
     json_name: "".into(),
-    json_member: "\"\": ".into(),
+    json_member: crate::schema::table::json_member(""),
     kind: Kind::Bytes,
     cardinality: Cardinality::Explicit,
     packable: false,

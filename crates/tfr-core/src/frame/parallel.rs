@@ -86,9 +86,12 @@ impl FrameIndex {
         // The search tries every offset of up to a megabyte: through the bytes as one slice
         // when the source has them so, each try a read of twelve bytes without a call.
         let whole = crate::bytes::whole(data);
-        let find = |from, to| match whole.len() as u64 == len {
-            true => find_start(whole, from, to),
-            false => find_start(data, from, to),
+        let find = |from, to| {
+            if whole.len() as u64 == len {
+                find_start(whole, from, to)
+            } else {
+                find_start(data, from, to)
+            }
         };
         let starts: Vec<Option<u64>> = (0..parts)
             .into_par_iter()
@@ -266,7 +269,7 @@ impl Window {
             }
             pos = piece.end.0;
         }
-        if crc_start.saturating_add(FOOTER_LEN) > self.end() {
+        if end > self.end() {
             self.fill(data, crc_start);
         }
         self.read(FileRange::new(FileOffset(crc_start), FileOffset(end)))

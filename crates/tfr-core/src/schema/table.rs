@@ -133,7 +133,7 @@ pub struct Field {
 }
 
 /// A JSON member name for `name`, with the separator that follows it.
-pub fn json_member(name: &str) -> Box<str> {
+pub(crate) fn json_member(name: &str) -> Box<str> {
     let mut member = String::new();
     crate::pyfmt::json_string(name, &mut member);
     member.push_str(": ");
