@@ -11,7 +11,7 @@ use super::{
     HAS_ERROR, MAX_DEPTH, MAX_TAG_OR_LENGTH_BYTES, NONE, Node, NodeKind, ROOT, WireError,
     WireErrorKind, WireTree, WireType, read_element, read_varint,
 };
-use crate::schema::table::{Kind, MessageId, Table};
+use crate::schema::table::{Field, Kind, MessageId, Table};
 use crate::span::Span;
 
 /// Lets another thread follow a long walk and stop it.
@@ -235,6 +235,8 @@ impl Walker<'_> {
                 };
             }
             let field = message.and_then(|m| self.table.field_accepting(m, number, wire_type));
+            // Looked up once here: the value's reading and a packed run's check both need it.
+            let info = field.and_then(|f| self.table.field(f));
             let head = Node {
                 start: tag_start as u32,
                 end: after_tag as u32,
@@ -247,15 +249,19 @@ impl Walker<'_> {
                 extra_len: 0,
                 flags: 0,
             };
-            match self.value(head, after_tag, end, wire_type, depth) {
+            match self.value(head, info, after_tag, end, wire_type, depth) {
                 Ok((Read::Leaf(kind, value_end, prefix), _)) => {
+                    // A leaf has no subtree: its end is the next index, known before the push.
                     let at = self.push(Node {
                         end: value_end as u32,
+                        next: self.nodes.len() as u32 + 1,
                         kind,
                         extra_len: prefix,
                         ..head
                     });
-                    self.close_leaf(at, number, kind);
+                    if kind == NodeKind::Packed {
+                        self.check_packed(at, number, info);
+                    }
                     pos = value_end;
                 }
                 Ok((Read::Pushed, next)) => pos = next,
@@ -272,21 +278,13 @@ impl Walker<'_> {
         }
     }
 
-    /// Sets a leaf's subtree end and checks a packed run's elements.
-    fn close_leaf(&mut self, at: usize, number: u32, kind: NodeKind) {
-        let next = self.nodes.len() as u32;
-        let Some(node) = self.nodes.get_mut(at) else {
+    /// Checks that packed run `at` of field `info` holds whole elements.
+    fn check_packed(&mut self, at: usize, number: u32, info: Option<&Field>) {
+        let Some(node) = self.nodes.get(at) else {
             return;
         };
-        node.next = next;
-        if kind != NodeKind::Packed {
-            return;
-        }
         let data = node.data_span();
-        let width = node
-            .field()
-            .and_then(|f| self.table.field(f))
-            .and_then(|f| f.kind.fixed_width());
+        let width = info.and_then(|f| f.kind.fixed_width());
         let pos = match width {
             // Whole elements fit up to the last multiple of the width.
             Some(width) => data.start + data.len() / width * width,
@@ -311,6 +309,7 @@ impl Walker<'_> {
     fn value(
         &mut self,
         head: Node,
+        info: Option<&Field>,
         pos: usize,
         end: usize,
         wire_type: WireType,
@@ -339,7 +338,7 @@ impl Walker<'_> {
             WireType::I32 => fixed(NodeKind::Fixed32),
             WireType::EndGroup => Err(WireErrorKind::UnexpectedEndGroup { field: number }),
             WireType::StartGroup => {
-                let group_type = head.field().and_then(|f| self.table.message_of(f));
+                let group_type = info.and_then(|f| f.kind.message());
                 let at = self.push(Node {
                     kind: NodeKind::Group,
                     ..head
@@ -378,13 +377,22 @@ impl Walker<'_> {
                 }
                 let data = Span::new(data_start, data_start + length as usize);
                 let prefix = (data_start - pos) as u8;
-                Ok((self.length_delimited(head, prefix, data, depth), data.end))
+                Ok((
+                    self.length_delimited(head, info, prefix, data, depth),
+                    data.end,
+                ))
             }
         }
     }
 
-    fn length_delimited(&mut self, head: Node, prefix: u8, data: Span, depth: usize) -> Read {
-        let info = head.field().and_then(|f| self.table.field(f));
+    fn length_delimited(
+        &mut self,
+        head: Node,
+        info: Option<&Field>,
+        prefix: u8,
+        data: Span,
+        depth: usize,
+    ) -> Read {
         let leaf = |kind| Read::Leaf(kind, data.end, prefix);
         match info.map(|f| (f.kind, f.packable)) {
             Some((Kind::Message(message), _)) => {
