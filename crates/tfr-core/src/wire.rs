@@ -740,6 +740,33 @@ mod tests {
     }
 
     #[test]
+    fn a_tag_above_32_bits_is_too_large_unless_it_is_first_too_long() {
+        let table = Table::default();
+        let error = |bytes: &[u8]| walk(bytes, &table, None).error_of(ROOT).cloned();
+        // 2^32 + 8 (field 2^29 + 1, varint) in five bytes: short enough, too large.
+        let large = [0x88, 0x80, 0x80, 0x80, 0x10, 0x00];
+        assert_eq!(
+            error(&large),
+            Some(WireError {
+                at: 0,
+                kind: WireErrorKind::TagTooLarge
+            })
+        );
+        // The same value padded to six bytes is refused for its length first.
+        let long_and_large = [0x88, 0x80, 0x80, 0x80, 0x90, 0x00, 0x00];
+        assert_eq!(
+            error(&long_and_large),
+            Some(WireError {
+                at: 0,
+                kind: WireErrorKind::TagTooLong
+            })
+        );
+        // A one-byte tag after a multi-byte one is read as usual.
+        let mixed = [0x80, 0x01, 0x01, 0x08, 0x07];
+        assert!(walk(&mixed, &table, None).is_clean());
+    }
+
+    #[test]
     fn groups_and_stray_end_groups() {
         let table = Table::default();
         let group = [0x0b, 0x10, 0x01, 0x0c, 0x18, 0x02];

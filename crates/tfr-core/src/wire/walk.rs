@@ -196,16 +196,20 @@ impl Walker<'_> {
                 };
             }
             let tag_start = pos;
-            let (tag, after_tag) = match read_varint(self.bytes, pos, end) {
-                Ok(v) => v,
-                Err(kind) => return stop(tag_start, kind),
+            // Fields 1 to 15 have one-byte tags, which can be neither too long nor too large.
+            let (tag, after_tag) = match self.bytes.get(pos) {
+                Some(&byte) if byte < 0x80 => (u64::from(byte), pos + 1),
+                _ => match read_varint(self.bytes, pos, end) {
+                    Ok((_, after)) if after - tag_start > MAX_TAG_OR_LENGTH_BYTES => {
+                        return stop(tag_start, WireErrorKind::TagTooLong);
+                    }
+                    Ok((tag, _)) if tag > u64::from(u32::MAX) => {
+                        return stop(tag_start, WireErrorKind::TagTooLarge);
+                    }
+                    Ok(v) => v,
+                    Err(kind) => return stop(tag_start, kind),
+                },
             };
-            if after_tag - tag_start > MAX_TAG_OR_LENGTH_BYTES {
-                return stop(tag_start, WireErrorKind::TagTooLong);
-            }
-            if tag > u64::from(u32::MAX) {
-                return stop(tag_start, WireErrorKind::TagTooLarge);
-            }
             let number = (tag >> 3) as u32;
             let Some(wire_type) = WireType::from_bits(tag & 7) else {
                 return stop(tag_start, WireErrorKind::InvalidWireType((tag & 7) as u8));
