@@ -125,6 +125,19 @@ pub fn render_in_order<M: Send>(
     };
     next += ready.frames.len();
     ready.render(input, &workers, &render);
+    if end.is_none() && !ready.frames.is_empty() {
+        // The whole file will be read: its first records are written at once, then the rest is
+        // indexed on every core in one pass, instead of batch by batch on this thread while the
+        // pool waits for the next batch's frames.
+        if let Err(e) = input.check_unchanged() {
+            return Ok(Outcome::Changed(e));
+        }
+        ready.emit(input, &mut emit)?;
+        input.index_rest();
+        ready.frames = input.batch(next, end, BATCH);
+        next += ready.frames.len();
+        ready.render(input, &workers, &render);
+    }
     let mut spare: Batch<M> = Batch {
         frames: Vec::new(),
         chunks: Vec::new(),

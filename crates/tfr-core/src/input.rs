@@ -6,15 +6,18 @@ use std::sync::OnceLock;
 
 use crate::error::Error;
 use crate::frame::{Frame, FrameIndex};
-use crate::payload::Decoder;
+use crate::payload::{Decoder, LEARN_PAYLOADS, learns_from};
 use crate::source::{ReadOptions, Source};
 
 /// How many bytes the index scans between checks for the frame a command waits for.
 const SCAN_STEP: u64 = 16 << 20;
 /// Bytes of frames decoded in one batch before it is printed.
 const BATCH_BYTES: u64 = 8 << 20;
-/// Payloads sampled to learn a file's usual kind.
+/// Frames opening makes final (those and the one after them), as a command showing the first
+/// frames needs them.
 const LEARN_SAMPLE: usize = 16;
+/// How many bytes opening scans between checks for the sample's payloads.
+const LEARN_STEP: u64 = 1 << 20;
 
 /// An opened input file, indexed lazily: a command that needs frame N scans only up to it, so
 /// output starts at once even on a shard of many gigabytes. Nothing is decoded until a command
@@ -61,8 +64,7 @@ impl Input {
             learned: OnceLock::new(),
             sampled: 0,
         };
-        input.settle(LEARN_SAMPLE);
-        input.sampled = input.index.len();
+        input.index_sample();
         Ok(input)
     }
 
@@ -116,11 +118,52 @@ impl Input {
         crate::escape::path_for_terminal(self.source.path())
     }
 
+    /// Indexes the frames the decoder learns from ([`Decoder::learn`]'s payloads) and makes the
+    /// first [`LEARN_SAMPLE`] frames final, scanning a megabyte at a time: a command that reads
+    /// the whole file indexes the rest on every core ([`Input::index_rest`]), and one that shows
+    /// a few frames needs no more. Without enough payloads to learn from, it scans as far as
+    /// [`Input::settle`] would, step by step, so that the sample is always the same frames.
+    fn index_sample(&mut self) {
+        let mut learnable = 0;
+        let mut counted = 0;
+        // Where the settle step under way ends.
+        let mut step_end = 0;
+        while !self.index.is_complete() {
+            let data = self.source.bytes();
+            let frames = self.index.frames(data).skip(counted);
+            learnable += frames
+                .filter(|f| f.status.is_intact())
+                .filter_map(|f| f.payload(data))
+                .filter(|p| learns_from(p))
+                .count();
+            counted = self.index.len();
+            let settled = counted > LEARN_SAMPLE + 1;
+            if settled && learnable >= LEARN_PAYLOADS {
+                break;
+            }
+            if self.index.scanned() >= step_end {
+                if settled {
+                    break;
+                }
+                step_end = self.index.scanned().saturating_add(SCAN_STEP);
+            }
+            let budget = LEARN_STEP.min(step_end - self.index.scanned());
+            self.index.scan(data, budget);
+        }
+        self.sampled = self.index.len();
+    }
+
     /// Scans until frame `index` is final: the frame after it is found or the file is indexed.
     pub fn settle(&mut self, index: usize) {
         while self.index.len() <= index.saturating_add(1) && !self.index.is_complete() {
             self.index.scan(self.source.bytes(), SCAN_STEP);
         }
+    }
+
+    /// Indexes the rest of the file on every core (its run of intact frames; the lazy scan goes
+    /// on from the first frame that is not), for a command that goes on to read every frame.
+    pub fn index_rest(&mut self) {
+        self.index.scan_rest_parallel(self.source.bytes());
     }
 
     /// Indexes the whole file.
@@ -173,5 +216,61 @@ impl Input {
             index,
             count: self.index.len(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+    use crate::frame::write_record;
+    use crate::payload::Reading;
+    use crate::schema::Schema;
+
+    /// The offsets of the payloads the decoder learns from when the frames indexed are those of
+    /// `index`'s first `sampled`.
+    fn learned(index: &FrameIndex, data: &[u8], sampled: usize) -> Vec<u64> {
+        index
+            .frames(data)
+            .take(sampled)
+            .filter(|f| f.status.is_intact())
+            .filter(|f| f.payload(data).is_some_and(learns_from))
+            .map(|f| f.offset.0)
+            .take(LEARN_PAYLOADS)
+            .collect()
+    }
+
+    #[test]
+    fn opening_learns_from_the_payloads_sixteen_megabyte_steps_would_have_sampled() {
+        let options = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
+        // Learnable payloads at once; after 2 MB of empty records; only after 16 MB of them.
+        for empty_bytes in [0usize, 2 << 20, 17 << 20] {
+            let mut data = Vec::new();
+            while data.len() < empty_bytes {
+                write_record(b"", &mut data).unwrap();
+            }
+            for i in 0..1_000_000u32 {
+                write_record(&[0x08, (i % 100) as u8], &mut data).unwrap();
+            }
+            let mut file = tempfile::NamedTempFile::new().unwrap();
+            file.write_all(&data).unwrap();
+            let input = Input::open(file.path(), &options).unwrap();
+            // The settle this replaces: 16 MB steps until the first frames are final.
+            let mut stepped = FrameIndex::new(data.len() as u64);
+            while stepped.len() <= LEARN_SAMPLE + 1 && !stepped.is_complete() {
+                stepped.scan(&data[..], SCAN_STEP);
+            }
+            assert_eq!(
+                learned(&input.index, &data, input.sampled),
+                learned(&stepped, &data, stepped.len()),
+                "{empty_bytes} bytes of empty records first"
+            );
+            assert!(input.index.len() > LEARN_SAMPLE + 1);
+            // With the sample at hand it stops after a megabyte, not after sixteen.
+            if empty_bytes == 0 {
+                assert!(input.index.scanned() < 2 * LEARN_STEP);
+            }
+        }
     }
 }

@@ -61,6 +61,18 @@ impl FrameIndex {
         index
     }
 
+    /// Indexes the rest of `data` on every core of rayon's pool, from where this index stopped:
+    /// for commands that go on to read every frame after the first few they indexed lazily.
+    /// The run of intact frames is indexed in parts, as [`FrameIndex::start_parallel`] indexes
+    /// it; [`FrameIndex::scan`] goes on from the first frame that is not intact. Small rests
+    /// are left to the scan.
+    pub fn scan_rest_parallel<S: ByteSource + ?Sized>(&mut self, data: &S) {
+        let rest = self.file_len.saturating_sub(self.pos);
+        if rest >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
+            self.scan_intact_parts(data, PART_BYTES);
+        }
+    }
+
     #[cfg(test)]
     fn build_in_parts<S: ByteSource + ?Sized>(
         data: &S,
@@ -75,14 +87,17 @@ impl FrameIndex {
         index
     }
 
-    /// Indexes the run of intact frames from the start, part by part on the pool.
+    /// Indexes the run of intact frames from where the index stopped (a frame start, unless it
+    /// is resynchronising), part by part on the pool.
     fn scan_intact_parts<S: ByteSource + ?Sized>(&mut self, data: &S, part_bytes: u64) {
-        if self.pos != 0 || self.resync.is_some() {
+        if self.resync.is_some() || self.pos >= self.file_len {
             return;
         }
+        let first = self.pos;
         let len = self.file_len;
-        let parts = len.div_ceil(part_bytes);
-        // Where each part's frames start (the first at 0); `None` when no start was found in it.
+        let parts = (len - first).div_ceil(part_bytes);
+        // Where each part's frames start (the first where the index stopped); `None` when no start
+        // was found in it.
         // The search tries every offset of up to a megabyte: through the bytes as one slice
         // when the source has them so, each try a read of twelve bytes without a call.
         let whole = crate::bytes::whole(data);
@@ -96,8 +111,11 @@ impl FrameIndex {
         let starts: Vec<Option<u64>> = (0..parts)
             .into_par_iter()
             .map(|p| match p {
-                0 => Some(0),
-                p => find(p * part_bytes, ((p + 1) * part_bytes).min(len)),
+                0 => Some(first),
+                p => find(
+                    first + p * part_bytes,
+                    (first + (p + 1) * part_bytes).min(len),
+                ),
             })
             .collect();
         // Each part found walks to the next start found (or the end of the file).
@@ -109,7 +127,7 @@ impl FrameIndex {
             .zip(targets.par_iter())
             .map(|(start, target)| start.map(|s| walk_part(data, s, *target)))
             .collect();
-        let mut pos = 0;
+        let mut pos = first;
         let found: usize = walks.iter().flatten().map(|w| w.entries.len()).sum();
         self.entries.reserve(found);
         // Millions of small frames make an index of tens of megabytes, written here in one go.
@@ -496,6 +514,36 @@ mod tests {
             write_record(&payload, &mut data).unwrap();
         }
         data
+    }
+
+    #[test]
+    fn an_index_scanned_partway_is_continued_in_parts_as_the_scan_would_continue_it() {
+        let data = mixed_file();
+        let mut broken = data.clone();
+        // Damage in the payload of the 30th frame, so that some continuations meet it.
+        let damaged = FrameIndex::build(&data[..])
+            .frames(&data[..])
+            .nth(30)
+            .unwrap();
+        broken[damaged.offset.0 as usize + 20] ^= 1;
+        for bytes in [&data, &broken] {
+            let sequential = FrameIndex::build(&bytes[..]);
+            // Stopped after a few frames, inside the damage's resync, and at the end.
+            for budget in [1, 300_000, damaged.offset.0 + 1, bytes.len() as u64] {
+                let mut index = FrameIndex::new(bytes.len() as u64);
+                index.scan(&bytes[..], budget);
+                let before = index.len();
+                let stopped_at = index.scanned();
+                index.scan_intact_parts(&bytes[..], WINDOW as u64 * 2 + 3);
+                // Through intact frames, the parts index what is left (here, all of it).
+                if *bytes == data && stopped_at < bytes.len() as u64 {
+                    assert!(index.len() > before);
+                    assert!(index.is_complete());
+                }
+                while !index.scan(&bytes[..], u64::MAX) {}
+                same(&index, &sequential, bytes);
+            }
+        }
     }
 
     #[test]

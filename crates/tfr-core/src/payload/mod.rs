@@ -176,6 +176,15 @@ impl Decoded {
 /// a file's kind stays quick whatever its records hold.
 pub const LEARN_MAX_BYTES: usize = 1 << 20;
 
+/// How many payloads [`Decoder::learn`] reads: the first this many that are not empty and not
+/// larger than [`LEARN_MAX_BYTES`].
+pub const LEARN_PAYLOADS: usize = 16;
+
+/// Whether [`Decoder::learn`] would read `payload`.
+pub fn learns_from(payload: &[u8]) -> bool {
+    !payload.is_empty() && payload.len() <= LEARN_MAX_BYTES
+}
+
 /// The decoding context of one file: the schema, the user's choice, and the file's usual kind.
 #[derive(Debug, Clone)]
 pub struct Decoder {
@@ -231,8 +240,8 @@ impl Decoder {
     pub fn learn<'p>(&mut self, payloads: impl Iterator<Item = &'p [u8]>) {
         let mut counts: Vec<(PayloadKind, usize)> = Vec::new();
         let sample: Vec<&[u8]> = payloads
-            .filter(|p| !p.is_empty() && p.len() <= LEARN_MAX_BYTES)
-            .take(16)
+            .filter(|p| learns_from(p))
+            .take(LEARN_PAYLOADS)
             .collect();
         self.choose_user_message(&sample);
         for &payload in &sample {
