@@ -2,7 +2,7 @@
 //! about, each made once and shared, so that two types built on the same message (a
 //! SequenceExample looks at the Example walk first) cost one walk.
 
-use super::{PayloadKind, PayloadType};
+use super::{BUILTIN, PayloadKind, PayloadType};
 use crate::decode::{self, Invalid, Parsed};
 use crate::schema::table::{MessageId, Table};
 use crate::wire::{self, Progress, WireTree, WireType};
@@ -15,6 +15,58 @@ pub(super) struct Walks<'a> {
     /// The registered types' messages, resolved once per decoder: detection names them for
     /// every record, and a scan of a few short names is cheaper than hashing them each time.
     pub(super) known: &'a [(&'static str, MessageId)],
+    /// By the payload's first byte, when it is a one-byte tag: the types that start like it
+    /// ([`starting_types`]), worked out once per decoder instead of for every record.
+    pub(super) starting: &'a [Box<[&'static dyn PayloadType]>],
+}
+
+/// For each one-byte tag (`0x00` to `0x7f`), the types whose message declares the tag's field
+/// with its wire type: the types a payload starting with that byte is walked as.
+#[derive(Clone)]
+pub(super) struct Starting(std::sync::Arc<[Box<[&'static dyn PayloadType]>]>);
+
+impl std::fmt::Debug for Starting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Starting").finish_non_exhaustive()
+    }
+}
+
+impl std::ops::Deref for Starting {
+    type Target = [Box<[&'static dyn PayloadType]>];
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+/// [`Starting`] for `types` in the schema `table`.
+pub(super) fn starting_types(types: &[&'static dyn PayloadType], table: &Table) -> Starting {
+    let by_tag = (0..0x80u8)
+        .map(|tag| {
+            types
+                .iter()
+                .copied()
+                .filter(|ty| {
+                    ty.message()
+                        .and_then(|name| table.message_by_name(name))
+                        .is_some_and(|m| tag_starts(table, m, tag))
+                })
+                .collect()
+        })
+        .collect();
+    Starting(by_tag)
+}
+
+/// Whether `tag` is the one-byte tag of a field `message` declares, with a wire type the field
+/// is read with.
+fn tag_starts(table: &Table, message: MessageId, tag: u8) -> bool {
+    let Some(wire_type) = WireType::from_bits(u64::from(tag & 7)).filter(|_| tag < 0x80) else {
+        return false;
+    };
+    table
+        .field_by_number(message, u32::from(tag >> 3))
+        .and_then(|f| table.field(f))
+        .is_some_and(|f| f.accepts(wire_type))
 }
 
 impl Walks<'_> {
@@ -134,42 +186,25 @@ impl<'a> Probe<'a> {
     /// Whether the payload's first byte is a one-byte tag of a field `message` declares, with a
     /// wire type the field is read with.
     fn starts_like(&self, message: MessageId) -> bool {
-        let table = self.walks.table;
-        let Some(&tag) = self.payload().first().filter(|t| **t < 0x80) else {
-            return false;
-        };
-        let Some(wire_type) = WireType::from_bits(u64::from(tag & 7)) else {
-            return false;
-        };
-        table
-            .field_by_number(message, u32::from(tag >> 3))
-            .and_then(|f| table.field(f))
-            .is_some_and(|f| f.accepts(wire_type))
+        self.payload()
+            .first()
+            .is_some_and(|&tag| tag_starts(self.walks.table, message, tag))
     }
 }
 
-impl Probe<'_> {
+impl<'a> Probe<'a> {
     /// The types worth walking the payload as: those whose message declares the payload's first
     /// field with its wire type (writers emit fields in number order, so a payload of a type
     /// starts with one of its fields); every type when none does.
-    pub(super) fn candidates(
-        &self,
-        types: &[&'static dyn PayloadType],
-    ) -> smallvec::SmallVec<[&'static dyn PayloadType; 4]> {
-        // Held inline: detection asks for every record, and there are four built-in types.
-        let starting: smallvec::SmallVec<[_; 4]> = types
-            .iter()
-            .copied()
-            .filter(|ty| {
-                ty.message()
-                    .and_then(|name| self.walks.message(name))
-                    .is_some_and(|m| self.starts_like(m))
-            })
-            .collect();
-        if starting.is_empty() {
-            types.iter().copied().collect()
-        } else {
-            starting
+    pub(super) fn candidates(&self) -> &'a [&'static dyn PayloadType] {
+        let walks: &'a Walks<'a> = self.walks;
+        let starting = self
+            .payload()
+            .first()
+            .and_then(|&tag| walks.starting.get(usize::from(tag)));
+        match starting {
+            Some(types) if !types.is_empty() => types,
+            _ => BUILTIN,
         }
     }
 

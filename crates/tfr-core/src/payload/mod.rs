@@ -200,6 +200,9 @@ pub struct Decoder {
     pub note: Option<String>,
     /// The registered types' messages in this schema, by full name.
     known: std::sync::Arc<[(&'static str, MessageId)]>,
+    /// The types worth walking a payload as, by its first byte (see
+    /// [`detect::starting_types`]).
+    starting: detect::Starting,
 }
 
 impl Decoder {
@@ -209,8 +212,10 @@ impl Decoder {
             .filter_map(|ty| ty.message())
             .filter_map(|name| Some((name, schema.message(name)?)))
             .collect();
+        let starting = detect::starting_types(BUILTIN, schema.table());
         Decoder {
             known,
+            starting,
             schema,
             reading,
             likely: None,
@@ -326,6 +331,7 @@ impl Decoder {
             table: self.table(),
             progress,
             known: &self.known,
+            starting: &self.starting,
         };
         match self.reading {
             Reading::Raw => self.untyped(&walker, None),
@@ -372,7 +378,7 @@ impl Decoder {
         // asked first (an extending type before the type it extends) is chosen.
         let mut best: Option<(&'static dyn PayloadType, usize)> = None;
         let mut runner_up: Option<(&'static dyn PayloadType, usize)> = None;
-        for ty in probe.candidates(BUILTIN) {
+        for &ty in probe.candidates() {
             let chosen = ty.detect(&mut probe);
             if probe.cancelled() {
                 return None;
@@ -486,6 +492,35 @@ mod tests {
 
     fn decoder() -> Decoder {
         Decoder::new(Schema::builtin(), Reading::Auto)
+    }
+
+    #[test]
+    fn the_types_tried_for_a_payload_are_those_its_first_tag_starts() {
+        let d = decoder();
+        let names = |payload: &[u8]| {
+            let walks = Walks {
+                payload,
+                table: d.table(),
+                progress: None,
+                known: &d.known,
+                starting: &d.starting,
+            };
+            let probe = detect::Probe::new(&walks, None);
+            probe
+                .candidates()
+                .iter()
+                .map(|t| t.name())
+                .collect::<Vec<_>>()
+        };
+        let every: Vec<_> = BUILTIN.iter().map(|t| t.name()).collect();
+        // Field 1, length-delimited: Example's features and SequenceExample's context.
+        let with_features = names(&[0x0a, 0x00]);
+        assert!(with_features.contains(&"Example"));
+        assert!(with_features.contains(&"SequenceExample"));
+        assert!(with_features.len() < every.len());
+        // Field 15 as a varint, which no type declares, and a tag longer than a byte: every type.
+        assert_eq!(names(&[0x78, 0x01]), every);
+        assert_eq!(names(&[0x80, 0x01, 0x00]), every);
     }
 
     #[test]
