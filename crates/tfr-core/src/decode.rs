@@ -730,30 +730,25 @@ impl std::fmt::Display for Invalid {
     }
 }
 
-/// Checks that the walked payload is what a protobuf parser would accept.
+/// Checks that the walked payload is what a protobuf parser would accept. `parsed` holds the tree
+/// as walked with its table (the walk notes strings that must be UTF-8 and are not).
 pub fn validate(parsed: Parsed<'_>) -> Result<(), Invalid> {
     if let Some(error) = parsed.tree.first_error() {
         return Err(Invalid::Wire(error.clone()));
     }
-    for i in 0..parsed.tree.len() {
-        let Some(node) = parsed.node(i as u32) else {
-            continue;
-        };
-        let Some(info) = node.field().and_then(|f| parsed.field(f)) else {
-            continue;
-        };
-        let data = node.data_span();
-        if node.kind() == NodeKind::Bytes
-            && info.utf8
-            && std::str::from_utf8(parsed.slice(data)).is_err()
-        {
-            return Err(Invalid::NotUtf8 {
-                field: info.name.to_string(),
-                at: data.start,
-            });
-        }
-    }
-    Ok(())
+    // The walk found the first string that must be UTF-8 and is not, as it read the field.
+    let Some(node) = parsed
+        .tree
+        .first_not_utf8()
+        .and_then(|i| parsed.node(i as u32))
+    else {
+        return Ok(());
+    };
+    let name = node.field().and_then(|f| parsed.field(f)).map(|f| &f.name);
+    Err(Invalid::NotUtf8 {
+        field: name.map_or_else(String::new, |n| n.to_string()),
+        at: node.data_span().start,
+    })
 }
 
 #[cfg(test)]
@@ -904,6 +899,18 @@ mod tests {
             Err(Invalid::NotUtf8 {
                 field: "key".into(),
                 at: 4
+            })
+        );
+        // Of two such strings, the first is the one reported.
+        let two = [
+            0x0a, 0x02, 0x0a, 0x00, 0x0a, 0x03, 0x0a, 0x01, 0xff, 0x0a, 0x03, 0x0a, 0x01, 0xfe,
+        ];
+        let tree = walk(&two, schema.table(), Some(features));
+        assert_eq!(
+            validate(Parsed::new(&tree, &two, schema.table())),
+            Err(Invalid::NotUtf8 {
+                field: "key".into(),
+                at: 8
             })
         );
     }

@@ -293,6 +293,9 @@ pub struct WireTree {
     /// By node index.
     errors: Vec<(u32, WireError)>,
     root_type: Option<MessageId>,
+    /// The first node, in pre-order, of a string that must be UTF-8 (a proto3 `string`) and is
+    /// not: found as the walk reads the field, so that judging the payload needs no second pass.
+    not_utf8: Option<u32>,
 }
 
 impl Drop for WireTree {
@@ -349,6 +352,11 @@ impl WireTree {
     /// True when the payload and everything inside it walked without error.
     pub fn is_clean(&self) -> bool {
         self.errors.is_empty()
+    }
+
+    /// The first node, in pre-order, of a string field that must be UTF-8 and is not.
+    pub fn first_not_utf8(&self) -> Option<usize> {
+        self.not_utf8.map(|i| i as usize)
     }
 
     /// The first wire error anywhere in the tree, by payload position.

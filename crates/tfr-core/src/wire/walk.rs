@@ -49,6 +49,7 @@ pub fn walk_observed(
         table,
         nodes,
         errors: Vec::new(),
+        not_utf8: None,
         progress,
         until_report: REPORT_EVERY,
         cancelled: false,
@@ -87,6 +88,7 @@ pub fn walk_observed(
         nodes: walker.nodes,
         errors,
         root_type: root,
+        not_utf8: walker.not_utf8,
     })
 }
 
@@ -98,6 +100,8 @@ struct Walker<'a> {
     progress: Option<&'a Progress>,
     until_report: u32,
     cancelled: bool,
+    /// The first node of a string that must be UTF-8 and is not (see [`WireTree`]).
+    not_utf8: Option<u32>,
 }
 
 /// Whether a body is a group of no known type, which Python's protobuf (upb) skips more leniently
@@ -416,7 +420,15 @@ impl Walker<'_> {
                 self.close(at, walked.error, data.end);
                 Read::Pushed
             }
-            Some((Kind::String | Kind::Bytes, _)) => leaf(NodeKind::Bytes),
+            Some((Kind::String | Kind::Bytes, _)) => {
+                // The leaf is pushed next, at the end of the arena.
+                let text = self.bytes.get(data.start..data.end).unwrap_or_default();
+                let must_be_utf8 = info.is_some_and(|f| f.utf8);
+                if must_be_utf8 && self.not_utf8.is_none() && std::str::from_utf8(text).is_err() {
+                    self.not_utf8 = Some(self.nodes.len() as u32);
+                }
+                leaf(NodeKind::Bytes)
+            }
             Some((_, true)) => leaf(NodeKind::Packed),
             _ => {
                 // Unknown field: a message if it parses cleanly (as protoc --decode_raw decides);
