@@ -1,5 +1,7 @@
-//! The one loop `list` and `show` print records with: frames are indexed as output proceeds (so
-//! the first record prints at once), each batch is rendered on every core while the batch before
+//! The one loop `list` and `show` print records with: the first records print at once, from the
+//! frames indexed on opening; a range is indexed as output proceeds, a whole file's other frames
+//! are indexed on every core once the first records are out; each batch is rendered on every
+//! core while the batch before
 //! it is written out, the file is asked whether it changed under the rendering, and only then is
 //! the batch handed over in order.
 //!
