@@ -216,7 +216,8 @@ pub fn run(
                 write_row(output, &rows, &row, nested.as_ref());
                 frame.status.is_intact()
             },
-            |_, is_intact, line| {
+            out,
+            |_, is_intact, line, out| {
                 intact += usize::from(is_intact);
                 out.write_all(line.as_bytes())
             },

@@ -1,7 +1,6 @@
-//! The one loop `list` and `show` print records with: the first records print at once, from the
-//! frames indexed on opening; a range is indexed as output proceeds, a whole file's other frames
-//! are indexed on every core once the first records are out; each batch is rendered on every
-//! core while the batch before
+//! The one loop `list` and `show` print records with: frames are indexed as output proceeds (for
+//! a whole file, on every core a stretch at a time), so the first records print at once; each
+//! batch is rendered on every core while the batch before
 //! it is written out, the file is asked whether it changed under the rendering, and only then is
 //! the batch handed over in order.
 //!
@@ -89,32 +88,44 @@ impl<M: Send> Batch<M> {
     }
 
     /// Hands the rendered records over in order.
-    fn emit(
+    fn emit<W: io::Write + ?Sized>(
         &mut self,
         input: &Input,
-        emit: &mut impl FnMut(&Input, M, &str) -> io::Result<()>,
+        out: &mut W,
+        emit: &mut impl FnMut(&Input, M, &str, &mut W) -> io::Result<()>,
     ) -> io::Result<()> {
         for chunk in &mut self.chunks {
             let mut start = 0;
             for (end, meta) in chunk.records.drain(..) {
                 let text = chunk.output.get(start..end).unwrap_or_default();
                 start = end;
-                emit(input, meta, text)?;
+                emit(input, meta, text, out)?;
             }
         }
         Ok(())
     }
 }
 
+/// The frames of the batch from `next`. When the whole file is read, they are indexed on every
+/// core, a stretch at a time, instead of by the lazy scan on this thread while the pool waits.
+fn next_batch(input: &mut Input, next: usize, end: Option<usize>) -> Vec<Frame> {
+    if end.is_none() {
+        input.index_ahead(next + BATCH);
+    }
+    input.batch(next, end, BATCH)
+}
+
 /// Renders records `start..end` (to the last frame when `end` is `None`) with `render`, which
 /// appends a record's output to the buffer it is given and returns what else it found, on every
-/// core, and hands each record's results and output to `emit` in record order.
-pub fn render_in_order<M: Send>(
+/// core, and hands each record's results and output to `emit` in record order, to write to
+/// `out` (flushed after each batch).
+pub fn render_in_order<M: Send, W: io::Write + ?Sized>(
     input: &mut Input,
     start: usize,
     end: Option<usize>,
     render: impl Fn(&Input, &Decoder, Frame, &mut String) -> M + Sync,
-    mut emit: impl FnMut(&Input, M, &str) -> io::Result<()>,
+    out: &mut W,
+    mut emit: impl FnMut(&Input, M, &str, &mut W) -> io::Result<()>,
 ) -> io::Result<Outcome> {
     let workers = input.worker_decoders();
     // Long runs to a file or a pipe show their progress on stderr when it is a terminal.
@@ -127,16 +138,14 @@ pub fn render_in_order<M: Send>(
     };
     next += ready.frames.len();
     ready.render(input, &workers, &render);
-    if end.is_none() && !ready.frames.is_empty() {
-        // The whole file will be read: its first records are written at once, then the rest is
-        // indexed on every core in one pass, instead of batch by batch on this thread while the
-        // pool waits for the next batch's frames.
+    if !ready.frames.is_empty() {
+        // The first records are written before anything more is indexed or rendered.
         if let Err(e) = input.check_unchanged() {
             return Ok(Outcome::Changed(e));
         }
-        ready.emit(input, &mut emit)?;
-        input.index_rest();
-        ready.frames = input.batch(next, end, BATCH);
+        ready.emit(input, out, &mut emit)?;
+        out.flush()?;
+        ready.frames = next_batch(input, next, end);
         next += ready.frames.len();
         ready.render(input, &workers, &render);
     }
@@ -158,15 +167,83 @@ pub fn render_in_order<M: Send>(
         if let Err(e) = input.check_unchanged() {
             return Ok(Outcome::Changed(e));
         }
-        spare.frames = input.batch(next, end, BATCH);
+        spare.frames = next_batch(input, next, end);
         next += spare.frames.len();
         let shared = &*input;
         // The next batch renders on the pool while this thread writes the ready one out.
         let written = rayon::in_place_scope(|scope| {
             scope.spawn(|_| spare.render(shared, &workers, &render));
-            ready.emit(shared, &mut emit)
+            ready.emit(shared, out, &mut emit)?;
+            // Each batch is on its way once handed over, whatever the next one takes.
+            out.flush()
         });
         written?;
         std::mem::swap(&mut ready, &mut spare);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::OpenOptions;
+    use crate::payload::Reading;
+    use crate::schema::Schema;
+    use std::io::Write as _;
+
+    /// A writer that notes how much had been written at each flush.
+    #[derive(Default)]
+    struct Flushes {
+        written: Vec<u8>,
+        flushed_at: Vec<usize>,
+    }
+
+    impl io::Write for Flushes {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.written.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.flushed_at.push(self.written.len());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_first_records_are_flushed_before_the_rest_are_rendered_and_every_batch_after() {
+        let records = FIRST_BATCH + BATCH + 10;
+        let mut file = Vec::new();
+        for i in 0..records {
+            crate::frame::write_record(format!("{i:05}").as_bytes(), &mut file).unwrap();
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("numbers.tfrecord");
+        std::fs::write(&path, file).unwrap();
+        let options = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
+        let mut input = Input::open(&path, &options).unwrap();
+        let mut out = Flushes::default();
+        let outcome = render_in_order(
+            &mut input,
+            0,
+            None,
+            |_, _, frame, output| output.push_str(&format!("{}\n", frame.index)),
+            &mut out,
+            |_, (), text, out| out.write_all(text.as_bytes()),
+        )
+        .unwrap();
+        assert!(matches!(outcome, Outcome::Done { next } if next == records));
+        let text = String::from_utf8(out.written).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), records);
+        assert!(lines.iter().enumerate().all(|(i, l)| *l == i.to_string()));
+        // The first small batch, then each batch of the rest: one flush for each.
+        let first = (0..FIRST_BATCH)
+            .map(|i| i.to_string().len() + 1)
+            .sum::<usize>();
+        let second = first
+            + (FIRST_BATCH..FIRST_BATCH + BATCH)
+                .map(|i| i.to_string().len() + 1)
+                .sum::<usize>();
+        assert_eq!(out.flushed_at, vec![first, second, text.len()]);
     }
 }

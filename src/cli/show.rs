@@ -131,7 +131,8 @@ pub fn run(
                 output,
             )
         },
-        |input, record, output| {
+        out,
+        |input, record, output, out| {
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
             }

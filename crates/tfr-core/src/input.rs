@@ -18,6 +18,8 @@ const BATCH_BYTES: u64 = 8 << 20;
 const LEARN_SAMPLE: usize = 16;
 /// How many bytes opening scans between checks for the sample's payloads.
 const LEARN_STEP: u64 = 1 << 20;
+/// How far [`Input::index_ahead`] indexes at once.
+const AHEAD_BYTES: u64 = 128 << 20;
 
 /// An opened input file, indexed lazily: a command that needs frame N scans only up to it, so
 /// output starts at once even on a shard of many gigabytes. Nothing is decoded until a command
@@ -120,8 +122,8 @@ impl Input {
 
     /// Indexes the frames the decoder learns from ([`Decoder::learn`]'s payloads) and makes the
     /// first [`LEARN_SAMPLE`] frames final, scanning a megabyte at a time: a command that reads
-    /// the whole file indexes the rest on every core ([`Input::index_rest`]), and one that shows
-    /// a few frames needs no more. Without enough payloads to learn from, it scans as far as
+    /// the whole file indexes the rest on every core as it goes ([`Input::index_ahead`]), and one
+    /// that shows a few frames needs no more. Without enough payloads to learn from, it scans as far as
     /// [`Input::settle`] would, step by step, so that the sample is always the same frames.
     fn index_sample(&mut self) {
         let mut learnable = 0;
@@ -130,7 +132,8 @@ impl Input {
         let mut step_end = 0;
         while !self.index.is_complete() {
             let data = self.source.bytes();
-            let frames = self.index.frames(data).skip(counted);
+            // Only the frames indexed since the last count.
+            let frames = (counted..self.index.len()).filter_map(|i| self.index.get(data, i));
             learnable += frames
                 .filter(|f| f.status.is_intact())
                 .filter_map(|f| f.payload(data))
@@ -160,10 +163,15 @@ impl Input {
         }
     }
 
-    /// Indexes the rest of the file on every core (its run of intact frames; the lazy scan goes
-    /// on from the first frame that is not), for a command that goes on to read every frame.
-    pub fn index_rest(&mut self) {
-        self.index.scan_rest_parallel(self.source.bytes());
+    /// For a command that reads every frame: unless frame `wanted` is already indexed, indexes
+    /// up to [`AHEAD_BYTES`] more of the file on every core (its run of intact frames; the lazy
+    /// scan goes on from the first frame that is not). Bounded, so that output keeps flowing on
+    /// a shard of many gigabytes read from a slow disk.
+    pub fn index_ahead(&mut self, wanted: usize) {
+        if self.index.len() <= wanted && !self.index.is_complete() {
+            self.index
+                .scan_parts_ahead(self.source.bytes(), AHEAD_BYTES);
+        }
     }
 
     /// Indexes the whole file.

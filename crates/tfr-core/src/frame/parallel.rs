@@ -56,20 +56,21 @@ impl FrameIndex {
     pub fn start_parallel<S: ByteSource + ?Sized>(data: &S, budget: ResyncBudget) -> FrameIndex {
         let mut index = FrameIndex::with_budget(data.len(), budget);
         if data.len() >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
-            index.scan_intact_parts(data, PART_BYTES);
+            index.scan_intact_parts(data, PART_BYTES, data.len());
         }
         index
     }
 
-    /// Indexes the rest of `data` on every core of rayon's pool, from where this index stopped:
-    /// for commands that go on to read every frame after the first few they indexed lazily.
-    /// The run of intact frames is indexed in parts, as [`FrameIndex::start_parallel`] indexes
-    /// it; [`FrameIndex::scan`] goes on from the first frame that is not intact. Small rests
-    /// are left to the scan.
-    pub fn scan_rest_parallel<S: ByteSource + ?Sized>(&mut self, data: &S) {
-        let rest = self.file_len.saturating_sub(self.pos);
-        if rest >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
-            self.scan_intact_parts(data, PART_BYTES);
+    /// Indexes up to `bytes` more of `data` on every core of rayon's pool, from where this index
+    /// stopped: for commands that read every frame, which would otherwise wait for the lazy
+    /// scan on one thread. The run of intact frames is indexed in parts, as
+    /// [`FrameIndex::start_parallel`] indexes it, up to the first frame boundary at or past the
+    /// limit; [`FrameIndex::scan`] goes on from the first frame that is not intact. Stretches too
+    /// short to share out are left to the scan.
+    pub fn scan_parts_ahead<S: ByteSource + ?Sized>(&mut self, data: &S, bytes: u64) {
+        let until = self.pos.saturating_add(bytes).min(self.file_len);
+        if until.saturating_sub(self.pos) >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
+            self.scan_intact_parts(data, PART_BYTES, until);
         }
     }
 
@@ -81,28 +82,29 @@ impl FrameIndex {
     ) -> FrameIndex {
         let mut index = FrameIndex::with_budget(data.len(), budget);
         if let Some(part_bytes) = part_bytes {
-            index.scan_intact_parts(data, part_bytes.max(1));
+            index.scan_intact_parts(data, part_bytes.max(1), data.len());
         }
         while !index.scan(data, u64::MAX) {}
         index
     }
 
     /// Indexes the run of intact frames from where the index stopped (a frame start, unless it
-    /// is resynchronising), part by part on the pool.
-    fn scan_intact_parts<S: ByteSource + ?Sized>(&mut self, data: &S, part_bytes: u64) {
-        if self.resync.is_some() || self.pos >= self.file_len {
+    /// is resynchronising) up to the first frame boundary at or past `until`, part by part on
+    /// the pool.
+    fn scan_intact_parts<S: ByteSource + ?Sized>(&mut self, data: &S, part_bytes: u64, until: u64) {
+        let end = until.min(self.file_len);
+        if self.resync.is_some() || self.pos >= end {
             return;
         }
         let first = self.pos;
-        let len = self.file_len;
-        let parts = (len - first).div_ceil(part_bytes);
+        let parts = (end - first).div_ceil(part_bytes);
         // Where each part's frames start (the first where the index stopped); `None` when no start
         // was found in it.
         // The search tries every offset of up to a megabyte: through the bytes as one slice
         // when the source has them so, each try a read of twelve bytes without a call.
         let whole = crate::bytes::whole(data);
         let find = |from, to| {
-            if whole.len() as u64 == len {
+            if whole.len() as u64 == self.file_len {
                 find_start(whole, from, to)
             } else {
                 find_start(data, from, to)
@@ -114,13 +116,14 @@ impl FrameIndex {
                 0 => Some(first),
                 p => find(
                     first + p * part_bytes,
-                    (first + (p + 1) * part_bytes).min(len),
+                    (first + (p + 1) * part_bytes).min(end),
                 ),
             })
             .collect();
-        // Each part found walks to the next start found (or the end of the file).
+        // Each part found walks to the next start found (or to `end`: the last walk stops at the
+        // first frame boundary at or past it).
         let targets: Vec<u64> = (0..starts.len())
-            .map(|p| starts.iter().skip(p + 1).find_map(|s| *s).unwrap_or(len))
+            .map(|p| starts.iter().skip(p + 1).find_map(|s| *s).unwrap_or(end))
             .collect();
         let walks: Vec<Option<Walked>> = starts
             .par_iter()
@@ -453,7 +456,7 @@ mod tests {
         };
         let parts_only = |data: &[u8]| {
             let mut index = FrameIndex::with_budget(data.len() as u64, ResyncBudget::DEFAULT);
-            index.scan_intact_parts(data, WINDOW as u64 * 2 + 3);
+            index.scan_intact_parts(data, WINDOW as u64 * 2 + 3, data.len() as u64);
             index
         };
         assert_eq!(parts_only(&data).scanned(), data.len() as u64);
@@ -528,20 +531,31 @@ mod tests {
         broken[damaged.offset.0 as usize + 20] ^= 1;
         for bytes in [&data, &broken] {
             let sequential = FrameIndex::build(&bytes[..]);
-            // Stopped after a few frames, inside the damage's resync, and at the end.
-            for budget in [1, 300_000, damaged.offset.0 + 1, bytes.len() as u64] {
-                let mut index = FrameIndex::new(bytes.len() as u64);
-                index.scan(&bytes[..], budget);
-                let before = index.len();
-                let stopped_at = index.scanned();
-                index.scan_intact_parts(&bytes[..], WINDOW as u64 * 2 + 3);
-                // Through intact frames, the parts index what is left (here, all of it).
-                if *bytes == data && stopped_at < bytes.len() as u64 {
-                    assert!(index.len() > before);
-                    assert!(index.is_complete());
+            // Stopped after a few frames, inside the damage's resync, past it (the resync
+            // resolved), and at the end; then continued in parts to the end, or a stretch.
+            let len = bytes.len() as u64;
+            let past_damage = damaged.offset.0 + 1_000_000;
+            for budget in [1, 300_000, damaged.offset.0 + 1, past_damage, len] {
+                for stretch in [len, 700_000] {
+                    let mut index = FrameIndex::new(len);
+                    index.scan(&bytes[..], budget);
+                    if budget == past_damage {
+                        assert!(index.resync.is_none(), "the damage is behind the scan");
+                    }
+                    let before = index.len();
+                    let stopped_at = index.scanned();
+                    let until = stopped_at.saturating_add(stretch).min(len);
+                    index.scan_intact_parts(&bytes[..], WINDOW as u64 * 2 + 3, until);
+                    // Through intact frames, the parts index the stretch, to the first frame
+                    // boundary at or past its end.
+                    let intact_ahead = *bytes == data || budget == past_damage;
+                    if intact_ahead && stopped_at < len {
+                        assert!(index.len() > before);
+                        assert!(index.scanned() >= until);
+                    }
+                    while !index.scan(&bytes[..], u64::MAX) {}
+                    same(&index, &sequential, bytes);
                 }
-                while !index.scan(&bytes[..], u64::MAX) {}
-                same(&index, &sequential, bytes);
             }
         }
     }
@@ -558,7 +572,7 @@ mod tests {
                 cut,
             };
             let mut parts_only = FrameIndex::with_budget(len, ResyncBudget::DEFAULT);
-            parts_only.scan_intact_parts(&stingy, part);
+            parts_only.scan_intact_parts(&stingy, part, len);
             if cut >= len {
                 assert_eq!(
                     parts_only.scanned(),
@@ -644,7 +658,7 @@ mod tests {
         std::fs::write(&path, &data).unwrap();
         let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
         let mut parts_only = FrameIndex::with_budget(data.len() as u64, ResyncBudget::DEFAULT);
-        parts_only.scan_intact_parts(&source, WINDOW as u64 * 3 + 5);
+        parts_only.scan_intact_parts(&source, WINDOW as u64 * 3 + 5, source.len());
         assert_eq!(parts_only.scanned(), data.len() as u64);
         let index = FrameIndex::build_in_parts(&source, ResyncBudget::DEFAULT, Some(1 << 20));
         same(&index, &FrameIndex::build(&data[..]), &data);
