@@ -252,9 +252,13 @@ mod tests {
     #[test]
     fn opening_learns_from_the_payloads_sixteen_megabyte_steps_would_have_sampled() {
         let options = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
-        // Learnable payloads at once; after 2 MB of empty records; only after 16 MB of them.
-        for empty_bytes in [0usize, 2 << 20, 17 << 20] {
+        // Learnable payloads at once; after 2 MB of empty records; only after 16 MB of them;
+        // five, then 16 MB of empty records, then the rest.
+        for (leading, empty_bytes) in [(0u8, 0usize), (0, 2 << 20), (0, 17 << 20), (5, 17 << 20)] {
             let mut data = Vec::new();
+            for i in 0..leading {
+                write_record(&[0x08, i], &mut data).unwrap();
+            }
             while data.len() < empty_bytes {
                 write_record(b"", &mut data).unwrap();
             }
@@ -272,11 +276,11 @@ mod tests {
             assert_eq!(
                 learned(&input.index, &data, input.sampled),
                 learned(&stepped, &data, stepped.len()),
-                "{empty_bytes} bytes of empty records first"
+                "{leading} payloads, then {empty_bytes} bytes of empty records"
             );
             assert!(input.index.len() > LEARN_SAMPLE + 1);
             // With the sample at hand it stops after a megabyte, not after sixteen.
-            if empty_bytes == 0 {
+            if leading == 0 && empty_bytes == 0 {
                 assert!(input.index.scanned() < 2 * LEARN_STEP);
             }
         }
