@@ -892,27 +892,21 @@ mod tests {
             .table()
             .message_by_name("tensorflow.Features")
             .unwrap();
-        let bytes = [0x0a, 0x03, 0x0a, 0x01, 0xff];
-        let tree = walk(&bytes, schema.table(), Some(features));
-        assert_eq!(
-            validate(Parsed::new(&tree, &bytes, schema.table())),
-            Err(Invalid::NotUtf8 {
-                field: "key".into(),
-                at: 4
-            })
-        );
+        let one = vec![0x0a, 0x03, 0x0a, 0x01, 0xff];
         // Of two such strings, the first is the one reported.
-        let two = [
+        let two = vec![
             0x0a, 0x02, 0x0a, 0x00, 0x0a, 0x03, 0x0a, 0x01, 0xff, 0x0a, 0x03, 0x0a, 0x01, 0xfe,
         ];
-        let tree = walk(&two, schema.table(), Some(features));
-        assert_eq!(
-            validate(Parsed::new(&tree, &two, schema.table())),
-            Err(Invalid::NotUtf8 {
-                field: "key".into(),
-                at: 8
-            })
-        );
+        for (bytes, at) in [(one, 4), (two, 8)] {
+            let tree = walk(&bytes, schema.table(), Some(features));
+            assert_eq!(
+                validate(Parsed::new(&tree, &bytes, schema.table())),
+                Err(Invalid::NotUtf8 {
+                    field: "key".into(),
+                    at
+                })
+            );
+        }
     }
 
     #[test]

@@ -39,11 +39,12 @@ impl std::ops::Deref for Starting {
     }
 }
 
-/// [`Starting`] for `types` in the schema `table`.
-pub(super) fn starting_types(types: &[&'static dyn PayloadType], table: &Table) -> Starting {
+/// [`Starting`] for the registered types ([`BUILTIN`], which [`Probe::candidates`] falls back
+/// to) in the schema `table`.
+pub(super) fn starting_types(table: &Table) -> Starting {
     let by_tag = (0..0x80u8)
         .map(|tag| {
-            types
+            BUILTIN
                 .iter()
                 .copied()
                 .filter(|ty| {

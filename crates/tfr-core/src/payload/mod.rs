@@ -212,7 +212,7 @@ impl Decoder {
             .filter_map(|ty| ty.message())
             .filter_map(|name| Some((name, schema.message(name)?)))
             .collect();
-        let starting = detect::starting_types(BUILTIN, schema.table());
+        let starting = detect::starting_types(schema.table());
         Decoder {
             known,
             starting,
