@@ -10,6 +10,7 @@
 //! payload bytes ([`Input::batch`]), so memory does not grow with the file.
 
 use std::io;
+use std::ops::Range;
 
 use rayon::prelude::*;
 
@@ -50,9 +51,9 @@ impl<M> Chunk<M> {
     }
 }
 
-/// A batch: its frames and the chunks they were rendered into (buffers kept for reuse).
+/// A batch: its frames' indexes and the chunks they were rendered into (buffers kept for reuse).
 struct Batch<M> {
-    frames: Vec<Frame>,
+    frames: Range<usize>,
     chunks: Vec<Chunk<M>>,
 }
 
@@ -66,17 +67,22 @@ impl<M: Send> Batch<M> {
         self.chunks
             .resize_with(count.max(self.chunks.len()), Chunk::new);
         let fallback = input.decoder();
-        self.frames
-            .par_chunks(CHUNK)
-            .zip(self.chunks.par_iter_mut())
-            .for_each(|(frames, chunk)| {
+        let frames = self.frames.clone();
+        self.chunks
+            .par_iter_mut()
+            .take(count)
+            .enumerate()
+            .for_each(|(n, chunk)| {
                 let decoder = rayon::current_thread_index()
                     .and_then(|i| decoders.get(i % decoders.len().max(1)))
                     .unwrap_or(fallback);
                 chunk.output.clear();
                 chunk.records.clear();
-                for frame in frames {
-                    let meta = render(input, decoder, *frame, &mut chunk.output);
+                let first = frames.start + n * CHUNK;
+                let chunk_frames = first..frames.end.min(first + CHUNK);
+                // The batch's frames are final: every one is there.
+                for frame in chunk_frames.filter_map(|i| input.indexed_frame(i)) {
+                    let meta = render(input, decoder, frame, &mut chunk.output);
                     chunk.records.push((chunk.output.len(), meta));
                 }
             });
@@ -108,7 +114,7 @@ impl<M: Send> Batch<M> {
 
 /// The frames of the batch from `next`. When the whole file is read, they are indexed on every
 /// core, a stretch at a time, instead of by the lazy scan on this thread while the pool waits.
-fn next_batch(input: &mut Input, next: usize, end: Option<usize>) -> Vec<Frame> {
+fn next_batch(input: &mut Input, next: usize, end: Option<usize>) -> Range<usize> {
     if end.is_none() {
         input.index_ahead(next + BATCH);
     }
@@ -136,7 +142,7 @@ pub fn render_in_order<M: Send, W: io::Write + ?Sized>(
         frames: input.batch(next, end, FIRST_BATCH),
         chunks: Vec::new(),
     };
-    next += ready.frames.len();
+    next = ready.frames.end;
     ready.render(input, &workers, &render);
     if !ready.frames.is_empty() {
         // The first records are written before anything more is indexed or rendered.
@@ -146,11 +152,11 @@ pub fn render_in_order<M: Send, W: io::Write + ?Sized>(
         ready.emit(input, out, &mut emit)?;
         out.flush()?;
         ready.frames = next_batch(input, next, end);
-        next += ready.frames.len();
+        next = ready.frames.end;
         ready.render(input, &workers, &render);
     }
     let mut spare: Batch<M> = Batch {
-        frames: Vec::new(),
+        frames: next..next,
         chunks: Vec::new(),
     };
     loop {
@@ -160,15 +166,15 @@ pub fn render_in_order<M: Send, W: io::Write + ?Sized>(
                 Err(e) => Outcome::Changed(e),
             });
         }
-        if let Some(last) = ready.frames.last() {
-            progress.set(last.region().end.0);
+        if let Some(last) = ready.frames.end.checked_sub(1) {
+            progress.set(input.indexed_frame(last).map_or(0, |f| f.region().end.0));
         }
         // Outcome from the mapped bytes: if the file shrank meanwhile, some were zeros.
         if let Err(e) = input.check_unchanged() {
             return Ok(Outcome::Changed(e));
         }
         spare.frames = next_batch(input, next, end);
-        next += spare.frames.len();
+        next = spare.frames.end;
         let shared = &*input;
         // The next batch renders on the pool while this thread writes the ready one out.
         let written = rayon::in_place_scope(|scope| {

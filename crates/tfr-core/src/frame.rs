@@ -660,6 +660,13 @@ impl FrameIndex {
         true
     }
 
+    /// Where frame `index` starts, from the index alone (without reading the file).
+    pub fn offset(&self, index: usize) -> Option<FileOffset> {
+        self.entries
+            .get(index)
+            .map(|entry| FileOffset(entry & OFFSET_MASK))
+    }
+
     /// The frame at `index`, reading its length from `data`.
     pub fn get<S: ByteSource + ?Sized>(&self, data: &S, index: usize) -> Option<Frame> {
         let entry = *self.entries.get(index)?;

@@ -1,6 +1,7 @@
 //! An opened input: its bytes, a frame index built as far as a reader needs, and the decoder
 //! that learned from its first frames what its payloads usually are.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -184,24 +185,35 @@ impl Input {
         self.index.is_complete() && index + 1 == self.index.len()
     }
 
-    /// Up to `size` frames from `start` (not reaching `end`), scanning as far as they need.
+    /// The indexes of up to `size` frames from `start` (not reaching `end`), scanning as far as
+    /// they need: each is final once returned ([`Input::indexed_frame`] reads it).
     ///
     /// Commands decode a batch on all cores, then print it in order, so output keeps the file's
-    /// order and starts after the first small batch.
-    pub fn batch(&mut self, start: usize, end: Option<usize>, size: usize) -> Vec<Frame> {
+    /// order and starts after the first small batch. The frames themselves are read by the cores
+    /// that decode them: reading a frame's length touches memory the payload's decoding touches
+    /// next, which on this thread cost a cache miss per frame while the cores waited.
+    pub fn batch(&mut self, start: usize, end: Option<usize>, size: usize) -> Range<usize> {
         let stop = end.map_or(start + size, |end| end.min(start + size));
-        let mut frames = Vec::new();
-        let mut bytes = 0u64;
         for index in start..stop {
+            self.settle(index);
+            let (Some(first), Some(this)) = (self.index.offset(start), self.index.offset(index))
+            else {
+                // Past the last frame.
+                self.settle_all();
+                return start..index;
+            };
             // A batch of huge records is cut short, so rendered output never piles up in memory.
-            if bytes > BATCH_BYTES {
-                break;
+            // Frames own the bytes up to the next frame, so those before this one own this much.
+            if this.0 - first.0 > BATCH_BYTES {
+                return start..index;
             }
-            let Ok(frame) = self.frame(index) else { break };
-            bytes += frame.region().len();
-            frames.push(frame);
         }
-        frames
+        start..stop.max(start)
+    }
+
+    /// Frame `index` as the index holds it, without scanning further.
+    pub fn indexed_frame(&self, index: usize) -> Option<Frame> {
+        self.index.get(self.source.bytes(), index)
     }
 
     /// One decoder per core, for commands that decode on all cores (they share the schema table).
@@ -284,5 +296,37 @@ mod tests {
                 assert!(input.index.scanned() < 2 * LEARN_STEP);
             }
         }
+    }
+
+    #[test]
+    fn a_batch_stops_at_its_size_its_end_the_last_frame_or_eight_megabytes() {
+        let options = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
+        let open = |data: &[u8]| {
+            let mut file = tempfile::NamedTempFile::new().unwrap();
+            file.write_all(data).unwrap();
+            (Input::open(file.path(), &options).unwrap(), file)
+        };
+        let mut small = Vec::new();
+        for i in 0..10u8 {
+            write_record(&[0x08, i], &mut small).unwrap();
+        }
+        let (mut input, _file) = open(&small);
+        assert_eq!(input.batch(0, None, 4), 0..4);
+        assert_eq!(input.batch(4, Some(6), 4), 4..6);
+        assert_eq!(input.batch(8, None, 4), 8..10);
+        assert_eq!(input.batch(10, None, 4), 10..10);
+        assert_eq!(input.batch(12, None, 4), 12..12);
+        let frame = input.indexed_frame(9).unwrap();
+        assert_eq!((frame.index, frame.offset.0), (9, 9 * 18));
+        assert!(input.indexed_frame(10).is_none());
+
+        // Frames of 5 MB: the second takes the batch past 8 MB, so it ends there.
+        let mut large = Vec::new();
+        for _ in 0..3 {
+            write_record(&vec![0; 5 << 20], &mut large).unwrap();
+        }
+        let (mut input, _file) = open(&large);
+        assert_eq!(input.batch(0, None, 100), 0..2);
+        assert_eq!(input.batch(2, None, 100), 2..3);
     }
 }
