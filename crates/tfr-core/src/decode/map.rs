@@ -195,8 +195,23 @@ pub struct MapView<'a> {
 /// An entry with its key, as it was read for ordering the entries.
 #[derive(Debug, Clone, Copy)]
 struct Keyed<'a> {
+    /// A string key's first eight bytes as a big-endian number (zero-padded), `0` for others:
+    /// ordered as the keys are wherever two differ, so that most comparisons of names are
+    /// settled by one of numbers.
+    prefix: u64,
     key: MapKey<'a>,
     entry: MapEntry,
+}
+
+/// See [`Keyed::prefix`].
+fn key_prefix(key: MapKey<'_>) -> u64 {
+    let MapKey::Bytes(bytes) = key else {
+        return 0;
+    };
+    let mut first = [0; 8];
+    let len = bytes.len().min(8);
+    first[..len].copy_from_slice(&bytes[..len]);
+    u64::from_be_bytes(first)
 }
 
 impl<'a> MapView<'a> {
@@ -246,12 +261,14 @@ impl<'a> MapView<'a> {
         // sorted and then merged in place.
         let mut entries: Vec<Keyed<'a>> = Vec::with_capacity(field.nodes().len());
         entries.extend(field.nodes().iter().filter_map(|&e| {
+            let key = key_of(shape.kept_key_node(e, enums)?);
             Some(Keyed {
-                key: key_of(shape.kept_key_node(e, enums)?),
+                prefix: key_prefix(key),
+                key,
                 entry: MapEntry { first: e, last: e },
             })
         }));
-        entries.sort_unstable_by_key(|k| (k.key, k.entry.first));
+        entries.sort_unstable_by_key(|k| (k.prefix, k.key, k.entry.first));
         entries.dedup_by(|later, kept| {
             let same = later.key == kept.key;
             if same {
@@ -334,5 +351,50 @@ impl<'a> MapView<'a> {
     /// The value's field id (for a message value, its type is the field's message type).
     pub fn value_id(&self) -> Option<FieldId> {
         self.shape.map(|s| s.value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_prefixes_never_order_two_keys_against_their_bytes() {
+        // Every string of up to ten bytes from a few bytes that matter (zero, as padding is; one;
+        // the largest), in byte order: their prefixes must never decrease. Strings that differ
+        // only after eight bytes, or by trailing zeros, share a prefix and are compared whole.
+        let mut keys: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut last: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..10 {
+            last = last
+                .iter()
+                .flat_map(|k| {
+                    [0u8, 1, 0xff].map(|b| {
+                        let mut longer = k.clone();
+                        longer.push(b);
+                        longer
+                    })
+                })
+                .collect();
+            keys.extend(last.iter().cloned());
+        }
+        keys.sort();
+        let prefixes: Vec<u64> = keys.iter().map(|k| key_prefix(MapKey::Bytes(k))).collect();
+        assert!(prefixes.is_sorted());
+        assert_eq!(key_prefix(MapKey::Bytes(b"id")), 0x6964 << 48);
+        assert_eq!(key_prefix(MapKey::Int(-3)), 0);
+        // Sorting by prefix, then key, then position is sorting by key, then position.
+        let mut by_prefix: Vec<(u64, MapKey<'_>)> = keys
+            .iter()
+            .rev()
+            .map(|k| (key_prefix(MapKey::Bytes(k)), MapKey::Bytes(k)))
+            .collect();
+        by_prefix.sort_unstable();
+        let by_key: Vec<&[u8]> = by_prefix.iter().map(|(_, k)| k.bytes()).collect();
+        assert!(
+            by_key
+                .iter()
+                .eq(keys.iter().map(Vec::as_slice).collect::<Vec<_>>().iter())
+        );
     }
 }
