@@ -144,8 +144,12 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) {
         out.push('}');
     };
     // UTF-8 string keys are already in JSON's order: the view keeps them in byte order, which is
-    // code point order. All are checked before anything is written.
-    if key_field.kind == Kind::String && map.keys_bytes().all(|k| std::str::from_utf8(k).is_ok()) {
+    // code point order. All are checked before anything is written, unless the walk found every
+    // string that must be UTF-8 to be so.
+    let walk_checked = key_field.utf8 && field.parsed().tree.first_not_utf8().is_none();
+    if key_field.kind == Kind::String
+        && (walk_checked || map.keys_bytes().all(|k| std::str::from_utf8(k).is_ok()))
+    {
         let keys = map
             .keys_bytes()
             .map(|k| std::str::from_utf8(k).unwrap_or_default());

@@ -424,7 +424,12 @@ impl Walker<'_> {
                 // The leaf is pushed next, at the end of the arena.
                 let text = self.bytes.get(data.start..data.end).unwrap_or_default();
                 let must_be_utf8 = info.is_some_and(|f| f.utf8);
-                if must_be_utf8 && self.not_utf8.is_none() && std::str::from_utf8(text).is_err() {
+                // Names and labels are nearly always ASCII, which a quicker test settles.
+                if must_be_utf8
+                    && self.not_utf8.is_none()
+                    && !text.is_ascii()
+                    && std::str::from_utf8(text).is_err()
+                {
                     self.not_utf8 = Some(self.nodes.len() as u32);
                 }
                 leaf(NodeKind::Bytes)
