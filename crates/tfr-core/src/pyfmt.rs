@@ -55,7 +55,7 @@ struct Decimal {
 }
 
 impl Decimal {
-    /// Reads a finite number as Rust's `{:e}` (`-1.25e-7`) or Ryū (`0.00125`, `1.5e30`) print it.
+    /// Reads a finite number as Rust's `{:e}` (`-1.25e-7`) or Żmij (`0.00125`, `1.5e+30`) print it.
     fn parse(text: &str) -> Decimal {
         let (negative, text) = match text.strip_prefix('-') {
             Some(rest) => (true, rest),
@@ -190,7 +190,7 @@ pub fn shortest_f32(value: f32) -> f64 {
     }
 }
 
-/// The digits of [`shortest_f32`], found with one shortest formatting of the float (Ryū's):
+/// The digits of [`shortest_f32`], found with one shortest formatting of the float (Żmij's):
 /// `None` for the floats where that could differ from Python's answer (then
 /// [`shortest_f32_exact`] decides).
 ///
@@ -212,7 +212,7 @@ pub fn shortest_f32(value: f32) -> f64 {
 ///   tests compare this with [`shortest_f32_exact`] over samples of every binade; an ignored test
 ///   compares every float (it takes CPU-hours, and has not been run to the end).
 fn shortest_f32_quick(value: f32) -> Option<Decimal> {
-    quick_f32(value).then(|| Decimal::parse(ryu::Buffer::new().format_finite(value)))
+    quick_f32(value).then(|| Decimal::parse(zmij::Buffer::new().format_finite(value)))
 }
 
 /// Whether `value` is one of the floats [`shortest_f32_quick`] answers for.
@@ -272,9 +272,9 @@ pub fn write_text_f32(value: f32, out: &mut String) {
     }
     // A decimal of at most 9 digits reads back from a double as itself, so `repr` of the
     // double Python holds prints these digits.
-    let mut buffer = ryu::Buffer::new();
+    let mut buffer = zmij::Buffer::new();
     let text = buffer.format_finite(value);
-    // Ryū lays out numbers from 1e-4 up to 1e13 as `repr` does (`12.5`, `0.00125`, `30.0`);
+    // Żmij lays out numbers from 1e-4 up to 1e13 as `repr` does (`12.5`, `0.00125`, `30.0`);
     // others go through the digits. Well inside that range (the shortest digits lie within half
     // a step of the float) the text is taken without looking for an exponent in it.
     if (1.0001e-4..9.9e12).contains(&value.abs()) {
