@@ -33,12 +33,18 @@ pub fn write_bytes_text(payload: &[u8], out: &mut String) {
 }
 
 fn pad(out: &mut String, indent: usize) {
-    const SPACES: &str = "                                                                ";
+    // Indents are a few spaces. Eight at a time, the last eight cut back to what is due, are
+    // copies of a known length, which compile to a store; a slice of spaces of any length
+    // compiled to a call of the C library's `memset` for every line.
+    const EIGHT: &str = "        ";
     let mut left = indent;
     while left > 0 {
-        let now = left.min(SPACES.len());
-        out.push_str(&SPACES[..now]);
-        left -= now;
+        out.push_str(EIGHT);
+        if left < EIGHT.len() {
+            out.truncate(out.len() - (EIGHT.len() - left));
+            return;
+        }
+        left -= EIGHT.len();
     }
 }
 
@@ -213,6 +219,15 @@ mod tests {
         let decoder = Decoder::new(schema, Reading::As(message));
         let decoded = decoder.decode(payload);
         decoded.view(payload, decoder.table()).text()
+    }
+
+    #[test]
+    fn padding_is_as_many_spaces_as_the_indent() {
+        for indent in 0..40 {
+            let mut out = String::from("x");
+            super::pad(&mut out, indent);
+            assert_eq!(out, format!("x{}", " ".repeat(indent)));
+        }
     }
 
     #[test]
