@@ -225,7 +225,9 @@ impl<'a> MessageView<'a> {
     /// up to two: most messages set a field or two, and views are made for every record (a
     /// larger inline list costs more to move than the allocation it saves).
     pub fn fields(&self) -> FieldList<'a> {
-        if let Some(fields) = self.distinct_fields() {
+        if let Some(part) = self.usual_part() {
+            let mut fields = FieldList::new();
+            self.each_usual_field(part, |f| fields.push(f.clone()));
             return fields;
         }
         let parsed = self.parsed;
@@ -299,42 +301,69 @@ impl<'a> MessageView<'a> {
         kept
     }
 
-    /// [`MessageView::fields`] for the usual message: one part whose known fields each occur in
-    /// one run, in field-number order (a repeated field's values, a map's entries), no two of
-    /// them members of one oneof. Then no occurrence needs sorting or collecting before the
-    /// rules apply; `None` for any other message.
-    fn distinct_fields(&self) -> Option<FieldList<'a>> {
+    /// Calls `visit` with each field [`MessageView::fields`] lists, in the same order, without
+    /// making the list for the usual message: writers visit every message of every record, and
+    /// building and moving the list cost more than reading the fields.
+    pub fn for_each_field(&self, visit: impl FnMut(&FieldValues<'a>)) {
+        match self.usual_part() {
+            Some(part) => self.each_usual_field(part, visit),
+            None => self.fields().iter().for_each(visit),
+        }
+    }
+
+    /// The part of the usual message: one part whose known fields each occur in one run, in
+    /// field-number order (a repeated field's values, a map's entries), no two of them members
+    /// of one oneof. Its fields are read as they come ([`MessageView::each_usual_field`]), with
+    /// no occurrence sorted or collected before the rules apply; `None` for any other message.
+    fn usual_part(&self) -> Option<usize> {
         let parsed = self.parsed;
         let [part] = self.parts() else {
             return None;
         };
-        let children = parsed.tree.children(*part as usize);
-        let mut fields = FieldList::new();
-        for child in children {
+        let mut last: Option<FieldId> = None;
+        // The oneofs seen, one bit each (a message with more than 64 is not read as usual).
+        let mut oneofs: u64 = 0;
+        for child in parsed.tree.children(*part as usize) {
             let Some(field) = parsed.node(child as u32).and_then(wire::Node::field) else {
                 continue;
             };
-            match fields.last_mut() {
-                Some(run) if run.id == field => {
-                    run.nodes.push(child as u32);
-                    continue;
-                }
-                Some(run) if run.id.0 > field.0 => return None,
-                _ => {}
+            match last {
+                Some(previous) if previous == field => continue,
+                Some(previous) if previous.0 > field.0 => return None,
+                _ => last = Some(field),
             }
-            let values = FieldValues::new(parsed, field, &[child as u32]);
-            if let Some(oneof) = values.info().oneof {
-                if fields.iter().any(|f| f.info().oneof == Some(oneof)) {
+            if let Some(oneof) = parsed.field(field).and_then(|f| f.oneof) {
+                let bit = 1u64.checked_shl(oneof).unwrap_or(0);
+                if bit == 0 || oneofs & bit != 0 {
                     return None;
                 }
+                oneofs |= bit;
             }
-            fields.push(values);
         }
-        // Usually every field is set: then there is nothing to take out.
-        if fields.iter().any(|f| f.last_set().is_none()) {
-            fields.retain(|f| f.last_set().is_some());
+        Some(*part as usize)
+    }
+
+    /// Visits the set fields of [`MessageView::usual_part`] `part`, a run of occurrences at a time.
+    fn each_usual_field(&self, part: usize, mut visit: impl FnMut(&FieldValues<'a>)) {
+        let parsed = self.parsed;
+        let mut run: Option<FieldValues<'a>> = None;
+        for child in parsed.tree.children(part) {
+            let Some(field) = parsed.node(child as u32).and_then(wire::Node::field) else {
+                continue;
+            };
+            match &mut run {
+                Some(values) if values.id == field => values.nodes.push(child as u32),
+                _ => {
+                    let done = run.replace(FieldValues::new(parsed, field, &[child as u32]));
+                    if let Some(values) = done.filter(|v| v.last_set().is_some()) {
+                        visit(&values);
+                    }
+                }
+            }
         }
-        Some(fields)
+        if let Some(values) = run.filter(|v| v.last_set().is_some()) {
+            visit(&values);
+        }
     }
 
     /// The set field called `name`.
@@ -931,6 +960,48 @@ mod tests {
             .fields();
         assert_eq!(fields.len(), 1);
         assert_eq!(int64s(&fields[0]), [2]);
+    }
+
+    #[test]
+    fn visiting_the_fields_sees_what_the_list_holds_for_usual_and_unusual_messages() {
+        let schema = Schema::builtin();
+        let table = schema.table();
+        let feature = table.message_by_name("tensorflow.Feature").unwrap();
+        let list = table.message_by_name("tensorflow.Int64List").unwrap();
+        let seen = |bytes: &[u8], root| {
+            let tree = walk(bytes, table, Some(root));
+            let message = Parsed::new(&tree, bytes, table).root().unwrap();
+            let listed: Vec<(FieldId, Vec<u32>)> = message
+                .fields()
+                .iter()
+                .map(|f| (f.id(), f.nodes().to_vec()))
+                .collect();
+            let mut visited = Vec::new();
+            message.for_each_field(|f| visited.push((f.id(), f.nodes().to_vec())));
+            assert_eq!(visited, listed, "{bytes:02x?}");
+            (message.usual_part().is_some(), visited.len())
+        };
+        // One member of the oneof, with an unknown field after it: usual.
+        assert_eq!(
+            seen(&[ld(3, &[0x08, 1]), vec![0x78, 0]].concat(), feature),
+            (true, 1)
+        );
+        // Two members of one oneof: the list's rules apply (the last set survives).
+        let two = [ld(3, &[0x08, 1]), ld(1, &ld(1, b"x"))].concat();
+        assert_eq!(seen(&two, feature), (false, 1));
+        // One field in three runs (values, then an unknown field, then more values): still
+        // usual, as the unknown field is not one of the message's.
+        let runs = [vec![0x08, 1, 0x08, 2], vec![0x78, 0], vec![0x08, 3]].concat();
+        assert_eq!(seen(&runs, list), (true, 1));
+        // A field set to nothing (an empty packed run) is not listed, usual or not.
+        assert_eq!(seen(&ld(1, &[]), list), (true, 0));
+        // Fields out of number order (`feature_lists` before `context`): not usual, listed all
+        // the same; in order, usual.
+        let sequence = table.message_by_name("tensorflow.SequenceExample").unwrap();
+        let out_of_order = [ld(2, &[]), ld(1, &[])].concat();
+        assert_eq!(seen(&out_of_order, sequence), (false, 2));
+        let in_order = [ld(1, &[]), ld(2, &[])].concat();
+        assert_eq!(seen(&in_order, sequence), (true, 2));
     }
 
     /// Map entries as Python protobuf (upb, 7.36.2) reads them: the text and JSON it prints for

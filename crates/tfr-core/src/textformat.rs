@@ -50,9 +50,7 @@ fn pad(out: &mut String, indent: usize) {
 
 /// Appends the fields of `message` at `indent`.
 pub fn write_message(message: &MessageView<'_>, indent: usize, out: &mut String) {
-    // Borrowed in place: moving each field's view out of the vector costs more than reading it.
-    let fields = message.fields();
-    for field in &fields {
+    message.for_each_field(|field| {
         let info = field.info();
         match info.cardinality {
             Cardinality::Map => write_map(field, indent, out),
@@ -78,7 +76,7 @@ pub fn write_message(message: &MessageView<'_>, indent: usize, out: &mut String)
                 }
             }
         }
-    }
+    });
 }
 
 fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {

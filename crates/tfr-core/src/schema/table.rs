@@ -184,6 +184,9 @@ pub struct Message {
     accepts: Vec<u8>,
     /// Field positions in the order of their JSON names.
     json_order: Vec<u16>,
+    /// Whether that is field-number order (then any set of fields listed by number is in JSON
+    /// order).
+    json_follows_numbers: bool,
     pub map_entry: bool,
     pub proto3: bool,
 }
@@ -334,6 +337,7 @@ impl Table {
             count,
             dense,
             accepts,
+            json_follows_numbers: json_order.is_sorted(),
             json_order,
             map_entry: message.is_map_entry(),
             proto3: message.parent_file().syntax() == Syntax::Proto3,
@@ -503,6 +507,11 @@ impl Table {
         (first..first + count).map(FieldId)
     }
 
+    /// Whether message `id`'s fields in field-number order are in the order of their JSON names.
+    pub fn json_follows_numbers(&self, id: MessageId) -> bool {
+        self.message(id).is_some_and(|m| m.json_follows_numbers)
+    }
+
     /// The field ids of message `id` in the order of their JSON names.
     pub fn json_order(&self, id: MessageId) -> impl Iterator<Item = FieldId> + '_ {
         let message = self.message(id);
@@ -603,6 +612,10 @@ mod tests {
             .map(|f| &*table.field(f).unwrap().json_name)
             .collect();
         assert_eq!(names, ["context", "featureLists"]);
+        assert!(table.json_follows_numbers(sequence));
+        // `wallTime` (1) and `step` (2) are listed by name the other way round.
+        let event = schema.message("tensorflow.Event").unwrap();
+        assert!(!table.json_follows_numbers(event));
     }
 
     #[test]
