@@ -225,11 +225,17 @@ impl<'a> MessageView<'a> {
     /// up to two: most messages set a field or two, and views are made for every record (a
     /// larger inline list costs more to move than the allocation it saves).
     pub fn fields(&self) -> FieldList<'a> {
-        if let Some(part) = self.usual_part() {
-            let mut fields = FieldList::new();
-            self.each_usual_field(part, |f| fields.push(f.clone()));
-            return fields;
-        }
+        let Some(part) = self.usual_part() else {
+            return self.merged_fields();
+        };
+        let mut fields = FieldList::new();
+        self.each_usual_field(part, |f| fields.push(f));
+        fields
+    }
+
+    /// [`MessageView::fields`] for any message: occurrences collected from every part, sorted by
+    /// field and grouped before the rules apply.
+    fn merged_fields(&self) -> FieldList<'a> {
         let parsed = self.parsed;
         let mut occurrences: Vec<(u32, u32)> = Vec::new();
         for part in self.parts() {
@@ -306,7 +312,10 @@ impl<'a> MessageView<'a> {
     /// building and moving the list cost more than reading the fields.
     pub fn for_each_field(&self, visit: impl FnMut(&FieldValues<'a>)) {
         match self.usual_part() {
-            Some(part) => self.each_usual_field(part, visit),
+            Some(part) => {
+                let mut visit = visit;
+                self.each_usual_field(part, |f| visit(&f));
+            }
             None => self.fields().iter().for_each(visit),
         }
     }
@@ -321,7 +330,8 @@ impl<'a> MessageView<'a> {
             return None;
         };
         let mut last: Option<FieldId> = None;
-        // The oneofs seen, one bit each (a message with more than 64 is not read as usual).
+        // The oneofs seen, one bit each (a member of a oneof numbered 64 or more makes the message
+        // not usual).
         let mut oneofs: u64 = 0;
         for child in parsed.tree.children(*part as usize) {
             let Some(field) = parsed.node(child as u32).and_then(wire::Node::field) else {
@@ -344,7 +354,7 @@ impl<'a> MessageView<'a> {
     }
 
     /// Visits the set fields of [`MessageView::usual_part`] `part`, a run of occurrences at a time.
-    fn each_usual_field(&self, part: usize, mut visit: impl FnMut(&FieldValues<'a>)) {
+    fn each_usual_field(&self, part: usize, mut visit: impl FnMut(FieldValues<'a>)) {
         let parsed = self.parsed;
         let mut run: Option<FieldValues<'a>> = None;
         for child in parsed.tree.children(part) {
@@ -356,13 +366,13 @@ impl<'a> MessageView<'a> {
                 _ => {
                     let done = run.replace(FieldValues::new(parsed, field, &[child as u32]));
                     if let Some(values) = done.filter(|v| v.last_set().is_some()) {
-                        visit(&values);
+                        visit(values);
                     }
                 }
             }
         }
         if let Some(values) = run.filter(|v| v.last_set().is_some()) {
-            visit(&values);
+            visit(values);
         }
     }
 
@@ -963,45 +973,61 @@ mod tests {
     }
 
     #[test]
-    fn visiting_the_fields_sees_what_the_list_holds_for_usual_and_unusual_messages() {
+    fn visiting_the_fields_of_a_usual_message_keeps_the_rules_of_merged_messages() {
         let schema = Schema::builtin();
         let table = schema.table();
         let feature = table.message_by_name("tensorflow.Feature").unwrap();
         let list = table.message_by_name("tensorflow.Int64List").unwrap();
+        let sequence = table.message_by_name("tensorflow.SequenceExample").unwrap();
+        // Whether the message is usual, and the fields visited, which must be what the rules for
+        // any message (occurrences collected, sorted and grouped) make of it, and what
+        // `fields()` lists.
         let seen = |bytes: &[u8], root| {
             let tree = walk(bytes, table, Some(root));
             let message = Parsed::new(&tree, bytes, table).root().unwrap();
-            let listed: Vec<(FieldId, Vec<u32>)> = message
-                .fields()
-                .iter()
-                .map(|f| (f.id(), f.nodes().to_vec()))
-                .collect();
+            let ids_and_nodes = |fields: &[FieldValues<'_>]| -> Vec<(u32, Vec<u32>)> {
+                fields
+                    .iter()
+                    .map(|f| (f.id().0, f.nodes().to_vec()))
+                    .collect()
+            };
             let mut visited = Vec::new();
-            message.for_each_field(|f| visited.push((f.id(), f.nodes().to_vec())));
-            assert_eq!(visited, listed, "{bytes:02x?}");
-            (message.usual_part().is_some(), visited.len())
+            message.for_each_field(|f| visited.push(f.clone()));
+            let visited = ids_and_nodes(&visited);
+            assert_eq!(
+                visited,
+                ids_and_nodes(&message.merged_fields()),
+                "{bytes:02x?}"
+            );
+            assert_eq!(visited, ids_and_nodes(&message.fields()), "{bytes:02x?}");
+            (message.usual_part().is_some(), visited)
         };
-        // One member of the oneof, with an unknown field after it: usual.
-        assert_eq!(
-            seen(&[ld(3, &[0x08, 1]), vec![0x78, 0]].concat(), feature),
-            (true, 1)
-        );
-        // Two members of one oneof: the list's rules apply (the last set survives).
-        let two = [ld(3, &[0x08, 1]), ld(1, &ld(1, b"x"))].concat();
-        assert_eq!(seen(&two, feature), (false, 1));
-        // One field in three runs (values, then an unknown field, then more values): still
-        // usual, as the unknown field is not one of the message's.
+        let first = |root| table.field_ids(root).next().unwrap().0;
+        let int64_list = first(feature) + 2;
+        // One member of the oneof, with an unknown field (15) after it: usual.
+        let (usual, fields) = seen(&[ld(3, &[0x08, 1]), vec![0x78, 0]].concat(), feature);
+        assert!(usual);
+        assert_eq!(fields, [(int64_list, vec![1])]);
+        // Two members of one oneof, in number order: not usual, and the last set survives.
+        let two = [ld(1, &ld(1, b"x")), ld(3, &[0x08, 1])].concat();
+        let (usual, fields) = seen(&two, feature);
+        assert!(!usual);
+        assert_eq!(fields, [(int64_list, vec![3])]);
+        // One field in two runs split by an unknown field: usual, one field of both runs.
         let runs = [vec![0x08, 1, 0x08, 2], vec![0x78, 0], vec![0x08, 3]].concat();
-        assert_eq!(seen(&runs, list), (true, 1));
-        // A field set to nothing (an empty packed run) is not listed, usual or not.
-        assert_eq!(seen(&ld(1, &[]), list), (true, 0));
-        // Fields out of number order (`feature_lists` before `context`): not usual, listed all
-        // the same; in order, usual.
-        let sequence = table.message_by_name("tensorflow.SequenceExample").unwrap();
+        assert_eq!(
+            seen(&runs, list),
+            (true, vec![(first(list), vec![1, 2, 4])])
+        );
+        // A field set to nothing (an empty packed run) is not set.
+        assert_eq!(seen(&ld(1, &[]), list), (true, vec![]));
+        // Fields out of number order (`feature_lists` before `context`): not usual; in order,
+        // usual; both list the two fields.
         let out_of_order = [ld(2, &[]), ld(1, &[])].concat();
-        assert_eq!(seen(&out_of_order, sequence), (false, 2));
-        let in_order = [ld(1, &[]), ld(2, &[])].concat();
-        assert_eq!(seen(&in_order, sequence), (true, 2));
+        let (usual, fields) = seen(&out_of_order, sequence);
+        assert!(!usual && fields.len() == 2);
+        let (usual, fields) = seen(&[ld(1, &[]), ld(2, &[])].concat(), sequence);
+        assert!(usual && fields.len() == 2);
     }
 
     /// Map entries as Python protobuf (upb, 7.36.2) reads them: the text and JSON it prints for
