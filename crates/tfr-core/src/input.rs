@@ -198,8 +198,7 @@ impl Input {
             self.settle(index);
             let (Some(first), Some(this)) = (self.index.offset(start), self.index.offset(index))
             else {
-                // Past the last frame.
-                self.settle_all();
+                // Past the last frame: `settle` stopped because the file is indexed.
                 return start..index;
             };
             // A batch of huge records is cut short, so rendered output never piles up in memory.
