@@ -74,30 +74,24 @@ pub fn message_to_json(message: &MessageView<'_>) -> String {
 
 /// Appends the JSON object of `message` to `out`.
 pub fn write_message(message: &MessageView<'_>, out: &mut String) {
-    let table = message.parsed().table;
-    if table.json_follows_numbers(message.id()) {
-        out.push('{');
-        let mut first = true;
-        message.for_each_field(|field| {
-            if !first {
-                out.push_str(", ");
-            }
-            first = false;
-            out.push_str(&field.info().json_member);
-            write_field(field, out);
-        });
-        out.push('}');
-        return;
-    }
-    let mut fields = message.fields();
-    fields.sort_by(|a, b| a.info().json_name.cmp(&b.info().json_name));
     out.push('{');
-    for (i, field) in fields.iter().enumerate() {
-        if i > 0 {
+    let mut first = true;
+    let mut member = |field: &FieldValues<'_>| {
+        if !first {
             out.push_str(", ");
         }
+        first = false;
         out.push_str(&field.info().json_member);
         write_field(field, out);
+    };
+    // Members are sorted by name; where the names follow the field numbers, the fields already
+    // come in that order.
+    if message.parsed().table.json_follows_numbers(message.id()) {
+        message.for_each_field(member);
+    } else {
+        let mut fields = message.fields();
+        fields.sort_by(|a, b| a.info().json_name.cmp(&b.info().json_name));
+        fields.iter().for_each(&mut member);
     }
     out.push('}');
 }
