@@ -423,7 +423,7 @@ impl<'a> FieldValues<'a> {
     }
 
     pub fn info(&self) -> &'a Field {
-        self.parsed.field(self.id).unwrap_or(&NO_FIELD)
+        self.parsed.field(self.id).unwrap_or_else(|| &NO_FIELD)
     }
 
     pub fn parsed(&self) -> Parsed<'a> {
@@ -442,9 +442,11 @@ impl<'a> FieldValues<'a> {
         match info.cardinality {
             Cardinality::Map => self.map_has_entries().then_some(last),
             // Numbers are read without their spans and values.
-            Cardinality::Repeated => match self.scalars() {
-                Some(mut numbers) => numbers.next().map(|_| last),
-                None => self.values().next().map(|_| last),
+            Cardinality::Repeated => match info.kind {
+                Kind::String | Kind::Bytes | Kind::Message(_) | Kind::Group(_) => {
+                    self.values().next().map(|_| last)
+                }
+                kind => self.has_numbers(kind).then_some(last),
             },
             _ if info.kind.message().is_some() => Some(last),
             Cardinality::Implicit => {
@@ -507,6 +509,84 @@ impl<'a> FieldValues<'a> {
             nodes: self.nodes().iter(),
             packed: None,
         })
+    }
+
+    /// Whether a repeated number field of `kind` yields a number ([`FieldValues::scalars`] does
+    /// not end at once), found from the lengths alone except for enums: a number of any other
+    /// kind is always kept, so a packed run holds one if it holds its first element.
+    fn has_numbers(&self, kind: Kind) -> bool {
+        if matches!(kind, Kind::Enum(_)) {
+            return self
+                .scalars()
+                .is_some_and(|mut numbers| numbers.next().is_some());
+        }
+        let (tree, bytes) = (self.parsed.tree, self.parsed.bytes);
+        self.nodes().iter().any(|&n| {
+            let Some(node) = self.parsed.node(n) else {
+                return false;
+            };
+            match node.kind() {
+                NodeKind::Packed => {
+                    let data = node.data_span();
+                    match kind.fixed_width() {
+                        Some(width) => data.len() >= width,
+                        None => wire::read_varint(bytes, data.start, data.end).is_ok(),
+                    }
+                }
+                NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 => {
+                    tree.scalar(n as usize, bytes).is_some()
+                }
+                _ => false,
+            }
+        })
+    }
+
+    /// Calls `visit` with each number [`FieldValues::scalars`] yields, in the same order; `false`
+    /// (and no call) for fields that are not numbers. A packed run of fixed-width numbers that no
+    /// enum can drop is read in a loop of its own, with the kind settled once for the run: the
+    /// floats of a feature are most of what `show` prints.
+    #[inline]
+    pub fn each_scalar(&self, mut visit: impl FnMut(Scalar<'a>)) -> bool {
+        match self.info().kind {
+            Kind::Float => {
+                self.each_fixed::<4>(|raw| visit(Scalar::F32(f32::from_bits(raw as u32))))
+            }
+            Kind::Double => self.each_fixed::<8>(|raw| visit(Scalar::F64(f64::from_bits(raw)))),
+            Kind::Fixed32 => self.each_fixed::<4>(|raw| visit(Scalar::U32(raw as u32))),
+            Kind::Sfixed32 => self.each_fixed::<4>(|raw| visit(Scalar::I32(raw as u32 as i32))),
+            Kind::Fixed64 => self.each_fixed::<8>(|raw| visit(Scalar::U64(raw))),
+            Kind::Sfixed64 => self.each_fixed::<8>(|raw| visit(Scalar::I64(raw as i64))),
+            _ => match self.scalars() {
+                Some(numbers) => numbers.for_each(visit),
+                None => return false,
+            },
+        }
+        true
+    }
+
+    /// The raw values of a field of fixed-width numbers `WIDTH` bytes wide, as [`Scalars`] reads
+    /// them: each whole element of a packed run, and each single value.
+    #[inline]
+    fn each_fixed<const WIDTH: usize>(&self, mut visit: impl FnMut(u64)) {
+        let (tree, bytes) = (self.parsed.tree, self.parsed.bytes);
+        for &n in self.nodes() {
+            let Some(node) = self.parsed.node(n) else {
+                continue;
+            };
+            match node.kind() {
+                NodeKind::Packed => {
+                    for element in self.parsed.slice(node.data_span()).chunks_exact(WIDTH) {
+                        visit(wire::fixed_le(element));
+                    }
+                }
+                NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 => {
+                    if let Some(raw) = tree.scalar(n as usize, bytes) {
+                        visit(raw);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     /// The values from position `at` on (a position [`Values::at`] gave).
@@ -905,6 +985,87 @@ mod tests {
                 .fields()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn numbers_visited_in_a_loop_per_kind_are_the_numbers_the_iterator_yields() {
+        let schema = crate::explain::tests::schema(
+            "syntax = \"proto2\"; package p;\n\
+             enum E { A = 1; B = 2; }\n\
+             message M { repeated float f = 1; repeated double d = 2; repeated fixed32 u = 3;\n\
+             repeated sfixed32 s = 4; repeated fixed64 w = 5; repeated sfixed64 t = 6;\n\
+             repeated int32 i = 7; repeated E e = 8; repeated sint64 z = 9; repeated string x = 10; }\n",
+            "p.M",
+        );
+        let table = schema.table();
+        let message = schema.user_message().unwrap();
+        // A single value of field `n` as its wire type writes it, and a packed run of `elements`.
+        let single = |n: u8, element: &[u8]| {
+            let wire_type = match element.len() {
+                4 => 5,
+                8 => 1,
+                _ => 0,
+            };
+            [&[(n << 3) | wire_type][..], element].concat()
+        };
+        let kinds: [(u8, &[u8], &[u8]); 9] = [
+            (1, &1.5f32.to_le_bytes(), &(-2f32).to_le_bytes()),
+            (2, &1.5f64.to_le_bytes(), &(-2f64).to_le_bytes()),
+            (3, &7u32.to_le_bytes(), &u32::MAX.to_le_bytes()),
+            (4, &(-7i32).to_le_bytes(), &9i32.to_le_bytes()),
+            (5, &7u64.to_le_bytes(), &u64::MAX.to_le_bytes()),
+            (6, &(-7i64).to_le_bytes(), &9i64.to_le_bytes()),
+            (7, &[0x96, 0x01], &[0x7f]),
+            // 7 is no value of the closed enum: dropped wherever it occurs.
+            (8, &[0x07], &[0x02]),
+            (9, &[0x03], &[0x04]),
+        ];
+        let mut compared = 0;
+        for (n, a, b) in kinds {
+            let partial = &a[..a.len() - 1];
+            let varint = a.len() < 4;
+            let cases: Vec<Vec<u8>> = vec![
+                ld(n, b""),
+                // Only a broken element: a partial fixed-width one, or a varint cut short.
+                ld(n, if varint { &[0x80] } else { partial }),
+                single(n, a),
+                [
+                    ld(n, &[a, b, partial].concat()),
+                    single(n, b),
+                    ld(n, b),
+                    ld(n, b""),
+                ]
+                .concat(),
+                [ld(n, a), single(n, a)].concat(),
+            ];
+            for bytes in &cases {
+                let tree = walk(bytes, table, Some(message));
+                let parsed = Parsed::new(&tree, bytes, table);
+                let nodes: Vec<u32> = tree.children(ROOT).map(|c| c as u32).collect();
+                let field = parsed.node(nodes[0]).and_then(wire::Node::field).unwrap();
+                let values = FieldValues::new(parsed, field, &nodes);
+                let mut visited = Vec::new();
+                assert!(values.each_scalar(|s| visited.push(s)));
+                let yielded: Vec<Scalar<'_>> = values.scalars().unwrap().collect();
+                assert_eq!(visited, yielded, "field {n}, bytes {bytes:02x?}");
+                // The field is set exactly when a number is kept.
+                assert_eq!(
+                    values.last_set().is_some(),
+                    !yielded.is_empty(),
+                    "{bytes:02x?}"
+                );
+                compared += yielded.len();
+            }
+        }
+        // Seven numbers a kind (none from the empty or broken runs, one single, four from the
+        // mixed runs, two from the last case); the enum keeps only its three 2s.
+        assert_eq!(compared, 8 * 7 + 3);
+        // Strings are no numbers: nothing is visited.
+        let bytes = ld(10, b"abc");
+        let tree = walk(&bytes, table, Some(message));
+        let parsed = Parsed::new(&tree, &bytes, table);
+        let strings = parsed.root().unwrap().field("x").unwrap();
+        assert!(!strings.each_scalar(|_| panic!("a string visited as a number")));
     }
 
     #[test]

@@ -103,22 +103,20 @@ fn write_field(field: &FieldValues<'_>, out: &mut String) {
         Cardinality::Map => write_map(field, out),
         Cardinality::Repeated => {
             out.push('[');
-            match field.scalars() {
-                Some(scalars) => {
-                    for (i, scalar) in scalars.enumerate() {
-                        if i > 0 {
-                            out.push_str(", ");
-                        }
-                        write_scalar(info, &scalar, table, out);
-                    }
+            let mut first = true;
+            let numbers = field.each_scalar(|scalar| {
+                if !first {
+                    out.push_str(", ");
                 }
-                None => {
-                    for (i, (value, _)) in field.values().enumerate() {
-                        if i > 0 {
-                            out.push_str(", ");
-                        }
-                        write_value(info, &value, table, out);
+                first = false;
+                write_scalar(info, &scalar, table, out);
+            });
+            if !numbers {
+                for (i, (value, _)) in field.values().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
                     }
+                    write_value(info, &value, table, out);
                 }
             }
             out.push(']');

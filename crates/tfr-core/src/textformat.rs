@@ -54,22 +54,20 @@ pub fn write_message(message: &MessageView<'_>, indent: usize, out: &mut String)
         let info = field.info();
         match info.cardinality {
             Cardinality::Map => write_map(field, indent, out),
-            Cardinality::Repeated => match field.scalars() {
-                Some(scalars) => {
-                    for scalar in scalars {
-                        pad(out, indent);
-                        out.push_str(&info.text_name);
-                        out.push_str(": ");
-                        write_scalar(&scalar, out);
-                        out.push('\n');
-                    }
-                }
-                None => {
+            Cardinality::Repeated => {
+                let numbers = field.each_scalar(|scalar| {
+                    pad(out, indent);
+                    out.push_str(&info.text_name);
+                    out.push_str(": ");
+                    write_scalar(&scalar, out);
+                    out.push('\n');
+                });
+                if !numbers {
                     for (value, _) in field.values() {
                         write_field(info, &value, indent, out);
                     }
                 }
-            },
+            }
             _ => {
                 if let Some(value) = field.singular() {
                     write_field(info, &value, indent, out);

@@ -511,7 +511,7 @@ pub fn read_element(
 }
 
 #[inline]
-fn fixed_le(bytes: &[u8]) -> u64 {
+pub(crate) fn fixed_le(bytes: &[u8]) -> u64 {
     // The two widths protobuf has, read directly: a copy of a variable length is a call to
     // memcpy for every element of a packed run.
     if let Ok(four) = <[u8; 4]>::try_from(bytes) {

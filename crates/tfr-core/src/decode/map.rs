@@ -81,7 +81,7 @@ impl<'a> EntryReader<'a> {
                 return None;
             };
             if is_enum {
-                let info = self.parsed.field(field).unwrap_or(&NO_FIELD);
+                let info = self.parsed.field(field).unwrap_or_else(|| &NO_FIELD);
                 leaf_value(self.parsed, info, child as u32)?;
             }
         }
@@ -236,7 +236,7 @@ impl<'a> MapView<'a> {
         let Some(shape) = shape else {
             return MapView::empty();
         };
-        let key_info = shape.parsed.field(shape.key).unwrap_or(&NO_FIELD);
+        let key_info = shape.parsed.field(shape.key).unwrap_or_else(|| &NO_FIELD);
         let key_is_bytes = matches!(key_info.kind, Kind::String | Kind::Bytes);
         let enums = shape.enums();
         // The last key occurrence's value, read straight from its node (`key` would also drop a
