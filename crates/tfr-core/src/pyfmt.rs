@@ -290,7 +290,7 @@ pub fn write_text_f32(value: f32, out: &mut String) {
 
 const PRINTABLE: std::ops::RangeInclusive<u8> = 0x20..=0x7e;
 
-fn escape_symbol(byte: u8) -> Option<&'static str> {
+const fn escape_symbol(byte: u8) -> Option<&'static str> {
     Some(match byte {
         b'\t' => "\\t",
         b'\n' => "\\n",
@@ -302,13 +302,24 @@ fn escape_symbol(byte: u8) -> Option<&'static str> {
     })
 }
 
-/// How long `byte` is once escaped: a symbol, itself, or four characters of octal.
-fn escaped_len(byte: u8) -> usize {
-    match (escape_symbol(byte), PRINTABLE.contains(&byte)) {
-        (Some(symbol), _) => symbol.len(),
-        (None, true) => 1,
-        (None, false) => 4,
+/// How long each byte is once escaped: a symbol, itself, or four characters of octal. Looked up,
+/// not worked out: every byte of every string and bytes value `show` prints is measured.
+const ESCAPED_LEN: [u8; 256] = {
+    let mut table = [4; 256];
+    let mut byte = 0;
+    while byte < table.len() {
+        table[byte] = match escape_symbol(byte as u8) {
+            Some(symbol) => symbol.len() as u8,
+            None if byte >= 0x20 && byte <= 0x7e => 1,
+            None => 4,
+        };
+        byte += 1;
     }
+    table
+};
+
+fn escaped_len(byte: u8) -> usize {
+    usize::from(ESCAPED_LEN[usize::from(byte)])
 }
 
 /// One byte as `CEscape` writes it: a symbol, printable ASCII as itself, anything else in octal.
@@ -333,7 +344,7 @@ fn push_octal(byte: u8, out: &mut String) {
 
 /// Whether `CEscape` keeps `byte` as it is.
 fn is_plain(byte: u8) -> bool {
-    PRINTABLE.contains(&byte) && escape_symbol(byte).is_none()
+    escaped_len(byte) == 1
 }
 
 /// Appends `bytes` escaped byte by byte, runs of bytes kept as they are copied whole.
@@ -358,10 +369,18 @@ fn push_escaped_runs(bytes: &[u8], out: &mut String) {
 /// `text_encoding.CEscape(bytes, as_utf8=False)`, as `text_format` prints a `bytes` field: octal
 /// escapes for every byte outside printable ASCII (`\000`, `\033`, `\177`, `\303\251`).
 pub fn c_escape_bytes(bytes: &[u8], out: &mut String) {
+    // Names and labels are nearly always plain: one scan finds that, and they are copied whole.
+    let plain = bytes
+        .iter()
+        .position(|&b| !is_plain(b))
+        .unwrap_or(bytes.len());
+    let (head, rest) = bytes.split_at(plain);
     // Sized exactly first: a value can be tens of megabytes, and growing by doubling would
     // briefly hold twice that.
-    out.reserve(bytes.iter().map(|&b| escaped_len(b)).sum());
-    push_escaped_runs(bytes, out);
+    out.reserve(head.len() + rest.iter().map(|&b| escaped_len(b)).sum::<usize>());
+    // Printable ASCII, so always UTF-8.
+    out.push_str(std::str::from_utf8(head).unwrap_or_default());
+    push_escaped_runs(rest, out);
 }
 
 /// `text_encoding.CEscape(text, as_utf8=True)`, as `text_format` prints a `string` field.
@@ -575,6 +594,9 @@ mod tests {
         let mut out = String::new();
         c_escape_bytes("naïve\n\"\t\x00".as_bytes(), &mut out);
         assert_eq!(out, "na\\303\\257ve\\n\\\"\\t\\000");
+        // Wholly plain, and plain up to an escape at the very end.
+        assert_eq!(escaped(c_escape_bytes, b"item-01 ~"), "item-01 ~");
+        assert_eq!(escaped(c_escape_bytes, b"cat\\"), "cat\\\\");
         let mut out = String::new();
         c_escape_utf8("naïve'\x01".as_bytes(), &mut out);
         assert_eq!(out, "naïve\\'\\001");
