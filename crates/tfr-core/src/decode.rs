@@ -442,12 +442,7 @@ impl<'a> FieldValues<'a> {
         match info.cardinality {
             Cardinality::Map => self.map_has_entries().then_some(last),
             // Numbers are read without their spans and values.
-            Cardinality::Repeated => match info.kind {
-                Kind::String | Kind::Bytes | Kind::Message(_) | Kind::Group(_) => {
-                    self.values().next().map(|_| last)
-                }
-                kind => self.has_numbers(kind).then_some(last),
-            },
+            Cardinality::Repeated => self.has_values(info.kind).then_some(last),
             _ if info.kind.message().is_some() => Some(last),
             Cardinality::Implicit => {
                 let (node, value) = self.last_kept()?;
@@ -511,14 +506,26 @@ impl<'a> FieldValues<'a> {
         })
     }
 
-    /// Whether a repeated number field of `kind` yields a number ([`FieldValues::scalars`] does
-    /// not end at once), found from the lengths alone except for enums: a number of any other
-    /// kind is always kept, so a packed run holds one if it holds its first element.
-    fn has_numbers(&self, kind: Kind) -> bool {
-        if matches!(kind, Kind::Enum(_)) {
-            return self
-                .scalars()
-                .is_some_and(|mut numbers| numbers.next().is_some());
+    /// Whether a repeated field of `kind` yields a value ([`FieldValues::values`] does not end at
+    /// once), found from the nodes' kinds and lengths alone except for enums: a string or bytes
+    /// occurrence is a value, so is a message's, and a number of any kind but an enum is always
+    /// kept, so a packed run holds one if it holds its first element.
+    fn has_values(&self, kind: Kind) -> bool {
+        let node_kinds = || self.nodes().iter().filter_map(|&n| self.parsed.node(n));
+        match kind {
+            Kind::String | Kind::Bytes => {
+                return node_kinds().any(|node| node.kind() == NodeKind::Bytes);
+            }
+            Kind::Message(_) | Kind::Group(_) => {
+                return node_kinds()
+                    .any(|node| matches!(node.kind(), NodeKind::Message | NodeKind::Group));
+            }
+            Kind::Enum(_) => {
+                return self
+                    .scalars()
+                    .is_some_and(|mut numbers| numbers.next().is_some());
+            }
+            _ => {}
         }
         let (tree, bytes) = (self.parsed.tree, self.parsed.bytes);
         self.nodes().iter().any(|&n| {
@@ -556,6 +563,18 @@ impl<'a> FieldValues<'a> {
             Kind::Sfixed32 => self.each_fixed::<4>(|raw| visit(Scalar::I32(raw as u32 as i32))),
             Kind::Fixed64 => self.each_fixed::<8>(|raw| visit(Scalar::U64(raw))),
             Kind::Sfixed64 => self.each_fixed::<8>(|raw| visit(Scalar::I64(raw as i64))),
+            // Varints: every number is kept (only enums drop some).
+            kind @ (Kind::Int32
+            | Kind::Int64
+            | Kind::Uint32
+            | Kind::Uint64
+            | Kind::Sint32
+            | Kind::Sint64
+            | Kind::Bool) => self.each_fixed::<0>(|raw| {
+                if let Some(scalar) = Scalar::from_raw(kind, raw, self.parsed.table) {
+                    visit(scalar);
+                }
+            }),
             _ => match self.scalars() {
                 Some(numbers) => numbers.for_each(visit),
                 None => return false,
@@ -564,8 +583,8 @@ impl<'a> FieldValues<'a> {
         true
     }
 
-    /// The raw values of a field of fixed-width numbers `WIDTH` bytes wide, as [`Scalars`] reads
-    /// them: each whole element of a packed run, and each single value.
+    /// The raw values of a field of numbers `WIDTH` bytes wide (varints for a `WIDTH` of 0), as
+    /// [`Scalars`] reads them: each whole element of a packed run, and each single value.
     #[inline]
     fn each_fixed<const WIDTH: usize>(&self, mut visit: impl FnMut(u64)) {
         let (tree, bytes) = (self.parsed.tree, self.parsed.bytes);
@@ -574,6 +593,17 @@ impl<'a> FieldValues<'a> {
                 continue;
             };
             match node.kind() {
+                NodeKind::Packed if WIDTH == 0 => {
+                    let data = node.data_span();
+                    let mut at = data.start;
+                    while at < data.end {
+                        let Ok((raw, next)) = wire::read_varint(bytes, at, data.end) else {
+                            break;
+                        };
+                        visit(raw);
+                        at = next;
+                    }
+                }
                 NodeKind::Packed => {
                     for element in self.parsed.slice(node.data_span()).chunks_exact(WIDTH) {
                         visit(wire::fixed_le(element));
@@ -994,7 +1024,8 @@ mod tests {
              enum E { A = 1; B = 2; }\n\
              message M { repeated float f = 1; repeated double d = 2; repeated fixed32 u = 3;\n\
              repeated sfixed32 s = 4; repeated fixed64 w = 5; repeated sfixed64 t = 6;\n\
-             repeated int32 i = 7; repeated E e = 8; repeated sint64 z = 9; repeated string x = 10; }\n",
+             repeated int32 i = 7; repeated E e = 8; repeated sint64 z = 9; repeated string x = 10;\n\
+             repeated M m = 11; }\n",
             "p.M",
         );
         let table = schema.table();
@@ -1060,12 +1091,25 @@ mod tests {
         // Seven numbers a kind (none from the empty or broken runs, one single, four from the
         // mixed runs, two from the last case); the enum keeps only its three 2s.
         assert_eq!(compared, 8 * 7 + 3);
-        // Strings are no numbers: nothing is visited.
-        let bytes = ld(10, b"abc");
-        let tree = walk(&bytes, table, Some(message));
-        let parsed = Parsed::new(&tree, &bytes, table);
-        let strings = parsed.root().unwrap().field("x").unwrap();
-        assert!(!strings.each_scalar(|_| panic!("a string visited as a number")));
+        // Strings and messages are no numbers: nothing is visited. Any occurrence of one is a
+        // value, empty or (for a message) broken.
+        for bytes in [
+            ld(10, b"abc"),
+            ld(10, b""),
+            [ld(10, b""), ld(10, b"a")].concat(),
+            ld(11, b""),
+            ld(11, &[0xff]),
+            [ld(11, &ld(10, b"a")), ld(11, b"")].concat(),
+        ] {
+            let tree = walk(&bytes, table, Some(message));
+            let parsed = Parsed::new(&tree, &bytes, table);
+            let nodes: Vec<u32> = tree.children(ROOT).map(|c| c as u32).collect();
+            let field = parsed.node(nodes[0]).and_then(wire::Node::field).unwrap();
+            let values = FieldValues::new(parsed, field, &nodes);
+            assert!(!values.each_scalar(|_| panic!("visited as a number: {bytes:02x?}")));
+            assert!(values.values().next().is_some());
+            assert!(values.last_set().is_some(), "{bytes:02x?}");
+        }
     }
 
     #[test]
