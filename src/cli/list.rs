@@ -14,7 +14,7 @@ use super::{Status, report_unusable};
 use crate::input::{Input, OpenOptions};
 use crate::jsonformat::Json;
 use crate::nested::NestedFrames;
-use crate::summary::{FrameRow, describe_frame_with, row_json};
+use crate::summary::{FeatureNames, FrameRow, describe_frame_with, row_json};
 use crate::words::plural;
 
 #[derive(Debug, Args)]
@@ -195,6 +195,13 @@ pub fn run(
                 "index", "offset", "length", "len-crc", "data-crc", "kind"
             )?;
         }
+        // JSON lists the names, and a terminal's rows fit as many as its width holds; a table
+        // written to a pipe prints each summary line as it is.
+        let names = if args.json || width.is_some() {
+            FeatureNames::Kept
+        } else {
+            FeatureNames::Skipped
+        };
         let rows = Rows {
             file: &json_name,
             split: split.as_ref(),
@@ -208,7 +215,7 @@ pub fn run(
             0,
             None,
             |input, decoder, frame, output| {
-                let mut row = describe_frame_with(input, decoder, frame);
+                let mut row = describe_frame_with(input, decoder, frame, names);
                 let nested = NestedFrames::find(&input.index, input.data(), &frame);
                 if let Some(nested) = &nested {
                     row.summary = format!("{}; {}", row.summary, nested.describe());

@@ -96,7 +96,13 @@ fn run(job: Job, progress: &Progress) -> Option<Done> {
         payload: job.range,
         specs: job.specs.clone(),
     });
-    let summary = crate::summary::summarize(&job.decoder, &record.decoded, &job.payload).line;
+    let summary = crate::summary::summarize(
+        &job.decoder,
+        &record.decoded,
+        &job.payload,
+        crate::summary::FeatureNames::Skipped,
+    )
+    .line;
     let row = RowText {
         kind: record.decoded.kind.name().to_string(),
         summary,

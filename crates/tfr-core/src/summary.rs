@@ -22,13 +22,26 @@ pub struct FrameRow {
 
 pub use crate::payload::NAMES_KEPT;
 
+/// Whether a row lists the names of its features ([`FrameRow::feature_names`]), or only its
+/// summary line has them: a table written to a pipe prints the line alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeatureNames {
+    Kept,
+    Skipped,
+}
+
 /// Describes one frame: its payload kind and a summary, or what is wrong with it.
 pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {
-    describe_frame_with(input, input.decoder(), frame)
+    describe_frame_with(input, input.decoder(), frame, FeatureNames::Kept)
 }
 
 /// [`describe_frame`] with a given decoder (one per worker thread).
-pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> FrameRow {
+pub fn describe_frame_with(
+    input: &Input,
+    decoder: &Decoder,
+    frame: Frame,
+    names: FeatureNames,
+) -> FrameRow {
     let data = input.data();
     let is_last = input.is_last(frame.index);
     if !frame.status.is_intact() {
@@ -51,7 +64,7 @@ pub fn describe_frame_with(input: &Input, decoder: &Decoder, frame: Frame) -> Fr
         };
     };
     let decoded = decoder.decode(payload);
-    let summary = summarize(decoder, &decoded, payload);
+    let summary = summarize(decoder, &decoded, payload, names);
     FrameRow {
         frame,
         kind: Some(decoded.kind),
@@ -100,8 +113,16 @@ pub fn fit_names(summary: &str, count: Option<usize>, names: &Names, room: usize
 
 /// The feature count (for types made of features) and the one-line summary of a payload, as its
 /// type words it.
-pub fn summarize(decoder: &Decoder, decoded: &Decoded, payload: &[u8]) -> Summary {
-    let mut summary = decoded.view(payload, decoder.table()).summary();
+pub fn summarize(
+    decoder: &Decoder,
+    decoded: &Decoded,
+    payload: &[u8],
+    names: FeatureNames,
+) -> Summary {
+    let mut summary = decoded
+        .view(payload, decoder.table())
+        .keeping_names(names == FeatureNames::Kept)
+        .summary();
     // Why the file's usual type (or, for unknown protobuf, an Example) was not chosen, where a
     // reader would wonder: on records unlike the file's others.
     let unusual = decoder.likely.as_ref() != Some(&decoded.kind);

@@ -171,8 +171,18 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
         line.push_str(" feature lists");
     }
     line.push_str(": ");
-    let kept = || features.keys().take(super::NAMES_KEPT);
-    let mut names = Names::with_capacity(kept().len(), kept().map(<[u8]>::len).sum());
+    // The line shows four names; the list keeps more, when it is wanted.
+    let keep = if view.keeps_names() {
+        super::NAMES_KEPT
+    } else {
+        4
+    };
+    let kept = || features.keys().take(keep);
+    let mut names = if view.keeps_names() {
+        Names::with_capacity(kept().len(), kept().map(<[u8]>::len).sum())
+    } else {
+        Names::default()
+    };
     for (i, key) in kept().enumerate() {
         // Each name is checked for UTF-8 once, for both the line and the list of names (and
         // by the quicker check first: names are almost always UTF-8).
@@ -189,7 +199,9 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
                 Cow::Owned(_) => line.push_str(&crate::escape::bytes_for_terminal(key)),
             }
         }
-        names.push(&name);
+        if view.keeps_names() {
+            names.push(&name);
+        }
     }
     if count > 4 {
         line.push_str(", …");
@@ -322,6 +334,37 @@ mod tests {
         ]
         .concat();
         field(1, &entries)
+    }
+
+    #[test]
+    fn a_summary_without_its_list_of_names_has_the_same_line() {
+        fn field(number: u8, body: &[u8]) -> Vec<u8> {
+            let length = u8::try_from(body.len()).expect("short field");
+            [&[number << 3 | 2, length][..], body].concat()
+        }
+        let keys: [&[u8]; 6] = [b"f", b"b\x1b[2J", b"a", b"e", b"d", b"c"];
+        let entries: Vec<u8> = keys
+            .iter()
+            .flat_map(|key| {
+                field(
+                    1,
+                    &[field(1, key), field(2, &field(3, &[0x0a, 1, 7]))].concat(),
+                )
+            })
+            .collect();
+        let payload = field(1, &entries);
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let decoded = decoder.decode(&payload);
+        let view = decoded.view(&payload, decoder.table());
+        let with_names = view.summary();
+        let without = view.keeping_names(false).summary();
+        // Names in key order; on the line, the first four, escaped for a terminal.
+        assert_eq!(with_names.line, "6 features: a, b\\033[2J, c, d, …");
+        assert_eq!(without.line, with_names.line);
+        assert_eq!(without.features, Some(6));
+        let listed: Vec<&str> = with_names.names.iter().collect();
+        assert_eq!(listed, ["a", "b\x1b[2J", "c", "d", "e", "f"]);
+        assert!(without.names.is_empty());
     }
 
     #[test]

@@ -185,6 +185,8 @@ pub struct PayloadView<'a> {
     pub decoded: &'a Decoded,
     pub payload: &'a [u8],
     pub table: &'a Table,
+    /// Whether summaries list the feature names ([`Summary::names`]).
+    keep_names: bool,
 }
 
 impl<'a> PayloadView<'a> {
@@ -193,7 +195,22 @@ impl<'a> PayloadView<'a> {
             decoded,
             payload,
             table,
+            keep_names: true,
         }
+    }
+
+    /// This view, with summaries that leave the list of feature names empty unless `keep`: a
+    /// table written to a pipe prints only the summary line, for millions of records.
+    pub fn keeping_names(self, keep: bool) -> PayloadView<'a> {
+        PayloadView {
+            keep_names: keep,
+            ..self
+        }
+    }
+
+    /// Whether summaries list the feature names.
+    pub fn keeps_names(&self) -> bool {
+        self.keep_names
     }
 
     pub fn kind(&self) -> &'a PayloadKind {
