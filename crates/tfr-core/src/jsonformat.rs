@@ -230,7 +230,8 @@ fn write_value(field: &Field, value: &Value<'_>, table: &Table, out: &mut String
     }
 }
 
-#[inline]
+// Inlined into each kind's loop of numbers, where the match below is settled at compile time.
+#[inline(always)]
 fn write_scalar(field: &Field, scalar: &Scalar<'_>, table: &Table, out: &mut String) {
     let mut digits = itoa::Buffer::new();
     match scalar {

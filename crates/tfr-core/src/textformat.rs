@@ -145,6 +145,8 @@ pub fn scalar_text(scalar: &Scalar<'_>) -> String {
     out
 }
 
+// Inlined into each kind's loop of numbers, where the match below is settled at compile time.
+#[inline(always)]
 fn write_scalar(scalar: &Scalar<'_>, out: &mut String) {
     let mut digits = itoa::Buffer::new();
     match scalar {
