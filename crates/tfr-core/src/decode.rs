@@ -441,7 +441,6 @@ impl<'a> FieldValues<'a> {
         let last = *self.nodes().last()?;
         match info.cardinality {
             Cardinality::Map => self.map_has_entries().then_some(last),
-            // Numbers are read without their spans and values.
             Cardinality::Repeated => self.has_values(info.kind).then_some(last),
             _ if info.kind.message().is_some() => Some(last),
             Cardinality::Implicit => {
@@ -507,9 +506,11 @@ impl<'a> FieldValues<'a> {
     }
 
     /// Whether a repeated field of `kind` yields a value ([`FieldValues::values`] does not end at
-    /// once), found from the nodes' kinds and lengths alone except for enums: a string or bytes
-    /// occurrence is a value, so is a message's, and a number of any kind but an enum is always
-    /// kept, so a packed run holds one if it holds its first element.
+    /// once), without making any value but an enum's: a string or bytes occurrence is a value, so
+    /// is a message's, and a number of any kind but an enum is always kept, so a packed run holds
+    /// one if its first element is whole. This relies on the walk giving a field only nodes of a
+    /// wire type it accepts ([`Field::accepts`]): a string field's are bytes, a message field's
+    /// messages or groups.
     fn has_values(&self, kind: Kind) -> bool {
         let node_kinds = || self.nodes().iter().filter_map(|&n| self.parsed.node(n));
         match kind {
@@ -549,9 +550,9 @@ impl<'a> FieldValues<'a> {
     }
 
     /// Calls `visit` with each number [`FieldValues::scalars`] yields, in the same order; `false`
-    /// (and no call) for fields that are not numbers. A packed run of fixed-width numbers that no
-    /// enum can drop is read in a loop of its own, with the kind settled once for the run: the
-    /// floats of a feature are most of what `show` prints.
+    /// (and no call) for fields that are not numbers. Numbers no enum can drop are read a packed
+    /// run at a time, in a loop per kind: the floats of a feature are most of what `show` prints.
+    /// The conversions are [`Scalar::from_raw`]'s, written out so that each loop has its own.
     #[inline]
     pub fn each_scalar(&self, mut visit: impl FnMut(Scalar<'a>)) -> bool {
         match self.info().kind {

@@ -310,7 +310,7 @@ const ESCAPED_LEN: [u8; 256] = {
     while byte < table.len() {
         table[byte] = match escape_symbol(byte as u8) {
             Some(symbol) => symbol.len() as u8,
-            None if byte >= 0x20 && byte <= 0x7e => 1,
+            None if byte >= *PRINTABLE.start() as usize && byte <= *PRINTABLE.end() as usize => 1,
             None => 4,
         };
         byte += 1;

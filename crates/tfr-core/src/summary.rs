@@ -16,19 +16,12 @@ pub struct FrameRow {
     pub summary: String,
     /// The names of its features (of an Example, or a SequenceExample's context), in the order
     /// the summary lists them, at most [`NAMES_KEPT`]; as the file holds them (JSON escapes them;
-    /// [`fitted_summary`] escapes them for a terminal).
+    /// [`fitted_summary`] escapes them for a terminal). Empty when described with
+    /// [`FeatureNames::Skipped`].
     pub feature_names: Names,
 }
 
-pub use crate::payload::NAMES_KEPT;
-
-/// Whether a row lists the names of its features ([`FrameRow::feature_names`]), or only its
-/// summary line has them: a table written to a pipe prints the line alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FeatureNames {
-    Kept,
-    Skipped,
-}
+pub use crate::payload::{FeatureNames, NAMES_KEPT};
 
 /// Describes one frame: its payload kind and a summary, or what is wrong with it.
 pub fn describe_frame(input: &Input, frame: Frame) -> FrameRow {
@@ -121,7 +114,7 @@ pub fn summarize(
 ) -> Summary {
     let mut summary = decoded
         .view(payload, decoder.table())
-        .keeping_names(names == FeatureNames::Kept)
+        .keeping_names(names)
         .summary();
     // Why the file's usual type (or, for unknown protobuf, an Example) was not chosen, where a
     // reader would wonder: on records unlike the file's others.

@@ -153,6 +153,9 @@ impl PayloadType for SequenceExample {
     }
 }
 
+/// How many feature names a summary line shows.
+const LINE_NAMES: usize = 4;
+
 /// The feature count and `3 features: a, b, c` (with the feature lists of a SequenceExample).
 fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
     let Some(typed) = view.typed() else {
@@ -171,11 +174,11 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
         line.push_str(" feature lists");
     }
     line.push_str(": ");
-    // The line shows four names; the list keeps more, when it is wanted.
+    // The line shows a few names; the list keeps more, when it is wanted.
     let keep = if view.keeps_names() {
         super::NAMES_KEPT
     } else {
-        4
+        LINE_NAMES
     };
     let kept = || features.keys().take(keep);
     let mut names = if view.keeps_names() {
@@ -190,7 +193,7 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
             Ok(text) => Cow::Borrowed(text),
             Err(_) => String::from_utf8_lossy(key),
         };
-        if i < 4 {
+        if i < LINE_NAMES {
             if i > 0 {
                 line.push_str(", ");
             }
@@ -203,7 +206,7 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
             names.push(&name);
         }
     }
-    if count > 4 {
+    if count > LINE_NAMES {
         line.push_str(", …");
     }
     Summary {
@@ -317,7 +320,7 @@ fn write_features(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::payload::{Decoder, Reading};
+    use crate::payload::{Decoder, FeatureNames, Reading};
     use crate::schema::Schema;
 
     /// An Example holding one bytes feature `key` = [`value`] and one int64 feature.
@@ -357,7 +360,7 @@ mod tests {
         let decoded = decoder.decode(&payload);
         let view = decoded.view(&payload, decoder.table());
         let with_names = view.summary();
-        let without = view.keeping_names(false).summary();
+        let without = view.keeping_names(FeatureNames::Skipped).summary();
         // Names in key order; on the line, the first four, escaped for a terminal.
         assert_eq!(with_names.line, "6 features: a, b\\033[2J, c, d, …");
         assert_eq!(without.line, with_names.line);

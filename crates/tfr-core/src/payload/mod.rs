@@ -23,8 +23,8 @@ pub use event::{EVENT, EVENT_MESSAGE, GRAPH_MESSAGE};
 pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE};
 pub use tensor::{TENSOR, TENSOR_MESSAGE};
 pub use types::{
-    BUILTIN, EXPECTED, ImageCandidates, NAMES_KEPT, Names, PayloadType, PayloadView, Summary,
-    TreeView,
+    BUILTIN, EXPECTED, FeatureNames, ImageCandidates, NAMES_KEPT, Names, PayloadType, PayloadView,
+    Summary, TreeView,
 };
 
 use crate::decode::{self, Invalid, MessageView, Parsed};

@@ -112,8 +112,17 @@ pub struct Summary {
     pub features: Option<usize>,
     pub line: String,
     /// The feature names, in the order the line lists them, at most [`NAMES_KEPT`]; as the file
-    /// holds them (JSON escapes them; `list` escapes them for a terminal).
+    /// holds them (JSON escapes them; `list` escapes them for a terminal). Empty for a view
+    /// [`PayloadView::keeping_names`] `Skipped`.
     pub names: Names,
+}
+
+/// Whether a summary lists the names of the features ([`Summary::names`]), or only its line has
+/// them: a table written to a pipe prints the line alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeatureNames {
+    Kept,
+    Skipped,
 }
 
 /// Feature names, one after the other in one string: `list` keeps a record's names for millions
@@ -185,8 +194,8 @@ pub struct PayloadView<'a> {
     pub decoded: &'a Decoded,
     pub payload: &'a [u8],
     pub table: &'a Table,
-    /// Whether summaries list the feature names ([`Summary::names`]).
-    keep_names: bool,
+    /// Whether summaries list the feature names.
+    names: FeatureNames,
 }
 
 impl<'a> PayloadView<'a> {
@@ -195,22 +204,19 @@ impl<'a> PayloadView<'a> {
             decoded,
             payload,
             table,
-            keep_names: true,
+            names: FeatureNames::Kept,
         }
     }
 
-    /// This view, with summaries that leave the list of feature names empty unless `keep`: a
-    /// table written to a pipe prints only the summary line, for millions of records.
-    pub fn keeping_names(self, keep: bool) -> PayloadView<'a> {
-        PayloadView {
-            keep_names: keep,
-            ..self
-        }
+    /// This view, with summaries that list the feature names or leave the list empty: a table
+    /// written to a pipe prints only the summary line, for millions of records.
+    pub fn keeping_names(self, names: FeatureNames) -> PayloadView<'a> {
+        PayloadView { names, ..self }
     }
 
     /// Whether summaries list the feature names.
     pub fn keeps_names(&self) -> bool {
-        self.keep_names
+        self.names == FeatureNames::Kept
     }
 
     pub fn kind(&self) -> &'a PayloadKind {
