@@ -556,14 +556,12 @@ impl<'a> FieldValues<'a> {
     #[inline]
     pub fn each_scalar(&self, mut visit: impl FnMut(Scalar<'a>)) -> bool {
         match self.info().kind {
-            Kind::Float => {
-                self.each_fixed::<4>(|raw| visit(Scalar::F32(f32::from_bits(raw as u32))))
-            }
-            Kind::Double => self.each_fixed::<8>(|raw| visit(Scalar::F64(f64::from_bits(raw)))),
-            Kind::Fixed32 => self.each_fixed::<4>(|raw| visit(Scalar::U32(raw as u32))),
-            Kind::Sfixed32 => self.each_fixed::<4>(|raw| visit(Scalar::I32(raw as u32 as i32))),
-            Kind::Fixed64 => self.each_fixed::<8>(|raw| visit(Scalar::U64(raw))),
-            Kind::Sfixed64 => self.each_fixed::<8>(|raw| visit(Scalar::I64(raw as i64))),
+            Kind::Float => self.each_raw::<4>(|raw| visit(Scalar::F32(f32::from_bits(raw as u32)))),
+            Kind::Double => self.each_raw::<8>(|raw| visit(Scalar::F64(f64::from_bits(raw)))),
+            Kind::Fixed32 => self.each_raw::<4>(|raw| visit(Scalar::U32(raw as u32))),
+            Kind::Sfixed32 => self.each_raw::<4>(|raw| visit(Scalar::I32(raw as u32 as i32))),
+            Kind::Fixed64 => self.each_raw::<8>(|raw| visit(Scalar::U64(raw))),
+            Kind::Sfixed64 => self.each_raw::<8>(|raw| visit(Scalar::I64(raw as i64))),
             // Varints: every number is kept (only enums drop some).
             kind @ (Kind::Int32
             | Kind::Int64
@@ -571,7 +569,7 @@ impl<'a> FieldValues<'a> {
             | Kind::Uint64
             | Kind::Sint32
             | Kind::Sint64
-            | Kind::Bool) => self.each_fixed::<0>(|raw| {
+            | Kind::Bool) => self.each_raw::<0>(|raw| {
                 if let Some(scalar) = Scalar::from_raw(kind, raw, self.parsed.table) {
                     visit(scalar);
                 }
@@ -587,7 +585,7 @@ impl<'a> FieldValues<'a> {
     /// The raw values of a field of numbers `WIDTH` bytes wide (varints for a `WIDTH` of 0), as
     /// [`Scalars`] reads them: each whole element of a packed run, and each single value.
     #[inline]
-    fn each_fixed<const WIDTH: usize>(&self, mut visit: impl FnMut(u64)) {
+    fn each_raw<const WIDTH: usize>(&self, mut visit: impl FnMut(u64)) {
         let (tree, bytes) = (self.parsed.tree, self.parsed.bytes);
         for &n in self.nodes() {
             let Some(node) = self.parsed.node(n) else {
@@ -1031,7 +1029,7 @@ mod tests {
         );
         let table = schema.table();
         let message = schema.user_message().unwrap();
-        // A single value of field `n` as its wire type writes it, and a packed run of `elements`.
+        // One value of field `n` written on its own (not packed), with the wire type of its width.
         let single = |n: u8, element: &[u8]| {
             let wire_type = match element.len() {
                 4 => 5,
