@@ -534,13 +534,7 @@ impl<'a> FieldValues<'a> {
                 return false;
             };
             match node.kind() {
-                NodeKind::Packed => {
-                    let data = node.data_span();
-                    match kind.fixed_width() {
-                        Some(width) => data.len() >= width,
-                        None => wire::read_varint(bytes, data.start, data.end).is_ok(),
-                    }
-                }
+                NodeKind::Packed => tree.elements(n as usize, bytes, kind).next().is_some(),
                 NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 => {
                     tree.scalar(n as usize, bytes).is_some()
                 }
@@ -556,12 +550,22 @@ impl<'a> FieldValues<'a> {
     #[inline]
     pub fn each_scalar(&self, mut visit: impl FnMut(Scalar<'a>)) -> bool {
         match self.info().kind {
-            Kind::Float => self.each_raw::<4>(|raw| visit(Scalar::F32(f32::from_bits(raw as u32)))),
-            Kind::Double => self.each_raw::<8>(|raw| visit(Scalar::F64(f64::from_bits(raw)))),
-            Kind::Fixed32 => self.each_raw::<4>(|raw| visit(Scalar::U32(raw as u32))),
-            Kind::Sfixed32 => self.each_raw::<4>(|raw| visit(Scalar::I32(raw as u32 as i32))),
-            Kind::Fixed64 => self.each_raw::<8>(|raw| visit(Scalar::U64(raw))),
-            Kind::Sfixed64 => self.each_raw::<8>(|raw| visit(Scalar::I64(raw as i64))),
+            Kind::Float => self.each_raw::<4>(Kind::Float, |raw| {
+                visit(Scalar::F32(f32::from_bits(raw as u32)))
+            }),
+            Kind::Double => {
+                self.each_raw::<8>(Kind::Double, |raw| visit(Scalar::F64(f64::from_bits(raw))))
+            }
+            Kind::Fixed32 => {
+                self.each_raw::<4>(Kind::Fixed32, |raw| visit(Scalar::U32(raw as u32)))
+            }
+            Kind::Sfixed32 => {
+                self.each_raw::<4>(Kind::Sfixed32, |raw| visit(Scalar::I32(raw as u32 as i32)))
+            }
+            Kind::Fixed64 => self.each_raw::<8>(Kind::Fixed64, |raw| visit(Scalar::U64(raw))),
+            Kind::Sfixed64 => {
+                self.each_raw::<8>(Kind::Sfixed64, |raw| visit(Scalar::I64(raw as i64)))
+            }
             // Varints: every number is kept (only enums drop some).
             kind @ (Kind::Int32
             | Kind::Int64
@@ -569,7 +573,7 @@ impl<'a> FieldValues<'a> {
             | Kind::Uint64
             | Kind::Sint32
             | Kind::Sint64
-            | Kind::Bool) => self.each_raw::<0>(|raw| {
+            | Kind::Bool) => self.each_raw::<0>(kind, |raw| {
                 if let Some(scalar) = Scalar::from_raw(kind, raw, self.parsed.table) {
                     visit(scalar);
                 }
@@ -582,10 +586,10 @@ impl<'a> FieldValues<'a> {
         true
     }
 
-    /// The raw values of a field of numbers `WIDTH` bytes wide (varints for a `WIDTH` of 0), as
-    /// [`Scalars`] reads them: each whole element of a packed run, and each single value.
+    /// The raw values of a field of `kind`, numbers `WIDTH` bytes wide (varints for a `WIDTH` of
+    /// 0), as [`Scalars`] reads them: each whole element of a packed run, and each single value.
     #[inline]
-    fn each_raw<const WIDTH: usize>(&self, mut visit: impl FnMut(u64)) {
+    fn each_raw<const WIDTH: usize>(&self, kind: Kind, mut visit: impl FnMut(u64)) {
         let (tree, bytes) = (self.parsed.tree, self.parsed.bytes);
         for &n in self.nodes() {
             let Some(node) = self.parsed.node(n) else {
@@ -593,14 +597,8 @@ impl<'a> FieldValues<'a> {
             };
             match node.kind() {
                 NodeKind::Packed if WIDTH == 0 => {
-                    let data = node.data_span();
-                    let mut at = data.start;
-                    while at < data.end {
-                        let Ok((raw, next)) = wire::read_varint(bytes, at, data.end) else {
-                            break;
-                        };
+                    for (_, raw) in tree.elements(n as usize, bytes, kind) {
                         visit(raw);
-                        at = next;
                     }
                 }
                 NodeKind::Packed => {
