@@ -203,7 +203,7 @@ impl Input {
             };
             // A batch of huge records is cut short, so rendered output never piles up in memory.
             // Frames own the bytes up to the next frame, so those before this one own this much.
-            if this.0 - first.0 > BATCH_BYTES {
+            if this.0.saturating_sub(first.0) > BATCH_BYTES {
                 return start..index;
             }
         }
