@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 
 use crate::decode::{FieldValues, MessageView, Parsed, Scalar, Value};
 use crate::pyfmt::{c_escape_bytes, c_escape_utf8, write_repr_f64, write_text_f32};
-use crate::schema::table::{Cardinality, Field};
+use crate::schema::table::{Cardinality, Field, Table};
+use crate::span::Span;
 use crate::wire::{NodeKind, ROOT};
 
 /// The text format of a typed message (empty for an empty message).
@@ -82,32 +83,52 @@ fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
     let (Some(key_field), Some(value_field)) = (map.key_field(), map.value_field()) else {
         return;
     };
+    let table = field.parsed().table;
     let name = &field.info().text_name;
-    // The entry is printed as a message built from key and value. A proto3 key or scalar value
-    // equal to its default is not set in that message, and the map view already leaves it out
-    // (the one default rule, [`Value::is_default`]); a message value is always present.
+    // Python prints an entry as a message built from its key and value (`Entry(key=k,
+    // value=v)`), the default standing in for whichever the wire left out. Where fields have
+    // presence (proto2), both are set so and both printed; in proto3 a key or scalar value equal
+    // to its default is not set, and the map view already leaves it out (the one default rule,
+    // [`Value::is_default`]); a message value is always printed.
     // The entries come in key order, as Python's `sorted()` orders the keys.
     for entry in map.entries() {
-        let key = map.key(entry);
         pad(out, indent);
         out.push_str(name);
         out.push_str(" {\n");
-        for (sub, value) in [(key_field, key), (value_field, map.value(entry))] {
-            match value {
-                Some(v) => write_field(sub, &v, indent + 2, out),
-                None if sub.kind.message().is_some() => {
-                    pad(out, indent + 2);
-                    out.push_str(&sub.text_name);
-                    out.push_str(" {\n");
-                    pad(out, indent + 2);
-                    out.push_str("}\n");
-                }
-                None => {}
-            }
-        }
+        write_entry_field(key_field, map.key(entry), table, indent + 2, out);
+        write_entry_field(value_field, map.value(entry), table, indent + 2, out);
         pad(out, indent);
         out.push_str("}\n");
     }
+}
+
+/// The key or the value of a map entry: `value`, or what stands in for it when it is `None`.
+fn write_entry_field(
+    field: &Field,
+    value: Option<Value<'_>>,
+    table: &Table,
+    indent: usize,
+    out: &mut String,
+) {
+    if let Some(value) = value {
+        return write_field(field, &value, indent, out);
+    }
+    if field.kind.message().is_some() {
+        pad(out, indent);
+        out.push_str(&field.text_name);
+        out.push_str(" {\n");
+        pad(out, indent);
+        return out.push_str("}\n");
+    }
+    if field.cardinality == Cardinality::Implicit {
+        return;
+    }
+    // The type's zero: the enum's value numbered 0 (not its first), as upb's maps default it.
+    let default = match Scalar::from_raw(field.kind, 0, table) {
+        Some(scalar) => Value::Scalar(scalar),
+        None => Value::Bytes(b"", Span::default()),
+    };
+    write_field(field, &default, indent, out);
 }
 
 fn write_field(field: &Field, value: &Value<'_>, indent: usize, out: &mut String) {
@@ -248,11 +269,48 @@ mod tests {
             text_as(proto3, &[0x0a, 0x07, 0x0a, 0x00, 0x15, 0, 0, 0xc0, 0x3f]),
             "f {\n  value: 1.5\n}\n"
         );
-        // In proto2 a map entry's fields have presence: what is written is printed.
+        // In proto2 a map entry's fields have presence, and Python sets both when it builds
+        // the entry it prints: what is written is printed, and so is the default of what is not.
         let proto2 = "syntax = \"proto2\"; package t; message M { map<string, float> f = 1; }";
         assert_eq!(
             text_as(proto2, &entry(0.0)),
             "f {\n  key: \"a\"\n  value: 0.0\n}\n"
+        );
+        let key_only = [0x0a, 0x03, 0x0a, 0x01, b'a'];
+        let value_only = [0x0a, 0x05, 0x15, 0, 0, 0xc0, 0x3f];
+        let empty_key = [0x0a, 0x07, 0x0a, 0x00, 0x15, 0, 0, 0xc0, 0x3f];
+        assert_eq!(
+            text_as(proto2, &key_only),
+            "f {\n  key: \"a\"\n  value: 0.0\n}\n"
+        );
+        for written_or_not in [&value_only[..], &empty_key] {
+            assert_eq!(
+                text_as(proto2, written_or_not),
+                "f {\n  key: \"\"\n  value: 1.5\n}\n"
+            );
+        }
+        assert_eq!(text_as(proto3, &key_only), "f {\n  key: \"a\"\n}\n");
+        assert_eq!(text_as(proto3, &value_only), "f {\n  value: 1.5\n}\n");
+    }
+
+    #[test]
+    fn a_proto2_map_entry_missing_its_key_or_value_prints_their_zeros() {
+        // As Python's text_format (upb and pure Python alike) prints these entries of
+        // map<int32, E>, where E declares B = 2 before A = 0: a missing enum value is the value
+        // numbered 0, not the first declared.
+        let proto = "syntax = \"proto2\"; package t; enum E { B = 2; A = 0; } \
+                     message M { map<int32, E> f = 1; map<bool, string> g = 2; }";
+        assert_eq!(
+            text_as(proto, &[0x0a, 0x02, 0x08, 0x07]),
+            "f {\n  key: 7\n  value: A\n}\n"
+        );
+        assert_eq!(
+            text_as(proto, &[0x0a, 0x00]),
+            "f {\n  key: 0\n  value: A\n}\n"
+        );
+        assert_eq!(
+            text_as(proto, &[0x12, 0x00]),
+            "g {\n  key: false\n  value: \"\"\n}\n"
         );
     }
 }
