@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use crate::decode::{FieldValues, MessageView, Parsed, Scalar, Value};
 use crate::pyfmt::{c_escape_bytes, c_escape_utf8, write_repr_f64, write_text_f32};
-use crate::schema::table::{Cardinality, Field, Table};
+use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::span::Span;
 use crate::wire::{NodeKind, ROOT};
 
@@ -91,11 +91,18 @@ fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
     // to its default is not set, and the map view already leaves it out (the one default rule,
     // [`Value::is_default`]); a message value is always printed.
     // The entries come in key order, as Python's `sorted()` orders the keys.
-    for entry in map.entries() {
+    let string_keys = matches!(key_field.kind, Kind::String | Kind::Bytes);
+    for (entry, key_bytes) in map.entries().zip(map.keys_bytes()) {
         pad(out, indent);
         out.push_str(name);
         out.push_str(" {\n");
-        write_entry_field(key_field, map.key(entry), table, indent + 2, out);
+        if !string_keys {
+            write_entry_field(key_field, map.key(entry), table, indent + 2, out);
+        } else if !key_bytes.is_empty() || key_field.cardinality != Cardinality::Implicit {
+            // Written from the bytes the entries were keyed by (empty for a missing key), not
+            // read again: the key of every entry of every record is printed.
+            write_quoted_line(key_field, key_bytes, indent + 2, out);
+        }
         write_entry_field(value_field, map.value(entry), table, indent + 2, out);
         pad(out, indent);
         out.push_str("}\n");
@@ -141,22 +148,32 @@ fn write_field(field: &Field, value: &Value<'_>, indent: usize, out: &mut String
             pad(out, indent);
             out.push_str("}\n");
         }
-        Value::String(bytes, _) => {
-            out.push_str(": \"");
-            c_escape_utf8(bytes, out);
-            out.push_str("\"\n");
-        }
-        Value::Bytes(bytes, _) => {
-            out.push_str(": \"");
-            c_escape_bytes(bytes, out);
-            out.push_str("\"\n");
-        }
+        Value::String(bytes, _) => write_quoted(bytes, true, out),
+        Value::Bytes(bytes, _) => write_quoted(bytes, false, out),
         Value::Scalar(scalar) => {
             out.push_str(": ");
             write_scalar(scalar, out);
             out.push('\n');
         }
     }
+}
+
+/// The line of string or bytes field `field` holding `bytes`.
+fn write_quoted_line(field: &Field, bytes: &[u8], indent: usize, out: &mut String) {
+    pad(out, indent);
+    out.push_str(&field.text_name);
+    write_quoted(bytes, field.kind == Kind::String, out);
+}
+
+/// `: "…"` and the line's end, `bytes` escaped as a string's (`utf8`) or as bytes.
+fn write_quoted(bytes: &[u8], utf8: bool, out: &mut String) {
+    out.push_str(": \"");
+    if utf8 {
+        c_escape_utf8(bytes, out);
+    } else {
+        c_escape_bytes(bytes, out);
+    }
+    out.push_str("\"\n");
 }
 
 /// A scalar as `text_format` prints it.
