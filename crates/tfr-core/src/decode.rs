@@ -586,6 +586,22 @@ impl<'a> FieldValues<'a> {
         true
     }
 
+    /// Calls `visit` with the bytes of each value of a repeated string or bytes field, in wire
+    /// order, as [`FieldValues::values`] yields them; `false` (and no call) for other fields.
+    /// Each occurrence is one value, read straight from its node.
+    #[inline]
+    pub fn each_bytes(&self, mut visit: impl FnMut(&'a [u8])) -> bool {
+        if !matches!(self.info().kind, Kind::String | Kind::Bytes) {
+            return false;
+        }
+        for node in self.nodes().iter().filter_map(|&n| self.parsed.node(n)) {
+            if node.kind() == NodeKind::Bytes {
+                visit(self.parsed.slice(node.data_span()));
+            }
+        }
+        true
+    }
+
     /// The raw values of a field of `kind`, numbers `WIDTH` bytes wide (varints for a `WIDTH` of
     /// 0), as [`Scalars`] reads them: each whole element of a packed run, and each single value.
     #[inline]
@@ -1073,6 +1089,7 @@ mod tests {
                 let field = parsed.node(nodes[0]).and_then(wire::Node::field).unwrap();
                 let values = FieldValues::new(parsed, field, &nodes);
                 let mut visited = Vec::new();
+                assert!(!values.each_bytes(|_| panic!("visited as bytes: {bytes:02x?}")));
                 assert!(values.each_scalar(|s| visited.push(s)));
                 let yielded: Vec<Scalar<'_>> = values.scalars().unwrap().collect();
                 assert_eq!(visited, yielded, "field {n}, bytes {bytes:02x?}");
@@ -1089,7 +1106,8 @@ mod tests {
         // mixed runs, two from the last case); the enum keeps only its three 2s.
         assert_eq!(compared, 8 * 7 + 3);
         // Strings and messages are no numbers: nothing is visited. Any occurrence of one is a
-        // value, empty or (for a message) broken.
+        // value, empty or (for a message) broken. A string's are visited as bytes, each the
+        // bytes the iterator yields.
         for bytes in [
             ld(10, b"abc"),
             ld(10, b""),
@@ -1105,6 +1123,17 @@ mod tests {
             let values = FieldValues::new(parsed, field, &nodes);
             assert!(!values.each_scalar(|_| panic!("visited as a number: {bytes:02x?}")));
             assert!(values.values().next().is_some());
+            let mut visited: Vec<&[u8]> = Vec::new();
+            let strings = values.each_bytes(|b| visited.push(b));
+            let yielded: Vec<&[u8]> = values
+                .values()
+                .filter_map(|(value, _)| match value {
+                    Value::String(b, _) | Value::Bytes(b, _) => Some(b),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(strings, values.info().kind == Kind::String);
+            assert_eq!(visited, yielded, "{bytes:02x?}");
             assert!(values.last_set().is_some(), "{bytes:02x?}");
         }
     }

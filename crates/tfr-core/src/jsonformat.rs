@@ -104,14 +104,20 @@ fn write_field(field: &FieldValues<'_>, out: &mut String) {
         Cardinality::Repeated => {
             out.push('[');
             let mut first = true;
-            let numbers = field.each_scalar(|scalar| {
+            let mut separate = |out: &mut String| {
                 if !first {
                     out.push_str(", ");
                 }
                 first = false;
+            };
+            let written = field.each_scalar(|scalar| {
+                separate(out);
                 write_scalar(info, &scalar, table, out);
+            }) || field.each_bytes(|bytes| {
+                separate(out);
+                write_bytes_value(info, bytes, out);
             });
-            if !numbers {
+            if !written {
                 for (i, (value, _)) in field.values().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
@@ -220,13 +226,19 @@ fn write_float(value: f64, out: &mut String, write: impl FnOnce(&mut String)) {
 fn write_value(field: &Field, value: &Value<'_>, table: &Table, out: &mut String) {
     match value {
         Value::Message(m) => write_message(m, out),
-        Value::Bytes(b, _) => {
-            out.push('"');
-            base64::engine::general_purpose::STANDARD.encode_string(b, out);
-            out.push('"');
-        }
-        Value::String(b, _) => json_string(&String::from_utf8_lossy(b), out),
+        Value::Bytes(b, _) | Value::String(b, _) => write_bytes_value(field, b, out),
         Value::Scalar(scalar) => write_scalar(field, scalar, table, out),
+    }
+}
+
+/// A string field's value (`bytes` as text), or a bytes field's (in base64).
+fn write_bytes_value(field: &Field, bytes: &[u8], out: &mut String) {
+    if field.kind == Kind::String {
+        json_string(&String::from_utf8_lossy(bytes), out);
+    } else {
+        out.push('"');
+        base64::engine::general_purpose::STANDARD.encode_string(bytes, out);
+        out.push('"');
     }
 }
 

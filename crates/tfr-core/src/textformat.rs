@@ -56,14 +56,15 @@ pub fn write_message(message: &MessageView<'_>, indent: usize, out: &mut String)
         match info.cardinality {
             Cardinality::Map => write_map(field, indent, out),
             Cardinality::Repeated => {
-                let numbers = field.each_scalar(|scalar| {
+                let written = field.each_scalar(|scalar| {
                     pad(out, indent);
                     out.push_str(&info.text_name);
                     out.push_str(": ");
                     write_scalar(&scalar, out);
                     out.push('\n');
-                });
-                if !numbers {
+                }) || field
+                    .each_bytes(|bytes| write_quoted_line(info, bytes, indent, out));
+                if !written {
                     for (value, _) in field.values() {
                         write_field(info, &value, indent, out);
                     }
