@@ -199,7 +199,7 @@ pub fn shortest_f32(value: f32) -> f64 {
 /// the float are that answer when
 /// - the floats that read back are centred on it: every float but a power of two, whose lower
 ///   neighbour is nearer than its upper one, so that the nearest k-digit decimal reads back
-///   whenever any does;
+///   whenever any does (powers of two short enough to be printed whole are taken as well);
 /// - no two k-digit decimals are equally near (Python takes the even one): a tie needs an exact
 ///   value of at most k + 1 <= 10 significant digits, so floats whose exact decimal value has
 ///   fewer than 11 (`30.0`, `0.5`, `25075.8125`) are left to the loop, where they take one or two
@@ -220,7 +220,13 @@ fn quick_f32(value: f32) -> bool {
     let bits = value.to_bits() & 0x7fff_ffff;
     let exponent = (bits >> 23) as i32;
     let fraction = bits & 0x7f_ffff;
-    if exponent == 0 || exponent == 0xff || fraction == 0 {
+    if fraction == 0 {
+        // A power of two from 2^-6 to 2^19 is exact in at most six digits (0.015625, 1.0,
+        // 524288.0): Python's first rounding keeps it, and no shorter decimal reads back, so
+        // the lopsided neighbours do not matter.
+        return (121..=146).contains(&exponent);
+    }
+    if exponent == 0 || exponent == 0xff {
         return false;
     }
     // The value is odd * 2^power exactly; written in decimal it has as many significant digits
@@ -267,6 +273,14 @@ pub fn text_f32(value: f32) -> String {
 
 /// Appends [`text_f32`] of `value` to `out`: the float formatted once, nothing allocated.
 pub fn write_text_f32(value: f32, out: &mut String) {
+    // Zeros are common (padding, masks, sparse vectors) and Python prints them plainly.
+    if value == 0.0 {
+        return out.push_str(if value.is_sign_negative() {
+            "-0.0"
+        } else {
+            "0.0"
+        });
+    }
     if !quick_f32(value) {
         return write_repr_f64(shortest_f32_exact(value), out);
     }
