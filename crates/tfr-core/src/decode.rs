@@ -1038,7 +1038,7 @@ mod tests {
              message M { repeated float f = 1; repeated double d = 2; repeated fixed32 u = 3;\n\
              repeated sfixed32 s = 4; repeated fixed64 w = 5; repeated sfixed64 t = 6;\n\
              repeated int32 i = 7; repeated E e = 8; repeated sint64 z = 9; repeated string x = 10;\n\
-             repeated M m = 11; }\n",
+             repeated M m = 11; repeated bytes y = 12; }\n",
             "p.M",
         );
         let table = schema.table();
@@ -1115,6 +1115,7 @@ mod tests {
             ld(11, b""),
             ld(11, &[0xff]),
             [ld(11, &ld(10, b"a")), ld(11, b"")].concat(),
+            [ld(12, b"\xff"), ld(12, b"")].concat(),
         ] {
             let tree = walk(&bytes, table, Some(message));
             let parsed = Parsed::new(&tree, &bytes, table);
@@ -1132,7 +1133,10 @@ mod tests {
                     _ => None,
                 })
                 .collect();
-            assert_eq!(strings, values.info().kind == Kind::String);
+            assert_eq!(
+                strings,
+                matches!(values.info().kind, Kind::String | Kind::Bytes)
+            );
             assert_eq!(visited, yielded, "{bytes:02x?}");
             assert!(values.last_set().is_some(), "{bytes:02x?}");
         }

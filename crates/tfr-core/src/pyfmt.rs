@@ -199,10 +199,11 @@ pub fn shortest_f32(value: f32) -> f64 {
 /// the float are that answer when
 /// - the floats that read back are centred on it: every float but a power of two, whose lower
 ///   neighbour is nearer than its upper one, so that the nearest k-digit decimal reads back
-///   whenever any does (powers of two short enough to be printed whole are taken as well);
+///   whenever any does (a power of two whose exact value has at most six significant digits
+///   is taken as well: it is the only decimal that short that reads back);
 /// - no two k-digit decimals are equally near (Python takes the even one): a tie needs an exact
 ///   value of at most k + 1 <= 10 significant digits, so floats whose exact decimal value has
-///   fewer than 11 (`30.0`, `0.5`, `25075.8125`) are left to the loop, where they take one or two
+///   fewer than 11 (`30.0`, `0.75`, `25075.8125`) are left to the loop, where they take one or two
 ///   rounds;
 /// - fewer than 6 shortest digits are the 6-digit rounding without trailing zeros: 6-digit
 ///   decimals lie more than an `f32` step apart, so only one reads back (not so for subnormal
@@ -221,10 +222,11 @@ fn quick_f32(value: f32) -> bool {
     let exponent = (bits >> 23) as i32;
     let fraction = bits & 0x7f_ffff;
     if fraction == 0 {
-        // A power of two from 2^-6 to 2^19 is exact in at most six digits (0.015625, 1.0,
-        // 524288.0): Python's first rounding keeps it, and no shorter decimal reads back, so
-        // the lopsided neighbours do not matter.
-        return (121..=146).contains(&exponent);
+        // A power of two from 2^-8 to 2^19 is exact in at most six significant digits
+        // (0.00390625, 1.0, 524288.0): Python's first rounding keeps it, and no other decimal
+        // that short reads back, so its lopsided neighbours do not matter. (2^-9 and 2^20 take
+        // seven.)
+        return (119..=146).contains(&exponent);
     }
     if exponent == 0 || exponent == 0xff {
         return false;

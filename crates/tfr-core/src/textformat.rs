@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 use crate::decode::{FieldValues, MessageView, Parsed, Scalar, Value};
 use crate::pyfmt::{c_escape_bytes, c_escape_utf8, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
-use crate::span::Span;
 use crate::wire::{NodeKind, ROOT};
 
 /// The text format of a typed message (empty for an empty message).
@@ -88,7 +87,7 @@ fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
     let name = &field.info().text_name;
     // Python prints an entry as a message built from its key and value (`Entry(key=k,
     // value=v)`), the default standing in for whichever the wire left out. Where fields have
-    // presence (proto2), both are set so and both printed; in proto3 a key or scalar value equal
+    // presence (proto2), both are set, so both are printed; in proto3 a key or scalar value equal
     // to its default is not set, and the map view already leaves it out (the one default rule,
     // [`Value::is_default`]); a message value is always printed.
     // The entries come in key order, as Python's `sorted()` orders the keys.
@@ -132,11 +131,10 @@ fn write_entry_field(
         return;
     }
     // The type's zero: the enum's value numbered 0 (not its first), as upb's maps default it.
-    let default = match Scalar::from_raw(field.kind, 0, table) {
-        Some(scalar) => Value::Scalar(scalar),
-        None => Value::Bytes(b"", Span::default()),
-    };
-    write_field(field, &default, indent, out);
+    match Scalar::from_raw(field.kind, 0, table) {
+        Some(zero) => write_field(field, &Value::Scalar(zero), indent, out),
+        None => write_quoted_line(field, b"", indent, out),
+    }
 }
 
 fn write_field(field: &Field, value: &Value<'_>, indent: usize, out: &mut String) {
@@ -313,9 +311,9 @@ mod tests {
 
     #[test]
     fn a_proto2_map_entry_missing_its_key_or_value_prints_their_zeros() {
-        // As Python's text_format (upb and pure Python alike) prints these entries of
-        // map<int32, E>, where E declares B = 2 before A = 0: a missing enum value is the value
-        // numbered 0, not the first declared.
+        // As Python's text_format prints these entries of map<int32, E>, where E declares B = 2
+        // before A = 0, with upb (the default backend, which JSON follows too): a missing enum
+        // value is the value numbered 0. Pure Python prints the first declared (B) instead.
         let proto = "syntax = \"proto2\"; package t; enum E { B = 2; A = 0; } \
                      message M { map<int32, E> f = 1; map<bool, string> g = 2; }";
         assert_eq!(
