@@ -118,10 +118,8 @@ fn write_field(field: &FieldValues<'_>, out: &mut String) {
                 write_bytes_value(info, bytes, out);
             });
             if !written {
-                for (i, (value, _)) in field.values().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
+                for (value, _) in field.values() {
+                    separate(out);
                     write_value(info, &value, table, out);
                 }
             }
