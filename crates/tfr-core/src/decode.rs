@@ -229,7 +229,7 @@ impl<'a> MessageView<'a> {
             return self.merged_fields();
         };
         let mut fields = FieldList::new();
-        self.each_usual_field(part, |f| fields.push(f));
+        self.each_usual_field(part, true, |f| fields.push(f));
         fields
     }
 
@@ -311,10 +311,23 @@ impl<'a> MessageView<'a> {
     /// making the list for the usual message: writers visit every message of every record, and
     /// building and moving the list cost more than reading the fields.
     pub fn for_each_field(&self, visit: impl FnMut(&FieldValues<'a>)) {
+        self.visit_fields(true, visit);
+    }
+
+    /// Calls `visit` with each field [`MessageView::for_each_field`] visits, and also, in the
+    /// usual message, with fields that occur but end up unset (a repeated field whose packed runs
+    /// hold no whole value, a map whose entries a parser drops, a proto3 default, a number a closed
+    /// enum does not define): for writers that write nothing for such a field, or take back what
+    /// they wrote, and so need not ask first. Asking cost about as much as writing the field.
+    pub fn for_each_occurring_field(&self, visit: impl FnMut(&FieldValues<'a>)) {
+        self.visit_fields(false, visit);
+    }
+
+    fn visit_fields(&self, only_set: bool, visit: impl FnMut(&FieldValues<'a>)) {
         match self.usual_part() {
             Some(part) => {
                 let mut visit = visit;
-                self.each_usual_field(part, |f| visit(&f));
+                self.each_usual_field(part, only_set, |f| visit(&f));
             }
             None => self.fields().iter().for_each(visit),
         }
@@ -353,8 +366,14 @@ impl<'a> MessageView<'a> {
         Some(*part as usize)
     }
 
-    /// Visits the set fields of [`MessageView::usual_part`] `part`, a run of occurrences at a time.
-    fn each_usual_field(&self, part: usize, mut visit: impl FnMut(FieldValues<'a>)) {
+    /// Visits the fields of [`MessageView::usual_part`] `part`, a run of occurrences at a time:
+    /// those a parser leaves set, or with `only_set` false every field that occurs.
+    fn each_usual_field(
+        &self,
+        part: usize,
+        only_set: bool,
+        mut visit: impl FnMut(FieldValues<'a>),
+    ) {
         let parsed = self.parsed;
         let mut run: Option<FieldValues<'a>> = None;
         for child in parsed.tree.children(part) {
@@ -365,13 +384,13 @@ impl<'a> MessageView<'a> {
                 Some(values) if values.id == field => values.nodes.push(child as u32),
                 _ => {
                     let done = run.replace(FieldValues::new(parsed, field, &[child as u32]));
-                    if let Some(values) = done.filter(|v| v.last_set().is_some()) {
+                    if let Some(values) = done.filter(|v| !only_set || v.last_set().is_some()) {
                         visit(values);
                     }
                 }
             }
         }
-        if let Some(values) = run.filter(|v| v.last_set().is_some()) {
+        if let Some(values) = run.filter(|v| !only_set || v.last_set().is_some()) {
             visit(values);
         }
     }
@@ -1254,8 +1273,15 @@ mod tests {
             seen(&runs, list),
             (true, vec![(first(list), vec![1, 2, 4])])
         );
-        // A field set to nothing (an empty packed run) is not set.
-        assert_eq!(seen(&ld(1, &[]), list), (true, vec![]));
+        // A field set to nothing (an empty packed run) is not set...
+        let empty_run = ld(1, &[]);
+        assert_eq!(seen(&empty_run, list), (true, vec![]));
+        // ...but it occurs: writers that take back an unset field are handed it.
+        let tree = walk(&empty_run, table, Some(list));
+        let message = Parsed::new(&tree, &empty_run, table).root().unwrap();
+        let mut occurring = Vec::new();
+        message.for_each_occurring_field(|f| occurring.push((f.id().0, f.nodes().to_vec())));
+        assert_eq!(occurring, [(first(list), vec![1])]);
         // Fields out of number order (`feature_lists` before `context`): not usual; in order,
         // usual; both list the two fields.
         let out_of_order = [ld(2, &[]), ld(1, &[])].concat();

@@ -77,17 +77,22 @@ pub fn write_message(message: &MessageView<'_>, out: &mut String) {
     out.push('{');
     let mut first = true;
     let mut member = |field: &FieldValues<'_>| {
+        let mark = out.len();
         if !first {
             out.push_str(", ");
         }
-        first = false;
         out.push_str(&field.info().json_member);
-        write_field(field, out);
+        if write_field(field, out) {
+            first = false;
+        } else {
+            out.truncate(mark);
+        }
     };
     // Members are sorted by name; where the names follow the field numbers, the fields already
-    // come in that order.
+    // come in that order. A field that turns out unset is taken back (see `write_field`): that is
+    // cheaper than asking each field first, and nothing below it was written.
     if message.parsed().table.json_follows_numbers(message.id()) {
-        message.for_each_field(member);
+        message.for_each_occurring_field(member);
     } else {
         let mut fields = message.fields();
         fields.sort_by(|a, b| a.info().json_name.cmp(&b.info().json_name));
@@ -96,7 +101,9 @@ pub fn write_message(message: &MessageView<'_>, out: &mut String) {
     out.push('}');
 }
 
-fn write_field(field: &FieldValues<'_>, out: &mut String) {
+/// Appends the value of `field`; `false` when the field ends up unset, having written only an empty
+/// list or map (a singular field unset writes nothing), which the caller takes back.
+fn write_field(field: &FieldValues<'_>, out: &mut String) -> bool {
     let info = field.info();
     let table = field.parsed().table;
     match info.cardinality {
@@ -124,21 +131,28 @@ fn write_field(field: &FieldValues<'_>, out: &mut String) {
                 }
             }
             out.push(']');
+            !first
         }
         _ => match field.singular() {
-            Some(value) => write_value(info, &value, table, out),
-            None => write_default(info, table, out),
+            Some(value) => {
+                write_value(info, &value, table, out);
+                true
+            }
+            None => false,
         },
     }
 }
 
-fn write_map(field: &FieldValues<'_>, out: &mut String) {
+/// Appends a map field's entries; `false` when it keeps none.
+fn write_map(field: &FieldValues<'_>, out: &mut String) -> bool {
     let map = field.map();
     let table = field.parsed().table;
     let (Some(key_field), Some(value_field)) = (map.key_field(), map.value_field()) else {
-        out.push_str("{}");
-        return;
+        return false;
     };
+    if map.is_empty() {
+        return false;
+    }
     let write = |members: &mut dyn Iterator<Item = (&str, &MapEntry)>, out: &mut String| {
         out.push('{');
         for (n, (key, entry)) in members.enumerate() {
@@ -164,7 +178,8 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) {
         let keys = map
             .keys_bytes()
             .map(|k| std::str::from_utf8(k).unwrap_or_default());
-        return write(&mut keys.zip(map.entries()), out);
+        write(&mut keys.zip(map.entries()), out);
+        return true;
     }
     // Other keys sort as the text they print as.
     let mut keyed: Vec<(Cow<'_, str>, &MapEntry)> = map
@@ -173,6 +188,7 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) {
         .collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     write(&mut keyed.iter().map(|(key, entry)| (&**key, *entry)), out);
+    true
 }
 
 /// A map key as a JSON member name.
@@ -320,6 +336,38 @@ mod tests {
         let table = schema.table();
         let tree = walk(&bytes, table, schema.user_message());
         message_to_json(&Parsed::new(&tree, &bytes, table).root().unwrap())
+    }
+
+    #[test]
+    fn fields_that_occur_but_end_up_unset_leave_no_member_and_no_separator() {
+        let schema = schema(
+            "syntax = \"proto3\"; package p;\n\
+             message M { int32 a = 1; int32 b = 2; repeated int32 c = 3; map<string, int32> d = 4;\n\
+             int32 e = 5; }\n",
+            "p.M",
+        );
+        let table = schema.table();
+        let json = |bytes: &[u8]| {
+            let tree = walk(bytes, table, schema.user_message());
+            message_to_json(&Parsed::new(&tree, bytes, table).root().unwrap())
+        };
+        // `b` is proto3's default, `c` an empty packed run, `d` an entry carrying an unknown
+        // field (field 3), which a parser does not keep as an entry. The names follow the field
+        // numbers, so the fields are visited as they occur.
+        let unset = [vec![0x10, 0], ld(3, &[]), ld(4, &[0x18, 1])].concat();
+        assert_eq!(
+            json(&[vec![0x08, 1], unset.clone(), vec![0x28, 4]].concat()),
+            r#"{"a": 1, "e": 4}"#
+        );
+        assert_eq!(
+            json(&[unset.clone(), vec![0x28, 4]].concat()),
+            r#"{"e": 4}"#
+        );
+        assert_eq!(
+            json(&[vec![0x08, 1], unset.clone()].concat()),
+            r#"{"a": 1}"#
+        );
+        assert_eq!(json(&unset), "{}");
     }
 
     #[test]

@@ -50,7 +50,8 @@ fn pad(out: &mut String, indent: usize) {
 
 /// Appends the fields of `message` at `indent`.
 pub fn write_message(message: &MessageView<'_>, indent: usize, out: &mut String) {
-    message.for_each_field(|field| {
+    // A field that ends up unset writes no line: none of its values is kept.
+    message.for_each_occurring_field(|field| {
         let info = field.info();
         match info.cardinality {
             Cardinality::Map => write_map(field, indent, out),
