@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use base64::Engine as _;
 
 use crate::decode::{FieldValues, MapEntry, MessageView, Scalar, Value};
-use crate::pyfmt::{json_string, write_repr_f64, write_text_f32};
+use crate::pyfmt::{json_bytes, json_string, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::textformat::scalar_text;
 
@@ -153,13 +153,14 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) -> bool {
     if map.is_empty() {
         return false;
     }
-    let write = |members: &mut dyn Iterator<Item = (&str, &MapEntry)>, out: &mut String| {
+    // Keys come as UTF-8 bytes.
+    let write = |members: &mut dyn Iterator<Item = (&[u8], &MapEntry)>, out: &mut String| {
         out.push('{');
         for (n, (key, entry)) in members.enumerate() {
             if n > 0 {
                 out.push_str(", ");
             }
-            json_string(key, out);
+            json_bytes(key, out);
             out.push_str(": ");
             match map.value(entry) {
                 Some(value) => write_value(value_field, &value, table, out),
@@ -175,10 +176,7 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) -> bool {
     if key_field.kind == Kind::String
         && (walk_checked || map.keys_bytes().all(|k| std::str::from_utf8(k).is_ok()))
     {
-        let keys = map
-            .keys_bytes()
-            .map(|k| std::str::from_utf8(k).unwrap_or_default());
-        write(&mut keys.zip(map.entries()), out);
+        write(&mut map.keys_bytes().zip(map.entries()), out);
         return true;
     }
     // Other keys sort as the text they print as.
@@ -187,7 +185,10 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) -> bool {
         .map(|entry| (key_text(map.key(entry), key_field), entry))
         .collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    write(&mut keyed.iter().map(|(key, entry)| (&**key, *entry)), out);
+    write(
+        &mut keyed.iter().map(|(key, entry)| (key.as_bytes(), *entry)),
+        out,
+    );
     true
 }
 
@@ -248,7 +249,7 @@ fn write_value(field: &Field, value: &Value<'_>, table: &Table, out: &mut String
 /// A string field's value (`bytes` as text), or a bytes field's (in base64).
 fn write_bytes_value(field: &Field, bytes: &[u8], out: &mut String) {
     if field.kind == Kind::String {
-        json_string(&String::from_utf8_lossy(bytes), out);
+        json_bytes(bytes, out);
     } else {
         out.push('"');
         base64::engine::general_purpose::STANDARD.encode_string(bytes, out);

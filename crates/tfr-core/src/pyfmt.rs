@@ -478,7 +478,7 @@ pub fn json_string(text: &str, out: &mut String) {
         // time (everything before such a byte is ASCII, so the cut falls between characters).
         let plain = rest
             .bytes()
-            .position(|b| !(b' '..=b'~').contains(&b) || b == b'"' || b == b'\\')
+            .position(|b| !is_json_plain(b))
             .unwrap_or(rest.len());
         out.push_str(&rest[..plain]);
         rest = &rest[plain..];
@@ -504,6 +504,28 @@ pub fn json_string(text: &str, out: &mut String) {
         }
     }
     out.push('"');
+}
+
+/// Whether JSON writes `byte` as it is (printable ASCII but the quote and the backslash).
+fn is_json_plain(byte: u8) -> bool {
+    (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\'
+}
+
+/// [`json_string`] of `bytes` read as UTF-8, each invalid sequence standing for U+FFFD (as
+/// `String::from_utf8_lossy` reads them). Short plain names (map keys, labels) are copied a
+/// character at a time: for those, validating the bytes as UTF-8 cost more than the copy.
+pub fn json_bytes(bytes: &[u8], out: &mut String) {
+    const SHORT: usize = 24;
+    if bytes.len() <= SHORT && bytes.iter().all(|&b| is_json_plain(b)) {
+        out.reserve(bytes.len() + 2);
+        out.push('"');
+        for &byte in bytes {
+            out.push(char::from(byte));
+        }
+        out.push('"');
+        return;
+    }
+    json_string(&String::from_utf8_lossy(bytes), out);
 }
 
 #[cfg(test)]
@@ -750,5 +772,30 @@ mod tests {
         out.clear();
         json_string("key \"a\"\\b\tc é end", &mut out);
         assert_eq!(out, "\"key \\\"a\\\"\\\\b\\tc \\u00e9 end\"");
+    }
+
+    #[test]
+    fn json_bytes_are_the_json_string_of_their_lossy_text() {
+        let long_plain = "x".repeat(40);
+        let cases: [&[u8]; 9] = [
+            b"",
+            b"label",
+            b"exactly twenty-four byte",
+            long_plain.as_bytes(),
+            b"a\"quote",
+            b"back\\slash",
+            b"tab\tand\x7f",
+            "caf\u{e9}".as_bytes(),
+            b"bad \xff\xfe utf-8",
+        ];
+        for bytes in cases {
+            let (mut ours, mut expected) = (String::new(), String::new());
+            json_bytes(bytes, &mut ours);
+            json_string(&String::from_utf8_lossy(bytes), &mut expected);
+            assert_eq!(ours, expected, "{bytes:?}");
+        }
+        let mut out = String::new();
+        json_bytes(b"bad \xff", &mut out);
+        assert_eq!(out, "\"bad \\ufffd\"");
     }
 }
