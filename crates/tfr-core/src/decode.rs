@@ -225,10 +225,16 @@ impl<'a> MessageView<'a> {
     /// up to two: most messages set a field or two, and views are made for every record (a
     /// larger inline list costs more to move than the allocation it saves).
     pub fn fields(&self) -> FieldList<'a> {
+        let mut fields = FieldList::new();
+        if let Some(only) = self.only_field() {
+            if only.last_set().is_some() {
+                fields.push(only);
+            }
+            return fields;
+        }
         let Some(part) = self.usual_part() else {
             return self.merged_fields();
         };
-        let mut fields = FieldList::new();
         self.each_usual_field(part, true, |f| fields.push(f));
         fields
     }
@@ -323,7 +329,15 @@ impl<'a> MessageView<'a> {
         self.visit_fields(false, visit);
     }
 
-    fn visit_fields(&self, only_set: bool, visit: impl FnMut(&FieldValues<'a>)) {
+    fn visit_fields(&self, only_set: bool, mut visit: impl FnMut(&FieldValues<'a>)) {
+        // Most messages set one field, in one run (a list's values, a map's entries, a oneof's
+        // member): such a message is usual, and is read in one pass, without the check.
+        if let Some(only) = self.only_field() {
+            if !only_set || only.last_set().is_some() {
+                visit(&only);
+            }
+            return;
+        }
         match self.usual_part() {
             Some(part) => {
                 let mut visit = visit;
@@ -331,6 +345,27 @@ impl<'a> MessageView<'a> {
             }
             None => self.fields().iter().for_each(visit),
         }
+    }
+
+    /// The field of a message of one part whose known fields are all one field, in one run:
+    /// `None` for any other message (and for one with no known field).
+    fn only_field(&self) -> Option<FieldValues<'a>> {
+        let parsed = self.parsed;
+        let [part] = self.parts() else {
+            return None;
+        };
+        let mut only: Option<FieldValues<'a>> = None;
+        for child in parsed.tree.children(*part as usize) {
+            let Some(field) = parsed.node(child as u32).and_then(wire::Node::field) else {
+                continue;
+            };
+            match &mut only {
+                None => only = Some(FieldValues::new(parsed, field, &[child as u32])),
+                Some(values) if values.id == field => values.nodes.push(child as u32),
+                Some(_) => return None,
+            }
+        }
+        only
     }
 
     /// The part of the usual message: one part whose known fields each occur in one run, in
@@ -1254,6 +1289,20 @@ mod tests {
                 "{bytes:02x?}"
             );
             assert_eq!(visited, ids_and_nodes(&message.fields()), "{bytes:02x?}");
+            // A message of one field in one run, read without the check, is a usual one.
+            if let Some(only) = message.only_field() {
+                assert!(message.usual_part().is_some(), "{bytes:02x?}");
+                let all: Vec<u32> = message
+                    .parts()
+                    .iter()
+                    .flat_map(|p| {
+                        tree.children(*p as usize)
+                            .filter(|c| tree.node(*c).unwrap().field().is_some())
+                    })
+                    .map(|c| c as u32)
+                    .collect();
+                assert_eq!(only.nodes(), all, "{bytes:02x?}");
+            }
             (message.usual_part().is_some(), visited)
         };
         let first = |root| table.field_ids(root).next().unwrap().0;
@@ -1266,9 +1315,24 @@ mod tests {
         let two = [ld(1, &ld(1, b"x")), ld(3, &[0x08, 1])].concat();
         let (usual, fields) = seen(&two, feature);
         assert!(!usual);
+        let tree = walk(&two, table, Some(feature));
+        assert!(
+            Parsed::new(&tree, &two, table)
+                .root()
+                .unwrap()
+                .only_field()
+                .is_none()
+        );
         assert_eq!(fields, [(int64_list, vec![3])]);
-        // One field in two runs split by an unknown field: usual, one field of both runs.
+        // One field in two runs split by an unknown field: usual, one field of both runs (and
+        // the only field).
         let runs = [vec![0x08, 1, 0x08, 2], vec![0x78, 0], vec![0x08, 3]].concat();
+        let tree = walk(&runs, table, Some(list));
+        let only = Parsed::new(&tree, &runs, table)
+            .root()
+            .unwrap()
+            .only_field();
+        assert_eq!(only.map(|f| f.nodes().to_vec()), Some(vec![1, 2, 4]));
         assert_eq!(
             seen(&runs, list),
             (true, vec![(first(list), vec![1, 2, 4])])
