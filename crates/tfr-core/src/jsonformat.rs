@@ -223,19 +223,16 @@ fn write_default(field: &Field, table: &Table, out: &mut String) {
     out.push_str(text);
 }
 
-/// A float as JSON: its shortest form (`write`), or the string JSON spells NaN and infinities with.
-fn write_float(value: f64, out: &mut String, write: impl FnOnce(&mut String)) {
-    if value.is_nan() {
-        out.push_str("\"NaN\"");
-    } else if value.is_infinite() {
-        out.push_str(if value < 0.0 {
-            "\"-Infinity\""
-        } else {
-            "\"Infinity\""
-        });
+/// The string JSON spells NaN and infinities with.
+#[cold]
+fn write_not_finite(value: f64, out: &mut String) {
+    out.push_str(if value.is_nan() {
+        "\"NaN\""
+    } else if value < 0.0 {
+        "\"-Infinity\""
     } else {
-        write(out);
-    }
+        "\"Infinity\""
+    });
 }
 
 fn write_value(field: &Field, value: &Value<'_>, table: &Table, out: &mut String) {
@@ -268,8 +265,11 @@ fn write_scalar(field: &Field, scalar: &Scalar<'_>, table: &Table, out: &mut Str
         Scalar::I64(v) => quoted(digits.format(*v), out),
         Scalar::U64(v) => quoted(digits.format(*v), out),
         Scalar::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
-        Scalar::F32(v) => write_float(f64::from(*v), out, |out| write_text_f32(*v, out)),
-        Scalar::F64(v) => write_float(*v, out, |out| write_repr_f64(*v, out)),
+        // Floats print in their shortest form, which the usual (finite) one is asked for first.
+        Scalar::F32(v) if v.is_finite() => write_text_f32(*v, out),
+        Scalar::F32(v) => write_not_finite(f64::from(*v), out),
+        Scalar::F64(v) if v.is_finite() => write_repr_f64(*v, out),
+        Scalar::F64(v) => write_not_finite(*v, out),
         Scalar::Enum(n, name) => {
             let null = match field.kind {
                 Kind::Enum(e) => table
@@ -369,6 +369,29 @@ mod tests {
             r#"{"a": 1}"#
         );
         assert_eq!(json(&unset), "{}");
+    }
+
+    #[test]
+    fn floats_that_are_not_finite_are_strings() {
+        let schema = schema(
+            "syntax = \"proto3\"; package p;\n\
+             message M { repeated float f = 1; repeated double d = 2; float s = 3; }\n",
+            "p.M",
+        );
+        let table = schema.table();
+        // What protobuf 7.36.2 (upb) serialises and prints for
+        // M(f=[nan, inf, -inf, 1.5, -0.0, 0.1], d=[-inf, 0.1], s=inf).
+        let hex = "0a180000c07f0000807f000080ff0000c03f00000080cdcccc3d1210000000000000f0ff\
+                   9a9999999999b93f1d0000807f";
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        let tree = walk(&bytes, table, schema.user_message());
+        assert_eq!(
+            message_to_json(&Parsed::new(&tree, &bytes, table).root().unwrap()),
+            r#"{"d": ["-Infinity", 0.1], "f": ["NaN", "Infinity", "-Infinity", 1.5, -0.0, 0.1], "s": "Infinity"}"#
+        );
     }
 
     #[test]
