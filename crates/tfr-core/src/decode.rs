@@ -139,6 +139,11 @@ const FEW: usize = 7;
 
 impl Nodes {
     pub fn new(nodes: &[u32]) -> Nodes {
+        // One node is the usual case, and copying a slice of unknown length is a call of the C
+        // library's `memcpy`, made for every view of every record.
+        if let [one] = nodes {
+            return Nodes::one(*one);
+        }
         match u8::try_from(nodes.len()) {
             Ok(len) if nodes.len() <= FEW => {
                 let mut few = [0; FEW];
@@ -150,7 +155,9 @@ impl Nodes {
     }
 
     pub fn one(node: u32) -> Nodes {
-        Nodes::new(&[node])
+        let mut nodes = [0; FEW];
+        nodes[0] = node;
+        Nodes::Few { len: 1, nodes }
     }
 
     /// Adds a node after the others.

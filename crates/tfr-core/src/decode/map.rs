@@ -208,10 +208,12 @@ fn key_prefix(key: MapKey<'_>) -> u64 {
     let MapKey::Bytes(bytes) = key else {
         return 0;
     };
-    let mut first = [0; 8];
-    let len = bytes.len().min(8);
-    first[..len].copy_from_slice(&bytes[..len]);
-    u64::from_be_bytes(first)
+    // Byte by byte: copying a slice of unknown length is a call of the C library's `memcpy`.
+    bytes
+        .iter()
+        .take(8)
+        .enumerate()
+        .fold(0, |prefix, (i, &byte)| prefix | u64::from(byte) << (56 - 8 * i))
 }
 
 impl<'a> MapView<'a> {
