@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::records::{Outcome, render_in_order};
+use super::records::{Handed, Outcome, render_in_order};
 use super::{Status, report_unusable};
 use crate::input::{Input, OpenOptions};
 use crate::jsonformat::Json;
@@ -224,9 +224,9 @@ pub fn run(
                 frame.status.is_intact()
             },
             out,
-            |_, is_intact, line, out| {
+            |_, is_intact, _| {
                 intact += usize::from(is_intact);
-                out.write_all(line.as_bytes())
+                Handed::AsIs
             },
         )?;
         if let Outcome::Changed(e) = outcome {

@@ -1,5 +1,6 @@
 //! `show`: decoded records as a readable tree, protobuf text format, or canonical JSON.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
-use super::records::{Outcome, render_in_order};
+use super::records::{Handed, Outcome, render_in_order};
 use super::{Status, report_unusable};
 use crate::damage;
 use crate::frame::Frame;
@@ -132,18 +133,18 @@ pub fn run(
             )
         },
         out,
-        |input, record, output, out| {
+        |input, record, output| {
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
             }
+            status = status.max(record.status);
             // The header line holds nothing a terminal would act on.
             if terminal && args.format == Format::Text {
-                out.write_all(crate::pyfmt::text_format_for_terminal(output).as_bytes())?;
-            } else {
-                out.write_all(output.as_bytes())?;
+                if let Cow::Owned(safe) = crate::pyfmt::text_format_for_terminal(output) {
+                    return Handed::Instead(safe);
+                }
             }
-            status = status.max(record.status);
-            Ok(())
+            Handed::AsIs
         },
     )?;
     match outcome {

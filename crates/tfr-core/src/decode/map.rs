@@ -213,7 +213,9 @@ fn key_prefix(key: MapKey<'_>) -> u64 {
         .iter()
         .take(8)
         .enumerate()
-        .fold(0, |prefix, (i, &byte)| prefix | u64::from(byte) << (56 - 8 * i))
+        .fold(0, |prefix, (i, &byte)| {
+            prefix | u64::from(byte) << (56 - 8 * i)
+        })
 }
 
 impl<'a> MapView<'a> {
