@@ -276,8 +276,9 @@ pub fn text_f32(value: f32) -> String {
 
 /// Appends [`text_f32`] of `value` to `out`: the float formatted once, nothing allocated.
 ///
-/// Inlined into the loops over a list's floats, the usual float's path (formatted once, laid out
-/// as Żmij lays it out) took about a fifth less time than through a call; the rest is not inlined.
+/// The usual float's path (formatted once, laid out as Żmij lays it out) is inlined into the loops
+/// over a list's floats, which took about 1.5% less of `show --format json`'s time than a call
+/// per float; the rest is not inlined.
 #[inline(always)]
 pub fn write_text_f32(value: f32, out: &mut String) {
     // Żmij lays out numbers from 1e-4 up to 1e13 as `repr` does (`12.5`, `0.00125`, `30.0`).
