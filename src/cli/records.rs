@@ -272,7 +272,8 @@ mod tests {
 
     #[test]
     fn outputs_emit_replaces_keep_their_place_among_those_written_as_they_are() {
-        let records = CHUNK + 40;
+        // Past the first batch, several chunks, the last one part full.
+        let records = FIRST_BATCH + 2 * CHUNK + 40;
         let mut file = Vec::new();
         for i in 0..records {
             crate::frame::write_record(format!("{i:05}").as_bytes(), &mut file).unwrap();

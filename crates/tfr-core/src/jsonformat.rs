@@ -101,8 +101,8 @@ pub fn write_message(message: &MessageView<'_>, out: &mut String) {
     out.push('}');
 }
 
-/// Appends the value of `field`; `false` when the field ends up unset, having written only an empty
-/// list or map (a singular field unset writes nothing), which the caller takes back.
+/// Appends the value of `field`; `false` when the field ends up unset, having written at most
+/// `[]` (an unset map or singular field writes nothing), which the caller takes back.
 fn write_field(field: &FieldValues<'_>, out: &mut String) -> bool {
     let info = field.info();
     let table = field.parsed().table;
