@@ -232,9 +232,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_first_records_are_flushed_before_the_rest_are_rendered_and_every_batch_after() {
-        let records = FIRST_BATCH + BATCH + 10;
+    /// A file of `records` frames holding their numbers, opened (with the directory it is in).
+    fn numbered(records: usize) -> (tempfile::TempDir, Input) {
         let mut file = Vec::new();
         for i in 0..records {
             crate::frame::write_record(format!("{i:05}").as_bytes(), &mut file).unwrap();
@@ -243,7 +242,14 @@ mod tests {
         let path = dir.path().join("numbers.tfrecord");
         std::fs::write(&path, file).unwrap();
         let options = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
-        let mut input = Input::open(&path, &options).unwrap();
+        let input = Input::open(&path, &options).unwrap();
+        (dir, input)
+    }
+
+    #[test]
+    fn the_first_records_are_flushed_before_the_rest_are_rendered_and_every_batch_after() {
+        let records = FIRST_BATCH + BATCH + 10;
+        let (_dir, mut input) = numbered(records);
         let mut out = Flushes::default();
         let outcome = render_in_order(
             &mut input,
@@ -274,15 +280,7 @@ mod tests {
     fn outputs_emit_replaces_keep_their_place_among_those_written_as_they_are() {
         // Past the first batch, several chunks, the last one part full.
         let records = FIRST_BATCH + 2 * CHUNK + 40;
-        let mut file = Vec::new();
-        for i in 0..records {
-            crate::frame::write_record(format!("{i:05}").as_bytes(), &mut file).unwrap();
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("numbers.tfrecord");
-        std::fs::write(&path, file).unwrap();
-        let options = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
-        let mut input = Input::open(&path, &options).unwrap();
+        let (_dir, mut input) = numbered(records);
         let mut out = Flushes::default();
         // Every third record is written changed by `emit`, every fifth left out.
         render_in_order(
