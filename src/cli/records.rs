@@ -24,6 +24,10 @@ const FIRST_BATCH: usize = 64;
 const BATCH: usize = 4096;
 /// Records rendered into one buffer by one worker.
 const CHUNK: usize = 256;
+/// The most output held back to be written in one go. Runs at least as large as the writer's
+/// buffer (a `BufWriter`'s 8 KiB) go straight through it; runs of 64 KiB took about 3% less of `show`'s
+/// time than runs of 8 KiB, and a closed output is still noticed within about a hundred records.
+const RUN_BYTES: usize = 64 * 1024;
 
 /// How the rendering of a range of records ended.
 pub enum Outcome {
@@ -115,6 +119,12 @@ impl<M: Send> Batch<M> {
                     run = end;
                 }
                 start = end;
+                // A run goes out once it would fill the writer's buffer, so that an output that
+                // closed (`| head`) stops the hand-over within a few records, not a chunk later.
+                if start - run >= RUN_BYTES {
+                    out.write_all(chunk.output.get(run..start).unwrap_or_default().as_bytes())?;
+                    run = start;
+                }
             }
             out.write_all(chunk.output.get(run..start).unwrap_or_default().as_bytes())?;
         }
@@ -274,6 +284,50 @@ mod tests {
                 .map(|i| i.to_string().len() + 1)
                 .sum::<usize>();
         assert_eq!(out.flushed_at, vec![first, second, text.len()]);
+    }
+
+    /// Takes `room` bytes, then fails as a closed pipe does.
+    struct Closing {
+        room: usize,
+    }
+
+    impl io::Write for Closing {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if bytes.len() > self.room {
+                return Err(io::ErrorKind::BrokenPipe.into());
+            }
+            self.room -= bytes.len();
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_closed_output_stops_the_hand_over_within_a_run() {
+        let (_dir, mut input) = numbered(FIRST_BATCH + 2 * CHUNK);
+        const OUTPUT: usize = 1024;
+        // The first batch is taken; the output closes as the next comes.
+        let mut out = Closing {
+            room: FIRST_BATCH * OUTPUT,
+        };
+        let mut handed = 0;
+        let result = render_in_order(
+            &mut input,
+            0,
+            None,
+            |_, _, _, output| output.push_str(&"x".repeat(OUTPUT)),
+            &mut out,
+            |_, (), _| {
+                handed += 1;
+                Handed::AsIs
+            },
+        );
+        assert!(result.is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe));
+        // Not the whole chunk of the next batch: one run's worth of records.
+        assert_eq!(handed, FIRST_BATCH + RUN_BYTES / OUTPUT);
     }
 
     #[test]
