@@ -260,9 +260,10 @@ fn write_base64(bytes: &[u8], out: &mut String) {
     const SHORT: usize = 48;
     let engine = &base64::engine::general_purpose::STANDARD;
     let mut encoded = [0u8; SHORT / 3 * 4];
+    // Longer values do not fit: `encode_slice` refuses them before encoding anything.
     match engine.encode_slice(bytes, &mut encoded) {
         // Base64 is ASCII, so always UTF-8.
-        Ok(len) if bytes.len() <= SHORT => out.push_str(
+        Ok(len) => out.push_str(
             std::str::from_utf8(encoded.get(..len).unwrap_or_default()).unwrap_or_default(),
         ),
         _ => engine.encode_string(bytes, out),
