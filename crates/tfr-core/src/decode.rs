@@ -320,37 +320,21 @@ impl<'a> MessageView<'a> {
         kept
     }
 
-    /// Calls `visit` with each field [`MessageView::fields`] lists, in the same order, without
-    /// making the list for the usual message: writers visit every message of every record, and
-    /// building and moving the list cost more than reading the fields.
-    pub fn for_each_field(&self, visit: impl FnMut(&FieldValues<'a>)) {
-        self.visit_fields(true, visit);
-    }
-
-    /// Calls `visit` with each field [`MessageView::for_each_field`] visits, and also, in the
-    /// usual message, with fields that occur but end up unset (a repeated field whose packed runs
-    /// hold no whole value, a map whose entries a parser drops, a proto3 default, a number a closed
-    /// enum does not define): for writers that write nothing for such a field, or take back what
-    /// they wrote, and so need not ask first. Asking cost about as much as writing the field.
-    pub fn for_each_occurring_field(&self, visit: impl FnMut(&FieldValues<'a>)) {
-        self.visit_fields(false, visit);
-    }
-
-    fn visit_fields(&self, only_set: bool, mut visit: impl FnMut(&FieldValues<'a>)) {
+    /// Calls `visit` with each field [`MessageView::fields`] lists, in the same order, and also,
+    /// in the usual message, with fields that occur but end up unset (a repeated field whose
+    /// packed runs hold no whole value, a map whose entries a parser drops, a proto3 default, a
+    /// number a closed enum does not define). It is for writers, which visit every message of
+    /// every record: they write nothing for such a field, or take back what they wrote, so need
+    /// not ask first (asking cost about as much as writing the field), and no list is made.
+    pub fn for_each_occurring_field(&self, mut visit: impl FnMut(&FieldValues<'a>)) {
         // Most messages set one field, in one run (a list's values, a map's entries, a oneof's
         // member): the rules leave such a field as it is (there is no other to merge with or to
         // clear it), so it is read in one pass, without the check.
         if let Some(only) = self.only_field() {
-            if !only_set || only.last_set().is_some() {
-                visit(&only);
-            }
-            return;
+            return visit(&only);
         }
         match self.usual_part() {
-            Some(part) => {
-                let mut visit = visit;
-                self.each_usual_field(part, only_set, |f| visit(&f));
-            }
+            Some(part) => self.each_usual_field(part, false, |f| visit(&f)),
             None => self.merged_fields().iter().for_each(visit),
         }
     }
@@ -1288,8 +1272,13 @@ mod tests {
                     .map(|f| (f.id().0, f.nodes().to_vec()))
                     .collect()
             };
+            // The fields a writer is handed, less those it finds unset.
             let mut visited = Vec::new();
-            message.for_each_field(|f| visited.push(f.clone()));
+            message.for_each_occurring_field(|f| {
+                if f.last_set().is_some() {
+                    visited.push(f.clone());
+                }
+            });
             let visited = ids_and_nodes(&visited);
             assert_eq!(
                 visited,
