@@ -108,25 +108,26 @@ impl<M: Send> Batch<M> {
         emit: &mut impl FnMut(&Input, M, &str) -> Handed,
     ) -> io::Result<()> {
         for chunk in &mut self.chunks {
+            let output = &chunk.output;
+            let text = |range: Range<usize>| output.get(range).unwrap_or_default();
             let mut start = 0;
             // Where the run of outputs still to be written as they are begins.
             let mut run = 0;
             for (end, meta) in chunk.records.drain(..) {
-                let text = chunk.output.get(start..end).unwrap_or_default();
-                if let Handed::Instead(other) = emit(input, meta, text) {
-                    out.write_all(chunk.output.get(run..start).unwrap_or_default().as_bytes())?;
+                if let Handed::Instead(other) = emit(input, meta, text(start..end)) {
+                    out.write_all(text(run..start).as_bytes())?;
                     out.write_all(other.as_bytes())?;
                     run = end;
                 }
                 start = end;
-                // A run goes out once it would fill the writer's buffer, so that an output that
-                // closed (`| head`) stops the hand-over within a few records, not a chunk later.
+                // A run goes out once it reaches `RUN_BYTES`, so that an output that closed
+                // (`| head`) stops the hand-over within a run, not a chunk later.
                 if start - run >= RUN_BYTES {
-                    out.write_all(chunk.output.get(run..start).unwrap_or_default().as_bytes())?;
+                    out.write_all(text(run..start).as_bytes())?;
                     run = start;
                 }
             }
-            out.write_all(chunk.output.get(run..start).unwrap_or_default().as_bytes())?;
+            out.write_all(text(run..start).as_bytes())?;
         }
         Ok(())
     }
