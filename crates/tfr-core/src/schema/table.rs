@@ -168,7 +168,6 @@ fn declared_packed(field: &FieldDescriptor) -> bool {
 
 /// Field numbers below this are found by direct indexing.
 const DENSE: usize = 64;
-const ABSENT: u16 = u16::MAX;
 
 #[derive(Debug, Clone)]
 pub struct Message {
@@ -177,11 +176,8 @@ pub struct Message {
     /// The first field's id; the message's fields are `first..first + count`.
     first: u32,
     count: u32,
-    /// For numbers below [`DENSE`]: the field's position, or [`ABSENT`].
-    dense: Vec<u16>,
-    /// For numbers below [`DENSE`]: the wire types the field accepts, one bit each (bit `n` for
-    /// wire type `n`), so that the walk checks a tag without reading the field.
-    accepts: Vec<u8>,
+    /// By field number, up to the highest number below [`DENSE`] that the message declares.
+    slots: Vec<Slot>,
     /// Field positions in the order of their JSON names.
     json_order: Vec<u16>,
     /// Whether that is field-number order (then any set of fields listed by number is in JSON
@@ -189,6 +185,66 @@ pub struct Message {
     json_follows_numbers: bool,
     pub map_entry: bool,
     pub proto3: bool,
+}
+
+/// What the walk reads a field's value by: the field's kind and flags, copied into its message's
+/// slots so that looking a tag up reads one small entry, not the field's description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reading {
+    pub kind: Kind,
+    /// [`Field::packable`].
+    pub packable: bool,
+    /// [`Field::utf8`].
+    pub utf8: bool,
+}
+
+impl Reading {
+    fn of(field: &Field) -> Reading {
+        Reading {
+            kind: field.kind,
+            packable: field.packable,
+            utf8: field.utf8,
+        }
+    }
+}
+
+/// What a tag of one field number reads as in a message.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// The field's id, or [`NO_FIELD`].
+    field: u32,
+    /// The wire types the field accepts, one bit each (bit `n` for wire type `n`): none for a
+    /// number the message does not declare.
+    accepts: u8,
+    reading: Reading,
+}
+
+const NO_FIELD: u32 = u32::MAX;
+
+/// A message's tag lookup ([`Table::tags_of`]). The walk asks it for every field it reads:
+/// holding the message's slots, instead of finding them through the table each time, takes
+/// dependent loads off every field.
+#[derive(Clone, Copy)]
+pub struct Tags<'t> {
+    table: &'t Table,
+    id: MessageId,
+    slots: &'t [Slot],
+}
+
+impl<'t> Tags<'t> {
+    /// The field with `number` when it accepts `wire_type`, and how its value is read.
+    #[inline]
+    pub fn field(&self, number: u32, wire_type: WireType) -> Option<(FieldId, Reading)> {
+        match self.slots.get(number as usize) {
+            Some(slot) => (slot.accepts & 1 << (wire_type as u8) != 0)
+                .then_some((FieldId(slot.field), slot.reading)),
+            None => {
+                let id = self.table.field_by_number(self.id, number)?;
+                let info = self.table.field(id)?;
+                info.accepts(wire_type).then_some((id, Reading::of(info)))
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -304,18 +360,28 @@ impl Table {
         let mut descriptors: Vec<FieldDescriptor> = message.fields().collect();
         descriptors.sort_by_key(|f| f.number());
         let first = self.fields.len() as u32;
-        let mut dense = vec![ABSENT; DENSE];
-        let mut accepts = vec![0u8; DENSE];
-        for (position, field) in descriptors.iter().enumerate() {
+        let highest = descriptors.last().map_or(0, |d| d.number() as usize);
+        let absent = Slot {
+            field: NO_FIELD,
+            accepts: 0,
+            reading: Reading {
+                kind: Kind::Bytes,
+                packable: false,
+                utf8: false,
+            },
+        };
+        let mut slots = vec![absent; (highest + 1).min(DENSE)];
+        for field in &descriptors {
             let made = self.make_field(field, enums);
-            if let Some(slot) = dense.get_mut(field.number() as usize) {
-                *slot = position as u16;
-            }
-            if let Some(mask) = accepts.get_mut(field.number() as usize) {
-                *mask = (0..8)
-                    .filter_map(WireType::from_bits)
-                    .filter(|w| made.accepts(*w))
-                    .fold(0, |mask, w| mask | 1 << (w as u8));
+            if let Some(slot) = slots.get_mut(field.number() as usize) {
+                *slot = Slot {
+                    field: self.fields.len() as u32,
+                    accepts: (0..8)
+                        .filter_map(WireType::from_bits)
+                        .filter(|w| made.accepts(*w))
+                        .fold(0, |mask, w| mask | 1 << (w as u8)),
+                    reading: Reading::of(&made),
+                };
             }
             self.fields.push(made);
             self.packed.push(declared_packed(field));
@@ -335,8 +401,7 @@ impl Table {
             name: message.name().into(),
             first,
             count,
-            dense,
-            accepts,
+            slots,
             json_follows_numbers: json_order.is_sorted(),
             json_order,
             map_entry: message.is_map_entry(),
@@ -461,36 +526,37 @@ impl Table {
     /// The field of message `id` with `number`, if it declares one.
     pub fn field_by_number(&self, id: MessageId, number: u32) -> Option<FieldId> {
         let message = self.message(id)?;
-        let position = match message.dense.get(number as usize) {
-            Some(&ABSENT) => return None,
-            Some(&position) => u32::from(position),
+        match message.slots.get(number as usize) {
+            Some(slot) => (slot.field != NO_FIELD).then_some(FieldId(slot.field)),
             None => {
                 let fields = self.fields_of(message);
-                fields.binary_search_by_key(&number, |f| f.number).ok()? as u32
+                let position = fields.binary_search_by_key(&number, |f| f.number).ok()?;
+                Some(FieldId(message.first + position as u32))
             }
-        };
-        Some(FieldId(message.first + position))
+        }
     }
 
     /// The field of message `id` with `number` when it accepts `wire_type` (as the walk reads a
     /// tag: a field written with another wire type is an unknown field).
-    #[inline]
     pub fn field_accepting(
         &self,
         id: MessageId,
         number: u32,
         wire_type: WireType,
     ) -> Option<FieldId> {
+        self.tags_of(id)?
+            .field(number, wire_type)
+            .map(|(field, _)| field)
+    }
+
+    /// What reading message `id`'s tags needs, looked up once for a whole body.
+    pub fn tags_of(&self, id: MessageId) -> Option<Tags<'_>> {
         let message = self.message(id)?;
-        let slot = number as usize;
-        match (message.dense.get(slot), message.accepts.get(slot)) {
-            (Some(&ABSENT), _) => None,
-            (Some(&position), Some(&mask)) => (mask & 1 << (wire_type as u8) != 0)
-                .then_some(FieldId(message.first + u32::from(position))),
-            _ => self
-                .field_by_number(id, number)
-                .filter(|f| self.field(*f).is_some_and(|info| info.accepts(wire_type))),
-        }
+        Some(Tags {
+            table: self,
+            id,
+            slots: &message.slots,
+        })
     }
 
     /// The fields of a message, in field-number order.
@@ -569,6 +635,10 @@ mod tests {
                         .field_by_number(id, number)
                         .filter(|f| table.field(*f).is_some_and(|i| i.accepts(wire_type)));
                     assert_eq!(table.field_accepting(id, number, wire_type), expected);
+                    // The slots' copy of how the value is read is the field's own.
+                    let found = table.tags_of(id).unwrap().field(number, wire_type);
+                    let reading = expected.map(|f| (f, Reading::of(table.field(f).unwrap())));
+                    assert_eq!(found, reading);
                 }
             }
         }

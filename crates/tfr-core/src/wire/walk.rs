@@ -11,7 +11,7 @@ use super::{
     HAS_ERROR, MAX_DEPTH, MAX_TAG_OR_LENGTH_BYTES, NONE, Node, NodeKind, ROOT, WireError,
     WireErrorKind, WireTree, WireType, read_element, read_varint,
 };
-use crate::schema::table::{Field, Kind, MessageId, Table};
+use crate::schema::table::{Kind, MessageId, Reading, Table};
 use crate::span::Span;
 
 /// Lets another thread follow a long walk and stop it.
@@ -190,6 +190,7 @@ impl Walker<'_> {
         if depth > MAX_DEPTH {
             return stop(start, WireErrorKind::TooDeep);
         }
+        let tags = message.and_then(|m| self.table.tags_of(m));
         let mut pos = start;
         while pos < end {
             if self.cancelled {
@@ -242,9 +243,10 @@ impl Walker<'_> {
                     ),
                 };
             }
-            let field = message.and_then(|m| self.table.field_accepting(m, number, wire_type));
             // Looked up once here: the value's reading and a packed run's check both need it.
-            let info = field.and_then(|f| self.table.field(f));
+            let found = tags.and_then(|t| t.field(number, wire_type));
+            let field = found.map(|(id, _)| id);
+            let info = found.map(|(_, info)| info);
             let head = Node {
                 start: tag_start as u32,
                 end: after_tag as u32,
@@ -287,7 +289,7 @@ impl Walker<'_> {
     }
 
     /// Checks that packed run `at` of field `info` holds whole elements.
-    fn check_packed(&mut self, at: usize, number: u32, info: Option<&Field>) {
+    fn check_packed(&mut self, at: usize, number: u32, info: Option<Reading>) {
         let Some(node) = self.nodes.get(at) else {
             return;
         };
@@ -317,7 +319,7 @@ impl Walker<'_> {
     fn value(
         &mut self,
         head: Node,
-        info: Option<&Field>,
+        info: Option<Reading>,
         pos: usize,
         end: usize,
         wire_type: WireType,
@@ -396,7 +398,7 @@ impl Walker<'_> {
     fn length_delimited(
         &mut self,
         head: Node,
-        info: Option<&Field>,
+        info: Option<Reading>,
         prefix: u8,
         data: Span,
         depth: usize,
