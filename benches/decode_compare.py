@@ -13,6 +13,12 @@ TensorFlow is not needed. Usage:
     python3 benches/decode_compare.py [--records N] [--python-records M] [--shard PATH]
 With --python-records M < N, Python runs over the first M records and its rate is scaled to N
 (the records are alike, so the per-record cost does not depend on which are taken).
+
+With --rounds R, the two sides are timed in turn instead, R times: each round runs every
+tfr-inspect command once over the whole shard and Python's loops over the next M records (M is
+--python-records, 2,000 by default here), and a round's ratios compare moments seconds apart. The
+median of the rounds' ratios is printed with their range. On a machine whose speed drifts from
+minute to minute this is steadier than timing each side once, at different moments.
 """
 import argparse
 import os
@@ -69,12 +75,16 @@ def payloads(path):
 
 def python_loop(path, fmt, limit):
     """Seconds Python protobuf takes to parse and print `limit` records as `fmt`."""
-    Example = example_class()
     records = []
     for payload in payloads(path):
         records.append(payload)
         if len(records) == limit:
             break
+    return time_python(records, fmt), len(records)
+
+
+def time_python(records, fmt):
+    Example = example_class()
     sink = 0
     start = time.perf_counter()
     for payload in records:
@@ -83,7 +93,7 @@ def python_loop(path, fmt, limit):
             sink += len(json_format.MessageToJson(message, sort_keys=True, indent=None))
         else:
             sink += len(text_format.MessageToString(message))
-    return time.perf_counter() - start, len(records)
+    return time.perf_counter() - start
 
 
 def whole_process(args, runs=5):
@@ -97,6 +107,41 @@ def whole_process(args, runs=5):
     return times[len(times) // 2]
 
 
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def in_turn(args, rounds, per_round):
+    """Times both sides in turn, `rounds` times; prints each round's ratios and their medians."""
+    commands = {
+        "list": [args.binary, "list", args.shard],
+        "json": [args.binary, "show", args.shard, "--format", "json"],
+        "text": [args.binary, "show", args.shard, "--format", "text"],
+    }
+    all_payloads = list(payloads(args.shard))
+    ratios = {"json": [], "text": [], "list": []}
+    for r in range(rounds):
+        ours = {name: whole_process(command, runs=1) for name, command in commands.items()}
+        start = (r * per_round) % max(1, len(all_payloads) - per_round)
+        chunk = all_payloads[start : start + per_round]
+        python = {fmt: time_python(chunk, fmt) * args.records / len(chunk) for fmt in ("json", "text")}
+        ratios["json"].append(python["json"] / ours["json"])
+        ratios["text"].append(python["text"] / ours["text"])
+        ratios["list"].append(python["json"] / ours["list"])
+        print(
+            f"round {r + 1}: tfr-inspect list {ours['list']:.3f} s, json {ours['json']:.3f} s, "
+            f"text {ours['text']:.3f} s; python json {python['json']:.1f} s, text {python['text']:.1f} s "
+            f"(scaled); json {ratios['json'][-1]:.0f}x, text {ratios['text'][-1]:.0f}x, "
+            f"list {ratios['list'][-1]:.0f}x"
+        )
+    summary = " | ".join(
+        f"{name} {median(values):.0f}x (rounds {min(values):.0f}x to {max(values):.0f}x, target >= {target}x)"
+        for (name, values), target in zip(ratios.items(), (100, 100, 200))
+    )
+    print(f"median of {rounds} rounds: {summary}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=200_000)
@@ -104,6 +149,7 @@ def main():
     parser.add_argument("--shard", default="/tmp/tfr-bench/examples-200k.tfrecord")
     parser.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "tfr-inspect"))
     parser.add_argument("--generate-only", action="store_true")
+    parser.add_argument("--rounds", type=int, default=None)
     args = parser.parse_args()
     os.makedirs(os.path.dirname(args.shard), exist_ok=True)
     if not os.path.exists(args.shard):
@@ -113,8 +159,10 @@ def main():
     if not os.path.exists(args.binary):
         subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
     records = args.records
-    limit = args.python_records or records
     print(f"{records} Examples, {os.path.getsize(args.shard) / 1e6:.1f} MB; {os.cpu_count()} cores")
+    if args.rounds:
+        return in_turn(args, args.rounds, args.python_records or 2000)
+    limit = args.python_records or records
     ours = {
         "list": whole_process([args.binary, "list", args.shard]),
         "json": whole_process([args.binary, "show", args.shard, "--format", "json"]),
