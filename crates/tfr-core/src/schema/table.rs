@@ -536,20 +536,8 @@ impl Table {
         }
     }
 
-    /// The field of message `id` with `number` when it accepts `wire_type` (as the walk reads a
-    /// tag: a field written with another wire type is an unknown field).
-    pub fn field_accepting(
-        &self,
-        id: MessageId,
-        number: u32,
-        wire_type: WireType,
-    ) -> Option<FieldId> {
-        self.tags_of(id)?
-            .field(number, wire_type)
-            .map(|(field, _)| field)
-    }
-
-    /// What reading message `id`'s tags needs, looked up once for a whole body.
+    /// How the walk reads message `id`'s tags (a tag is read as a field only when the field
+    /// accepts its wire type), looked up once for a whole body.
     pub fn tags_of(&self, id: MessageId) -> Option<Tags<'_>> {
         let message = self.message(id)?;
         Some(Tags {
@@ -634,7 +622,6 @@ mod tests {
                     let expected = table
                         .field_by_number(id, number)
                         .filter(|f| table.field(*f).is_some_and(|i| i.accepts(wire_type)));
-                    assert_eq!(table.field_accepting(id, number, wire_type), expected);
                     // The slots' copy of how the value is read is the field's own.
                     let found = table.tags_of(id).unwrap().field(number, wire_type);
                     let reading = expected.map(|f| (f, Reading::of(table.field(f).unwrap())));
