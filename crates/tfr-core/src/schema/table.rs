@@ -176,8 +176,9 @@ pub struct Message {
     /// The first field's id; the message's fields are `first..first + count`.
     first: u32,
     count: u32,
-    /// By field number, up to the highest number below [`DENSE`] that the message declares.
-    slots: Vec<Slot>,
+    /// By field number, up to the highest number below [`DENSE`] that the message declares: the
+    /// field with that number, if there is one.
+    slots: Vec<Option<Slot>>,
     /// Field positions in the order of their JSON names.
     json_order: Vec<u16>,
     /// Whether that is field-number order (then any set of fields listed by number is in JSON
@@ -208,18 +209,14 @@ impl Reading {
     }
 }
 
-/// What a tag of one field number reads as in a message.
+/// What a tag of a declared field number reads as in a message.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
-    /// The field's id, or [`NO_FIELD`].
-    field: u32,
-    /// The wire types the field accepts, one bit each (bit `n` for wire type `n`): none for a
-    /// number the message does not declare.
+    field: FieldId,
+    /// The wire types the field accepts, one bit each (bit `n` for wire type `n`).
     accepts: u8,
     reading: Reading,
 }
-
-const NO_FIELD: u32 = u32::MAX;
 
 /// A message's tag lookup ([`Table::tags_of`]). The walk asks it for every field it reads:
 /// holding the message's slots, instead of finding them through the table each time, takes
@@ -228,7 +225,7 @@ const NO_FIELD: u32 = u32::MAX;
 pub struct Tags<'t> {
     table: &'t Table,
     id: MessageId,
-    slots: &'t [Slot],
+    slots: &'t [Option<Slot>],
 }
 
 impl<'t> Tags<'t> {
@@ -236,8 +233,9 @@ impl<'t> Tags<'t> {
     #[inline]
     pub fn field(&self, number: u32, wire_type: WireType) -> Option<(FieldId, Reading)> {
         match self.slots.get(number as usize) {
-            Some(slot) => (slot.accepts & 1 << (wire_type as u8) != 0)
-                .then_some((FieldId(slot.field), slot.reading)),
+            Some(slot) => slot
+                .filter(|slot| slot.accepts & 1 << (wire_type as u8) != 0)
+                .map(|slot| (slot.field, slot.reading)),
             None => {
                 let id = self.table.field_by_number(self.id, number)?;
                 let info = self.table.field(id)?;
@@ -361,27 +359,18 @@ impl Table {
         descriptors.sort_by_key(|f| f.number());
         let first = self.fields.len() as u32;
         let highest = descriptors.last().map_or(0, |d| d.number() as usize);
-        let absent = Slot {
-            field: NO_FIELD,
-            accepts: 0,
-            reading: Reading {
-                kind: Kind::Bytes,
-                packable: false,
-                utf8: false,
-            },
-        };
-        let mut slots = vec![absent; (highest + 1).min(DENSE)];
+        let mut slots = vec![None; (highest + 1).min(DENSE)];
         for field in &descriptors {
             let made = self.make_field(field, enums);
             if let Some(slot) = slots.get_mut(field.number() as usize) {
-                *slot = Slot {
-                    field: self.fields.len() as u32,
+                *slot = Some(Slot {
+                    field: FieldId(self.fields.len() as u32),
                     accepts: (0..8)
                         .filter_map(WireType::from_bits)
                         .filter(|w| made.accepts(*w))
                         .fold(0, |mask, w| mask | 1 << (w as u8)),
                     reading: Reading::of(&made),
-                };
+                });
             }
             self.fields.push(made);
             self.packed.push(declared_packed(field));
@@ -527,7 +516,7 @@ impl Table {
     pub fn field_by_number(&self, id: MessageId, number: u32) -> Option<FieldId> {
         let message = self.message(id)?;
         match message.slots.get(number as usize) {
-            Some(slot) => (slot.field != NO_FIELD).then_some(FieldId(slot.field)),
+            Some(slot) => slot.map(|slot| slot.field),
             None => {
                 let fields = self.fields_of(message);
                 let position = fields.binary_search_by_key(&number, |f| f.number).ok()?;
