@@ -632,6 +632,19 @@ impl<'a> FieldValues<'a> {
         true
     }
 
+    /// Calls `visit` with each value of a `float` field, as [`FieldValues::each_scalar`] would;
+    /// `false` (and no call) for fields of any other kind. A writer's loop of floats (most of
+    /// what `show` prints) inlines its code here: `each_scalar` calls its visitor from a loop per
+    /// kind, too many places for it to be inlined, so there each float paid a call and a match.
+    #[inline]
+    pub fn each_f32(&self, mut visit: impl FnMut(f32)) -> bool {
+        if self.info().kind != Kind::Float {
+            return false;
+        }
+        self.each_raw::<4>(Kind::Float, |raw| visit(f32::from_bits(raw as u32)));
+        true
+    }
+
     /// Calls `visit` with the bytes of each value of a repeated string or bytes field, in wire
     /// order, as [`FieldValues::values`] yields them; `false` (and no call) for other fields.
     /// Each occurrence is one value, read straight from its node.
@@ -663,12 +676,15 @@ impl<'a> FieldValues<'a> {
                         visit(raw);
                     }
                 }
-                NodeKind::Packed => {
+                // A single value of a fixed-width field is one element of its width (a field
+                // accepts no other wire type of number), read in the loop of packed runs: with
+                // one call of `visit` per kind, the visitor is inlined into the loop.
+                NodeKind::Packed | NodeKind::Fixed32 | NodeKind::Fixed64 if WIDTH > 0 => {
                     for element in self.parsed.slice(node.data_span()).chunks_exact(WIDTH) {
                         visit(wire::fixed_le(element));
                     }
                 }
-                NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 => {
+                NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 if WIDTH == 0 => {
                     if let Some(raw) = tree.scalar(n as usize, bytes) {
                         visit(raw);
                     }
@@ -1111,6 +1127,7 @@ mod tests {
             (9, &[0x03], &[0x04]),
         ];
         let mut compared = 0;
+        let mut floats_compared = 0;
         for (n, a, b) in kinds {
             let partial = &a[..a.len() - 1];
             let varint = a.len() < 4;
@@ -1139,6 +1156,18 @@ mod tests {
                 assert!(values.each_scalar(|s| visited.push(s)));
                 let yielded: Vec<Scalar<'_>> = values.scalars().unwrap().collect();
                 assert_eq!(visited, yielded, "field {n}, bytes {bytes:02x?}");
+                // The float loop visits the same numbers, and only a float field's.
+                let mut floats = Vec::new();
+                let float = values.each_f32(|v| floats.push(v.to_bits()));
+                assert_eq!(float, values.info().kind == Kind::Float, "field {n}");
+                if float {
+                    let bits = yielded.iter().map(|s| match s {
+                        Scalar::F32(v) => v.to_bits(),
+                        other => panic!("a float field yielded {other:?}"),
+                    });
+                    assert!(bits.eq(floats), "field {n}, bytes {bytes:02x?}");
+                    floats_compared += 1;
+                }
                 // The field is set exactly when a number is kept.
                 assert_eq!(
                     values.last_set().is_some(),
@@ -1151,6 +1180,7 @@ mod tests {
         // Seven numbers a kind (none from the empty or broken runs, one single, four from the
         // mixed runs, two from the last case); the enum keeps only its three 2s.
         assert_eq!(compared, 8 * 7 + 3);
+        assert_eq!(floats_compared, 5, "one float field, five cases");
         // Strings and messages are no numbers: nothing is visited. Any occurrence of one is a
         // value, empty or (for a message) broken. A string's are visited as bytes, each the
         // bytes the iterator yields.
@@ -1169,6 +1199,7 @@ mod tests {
             let field = parsed.node(nodes[0]).and_then(wire::Node::field).unwrap();
             let values = FieldValues::new(parsed, field, &nodes);
             assert!(!values.each_scalar(|_| panic!("visited as a number: {bytes:02x?}")));
+            assert!(!values.each_f32(|_| panic!("visited as a float: {bytes:02x?}")));
             assert!(values.values().next().is_some());
             let mut visited: Vec<&[u8]> = Vec::new();
             let strings = values.each_bytes(|b| visited.push(b));

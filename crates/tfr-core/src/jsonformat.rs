@@ -117,7 +117,10 @@ fn write_field(field: &FieldValues<'_>, out: &mut String) -> bool {
                 }
                 first = false;
             };
-            let written = field.each_scalar(|scalar| {
+            let written = field.each_f32(|value| {
+                separate(out);
+                write_f32(value, out);
+            }) || field.each_scalar(|scalar| {
                 separate(out);
                 write_scalar(info, &scalar, table, out);
             }) || field.each_bytes(|bytes| {
@@ -281,9 +284,7 @@ fn write_scalar(field: &Field, scalar: &Scalar<'_>, table: &Table, out: &mut Str
         Scalar::I64(v) => quoted(digits.format(*v), out),
         Scalar::U64(v) => quoted(digits.format(*v), out),
         Scalar::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
-        // Floats print in their shortest form, which the usual (finite) one is asked for first.
-        Scalar::F32(v) if v.is_finite() => write_text_f32(*v, out),
-        Scalar::F32(v) => write_not_finite(f64::from(*v), out),
+        Scalar::F32(v) => write_f32(*v, out),
         Scalar::F64(v) if v.is_finite() => write_repr_f64(*v, out),
         Scalar::F64(v) => write_not_finite(*v, out),
         Scalar::Enum(n, name) => {
@@ -299,6 +300,16 @@ fn write_scalar(field: &Field, scalar: &Scalar<'_>, table: &Table, out: &mut Str
                 (false, None) => out.push_str(digits.format(*n)),
             }
         }
+    }
+}
+
+#[inline(always)]
+fn write_f32(value: f32, out: &mut String) {
+    // Floats print in their shortest form, which the usual (finite) one is asked for first.
+    if value.is_finite() {
+        write_text_f32(value, out);
+    } else {
+        write_not_finite(f64::from(value), out);
     }
 }
 

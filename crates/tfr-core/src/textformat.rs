@@ -48,6 +48,14 @@ fn pad(out: &mut String, indent: usize) {
     }
 }
 
+/// Starts the line of a value of the field called `name`.
+#[inline(always)]
+fn start_line(name: &str, indent: usize, out: &mut String) {
+    pad(out, indent);
+    out.push_str(name);
+    out.push_str(": ");
+}
+
 /// Appends the fields of `message` at `indent`.
 pub fn write_message(message: &MessageView<'_>, indent: usize, out: &mut String) {
     // A field that ends up unset writes no line: none of its values is kept.
@@ -56,10 +64,14 @@ pub fn write_message(message: &MessageView<'_>, indent: usize, out: &mut String)
         match info.cardinality {
             Cardinality::Map => write_map(field, indent, out),
             Cardinality::Repeated => {
-                let written = field.each_scalar(|scalar| {
-                    pad(out, indent);
-                    out.push_str(&info.text_name);
-                    out.push_str(": ");
+                // Floats (most of what is printed) have a loop of their own, which inlines
+                // their formatting.
+                let written = field.each_f32(|value| {
+                    start_line(&info.text_name, indent, out);
+                    write_text_f32(value, out);
+                    out.push('\n');
+                }) || field.each_scalar(|scalar| {
+                    start_line(&info.text_name, indent, out);
                     write_scalar(&scalar, out);
                     out.push('\n');
                 }) || field
