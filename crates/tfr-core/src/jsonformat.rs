@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use base64::Engine as _;
 
 use crate::decode::{FieldValues, MapEntry, MessageView, Scalar, Value};
+use crate::keytext::{KeyTexts, write_key};
 use crate::pyfmt::{json_bytes, json_string, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::textformat::scalar_text;
@@ -163,8 +164,10 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) -> bool {
             if n > 0 {
                 out.push_str(", ");
             }
-            json_bytes(key, out);
-            out.push_str(": ");
+            write_key(&KEY_MEMBERS, n, key, out, |key, out| {
+                json_bytes(key, out);
+                out.push_str(": ");
+            });
             match map.value(entry) {
                 Some(value) => write_value(value_field, &value, table, out),
                 None => write_default(value_field, table, out),
@@ -193,6 +196,11 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) -> bool {
         out,
     );
     true
+}
+
+thread_local! {
+    /// The member names (`"key": `) of the map keys this thread wrote last.
+    static KEY_MEMBERS: KeyTexts = const { KeyTexts::new() };
 }
 
 /// A map key as a JSON member name.
@@ -432,6 +440,62 @@ mod tests {
             message_to_json(&Parsed::new(&tree, &bytes, table).root().unwrap()),
             r#"{"d": ["-Infinity", 0.1], "f": ["NaN", "Infinity", "-Infinity", 1.5, -0.0, 0.1], "s": "Infinity"}"#
         );
+    }
+
+    /// Records printed one after another on one thread, as `show` prints a file's: keys that
+    /// change at a place, move, or need escaping print as their own, in JSON and in text.
+    #[test]
+    fn map_keys_print_as_themselves_whatever_the_records_before_them_had() {
+        use crate::crafted::{FeatureValue, example};
+        use crate::schema::Schema;
+        use crate::textformat::message_to_text;
+        let schema = Schema::builtin();
+        let table = schema.table();
+        let root = schema.message("tensorflow.Example");
+        let printed = |names: &[&str]| {
+            let features: Vec<(&str, FeatureValue)> = names
+                .iter()
+                .map(|n| (*n, FeatureValue::Ints(vec![1])))
+                .collect();
+            let bytes = example(&features);
+            let tree = walk(&bytes, table, root);
+            let example = Parsed::new(&tree, &bytes, table).root().unwrap();
+            (message_to_json(&example), message_to_text(&example))
+        };
+        let member = |key: &str| format!(r#"{key}: {{"int64List": {{"value": ["1"]}}}}"#);
+        let entry = |key: &str| {
+            format!(
+                "  feature {{\n    key: {key}\n    value {{\n      int64_list {{\n        value: 1\n      }}\n    }}\n  }}\n"
+            )
+        };
+        let cases: [&[&str]; 5] = [
+            &["a", "b"],
+            &["a", "b"],
+            &["a", "bb"],
+            &["b", "c"],
+            &["a\"q\u{e9}", "b"],
+        ];
+        let quoted_json = |k: &str| match k {
+            "a\"q\u{e9}" => r#""a\"q\u00e9""#.to_string(),
+            k => format!("\"{k}\""),
+        };
+        let quoted_text = |k: &str| match k {
+            "a\"q\u{e9}" => "\"a\\\"q\u{e9}\"".to_string(),
+            k => format!("\"{k}\""),
+        };
+        for names in cases {
+            let (json, text) = printed(names);
+            let members: Vec<String> = names.iter().map(|k| member(&quoted_json(k))).collect();
+            assert_eq!(
+                json,
+                format!(
+                    r#"{{"features": {{"feature": {{{}}}}}}}"#,
+                    members.join(", ")
+                )
+            );
+            let entries: String = names.iter().map(|k| entry(&quoted_text(k))).collect();
+            assert_eq!(text, format!("features {{\n{entries}}}\n"));
+        }
     }
 
     #[test]

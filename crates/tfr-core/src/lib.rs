@@ -51,6 +51,7 @@ pub mod frame;
 pub mod image;
 pub mod input;
 pub mod jsonformat;
+pub mod keytext;
 pub mod nested;
 pub mod output;
 pub mod payload;

@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::decode::{FieldValues, MessageView, Parsed, Scalar, Value};
+use crate::keytext::{KeyTexts, write_key};
 use crate::pyfmt::{c_escape_bytes, c_escape_utf8, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::wire::{NodeKind, ROOT};
@@ -105,7 +106,7 @@ fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
     // [`Value::is_default`]); a message value is always printed.
     // The entries come in key order, as Python's `sorted()` orders the keys.
     let string_keys = matches!(key_field.kind, Kind::String | Kind::Bytes);
-    for (entry, key_bytes) in map.entries().zip(map.keys_bytes()) {
+    for (place, (entry, key_bytes)) in map.entries().zip(map.keys_bytes()).enumerate() {
         pad(out, indent);
         out.push_str(name);
         out.push_str(" {\n");
@@ -114,12 +115,24 @@ fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
         } else if !key_bytes.is_empty() || key_field.cardinality != Cardinality::Implicit {
             // Written from the bytes the entries were keyed by (empty for a missing key), not
             // read again: the key of every entry of every record is printed.
-            write_quoted_line(key_field, key_bytes, indent + 2, out);
+            pad(out, indent + 2);
+            out.push_str(&key_field.text_name);
+            match key_field.kind {
+                Kind::String => write_key(&STRING_KEYS, place, key_bytes, out, |key, out| {
+                    write_quoted(key, true, out);
+                }),
+                _ => write_quoted(key_bytes, false, out),
+            }
         }
         write_entry_field(value_field, map.value(entry), table, indent + 2, out);
         pad(out, indent);
         out.push_str("}\n");
     }
+}
+
+thread_local! {
+    /// The quoted lines (`: "key"` and the line's end) of the string keys this thread wrote last.
+    static STRING_KEYS: KeyTexts = const { KeyTexts::new() };
 }
 
 /// The key or the value of a map entry: `value`, or what stands in for it when it is `None`.
