@@ -663,6 +663,8 @@ impl<'a> FieldValues<'a> {
 
     /// The raw values of a field of `kind`, numbers `WIDTH` bytes wide (varints for a `WIDTH` of
     /// 0), as [`Scalars`] reads them: each whole element of a packed run, and each single value.
+    /// The tree must have been walked with the table it is read with, which gives a field only
+    /// occurrences of the wire types it accepts.
     #[inline]
     fn each_raw<const WIDTH: usize>(&self, kind: Kind, mut visit: impl FnMut(u64)) {
         let (tree, bytes) = (self.parsed.tree, self.parsed.bytes);
@@ -678,8 +680,15 @@ impl<'a> FieldValues<'a> {
                 }
                 // A single value of a fixed-width field is one element of its width (a field
                 // accepts no other wire type of number), read in the loop of packed runs: with
-                // one call of `visit` per kind, the visitor is inlined into the loop.
+                // one call of `visit` per kind, the visitor is inlined into the loop. (A second
+                // call, even a cold one for the numbers of another width only a tree read with
+                // another table than its walk's could hold, kept the visitor out of line.)
                 NodeKind::Packed | NodeKind::Fixed32 | NodeKind::Fixed64 if WIDTH > 0 => {
+                    debug_assert!(
+                        node.kind() == NodeKind::Packed || node.data_span().len() == WIDTH,
+                        "a {WIDTH}-byte field holds a {:?} node: read with another table?",
+                        node.kind()
+                    );
                     for element in self.parsed.slice(node.data_span()).chunks_exact(WIDTH) {
                         visit(wire::fixed_le(element));
                     }

@@ -199,7 +199,8 @@ fn write_map(field: &FieldValues<'_>, out: &mut String) -> bool {
 }
 
 thread_local! {
-    /// The member names (`"key": `) of the map keys this thread wrote last.
+    /// The member names (`"key": `) of the map keys this thread wrote last, by place, for every
+    /// map at any depth: each call writes a key's name the same way, from its bytes alone.
     static KEY_MEMBERS: KeyTexts = const { KeyTexts::new() };
 }
 

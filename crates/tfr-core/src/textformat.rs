@@ -131,7 +131,8 @@ fn write_map(field: &FieldValues<'_>, indent: usize, out: &mut String) {
 }
 
 thread_local! {
-    /// The quoted lines (`: "key"` and the line's end) of the string keys this thread wrote last.
+    /// The quoted lines (`: "key"` and the line's end) of the string keys this thread wrote last,
+    /// by place, for every map at any depth: each is written from the key's bytes alone.
     static STRING_KEYS: KeyTexts = const { KeyTexts::new() };
 }
 
