@@ -22,10 +22,8 @@ pub trait ByteSource: Send + Sync {
     }
 
     /// Copies the bytes from `at` into `buf`, as many as fit and the stream has, and returns how
-    /// many (fewer than asked is allowed: ask again for the rest). A walk over every byte
-    /// (`verify`) reads through this into a small buffer: a mapped file's source answers it by
-    /// reading the file (see [`crate::source`]), which costs less than faulting in and later
-    /// unmapping every page; other sources copy what [`ByteSource::read`] serves.
+    /// many (fewer than asked is allowed: ask again for the rest): how a walk over every byte
+    /// reads a source that cannot serve them all at once.
     fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
         copy_read(self, at, buf)
     }
@@ -35,6 +33,17 @@ pub trait ByteSource: Send + Sync {
     fn faulted(&self) -> bool {
         false
     }
+
+    /// Says that `range` is about to be read through once, front to back (a part of `verify`'s
+    /// walk over every byte). A mapped file fills in the range's page-table entries in one call
+    /// instead of taking a fault every few pages. A hint: nothing else changes.
+    fn will_walk(&self, _range: FileRange) {}
+
+    /// Says that `range` was read through and will not be read again soon. A mapped file drops
+    /// the range's page-table entries, so that a walk over all of it neither keeps the whole file
+    /// mapped in (resident) nor leaves a million entries to tear down on one core at exit. A
+    /// hint: the bytes read the same afterwards.
+    fn walked(&self, _range: FileRange) {}
 }
 
 impl ByteSource for [u8] {
@@ -85,6 +94,14 @@ impl<T: ByteSource + ?Sized> ByteSource for &T {
 
     fn faulted(&self) -> bool {
         (**self).faulted()
+    }
+
+    fn will_walk(&self, range: FileRange) {
+        (**self).will_walk(range)
+    }
+
+    fn walked(&self, range: FileRange) {
+        (**self).walked(range)
     }
 }
 

@@ -15,7 +15,7 @@ use super::{
     pack, payload_crc_ok, payload_crcs_ok, read_length,
 };
 use crate::bytes::ByteSource;
-use crate::crc::RunningCrc;
+use crate::crc::{RunningCrc, masked_crc32c, masked_crc32c_three};
 use crate::resync::ResyncBudget;
 use crate::span::{FileOffset, FileRange};
 use rayon::prelude::*;
@@ -40,6 +40,24 @@ struct Walked {
     payload_bytes: u64,
     /// Where the walk stopped: the next part's start, or the first frame not intact.
     end: u64,
+}
+
+impl Walked {
+    fn new(start: u64) -> Walked {
+        Walked {
+            start,
+            entries: Vec::new(),
+            payload_bytes: 0,
+            end: start,
+        }
+    }
+
+    /// Takes the intact frame `[at, end)`, the one the walk is at.
+    fn accept(&mut self, at: u64, end: u64) {
+        self.entries.push(pack(at, FrameStatus::Intact, false));
+        self.payload_bytes += end - at - HEADER_LEN - FOOTER_LEN;
+        self.end = end;
+    }
 }
 
 impl FrameIndex {
@@ -184,9 +202,23 @@ fn find_start<S: ByteSource + ?Sized>(data: &S, from: u64, to: u64) -> Option<u6
     })
 }
 
-/// Bytes a part's walk reads at once: most frames fit whole, and the buffer stays in the core's
-/// cache while the CRCs are computed over it (larger reads from the page cache were slower here).
+/// Bytes a part's walk copies at once from a source that cannot serve them all: most frames fit
+/// whole, and the buffer stays in the core's cache while the CRCs are computed over it.
 const WINDOW: usize = 128 << 10;
+
+/// How far ahead of the frame it checks a walk in place asks for bytes: a page, so that each
+/// page is on its way from memory before the walk reaches it (the processor's own prefetcher
+/// stops at page boundaries).
+const FETCH_AHEAD: usize = 4096;
+
+/// Bytes of a part walked in place between hints to the kernel: a few megabytes mapped in per
+/// core, where a whole part's pages at once cost as much and kept 16 MiB resident a core.
+const STRETCH_BYTES: u64 = 2 << 20;
+
+/// Payloads longer than this have their CRC taken a page at a time, each page asked for as the
+/// one before it is read: asking for all of a long payload at once would only queue requests
+/// the processor drops.
+const FETCH_WHOLE: usize = 16 << 10;
 
 /// The bytes of `source` from `start` that a part's walk last read, as a byte source of the
 /// stream's length that serves only ranges inside them.
@@ -273,6 +305,15 @@ impl Window {
         }
     }
 
+    /// [`walk_in_place`] over the bytes the window holds.
+    fn walk_held(&self, pos: u64, target: u64, lengths: &mut LengthCrcCache, walked: &mut Walked) {
+        walk_in_place(self.held(), self.start, pos, target, lengths, walked);
+    }
+
+    fn held(&self) -> &[u8] {
+        self.bytes.get(..self.filled).unwrap_or_default()
+    }
+
     /// Whether the payload CRC of the frame `[at, end)` (larger than the window, header valid)
     /// matches, reading it a window at a time. False too when its bytes cannot all be read.
     fn large_frame_ok<S: ByteSource + ?Sized>(&mut self, data: &S, at: u64, end: u64) -> bool {
@@ -307,8 +348,7 @@ impl ByteSource for Window {
     fn read(&self, range: FileRange) -> Option<&[u8]> {
         let from = range.start.0.checked_sub(self.start)?;
         let to = range.end.0.checked_sub(self.start)?;
-        self.bytes
-            .get(..self.filled)?
+        self.held()
             .get(usize::try_from(from).ok()?..usize::try_from(to).ok()?)
     }
 }
@@ -317,25 +357,163 @@ impl ByteSource for Window {
 /// part, or the end of the file), stopping early at the first frame that is not intact, at bytes
 /// that cannot be read, or when the walk passes `target` without landing on it.
 ///
-/// The bytes are read a window at a time ([`ByteSource::copy_into`]), and every frame is judged
-/// by the same header and payload checks the sequential scan makes. Wherever this walk stops,
-/// the sequential scan takes over and judges the frame itself.
+/// Every frame is judged by the same header and payload checks the sequential scan makes.
+/// Wherever this walk stops, the sequential scan takes over and judges the frame itself.
 fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walked {
+    let whole = crate::bytes::whole(data);
+    if whole.len() as u64 == data.len() {
+        walk_part_in_place(data, whole, start, target)
+    } else {
+        walk_part_in_windows(data, start, target)
+    }
+}
+
+/// [`walk_part`] over a source that serves all its bytes at once (a mapped file), reading the
+/// frames where they lie. The pages of each stretch are asked for before its walk and let go
+/// after it ([`ByteSource::will_walk`]).
+fn walk_part_in_place<S: ByteSource + ?Sized>(
+    data: &S,
+    whole: &[u8],
+    start: u64,
+    target: u64,
+) -> Walked {
+    let mut walked = Walked::new(start);
+    let mut lengths = LengthCrcCache::new();
+    // A stretch at a time, so that only a few megabytes of the file are mapped in at once.
+    loop {
+        let from = walked.end;
+        let until = from.saturating_add(STRETCH_BYTES).min(target);
+        let pages = FileRange::new(FileOffset(from), FileOffset(until.min(data.len())));
+        data.will_walk(pages);
+        walk_in_place(whole, 0, from, until, &mut lengths, &mut walked);
+        data.walked(FileRange::new(
+            FileOffset(from),
+            FileOffset(walked.end.min(data.len())),
+        ));
+        if walked.end < until || walked.end >= target {
+            break;
+        }
+    }
+    walked
+}
+
+/// Walks the frames from `pos` that lie whole in `bytes` (the stream's bytes from `base`) and
+/// are intact, until `target`, into `walked`; stops at the first frame it cannot judge alone: a
+/// header that is not valid, a frame not whole in `bytes`, a payload CRC that fails.
+///
+/// This is the walk's common case, judged as [`examine`] and [`payload_crc_ok`] judge it (a
+/// valid header, a frame that ends inside `bytes` and so inside the stream, a matching payload
+/// CRC) but on indexes into the bytes, without the range checks of a read per field.
+fn walk_in_place(
+    bytes: &[u8],
+    base: u64,
+    pos: u64,
+    target: u64,
+    lengths: &mut LengthCrcCache,
+    walked: &mut Walked,
+) {
+    let index_of = |offset: u64| {
+        let index = offset.checked_sub(base)?;
+        usize::try_from(index).ok().filter(|i| *i <= bytes.len())
+    };
+    let Some(mut at) = index_of(pos) else {
+        return;
+    };
+    // Frames are walked while they start before the target, which may lie past the bytes.
+    let until = index_of(target).unwrap_or(bytes.len());
+    loop {
+        // Up to three frames, so that their payload CRCs are computed together; a long payload
+        // is checked on its own, after the frames before it.
+        let mut frames: [(&[u8], u32, usize); 3] = [(&[], 0, 0); 3];
+        let mut found = 0;
+        let mut next = at;
+        let mut long = None;
+        while let Some(slot) = frames.get_mut(found).filter(|_| next < until) {
+            let Some(frame) = frame_in(bytes, next, lengths) else {
+                break;
+            };
+            let (payload, _, end) = frame;
+            if payload.len() > FETCH_WHOLE {
+                long = Some(frame);
+                break;
+            }
+            crate::source::prefetch(bytes, next + FETCH_AHEAD, end - next);
+            *slot = frame;
+            next = end;
+            found += 1;
+        }
+        let crcs = match frames {
+            [a, b, c] if found == 3 => masked_crc32c_three([a.0, b.0, c.0]),
+            _ => frames.map(|(payload, _, _)| masked_crc32c(payload)),
+        };
+        for (&(_, stored, end), crc) in frames.iter().zip(crcs).take(found) {
+            if crc != stored {
+                return;
+            }
+            walked.accept(base + at as u64, base + end as u64);
+            at = end;
+        }
+        match long {
+            Some((payload, stored, end)) => {
+                if masked_crc32c_fetching(payload) != stored {
+                    return;
+                }
+                walked.accept(base + at as u64, base + end as u64);
+                at = end;
+            }
+            None if found < 3 => return,
+            None => {}
+        }
+    }
+}
+
+/// The masked CRC32C of a payload, taken a page at a time, each page asked for while the one
+/// before it is read.
+fn masked_crc32c_fetching(payload: &[u8]) -> u32 {
+    let mut crc = RunningCrc::default();
+    for (page, piece) in payload.chunks(FETCH_AHEAD).enumerate() {
+        crate::source::prefetch(payload, (page + 1) * FETCH_AHEAD, FETCH_AHEAD);
+        crc.update(piece);
+    }
+    crc.masked()
+}
+
+/// The frame at index `at` of `bytes`, when its header is valid and it lies whole in them: its
+/// payload, the CRC stored after it, and the index where it ends.
+#[inline]
+fn frame_in<'a>(
+    bytes: &'a [u8],
+    at: usize,
+    lengths: &mut LengthCrcCache,
+) -> Option<(&'a [u8], u32, usize)> {
+    let (header, rest) = bytes.get(at..)?.split_first_chunk::<12>()?;
+    let (length, header_crc) = header.split_first_chunk::<8>()?;
+    let length = u64::from_le_bytes(*length);
+    let header_crc = u32::from_le_bytes(*header_crc.first_chunk::<4>()?);
+    if lengths.masked_crc(length) != header_crc {
+        return None;
+    }
+    let (payload, rest) = rest.split_at_checked(usize::try_from(length).ok()?)?;
+    let stored = u32::from_le_bytes(*rest.first_chunk::<4>()?);
+    let end = at + HEADER_LEN as usize + payload.len() + FOOTER_LEN as usize;
+    Some((payload, stored, end))
+}
+
+/// [`walk_part`] over a source that serves only ranges of its bytes, copied a window at a time
+/// ([`ByteSource::copy_into`]). The frames whole in the window are walked in place; the rest
+/// (the frame at the window's end, one larger than any window, one that stops the walk) is
+/// judged here.
+fn walk_part_in_windows<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walked {
     let mut lengths = LengthCrcCache::new();
     let mut window = Window::new(data.len());
-    let mut entries = Vec::new();
-    let mut payload_bytes = 0;
-    let mut pos = start;
-    let mut accept = |at: u64, end: u64, entries: &mut Vec<u64>| {
-        entries.push(pack(at, FrameStatus::Intact, false));
-        payload_bytes += end - at - HEADER_LEN - FOOTER_LEN;
-    };
-    'walk: while pos < target {
+    let mut walked = Walked::new(start);
+    'walk: while walked.end < target {
+        window.walk_held(walked.end, target, &mut lengths, &mut walked);
         // The next frames whose headers are valid and that fit, three at a time, so that their
         // payload CRCs are computed together.
         let mut frames = [(0u64, 0u64); 3];
         let mut found = 0;
-        let mut at = pos;
+        let mut at = walked.end;
         let mut stops = false;
         while found < frames.len() && at < target {
             match window.frame_at(at, &mut lengths) {
@@ -351,8 +529,7 @@ fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walke
                     if !window.large_frame_ok(data, at, end) {
                         break 'walk;
                     }
-                    accept(at, end, &mut entries);
-                    pos = end;
+                    walked.accept(at, end);
                     continue 'walk;
                 }
                 // Outside even when read from here: the end of what could be read.
@@ -370,19 +547,13 @@ fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walke
             if !ok {
                 break 'walk;
             }
-            accept(at, end, &mut entries);
-            pos = end;
+            walked.accept(at, end);
         }
         if stops {
             break;
         }
     }
-    Walked {
-        start,
-        entries,
-        payload_bytes,
-        end: pos,
-    }
+    walked
 }
 
 #[cfg(test)]
@@ -451,44 +622,69 @@ mod tests {
             let size = sizes[i % sizes.len()] + i;
             write_record(&vec![i as u8; size], &mut data).unwrap();
         }
-        let build = |data: &[u8]| {
-            FrameIndex::build_in_parts(data, ResyncBudget::DEFAULT, Some(WINDOW as u64 * 2 + 3))
-        };
-        let parts_only = |data: &[u8]| {
-            let mut index = FrameIndex::with_budget(data.len() as u64, ResyncBudget::DEFAULT);
-            index.scan_intact_parts(data, WINDOW as u64 * 2 + 3, data.len() as u64);
-            index
-        };
-        assert_eq!(parts_only(&data).scanned(), data.len() as u64);
-        let parallel = build(&data);
-        same(&parallel, &FrameIndex::build(&data[..]), &data);
-        assert_eq!(parallel.len(), 40);
-        assert_eq!(parallel.damaged_count(), 0);
-        // A payload CRC broken in a frame larger than the window, then in one that fits.
-        for frame in [3, 4] {
-            let mut broken = data.clone();
-            let start = parallel.entries[frame] & super::super::OFFSET_MASK;
-            let end = (parallel.entries[frame + 1] & super::super::OFFSET_MASK) as usize;
-            broken[end - 1] ^= 1;
-            assert_eq!(
-                parts_only(&broken).scanned(),
-                start,
-                "the parts stop at the damage"
-            );
-            let index = build(&broken);
-            same(&index, &FrameIndex::build(&broken[..]), &broken);
-            assert_eq!(
-                index.damaged_frames(&broken[..]).next().map(|f| f.index),
-                Some(frame)
-            );
+        // Walked in place over the bytes, and a window at a time over ranged reads of them.
+        for ranged in [false, true] {
+            let source = |data: &[u8]| -> Box<dyn ByteSource> {
+                match ranged {
+                    true => Box::new(Stingy::ranged(data.to_vec())),
+                    false => Box::new(data.to_vec()),
+                }
+            };
+            let build = |data: &[u8]| {
+                let part = Some(WINDOW as u64 * 2 + 3);
+                FrameIndex::build_in_parts(&*source(data), ResyncBudget::DEFAULT, part)
+            };
+            let parts_only = |data: &[u8]| {
+                let mut index = FrameIndex::with_budget(data.len() as u64, ResyncBudget::DEFAULT);
+                index.scan_intact_parts(&*source(data), WINDOW as u64 * 2 + 3, data.len() as u64);
+                index
+            };
+            assert_eq!(parts_only(&data).scanned(), data.len() as u64);
+            let parallel = build(&data);
+            same(&parallel, &FrameIndex::build(&data[..]), &data);
+            assert_eq!(parallel.len(), 40);
+            assert_eq!(parallel.damaged_count(), 0);
+            // A payload CRC broken in a frame larger than the window, then in one that fits.
+            for frame in [3, 4] {
+                let mut broken = data.clone();
+                let start = parallel.entries[frame] & super::super::OFFSET_MASK;
+                let end = (parallel.entries[frame + 1] & super::super::OFFSET_MASK) as usize;
+                broken[end - 1] ^= 1;
+                assert_eq!(
+                    parts_only(&broken).scanned(),
+                    start,
+                    "the parts stop at the damage"
+                );
+                let index = build(&broken);
+                same(&index, &FrameIndex::build(&broken[..]), &broken);
+                assert_eq!(
+                    index.damaged_frames(&broken[..]).next().map(|f| f.index),
+                    Some(frame)
+                );
+            }
         }
     }
 
-    /// Bytes that serve at most `most` bytes a copy, and none from `cut` on.
+    /// Bytes served in ranges of at most [`Stingy::RANGE`] bytes (never all at once, as object
+    /// storage behind a cache would serve them, so that parts are walked a window at a time), at
+    /// most `most` bytes a copy, and none from `cut` on.
     struct Stingy {
         bytes: Vec<u8>,
         most: usize,
         cut: u64,
+    }
+
+    impl Stingy {
+        /// Larger than any frame the tests write, so that the sequential scan reads them all.
+        const RANGE: u64 = 1 << 20;
+
+        fn ranged(bytes: Vec<u8>) -> Stingy {
+            Stingy {
+                bytes,
+                most: usize::MAX,
+                cut: u64::MAX,
+            }
+        }
     }
 
     impl ByteSource for Stingy {
@@ -497,7 +693,9 @@ mod tests {
         }
 
         fn read(&self, range: FileRange) -> Option<&[u8]> {
-            range.slice(&self.bytes)
+            range
+                .slice(&self.bytes)
+                .filter(|_| range.len() <= Stingy::RANGE)
         }
 
         fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
@@ -650,7 +848,7 @@ mod tests {
     }
 
     #[test]
-    fn a_mapped_file_is_walked_by_reading_it() {
+    fn a_mapped_file_is_walked_in_place_and_reads_the_same_after() {
         use crate::source::{ReadOptions, Source};
         let data = mixed_file();
         let dir = tempfile::tempdir().unwrap();
@@ -663,6 +861,27 @@ mod tests {
         let index = FrameIndex::build_in_parts(&source, ResyncBudget::DEFAULT, Some(1 << 20));
         same(&index, &FrameIndex::build(&data[..]), &data);
         assert!(!source.faulted());
+        // The parts' pages were let go after their walks; the map still reads the file.
+        assert!(source.bytes() == data.as_slice());
+    }
+
+    #[test]
+    fn a_part_longer_than_a_stretch_is_walked_stretch_after_stretch() {
+        for bad in [None, Some(9_000)] {
+            let data = file(12_000, bad);
+            assert!(data.len() as u64 > 3 * STRETCH_BYTES);
+            let len = data.len() as u64;
+            let mut parts_only = FrameIndex::with_budget(len, ResyncBudget::DEFAULT);
+            parts_only.scan_intact_parts(&data[..], len, len);
+            let sequential = FrameIndex::build(&data[..]);
+            let stops_at = match bad {
+                Some(frame) => sequential.entries[frame] & super::super::OFFSET_MASK,
+                None => len,
+            };
+            assert_eq!(parts_only.scanned(), stops_at);
+            let index = FrameIndex::build_in_parts(&data[..], ResyncBudget::DEFAULT, Some(len));
+            same(&index, &sequential, &data);
+        }
     }
 
     #[test]

@@ -74,28 +74,8 @@ mod tests {
     /// The VmFlags of the mapping holding `address`, from /proc/self/smaps.
     #[cfg(target_os = "linux")]
     fn vm_flags_at(address: usize) -> Vec<String> {
-        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-        let mut inside = false;
-        for line in smaps.lines() {
-            let range = line
-                .split_whitespace()
-                .next()
-                .and_then(|r| r.split_once('-'));
-            if let Some((start, end)) = range {
-                if let (Ok(start), Ok(end)) = (
-                    usize::from_str_radix(start, 16),
-                    usize::from_str_radix(end, 16),
-                ) {
-                    inside = start <= address && address < end;
-                    continue;
-                }
-            }
-            if let Some(flags) = line.strip_prefix("VmFlags:") {
-                if inside {
-                    return flags.split_whitespace().map(str::to_string).collect();
-                }
-            }
-        }
-        Vec::new()
+        super::super::smaps_field(address, "VmFlags:")
+            .map(|flags| flags.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default()
     }
 }

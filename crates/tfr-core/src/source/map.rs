@@ -30,9 +30,6 @@ pub struct Mapping {
     // are unmapped, or the handler could map zeros over whatever reuses the addresses.
     guard: Option<Guard>,
     map: memmap2::Mmap,
-    /// The mapped file, kept to answer [`ByteSource::copy_into`] by reading it, when the map is
-    /// its only holder (a spilled stream's file; a regular file is read through its source).
-    file: Option<File>,
 }
 
 impl Mapping {
@@ -40,13 +37,6 @@ impl Mapping {
     /// no room for it.
     pub fn new(file: &File) -> std::io::Result<Mapping> {
         guarded(map_read_only(file)?)
-    }
-
-    /// [`Mapping::new`], keeping `file` to read from.
-    pub fn owning(file: File) -> std::io::Result<Mapping> {
-        let mut mapping = Mapping::new(&file)?;
-        mapping.file = Some(file);
-        Ok(mapping)
     }
 }
 
@@ -59,44 +49,54 @@ impl ByteSource for Mapping {
         range.slice(&self.map)
     }
 
-    fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
-        self.file
-            .as_ref()
-            .and_then(|file| read_at(file, self.len(), at, buf))
-            .unwrap_or_else(|| crate::bytes::copy_read(self, at, buf))
-    }
-
     fn faulted(&self) -> bool {
         self.guard.as_ref().is_some_and(Guard::faulted)
     }
+
+    /// A pass over every byte through a map would otherwise take a page fault every few pages
+    /// and leave every page's entry to be torn down when the map goes.
+    fn will_walk(&self, range: FileRange) {
+        #[cfg(target_os = "linux")]
+        advise(&self.map, range, libc::MADV_POPULATE_READ);
+        #[cfg(not(target_os = "linux"))]
+        let _ = range;
+    }
+
+    fn walked(&self, range: FileRange) {
+        #[cfg(target_os = "linux")]
+        advise(&self.map, range, libc::MADV_DONTNEED);
+        #[cfg(not(target_os = "linux"))]
+        let _ = range;
+    }
 }
 
-/// Reads the bytes of `file` from `at` into `buf`, no further than `len` (the mapped length: bytes
-/// a growing file gained since are not the source's), and returns how many; `None` where files
-/// cannot be read at an offset. One pass over every byte through a map faults in a page-table
-/// entry per page and tears them all down at the end, which costs more than copying the bytes
-/// out of the page cache into a buffer the reader keeps in its cache. A file cut short
-/// underneath gives a short read here instead of zeros.
-pub(super) fn read_at(file: &File, len: u64, at: u64, buf: &mut [u8]) -> Option<usize> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileExt;
-        let wanted = len.saturating_sub(at).min(buf.len() as u64) as usize;
-        let mut done = 0;
-        while let Some(rest) = buf.get_mut(done..wanted).filter(|rest| !rest.is_empty()) {
-            match file.read_at(rest, at + done as u64) {
-                Ok(0) => break,
-                Ok(n) => done += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
-        }
-        Some(done)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (file, len, at, buf);
-        None
+/// Gives the kernel `advice` about the pages of `map` that hold `range`. A refusal (a kernel too
+/// old for the advice, pages past the end of a file cut short) changes nothing and is ignored.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn advise(map: &memmap2::Mmap, range: FileRange, advice: libc::c_int) {
+    let Some(bytes) = range.slice(map).filter(|bytes| !bytes.is_empty()) else {
+        return;
+    };
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    let Some(page) = usize::try_from(page).ok().filter(|p| p.is_power_of_two()) else {
+        return;
+    };
+    // The map starts on a page boundary: the range's first page is where the advice starts.
+    let offset = bytes.as_ptr() as usize - map.as_ptr() as usize;
+    let Some(pages) = map.get(offset / page * page..offset + bytes.len()) else {
+        return;
+    };
+    // SAFETY: the pages lie inside this live, read-only, shared map of a file. MADV_POPULATE_READ
+    // only faults them in as reading them would (where a read would raise SIGBUS, past the end
+    // of a file cut short, it fails instead). MADV_DONTNEED on a shared map of a file only drops
+    // page-table entries: the next read faults the same pages of the file back in, so every
+    // slice of the map reads the same bytes afterwards, and pages the SIGBUS guard replaced read
+    // as zeros again. Only `Mapping` calls this, never on memory of its own, which MADV_DONTNEED
+    // would zero.
+    unsafe {
+        libc::madvise(pages.as_ptr() as *mut libc::c_void, pages.len(), advice);
     }
 }
 
@@ -129,9 +129,5 @@ fn guarded(map: memmap2::Mmap) -> std::io::Result<Mapping> {
         // Frames are usually read front to back; a failed hint is harmless.
         let _ = map.advise(memmap2::Advice::Sequential);
     }
-    Ok(Mapping {
-        guard,
-        map,
-        file: None,
-    })
+    Ok(Mapping { guard, map })
 }

@@ -10,15 +10,17 @@
 //! shrank, grew or was rewritten since, and every mapping is guarded ([`guard`]) so that a file
 //! cut short underneath us reads as zeros instead of killing the process with SIGBUS;
 //! [`Source::check_unchanged`] says whether that happened before anything computed from those
-//! bytes is shown. A mapped file also answers [`ByteSource::copy_into`] by reading the file,
-//! for walks over every byte. The `unsafe` code this needs (mapping, the guard, and
-//! [`prefer_huge_pages`], a hint for large buffers) is all here.
+//! bytes is shown. The `unsafe` code this needs (mapping, the guard, and hints: the kernel's for
+//! a mapped range walked once ([`ByteSource::will_walk`]) and for large buffers
+//! ([`prefer_huge_pages`]), the processor's for bytes about to be read ([`prefetch`])) is all
+//! here.
 
 #[cfg(unix)]
 mod guard;
 mod huge;
 mod map;
 mod open;
+mod prefetch;
 mod spill;
 
 use std::fs::File;
@@ -32,6 +34,7 @@ use crate::error::{Error, Result};
 use crate::span::FileRange;
 pub use huge::prefer_huge_pages;
 pub use open::{ReadOptions, choose};
+pub use prefetch::prefetch;
 
 /// The file an input was read from, as it was when read.
 struct Origin {
@@ -185,19 +188,48 @@ impl ByteSource for Source {
         self.bytes.read(range)
     }
 
-    /// For a mapped file, a read of the file it keeps open (see [`map::read_at`]).
     fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
-        self.origin
-            .as_ref()
-            .filter(|origin| origin.mapped)
-            .and_then(|origin| map::read_at(&origin.file, self.len(), at, buf))
-            .unwrap_or_else(|| self.bytes.copy_into(at, buf))
+        self.bytes.copy_into(at, buf)
     }
 
     /// Whether a read of the mapped bytes went past the end of the file and saw zeros.
     fn faulted(&self) -> bool {
         self.bytes.faulted()
     }
+
+    fn will_walk(&self, range: FileRange) {
+        self.bytes.will_walk(range)
+    }
+
+    fn walked(&self, range: FileRange) {
+        self.bytes.walked(range)
+    }
+}
+
+/// The value of `field` (e.g. `"Rss:"`) for the mapping that holds `at`, from /proc/self/smaps
+/// (`None` where that is not shown, as in some sandboxes).
+#[cfg(all(test, target_os = "linux"))]
+fn smaps_field(at: usize, field: &str) -> Option<String> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let mut inside = false;
+    for line in smaps.lines() {
+        let range = line
+            .split_whitespace()
+            .next()
+            .and_then(|r| r.split_once('-'));
+        let bounds = range.map(|(start, end)| {
+            (
+                usize::from_str_radix(start, 16),
+                usize::from_str_radix(end, 16),
+            )
+        });
+        if let Some((Ok(start), Ok(end))) = bounds {
+            inside = start <= at && at < end;
+        } else if let Some(value) = line.strip_prefix(field).filter(|_| inside) {
+            return Some(value.trim().to_string());
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -277,34 +309,43 @@ mod tests {
         );
     }
 
-    #[test]
-    fn copies_read_the_mapped_file_up_to_its_mapped_length() {
-        let bytes: Vec<u8> = (0..10_000u32).map(|i| (i % 253) as u8).collect();
-        let (_dir, path) = temp_file(&bytes);
-        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
-        let mut buf = vec![0u8; 4096];
-        assert_eq!(source.copy_into(100, &mut buf), 4096);
-        assert_eq!(buf, bytes[100..4196]);
-        assert_eq!(source.copy_into(9_000, &mut buf), 1_000);
-        assert_eq!(buf[..1_000], bytes[9_000..]);
-        assert_eq!(source.copy_into(10_000, &mut buf), 0);
-        assert_eq!(source.copy_into(u64::MAX, &mut buf), 0);
+    /// The resident size, in KiB, of the mapping that holds `at` (`None` where it is not shown).
+    #[cfg(target_os = "linux")]
+    fn resident_kib(at: usize) -> Option<u64> {
+        let kib = super::smaps_field(at, "Rss:")?;
+        kib.trim_end_matches("kB").trim().parse().ok()
+    }
 
-        // Bytes a growing file gained are not the source's; a cut file reads short, not zeros.
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        file.write_all(&[9; 500]).unwrap();
-        assert_eq!(source.copy_into(9_000, &mut buf), 1_000);
-        file.set_len(5_000).unwrap();
-        assert_eq!(source.copy_into(4_000, &mut buf), 1_000);
-        assert_eq!(buf[..1_000], bytes[4_000..5_000]);
-        assert_eq!(source.copy_into(6_000, &mut buf), 0);
-        assert!(
-            !source.faulted(),
-            "reading the file never touched the cut pages"
-        );
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn pages_let_go_after_a_walk_leave_the_process_and_read_the_same() {
+        use crate::span::FileOffset;
+        let bytes: Vec<u8> = (0..64 * 4096 + 100).map(|i| (i % 251) as u8).collect();
+        let (_dir, path) = temp_file(&bytes);
+        let mapped = Source::open(&path, &ReadOptions::as_is()).unwrap();
+        let memory = Source::new("memory", Box::new(bytes.clone()));
+        let all = FileRange::new(FileOffset::ZERO, FileOffset(bytes.len() as u64));
+        let inside = FileRange::new(FileOffset(5_000), FileOffset(70_000));
+        for source in [&mapped, &memory] {
+            for range in [inside, all] {
+                source.will_walk(range);
+                assert!(source.bytes() == bytes.as_slice());
+                source.walked(range);
+                assert!(
+                    source.bytes() == bytes.as_slice(),
+                    "the bytes read the same"
+                );
+            }
+        }
+        // Read in whole, the map is resident; let go, it is not, until it is read again.
+        let at = mapped.bytes().as_ptr() as usize;
+        if let Some(before) = resident_kib(at) {
+            assert!(before * 1024 >= bytes.len() as u64, "{before} KiB");
+            mapped.walked(all);
+            assert_eq!(resident_kib(at), Some(0));
+            assert!(mapped.bytes() == bytes.as_slice());
+            assert_eq!(resident_kib(at), Some(before));
+        }
     }
 
     #[test]

@@ -195,7 +195,7 @@ fn spilled(spill: Spill, path: &Path) -> Result<Box<dyn ByteSource>> {
     let Some(file) = spill.finish().map_err(spill_err)? else {
         return Ok(Box::new(Vec::new()));
     };
-    Ok(Box::new(Mapping::owning(file).map_err(spill_err)?))
+    Ok(Box::new(Mapping::new(&file).map_err(spill_err)?))
 }
 
 /// Every open input keeps its file open (to notice it change), so a session over a thousand
