@@ -3,17 +3,18 @@
 /// Bytes in a cache line: the unit a prefetch fetches.
 const LINE: usize = 64;
 
-/// Asks the processor to start fetching `bytes[from..from + len]` (what of it there is) into its
-/// caches, without waiting for it. A walk through a mapped file reads pages in turn; the
-/// processor's own prefetcher follows a stream only inside a page, so every new page would
-/// otherwise start with a wait on memory. A hint: nothing is read, nothing changes.
+/// Asks the processor to start fetching the cache lines of `bytes[from..from + len]` (what of it
+/// there is) into its caches, without waiting for them. A walk through a mapped file reads pages
+/// in turn; the processor's own prefetcher follows a stream only inside a page, so every new
+/// page would otherwise start with a wait on memory. Every line is asked for: one line a frame
+/// measured 1.15x the time on 250 B records. A hint: nothing is read, nothing changes.
 #[inline]
 pub fn prefetch(bytes: &[u8], from: usize, len: usize) {
-    let Some(wanted) = bytes.get(from..).map(|rest| &rest[..len.min(rest.len())]) else {
-        return;
-    };
-    for line in wanted.chunks(LINE) {
+    let end = from.saturating_add(len).min(bytes.len());
+    let mut at = from;
+    while let Some(line) = bytes.get(at..).filter(|_| at < end) {
         prefetch_line(line);
+        at += LINE;
     }
 }
 
