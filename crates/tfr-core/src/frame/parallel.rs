@@ -211,8 +211,9 @@ const WINDOW: usize = 128 << 10;
 /// stops at page boundaries).
 const FETCH_AHEAD: usize = 4096;
 
-/// Bytes of a part walked in place between hints to the kernel: a few megabytes mapped in per
-/// core, where a whole part's pages at once cost as much and kept 16 MiB resident a core.
+/// Bytes of a part walked in place between hints to the kernel: about this much of the file is
+/// mapped in per core (and a frame longer than it, while it is walked), where a whole part's
+/// pages at once cost as much and kept 16 MiB resident a core.
 const STRETCH_BYTES: u64 = 2 << 20;
 
 /// Payloads longer than this are checked one at a time, and not asked for ahead: the CRC
@@ -380,7 +381,8 @@ fn walk_part_in_place<S: ByteSource + ?Sized>(
 ) -> Walked {
     let mut walked = Walked::new(start);
     let mut lengths = LengthCrcCache::new();
-    // A stretch at a time, so that only a few megabytes of the file are mapped in at once.
+    // A stretch at a time, so that only a few megabytes of the file are mapped in at once (a
+    // frame that runs past its stretch is mapped in by reading it, and let go with it).
     loop {
         let from = walked.end;
         let until = from.saturating_add(STRETCH_BYTES).min(target);
@@ -629,6 +631,7 @@ mod tests {
                 index.scan_intact_parts(&*source(data), WINDOW as u64 * 2 + 3, data.len() as u64);
                 index
             };
+            assert_eq!(crate::bytes::whole(&*source(&data)).is_empty(), ranged);
             assert_eq!(parts_only(&data).scanned(), data.len() as u64);
             let parallel = build(&data);
             same(&parallel, &FrameIndex::build(&data[..]), &data);
@@ -759,6 +762,7 @@ mod tests {
                 most,
                 cut,
             };
+            assert!(crate::bytes::whole(&stingy).is_empty(), "walked in windows");
             let mut parts_only = FrameIndex::with_budget(len, ResyncBudget::DEFAULT);
             parts_only.scan_intact_parts(&stingy, part, len);
             if cut >= len {
@@ -785,15 +789,20 @@ mod tests {
         let index = FrameIndex::build(&data[..]);
         let large = index.frames(&data[..]).nth(2).unwrap();
         assert!(large.declared_length.unwrap() > WINDOW as u64);
-        // A byte in the middle of the payload's first window, and in its last, partial one.
+        // A byte in the middle of the payload's first window, and in its last, partial one;
+        // walked in place, and a window at a time.
         for at in [WINDOW / 2, WINDOW + 7, WINDOW + 900] {
             let mut broken = data.clone();
             broken[large.offset.0 as usize + 12 + at] ^= 0x10;
-            let parallel =
-                FrameIndex::build_in_parts(&broken[..], ResyncBudget::DEFAULT, Some(1 << 20));
-            same(&parallel, &FrameIndex::build(&broken[..]), &broken);
-            let damaged = parallel.damaged_frames(&broken[..]).next().map(|f| f.index);
-            assert_eq!(damaged, Some(2));
+            let ranged = Stingy::ranged(broken.clone());
+            assert!(crate::bytes::whole(&ranged).is_empty());
+            for source in [&broken as &dyn ByteSource, &ranged] {
+                let part = Some(1 << 20);
+                let parallel = FrameIndex::build_in_parts(source, ResyncBudget::DEFAULT, part);
+                same(&parallel, &FrameIndex::build(&broken[..]), &broken);
+                let damaged = parallel.damaged_frames(&broken[..]).next().map(|f| f.index);
+                assert_eq!(damaged, Some(2));
+            }
         }
     }
 
@@ -845,14 +854,46 @@ mod tests {
         let path = dir.path().join("mixed.tfrecord");
         std::fs::write(&path, &data).unwrap();
         let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
-        let mut parts_only = FrameIndex::with_budget(data.len() as u64, ResyncBudget::DEFAULT);
-        parts_only.scan_intact_parts(&source, WINDOW as u64 * 3 + 5, source.len());
-        assert_eq!(parts_only.scanned(), data.len() as u64);
-        let index = FrameIndex::build_in_parts(&source, ResyncBudget::DEFAULT, Some(1 << 20));
-        same(&index, &FrameIndex::build(&data[..]), &data);
+        assert!(data.len() as u64 > 2 * STRETCH_BYTES);
+        // Parts shorter than a stretch, and longer than two, ending inside one.
+        for part in [WINDOW as u64 * 3 + 5, 2 * STRETCH_BYTES + 3] {
+            let mut parts_only = FrameIndex::with_budget(data.len() as u64, ResyncBudget::DEFAULT);
+            parts_only.scan_intact_parts(&source, part, source.len());
+            assert_eq!(parts_only.scanned(), data.len() as u64);
+            let index = FrameIndex::build_in_parts(&source, ResyncBudget::DEFAULT, Some(part));
+            same(&index, &FrameIndex::build(&data[..]), &data);
+        }
         assert!(!source.faulted());
         // The parts' pages were let go after their walks; the map still reads the file.
         assert!(source.bytes() == data.as_slice());
+    }
+
+    #[test]
+    fn a_mapped_file_cut_short_before_its_parts_are_walked_stops_them_at_the_cut() {
+        use crate::source::{ReadOptions, Source};
+        let data = file(12_000, None);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.tfrecord");
+        std::fs::write(&path, &data).unwrap();
+        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
+        let (len, cut) = (data.len() as u64, data.len() as u64 / 3);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(cut)
+            .unwrap();
+        // The pages past the cut read as zeros, which no part takes for frames.
+        let mut parts_only = FrameIndex::with_budget(len, ResyncBudget::DEFAULT);
+        parts_only.scan_intact_parts(&source, 1 << 20, len);
+        assert!(
+            parts_only.scanned() <= cut,
+            "{} > {cut}",
+            parts_only.scanned()
+        );
+        assert!(!parts_only.is_empty());
+        assert!(source.faulted());
+        assert!(source.check_unchanged().is_err());
     }
 
     #[test]

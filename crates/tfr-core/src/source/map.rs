@@ -57,24 +57,35 @@ impl ByteSource for Mapping {
     /// and leave every page's entry to be torn down when the map goes.
     fn will_walk(&self, range: FileRange) {
         #[cfg(target_os = "linux")]
-        advise(&self.map, range, libc::MADV_POPULATE_READ);
+        advise(&self.map, range, Pages::Touched, libc::MADV_POPULATE_READ);
         #[cfg(not(target_os = "linux"))]
         let _ = range;
     }
 
+    /// The page the range ends in is kept: the walk may go on there (and the walk of the range
+    /// after it lets go of it).
     fn walked(&self, range: FileRange) {
         #[cfg(target_os = "linux")]
-        advise(&self.map, range, libc::MADV_DONTNEED);
+        advise(&self.map, range, Pages::Before, libc::MADV_DONTNEED);
         #[cfg(not(target_os = "linux"))]
         let _ = range;
     }
+}
+
+/// Which pages of a byte range advice is about.
+#[cfg(target_os = "linux")]
+enum Pages {
+    /// Every page holding some of its bytes.
+    Touched,
+    /// The pages from the one it starts in to the one it ends in, that one excluded.
+    Before,
 }
 
 /// Gives the kernel `advice` about the pages of `map` that hold `range`. A refusal (a kernel too
 /// old for the advice, pages past the end of a file cut short) changes nothing and is ignored.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-fn advise(map: &memmap2::Mmap, range: FileRange, advice: libc::c_int) {
+fn advise(map: &memmap2::Mmap, range: FileRange, pages: Pages, advice: libc::c_int) {
     let Some(bytes) = range.slice(map).filter(|bytes| !bytes.is_empty()) else {
         return;
     };
@@ -83,9 +94,15 @@ fn advise(map: &memmap2::Mmap, range: FileRange, advice: libc::c_int) {
     let Some(page) = usize::try_from(page).ok().filter(|p| p.is_power_of_two()) else {
         return;
     };
-    // The map starts on a page boundary: the range's first page is where the advice starts.
-    let offset = bytes.as_ptr() as usize - map.as_ptr() as usize;
-    let Some(pages) = map.get(offset / page * page..offset + bytes.len()) else {
+    // The map starts on a page boundary, so pages are counted from its start. The kernel takes
+    // the advice for whole pages: the end of the last page touched is the end of the range.
+    let start = bytes.as_ptr() as usize - map.as_ptr() as usize;
+    let end = start + bytes.len();
+    let (first, last) = match pages {
+        Pages::Touched => (start / page * page, end),
+        Pages::Before => (start / page * page, end / page * page),
+    };
+    let Some(pages) = map.get(first..last).filter(|pages| !pages.is_empty()) else {
         return;
     };
     // SAFETY: the pages lie inside this live, read-only, shared map of a file. MADV_POPULATE_READ
