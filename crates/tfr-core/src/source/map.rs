@@ -94,8 +94,9 @@ fn advise(map: &memmap2::Mmap, range: FileRange, pages: Pages, advice: libc::c_i
     let Some(page) = usize::try_from(page).ok().filter(|p| p.is_power_of_two()) else {
         return;
     };
-    // The map starts on a page boundary, so pages are counted from its start. The kernel takes
-    // the advice for whole pages: the end of the last page touched is the end of the range.
+    // The map starts on a page boundary, so pages are counted from its start. madvise wants a
+    // page-aligned start and rounds the length up to whole pages, so an unaligned `end` stands
+    // for the end of the page it falls in.
     let start = bytes.as_ptr() as usize - map.as_ptr() as usize;
     let end = start + bytes.len();
     let (first, last) = match pages {
