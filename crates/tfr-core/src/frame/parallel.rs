@@ -9,6 +9,11 @@
 //! land on the next part's start, the sequential scan takes over from the last frame known good,
 //! so its damage and resync rules apply unchanged. An intact frame is indexed exactly as the
 //! sequential scan indexes it, so the index is the same either way.
+//!
+//! A part reads the frames of a source that holds all its bytes (a mapped file) where they lie,
+//! a stretch of pages at a time, telling the source before and after each stretch so that a
+//! mapped file fills in and drops the stretch's page-table entries in one call each; a source that
+//! serves only ranges is copied a window at a time.
 
 use super::{
     Candidate, FOOTER_LEN, FrameIndex, FrameStatus, HEADER_LEN, LengthCrcCache, examine, frame_end,
