@@ -57,16 +57,33 @@ impl ByteSource for Mapping {
     /// and leave every page's entry to be torn down when the map goes.
     fn will_walk(&self, range: FileRange) {
         #[cfg(target_os = "linux")]
-        advise(&self.map, range, Pages::Touched, libc::MADV_POPULATE_READ);
+        if let Some((offset, len)) = pages(&self.map, range, Pages::Touched) {
+            // A refusal (a kernel older than 5.14, pages past the end of a file cut short)
+            // changes nothing.
+            let _ = self
+                .map
+                .advise_range(memmap2::Advice::PopulateRead, offset, len);
+        }
         #[cfg(not(target_os = "linux"))]
         let _ = range;
     }
 
     /// The page the range ends in is kept: the walk may go on there (and the walk of the range
     /// after it lets go of it).
+    #[allow(unsafe_code)]
     fn walked(&self, range: FileRange) {
         #[cfg(target_os = "linux")]
-        advise(&self.map, range, Pages::Before, libc::MADV_DONTNEED);
+        if let Some((offset, len)) = pages(&self.map, range, Pages::Before) {
+            // SAFETY: MADV_DONTNEED on a shared, read-only map of a file only drops page-table
+            // entries: the next read faults the same pages of the file back in, so every slice
+            // of the map (borrowed or not) reads the same bytes afterwards, and pages the SIGBUS
+            // guard replaced read as zeros again. Only `Mapping` does this, never to memory of
+            // its own, which MADV_DONTNEED would zero. A refusal changes nothing.
+            let _ = unsafe {
+                self.map
+                    .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len)
+            };
+        }
         #[cfg(not(target_os = "linux"))]
         let _ = range;
     }
@@ -81,41 +98,26 @@ enum Pages {
     Before,
 }
 
-/// Gives the kernel `advice` about the pages of `map` that hold `range`. A refusal (a kernel too
-/// old for the advice, pages past the end of a file cut short) changes nothing and is ignored.
+/// The offset and length in `map` to advise about `pages` of `range`; `None` when there are
+/// none. memmap2 moves the start back to its page and the kernel rounds the length up to whole
+/// pages, so for [`Pages::Before`] the end is moved back to the start of its page here.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-fn advise(map: &memmap2::Mmap, range: FileRange, pages: Pages, advice: libc::c_int) {
-    let Some(bytes) = range.slice(map).filter(|bytes| !bytes.is_empty()) else {
-        return;
+fn pages(map: &memmap2::Mmap, range: FileRange, pages: Pages) -> Option<(usize, usize)> {
+    let start = usize::try_from(range.start.0).ok()?;
+    let end = usize::try_from(range.end.0).ok()?.min(map.len());
+    let end = match pages {
+        Pages::Touched => end,
+        Pages::Before => {
+            // SAFETY: sysconf has no preconditions.
+            let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+            let page = usize::try_from(page).ok().filter(|p| p.is_power_of_two())?;
+            // The map starts on a page boundary, so its pages are counted from its start.
+            end / page * page
+        }
     };
-    // SAFETY: sysconf has no preconditions.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    let Some(page) = usize::try_from(page).ok().filter(|p| p.is_power_of_two()) else {
-        return;
-    };
-    // The map starts on a page boundary, so pages are counted from its start. madvise wants a
-    // page-aligned start and rounds the length up to whole pages, so an unaligned `end` stands
-    // for the end of the page it falls in.
-    let start = bytes.as_ptr() as usize - map.as_ptr() as usize;
-    let end = start + bytes.len();
-    let (first, last) = match pages {
-        Pages::Touched => (start / page * page, end),
-        Pages::Before => (start / page * page, end / page * page),
-    };
-    let Some(pages) = map.get(first..last).filter(|pages| !pages.is_empty()) else {
-        return;
-    };
-    // SAFETY: the pages lie inside this live, read-only, shared map of a file. MADV_POPULATE_READ
-    // only faults them in as reading them would (where a read would raise SIGBUS, past the end
-    // of a file cut short, it fails instead). MADV_DONTNEED on a shared map of a file only drops
-    // page-table entries: the next read faults the same pages of the file back in, so every
-    // slice of the map reads the same bytes afterwards, and pages the SIGBUS guard replaced read
-    // as zeros again. Only `Mapping` calls this, never on memory of its own, which MADV_DONTNEED
-    // would zero.
-    unsafe {
-        libc::madvise(pages.as_ptr() as *mut libc::c_void, pages.len(), advice);
-    }
+    let len = end.checked_sub(start).filter(|len| *len > 0)?;
+    Some((start, len))
 }
 
 #[allow(unsafe_code)]
