@@ -161,6 +161,7 @@ impl Nodes {
     }
 
     /// Adds a node after the others.
+    #[inline]
     fn push(&mut self, node: u32) {
         match self {
             Nodes::Few { len, nodes } if usize::from(*len) < FEW => {
@@ -341,6 +342,11 @@ impl<'a> MessageView<'a> {
 
     /// The field of a message of one part whose known fields are all one field, in one run:
     /// `None` for any other message (and for one with no known field).
+    ///
+    /// Always inlined, as [`FieldValues::singular`] is: writers ask both of every message of
+    /// every record, and a call returns the view (64 bytes) through memory; inlining each took
+    /// about 1% off the instructions of `show --format json`.
+    #[inline(always)]
     fn only_field(&self) -> Option<FieldValues<'a>> {
         let parsed = self.parsed;
         let [part] = self.parts() else {
@@ -508,6 +514,7 @@ impl<'a> FieldValues<'a> {
 
     /// The value of a singular field: the last one, or the merge of every occurrence of a
     /// message; `None` when not set (a proto3 default counts as not set).
+    #[inline(always)]
     pub fn singular(&self) -> Option<Value<'a>> {
         let info = self.info();
         if let Some(message) = info.kind.message() {

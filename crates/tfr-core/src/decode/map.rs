@@ -31,6 +31,8 @@ impl<'a> EntryReader<'a> {
     }
 
     /// The entry's value (the merge of its occurrences for a message), `None` when absent.
+    /// Inlined into the writers' loops over entries (as [`FieldValues::singular`] is).
+    #[inline(always)]
     pub fn entry_value(&self, entry: &MapEntry) -> Option<Value<'a>> {
         self.value(entry.last)
     }
