@@ -527,6 +527,26 @@ pub(crate) fn fixed_le(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(raw)
 }
 
+/// How many of `run`'s first bytes are whole varints, one after another: up to the end of the
+/// last varint that ends inside `run` and takes at most ten bytes (as [`read_varint`] reads them
+/// one by one). Packed runs are checked with it for every record: a varint ends at a byte below
+/// `0x80`, which finding needs no value decoded.
+pub fn whole_varints(run: &[u8]) -> usize {
+    let mut whole = 0;
+    // Bytes of the varint being read so far.
+    let mut pending = 0;
+    for &byte in run {
+        pending += 1;
+        if byte < 0x80 {
+            whole += pending;
+            pending = 0;
+        } else if pending == 10 {
+            break;
+        }
+    }
+    whole
+}
+
 /// The most bytes a tag or a length prefix may take: both are 32-bit values, and protobuf's
 /// parsers (upb, which Python uses; the C++ parser) refuse a longer encoding, padded or not.
 pub const MAX_TAG_OR_LENGTH_BYTES: usize = 5;
@@ -599,6 +619,43 @@ mod tests {
         );
         let max = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
         assert_eq!(read_varint(&max, 0, 10), Ok((u64::MAX, 10)));
+    }
+
+    /// Where reading varints one after another from the start of `run` stops.
+    fn varints_read_end(run: &[u8]) -> usize {
+        let mut pos = 0;
+        while let Ok((_, after)) = read_varint(run, pos, run.len()) {
+            pos = after;
+        }
+        pos
+    }
+
+    #[test]
+    fn whole_varints_end_where_reading_them_one_by_one_stops() {
+        assert_eq!(whole_varints(&[]), 0);
+        assert_eq!(whole_varints(&[0x01, 0x96, 0x01, 0x80]), 3);
+        // Ten bytes is the longest varint; an eleventh stops the run at its start.
+        let mut run = vec![0x05];
+        run.extend([0xff; 9]);
+        run.push(0x01);
+        assert_eq!(whole_varints(&run), 11);
+        run.truncate(1);
+        run.extend([0xff; 10]);
+        run.push(0x01);
+        assert_eq!(whole_varints(&run), 1);
+        assert_eq!(varints_read_end(&run), 1);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn whole_varints_agree_with_read_varint(
+            run in proptest::collection::vec(
+                proptest::prop_oneof![0x00u8..0x80, 0x80u8..=0xff, proptest::strategy::Just(0xffu8)],
+                0..64,
+            )
+        ) {
+            proptest::prop_assert_eq!(whole_varints(&run), varints_read_end(&run));
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::{
     HAS_ERROR, MAX_DEPTH, MAX_TAG_OR_LENGTH_BYTES, NONE, Node, NodeKind, ROOT, WireError,
-    WireErrorKind, WireTree, WireType, read_element, read_varint,
+    WireErrorKind, WireTree, WireType, read_varint, whole_varints,
 };
 use crate::schema::table::{Kind, MessageId, Reading, Table};
 use crate::span::Span;
@@ -299,11 +299,7 @@ impl Walker<'_> {
             // Whole elements fit up to the last multiple of the width.
             Some(width) => data.start + data.len() / width * width,
             None => {
-                let mut pos = data.start;
-                while let Some((_, after)) = read_element(self.bytes, pos, data.end, None) {
-                    pos = after;
-                }
-                pos
+                data.start + whole_varints(self.bytes.get(data.start..data.end).unwrap_or_default())
             }
         };
         if pos < data.end {
