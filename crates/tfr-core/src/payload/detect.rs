@@ -209,6 +209,24 @@ impl<'a> Probe<'a> {
         }
     }
 
+    /// Whether type `ty` explains any of the payload's bytes ([`Probe::explained`] is `Some`),
+    /// found without counting them: the top-level fields of a valid walk cover the payload, and
+    /// a field the type's message declares explains at least its tag, while one it does not
+    /// declare explains nothing of itself.
+    pub(super) fn explains_any(&mut self, ty: &dyn PayloadType) -> bool {
+        let Some(message) = ty.message().and_then(|name| self.walks.message(name)) else {
+            return false;
+        };
+        let Some(walk) = self.walk(message) else {
+            return false;
+        };
+        let tree = &walk.tree;
+        walk.verdict.is_ok()
+            && tree
+                .children(wire::ROOT)
+                .any(|c| tree.node(c).and_then(wire::Node::field).is_some())
+    }
+
     /// How many of the payload's bytes type `ty` explains: all but those inside fields its
     /// messages do not declare. `None` when it has no valid walk, and `Some(0)` is never
     /// returned for a payload with a field: a type that explains no byte is no candidate.

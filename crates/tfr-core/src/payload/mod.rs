@@ -374,27 +374,41 @@ impl Decoder {
             });
         }
         let mut probe = Probe::new(walker, self.usual());
-        // Types are ranked by how many of the payload's bytes they explain; of equals, the one
-        // asked first (an extending type before the type it extends) is chosen.
-        let mut best: Option<(&'static dyn PayloadType, usize)> = None;
-        let mut runner_up: Option<(&'static dyn PayloadType, usize)> = None;
+        // The types that say they explain the payload, in the order asked.
+        let mut chosen: smallvec::SmallVec<[&'static dyn PayloadType; 2]> =
+            smallvec::SmallVec::new();
         for &ty in probe.candidates() {
-            let chosen = ty.detect(&mut probe);
+            let says = ty.detect(&mut probe);
             if probe.cancelled() {
                 return None;
             }
-            let Some(explained) = chosen.then(|| probe.explained(ty)).flatten() else {
-                continue;
-            };
-            match best {
-                Some((_, most)) if most >= explained => {
-                    if runner_up.is_none_or(|(_, e)| e < explained) {
-                        runner_up = Some((ty, explained));
+            if says {
+                chosen.push(ty);
+            }
+        }
+        // Types are ranked by how many of the payload's bytes they explain; of equals, the one
+        // asked first (an extending type before the type it extends) is chosen. Counting them
+        // looks at every node, which only a choice between types needs: a type chosen alone
+        // has only to explain some byte (nearly every record of a file is so).
+        let mut best: Option<(&'static dyn PayloadType, usize)> = None;
+        let mut runner_up: Option<(&'static dyn PayloadType, usize)> = None;
+        if let [only] = chosen[..] {
+            best = probe.explains_any(only).then_some((only, 0));
+        } else {
+            for ty in chosen {
+                let Some(explained) = probe.explained(ty) else {
+                    continue;
+                };
+                match best {
+                    Some((_, most)) if most >= explained => {
+                        if runner_up.is_none_or(|(_, e)| e < explained) {
+                            runner_up = Some((ty, explained));
+                        }
                     }
-                }
-                _ => {
-                    runner_up = best;
-                    best = Some((ty, explained));
+                    _ => {
+                        runner_up = best;
+                        best = Some((ty, explained));
+                    }
                 }
             }
         }
@@ -521,6 +535,56 @@ mod tests {
         // Field 15 as a varint, which no type declares, and a tag longer than a byte: every type.
         assert_eq!(names(&[0x78, 0x01]), every);
         assert_eq!(names(&[0x80, 0x01, 0x00]), every);
+    }
+
+    /// A payload of fields `(number, wire type, content)`, each written as its wire type reads.
+    fn fields_payload(fields: &[(u8, u8, Vec<u8>)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (number, wire_type, content) in fields {
+            let wire_type = [0, 1, 2, 5][usize::from(*wire_type % 4)];
+            out.push(number << 3 | wire_type);
+            match wire_type {
+                0 => out.push(content.first().map_or(0, |b| b & 0x7f)),
+                1 => out.extend(content.iter().chain([0; 8].iter()).take(8)),
+                5 => out.extend(content.iter().chain([0; 4].iter()).take(4)),
+                _ => {
+                    out.push(content.len() as u8);
+                    out.extend_from_slice(content);
+                }
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Detection asks whether a type chosen alone explains any byte without counting them:
+        /// the answer is the count's.
+        #[test]
+        fn a_type_explains_some_byte_exactly_when_its_count_is_above_zero(
+            fields in proptest::collection::vec(
+                (1u8..=5, 0u8..4, proptest::collection::vec(proptest::prelude::any::<u8>(), 0..6)),
+                1..5,
+            ),
+            nested in proptest::collection::vec((1u8..=3, 0u8..4, proptest::collection::vec(0u8..0x40, 0..4)), 0..3),
+        ) {
+            let d = decoder();
+            let inner = fields_payload(&nested);
+            let mut payload = fields_payload(&fields);
+            // A field holding fields, so that nested known and unknown ones are counted too.
+            payload.extend(fields_payload(&[(1, 2, inner)]));
+            let walks = Walks {
+                payload: &payload,
+                table: d.table(),
+                progress: None,
+                known: &d.known,
+                starting: &d.starting,
+            };
+            let mut probe = detect::Probe::new(&walks, None);
+            for &ty in BUILTIN {
+                let any = probe.explains_any(ty);
+                proptest::prop_assert_eq!(any, probe.explained(ty).is_some(), "{}", ty.name());
+            }
+        }
     }
 
     #[test]
