@@ -554,11 +554,16 @@ pub const MAX_TAG_OR_LENGTH_BYTES: usize = 5;
 /// Reads a varint at `pos` (not beyond `end`): the value and the position after it.
 #[inline]
 pub fn read_varint(bytes: &[u8], pos: usize, end: usize) -> Result<(u64, usize), WireErrorKind> {
-    // Most tags, lengths and small numbers are one byte.
+    // Most tags, lengths and small numbers are one byte; most other lengths two (up to 16 KiB).
     if pos < end {
         if let Some(&byte) = bytes.get(pos) {
             if byte < 0x80 {
                 return Ok((u64::from(byte), pos + 1));
+            }
+            if let Some(&next) = bytes.get(pos + 1).filter(|_| pos + 1 < end) {
+                if next < 0x80 {
+                    return Ok((u64::from(byte & 0x7f) | u64::from(next) << 7, pos + 2));
+                }
             }
         }
     }
@@ -647,6 +652,15 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The one- and two-byte shortcuts read as the general loop does, up to any end.
+        #[test]
+        fn varint_shortcuts_read_as_the_loop_does(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+            end in 0usize..14,
+        ) {
+            proptest::prop_assert_eq!(read_varint(&bytes, 0, end), read_long_varint(&bytes, 0, end));
+        }
+
         #[test]
         fn whole_varints_agree_with_read_varint(
             run in proptest::collection::vec(
