@@ -565,7 +565,10 @@ mod tests {
                 (1u8..=5, 0u8..4, proptest::collection::vec(proptest::prelude::any::<u8>(), 0..6)),
                 1..5,
             ),
-            nested in proptest::collection::vec((1u8..=3, 0u8..4, proptest::collection::vec(0u8..0x40, 0..4)), 0..3),
+            nested in proptest::collection::vec(
+                (1u8..=3, 0u8..4, proptest::collection::vec(0u8..0x40, 0..4)),
+                0..3,
+            ),
         ) {
             let d = decoder();
             let inner = fields_payload(&nested);
