@@ -1491,6 +1491,12 @@ mod tests {
                 "{\"features\": {\"feature\": {\"k\": {\"floatList\": {\"value\": [1.0]}}}}}",
             ),
             (
+                "the value twice, one list in both (the lists concatenate)",
+                "0a130a110a016b12051a030a010512051a030a0107",
+                "features {\n  feature {\n    key: \"k\"\n    value {\n      int64_list {\n        value: 5\n        value: 7\n      }\n    }\n  }\n}\n",
+                "{\"features\": {\"feature\": {\"k\": {\"int64List\": {\"value\": [\"5\", \"7\"]}}}}}",
+            ),
+            (
                 "a repeated key (the last value wins)",
                 "0a0c0a0a0a016b12051a030a01050a0c0a0a0a016b12050a030a0178",
                 "features {\n  feature {\n    key: \"k\"\n    value {\n      bytes_list {\n        value: \"x\"\n      }\n    }\n  }\n}\n",
