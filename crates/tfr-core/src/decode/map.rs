@@ -353,6 +353,9 @@ impl<'a> MapView<'a> {
     }
 
     /// The entry's value (the merge of its occurrences for a message), `None` when absent.
+    /// Inlined, as [`EntryReader::entry_value`] is: a call returned the value through memory,
+    /// for every entry the writers print (0.3% of `show --format json`'s instructions).
+    #[inline(always)]
     pub fn value(&self, entry: &MapEntry) -> Option<Value<'a>> {
         self.shape.as_ref()?.entry_value(entry)
     }
