@@ -352,18 +352,18 @@ impl<'a> MessageView<'a> {
         let [part] = self.parts() else {
             return None;
         };
-        let mut only: Option<FieldValues<'a>> = None;
-        for child in parsed.tree.children(*part as usize) {
-            let Some(field) = parsed.node(child as u32).and_then(wire::Node::field) else {
-                continue;
-            };
-            match &mut only {
-                None => only = Some(FieldValues::new(parsed, field, &[child as u32])),
-                Some(values) if values.id == field => values.nodes.push(child as u32),
+        let field_of = |child: usize| parsed.node(child as u32).and_then(wire::Node::field);
+        let mut children = parsed.tree.children(*part as usize);
+        let (first, field) = children.find_map(|c| Some((c as u32, field_of(c)?)))?;
+        let mut only = FieldValues::new(parsed, field, &[first]);
+        for child in children {
+            match field_of(child) {
+                None => {}
+                Some(other) if other == field => only.nodes.push(child as u32),
                 Some(_) => return None,
             }
         }
-        only
+        Some(only)
     }
 
     /// The part of the usual message: one part whose known fields each occur in one run, in
