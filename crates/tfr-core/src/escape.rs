@@ -89,20 +89,6 @@ pub fn path_for_terminal(path: &std::path::Path) -> String {
     }
 }
 
-/// `bytes` as text when they are all ASCII (`None` otherwise, though they may still be UTF-8).
-///
-/// Names, base64 and escaped runs are ASCII and short: the ASCII check is inlined and reads a
-/// word at a time, where `str::from_utf8` is a call costing several times more for them (1% to 2%
-/// of the instructions of `show` and `list` on Examples went to it).
-#[inline]
-#[allow(unsafe_code)]
-pub fn ascii(bytes: &[u8]) -> Option<&str> {
-    // SAFETY: ASCII bytes are UTF-8, each byte a character.
-    bytes
-        .is_ascii()
-        .then(|| unsafe { std::str::from_utf8_unchecked(bytes) })
-}
-
 /// UTF-8 with no control characters other than tab, newline and carriage return.
 pub fn looks_like_text(payload: &[u8]) -> bool {
     !payload.is_empty()
@@ -115,18 +101,6 @@ pub fn looks_like_text(payload: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ascii_is_text_and_anything_else_is_not() {
-        assert_eq!(ascii(b""), Some(""));
-        assert_eq!(ascii(b"image/encoded \x7f\t"), Some("image/encoded \x7f\t"));
-        for byte in 0x80..=0xffu8 {
-            let bytes = [b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', byte, b'z'];
-            assert_eq!(ascii(&bytes), None, "{byte:#x}");
-            assert_eq!(ascii(&bytes[8..]), None, "{byte:#x}");
-        }
-        assert_eq!(ascii("名前".as_bytes()), None);
-    }
 
     #[test]
     fn plain_text_is_borrowed() {

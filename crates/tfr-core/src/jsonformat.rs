@@ -291,9 +291,9 @@ fn write_base64(bytes: &[u8], out: &mut String) {
     let mut encoded = [0u8; SHORT / 3 * 4];
     // Longer values do not fit: `encode_slice` refuses them before encoding anything.
     match engine.encode_slice(bytes, &mut encoded) {
-        // Base64 is ASCII.
+        // Base64 is ASCII, so always UTF-8.
         Ok(len) => out.push_str(
-            crate::escape::ascii(encoded.get(..len).unwrap_or_default()).unwrap_or_default(),
+            std::str::from_utf8(encoded.get(..len).unwrap_or_default()).unwrap_or_default(),
         ),
         _ => engine.encode_string(bytes, out),
     }

@@ -385,7 +385,8 @@ fn push_escaped_runs(bytes: &[u8], out: &mut String) {
             .position(|b| !is_plain(*b))
             .unwrap_or(rest.len());
         let (plain, after) = rest.split_at(run);
-        out.push_str(crate::escape::ascii(plain).unwrap_or_default());
+        // Printable ASCII, so always UTF-8.
+        out.push_str(std::str::from_utf8(plain).unwrap_or_default());
         let Some((&byte, after)) = after.split_first() else {
             break;
         };
@@ -406,7 +407,8 @@ pub fn c_escape_bytes(bytes: &[u8], out: &mut String) {
     // Sized exactly first: a value can be tens of megabytes, and growing by doubling would
     // briefly hold twice that.
     out.reserve(head.len() + rest.iter().map(|&b| escaped_len(b)).sum::<usize>());
-    out.push_str(crate::escape::ascii(head).unwrap_or_default());
+    // Printable ASCII, so always UTF-8.
+    out.push_str(std::str::from_utf8(head).unwrap_or_default());
     push_escaped_runs(rest, out);
 }
 

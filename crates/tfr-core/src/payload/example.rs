@@ -188,9 +188,8 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
     };
     for (i, key) in kept().enumerate() {
         // Each name is checked for UTF-8 once, for both the line and the list of names (and
-        // by the quicker checks first: names are almost always ASCII, else UTF-8).
-        let text = crate::escape::ascii(key).map_or_else(|| std::str::from_utf8(key), Ok);
-        let name = match text {
+        // by the quicker check first: names are almost always UTF-8).
+        let name = match std::str::from_utf8(key) {
             Ok(text) => Cow::Borrowed(text),
             Err(_) => String::from_utf8_lossy(key),
         };
