@@ -2,12 +2,12 @@
 //! how a record is told to be one, and their views as features by name (the summary, the `show`
 //! tree, the inspector's feature view and the image candidates), built on [`crate::example`].
 
-use std::borrow::Cow;
 use std::io::{self, Write};
 
 use super::{ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, TreeView, fallback};
 use crate::decode::MessageView;
 use crate::example::{self as view, Features};
+use crate::keytext::{KeyTexts, write_key};
 use crate::schema::{ProtoFile, builtin};
 use crate::wire::{ROOT, WireTree, WireType};
 use crate::words::{noun_for, plural};
@@ -156,6 +156,11 @@ impl PayloadType for SequenceExample {
 /// How many feature names a summary line shows.
 const LINE_NAMES: usize = 4;
 
+thread_local! {
+    /// The names this thread's summary lines showed last, by place, as the line shows them.
+    static LINE_NAMES_SHOWN: KeyTexts = const { KeyTexts::new() };
+}
+
 /// The feature count and `3 features: a, b, c` (with the feature lists of a SequenceExample).
 fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
     let Some(typed) = view.typed() else {
@@ -187,23 +192,19 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
         Names::default()
     };
     for (i, key) in kept().enumerate() {
-        // Each name is checked for UTF-8 once, for both the line and the list of names (and
-        // by the quicker check first: names are almost always UTF-8).
-        let name = match std::str::from_utf8(key) {
-            Ok(text) => Cow::Borrowed(text),
-            Err(_) => String::from_utf8_lossy(key),
-        };
         if i < LINE_NAMES {
             if i > 0 {
                 line.push_str(", ");
             }
-            match name {
-                Cow::Borrowed(text) => line.push_str(&crate::escape::for_terminal(text)),
-                Cow::Owned(_) => line.push_str(&crate::escape::bytes_for_terminal(key)),
-            }
+            // The records of a file name the same features at the same places: the text shown
+            // for a name is kept, and checking it is the same name costs less than checking it is
+            // UTF-8 and safe for a terminal (about 3% of `list`'s instructions).
+            write_key(&LINE_NAMES_SHOWN, i, key, &mut line, |key, out| {
+                out.push_str(&crate::escape::bytes_for_terminal(key));
+            });
         }
         if view.keeps_names() {
-            names.push(&name);
+            names.push(&String::from_utf8_lossy(key));
         }
     }
     if count > LINE_NAMES {
@@ -368,6 +369,24 @@ mod tests {
         let listed: Vec<&str> = with_names.names.iter().collect();
         assert_eq!(listed, ["a", "b\x1b[2J", "c", "d", "e", "f"]);
         assert!(without.names.is_empty());
+    }
+
+    #[test]
+    fn summary_lines_in_a_row_show_each_record_its_own_names() {
+        // The names shown are kept per place for the next record: a name that changes at a
+        // place, or moves, must still show as itself, escaped as it needs.
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let line = |key: &[u8]| {
+            let payload = example(key, b"v");
+            let decoded = decoder.decode(&payload);
+            decoded.view(&payload, decoder.table()).summary().line
+        };
+        assert_eq!(line(b"image"), "2 features: image, label");
+        assert_eq!(line(b"image"), "2 features: image, label");
+        assert_eq!(line(b"imagf"), "2 features: imagf, label");
+        assert_eq!(line(b"m\x1b]2;x\x07"), "2 features: label, m\\033]2;x\\007");
+        assert_eq!(line(b"a\xe2\x80\xae"), "2 features: a\\u202e, label");
+        assert_eq!(line(b"image"), "2 features: image, label");
     }
 
     #[test]
