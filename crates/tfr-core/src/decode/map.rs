@@ -36,12 +36,7 @@ impl<'a> EntryReader<'a> {
     pub fn entry_value(&self, entry: &MapEntry) -> Option<Value<'a>> {
         match entry.value {
             EntryValue::Absent => None,
-            EntryValue::Once(node) => FieldValues {
-                parsed: self.parsed,
-                id: self.value,
-                nodes: Nodes::one(node),
-            }
-            .singular(),
+            EntryValue::Once(node) => self.value_of(Nodes::one(node)),
             EntryValue::Several => self.value(entry.last),
         }
     }
@@ -139,7 +134,12 @@ impl<'a> EntryReader<'a> {
     }
 
     fn value(&self, entry: u32) -> Option<Value<'a>> {
-        let nodes = self.value_nodes(entry)?;
+        self.value_of(self.value_nodes(entry)?)
+    }
+
+    /// The value the occurrences `nodes` of the value field hold (merged, for a message).
+    #[inline(always)]
+    fn value_of(&self, nodes: Nodes) -> Option<Value<'a>> {
         FieldValues {
             parsed: self.parsed,
             id: self.value,
