@@ -4,6 +4,9 @@
 //! records of ~250 bytes), then measures, against raw crc32c over the same bytes already in memory:
 //! verify throughput, parallel verify of two files, decode + annotate of one record, anonymous
 //! memory while a 4M-frame file is inspected, and the time to the first line of streamed output.
+//! With the release binary built, it also times whole processes as users run them: `verify FILE`
+//! against the whole-process crc32c limit, in turn, pair by pair, and the peak memory of
+//! `verify` on the small-record file compressed with GZIP.
 //!
 //! `cargo bench` runs it; `TFR_BENCH_SCALE=0.1 cargo bench` runs it on files a tenth the size, and
 //! `TFR_BENCH_KEEP=DIR` keeps the generated files in DIR for `benches/tf_compare.py` (and reuses
@@ -224,10 +227,17 @@ fn main() {
     if std::env::var_os("TFR_BENCH_GENERATE_ONLY").is_some() {
         return;
     }
-    // TFR_BENCH_ONLY=search measures only the inspector's search.
-    if std::env::var("TFR_BENCH_ONLY").is_ok_and(|only| only == "search") {
-        search(&shards[1]);
-        return;
+    // TFR_BENCH_ONLY=search measures only the inspector's search; TFR_BENCH_ONLY=verify only
+    // whole `verify` processes (against the crc32c limit, and on a GZIP file).
+    match std::env::var("TFR_BENCH_ONLY").as_deref() {
+        Ok("search") => return search(&shards[1]),
+        Ok("verify") => {
+            if let Some(binary) = release_binary() {
+                whole_process_verify(&binary, &shards);
+            }
+            return;
+        }
+        _ => {}
     }
     println!("tfr-inspect throughput (one run; ratios are what to compare across machines)");
     println!(
@@ -320,7 +330,10 @@ fn main() {
     for shard in &shards {
         per_record(shard);
     }
-    streaming_output(&shards[1].path);
+    if let Some(binary) = release_binary() {
+        whole_process_verify(&binary, &shards);
+        streaming_output(&binary, &shards[1].path);
+    }
     inspector(&shards);
     search(&shards[1]);
 }
@@ -492,20 +505,161 @@ fn inspector(shards: &[Shard]) {
     );
 }
 
+/// The release binary the whole-process measurements run, if it was built.
+fn release_binary() -> Option<PathBuf> {
+    let binary = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/tfr-inspect");
+    if binary.exists() {
+        return Some(binary);
+    }
+    println!(
+        "whole processes: build the release binary first (cargo build --release) to measure them"
+    );
+    None
+}
+
+/// `verify` as users run it: on each file against the crc32c limit, and on the small-record file
+/// compressed with GZIP.
+fn whole_process_verify(binary: &Path, shards: &[Shard]) {
+    for shard in shards {
+        verify_against_crc_limit(binary, shard);
+    }
+    if let Some(small) = shards.get(1) {
+        gzip_peak_memory(binary, small);
+    }
+}
+
+/// Wall time of a whole process, its output discarded.
+fn time_process(command: &mut std::process::Command) -> Duration {
+    let start = Instant::now();
+    let status = command
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{command:?} failed: {status}");
+    start.elapsed()
+}
+
+/// Median, least and greatest of `values`.
+fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    (
+        values[values.len() / 2],
+        values[0],
+        values[values.len() - 1],
+    )
+}
+
+/// Pairs of whole processes timed for each comparison: each pair runs both sides back to back,
+/// so that its ratio compares moments a fraction of a second apart on a machine whose speed drifts.
+const PAIRS: usize = 15;
+
+/// `tfr-inspect verify FILE` against the whole-process single-core crc32c limit (this binary as
+/// [`crc_limit`]: map the file, crc32c over every byte once), timed in turn, pair by pair.
+fn verify_against_crc_limit(binary: &Path, shard: &Shard) {
+    let limit = || {
+        time_process(
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .env(CRC_LIMIT, &shard.path),
+        )
+    };
+    let verify = || {
+        time_process(
+            std::process::Command::new(binary)
+                .arg("verify")
+                .arg(&shard.path),
+        )
+    };
+    // One of each first: the file is in the page cache and both binaries are loaded.
+    limit();
+    verify();
+    let (mut limits, mut verifies, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..PAIRS {
+        let (limit, verify) = (limit(), verify());
+        limits.push(limit.as_secs_f64());
+        verifies.push(verify.as_secs_f64());
+        ratios.push(limit.as_secs_f64() / verify.as_secs_f64());
+    }
+    let (ratio, least, most) = spread(ratios);
+    println!(
+        "{:<16} whole-process verify {:.3} s, crc32c limit {:.3} s (medians): verify {:.2}x the limit's speed (pairs {:.2}x to {:.2}x; target >= 1.0x)",
+        shard.name,
+        spread(verifies).0,
+        spread(limits).0,
+        ratio,
+        least,
+        most
+    );
+}
+
+/// The peak resident memory of `tfr-inspect verify` on the small-record file compressed with
+/// GZIP, against the size of its decompressed stream. The peak is the kernel's high-water mark
+/// (`VmHWM`), read while the process runs: it only grows until the process exits.
+fn gzip_peak_memory(binary: &Path, shard: &Shard) {
+    let gz = shard.path.with_extension("tfrecord.gz");
+    if !gz.exists() {
+        let start = Instant::now();
+        let partial = gz.with_extension("gz.partial");
+        let mut encoder = flate2::write::GzEncoder::new(
+            BufWriter::new(File::create(&partial).unwrap()),
+            flate2::Compression::fast(),
+        );
+        std::io::copy(&mut File::open(&shard.path).unwrap(), &mut encoder).unwrap();
+        encoder.finish().unwrap().flush().unwrap();
+        std::fs::rename(&partial, &gz).unwrap();
+        eprintln!(
+            "compressed {} with GZIP in {:.1?}",
+            shard.name,
+            start.elapsed()
+        );
+    }
+    let stream = std::fs::metadata(&shard.path).unwrap().len();
+    let on_disk = std::fs::metadata(&gz).unwrap().len();
+    let mut child = std::process::Command::new(binary)
+        .arg("verify")
+        .arg(&gz)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    let status = loop {
+        if let Some(high_water) = std::fs::read_to_string(&status_path).ok().and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_owned();
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        }) {
+            peak_kib = peak_kib.max(high_water);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    assert!(
+        status.success(),
+        "verify of {} failed: {status}",
+        gz.display()
+    );
+    let mib = |bytes: u64| bytes as f64 / (1u64 << 20) as f64;
+    let peak = peak_kib * 1024;
+    println!(
+        "verify of a GZIP file ({:.0} MiB, {:.0} MiB decompressed): peak resident {:.0} MiB = {:.2}x its stream (target <= 1.1x the stream + 64 MiB = {:.0} MiB)",
+        mib(on_disk),
+        mib(stream),
+        mib(peak),
+        peak as f64 / stream as f64,
+        mib(stream) * 1.1 + 64.0
+    );
+}
+
 /// Time to the first line of `show --format json` and `hex` on the small-record file (a streaming
 /// CLI answers before reading the whole file).
-fn streaming_output(path: &Path) {
-    let binary = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/tfr-inspect");
-    if !binary.exists() {
-        println!("streaming: build the release binary first (cargo build --release) to measure it");
-        return;
-    }
+fn streaming_output(binary: &Path, path: &Path) {
     for args in [
         vec!["show", "--format", "json", "--range", "0.."],
         vec!["hex", "-n", "0"],
     ] {
         let start = Instant::now();
-        let mut child = std::process::Command::new(&binary)
+        let mut child = std::process::Command::new(binary)
             .args(&args[..1])
             .arg(path)
             .args(&args[1..])
