@@ -4,9 +4,9 @@
 //! records of ~250 bytes), then measures, against raw crc32c over the same bytes already in memory:
 //! verify throughput, parallel verify of two files, decode + annotate of one record, anonymous
 //! memory while a 4M-frame file is inspected, and the time to the first line of streamed output.
-//! With the release binary built, it also times whole processes as users run them: `verify FILE`
-//! against the whole-process crc32c limit, in turn, pair by pair, and the peak memory of
-//! `verify` on the small-record file compressed with GZIP.
+//! It also times whole `tfr-inspect` processes as users run them: `verify FILE` against the
+//! whole-process crc32c limit, in turn, pair by pair, and the peak memory of `verify` on the
+//! small-record file compressed with GZIP.
 //!
 //! `cargo bench` runs it; `TFR_BENCH_SCALE=0.1 cargo bench` runs it on files a tenth the size, and
 //! `TFR_BENCH_KEEP=DIR` keeps the generated files in DIR for `benches/tf_compare.py` (and reuses
@@ -116,7 +116,7 @@ struct Shard {
 const RSS_PROBE: &str = "TFR_BENCH_RSS_PROBE";
 /// Environment variable that turns this binary into the whole-process single-core crc32c limit
 /// for one file: map it, compute crc32c over every byte once, exit. `verify` of the same file is
-/// compared with it as a whole process too (timed in turn with `time`).
+/// timed against it as a whole process, in turn ([`verify_against_crc_limit`]).
 const CRC_LIMIT: &str = "TFR_BENCH_CRC_LIMIT";
 
 /// Maps `path` as `verify` does and computes crc32c over all of it, on one core.
@@ -231,12 +231,7 @@ fn main() {
     // whole `verify` processes (against the crc32c limit, and on a GZIP file).
     match std::env::var("TFR_BENCH_ONLY").as_deref() {
         Ok("search") => return search(&shards[1]),
-        Ok("verify") => {
-            if let Some(binary) = release_binary() {
-                whole_process_verify(&binary, &shards);
-            }
-            return;
-        }
+        Ok("verify") => return whole_process_verify(&shards),
         _ => {}
     }
     println!("tfr-inspect throughput (one run; ratios are what to compare across machines)");
@@ -330,10 +325,8 @@ fn main() {
     for shard in &shards {
         per_record(shard);
     }
-    if let Some(binary) = release_binary() {
-        whole_process_verify(&binary, &shards);
-        streaming_output(&binary, &shards[1].path);
-    }
+    whole_process_verify(&shards);
+    streaming_output(&shards[1].path);
     inspector(&shards);
     search(&shards[1]);
 }
@@ -505,21 +498,14 @@ fn inspector(shards: &[Shard]) {
     );
 }
 
-/// The release binary the whole-process measurements run, if it was built.
-fn release_binary() -> Option<PathBuf> {
-    let binary = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/tfr-inspect");
-    if binary.exists() {
-        return Some(binary);
-    }
-    println!(
-        "whole processes: build the release binary first (cargo build --release) to measure them"
-    );
-    None
-}
+/// The `tfr-inspect` binary cargo built with this benchmark (the bench profile's, optimised as
+/// the release one is), which the whole-process measurements run.
+const BINARY: &str = env!("CARGO_BIN_EXE_tfr-inspect");
 
 /// `verify` as users run it: on each file against the crc32c limit, and on the small-record file
 /// compressed with GZIP.
-fn whole_process_verify(binary: &Path, shards: &[Shard]) {
+fn whole_process_verify(shards: &[Shard]) {
+    let binary = Path::new(BINARY);
     for shard in shards {
         verify_against_crc_limit(binary, shard);
     }
@@ -528,11 +514,12 @@ fn whole_process_verify(binary: &Path, shards: &[Shard]) {
     }
 }
 
-/// Wall time of a whole process, its output discarded.
+/// Wall time of a whole process, its output discarded (its progress on stderr too).
 fn time_process(command: &mut std::process::Command) -> Duration {
     let start = Instant::now();
     let status = command
         .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .status()
         .unwrap();
     assert!(status.success(), "{command:?} failed: {status}");
@@ -554,7 +541,9 @@ fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
 const PAIRS: usize = 15;
 
 /// `tfr-inspect verify FILE` against the whole-process single-core crc32c limit (this binary as
-/// [`crc_limit`]: map the file, crc32c over every byte once), timed in turn, pair by pair.
+/// [`crc_limit`]: map the file, crc32c over every byte once), timed in turn, pair by pair; the
+/// two go first in alternate pairs. Prints the median of the pairs' ratios (and, apart, each
+/// side's median time, which need not give that ratio).
 fn verify_against_crc_limit(binary: &Path, shard: &Shard) {
     let limit = || {
         time_process(
@@ -573,15 +562,20 @@ fn verify_against_crc_limit(binary: &Path, shard: &Shard) {
     limit();
     verify();
     let (mut limits, mut verifies, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..PAIRS {
-        let (limit, verify) = (limit(), verify());
+    for pair in 0..PAIRS {
+        let (limit, verify) = if pair % 2 == 0 {
+            (limit(), verify())
+        } else {
+            let verify = verify();
+            (limit(), verify)
+        };
         limits.push(limit.as_secs_f64());
         verifies.push(verify.as_secs_f64());
         ratios.push(limit.as_secs_f64() / verify.as_secs_f64());
     }
     let (ratio, least, most) = spread(ratios);
     println!(
-        "{:<16} whole-process verify {:.3} s, crc32c limit {:.3} s (medians): verify {:.2}x the limit's speed (pairs {:.2}x to {:.2}x; target >= 1.0x)",
+        "{:<16} whole-process verify {:.3} s, crc32c limit {:.3} s (medians): verify {:.2}x the limit's speed (median of {PAIRS} pairs, {:.2}x to {:.2}x; target >= 1.0x)",
         shard.name,
         spread(verifies).0,
         spread(limits).0,
@@ -593,10 +587,14 @@ fn verify_against_crc_limit(binary: &Path, shard: &Shard) {
 
 /// The peak resident memory of `tfr-inspect verify` on the small-record file compressed with
 /// GZIP, against the size of its decompressed stream. The peak is the kernel's high-water mark
-/// (`VmHWM`), read while the process runs: it only grows until the process exits.
+/// (`VmHWM`), read every 2 ms while the process runs: it only grows, so what a sample misses is
+/// only growth in the last 2 ms before the process exits (`/usr/bin/time -v` gives the exact
+/// figure).
 fn gzip_peak_memory(binary: &Path, shard: &Shard) {
     let gz = shard.path.with_extension("tfrecord.gz");
-    if !gz.exists() {
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    // A kept compressed copy older than the file (generated again since) is made again.
+    if modified(&gz).is_none_or(|made| modified(&shard.path).is_some_and(|file| file > made)) {
         let start = Instant::now();
         let partial = gz.with_extension("gz.partial");
         let mut encoder = flate2::write::GzEncoder::new(
@@ -618,6 +616,7 @@ fn gzip_peak_memory(binary: &Path, shard: &Shard) {
         .arg("verify")
         .arg(&gz)
         .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let status_path = format!("/proc/{}/status", child.id());
@@ -639,6 +638,10 @@ fn gzip_peak_memory(binary: &Path, shard: &Shard) {
         "verify of {} failed: {status}",
         gz.display()
     );
+    if peak_kib == 0 {
+        println!("verify of a GZIP file: ended before its memory could be read");
+        return;
+    }
     let mib = |bytes: u64| bytes as f64 / (1u64 << 20) as f64;
     let peak = peak_kib * 1024;
     println!(
@@ -653,7 +656,8 @@ fn gzip_peak_memory(binary: &Path, shard: &Shard) {
 
 /// Time to the first line of `show --format json` and `hex` on the small-record file (a streaming
 /// CLI answers before reading the whole file).
-fn streaming_output(binary: &Path, path: &Path) {
+fn streaming_output(path: &Path) {
+    let binary = Path::new(BINARY);
     for args in [
         vec!["show", "--format", "json", "--range", "0.."],
         vec!["hex", "-n", "0"],
