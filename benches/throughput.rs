@@ -101,8 +101,13 @@ fn gbps(bytes: u64, time: Duration) -> f64 {
 }
 
 fn rss_anon_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("RssAnon:"))?;
+    status_kib("/proc/self/status", "RssAnon:")
+}
+
+/// A figure in KiB of a process's status file (`/proc/PID/status`), such as `VmHWM:`.
+fn status_kib(status: &str, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(status).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
@@ -622,10 +627,7 @@ fn gzip_peak_memory(binary: &Path, shard: &Shard) {
     let status_path = format!("/proc/{}/status", child.id());
     let mut peak_kib = 0u64;
     let status = loop {
-        if let Some(high_water) = std::fs::read_to_string(&status_path).ok().and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_owned();
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        }) {
+        if let Some(high_water) = status_kib(&status_path, "VmHWM:") {
             peak_kib = peak_kib.max(high_water);
         }
         if let Some(status) = child.try_wait().unwrap() {
