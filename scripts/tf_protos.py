@@ -27,6 +27,8 @@ def render_enum(e, ind):
         out.append(f"{ind}  {v.name} = {v.number};")
     for r in e.reserved_range:
         out.append(f"{ind}  reserved {r.start}{'' if r.end==r.start else ' to '+str(r.end)};")
+    if e.reserved_name:
+        out.append(f"{ind}  reserved {', '.join(repr(n).replace(chr(39),chr(34)) for n in e.reserved_name)};")
     out.append(f"{ind}}}")
     return out
 
