@@ -1344,3 +1344,84 @@ fn a_tensorflow_datasets_shard_is_worded_as_its_features_json_describes_it() {
         detail("caption")
     );
 }
+
+#[test]
+fn the_statistics_pane_prints_the_numbers_not_their_leading_digits() {
+    use tfr_inspect::crafted::{FeatureValue, encode_records, example};
+    let records: Vec<Vec<u8>> = [3000.5f32, 1340.5, 10.5]
+        .iter()
+        .map(|x| example(&[("x", FeatureValue::Floats(vec![*x]))]))
+        .collect();
+    let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.tfrecord");
+    std::fs::write(&path, encode_records(&payloads)).unwrap();
+    let mut app = open(path.to_str().unwrap());
+    app.update(Action::Resize {
+        width: 160,
+        height: 50,
+    });
+    app.update(Action::Stats);
+    app.finish_stats();
+    let lines: Vec<String> = screen(&render(&app, 160, 50))
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    let has = |text: &str| lines.iter().any(|l| l.contains(text));
+    assert!(has("│ max 3000 "), "{lines:#?}");
+    assert!(has("│ mean 1450 "), "{lines:#?}");
+    assert!(has("│ histogram 10.5..3000 "), "{lines:#?}");
+}
+
+#[test]
+fn a_row_cut_at_the_pane_edge_ends_in_an_ellipsis() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/realworld/serialized_tensors.tfrecord"
+    );
+    let mut app = open(path);
+    app.update(Action::Resize {
+        width: 70,
+        height: 40,
+    });
+    let text = screen(&render(&app, 70, 40));
+    // Row 0's summary, `float32[2,3] [[0.5, -1.25, 3.0], [4.0, 5.5, -6.0]]`, does not fit.
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("│      0 "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(row.ends_with(" float32[…│"), "{row}");
+    // The title with the file's path, too.
+    assert!(text.starts_with("┌ frames · /"), "{text}");
+    assert!(text.lines().next().unwrap().ends_with("…┐"), "{text}");
+    // The explanation line, longer than the screen, too.
+    let explain = text.lines().find(|l| l.starts_with("@12 ")).unwrap();
+    assert!(explain.ends_with('…'), "{explain}");
+    // A tree row whose detail runs past the pane: the footer's CRC is cut, and says so.
+    app.update(Action::Resize {
+        width: 60,
+        height: 40,
+    });
+    let text = screen(&render(&app, 60, 40));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("│  footer  masked crc32c") && l.ends_with("…│")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_cut_line_keeps_its_styles_and_ends_in_an_ellipsis() {
+    use ratatui::style::Style;
+    use ratatui::text::{Line, Span};
+    use tfr_inspect::tui::view::clip_line;
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let line = || Line::from(vec![Span::raw("max "), Span::styled("3000.5", bold)]);
+    assert_eq!(clip_line(line(), 20), line());
+    assert_eq!(clip_line(line(), 10), line());
+    let cut = clip_line(line(), 8);
+    assert_eq!(cut.to_string(), "max 300…");
+    assert_eq!(cut.spans[1].style, bold);
+    assert_eq!(clip_line(line(), 4).to_string(), "max…");
+    assert_eq!(clip_line(line(), 3).to_string(), "ma…");
+}

@@ -350,7 +350,7 @@ pub fn run(
                 ));
                 members.push((
                     "ratio".into(),
-                    Json::Literal(format!("{:.4}", info.ratio(report.bytes))),
+                    Json::Literal(format!("{:?}", info.ratio(report.bytes))),
                 ));
                 if let Some(tail) = &info.ignored {
                     members.push(("ignored_tail".into(), ignored_json(tail)));

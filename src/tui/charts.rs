@@ -154,8 +154,8 @@ fn render_scalars(
     let y = bounds(&mut points.iter().map(|p| p.1));
     let here: Vec<(f64, f64)> = points.iter().filter(|p| p.0 == step).copied().collect();
     let label = |v: f64| Span::raw(crate::pyfmt::repr_f64(v));
-    // Steps are whole numbers.
-    let step_label = |v: f64| Span::raw(format!("{}", v.round() as i64));
+    // Steps are whole numbers, but the padded bounds of a single step need not be.
+    let step_label = |v: f64| Span::raw(crate::words::short(v));
     let more = if partial {
         format!(", first {SERIES_RECORDS} records")
     } else {

@@ -140,7 +140,8 @@ impl Decoding {
     /// How much of the payload the current walk has covered.
     pub fn percent(&self) -> u64 {
         let walked = self.progress.walked.load(Ordering::Relaxed);
-        (walked.saturating_mul(100) / self.len.max(1)).min(99)
+        // Never 100 while the walk runs.
+        crate::words::percent_done(walked, self.len).min(99)
     }
 }
 

@@ -203,21 +203,25 @@ impl FrameList<'_> {
             "{i:>index_width$} {:>offset_width$} {length:>length_width$} ",
             frame.offset.0
         );
-        let (x, _) = buf.set_stringn(row.x, y, &lead, usize::from(row.width), base);
+        let remaining = |x: u16| usize::from(row.right().saturating_sub(x));
+        // Each part cut where the row ends, with an ellipsis: a cut offset or value never passes
+        // for a whole one.
+        let put = |buf: &mut Buffer, x: u16, text: &str, style: Style| {
+            let room = remaining(x);
+            buf.set_stringn(x, y, crate::words::clip(text, room), room, style)
+                .0
+        };
+        let x = put(buf, row.x, &lead, base);
         let (lcrc, lstyle) = verdict(frame.status.length_crc_ok());
         let (dcrc, dstyle) = verdict(frame.status.data_crc_ok());
-        let remaining = |x: u16| usize::from(row.right().saturating_sub(x));
-        let lcrc = format!("{lcrc:<4} ");
-        let (x, _) = buf.set_stringn(x, y, lcrc, remaining(x), base.patch(lstyle));
-        let dcrc = format!("{dcrc:<4} ");
-        let (x, _) = buf.set_stringn(x, y, dcrc, remaining(x), base.patch(dstyle));
+        let x = put(buf, x, &format!("{lcrc:<4} "), base.patch(lstyle));
+        let x = put(buf, x, &format!("{dcrc:<4} "), base.patch(dstyle));
         let kind_style = if damaged {
             base.add_modifier(Modifier::BOLD)
         } else {
             base.fg(Color::Cyan)
         };
-        let kind = format!("{kind:<kind_width$} ");
-        let (x, _) = buf.set_stringn(x, y, kind, remaining(x), kind_style);
+        let x = put(buf, x, &format!("{kind:<kind_width$} "), kind_style);
         // As many feature names as the row has room for.
         let summary = self.rows.get(&i).map_or(String::new(), |text| {
             crate::summary::fit_names(
@@ -227,6 +231,6 @@ impl FrameList<'_> {
                 remaining(x),
             )
         });
-        buf.set_stringn(x, y, summary, remaining(x), base);
+        put(buf, x, &summary, base);
     }
 }

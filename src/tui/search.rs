@@ -203,7 +203,7 @@ impl SearchRun {
     pub fn percent(&self) -> u64 {
         let examined = self.shared.progress.examined.load(Ordering::Relaxed);
         let known = self.shared.known.load(Ordering::Relaxed).max(1);
-        (examined.saturating_mul(100) / known).min(99)
+        crate::words::percent_done(examined, known).min(99)
     }
 
     /// "2,341 records", "at least 1,000,000 records", "12 records so far".

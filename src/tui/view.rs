@@ -44,12 +44,15 @@ pub fn monochrome(buf: &mut Buffer) {
     }
 }
 
-fn pane_block(title: String, focused: bool) -> Block<'static> {
+/// A pane's border with `title`, cut to fit `rect`'s top border (with an ellipsis when cut).
+fn pane_block(title: String, focused: bool, rect: Rect) -> Block<'static> {
     let style = if focused {
         Style::default().fg(Color::Yellow)
     } else {
         Style::default().fg(Color::DarkGray)
     };
+    let room = usize::from(rect.width.saturating_sub(2));
+    let title = crate::words::clip(&title, room).into_owned();
     Block::bordered().title(title).border_style(style)
 }
 
@@ -104,7 +107,7 @@ impl App {
             " frames · {} ",
             crate::escape::path_for_terminal(file.input.source.path())
         );
-        let block = pane_block(title, self.focus == Pane::List);
+        let block = pane_block(title, self.focus == Pane::List, rect);
         let inner = block.inner(rect);
         block.render(rect, buf);
         FrameList {
@@ -123,7 +126,7 @@ impl App {
             Some(frame) => format!(" record {} ", frame.index),
             None => " no records ".to_string(),
         };
-        let block = pane_block(title, self.focus == Pane::Tree);
+        let block = pane_block(title, self.focus == Pane::Tree, rect);
         let inner = block.inner(rect);
         block.render(rect, buf);
         let tree = &self.view.tree;
@@ -151,7 +154,7 @@ impl App {
                 continue;
             };
             let y = inner.y + line;
-            buf.set_line(inner.x, y, &text, inner.width);
+            buf.set_line(inner.x, y, &clip_line(text, inner.width), inner.width);
             if *n == self.view.node {
                 let mut style = Style::default().add_modifier(Modifier::REVERSED);
                 if self.focus == Pane::Tree {
@@ -178,7 +181,7 @@ impl App {
                 ""
             };
             let title = format!(" statistics{busy} · S or Esc closes ");
-            let block = pane_block(title, self.focus == Pane::Hex);
+            let block = pane_block(title, self.focus == Pane::Hex, rect);
             let inner = block.inner(rect);
             block.render(rect, buf);
             let shown: Vec<Line> = stats
@@ -186,7 +189,7 @@ impl App {
                 .iter()
                 .skip(stats.scroll)
                 .take(usize::from(inner.height))
-                .map(|l| Line::raw(l.as_str()))
+                .map(|l| Line::raw(crate::words::clip(l, usize::from(inner.width))))
                 .collect();
             Paragraph::new(shown).render(inner, buf);
             return;
@@ -196,7 +199,7 @@ impl App {
             " hex · bytes {}..{} · cursor {} ",
             region.start, region.end, self.view.cursor
         );
-        let block = pane_block(title, self.focus == Pane::Hex);
+        let block = pane_block(title, self.focus == Pane::Hex, rect);
         let inner = block.inner(rect);
         block.render(rect, buf);
         let Some(file) = self.file() else {
@@ -220,10 +223,11 @@ impl App {
         let text = &self.view.explain;
         let style = hexview::token_at(&self.view.tokens, self.view.cursor)
             .map_or(Style::default(), |t| hexview::role_style(t.role));
+        let text = format!("@{} {text}", self.view.cursor);
         buf.set_stringn(
             rect.x,
             rect.y,
-            format!("@{} {text}", self.view.cursor),
+            crate::words::clip(&text, usize::from(rect.width)),
             usize::from(rect.width),
             style,
         );
@@ -242,10 +246,11 @@ impl App {
                 notice.clone()
             };
             let y = rect.y + i as u16;
+            let text = format!(" {text}");
             buf.set_stringn(
                 rect.x,
                 y,
-                format!(" {text}"),
+                crate::words::clip(&text, usize::from(rect.width)),
                 usize::from(rect.width),
                 style,
             );
@@ -290,7 +295,7 @@ impl App {
                 " ? help "
             };
         let room = usize::from(rect.width).saturating_sub(help.chars().count());
-        buf.set_stringn(rect.x, rect.y, text, room, style);
+        buf.set_stringn(rect.x, rect.y, crate::words::clip(&text, room), room, style);
         let hx = rect.right().saturating_sub(help.chars().count() as u16);
         buf.set_stringn(
             hx,
@@ -328,8 +333,7 @@ impl App {
             parts.push(compression_text(c, index.file_len()));
         }
         if file.indexing {
-            let total = index.file_len().max(1);
-            let pct = index.scanned().saturating_mul(100) / total;
+            let pct = crate::words::percent_done(index.scanned(), index.file_len()).min(99);
             parts.push(format!("indexing {pct}%"));
         }
         if !self.message.is_empty() {
@@ -363,6 +367,40 @@ fn tree_line(tree: &Tree, n: usize) -> Option<Line<'static>> {
     ]))
 }
 
+/// `line` cut to `width` columns, its last column an ellipsis when it was cut (see
+/// [`crate::words::clip`]), each span keeping its style.
+pub fn clip_line(line: Line<'static>, width: u16) -> Line<'static> {
+    let width = usize::from(width);
+    if line.width() <= width {
+        return line;
+    }
+    let mut used = 0;
+    let mut spans = Vec::new();
+    let mut rest = line
+        .spans
+        .into_iter()
+        .collect::<std::collections::VecDeque<_>>();
+    while let Some(span) = rest.pop_front() {
+        let w = span.width();
+        if used + w < width {
+            used += w;
+            spans.push(span);
+            continue;
+        }
+        // This span reaches the last column: it ends the line, cut and marked (also when it fits
+        // but text follows it).
+        let style = span.style;
+        let mut content = span.content.into_owned();
+        if rest.iter().any(|s| !s.content.trim().is_empty()) {
+            content.push('…');
+        }
+        let cut = crate::words::clip(&content, width - used).into_owned();
+        spans.push(Span::styled(cut, style));
+        break;
+    }
+    Line::from(spans)
+}
+
 /// Where the selection is, 0-based as everywhere else (`list`, `show -n`, `:`): "record 4 · 6
 /// records (0..5)", or "no records".
 pub fn record_text(selected: usize, count: usize, indexing: bool) -> String {
@@ -379,8 +417,8 @@ pub fn compression_text(info: &Compressed, decompressed: u64) -> String {
     let mut text = format!(
         "{} {} → {}",
         info.compression.tensorflow_name(),
-        human_bytes(info.compressed_len),
-        human_bytes(decompressed)
+        crate::words::binary_size(info.compressed_len),
+        crate::words::binary_size(decompressed)
     );
     if let Some(p) = &info.problem {
         text.push_str(&format!(
@@ -390,21 +428,6 @@ pub fn compression_text(info: &Compressed, decompressed: u64) -> String {
         ));
     }
     text
-}
-
-/// A byte count in binary units with one decimal: `812 B`, `2.3 KiB`, `1.0 GiB`.
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if n < 1024 {
-        return format!("{n} B");
-    }
-    let mut value = n as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS.get(unit).copied().unwrap_or("TiB"))
 }
 
 #[cfg(test)]
@@ -419,13 +442,5 @@ mod tests {
         assert_eq!(record_text(0, 0, true), "no records yet");
         assert_eq!(record_text(3, 10, true), "record 3 · 10 records so far");
         assert_eq!(record_text(0, 1, true), "record 0 · 1 record so far");
-    }
-
-    #[test]
-    fn sizes_in_binary_units() {
-        assert_eq!(human_bytes(812), "812 B");
-        assert_eq!(human_bytes(2369), "2.3 KiB");
-        assert_eq!(human_bytes(20083), "19.6 KiB");
-        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
     }
 }

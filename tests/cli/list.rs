@@ -84,7 +84,7 @@ fn compressed_files_say_so_and_a_cut_stream_is_damage() {
         .unwrap_or_default()
         .to_string();
     assert!(
-        summary.contains("GZIP-compressed, 2369 bytes on disk (8.48x); 200 frames, 200 intact"),
+        summary.contains("GZIP-compressed, 2369 bytes on disk (8.477x); 200 frames, 200 intact"),
         "{summary}"
     );
     let output = run([

@@ -61,7 +61,7 @@ fn serialized_tensors_match_the_goldens_and_are_never_called_examples() {
     assert!(rows.iter().all(|r| r.contains("TensorProto")), "{list}");
     assert!(rows[0].contains("float32[2,3] [[0.5, -1.25, 3.0], [4.0, 5.5, -6.0]]"));
     assert!(rows[2].contains(r#"string[3] ["north", "south", "\377\000raw"]"#));
-    assert!(rows[3].contains("uint8[6,10,3] min 0.0, max 254.0"));
+    assert!(rows[3].contains("uint8[6,10,3] min 0, max 254"));
     assert!(rows[4].contains("float64[] -2.5"));
     let json = stdout(&run(["list", "--json"]
         .map(Into::into)

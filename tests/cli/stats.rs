@@ -167,3 +167,69 @@ fn a_kind_conflict_names_the_file_it_first_appears_in() {
     assert_eq!(x["numeric"]["count"], 3);
     assert_eq!(x["numeric"]["max"], 7.0);
 }
+
+/// An Example of one float feature `x` and one int64 feature `y`.
+fn float_and_int(x: f32, y: i64) -> Vec<u8> {
+    use tfr_inspect::crafted::{FeatureValue, example};
+    example(&[
+        ("x", FeatureValue::Floats(vec![x])),
+        ("y", FeatureValue::Ints(vec![y])),
+    ])
+}
+
+/// The number a row of the text prints for `label` (`  max   3000`).
+fn printed(text: &str, label: &str) -> f64 {
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no {label} in {text}"));
+    line.trim_start()
+        .trim_start_matches(label)
+        .trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
+#[test]
+fn text_prints_every_number_rounded_as_json_gives_it() {
+    // YouTube-8M-style labels from 330 to 3517, floats whose integer part ends in zeros.
+    let records = [
+        float_and_int(3000.5, 330),
+        float_and_int(-319.5, 3517),
+        float_and_int(1340.5, 1689),
+        float_and_int(1340.5, 1234),
+    ];
+    let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+    let (_dir, path) = super::temp_file("numbers.tfrecord", &super::tfrecord(&payloads));
+    let text = stdout(&run(["stats".as_ref(), path.as_os_str()]));
+    let json: Value = serde_json::from_str(&stdout(&run([
+        "stats".as_ref(),
+        "--json".as_ref(),
+        path.as_os_str(),
+    ])))
+    .unwrap();
+    let features = json["splits"][0]["features"].as_array().unwrap();
+    let sections: Vec<&str> = text.split("\n\n").collect();
+    for (feature, section) in features.iter().zip(&sections[1..]) {
+        let numeric = &feature["numeric"];
+        for stat in ["min", "max", "mean", "std"] {
+            let want = numeric[stat].as_f64().unwrap();
+            let got = printed(section, stat);
+            assert!(
+                (got - want).abs() <= 5e-4 * want.abs(),
+                "{} {stat}: text {got}, JSON {want}\n{section}",
+                feature["feature"]
+            );
+        }
+        let histogram = &numeric["histogram"];
+        let label = format!(
+            "histogram {}..{}",
+            tfr_inspect::words::short(histogram["low"].as_f64().unwrap()),
+            tfr_inspect::words::short(histogram["high"].as_f64().unwrap())
+        );
+        assert!(section.contains(&label), "{label} in {section}");
+    }
+    assert_eq!(printed(sections[1], "max"), 3000.0, "{text}");
+    assert_eq!(printed(sections[1], "mean"), 1340.0, "{text}");
+    assert!(text.contains("histogram -319.5..3000 "), "{text}");
+}

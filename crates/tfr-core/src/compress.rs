@@ -204,13 +204,13 @@ pub struct Compressed {
 }
 
 impl Compressed {
-    /// `GZIP-compressed, 2369 bytes on disk (8.48x)`, for summaries.
+    /// `GZIP-compressed, 2369 bytes on disk (8.478x)`, for summaries.
     pub fn describe(&self, decompressed_len: u64) -> String {
         format!(
-            "{}-compressed, {} bytes on disk ({:.2}x)",
+            "{}-compressed, {} bytes on disk ({}x)",
             self.compression.tensorflow_name(),
             self.compressed_len,
-            self.ratio(decompressed_len)
+            crate::words::short(self.ratio(decompressed_len))
         )
     }
 

@@ -120,24 +120,163 @@ impl Radix {
     }
 }
 
-/// A number as a person reads it: integers whole, others to four significant digits.
+/// Significant digits [`short`] keeps (at least; every digit of the integer part is kept).
+pub const SHORT_DIGITS: i32 = 4;
+
+/// A number as a person reads it: integers whole, others rounded to four significant digits
+/// (every digit before the point kept: `3000.5` is `3000`, never `3`), in scientific notation
+/// below 0.001 and from a million on (`1.235e-5`, `3.000e7`). The printed number is always the
+/// value rounded, within half a unit of its fourth significant digit.
 pub fn short(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         return format!("{x:.0}");
+    }
+    if !x.is_finite() {
+        return x.to_string();
     }
     let magnitude = x.abs().log10().floor();
     if !(-3.0..6.0).contains(&magnitude) {
         return format!("{x:.3e}");
     }
-    let decimals = (3.0 - magnitude).clamp(0.0, 6.0) as usize;
+    // `magnitude` is a whole number from -3 to 5 here.
+    let decimals = usize::try_from(SHORT_DIGITS - 1 - magnitude as i32).unwrap_or(0);
     let text = format!("{x:.decimals$}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    text.to_string()
+    // Only zeros after a decimal point may go: those of the integer part are the number.
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// `part` of `whole` in percent, rounded to one decimal (`42.9%`), except that a part that is
+/// neither none nor all never reads as none or all: `<0.1%`, `>99.9%`.
+pub fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 || part == 0 {
+        return "0.0%".into();
+    }
+    if part >= whole {
+        return "100.0%".into();
+    }
+    let tenths = (u128::from(part) * 1000 + u128::from(whole) / 2) / u128::from(whole);
+    match tenths {
+        0 => "<0.1%".into(),
+        1000.. => ">99.9%".into(),
+        _ => format!("{}.{}%", tenths / 10, tenths % 10),
+    }
+}
+
+/// How far work of `total` units is after `done`, in whole percent, rounded: 100 only once all
+/// is done, so a bar at 100 is never still working.
+pub fn percent_done(done: u64, total: u64) -> u64 {
+    if done >= total {
+        return 100;
+    }
+    let rounded = (u128::from(done) * 100 + u128::from(total) / 2) / u128::from(total);
+    u64::try_from(rounded).unwrap_or(99).min(99)
+}
+
+/// A byte count in binary units with one decimal, rounded: `812 B`, `2.3 KiB`, `1.0 MiB` (not
+/// `1024.0 KiB`), `3.0 GiB`.
+pub fn binary_size(n: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    // The next unit up, when the value rounded to a tenth would read 1024.0.
+    while (value * 10.0).round() >= 10240.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS.get(unit).copied().unwrap_or("EiB"))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_number, plural};
+    use super::{binary_size, parse_number, percent, percent_done, plural, short};
+    use proptest::prelude::*;
+
+    /// How far `printed` is from `x`, relative to `x`: what rounding to four significant digits
+    /// allows is 5e-4 (half a unit of the fourth digit of a number whose first digit is 1).
+    fn relative_error(printed: &str, x: f64) -> f64 {
+        let back: f64 = printed.parse().unwrap_or(f64::NAN);
+        ((back - x) / x).abs()
+    }
+
+    /// Numbers of every magnitude from 1e-300 to 1e300, either sign, and the fractional numbers
+    /// whose integer part ends in zeros (`3000.5`).
+    fn any_magnitude() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            (1.0f64..10.0, -300i32..=300, any::<bool>()).prop_map(|(m, e, negative)| {
+                let x = m * 10f64.powi(e);
+                if negative { -x } else { x }
+            }),
+            (-10_000_000i64..10_000_000, 1u32..8)
+                .prop_map(|(n, k)| (n * 10i64.pow(k)) as f64 + 0.5),
+            any::<f64>().prop_filter("finite", |x| x.is_finite() && *x != 0.0),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn short_numbers_are_the_number_rounded(x in any_magnitude()) {
+            let printed = short(x);
+            let error = relative_error(&printed, x);
+            prop_assert!(error <= 5e-4 * (1.0 + 1e-9), "{x} printed {printed}, off by {error}");
+        }
+
+        #[test]
+        fn whole_numbers_print_whole(n in -999_999_999_999_999i64..=999_999_999_999_999) {
+            prop_assert_eq!(short(n as f64), n.to_string());
+        }
+    }
+
+    #[test]
+    fn shares_never_round_to_none_or_all() {
+        assert_eq!(percent(30, 30), "100.0%");
+        assert_eq!(percent(9996, 10_000), ">99.9%");
+        assert_eq!(percent(9994, 10_000), "99.9%");
+        assert_eq!(percent(1, 100_000), "<0.1%");
+        assert_eq!(percent(3, 7), "42.9%");
+        assert_eq!(percent(0, 7), "0.0%");
+        assert_eq!(percent(0, 0), "0.0%");
+        assert_eq!(percent(u64::MAX - 1, u64::MAX), ">99.9%");
+        assert_eq!(percent_done(0, 10), 0);
+        assert_eq!(percent_done(2, 3), 67);
+        assert_eq!(percent_done(999, 1000), 99);
+        assert_eq!(percent_done(1000, 1000), 100);
+        assert_eq!(percent_done(u64::MAX / 2, u64::MAX), 50);
+    }
+
+    #[test]
+    fn sizes_in_binary_units_carry_to_the_next_unit() {
+        assert_eq!(binary_size(812), "812 B");
+        assert_eq!(binary_size(1023), "1023 B");
+        assert_eq!(binary_size(2369), "2.3 KiB");
+        assert_eq!(binary_size(20083), "19.6 KiB");
+        assert_eq!(binary_size(1024 * 1024 - 1), "1.0 MiB");
+        assert_eq!(binary_size(1024 * 1023 + 900), "1023.9 KiB");
+        assert_eq!(binary_size(3 << 30), "3.0 GiB");
+        assert_eq!(binary_size(u64::MAX), "16.0 EiB");
+    }
+
+    #[test]
+    fn short_keeps_the_zeros_of_the_integer_part() {
+        assert_eq!(short(3000.5), "3000");
+        assert_eq!(short(1340.5), "1340");
+        assert_eq!(short(1689.9), "1690");
+        assert_eq!(short(10.5), "10.5");
+        assert_eq!(short(-2000.25), "-2000");
+        assert_eq!(short(100000.5), "100000");
+        assert_eq!(short(0.5), "0.5");
+        assert_eq!(short(0.001_234_5), "0.001234");
+        assert_eq!(short(3.0e7 + 0.5), "3.000e7");
+        assert_eq!(short(1.5e-300), "1.500e-300");
+        assert_eq!(short(f64::NAN), "NaN");
+        assert_eq!(short(f64::NEG_INFINITY), "-inf");
+    }
 
     #[test]
     fn plurals() {
@@ -202,9 +341,51 @@ pub fn pad_to(text: &str, width: usize) -> String {
     out
 }
 
+/// `text` cut to `width` terminal columns, its last column an ellipsis when it was cut, so that a
+/// cut value never passes for a whole one (`3000.5` in 4 columns is `300…`, not `3000`). Blanks
+/// at the end are no content: they are dropped without a mark.
+pub fn clip(text: &str, width: usize) -> std::borrow::Cow<'_, str> {
+    if display_width(text) <= width {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let content = text.trim_end();
+    if display_width(content) <= width {
+        return std::borrow::Cow::Borrowed(content);
+    }
+    let room = width.saturating_sub(1);
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod width_tests {
     use super::*;
+
+    #[test]
+    fn clipped_text_says_it_was_cut() {
+        assert_eq!(clip("max 3000.5", 20), "max 3000.5");
+        assert_eq!(clip("max 3000.5", 10), "max 3000.5");
+        assert_eq!(clip("max 3000.5", 8), "max 300…");
+        assert_eq!(clip("名前名前", 5), "名前…");
+        assert_eq!(clip("abc", 1), "…");
+        assert_eq!(clip("abc", 0), "");
+        assert_eq!(clip("ok   ", 3), "ok");
+        for width in 0..12 {
+            assert!(display_width(&clip("label_名前x", width)) <= width);
+        }
+    }
 
     #[test]
     fn wide_characters_take_two_columns() {

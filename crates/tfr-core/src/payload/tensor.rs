@@ -150,14 +150,15 @@ fn write_tensor(out: &mut dyn Write, heading: &str, info: &TensorInfo<'_>) -> io
     Ok(())
 }
 
+/// `min 1.0, max 6.0, mean 3.5`: floats as Python's `repr` writes them, an integer tensor's range
+/// exactly (`min 0, max 254`).
 fn stats_text(stats: &Stats) -> String {
     let number = |x: f64| crate::pyfmt::repr_f64(x);
-    let mut text = format!(
-        "min {}, max {}, mean {}",
-        number(stats.min),
-        number(stats.max),
-        number(stats.mean)
-    );
+    let (min, max) = match stats.int_range {
+        Some((lo, hi)) => (lo.to_string(), hi.to_string()),
+        None => (number(stats.min), number(stats.max)),
+    };
+    let mut text = format!("min {min}, max {max}, mean {}", number(stats.mean));
     if stats.nans > 0 {
         text.push_str(&format!(", {} NaN", stats.nans));
     }
@@ -207,6 +208,27 @@ mod tests {
             "{tree}"
         );
         assert!(tree.contains("min 1.0, max 6.0, mean 3.5"), "{tree}");
+    }
+
+    #[test]
+    fn an_int64_tensor_has_its_exact_range() {
+        use crate::explain::number::varint_bytes;
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        // int64 [9] in int64_val: 2^53 + 1 (which f64 rounds to 2^53), then eight times -3.
+        let mut values = varint_bytes((1u64 << 53) + 1);
+        for _ in 0..8 {
+            values.extend(varint_bytes(-3i64 as u64));
+        }
+        let mut payload = vec![0x08, 0x09, 0x12, 0x04, 0x12, 0x02, 0x08, 0x09, 0x52];
+        payload.extend(varint_bytes(values.len() as u64));
+        payload.extend(values);
+        let decoded = decoder.decode(&payload);
+        assert_eq!(decoded.kind, PayloadKind::Builtin(&TENSOR));
+        let view = decoded.view(&payload, decoder.table());
+        assert_eq!(
+            view.summary().line,
+            "int64[9] min -3, max 9007199254740993, mean 1000799917193440.9"
+        );
     }
 
     #[test]

@@ -32,13 +32,25 @@ pub struct Skew {
     pub detail: String,
 }
 
+use crate::words::percent;
 pub use crate::words::short;
 
-fn percent(part: u64, whole: u64) -> f64 {
+/// `part` of `whole` as a share from 0 to 1.
+fn share(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
     } else {
-        part as f64 * 100.0 / whole as f64
+        part as f64 / whole as f64
+    }
+}
+
+/// A feature's smallest and largest value: int64 features exactly (f64 cannot hold them past
+/// 2^53), others rounded by [`short`].
+fn range_text(f: &FeatureStats) -> Option<(String, String)> {
+    match (f.numeric.int_range, f.numeric.range()) {
+        (Some((lo, hi)), _) if f.kinds[1] == 0 => Some((lo.to_string(), hi.to_string())),
+        (_, Some((lo, hi))) => Some((short(lo), short(hi))),
+        _ => None,
     }
 }
 
@@ -63,7 +75,7 @@ fn rows(
         ("kind".to_string(), cells(&|_, f| kind_cell(f, files))),
         (
             "present".into(),
-            cells(&|s, f| format!("{} ({:.1}%)", f.present, percent(f.present, s.records))),
+            cells(&|s, f| format!("{} ({})", f.present, percent(f.present, s.records))),
         ),
         (
             "values/record".into(),
@@ -91,11 +103,7 @@ fn rows(
         ));
     }
     if any(&|f| f.numeric.count + f.numeric.nan + f.numeric.pos_inf + f.numeric.neg_inf > 0) {
-        let range = |f: &FeatureStats| match (f.numeric.int_range, f.numeric.range()) {
-            (Some((lo, hi)), _) if f.kinds[1] == 0 => (lo.to_string(), hi.to_string()),
-            (_, Some((lo, hi))) => (short(lo), short(hi)),
-            _ => ("-".into(), "-".into()),
-        };
+        let range = |f: &FeatureStats| range_text(f).unwrap_or(("-".into(), "-".into()));
         rows.push(("min".into(), cells(&|_, f| range(f).0)));
         rows.push(("max".into(), cells(&|_, f| range(f).1)));
         rows.push(("mean".into(), cells(&|_, f| short(f.numeric.mean))));
@@ -325,17 +333,16 @@ pub fn skews(splits: &[(String, Stats)]) -> Vec<Skew> {
         for (i, (a_name, a)) in splits.iter().enumerate() {
             for (b_name, b) in splits.iter().skip(i + 1) {
                 let (fa, fb) = (a.features.get(key), b.features.get(key));
-                let rate = |s: &Stats, f: Option<&FeatureStats>| {
-                    f.map_or(0.0, |f| percent(f.present, s.records) / 100.0)
-                };
-                let (ra, rb) = (rate(a, fa), rate(b, fb));
-                if (ra - rb).abs() > PRESENCE_SKEW {
+                let present =
+                    |s: &Stats, f: Option<&FeatureStats>| (f.map_or(0, |f| f.present), s.records);
+                let ((pa, na), (pb, nb)) = (present(a, fa), present(b, fb));
+                if (share(pa, na) - share(pb, nb)).abs() > PRESENCE_SKEW {
                     flag(
                         "presence",
                         format!(
-                            "in {:.1}% of {a_name}, {:.1}% of {b_name}",
-                            ra * 100.0,
-                            rb * 100.0
+                            "in {} of {a_name}, {} of {b_name}",
+                            percent(pa, na),
+                            percent(pb, nb)
                         ),
                     );
                 }
@@ -348,9 +355,12 @@ pub fn skews(splits: &[(String, Stats)]) -> Vec<Skew> {
                         format!("{} in {a_name}, {} in {b_name}", fa.kind(), fb.kind()),
                     );
                 }
-                if let (Some((alo, ahi)), Some((blo, bhi))) =
-                    (fa.numeric.range(), fb.numeric.range())
-                {
+                if let (Some((alo, ahi)), Some((blo, bhi)), Some(ta), Some(tb)) = (
+                    fa.numeric.range(),
+                    fb.numeric.range(),
+                    range_text(fa),
+                    range_text(fb),
+                ) {
                     let outside = |mean: f64, lo: f64, hi: f64| mean < lo || mean > hi;
                     if ahi < blo
                         || bhi < alo
@@ -361,11 +371,11 @@ pub fn skews(splits: &[(String, Stats)]) -> Vec<Skew> {
                             "range",
                             format!(
                                 "{a_name} {}..{} (mean {}), {b_name} {}..{} (mean {})",
-                                short(alo),
-                                short(ahi),
+                                ta.0,
+                                ta.1,
                                 short(fa.numeric.mean),
-                                short(blo),
-                                short(bhi),
+                                tb.0,
+                                tb.1,
                                 short(fb.numeric.mean)
                             ),
                         );
@@ -377,7 +387,8 @@ pub fn skews(splits: &[(String, Stats)]) -> Vec<Skew> {
                         flag(
                             "distribution",
                             format!(
-                                "histograms of {a_name} and {b_name} differ by {d:.2} (L-infinity) in a bucket"
+                                "histograms of {a_name} and {b_name} differ by {} (L-infinity) in a bucket",
+                                short(d)
                             ),
                         );
                     }
@@ -403,7 +414,8 @@ pub fn skews(splits: &[(String, Stats)]) -> Vec<Skew> {
                         flag(
                             "distribution",
                             format!(
-                                "value shares of {a_name} and {b_name} differ by {d:.2} (L-infinity) for some value"
+                                "value shares of {a_name} and {b_name} differ by {} (L-infinity) for some value",
+                                short(d)
                             ),
                         );
                     }
@@ -447,7 +459,7 @@ fn feature_json(key: &FeatureKey, s: &Stats, f: &FeatureStats) -> Json {
         ("present".into(), int(f.present)),
         (
             "present_fraction".into(),
-            float(percent(f.present, s.records) / 100.0),
+            float(share(f.present, s.records)),
         ),
         ("kind".into(), Json::String(f.kind().into())),
         ("kinds".into(), Json::Object(kinds)),

@@ -305,7 +305,8 @@ impl<'a> Tensor<'a> {
     }
 
     /// Minimum, maximum and mean of a real-valued tensor (NaNs left out), in one pass over the
-    /// stored values; padding by the last value is counted without reading it again.
+    /// stored values; padding by the last value is counted without reading it again. Integer
+    /// tensors keep their exact range too (f64 cannot hold int64 values past 2^53).
     pub fn stats(&self) -> Option<Stats> {
         if !self.dtype.is_real() || self.count == 0 {
             return None;
@@ -316,10 +317,25 @@ impl<'a> Tensor<'a> {
             max: f64::NEG_INFINITY,
             mean: 0.0,
             nans: 0,
+            int_range: None,
         };
         let mut sum = 0.0;
         let mut counted: u64 = 0;
-        let mut add = |x: f64, times: u64| {
+        let mut add = |element: Element<'_>, times: u64| {
+            let whole = match element {
+                Element::Int(i) => Some(i128::from(i)),
+                Element::Uint(u) => Some(i128::from(u)),
+                _ => None,
+            };
+            if let Some(n) = whole {
+                stats.int_range = Some(match stats.int_range {
+                    Some((lo, hi)) => (lo.min(n), hi.max(n)),
+                    None => (n, n),
+                });
+            }
+            let Some(x) = element.as_f64() else {
+                return;
+            };
             if x.is_nan() {
                 stats.nans += times;
                 return;
@@ -330,16 +346,17 @@ impl<'a> Tensor<'a> {
             counted += times;
         };
         for i in 0..stored {
-            let x = self.get(i)?.as_f64()?;
+            let element = self.get(i)?;
+            element.as_f64()?;
             let times = if i + 1 == stored {
                 self.count - stored + 1
             } else {
                 1
             };
-            add(x, times);
+            add(element, times);
         }
         if stored == 0 {
-            add(zero(self.dtype).as_f64()?, self.count);
+            add(zero(self.dtype), self.count);
         }
         if counted > 0 {
             stats.mean = sum / counted as f64;
@@ -387,6 +404,8 @@ pub struct Stats {
     pub mean: f64,
     /// NaN elements, left out of the others.
     pub nans: u64,
+    /// The exact range of an integer tensor.
+    pub int_range: Option<(i128, i128)>,
 }
 
 /// The dtype's zero, for a tensor whose shape holds elements but which stores no value.
