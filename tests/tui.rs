@@ -1425,3 +1425,20 @@ fn a_cut_line_keeps_its_styles_and_ends_in_an_ellipsis() {
     assert_eq!(clip_line(line(), 4).to_string(), "max…");
     assert_eq!(clip_line(line(), 3).to_string(), "ma…");
 }
+
+#[test]
+fn an_empty_feature_key_is_a_row_named_by_empty_quotes() {
+    use tfr_inspect::crafted::{FeatureValue, encode_records, example};
+    let record = example(&[
+        ("", FeatureValue::Ints(vec![1])),
+        ("b", FeatureValue::Ints(vec![2])),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keys.tfrecord");
+    std::fs::write(&path, encode_records(&[&record])).unwrap();
+    let app = open(path.to_str().unwrap());
+    let n = node_named(&app, "\"\"");
+    assert!(app.view.tree.nodes[n].detail.contains("[1]"));
+    let text = screen(&render(&app, 120, 40));
+    assert!(text.contains("2 features: \"\", b"), "{text}");
+}

@@ -160,3 +160,37 @@ fn names_and_values_from_the_file_cannot_act_on_the_terminal() {
         "one line per feature"
     );
 }
+
+#[test]
+fn an_empty_feature_key_is_shown_as_empty_quotes_and_no_features_leave_no_colon() {
+    use tfr_inspect::crafted::{FeatureValue, example, sequence_example};
+    let empty_key = example(&[
+        ("", FeatureValue::Ints(vec![1])),
+        ("b", FeatureValue::Ints(vec![2])),
+    ]);
+    let no_features = example(&[]);
+    let (_dir, path) = temp_file("keys.tfrecord", &tfrecord(&[&empty_key, &no_features]));
+    let show = stdout(&run(["show".as_ref(), path.as_os_str()]));
+    assert!(show.contains("\n  \"\"  int64[1]     [1]\n"), "{show}");
+    assert!(show.contains("\n  b   int64[1]     [2]\n"), "{show}");
+    let list = stdout(&run(["list".as_ref(), path.as_os_str()]));
+    let rows: Vec<&str> = list.lines().skip(1).take(2).collect();
+    assert!(rows[0].ends_with("2 features: \"\", b"), "{list}");
+    assert!(
+        rows[1].ends_with("Example             0 features"),
+        "{list}"
+    );
+    let stats = stdout(&run(["stats".as_ref(), path.as_os_str()]));
+    assert!(stats.contains("\n\n\"\"\n  kind "), "{stats}");
+    // A SequenceExample with feature lists but no context features, and one feature list.
+    let lists_only = sequence_example(&[], &[("frames", vec![FeatureValue::Ints(vec![1])])]);
+    let (_dir, path) = temp_file("lists.tfrecord", &tfrecord(&[&lists_only]));
+    let list = stdout(&run(["list".as_ref(), path.as_os_str()]));
+    assert!(
+        list.lines()
+            .nth(1)
+            .unwrap()
+            .ends_with("SequenceExample     0 features, 1 feature list"),
+        "{list}"
+    );
+}

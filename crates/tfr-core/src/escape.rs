@@ -76,6 +76,15 @@ pub fn bytes_for_terminal(bytes: &[u8]) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A name a file chose (a feature's key) as [`bytes_for_terminal`] shows it, and an empty name as
+/// `""`, so that it is seen instead of a gap.
+pub fn name_for_terminal(name: &[u8]) -> Cow<'_, str> {
+    if name.is_empty() {
+        return Cow::Borrowed("\"\"");
+    }
+    bytes_for_terminal(name)
+}
+
 /// A path for messages: its name as [`bytes_for_terminal`] shows it.
 pub fn path_for_terminal(path: &std::path::Path) -> String {
     #[cfg(unix)]

@@ -150,9 +150,9 @@ impl Feature<'_> {
         String::from_utf8_lossy(self.key)
     }
 
-    /// The name as a terminal may show it (control characters escaped).
+    /// The name as a terminal may show it (control characters escaped, an empty name `""`).
     pub fn shown_name(&self) -> Cow<'_, str> {
-        escape::bytes_for_terminal(self.key)
+        escape::name_for_terminal(self.key)
     }
 }
 
@@ -335,7 +335,7 @@ impl<'a> FeatureList<'a> {
     }
 
     pub fn shown_name(&self) -> Cow<'_, str> {
-        escape::bytes_for_terminal(self.key)
+        escape::name_for_terminal(self.key)
     }
 
     pub fn len(&self) -> usize {

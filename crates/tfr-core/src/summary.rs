@@ -87,7 +87,7 @@ pub fn fit_names(summary: &str, count: Option<usize>, names: &Names, room: usize
     let mut line = format!("{head}: ");
     let mut listed = 0;
     for name in names.iter() {
-        let name = crate::escape::for_terminal(name);
+        let name = crate::escape::name_for_terminal(name.as_bytes());
         let sep = if listed == 0 { "" } else { ", " };
         // Room is kept for the closing ", …" unless this is the last name.
         let tail = if listed + 1 < count { 3 } else { 0 };

@@ -80,7 +80,7 @@ impl<'a> RecordImages<'a> {
             if is_image(bytes, self.shape) {
                 self.images.push(FoundImage {
                     key,
-                    name: crate::escape::bytes_for_terminal(key).into_owned(),
+                    name: crate::escape::name_for_terminal(key).into_owned(),
                     step,
                     value,
                     bytes,

@@ -176,9 +176,16 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
         let lists = view::feature_lists_of(&typed).len();
         line.push_str(", ");
         line.push_str(itoa::Buffer::new().format(lists));
-        line.push_str(" feature lists");
+        line.push_str(if lists == 1 {
+            " feature list"
+        } else {
+            " feature lists"
+        });
     }
-    line.push_str(": ");
+    // A record without features names none: no colon.
+    if count > 0 {
+        line.push_str(": ");
+    }
     // The line shows a few names; the list keeps more, when it is wanted.
     let keep = if view.keeps_names() {
         super::NAMES_KEPT
@@ -200,7 +207,7 @@ fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
             // for a name is kept, and checking it is the same name costs less than checking it is
             // UTF-8 and safe for a terminal (about 3% of `list`'s instructions).
             write_key(&LINE_NAMES_SHOWN, i, key, &mut line, |key, out| {
-                out.push_str(&crate::escape::bytes_for_terminal(key));
+                out.push_str(&crate::escape::name_for_terminal(key));
             });
         }
         if view.keeps_names() {

@@ -59,6 +59,15 @@ impl FeatureKey {
             other => format!("{}/{}", other.name(), self.name),
         }
     }
+
+    /// [`FeatureKey::shown`] for a terminal: escaped, an empty name `""`.
+    pub fn shown_text(&self) -> String {
+        let name = crate::escape::name_for_terminal(self.name.as_bytes());
+        match self.section {
+            Section::Features => name.into_owned(),
+            other => format!("{}/{name}", other.name()),
+        }
+    }
 }
 
 /// The kinds a feature can hold, in the order [`FeatureStats::kinds`] counts them.

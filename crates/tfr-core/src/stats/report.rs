@@ -294,7 +294,7 @@ pub fn write_text(
             }
             line.trim_end().to_string()
         };
-        let name = bytes_for_terminal(key.shown().as_bytes()).into_owned();
+        let name = key.shown_text();
         if splits.len() > 1 {
             writeln!(out, "{}", line(&name, &header).trim_start())?;
         } else {
