@@ -420,3 +420,52 @@ fn records_past_the_end_are_an_unusable_request_and_a_near_miss_is_suggested() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("no message named `Reading`; did you mean acme.Reading?"));
 }
+
+/// A field of wire type 2 of any length: tag, varint length, body.
+fn delimited(field: u64, body: &[u8]) -> Vec<u8> {
+    tfr_inspect::crafted::length_delimited(field, body)
+}
+
+/// A `TensorShapeProto` of `dims`.
+fn shape(dims: &[u8]) -> Vec<u8> {
+    dims.iter()
+        .flat_map(|d| delimited(2, &[0x08, *d]))
+        .collect()
+}
+
+/// An Event at step 3 whose summary value `md` is a text summary of a DT_STRING tensor of
+/// `dims` holding `cells` (`tf.summary.text` of a table writes one).
+fn text_event(dims: &[u8], cells: &[&[u8]]) -> Vec<u8> {
+    let mut tensor = vec![0x08, 0x07];
+    tensor.extend(delimited(2, &shape(dims)));
+    for cell in cells {
+        tensor.extend(delimited(8, cell));
+    }
+    let metadata = delimited(1, &delimited(1, b"text"));
+    let value = [
+        delimited(1, b"md"),
+        delimited(8, &tensor),
+        delimited(9, &metadata),
+    ]
+    .concat();
+    [vec![0x10, 0x03], delimited(5, &delimited(1, &value))].concat()
+}
+
+#[test]
+fn a_text_summary_of_a_table_shows_its_shape_and_every_cell() {
+    let table = text_event(&[2, 2], &[b"a", b"b", b"c", b"d"]);
+    let cells: Vec<Vec<u8>> = (0..40).map(|i| format!("row {i}").into_bytes()).collect();
+    let refs: Vec<&[u8]> = cells.iter().map(Vec::as_slice).collect();
+    let long = text_event(&[40], &refs);
+    let (_dir, path) = temp_file("events.out.tfevents.1.host", &tfrecord(&[&table, &long]));
+    let list = stdout(&run(["list".as_ref(), path.as_os_str()]));
+    assert!(
+        list.contains(r#"step 3: md text [2,2] [["a", "b"], ["c", "d"]]"#),
+        "{list}"
+    );
+    assert!(
+        list.contains(r#"step 3: md text [40] ["row 0", "row 1", "#),
+        "{list}"
+    );
+    assert!(list.contains(r#""row 15", … 24 more]"#), "{list}");
+}

@@ -31,11 +31,63 @@ pub enum Reading<'a> {
         width: u64,
         height: u64,
     },
-    Text(&'a [u8]),
+    Text(TextCells<'a>),
     Audio,
     /// A tensor no plugin claims: its dtype and shape.
     Tensor(String),
     Nothing,
+}
+
+/// Cells of a text summary shown at most (each at most 40 characters).
+pub const TEXT_CELLS: usize = 16;
+
+/// The texts of a text summary: one (a 0-d tensor), or a vector or table of them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextCells<'a> {
+    /// The tensor's shape; empty for a single text.
+    pub shape: Vec<u64>,
+    /// The first cells in row-major order, at most [`TEXT_CELLS`].
+    pub cells: Vec<&'a [u8]>,
+    /// How many cells the tensor holds.
+    pub count: u64,
+}
+
+impl TextCells<'_> {
+    /// `"a"` for one text; `[2,2] [["a", "b"], ["c", "d"]]` for a table; past [`TEXT_CELLS`] the
+    /// first cells and how many more there are: `[100] ["a", "b", …, … 84 more]`.
+    fn describe(&self) -> String {
+        let quoted: Vec<String> = self
+            .cells
+            .iter()
+            .map(|c| format!("\"{}\"", short_text(c)))
+            .collect();
+        if self.shape.is_empty() {
+            return quoted.into_iter().next().unwrap_or_else(|| "\"\"".into());
+        }
+        let dims: Vec<String> = self.shape.iter().map(u64::to_string).collect();
+        let shown = quoted.len() as u64;
+        let values = if shown < self.count {
+            format!("[{}, … {} more]", quoted.join(", "), self.count - shown)
+        } else {
+            nest(&quoted, &self.shape)
+        };
+        format!("[{}] {values}", dims.join(","))
+    }
+}
+
+/// `items` nested by `shape` (`[["a", "b"], ["c", "d"]]`); every item is there.
+fn nest(items: &[String], shape: &[u64]) -> String {
+    let inner: u64 = shape.get(1..).unwrap_or_default().iter().product();
+    match usize::try_from(inner) {
+        Ok(step) if shape.len() > 1 && step > 0 => {
+            let rows: Vec<String> = items
+                .chunks(step)
+                .map(|row| nest(row, shape.get(1..).unwrap_or_default()))
+                .collect();
+            format!("[{}]", rows.join(", "))
+        }
+        _ => format!("[{}]", items.join(", ")),
+    }
 }
 
 /// One value of a summary: its tag and what it holds.
@@ -117,7 +169,7 @@ pub fn describe(value: &TaggedValue<'_>) -> String {
             format!("{tag} histogram {}", plural(*buckets, "bucket"))
         }
         Reading::Image { width, height } => format!("{tag} image {width}x{height}"),
-        Reading::Text(text) => format!("{tag} text \"{}\"", short_text(text)),
+        Reading::Text(cells) => format!("{tag} text {}", cells.describe()),
         Reading::Audio => format!("{tag} audio"),
         Reading::Tensor(signature) => format!("{tag} {signature}"),
         Reading::Nothing => tag.into_owned(),
@@ -214,10 +266,22 @@ fn tensor_reading<'a>(message: &MessageView<'a>, plugin: &[u8]) -> Reading<'a> {
             (Some(width), Some(height)) => Reading::Image { width, height },
             _ => Reading::Tensor(info.signature()),
         },
-        (b"text", _) => match first {
-            Some(Element::Bytes(text)) => Reading::Text(text),
-            _ => Reading::Tensor(info.signature()),
-        },
+        (b"text", shape) => {
+            let cells: Option<Vec<&[u8]>> = (0..tensor.len().min(TEXT_CELLS as u64))
+                .map(|i| match tensor.get(i) {
+                    Some(Element::Bytes(text)) => Some(text),
+                    _ => None,
+                })
+                .collect();
+            match cells {
+                Some(cells) if !cells.is_empty() => Reading::Text(TextCells {
+                    shape: shape.to_vec(),
+                    cells,
+                    count: tensor.len(),
+                }),
+                _ => Reading::Tensor(info.signature()),
+            }
+        }
         (_, []) => match (first, as_number(first)) {
             (Some(Element::F32(x)), _) => Reading::Scalar(shortest(x)),
             (_, Some(x)) => Reading::Scalar(x),
@@ -413,10 +477,30 @@ mod tests {
             })),
             "t image 40x24"
         );
-        let long = [b'a'; 50];
+        static LONG: [u8; 50] = [b'a'; 50];
+        let text = |shape: &[u64], cells: &[&'static [u8]], count| {
+            describe(&value(Reading::Text(TextCells {
+                shape: shape.to_vec(),
+                cells: cells.to_vec(),
+                count,
+            })))
+        };
         assert_eq!(
-            describe(&value(Reading::Text(&long))),
+            text(&[], &[&LONG], 1),
             format!("t text \"{}…\"", "a".repeat(40))
+        );
+        assert_eq!(
+            text(&[2, 2], &[b"a", b"b", b"c", b"d"], 4),
+            r#"t text [2,2] [["a", "b"], ["c", "d"]]"#
+        );
+        assert_eq!(text(&[1], &[b"a"], 1), r#"t text [1] ["a"]"#);
+        assert_eq!(
+            text(&[2, 3, 1], &[b"a", b"b", b"c", b"d", b"e", b"f"], 6),
+            r#"t text [2,3,1] [[["a"], ["b"], ["c"]], [["d"], ["e"], ["f"]]]"#
+        );
+        assert_eq!(
+            text(&[1000, 2], &[b"a", b"b"], 2000),
+            r#"t text [1000,2] ["a", "b", … 1998 more]"#
         );
         let tag = TaggedValue {
             tag: b"\x1b]2;x\x07",
