@@ -1442,3 +1442,51 @@ fn an_empty_feature_key_is_a_row_named_by_empty_quotes() {
     let text = screen(&render(&app, 120, 40));
     assert!(text.contains("2 features: \"\", b"), "{text}");
 }
+
+#[test]
+fn a_string_tensor_s_content_opens_into_its_lengths_and_its_strings() {
+    use tfr_inspect::crafted::{encode_records, length_delimited};
+    let strings: Vec<Vec<u8>> = (0..70).map(|i| format!("s{i}").into_bytes()).collect();
+    let mut content: Vec<u8> = strings.iter().map(|s| s.len() as u8).collect();
+    for s in &strings {
+        content.extend_from_slice(s);
+    }
+    let payload = [
+        vec![0x08, 0x07],
+        length_delimited(2, &length_delimited(2, &[0x08, 70])),
+        length_delimited(4, &content),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("strings.tfrecord");
+    std::fs::write(&path, encode_records(&[&payload])).unwrap();
+    let mut app = open(path.to_str().unwrap());
+    let n = node_named(&app, "tensor_content");
+    assert_eq!(
+        app.view.tree.nodes[n].detail,
+        "70 strings: their lengths, then their bytes"
+    );
+    app.expand(n, true);
+    let rows: Vec<usize> = app.view.tree.children(n).to_vec();
+    let row = |i: usize| &app.view.tree.nodes[rows[i]];
+    // Payload at 12; dtype 2, shape 6, tensor_content's tag 1 and length 2: content at 23.
+    assert_eq!(row(0).label, "lengths");
+    assert_eq!(row(0).range, 23..93);
+    assert_eq!(
+        row(0).detail,
+        "70 varints, one per string, before their bytes"
+    );
+    assert_eq!(row(1).label, "[0]");
+    assert_eq!(row(1).detail, "string \"s0\"");
+    assert_eq!(row(1).range, 93..95);
+    assert_eq!(row(1).more_ranges, vec![23..24]);
+    assert_eq!(row(65).label, "… 6 more");
+    // The hex cursor on a length is explained as that string's length.
+    app.set_cursor(24);
+    let token = app.token_under_cursor().unwrap();
+    assert_eq!(app.meaning(&token), "varint 2: length of string 1 of 70");
+    app.set_cursor(95);
+    let token = app.token_under_cursor().unwrap();
+    assert_eq!(app.meaning(&token), "string 1, 2 bytes: \"s1\"");
+    assert!(app.view.tree.nodes[app.view.node].label == "[1]");
+}

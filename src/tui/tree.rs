@@ -79,6 +79,9 @@ pub(super) enum Source {
     Steps(Page),
     /// The numbers of packed run `node`, from element `from` (at payload position `at`) on.
     Packed { node: u32, from: usize, at: u32 },
+    /// The strings a string tensor's `tensor_content` (wire node `node`) lists, from the
+    /// `from`-th on (the row of their lengths first).
+    Strings { node: u32, from: u64 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -558,6 +561,7 @@ impl Tree {
             Source::Values(page) => self.value_rows(&ctx, i, page),
             Source::Steps(page) => self.step_rows(&ctx, i, page),
             Source::Packed { node, from, at } => self.packed(&ctx, i, node, from, at),
+            Source::Strings { node, from } => self.strings(&ctx, i, node, from),
         }
     }
 

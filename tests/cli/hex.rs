@@ -267,3 +267,114 @@ fn strings_from_the_file_in_meanings_cannot_act_on_the_terminal() {
     );
     assert!(text.contains("bytes \"new\\nline\""), "{text}");
 }
+
+/// A string tensor of `count` strings as `Dataset.save` writes one: dtype DT_STRING, the shape,
+/// and `tensor_content` holding every string's varint length, then their bytes.
+pub(crate) fn string_tensor(strings: &[&[u8]]) -> Vec<u8> {
+    use tfr_inspect::crafted::length_delimited;
+    use tfr_inspect::explain::number::varint_bytes;
+    let mut content: Vec<u8> = strings
+        .iter()
+        .flat_map(|s| varint_bytes(s.len() as u64))
+        .collect();
+    for s in strings {
+        content.extend_from_slice(s);
+    }
+    let dim = [&[0x08][..], &varint_bytes(strings.len() as u64)].concat();
+    [
+        vec![0x08, 0x07],
+        length_delimited(2, &length_delimited(2, &dim)),
+        length_delimited(4, &content),
+    ]
+    .concat()
+}
+
+#[test]
+fn a_string_tensor_s_content_is_annotated_length_by_length_and_string_by_string() {
+    let payload = string_tensor(&[b"north", b"", b"south"]);
+    let (_dir, path) = super::temp_file("strings.tfrecord", &super::tfrecord(&[&payload]));
+    let text = stdout(&run(["hex".as_ref(), path.as_os_str()]));
+    let rows = lines(&text);
+    let meaning = |offset: u64| {
+        rows.iter()
+            .find(|(o, _, _)| *o == offset)
+            .map(|(_, bytes, m)| (bytes.clone(), m.trim().to_string()))
+            .unwrap_or_else(|| panic!("no token at {offset}\n{text}"))
+    };
+    // Header 12, dtype 2, shape 6, tensor_content tag and length 2: the lengths at 22.
+    assert_eq!(
+        meaning(22),
+        ("05".into(), "varint 5: length of string 0 of 3".into())
+    );
+    assert_eq!(
+        meaning(23),
+        ("00".into(), "varint 0: length of string 1 of 3".into())
+    );
+    assert_eq!(
+        meaning(24),
+        ("05".into(), "varint 5: length of string 2 of 3".into())
+    );
+    assert_eq!(
+        meaning(25),
+        (
+            "6e 6f 72 74 68".into(),
+            "string 0, 5 bytes: \"north\"".into()
+        )
+    );
+    assert_eq!(
+        meaning(30),
+        (
+            "73 6f 75 74 68".into(),
+            "string 2, 5 bytes: \"south\"".into()
+        )
+    );
+    let show = stdout(&run(["show".as_ref(), path.as_os_str()]));
+    assert!(show.contains(r#"  ["north", "", "south"]"#), "{show}");
+    assert!(
+        show.contains(
+            "  tensor_content: 3 varint lengths (bytes 0..3), then the strings (bytes 3..13)"
+        ),
+        "{show}"
+    );
+    let list = stdout(&run(["list".as_ref(), path.as_os_str()]));
+    assert!(
+        list.contains(r#"string[3] ["north", "", "south"]"#),
+        "{list}"
+    );
+}
+
+#[test]
+fn string_tensor_tokens_cover_every_byte_once_and_are_found_again_from_any_byte() {
+    use tfr_inspect::annotate::Annotated;
+    use tfr_inspect::frame::FrameIndex;
+    use tfr_inspect::payload::{Decoder, Reading};
+    use tfr_inspect::schema::Schema;
+    let strings: Vec<Vec<u8>> = (0..300)
+        .map(|i: usize| vec![b'a' + (i % 26) as u8; i % 7])
+        .collect();
+    let refs: Vec<&[u8]> = strings.iter().map(Vec::as_slice).collect();
+    let data = super::tfrecord(&[&string_tensor(&refs)]);
+    let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+    let index = FrameIndex::build(&data);
+    let frame = index.frames(&data).next().unwrap();
+    let decoded = frame.payload(&data).map(|p| decoder.decode(p));
+    let annotated = Annotated::new(&data, &frame, decoded.as_ref(), decoder.table());
+    let mut next = 0u64;
+    let mut strings_seen = 0;
+    for token in annotated.tokens() {
+        assert_eq!(token.start, next, "gap or overlap before {token:?}");
+        for offset in token.start..token.end {
+            assert_eq!(annotated.token_at(offset), Some(token));
+        }
+        if annotated.meaning(&token).starts_with("string ") {
+            strings_seen += 1;
+        }
+        next = token.end;
+    }
+    assert_eq!(next, data.len() as u64);
+    // Every non-empty string is a token of its own.
+    assert_eq!(
+        strings_seen,
+        strings.iter().filter(|s| !s.is_empty()).count()
+    );
+}

@@ -9,11 +9,12 @@
 
 use std::ops::Range;
 
-use crate::decode::Scalar;
+use crate::decode::{Parsed, Scalar};
 use crate::frame::{FOOTER_LEN, Frame, HEADER_LEN, Header};
 use crate::payload::Decoded;
-use crate::schema::table::{Cardinality, Field, Kind, Table};
+use crate::schema::table::{Cardinality, Field, FieldId, Kind, Table};
 use crate::span::{FileOffset, Span};
+use crate::tensor::{StringList, TensorProblem};
 use crate::textformat::scalar_text;
 use crate::wire::{self, NodeKind, ROOT, WireTree, WireType};
 use crate::words::Radix;
@@ -60,6 +61,16 @@ pub enum Site {
     Invalid(u32),
     /// The bytes of packed run `n` from where it breaks to its end.
     PackedInvalid(u32),
+    /// Length `index` of the `count` varint lengths that open `tensor_content` node `node` of a
+    /// string tensor (TensorFlow's string list: every length, then every string's bytes).
+    StringLength { node: u32, index: u32, count: u32 },
+    /// The bytes of string `index` of that list, whose length is at payload position
+    /// `length_at`.
+    StringData {
+        node: u32,
+        index: u32,
+        length_at: u32,
+    },
 }
 
 /// One annotated token: a byte range of the file and what it is.
@@ -89,7 +100,9 @@ impl Token {
             | Site::Element(n)
             | Site::EndTag(n)
             | Site::Invalid(n)
-            | Site::PackedInvalid(n) => Some(n as usize),
+            | Site::PackedInvalid(n)
+            | Site::StringLength { node: n, .. }
+            | Site::StringData { node: n, .. } => Some(n as usize),
         }
     }
 }
@@ -101,6 +114,8 @@ pub struct PayloadTokens<'a> {
     payload: &'a [u8],
     table: &'a Table,
     base: u64,
+    /// `tensorflow.TensorProto.tensor_content`, whose bytes may be a list of strings.
+    tensor_content: Option<FieldId>,
 }
 
 impl<'a> PayloadTokens<'a> {
@@ -110,12 +125,87 @@ impl<'a> PayloadTokens<'a> {
         table: &'a Table,
         base: u64,
     ) -> PayloadTokens<'a> {
+        let tensor_content = crate::payload::tensor_content_field(table);
         PayloadTokens {
             decoded,
             payload,
             table,
             base,
+            tensor_content,
         }
+    }
+
+    /// The strings node `n` holds, when it is the `tensor_content` a string tensor reads its
+    /// values from (`Err` when it does not hold them as TensorFlow encodes them).
+    pub fn string_list(&self, n: usize) -> Option<Result<StringList<'a>, TensorProblem>> {
+        let tree = self.decoded.structure()?;
+        let parsed = Parsed::new(tree, self.payload, self.table);
+        crate::payload::string_list_at(parsed, n, self.tensor_content?)
+    }
+
+    /// The token of a string list (a length, or a string's bytes) holding payload position
+    /// `pos` of node `n`, whose data is `data`.
+    fn string_token(
+        &self,
+        list: &StringList<'_>,
+        n: u32,
+        data: Span,
+        depth: usize,
+        pos: usize,
+    ) -> Option<Token> {
+        let (index, entry) = list.entry_at(pos.checked_sub(data.start)?)?;
+        let index = u32::try_from(index).ok()?;
+        let at = |r: std::ops::Range<usize>| Span::new(data.start + r.start, data.start + r.end);
+        if pos - data.start < list.lengths_end() {
+            let count = u32::try_from(list.len()).ok()?;
+            let site = Site::StringLength {
+                node: n,
+                index,
+                count,
+            };
+            return self.token(at(entry.length), depth, Role::Length, site);
+        }
+        let length_at = u32::try_from(data.start + entry.length.start).ok()?;
+        let site = Site::StringData {
+            node: n,
+            index,
+            length_at,
+        };
+        self.token(at(entry.data), depth, Role::Data, site)
+    }
+
+    /// The first non-empty string from string `index` on, whose length is at payload position
+    /// `length_at` and whose bytes start at `data_at`; `None` when the rest are empty.
+    fn next_string(
+        &self,
+        n: u32,
+        depth: usize,
+        mut index: u32,
+        mut length_at: usize,
+        data_at: usize,
+    ) -> Option<Token> {
+        let data = self.decoded.structure()?.node(n as usize)?.data_span();
+        // The list was checked when its first token was found: every string left before the
+        // content's end has its length before `data_at`.
+        while data_at < data.end && length_at < data_at {
+            let (length, next) = wire::read_varint(self.payload, length_at, data_at).ok()?;
+            if length > 0 {
+                let end = data_at.checked_add(usize::try_from(length).ok()?)?;
+                let site = Site::StringData {
+                    node: n,
+                    index,
+                    length_at: u32::try_from(length_at).ok()?,
+                };
+                return self.token(
+                    Span::new(data_at, end.min(data.end)),
+                    depth,
+                    Role::Data,
+                    site,
+                );
+            }
+            (index, length_at) = (index.checked_add(1)?, next);
+        }
+        None
     }
 
     /// The decoding the tokens come from.
@@ -184,7 +274,14 @@ impl<'a> PayloadTokens<'a> {
             NodeKind::Varint | NodeKind::Fixed32 | NodeKind::Fixed64 => {
                 self.token(data, depth, Role::Value, Site::Value(id))
             }
-            NodeKind::Bytes => self.token(data, depth, Role::Data, Site::Data(id)),
+            NodeKind::Bytes => {
+                if let Some(Ok(list)) = self.string_list(n) {
+                    if let Some(token) = self.string_token(&list, id, data, inner, pos) {
+                        return Some(token);
+                    }
+                }
+                self.token(data, depth, Role::Data, Site::Data(id))
+            }
             NodeKind::Packed => {
                 if tree.error_of(n).is_some_and(|e| pos >= e.at) {
                     return invalid(Site::PackedInvalid(id));
@@ -237,7 +334,42 @@ impl<'a> PayloadTokens<'a> {
                 return self.token(span, token.depth, Role::Value, token.site);
             }
         }
-        self.token_at(token.end)
+        // The next length or string of a string list follows from this one, without a search
+        // from the list's start.
+        let at = usize::try_from(token.end.checked_sub(self.base)?).ok()?;
+        let start = usize::try_from(token.start.checked_sub(self.base)?).ok()?;
+        match token.site {
+            Site::StringLength { node, index, count } if index + 1 < count => {
+                let (_, end) = wire::read_varint(self.payload, at, self.payload.len()).ok()?;
+                let site = Site::StringLength {
+                    node,
+                    index: index + 1,
+                    count,
+                };
+                self.token(Span::new(at, end), token.depth, Role::Length, site)
+            }
+            Site::StringLength { node, .. } => {
+                let first = self
+                    .decoded
+                    .structure()?
+                    .node(node as usize)?
+                    .data_span()
+                    .start;
+                self.next_string(node, token.depth, 0, first, at)
+                    .or_else(|| self.token_at(token.end))
+            }
+            Site::StringData {
+                node,
+                index,
+                length_at,
+            } => {
+                let length_at = length_at as usize;
+                let (_, next) = wire::read_varint(self.payload, length_at, start).ok()?;
+                self.next_string(node, token.depth, index.checked_add(1)?, next, at)
+                    .or_else(|| self.token_at(token.end))
+            }
+            _ => self.token_at(token.end),
+        }
     }
 
     /// Every token of the payload, in file order.
@@ -293,7 +425,11 @@ impl<'a> PayloadTokens<'a> {
             }
             Site::Data(_) => {
                 let is_string = field.is_some_and(|f| f.kind == Kind::String);
-                crate::image::describe_bytes(bytes(token), is_string)
+                let what = crate::image::describe_bytes(bytes(token), is_string);
+                match self.string_list(n) {
+                    Some(Err(problem)) => format!("{what}; not a string list: {problem}"),
+                    _ => what,
+                }
             }
             Site::Element(_) => {
                 let kind = field.map(|f| f.kind);
@@ -320,6 +456,15 @@ impl<'a> PayloadTokens<'a> {
                 Some(error) => format!("invalid: {error}"),
                 None => String::new(),
             },
+            Site::StringLength { index, count, .. } => {
+                let length =
+                    wire::read_varint(bytes(token), 0, token_len(token)).map_or(0, |(v, _)| v);
+                format!(
+                    "varint {}: length of string {index} of {count}",
+                    radix.num(length)
+                )
+            }
+            Site::StringData { index, .. } => string_meaning(index, bytes(token), radix),
             Site::Frame(_) | Site::Payload => String::new(),
         }
     }
@@ -347,6 +492,34 @@ impl<'a> PayloadTokens<'a> {
             NodeKind::Guessed => LengthOf::Message("message (detected without a schema)".into()),
             _ => LengthOf::Bytes,
         }
+    }
+}
+
+/// How many bytes `token` covers.
+fn token_len(token: &Token) -> usize {
+    usize::try_from(token.end - token.start).unwrap_or(usize::MAX)
+}
+
+/// `string 0, 5 bytes: "north"`, `string 1, 812 bytes: PNG 30x20`, `string 2, 5 bytes`.
+fn string_meaning(index: u32, bytes: &[u8], radix: Radix) -> String {
+    let size = radix.bytes(bytes.len() as u64);
+    if let Some(image) = crate::image::ImageHeader::read(bytes) {
+        return format!("string {index}, {size}: {image}");
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text)
+            if !text
+                .chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t') =>
+        {
+            let shown: String = text.chars().take(48).collect();
+            let more = if shown.len() < text.len() { "…" } else { "" };
+            format!(
+                "string {index}, {size}: {}{more}",
+                crate::example::quoted(&shown)
+            )
+        }
+        _ => format!("string {index}, {size}"),
     }
 }
 
@@ -669,7 +842,11 @@ impl<'a> Annotated<'a> {
 
     /// The token after `token`.
     pub fn next_token(&self, token: &Token) -> Option<Token> {
-        if let (Some(payload), Site::Element(_)) = (&self.payload, token.site) {
+        let follows = matches!(
+            token.site,
+            Site::Element(_) | Site::StringLength { .. } | Site::StringData { .. }
+        );
+        if let (Some(payload), true) = (&self.payload, follows) {
             if let Some(next) = payload.next_token(token) {
                 return Some(next);
             }

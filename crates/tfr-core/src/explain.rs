@@ -105,6 +105,34 @@ impl<'a> Explainer<'a> {
                 self.value(kind, at.table(), bytes, fixed)
             }
             Site::Data(_) => vec![self.data_range(token, &at)],
+            Site::StringLength { index, count, .. } => {
+                let (_, line) = number::varint(bytes);
+                vec![
+                    line,
+                    format!(
+                        "the length of string {index}: TensorFlow writes all {count} lengths, \
+                         then the strings' bytes one after another"
+                    ),
+                ]
+            }
+            Site::StringData {
+                index, length_at, ..
+            } => {
+                let r = self.radix;
+                let base = at.payload.base();
+                let (start, end) = (
+                    token.start.saturating_sub(base),
+                    token.end.saturating_sub(base),
+                );
+                vec![format!(
+                    "{} at payload {} (file {}), as many as the length of string {index} \
+                     (at payload {}) says",
+                    r.bytes(end - start),
+                    r.range(start, end),
+                    r.range(token.start, token.end),
+                    r.num(u64::from(length_at)),
+                )]
+            }
             Site::Invalid(_) | Site::PackedInvalid(_) | Site::Frame(_) | Site::Payload => {
                 Vec::new()
             }
@@ -253,7 +281,7 @@ impl<'a> Explainer<'a> {
         let b = *bytes.get(i)?;
         let of = format!("byte {} of {}", i + 1, bytes.len());
         let varint = match token.site {
-            Site::Tag(_) | Site::EndTag(_) | Site::Length(_) => true,
+            Site::Tag(_) | Site::EndTag(_) | Site::Length(_) | Site::StringLength { .. } => true,
             Site::Value(_) => self
                 .at(token)
                 .is_some_and(|at| at.node.kind() == NodeKind::Varint),

@@ -106,7 +106,28 @@ impl Tree {
                 let is_string = info.is_some_and(|f| f.kind == Kind::String);
                 row.detail = bytes_detail(ctx.parsed.slice(data), is_string);
                 row.value = Some(ctx.file(data));
-                self.push(row);
+                let strings = crate::payload::tensor_content_field(table).and_then(|field| {
+                    crate::payload::string_list_at(ctx.parsed, n as usize, field)
+                });
+                let damaged = match strings {
+                    Some(Ok(list)) => {
+                        row.detail = format!(
+                            "{}: their lengths, then their bytes",
+                            plural(list.len(), "string")
+                        );
+                        row.children = Children::Later(Source::Strings { node: n, from: 0 });
+                        false
+                    }
+                    Some(Err(problem)) => {
+                        row.detail = format!("{}; not a string list: {problem}", row.detail);
+                        true
+                    }
+                    None => false,
+                };
+                let r = self.push(row);
+                if damaged {
+                    self.mark(r);
+                }
             }
             NodeKind::Packed => {
                 let kind = info.map_or(Kind::Uint64, |f| f.kind);
@@ -179,6 +200,62 @@ impl Tree {
                 self.set_detail(r, error.to_string());
                 self.mark(r);
             }
+        }
+    }
+}
+
+impl Tree {
+    /// A page of the strings of the string list in `tensor_content` node `n`: on the first page
+    /// a row for the lengths, then a row per string covering its bytes and its length.
+    pub(super) fn strings(&mut self, ctx: &Ctx<'_>, parent: usize, n: u32, from: u64) {
+        let Some(node) = ctx.parsed.tree.node(n as usize) else {
+            return;
+        };
+        let list = crate::payload::tensor_content_field(ctx.parsed.table)
+            .and_then(|field| crate::payload::string_list_at(ctx.parsed, n as usize, field));
+        let Some(Ok(list)) = list else {
+            return;
+        };
+        let data = node.data_span();
+        let at = |r: std::ops::Range<usize>| Span::new(data.start + r.start, data.start + r.end);
+        let depth = self.depth(parent) + 1;
+        if from == 0 {
+            let lengths = at(0..list.lengths_end());
+            let r = self.push(Node::new(depth, Some(parent), "lengths", ctx.file(lengths)));
+            self.set_detail(
+                r,
+                format!(
+                    "{}, one per string, before their bytes",
+                    plural(list.len(), "varint")
+                ),
+            );
+        }
+        let end = from.saturating_add(LIST_LIMIT as u64).min(list.len());
+        for i in from..end {
+            let Some(entry) = list.entry(i) else {
+                break;
+            };
+            let (length, bytes) = (at(entry.length), at(entry.data));
+            // The string's bytes, and its length among the lengths.
+            let first = if bytes.is_empty() { length } else { bytes };
+            let mut row = Node::new(depth, Some(parent), format!("[{i}]"), ctx.file(first));
+            if !bytes.is_empty() {
+                row.more_ranges.push(ctx.file(length));
+            }
+            row.detail = bytes_detail(ctx.parsed.slice(bytes), true);
+            row.value = Some(ctx.file(bytes));
+            self.push(row);
+        }
+        if end < list.len() {
+            let next = list
+                .entry(end)
+                .map_or(data.end, |e| data.start + e.data.start);
+            self.more_row(
+                parent,
+                format!("… {} more", list.len() - end),
+                ctx.file(Span::new(next, data.end)),
+                Source::Strings { node: n, from: end },
+            );
         }
     }
 }

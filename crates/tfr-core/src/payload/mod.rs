@@ -21,7 +21,7 @@ pub use crate::escape::looks_like_text;
 pub use detect::{PassedOver, Probe};
 pub use event::{EVENT, EVENT_MESSAGE, GRAPH_MESSAGE};
 pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE};
-pub use tensor::{TENSOR, TENSOR_MESSAGE};
+pub use tensor::{TENSOR, TENSOR_MESSAGE, string_list_at, strings_text, tensor_content_field};
 pub use types::{
     BUILTIN, EXPECTED, FeatureNames, ImageCandidates, NAMES_KEPT, Names, PayloadType, PayloadView,
     Summary, TreeView,

@@ -5,10 +5,13 @@
 use std::io::{self, Write};
 
 use super::{ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, fallback};
-use crate::decode::MessageView;
+use crate::decode::{MessageView, Parsed};
+use crate::schema::table::{FieldId, Table};
 use crate::schema::{ProtoFile, builtin};
-use crate::tensor::{self, DEFAULT_EDGE_ITEMS, DType, Stats, TensorInfo};
-use crate::wire::ROOT;
+use crate::tensor::{
+    self, DEFAULT_EDGE_ITEMS, DType, Stats, StringList, TensorInfo, TensorProblem,
+};
+use crate::wire::{NodeKind, ROOT};
 
 /// The message a tensor payload is.
 pub const TENSOR_MESSAGE: &str = "tensorflow.TensorProto";
@@ -98,6 +101,43 @@ impl PayloadType for Tensor {
     }
 }
 
+/// `tensorflow.TensorProto.tensor_content` in `table`, if the table has TensorProto.
+pub fn tensor_content_field(table: &Table) -> Option<FieldId> {
+    table
+        .message_by_name(TENSOR_MESSAGE)
+        .and_then(|m| table.field_by_number(m, 4))
+}
+
+/// The strings wire node `n` holds, when it is the `tensor_content` field (`tensor_content`, from
+/// [`tensor_content_field`]) a string tensor reads its values from: TensorFlow's list of every
+/// string's length, then their bytes. `Err` when the bytes are not such a list.
+pub fn string_list_at<'a>(
+    parsed: Parsed<'a>,
+    n: usize,
+    tensor_content: FieldId,
+) -> Option<Result<StringList<'a>, TensorProblem>> {
+    let node = parsed.tree.node(n)?;
+    if node.field()? != tensor_content || node.kind() != NodeKind::Bytes {
+        return None;
+    }
+    let parent = node.parent()?;
+    let message = parsed.tree.message_type(parent, parsed.table)?;
+    let view = MessageView::new(parsed, message, &[u32::try_from(parent).ok()?]);
+    // Only the occurrence a parser keeps holds the values.
+    if view.field("tensor_content")?.singular_span() != node.data_span() {
+        return None;
+    }
+    let info = tensor::read(&view);
+    if info.dtype != Some(DType::String) {
+        return None;
+    }
+    match info.tensor {
+        Ok(tensor) => tensor.strings().cloned().map(Ok),
+        Err(problem @ TensorProblem::Strings(..)) => Some(Err(problem)),
+        Err(_) => None,
+    }
+}
+
 /// The image a TensorProto message holds, when it is a uint8 tensor shaped HxW, HxWx1, HxWx3 or
 /// HxWx4 stored in `tensor_content`.
 pub fn image_of(message: &MessageView<'_>) -> Option<ImageCandidates> {
@@ -147,7 +187,24 @@ fn write_tensor(out: &mut dyn Write, heading: &str, info: &TensorInfo<'_>) -> io
     if let Some(stats) = tensor.stats() {
         writeln!(out, "  {}", stats_text(&stats))?;
     }
+    if let Some(list) = tensor.strings() {
+        writeln!(out, "  {}", strings_text(list))?;
+    }
     Ok(())
+}
+
+/// How a string tensor's `tensor_content` holds its strings: `tensor_content: 3 lengths (bytes
+/// 0..3), then the strings (bytes 3..13)`.
+pub fn strings_text(list: &tensor::StringList<'_>) -> String {
+    let end = list
+        .entry(list.len().saturating_sub(1))
+        .map_or(list.lengths_end(), |e| e.data.end.max(list.lengths_end()));
+    format!(
+        "tensor_content: {} (bytes 0..{}), then the strings (bytes {}..{end})",
+        crate::words::plural(list.len(), "varint length"),
+        list.lengths_end(),
+        list.lengths_end()
+    )
 }
 
 /// `min 1.0, max 6.0, mean 3.5`: floats as Python's `repr` writes them, an integer tensor's range
@@ -229,6 +286,64 @@ mod tests {
             view.summary().line,
             "int64[9] min -3, max 9007199254740993, mean 1000799917193440.9"
         );
+    }
+
+    /// A string tensor of `dims` whose `tensor_content` is `content`, as `Dataset.save` writes one.
+    pub(crate) fn string_tensor(dims: &[u64], content: &[u8]) -> Vec<u8> {
+        use crate::crafted::length_delimited;
+        use crate::explain::number::varint_bytes;
+        let shape: Vec<u8> = dims
+            .iter()
+            .flat_map(|d| length_delimited(2, &[&[0x08][..], &varint_bytes(*d)].concat()))
+            .collect();
+        [
+            vec![0x08, 0x07],
+            length_delimited(2, &shape),
+            length_delimited(4, content),
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn a_string_tensor_in_tensor_content_shows_its_strings() {
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let payload = string_tensor(&[3], b"\x05\x00\x05north\xff\x00raw");
+        let decoded = decoder.decode(&payload);
+        assert_eq!(decoded.kind, PayloadKind::Builtin(&TENSOR));
+        let view = decoded.view(&payload, decoder.table());
+        assert_eq!(
+            view.summary().line,
+            r#"string[3] ["north", "", "\377\000raw"]"#
+        );
+        let mut out = Vec::new();
+        view.write_tree("record 0", &mut out).unwrap();
+        let tree = String::from_utf8(out).unwrap();
+        assert_eq!(
+            tree,
+            "record 0  TensorProto string[3]\n  [\"north\", \"\", \"\\377\\000raw\"]\n  \
+             tensor_content: 3 varint lengths (bytes 0..3), then the strings (bytes 3..13)\n  \
+             # not Example: all fields unknown to Example\n"
+        );
+    }
+
+    #[test]
+    fn a_damaged_string_list_is_named_with_its_offset() {
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        // Three strings in the shape; the second length's varint is cut by the content's end.
+        let payload = string_tensor(&[3], b"\x01\x80");
+        let decoded = decoder.decode(&payload);
+        let view = decoded.view(&payload, decoder.table());
+        assert_eq!(
+            view.summary().line,
+            "string[3]: the length of string 1, at byte 1 of tensor_content, runs past its end \
+             (payload byte 11)"
+        );
+        assert_eq!(payload[11], 0x80);
+        // A shape that claims more strings than the content has bytes.
+        let payload = string_tensor(&[1 << 40, 1 << 20], b"\x00\x00");
+        let view_of = decoder.decode(&payload);
+        let line = view_of.view(&payload, decoder.table()).summary().line;
+        assert!(line.contains("the length of string 2, at byte 2"), "{line}");
     }
 
     #[test]

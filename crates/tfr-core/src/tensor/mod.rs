@@ -9,11 +9,13 @@
 
 pub mod dtype;
 mod format;
+pub mod strings;
 
 use crate::decode::{MessageView, Scalar, Value};
 pub use dtype::DType;
 use dtype::{Layout, ValField};
 pub use format::{DEFAULT_EDGE_ITEMS, Printed};
+pub use strings::{StringEntry, StringList, StringListError};
 
 /// One element, as wide as its dtype needs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,6 +51,8 @@ enum Storage<'a> {
     Content(&'a [u8]),
     /// The typed `*_val` field, read out (each value took at least one byte of the payload).
     Values(Vec<Element<'a>>),
+    /// `tensor_content` of a string tensor: the strings' lengths, then their bytes.
+    Strings(StringList<'a>),
 }
 
 /// Why a TensorProto's values cannot be read as its dtype and shape say.
@@ -74,6 +78,9 @@ pub enum TensorProblem {
     NotValues(DType),
     /// More dimensions than TensorFlow allows.
     RankTooHigh(usize),
+    /// `tensor_content` of a string tensor that is not its strings' lengths, then their bytes;
+    /// with where `tensor_content` starts in the payload, when known.
+    Strings(StringListError, Option<usize>),
 }
 
 /// TensorFlow's `TensorShape::MaxDimensions`.
@@ -100,6 +107,14 @@ impl std::fmt::Display for TensorProblem {
             }
             TensorProblem::RankTooHigh(rank) => {
                 write!(f, "rank {rank} exceeds TensorFlow's {MAX_RANK}")
+            }
+            TensorProblem::Strings(error, None) => write!(f, "{error}"),
+            TensorProblem::Strings(error, Some(start)) => {
+                write!(
+                    f,
+                    "{error} (payload byte {})",
+                    start.saturating_add(error.at())
+                )
             }
         }
     }
@@ -194,7 +209,8 @@ impl<'a> Tensor<'a> {
         dtype: DType,
         dims: &[i64],
     ) -> Result<Tensor<'a>, TensorProblem> {
-        let content = match message.field("tensor_content").and_then(|f| f.singular()) {
+        let field = message.field("tensor_content");
+        let content = match field.as_ref().and_then(|f| f.singular()) {
             Some(Value::Bytes(bytes, _)) if !bytes.is_empty() => Some(bytes),
             _ => None,
         };
@@ -202,7 +218,11 @@ impl<'a> Tensor<'a> {
             Some(bytes) => Storage::Content(bytes),
             None => Storage::Values(typed_values(message, dtype)?),
         };
-        Tensor::new(dtype, dims, storage)
+        let start = field.map(|f| f.singular_span().start);
+        Tensor::new(dtype, dims, storage).map_err(|problem| match problem {
+            TensorProblem::Strings(error, None) => TensorProblem::Strings(error, start),
+            other => other,
+        })
     }
 
     /// A tensor over `tensor_content` bytes (used by tests and by callers that hold the buffer).
@@ -228,7 +248,14 @@ impl<'a> Tensor<'a> {
                 .ok_or(TensorProblem::TooManyElements)?;
             shape.push(size);
         }
+        let storage = match storage {
+            Storage::Content(bytes) if dtype == DType::String => Storage::Strings(
+                StringList::parse(bytes, count).map_err(|e| TensorProblem::Strings(e, None))?,
+            ),
+            other => other,
+        };
         match &storage {
+            Storage::Strings(_) => {}
             Storage::Content(bytes) => {
                 let width = dtype.width().ok_or(TensorProblem::NotValues(dtype))?;
                 let need = u128::from(count) * width as u128;
@@ -259,6 +286,14 @@ impl<'a> Tensor<'a> {
         self.dtype
     }
 
+    /// The strings of a string tensor stored in `tensor_content`, with where each one is.
+    pub fn strings(&self) -> Option<&StringList<'a>> {
+        match &self.storage {
+            Storage::Strings(list) => Some(list),
+            _ => None,
+        }
+    }
+
     pub fn shape(&self) -> &[u64] {
         &self.shape
     }
@@ -285,6 +320,7 @@ impl<'a> Tensor<'a> {
                 let raw = bytes.get(start..start.checked_add(width)?)?;
                 Some(element_from_le(self.dtype.layout(), raw))
             }
+            Storage::Strings(list) => list.get(i).map(Element::Bytes),
             Storage::Values(values) => {
                 let at = usize::try_from(i).unwrap_or(usize::MAX);
                 values
@@ -299,7 +335,7 @@ impl<'a> Tensor<'a> {
     /// How many elements are stored as distinct values (the rest repeat the last one).
     fn stored(&self) -> u64 {
         match &self.storage {
-            Storage::Content(_) => self.count,
+            Storage::Content(_) | Storage::Strings(_) => self.count,
             Storage::Values(values) => (values.len() as u64).min(self.count),
         }
     }
