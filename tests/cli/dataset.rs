@@ -241,7 +241,9 @@ fn show_words_records_as_features_json_describes_them() {
                 .ends_with("[[true, true, false], [false, true, true], [false, false, false]]"),
         "{text}"
     );
-    assert!(line("image ").contains("Image 32x48x3 png") && line("image ").ends_with("PNG 48x32"));
+    assert!(
+        line("image ").contains("Image 32x48x3 png") && line("image ").ends_with("PNG 48x32 RGB")
+    );
     assert!(line("caption ").ends_with("\"parcel 8\""));
     assert!(line("objects ").ends_with("Sequence of 2 elements"));
     assert_eq!(

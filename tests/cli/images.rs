@@ -487,7 +487,7 @@ fn tensorflow_datasets_boxes_come_from_features_json() {
     // Two boxes [ymin, xmin, ymax, xmax] = [0.25, 0.166, 0.75, 0.833], classed by
     // `objects/fragile` with its names from objects-fragile.labels.txt.
     assert!(
-        stdout(&output).contains("PNG 48x32 with 2 boxes (fragile: no)"),
+        stdout(&output).contains("PNG 48x32 RGB with 2 boxes (fragile: no)"),
         "{}",
         stdout(&output)
     );
@@ -526,7 +526,7 @@ fn the_video_fixture_is_what_its_helper_writes() {
     assert_eq!(pngs.len(), 12);
     let text = stdout(&output);
     assert!(
-        text.contains("video_frames.r0.image-encoded.s11.png  record 0 image/encoded: PNG 32x24 with 1 box (ball)"),
+        text.contains("video_frames.r0.image-encoded.s11.png  record 0 image/encoded: PNG 32x24 RGB with 1 box (ball)"),
         "{text}"
     );
 }

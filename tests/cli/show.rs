@@ -15,7 +15,7 @@ fn tree_summarises_images_and_raw_pixels() {
     ]);
     let text = stdout(&output);
     assert!(
-        text.contains("image/encoded") && text.contains("[PNG 320x213]"),
+        text.contains("image/encoded") && text.contains("[PNG 320x213 RGB]"),
         "{text}"
     );
     let output = run([
@@ -193,4 +193,59 @@ fn an_empty_feature_key_is_shown_as_empty_quotes_and_no_features_leave_no_colon(
             .ends_with("SequenceExample     0 features, 1 feature list"),
         "{list}"
     );
+}
+
+#[test]
+fn images_say_their_colour_type_and_bit_depth_from_the_header() {
+    use image::{ExtendedColorType, ImageEncoder};
+    use tfr_inspect::crafted::{FeatureValue, example};
+    let png = |w: u32, h: u32, colour: ExtendedColorType| {
+        let pixels = vec![0u8; (w * h) as usize * usize::from(colour.bits_per_pixel() / 8)];
+        let mut out = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut out)
+            .write_image(&pixels, w, h, colour)
+            .unwrap();
+        out
+    };
+    let record = example(&[
+        (
+            "a",
+            FeatureValue::Bytes(vec![png(30, 20, ExtendedColorType::Rgba8)]),
+        ),
+        (
+            "b",
+            FeatureValue::Bytes(vec![png(5, 4, ExtendedColorType::L16)]),
+        ),
+    ]);
+    let (_dir, path) = temp_file("pixels.tfrecord", &tfrecord(&[&record]));
+    let text = stdout(&run(["show".as_ref(), path.as_os_str()]));
+    assert!(
+        text.contains("  a  bytes[1]     [PNG 30x20 RGBA]\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  b  bytes[1]     [PNG 5x4 16-bit gray]\n"),
+        "{text}"
+    );
+    // The fixtures' images agree with the channels TensorFlow decoded them to.
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(testdata("images.meta.json")).unwrap())
+            .unwrap();
+    let records = meta.as_array().unwrap();
+    for (i, record) in records.iter().enumerate() {
+        let shown = stdout(&run([
+            "show".as_ref(),
+            testdata("images.tfrecord").as_os_str(),
+            "-n".as_ref(),
+            i.to_string().as_ref(),
+        ]));
+        let colour = match record["channels"].as_u64().unwrap() {
+            1 => "gray]",
+            3 => "RGB]",
+            4 => "RGBA]",
+            other => panic!("{other} channels"),
+        };
+        let line = shown.lines().find(|l| l.contains("image/encoded")).unwrap();
+        assert!(line.ends_with(colour), "record {i}: {line}");
+    }
 }

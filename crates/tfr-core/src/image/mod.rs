@@ -15,6 +15,7 @@ pub mod draw;
 pub mod font;
 pub mod found;
 pub mod overlay;
+pub mod pixels;
 
 use std::io::Cursor;
 
@@ -74,23 +75,35 @@ pub struct ImageHeader {
     pub format: &'static str,
     /// Width and height, when the header can be read.
     pub size: Option<(u32, u32)>,
+    /// Colour type and bits per channel, when the header says them.
+    pub pixels: Option<pixels::PixelFormat>,
 }
 
 impl ImageHeader {
     /// The header of the encoded image `bytes` hold, if they hold one.
     pub fn read(bytes: &[u8]) -> Option<ImageHeader> {
         let (format, size) = encoded_image_info(bytes)?;
-        Some(ImageHeader { format, size })
+        let pixels = sniff_format(bytes).and_then(|f| pixels::pixel_format(bytes, f));
+        Some(ImageHeader {
+            format,
+            size,
+            pixels,
+        })
     }
 }
 
-/// The one wording of an image: `JPEG 320x213`, or the format alone when the size is unknown.
+/// The one wording of an image: `JPEG 320x213 RGB`, `PNG 30x20 16-bit gray`, or as much of it as
+/// the header says.
 impl std::fmt::Display for ImageHeader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.size {
-            Some((w, h)) => write!(f, "{} {w}x{h}", self.format),
-            None => f.write_str(self.format),
+        f.write_str(self.format)?;
+        if let Some((w, h)) = self.size {
+            write!(f, " {w}x{h}")?;
         }
+        if let Some(pixels) = self.pixels {
+            write!(f, " {pixels}")?;
+        }
+        Ok(())
     }
 }
 
@@ -339,9 +352,9 @@ mod tests {
     #[test]
     fn an_image_is_worded_one_way_everywhere() {
         let png = ImageHeader::read(PNG_3X2).unwrap();
-        assert_eq!(png.to_string(), "PNG 3x2");
-        assert_eq!(describe_bytes(PNG_3X2, false), "PNG 3x2, 68 bytes");
-        assert_eq!(crate::example::bytes_summary(PNG_3X2, None), "PNG 3x2");
+        assert_eq!(png.to_string(), "PNG 3x2 RGB");
+        assert_eq!(describe_bytes(PNG_3X2, false), "PNG 3x2 RGB, 68 bytes");
+        assert_eq!(crate::example::bytes_summary(PNG_3X2, None), "PNG 3x2 RGB");
         // A header cut short: the format alone.
         let cut = PNG_3X2.get(..12).unwrap();
         assert_eq!(ImageHeader::read(cut).unwrap().to_string(), "PNG");
