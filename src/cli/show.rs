@@ -103,6 +103,9 @@ pub fn run(
         (None, None) => (0, None, false),
     };
     let mut status = Status::Clean;
+    // Records that are not the type a file of unknown protobuf was compared with: the first is
+    // named, the rest counted.
+    let mut mismatches = 0u64;
     // A tensorflow-datasets shard: its features.json words the tree.
     let specs = args
         .file
@@ -137,6 +140,12 @@ pub fn run(
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
             }
+            if let Some(note) = &record.mismatch {
+                mismatches += 1;
+                if mismatches == 1 {
+                    eprintln!("{}: {note}", input.name());
+                }
+            }
             status = status.max(record.status);
             // The header line holds nothing a terminal would act on.
             if terminal && args.format == Format::Text {
@@ -147,6 +156,15 @@ pub fn run(
             Handed::AsIs
         },
     )?;
+    if mismatches > 1 {
+        eprintln!(
+            "{}: {} in all are not a valid {} (the first is named above; `show -n N` names any \
+             other's reason)",
+            input.name(),
+            crate::words::plural(mismatches, "record"),
+            input.decoder().expected_name()
+        );
+    }
     match outcome {
         Outcome::Changed(e) => return Ok(report_unusable(&e)),
         // None of the records asked for exists: as `-n` past the end, an unusable request.
@@ -187,6 +205,9 @@ pub fn missing_records((start, end): (usize, Option<usize>), count: usize) -> Op
 struct Rendered {
     notes: Vec<String>,
     status: Status,
+    /// Why a record of unknown protobuf is not the type it was compared with (no type was
+    /// asked for): said once per file, not per record.
+    mismatch: Option<String>,
 }
 
 fn render(
@@ -209,6 +230,7 @@ fn render(
         return Rendered {
             notes,
             status: Status::Damage,
+            mismatch: None,
         };
     };
     let mut status = Status::Clean;
@@ -220,8 +242,9 @@ fn render(
         ));
     }
     let decoded = decoder.decode(payload);
+    let mut mismatch = None;
     if let Some(invalid) = &decoded.invalid {
-        notes.push(format!(
+        let note = format!(
             "record {}: not a valid {}: {} (payload byte {}, file byte {})",
             frame.index,
             decoder.expected_name(),
@@ -231,7 +254,11 @@ fn render(
                 .offset
                 .saturating_add(crate::frame::HEADER_LEN)
                 .offset_by(invalid.at())
-        ));
+        );
+        match decoder.reading {
+            Reading::Auto => mismatch = Some(note),
+            _ => notes.push(note),
+        }
     }
     if format == Format::Text && !single {
         let _ = writeln!(output, "# record {}", frame.index);
@@ -271,7 +298,11 @@ fn render(
             output.push_str(&String::from_utf8_lossy(&out));
         }
     }
-    Rendered { notes, status }
+    Rendered {
+        notes,
+        status,
+        mismatch,
+    }
 }
 
 /// The text-format rendering of one payload.

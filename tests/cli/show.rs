@@ -249,3 +249,43 @@ fn images_say_their_colour_type_and_bit_depth_from_the_header() {
         assert!(line.ends_with(colour), "record {i}: {line}");
     }
 }
+
+#[test]
+fn records_of_unknown_protobuf_are_compared_with_example_once_per_file() {
+    // Each starts like an Example (field 1, length-delimited) and holds an invalid wire type.
+    let payloads: Vec<Vec<u8>> = (0..5u8).map(|i| vec![0x0a, 0x02, 0x0f, i]).collect();
+    let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+    let (_dir, path) = temp_file("unknown.tfrecord", &tfrecord(&refs));
+    let output = run(["show".as_ref(), path.as_os_str()]);
+    assert_eq!(output.status.code(), Some(0));
+    let err = stderr(&output);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].ends_with(
+            "record 0: not a valid tf.train.Example: invalid wire type 7 (payload byte 2, file byte 14)"
+        ),
+        "{err}"
+    );
+    assert!(
+        lines[1].contains("5 records in all are not a valid tf.train.Example"),
+        "{err}"
+    );
+    assert_eq!(
+        stdout(&output).matches("protobuf of unknown type").count(),
+        5
+    );
+    // One record asked for by number: its own reason.
+    let output = run([
+        "show".as_ref(),
+        path.as_os_str(),
+        "-n".as_ref(),
+        "3".as_ref(),
+    ]);
+    let err = stderr(&output);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("record 3: not a valid tf.train.Example"),
+        "{err}"
+    );
+}
