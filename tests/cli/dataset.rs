@@ -262,3 +262,38 @@ fn show_words_records_as_features_json_describes_them() {
     ]);
     assert!(stdout(&output).contains("int64[9]"), "{}", stdout(&output));
 }
+
+#[test]
+fn a_ragged_tensor_feature_has_an_unknown_dimension_not_minus_one() {
+    use tfr_inspect::crafted::{FeatureValue, example};
+    let dir = tempfile::tempdir().unwrap();
+    let features = r#"{"featuresDict": {"features": {
+        "scores": {"pythonClassName": "tensorflow_datasets.core.features.tensor_feature.Tensor",
+                   "tensor": {"dtype": "float32", "encoding": "none",
+                              "shape": {"dimensions": ["-1"]}}},
+        "photo": {"pythonClassName": "tensorflow_datasets.core.features.image_feature.Image",
+                  "image": {"dtype": "uint8", "encodingFormat": "jpeg",
+                            "shape": {"dimensions": ["-1", "-1", "3"]}}}}},
+        "pythonClassName": "tensorflow_datasets.core.features.features_dict.FeaturesDict"}"#;
+    std::fs::write(dir.path().join("features.json"), features).unwrap();
+    let record = example(&[
+        ("photo", FeatureValue::Bytes(vec![b"not yet".to_vec()])),
+        ("scores", FeatureValue::Floats(vec![1.0, 2.5])),
+    ]);
+    let shard = dir.path().join("ragged-train.tfrecord-00000-of-00001");
+    std::fs::write(&shard, super::tfrecord(&[&record])).unwrap();
+    let text = stdout(&run(["show".as_ref(), shard.as_os_str()]));
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("{name}\n{text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(line("scores"), "scores float32[?] [1.0, 2.5]");
+    assert!(
+        line("photo").starts_with("photo Image ?x?x3 jpeg"),
+        "{text}"
+    );
+}

@@ -149,9 +149,14 @@ impl FeatureSpecs {
     }
 }
 
-/// `bool[3, 3]`, `float32`, `Image 32x48x3 png`, `ClassLabel (4 classes)`.
+/// `bool[3, 3]`, `float32`, `Image 32x48x3 png`, `ClassLabel (4 classes)`; a dimension of
+/// unknown or varying size (`-1`, Python's `None`) as `?`: `float32[?]`, `Image ?x?x3 png`.
 fn spec_name(spec: &Spec) -> String {
-    let shape = |s: &[i64]| s.iter().map(|d| d.to_string()).collect::<Vec<_>>();
+    let shape = |s: &[i64]| {
+        s.iter()
+            .map(|d| crate::tensor::dim_text(*d))
+            .collect::<Vec<_>>()
+    };
     match spec {
         Spec::ClassLabel { classes, names } => match classes.unwrap_or(names.len() as u64) {
             1 => "ClassLabel (1 class)".to_string(),
@@ -434,6 +439,25 @@ pub fn write_example(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ragged_dimensions_read_as_unknown() {
+        let ragged = Spec::Tensor {
+            dtype: "float32".into(),
+            shape: vec![-1],
+        };
+        assert_eq!(spec_name(&ragged), "float32[?]");
+        let matrix = Spec::Tensor {
+            dtype: "int64".into(),
+            shape: vec![-1, 3],
+        };
+        assert_eq!(spec_name(&matrix), "int64[?, 3]");
+        let image = Spec::Image {
+            shape: vec![-1, -1, 3],
+            format: Some("jpeg".into()),
+        };
+        assert_eq!(spec_name(&image), "Image ?x?x3 jpeg");
+    }
 
     #[test]
     fn grids_nest_by_shape() {

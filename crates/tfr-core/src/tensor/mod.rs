@@ -120,6 +120,16 @@ impl std::fmt::Display for TensorProblem {
     }
 }
 
+/// A dimension as TensorFlow prints shapes: its size, or `?` for an unknown one (`-1`, Python's
+/// `None`).
+pub fn dim_text(size: i64) -> String {
+    if size < 0 {
+        "?".into()
+    } else {
+        size.to_string()
+    }
+}
+
 /// A tensor whose values can be read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tensor<'a> {
@@ -142,16 +152,17 @@ pub struct TensorInfo<'a> {
 }
 
 impl TensorInfo<'_> {
-    /// `float32[2,3]`, `string[]` for a scalar, `uint8[?]` for an unknown rank.
+    /// `float32[2,3]`, `string[]` for a scalar, `float32[?,3]` for a dimension of unknown size,
+    /// `uint8[<unknown rank>]` (as TensorFlow's `<unknown>` shape).
     pub fn signature(&self) -> String {
         let dtype = self.dtype.map_or_else(
             || format!("dtype {}", self.dtype_number),
             |d| d.name().to_string(),
         );
         match &self.dims {
-            None => format!("{dtype}[?]"),
+            None => format!("{dtype}[<unknown rank>]"),
             Some(dims) => {
-                let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
+                let dims: Vec<String> = dims.iter().map(|d| dim_text(*d)).collect();
                 format!("{dtype}[{}]", dims.join(","))
             }
         }
@@ -603,6 +614,20 @@ mod tests {
         assert_eq!(t.get(0), Some(Element::C64(1.0, -2.0)));
         let t = Tensor::from_content(DType::Bool, &[3], &[0, 1, 2]).unwrap();
         assert_eq!(t.get(2), Some(Element::Bool(true)));
+    }
+
+    #[test]
+    fn signatures_say_unknown_dimensions_and_ranks() {
+        let info = |dims: Option<Vec<i64>>| TensorInfo {
+            dtype_number: 1,
+            dtype: Some(DType::Float32),
+            dims,
+            tensor: Err(TensorProblem::UnknownRank),
+        };
+        assert_eq!(info(Some(vec![-1, 3])).signature(), "float32[?,3]");
+        assert_eq!(info(Some(vec![-1])).signature(), "float32[?]");
+        assert_eq!(info(Some(vec![])).signature(), "float32[]");
+        assert_eq!(info(None).signature(), "float32[<unknown rank>]");
     }
 
     #[test]
