@@ -1490,3 +1490,43 @@ fn a_string_tensor_s_content_opens_into_its_lengths_and_its_strings() {
     assert_eq!(app.meaning(&token), "string 1, 2 bytes: \"s1\"");
     assert!(app.view.tree.nodes[app.view.node].label == "[1]");
 }
+
+#[test]
+fn quantized_bytes_of_a_feature_list_read_as_uint8_in_the_tree_when_asked() {
+    use tfr_inspect::crafted::{FeatureValue, encode_records, sequence_example};
+    use tfr_inspect::schema::Sources;
+    use tfr_inspect::tensor::DType;
+    let rgb: Vec<FeatureValue> = (0..3u8)
+        .map(|k| FeatureValue::Bytes(vec![(0..1024).map(|i| (i as u8).wrapping_add(k)).collect()]))
+        .collect();
+    let record = sequence_example(&[], &[("rgb", rgb)]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("yt8m.tfrecord");
+    std::fs::write(&path, encode_records(&[&record])).unwrap();
+    let schema = Schema::from_sources(&Sources {
+        bytes_as: vec![("rgb".into(), DType::Uint8)],
+        ..Sources::default()
+    })
+    .unwrap();
+    let options = OpenOptions::new(Decoder::new(schema, Reading::Auto));
+    let mut app = App::open(std::slice::from_ref(&path), &options).unwrap();
+    app.index_now();
+    let rgb = node_named(&app, "rgb");
+    app.expand(rgb, true);
+    let step = app.view.tree.children(rgb)[1];
+    assert_eq!(
+        app.view.tree.nodes[step].detail,
+        "bytes[1] [uint8[1024] [1, 2, 3, … 1021 more]]"
+    );
+    app.expand(step, true);
+    let value = app.view.tree.children(step)[0];
+    let detail = &app.view.tree.nodes[value].detail;
+    assert!(detail.starts_with("uint8[1024] [1, 2, 3, "), "{detail}");
+    assert!(detail.ends_with(", 64, … 960 more]"), "{detail}");
+    // Without the option, the same row is bytes.
+    let mut app = open(path.to_str().unwrap());
+    let rgb = node_named(&app, "rgb");
+    app.expand(rgb, true);
+    let step = app.view.tree.children(rgb)[1];
+    assert_eq!(app.view.tree.nodes[step].detail, "bytes[1] [1024 bytes]");
+}

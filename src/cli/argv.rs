@@ -185,6 +185,7 @@ fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
         (!decode.proto_path.is_empty(), "-I/--proto-path"),
         (!decode.descriptor_sets.is_empty(), "--descriptor-set"),
         (!decode.field_types.is_empty(), "--field-type"),
+        (!decode.bytes_as.is_empty(), "--bytes-as"),
         (decode.message.is_some(), "--message"),
         (decode.raw, "--raw"),
     ];

@@ -180,6 +180,11 @@ pub struct DecodeArgs {
     /// `--field-type my.pkg.Record.blob=my.pkg.Blob` (repeatable).
     #[arg(long = "field-type", value_name = "pkg.Type.field=pkg.Type", value_parser = parse_field_type, global = true)]
     pub field_types: Vec<(String, String)>,
+    /// Show the bytes values of these features (or feature lists) as arrays of numbers in the
+    /// readable views, e.g. YouTube-8M's quantized `--bytes-as rgb,audio=uint8` (repeatable;
+    /// any fixed-width tf.dtypes name, little-endian).
+    #[arg(long = "bytes-as", value_name = "FEATURE[,FEATURE…]=DTYPE", value_parser = parse_bytes_as, global = true)]
+    pub bytes_as: Vec<(Vec<String>, crate::tensor::DType)>,
     /// Decode payloads as this message type, e.g. `my.pkg.Record` (default: detect per record).
     #[arg(long, value_name = "pkg.Type", global = true)]
     pub message: Option<String>,
@@ -200,6 +205,26 @@ pub struct DecodeArgs {
     pub max_decompressed: Option<u64>,
 }
 
+/// `rgb,audio=uint8`: feature names and a dtype whose values have a fixed width.
+fn parse_bytes_as(text: &str) -> Result<(Vec<String>, crate::tensor::DType), String> {
+    let usage =
+        || format!("expected FEATURE[,FEATURE…]=DTYPE (e.g. rgb,audio=uint8), got `{text}`");
+    let (names, dtype) = text.rsplit_once('=').ok_or_else(usage)?;
+    let names: Vec<String> = names.split(',').map(str::to_string).collect();
+    if names.iter().any(String::is_empty) {
+        return Err(usage());
+    }
+    match crate::tensor::DType::from_name(dtype) {
+        Some(d) if d.width().is_some() => Ok((names, d)),
+        Some(_) => Err(format!(
+            "{dtype} values have no fixed width; use uint8, int16, float32…"
+        )),
+        None => Err(format!(
+            "`{dtype}` is no tf.dtypes name (uint8, int8, int16, int32, int64, float16, float32, float64…)"
+        )),
+    }
+}
+
 /// `pkg.Type.field=pkg.Type` split at the `=`.
 fn parse_field_type(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
@@ -218,6 +243,11 @@ impl DecodeArgs {
             descriptor_sets: self.descriptor_sets.clone(),
             message: self.message.clone(),
             field_types: self.field_types.clone(),
+            bytes_as: self
+                .bytes_as
+                .iter()
+                .flat_map(|(names, dtype)| names.iter().map(|n| (n.clone(), *dtype)))
+                .collect(),
         };
         let schema = Schema::from_sources(&sources)?;
         let reading = match (self.raw, schema.user_message()) {

@@ -136,6 +136,7 @@ impl Tree {
                         nodes: Nodes::new(steps.nodes()),
                         from: 0,
                         at: ValuesAt::default(),
+                        bytes_as: ctx.parsed.table.bytes_as(list.key),
                     }));
                 }
                 self.push(row);
@@ -149,12 +150,14 @@ impl Tree {
                 );
                 row.wire = Some(entry.last);
                 let specs = self.record().and_then(|r| r.specs.as_deref());
+                let bytes_as = ctx.parsed.table.bytes_as(feature.key);
                 row.detail = specs
+                    .filter(|_| bytes_as.is_none())
                     .and_then(|s| {
                         crate::dataset::features::describe(s, feature.key, &feature.values)
                     })
-                    .unwrap_or_else(|| self.values_line(&feature.values));
-                row.children = values_source(&feature.values);
+                    .unwrap_or_else(|| self.values_line(&feature.values, bytes_as));
+                row.children = values_source(&feature.values, bytes_as);
                 self.push(row);
             }
         }
@@ -185,9 +188,15 @@ impl Tree {
         }
     }
 
-    /// A feature's one-line summary: `int64[2] [10, 20]`, worded as `show` words it.
-    pub(super) fn values_line(&self, values: &FeatureValues<'_>) -> String {
-        let summary = example::values_summary(values, self.declared_shape, SUMMARY_VALUES);
+    /// A feature's one-line summary: `int64[2] [10, 20]`, worded as `show` words it; bytes as
+    /// arrays of `bytes_as` when given.
+    pub(super) fn values_line(
+        &self,
+        values: &FeatureValues<'_>,
+        bytes_as: Option<crate::tensor::DType>,
+    ) -> String {
+        let summary =
+            example::values_summary_as(values, self.declared_shape, SUMMARY_VALUES, bytes_as);
         match values.kind() {
             FeatureKind::Empty => summary,
             _ => format!("{}[{}] {summary}", values.kind_name(), values.len()),
@@ -197,13 +206,17 @@ impl Tree {
     /// `[i]` rows for a page of a feature's values.
     pub(super) fn value_rows(&mut self, ctx: &Ctx<'_>, parent: usize, page: Page) {
         let declared_shape = self.declared_shape;
+        let bytes_as = page.bytes_as;
         let rows = self.page_of(ctx, parent, &page, |index, value, span, depth| {
-            let text = match &value {
-                Value::Bytes(b, _) | Value::String(b, _) => {
+            let text = match (&value, bytes_as) {
+                (Value::Bytes(b, _) | Value::String(b, _), Some(dtype)) => {
+                    example::bytes_as_numbers(b, dtype, LIST_LIMIT)
+                }
+                (Value::Bytes(b, _) | Value::String(b, _), None) => {
                     example::bytes_summary(b, declared_shape)
                 }
-                Value::Scalar(s) => crate::textformat::scalar_text(s),
-                Value::Message(_) => String::new(),
+                (Value::Scalar(s), _) => crate::textformat::scalar_text(s),
+                (Value::Message(_), _) => String::new(),
             };
             let mut row = Node::new(depth, Some(parent), format!("[{index}]"), ctx.file(span));
             row.detail = text;
@@ -217,14 +230,15 @@ impl Tree {
 
     /// `step i` rows for a page of a feature list's steps.
     pub(super) fn step_rows(&mut self, ctx: &Ctx<'_>, parent: usize, page: Page) {
+        let bytes_as = page.bytes_as;
         let rows = self.page_of(ctx, parent, &page, |index, value, span, depth| {
             let Value::Message(feature) = &value else {
                 return None;
             };
             let values = FeatureValues::of(feature);
             let mut row = Node::new(depth, Some(parent), format!("step {index}"), ctx.file(span));
-            row.detail = self.values_line(&values);
-            row.children = values_source(&values);
+            row.detail = self.values_line(&values, bytes_as);
+            row.children = values_source(&values, bytes_as);
             Some(row)
         });
         self.finish_page(ctx, parent, page, rows, " steps", Source::Steps);
@@ -313,13 +327,14 @@ struct Rest {
 const SUMMARY_VALUES: usize = 3;
 
 /// How a feature's `[i]` rows are made, when it has values.
-fn values_source(values: &FeatureValues<'_>) -> Children {
+fn values_source(values: &FeatureValues<'_>, bytes_as: Option<crate::tensor::DType>) -> Children {
     match values.list() {
         Some(list) if !values.is_empty() => Children::Later(Source::Values(Page {
             field: list.id(),
             nodes: Nodes::new(list.nodes()),
             from: 0,
             at: ValuesAt::default(),
+            bytes_as,
         })),
         _ => Children::None,
     }

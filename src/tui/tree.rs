@@ -649,6 +649,8 @@ pub struct Page {
     pub nodes: Nodes,
     pub from: usize,
     pub at: ValuesAt,
+    /// The dtype the feature's bytes values are shown as (`--bytes-as`).
+    pub bytes_as: Option<crate::tensor::DType>,
 }
 
 /// What rows are made from: the payload's wire tree with its bytes, and where it starts in the

@@ -289,3 +289,62 @@ fn records_of_unknown_protobuf_are_compared_with_example_once_per_file() {
         "{err}"
     );
 }
+
+/// A YouTube-8M-style SequenceExample: context `id` and `labels`, feature lists `rgb` (1024
+/// quantized bytes a frame) and `audio` (128), `frames` frames.
+pub(crate) fn youtube8m_like(frames: usize) -> Vec<u8> {
+    use tfr_inspect::crafted::{FeatureValue, sequence_example};
+    let step = |len: usize, k: usize| {
+        FeatureValue::Bytes(vec![(0..len).map(|i| ((i * 7 + k) % 256) as u8).collect()])
+    };
+    sequence_example(
+        &[
+            ("id", FeatureValue::Bytes(vec![b"XyZ1".to_vec()])),
+            ("labels", FeatureValue::Ints(vec![330, 3517])),
+        ],
+        &[
+            ("audio", (0..frames).map(|k| step(128, k)).collect()),
+            ("rgb", (0..frames).map(|k| step(1024, k)).collect()),
+        ],
+    )
+}
+
+#[test]
+fn quantized_bytes_are_shown_as_uint8_arrays_when_asked() {
+    let (_dir, path) = temp_file("yt8m.tfrecord", &tfrecord(&[&youtube8m_like(2)]));
+    let plain = stdout(&run(["show".as_ref(), path.as_os_str()]));
+    assert!(plain.contains("      [0] [1024 bytes]\n"), "{plain}");
+    let output = run([
+        "show".as_ref(),
+        path.as_os_str(),
+        "--bytes-as".as_ref(),
+        "rgb,audio=uint8".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("      [1] [uint8[1024] [1, 8, 15, 22, 29, 36, 43, 50, … 1016 more]]\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("      [0] [uint8[128] [0, 7, 14, 21, 28, 35, 42, 49, … 120 more]]\n"),
+        "{text}"
+    );
+    // Features not named stay as they were.
+    assert!(text.contains("id      bytes[1]     [\"XyZ1\"]"), "{text}");
+    // A dtype without a fixed width, or no dtype at all, is refused with the reason.
+    for bad in ["rgb=string", "rgb=uint9", "=uint8", "rgb"] {
+        let output = run([
+            "show".as_ref(),
+            path.as_os_str(),
+            "--bytes-as".as_ref(),
+            bad.as_ref(),
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{bad}");
+        assert!(
+            stderr(&output).contains("--bytes-as"),
+            "{bad}: {}",
+            stderr(&output)
+        );
+    }
+}

@@ -440,6 +440,16 @@ pub fn values_summary(
     shape: Option<(u32, u32, u32)>,
     limit: usize,
 ) -> String {
+    values_summary_as(values, shape, limit, None)
+}
+
+/// [`values_summary`], bytes values read as arrays of `bytes_as` when given (`--bytes-as`).
+pub fn values_summary_as(
+    values: &FeatureValues<'_>,
+    shape: Option<(u32, u32, u32)>,
+    limit: usize,
+    bytes_as: Option<crate::tensor::DType>,
+) -> String {
     let count = values.len();
     let more = if count > limit {
         format!(", … {} more", count - limit)
@@ -453,10 +463,52 @@ pub fn values_summary(
         FeatureKind::Bytes => values
             .bytes()
             .take(limit)
-            .map(|(b, _)| bytes_summary(b, shape))
+            .map(|(b, _)| match bytes_as {
+                Some(dtype) => bytes_as_numbers(b, dtype, limit),
+                None => bytes_summary(b, shape),
+            })
             .collect(),
     };
     format!("[{}{more}]", shown.join(", "))
+}
+
+/// A bytes value read as a little-endian array of `dtype` (YouTube-8M's quantized `rgb` and
+/// `audio` are uint8 arrays): `uint8[1024] [12, 200, 7, … 1021 more]`, the first `limit` numbers
+/// and how many more; or why the bytes are no such array.
+pub fn bytes_as_numbers(bytes: &[u8], dtype: crate::tensor::DType, limit: usize) -> String {
+    let Some(width) = dtype.width() else {
+        return format!(
+            "{} (no {} array)",
+            plural(bytes.len() as u64, "byte"),
+            dtype.name()
+        );
+    };
+    let count = bytes.len() / width.max(1);
+    let tensor = i64::try_from(count)
+        .ok()
+        .and_then(|n| crate::tensor::Tensor::from_content(dtype, &[n], bytes).ok());
+    let Some(tensor) = tensor else {
+        return format!(
+            "{}, not a whole number of {}-byte {} values",
+            plural(bytes.len() as u64, "byte"),
+            width,
+            dtype.name()
+        );
+    };
+    let mut shown = String::new();
+    for i in 0..tensor.len().min(limit as u64) {
+        if i > 0 {
+            shown.push_str(", ");
+        }
+        if let Some(element) = tensor.get(i) {
+            crate::tensor::write_element(&mut shown, element);
+        }
+    }
+    let more = tensor.len().saturating_sub(limit as u64);
+    if more > 0 {
+        shown.push_str(&format!(", … {more} more"));
+    }
+    format!("{}[{count}] [{shown}]", dtype.name())
 }
 
 /// What a bytes value is, in a few words: `JPEG 320x213`, `784 bytes (raw 28x28 pixels?)`,
@@ -507,6 +559,33 @@ pub fn quoted(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_read_as_numbers_say_their_dtype_count_and_what_is_left_out() {
+        use crate::tensor::DType;
+        let quantized: Vec<u8> = (0..=255).cycle().take(1024).collect();
+        assert_eq!(
+            bytes_as_numbers(&quantized, DType::Uint8, 4),
+            "uint8[1024] [0, 1, 2, 3, … 1020 more]"
+        );
+        assert_eq!(
+            bytes_as_numbers(&[255, 1], DType::Int8, 8),
+            "int8[2] [-1, 1]"
+        );
+        let floats: Vec<u8> = [1.5f32, -2.0]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        assert_eq!(
+            bytes_as_numbers(&floats, DType::Float32, 8),
+            "float32[2] [1.5, -2.0]"
+        );
+        assert_eq!(
+            bytes_as_numbers(&[0; 7], DType::Float32, 8),
+            "7 bytes, not a whole number of 4-byte float32 values"
+        );
+        assert_eq!(bytes_as_numbers(&[], DType::Uint8, 8), "uint8[0] []");
+    }
 
     #[test]
     fn short_text_is_quoted_and_escaped() {

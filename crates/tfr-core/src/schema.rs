@@ -82,6 +82,8 @@ pub struct Sources {
     pub message: Option<String>,
     /// Bytes fields decoded as messages: (`Type.field` path, message full name).
     pub field_types: Vec<(String, String)>,
+    /// Bytes features shown as arrays of numbers: (feature name, dtype of fixed width).
+    pub bytes_as: Vec<(String, crate::tensor::DType)>,
 }
 
 /// The message names worth offering for `name`, which the schema lacks: those with the same
@@ -315,6 +317,9 @@ impl Schema {
             table
                 .embed(&path, &type_name)
                 .map_err(|message| schema_err(Path::new(&path), message))?;
+        }
+        for (name, dtype) in &sources.bytes_as {
+            table.show_bytes_as(name, *dtype);
         }
         Ok(Schema {
             pool,

@@ -276,7 +276,8 @@ fn write_features_tree(
         writeln!(out, "  context:")?;
     }
     let indent = if is_example { "  " } else { "    " };
-    write_features(out, &features, indent, width)?;
+    let table = typed.parsed().table;
+    write_features(out, &features, indent, width, table)?;
     if !lists.is_empty() {
         writeln!(out, "  feature_lists:")?;
     }
@@ -293,11 +294,12 @@ fn write_features_tree(
             )?,
             None => writeln!(out, "    {}  no steps", crate::words::pad_to(&name, width))?,
         }
+        let bytes_as = table.bytes_as(list.key);
         for (i, step) in list.steps().enumerate().take(SHOWN) {
             writeln!(
                 out,
                 "      [{i}] {}",
-                view::values_summary(&step.values, None, SHOWN)
+                view::values_summary_as(&step.values, None, SHOWN, bytes_as)
             )?;
         }
         if count > SHOWN {
@@ -313,11 +315,13 @@ fn write_features(
     features: &Features<'_>,
     indent: &str,
     width: usize,
+    table: &crate::schema::table::Table,
 ) -> io::Result<()> {
     let shape = view::declared_shape(features);
     for feature in features.iter() {
         let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
-        let values = view::values_summary(&feature.values, shape, SHOWN);
+        let bytes_as = table.bytes_as(feature.key);
+        let values = view::values_summary_as(&feature.values, shape, SHOWN, bytes_as);
         let name = feature.shown_name();
         let name = crate::words::pad_to(&name, width);
         writeln!(out, "{indent}{name}  {kind:<11}  {values}")?;

@@ -280,6 +280,9 @@ pub struct Table {
     /// numbers, `[packed = true]` in proto2), which is how encoders write it.
     packed: Vec<bool>,
     by_name: HashMap<Box<str>, MessageId, NameHash>,
+    /// Bytes features (and feature lists) whose values the readable views show as arrays of
+    /// numbers of a dtype (`--bytes-as rgb=uint8`), by feature name.
+    bytes_as: Vec<(Box<[u8]>, crate::tensor::DType)>,
 }
 
 /// FNV-1a for message names: payload detection looks types up by name for every record, and
@@ -324,6 +327,7 @@ impl Table {
             .collect();
         let mut table = Table {
             by_name,
+            bytes_as: Vec::new(),
             ..Table::default()
         };
         for message in pool.all_messages() {
@@ -463,6 +467,20 @@ impl Table {
             utf8: descriptor_kind == K::String && field.parent_file().syntax() == Syntax::Proto3,
             embedded: None,
         }
+    }
+
+    /// Shows the bytes values of feature (or feature list) `name` as arrays of `dtype`.
+    pub fn show_bytes_as(&mut self, name: &str, dtype: crate::tensor::DType) {
+        self.bytes_as.retain(|(n, _)| **n != *name.as_bytes());
+        self.bytes_as.push((name.as_bytes().into(), dtype));
+    }
+
+    /// The dtype the bytes values of feature `name` are shown as, if one was asked for.
+    pub fn bytes_as(&self, name: &[u8]) -> Option<crate::tensor::DType> {
+        self.bytes_as
+            .iter()
+            .find(|(n, _)| **n == *name)
+            .map(|(_, dtype)| *dtype)
     }
 
     /// Declares that bytes field `path` (`pkg.Message.field`) holds serialized `message`s.

@@ -165,6 +165,14 @@ impl DType {
             .map(|(d, _, _)| *d)
     }
 
+    /// The dtype `tf.dtypes` calls `name` (`uint8`, `float32`).
+    pub fn from_name(name: &str) -> Option<DType> {
+        TABLE
+            .iter()
+            .find(|(_, _, n)| *n == name)
+            .map(|(d, _, _)| *d)
+    }
+
     /// The name `tf.dtypes` gives it (`float32`).
     pub fn name(self) -> &'static str {
         TABLE

@@ -14,7 +14,7 @@ pub mod strings;
 use crate::decode::{MessageView, Scalar, Value};
 pub use dtype::DType;
 use dtype::{Layout, ValField};
-pub use format::{DEFAULT_EDGE_ITEMS, Printed};
+pub use format::{DEFAULT_EDGE_ITEMS, Printed, write_element};
 pub use strings::{StringEntry, StringList, StringListError};
 
 /// One element, as wide as its dtype needs.
