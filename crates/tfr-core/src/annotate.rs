@@ -339,7 +339,9 @@ impl<'a> PayloadTokens<'a> {
         let at = usize::try_from(token.end.checked_sub(self.base)?).ok()?;
         let start = usize::try_from(token.start.checked_sub(self.base)?).ok()?;
         match token.site {
-            Site::StringLength { node, index, count } if index + 1 < count => {
+            Site::StringLength { node, index, count }
+                if index.checked_add(1).is_some_and(|next| next < count) =>
+            {
                 let (_, end) = wire::read_varint(self.payload, at, self.payload.len()).ok()?;
                 let site = Site::StringLength {
                     node,
