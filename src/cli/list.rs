@@ -55,6 +55,8 @@ struct Rows<'a> {
     /// The file's path as JSON names it.
     file: &'a str,
     split: Option<&'a (String, u64)>,
+    /// The width of the split-wide record numbers' column, titled with the split's name.
+    split_width: usize,
     json: bool,
     coloured: bool,
     /// The terminal's width, when writing to one.
@@ -68,6 +70,7 @@ fn write_row(out: &mut String, rows: &Rows<'_>, row: &FrameRow, nested: Option<&
     let Rows {
         file,
         split,
+        split_width,
         json,
         coloured,
         width,
@@ -94,8 +97,8 @@ fn write_row(out: &mut String, rows: &Rows<'_>, row: &FrameRow, nested: Option<&
     }
     let line_start = out.len();
     let mut digits = itoa::Buffer::new();
-    if let Some((name, n)) = split_record {
-        right(out, digits.format(n), name.len().max(7));
+    if let Some((_, n)) = split_record {
+        right(out, digits.format(n), split_width);
         out.push_str("  ");
     }
     let lead = out.len() - line_start;
@@ -171,6 +174,10 @@ pub fn run(
             }
         };
         let name = input.name();
+        let split_width = split.as_ref().map_or(0, |(name, _)| {
+            let shown = crate::escape::for_terminal(name);
+            crate::words::column_width([crate::words::display_width(&shown), 7])
+        });
         if let Some(note) = &input.decoder().note {
             eprintln!("{name}: note: {}", crate::escape::for_terminal(note));
         }
@@ -183,11 +190,8 @@ pub fn run(
             }
             // In a dataset, a column of split-wide record numbers, titled with the split's name.
             let numbers = split.as_ref().map_or(String::new(), |(name, _)| {
-                format!(
-                    "{:>width$}  ",
-                    crate::escape::for_terminal(name),
-                    width = name.len().max(7)
-                )
+                let name = crate::escape::for_terminal(name);
+                format!("{}  ", crate::words::pad_left_to(&name, split_width))
             });
             writeln!(
                 out,
@@ -205,6 +209,7 @@ pub fn run(
         let rows = Rows {
             file: &json_name,
             split: split.as_ref(),
+            split_width,
             json: args.json,
             coloured,
             width,

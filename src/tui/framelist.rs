@@ -73,7 +73,11 @@ impl Columns {
         self.index = self.index.max(digits(index as u64) + 1);
         self.offset = self.offset.max(digits(offset) + 1);
         self.length = self.length.max(length.chars().count() + 1);
-        self.kind = self.kind.max(kind.chars().count());
+        self.kind = self
+            .kind
+            .max(crate::words::column_width([crate::words::display_width(
+                kind,
+            )]));
     }
 }
 
@@ -89,9 +93,13 @@ pub fn header(columns: Columns) -> String {
         length,
         kind,
     } = columns;
+    let (right, left) = (crate::words::pad_left_to, crate::words::pad_to);
     format!(
-        "{:>index$} {:>offset$} {:>length$} {:<4} {:<4} {:<kind$} summary",
-        "index", "offset", "length", "lcrc", "dcrc", "kind"
+        "{} {} {} lcrc dcrc {} summary",
+        right("index", index),
+        right("offset", offset),
+        right("length", length),
+        left("kind", kind)
     )
 }
 
@@ -199,9 +207,12 @@ impl FrameList<'_> {
             buf.set_style(row, base);
         }
         let length = length_text(frame);
+        let right = crate::words::pad_left_to;
         let lead = format!(
-            "{i:>index_width$} {:>offset_width$} {length:>length_width$} ",
-            frame.offset.0
+            "{} {} {} ",
+            right(&i.to_string(), index_width),
+            right(&frame.offset.0.to_string(), offset_width),
+            right(&length, length_width)
         );
         let remaining = |x: u16| usize::from(row.right().saturating_sub(x));
         // Each part cut where the row ends, with an ellipsis: a cut offset or value never passes
@@ -221,7 +232,7 @@ impl FrameList<'_> {
         } else {
             base.fg(Color::Cyan)
         };
-        let x = put(buf, x, &format!("{kind:<kind_width$} "), kind_style);
+        let x = put(buf, x, &format!("{} ", crate::words::pad_to(kind, kind_width)), kind_style);
         // As many feature names as the row has room for.
         let summary = self.rows.get(&i).map_or(String::new(), |text| {
             crate::summary::fit_names(

@@ -331,13 +331,27 @@ pub fn display_width(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)
 }
 
-/// `text` followed by spaces up to `width` columns ([`display_width`]); longer text is kept whole.
+/// The widest a column of a table gets when its cells decide its width. Names come from the input
+/// (feature names, tags, split names, message names), and one of 70,000 characters would otherwise
+/// pad every row of its table to that width; longer cells are printed whole and push only their
+/// own row out of line.
+pub const MAX_COLUMN: usize = 128;
+
+/// The width of a column whose cells take `widths` terminal columns: the widest, at most
+/// [`MAX_COLUMN`].
+pub fn column_width(widths: impl IntoIterator<Item = usize>) -> usize {
+    widths.into_iter().max().unwrap_or(0).min(MAX_COLUMN)
+}
+
+/// `text` followed by spaces up to `width` columns ([`display_width`]; `width` at most
+/// [`MAX_COLUMN`]); longer text is kept whole.
+///
+/// Every table aligns its cells through here or [`pad_left_to`], never through `{:<width$}`: the
+/// standard library's formatting panics on a width over 65,535, and a width taken from the input
+/// can be anything.
 pub fn pad_to(text: &str, width: usize) -> String {
     let mut out = text.to_string();
-    out.extend(std::iter::repeat_n(
-        ' ',
-        width.saturating_sub(display_width(text)),
-    ));
+    out.extend(std::iter::repeat_n(' ', padding(text, width)));
     out
 }
 
@@ -369,6 +383,17 @@ pub fn clip(text: &str, width: usize) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `text` after spaces up to `width` columns, right-aligned as [`pad_to`] left-aligns it.
+pub fn pad_left_to(text: &str, width: usize) -> String {
+    let mut out: String = std::iter::repeat_n(' ', padding(text, width)).collect();
+    out.push_str(text);
+    out
+}
+
+fn padding(text: &str, width: usize) -> usize {
+    width.min(MAX_COLUMN).saturating_sub(display_width(text))
+}
+
 #[cfg(test)]
 mod width_tests {
     use super::*;
@@ -393,5 +418,21 @@ mod width_tests {
         assert_eq!(pad_to("label_名前", 12), "label_名前  ");
         assert_eq!(pad_to("label", 12), "label       ");
         assert_eq!(pad_to("toolong", 3), "toolong");
+        assert_eq!(pad_left_to("名前", 6), "  名前");
+        assert_eq!(pad_left_to("toolong", 3), "toolong");
+    }
+
+    #[test]
+    fn columns_are_clamped_whatever_width_the_input_asks_for() {
+        // 70,000 columns: the standard library's `{:<70000}` panics ("Formatting argument out
+        // of range"); a column is at most MAX_COLUMN wide, and a longer cell is kept whole.
+        let long = "n".repeat(70_000);
+        assert_eq!(column_width([3, 70_000, 9]), MAX_COLUMN);
+        assert_eq!(column_width([3, 9]), 9);
+        assert_eq!(column_width([]), 0);
+        assert_eq!(pad_to("a", 70_000).len(), MAX_COLUMN);
+        assert_eq!(pad_left_to("a", usize::MAX).len(), MAX_COLUMN);
+        assert_eq!(pad_to(&long, 70_000), long);
+        assert_eq!(pad_left_to(&long, MAX_COLUMN), long);
     }
 }

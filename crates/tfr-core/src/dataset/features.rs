@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::decode::MessageView;
 use crate::example::{FeatureKind, FeatureValues, Features, bytes_summary, quoted, top_features};
 use crate::pyfmt::text_f32;
-use crate::words::plural;
+use crate::words::{column_width, display_width, pad_to, plural};
 
 /// The file tensorflow-datasets describes its features in.
 pub const FEATURES_FILE: &str = "features.json";
@@ -347,19 +347,19 @@ pub fn write_example(
         "{heading}  Example, {} (as features.json describes them)",
         plural(features.len(), "feature")
     )?;
-    let width = features
-        .iter()
-        .map(|f| f.shown_name().chars().count())
-        .chain(specs.features.keys().map(|k| k.chars().count()))
-        .max()
-        .unwrap_or(0);
-    let kind_width = specs
-        .features
-        .values()
-        .map(|s| spec_name(s).chars().count())
-        .chain(std::iter::once(11))
-        .max()
-        .unwrap_or(11);
+    let width = column_width(
+        features
+            .iter()
+            .map(|f| display_width(&f.shown_name()))
+            .chain(specs.features.keys().map(|k| display_width(k))),
+    );
+    let kind_width = column_width(
+        specs
+            .features
+            .values()
+            .map(|s| display_width(&spec_name(s)))
+            .chain(std::iter::once(11)),
+    );
     let mut done: Vec<String> = Vec::new();
     for (name, spec) in &specs.features {
         if let Spec::Sequence(inner) = spec {
@@ -383,7 +383,8 @@ pub fn write_example(
                 .unwrap_or(0);
             writeln!(
                 out,
-                "  {name:<width$}  Sequence of {}",
+                "  {}  Sequence of {}",
+                pad_to(name, width),
                 plural(elements, "element")
             )?;
             for i in 0..elements.min(SHOWN) {
@@ -408,16 +409,18 @@ pub fn write_example(
         let Some(feature) = features.named(name) else {
             writeln!(
                 out,
-                "  {name:<width$}  {:<kind_width$}  (absent)",
-                spec_name(spec)
+                "  {}  {}  (absent)",
+                pad_to(name, width),
+                pad_to(&spec_name(spec), kind_width)
             )?;
             continue;
         };
         done.push(name.clone());
         writeln!(
             out,
-            "  {name:<width$}  {:<kind_width$}  {}",
-            spec_name(spec),
+            "  {}  {}  {}",
+            pad_to(name, width),
+            pad_to(&spec_name(spec), kind_width),
             value_text(spec, &feature.values)
         )?;
     }
@@ -429,7 +432,9 @@ pub fn write_example(
         let name = feature.shown_name();
         writeln!(
             out,
-            "  {name:<width$}  {kind:<kind_width$}  {}  (not in features.json)",
+            "  {}  {}  {}  (not in features.json)",
+            pad_to(&name, width),
+            pad_to(&kind, kind_width),
             crate::example::values_summary(&feature.values, None, SHOWN)
         )?;
     }

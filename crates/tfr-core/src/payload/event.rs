@@ -91,18 +91,18 @@ impl PayloadType for Event {
         writeln!(out, "{heading}  Event {}", events::summarize(&typed))?;
         if let Some(Value::Message(summary)) = typed.field("summary").and_then(|f| f.singular()) {
             let values = events::summary_values(&summary);
-            let width = values
-                .iter()
-                .map(|v| crate::escape::bytes_for_terminal(v.tag).chars().count())
-                .max()
-                .unwrap_or(0);
+            let width =
+                crate::words::column_width(values.iter().map(|v| {
+                    crate::words::display_width(&crate::escape::bytes_for_terminal(v.tag))
+                }));
             for value in &values {
                 let tag = crate::escape::bytes_for_terminal(value.tag);
                 let what = events::describe(&events::TaggedValue {
                     tag: b"",
                     reading: value.reading.clone(),
                 });
-                writeln!(out, "  {tag:<width$} {}", what.trim_start())?;
+                let tag = crate::words::pad_to(&tag, width);
+                writeln!(out, "  {tag} {}", what.trim_start())?;
             }
         }
         // A histogram's range, total and bucket counts, as TensorBoard's distribution shows it.
@@ -221,14 +221,14 @@ fn write_graph(out: &mut dyn Write, graph: &[u8], table: &Table) -> io::Result<(
         "  graph_def  {GRAPH_MESSAGE}, {}",
         plural(nodes.len() as u64, "node")
     )?;
-    let width = nodes
-        .iter()
-        .take(NODES_SHOWN)
-        .map(|(name, _)| name.chars().count())
-        .max()
-        .unwrap_or(0);
+    let width = crate::words::column_width(
+        nodes
+            .iter()
+            .take(NODES_SHOWN)
+            .map(|(name, _)| crate::words::display_width(name)),
+    );
     for (name, op) in nodes.iter().take(NODES_SHOWN) {
-        writeln!(out, "    {name:<width$}  {op}")?;
+        writeln!(out, "    {}  {op}", crate::words::pad_to(name, width))?;
     }
     if nodes.len() > NODES_SHOWN {
         writeln!(out, "    … {} more nodes", nodes.len() - NODES_SHOWN)?;

@@ -10,6 +10,7 @@ use super::numeric::Histogram;
 use super::{FeatureKey, FeatureStats, KINDS, Stats};
 use crate::escape::{bytes_for_terminal, path_for_terminal};
 use crate::jsonformat::Json;
+use crate::words::{column_width, display_width, pad_to};
 
 /// Presence rates further apart than this between splits are flagged.
 pub const PRESENCE_SKEW: f64 = 0.1;
@@ -272,25 +273,21 @@ pub fn write_text(
     for key in keys {
         writeln!(out)?;
         let rows = rows(key, splits, files);
-        let label_width = rows
-            .iter()
-            .map(|(l, _)| l.chars().count())
-            .max()
-            .unwrap_or(0);
+        let label_width = column_width(rows.iter().map(|(l, _)| display_width(l)));
         let widths: Vec<usize> = (0..splits.len())
             .map(|i| {
-                rows.iter()
-                    .filter_map(|(_, c)| c.get(i))
-                    .chain(header.get(i))
-                    .map(|c| c.chars().count())
-                    .max()
-                    .unwrap_or(0)
+                column_width(
+                    rows.iter()
+                        .filter_map(|(_, c)| c.get(i))
+                        .chain(header.get(i))
+                        .map(|c| display_width(c)),
+                )
             })
             .collect();
         let line = |label: &str, cells: &[String]| {
-            let mut line = format!("  {label:<label_width$}");
+            let mut line = format!("  {}", pad_to(label, label_width));
             for (cell, width) in cells.iter().zip(&widths) {
-                let _ = write!(line, "  {cell:<width$}");
+                let _ = write!(line, "  {}", pad_to(cell, *width));
             }
             line.trim_end().to_string()
         };
