@@ -20,6 +20,8 @@ use crate::words::{column_width, display_width, pad_to, plural};
 pub const FEATURES_FILE: &str = "features.json";
 /// Values shown per feature before the rest is counted.
 const SHOWN: usize = 8;
+/// The most dimensions a Tensor shape may have: TensorFlow's `TensorShape` allows 254.
+pub const MAX_DIMS: usize = 254;
 
 /// What one feature is, as `features.json` says.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,36 +53,45 @@ pub struct FeatureSpecs {
     pub features: BTreeMap<String, Spec>,
 }
 
-fn dims(value: &Value) -> Vec<i64> {
-    value
+/// The shape of a Tensor or Image feature; more than [`MAX_DIMS`] dimensions is an error, as it is
+/// to TensorFlow.
+fn dims(value: &Value, path: &str) -> Result<Vec<i64>, String> {
+    let Some(dimensions) = value
         .get("shape")
         .and_then(|s| s.get("dimensions"))
         .and_then(Value::as_array)
-        .map(|d| {
-            d.iter()
-                .filter_map(|x| match x {
-                    Value::String(s) => s.parse().ok(),
-                    other => other.as_i64(),
-                })
-                .collect()
+    else {
+        return Ok(Vec::new());
+    };
+    if dimensions.len() > MAX_DIMS {
+        return Err(format!(
+            "feature `{path}`: a shape of {} dimensions (TensorFlow allows at most {MAX_DIMS})",
+            dimensions.len()
+        ));
+    }
+    Ok(dimensions
+        .iter()
+        .filter_map(|x| match x {
+            Value::String(s) => s.parse().ok(),
+            other => other.as_i64(),
         })
-        .unwrap_or_default()
+        .collect())
 }
 
 /// Reads the features of a `featuresDict`, `prefix` naming where they sit for labels files.
-fn parse_dict(dict: &Value, prefix: &str, dir: &Path) -> BTreeMap<String, Spec> {
+fn parse_dict(dict: &Value, prefix: &str, dir: &Path) -> Result<BTreeMap<String, Spec>, String> {
     let mut specs = BTreeMap::new();
     let Some(features) = dict.get("features").and_then(Value::as_object) else {
-        return specs;
+        return Ok(specs);
     };
     for (name, feature) in features {
         let path = format!("{prefix}{name}");
-        specs.insert(name.clone(), parse_feature(feature, &path, dir));
+        specs.insert(name.clone(), parse_feature(feature, &path, dir)?);
     }
-    specs
+    Ok(specs)
 }
 
-fn parse_feature(feature: &Value, path: &str, dir: &Path) -> Spec {
+fn parse_feature(feature: &Value, path: &str, dir: &Path) -> Result<Spec, String> {
     if let Some(label) = feature.get("classLabel") {
         let file = dir.join(format!("{}.labels.txt", path.replace('/', "-")));
         let names = std::fs::read_to_string(file)
@@ -90,45 +101,45 @@ fn parse_feature(feature: &Value, path: &str, dir: &Path) -> Spec {
             Value::String(s) => s.parse().ok(),
             other => other.as_u64(),
         });
-        return Spec::ClassLabel { names, classes };
+        return Ok(Spec::ClassLabel { names, classes });
     }
     if let Some(tensor) = feature.get("tensor") {
         let dtype = tensor.get("dtype").and_then(Value::as_str).unwrap_or("?");
-        return Spec::Tensor {
+        return Ok(Spec::Tensor {
             dtype: dtype.to_string(),
-            shape: dims(tensor),
-        };
+            shape: dims(tensor, path)?,
+        });
     }
     if let Some(image) = feature.get("image") {
-        return Spec::Image {
-            shape: dims(image),
+        return Ok(Spec::Image {
+            shape: dims(image, path)?,
             format: image
                 .get("encodingFormat")
                 .and_then(Value::as_str)
                 .map(String::from),
-        };
+        });
     }
     if feature.get("boundingBox").is_some() {
-        return Spec::BBox;
+        return Ok(Spec::BBox);
     }
     if feature.get("text").is_some() {
-        return Spec::Text;
+        return Ok(Spec::Text);
     }
     if let Some(inner) = feature.get("sequence").and_then(|s| s.get("feature")) {
-        return match inner.get("featuresDict") {
-            Some(dict) => Spec::Sequence(parse_dict(dict, &format!("{path}/"), dir)),
+        return Ok(match inner.get("featuresDict") {
+            Some(dict) => Spec::Sequence(parse_dict(dict, &format!("{path}/"), dir)?),
             None => Spec::Sequence(BTreeMap::from([(
                 String::new(),
-                parse_feature(inner, path, dir),
+                parse_feature(inner, path, dir)?,
             )])),
-        };
+        });
     }
     let class = feature
         .get("pythonClassName")
         .and_then(Value::as_str)
         .and_then(|c| c.rsplit('.').next())
         .unwrap_or("?");
-    Spec::Other(class.to_string())
+    Ok(Spec::Other(class.to_string()))
 }
 
 impl FeatureSpecs {
@@ -144,7 +155,7 @@ impl FeatureSpecs {
             .get("featuresDict")
             .ok_or("no featuresDict: not a tensorflow-datasets features.json")?;
         Ok(FeatureSpecs {
-            features: parse_dict(dict, "", dir),
+            features: parse_dict(dict, "", dir)?,
         })
     }
 }
@@ -197,23 +208,47 @@ fn number(values: &FeatureValues<'_>) -> Vec<String> {
     }
 }
 
+/// The number of elements `dims` hold, when it is representable.
+fn elements(dims: &[usize]) -> Option<usize> {
+    dims.iter().try_fold(1usize, |n, d| n.checked_mul(*d))
+}
+
 /// Nests `items` by `shape` (`[[a, b], [c, d]]`); flat when the shape does not fit them.
 fn nested(items: &[String], shape: &[i64]) -> String {
     let dims: Vec<usize> = shape
         .iter()
         .filter_map(|d| usize::try_from(*d).ok())
         .collect();
-    let fits = dims.len() == shape.len() && dims.iter().product::<usize>() == items.len();
+    let fits = dims.len() == shape.len() && elements(&dims) == Some(items.len());
+    let mut out = String::new();
     if !fits || dims.len() < 2 {
-        return format!("[{}]", items.join(", "));
+        out.push('[');
+        out.push_str(&items.join(", "));
+        out.push(']');
+    } else {
+        nest_into(&mut out, items, &dims);
     }
-    let inner = dims.get(1..).unwrap_or_default();
-    let step = inner.iter().product::<usize>().max(1);
-    let rows: Vec<String> = items
-        .chunks(step)
-        .map(|chunk| nested(chunk, &shape[1..]))
-        .collect();
-    format!("[{}]", rows.join(", "))
+    out
+}
+
+/// Writes `items` (as many as `dims` hold) nested by `dims` into one string: each level appends
+/// its brackets, so no level copies what the levels inside it wrote. Recursion is as deep as
+/// `dims` is long, at most [`MAX_DIMS`].
+fn nest_into(out: &mut String, items: &[String], dims: &[usize]) {
+    out.push('[');
+    match dims {
+        [] | [_] => out.push_str(&items.join(", ")),
+        [_, inner @ ..] => {
+            let step = elements(inner).unwrap_or(1).max(1);
+            for (i, chunk) in items.chunks(step).enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                nest_into(out, chunk, inner);
+            }
+        }
+    }
+    out.push(']');
 }
 
 fn limited(items: Vec<String>) -> String {
@@ -272,7 +307,8 @@ fn per_element(spec: &Spec) -> usize {
         Spec::Tensor { shape, .. } => shape
             .iter()
             .map(|d| usize::try_from(*d).unwrap_or(1))
-            .product::<usize>()
+            .try_fold(1usize, usize::checked_mul)
+            .unwrap_or(usize::MAX)
             .max(1),
         _ => 1,
     }
