@@ -110,16 +110,61 @@ pub fn is_pattern(arg: &Path) -> bool {
         .is_some_and(|s| s.contains(['*', '?', '[', '{']))
 }
 
+/// How deeply `{…}` alternatives may nest in a pattern. Each level nests the regular expression
+/// the pattern becomes, whose parser stops at a nesting limit of its own; real patterns use one
+/// or two levels.
+pub const MAX_GLOB_NESTING: usize = 16;
+
+/// How deeply `{…}` alternatives nest in `text` (a `\` escapes the character after it).
+fn brace_nesting(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Compiles `text` to a matcher: an error, never a panic, when it is malformed, nested deeper
+/// than [`MAX_GLOB_NESTING`], or too large for the regular expression engine.
+fn matcher(text: &str) -> Result<globset::GlobSet, String> {
+    let nesting = brace_nesting(text);
+    if nesting > MAX_GLOB_NESTING {
+        return Err(format!(
+            "{{…}} nested {nesting} levels deep (at most {MAX_GLOB_NESTING})"
+        ));
+    }
+    let glob = globset::GlobBuilder::new(text)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|e| e.kind().to_string())?;
+    // A set, not `Glob::compile_matcher`: that panics when the regular expression fails to
+    // compile, where a set returns the error.
+    globset::GlobSetBuilder::new()
+        .add(glob)
+        .build()
+        .map_err(|e| match e.kind() {
+            globset::ErrorKind::Regex(_) => "too large or complex to match".to_string(),
+            kind => kind.to_string(),
+        })
+}
+
 /// The paths `pattern` matches (files and directories), in name order; an error when the
 /// pattern is malformed. Matching is per path component: `*` never crosses a `/`, `**` does.
 pub fn expand_glob(pattern: &Path) -> Result<Vec<PathBuf>, String> {
     let text = pattern.to_str().ok_or("not valid UTF-8")?;
-    let matcher = globset::GlobBuilder::new(text)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .build()
-        .map_err(|e| e.kind().to_string())?
-        .compile_matcher();
+    let matcher = matcher(text)?;
     // The literal leading components are walked from; the rest is matched.
     let mut base = PathBuf::new();
     let mut rest = 0usize;
@@ -155,7 +200,7 @@ fn collect_matches(
     dir: &Path,
     shown: &Path,
     depth: usize,
-    matcher: &globset::GlobMatcher,
+    matcher: &globset::GlobSet,
     found: &mut Vec<PathBuf>,
 ) {
     if depth == 0 {
@@ -261,5 +306,18 @@ mod tests {
         assert_eq!(names("*/t-9"), Vec::<String>::new());
         assert!(names("nothing*").is_empty());
         assert!(expand_glob(&dir.path().join("[unclosed")).is_err());
+    }
+
+    #[test]
+    fn deeply_nested_or_huge_patterns_are_errors_not_panics() {
+        // 126 levels of `{a,…}` made globset's regular expression fail to compile, and
+        // `compile_matcher` panicked on that.
+        let deep = |n: usize| format!("{}b{}", "{a,".repeat(n), "}".repeat(n));
+        let err = expand_glob(Path::new(&deep(126))).unwrap_err();
+        assert_eq!(err, "{…} nested 126 levels deep (at most 16)");
+        assert_eq!(brace_nesting(&deep(MAX_GLOB_NESTING)), MAX_GLOB_NESTING);
+        assert!(expand_glob(Path::new(&deep(MAX_GLOB_NESTING))).is_ok());
+        // Escaped braces do not nest.
+        assert_eq!(brace_nesting(r"\{\{\{{a,b}"), 1);
     }
 }
