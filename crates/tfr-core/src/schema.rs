@@ -8,17 +8,20 @@
 //! numbered into a [`table::Table`], which is what decoding reads.
 
 pub mod builtin;
+pub mod limits;
 pub mod table;
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use prost_reflect::DescriptorPool;
-use protox::file::{
-    ChainFileResolver, File, FileResolver, GoogleFileResolver, IncludeFileResolver,
-};
+use prost_reflect::prost_types::{FileDescriptorProto, FileDescriptorSet};
+use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 
 use crate::error::{Error, Result};
+use limits::{Ledger, Refusal};
 use table::{MessageId, Table};
 
 /// A `.proto` file built into the binary.
@@ -29,22 +32,156 @@ pub struct ProtoFile {
     pub source: &'static str,
 }
 
-/// A compile error with the line and column it points at, when it points into `file`.
-fn located(error: &protox::Error, file: &Path) -> String {
+/// What a compile error says, in words a user understands: protox words a bad import path as
+/// "invalid group name", and is told apart by its help text.
+fn wording(error: &protox::Error) -> String {
+    use miette::Diagnostic;
+    let help = error.help().map(|h| h.to_string()).unwrap_or_default();
+    if help.starts_with("imports may not contain") {
+        return "an import names a file by its path under an include directory (-I): it may not \
+                be absolute or hold `.` or `..` components, backslashes or repeated slashes"
+            .into();
+    }
+    error.to_string()
+}
+
+/// A compile error with the line and column it points at in `text`, the file it was raised in: a
+/// syntax error carries its offset; any other is found by `locate`, asked only then.
+fn located(
+    error: &protox::Error,
+    text: Option<&str>,
+    locate: impl FnOnce(&str) -> Option<(usize, usize)>,
+) -> String {
     use miette::Diagnostic;
     let offset = error
         .labels()
         .and_then(|mut labels| labels.next())
         .map(|l| l.offset());
-    let text = std::fs::read_to_string(file).ok();
-    match (offset, text) {
+    let at = match (offset, text) {
         (Some(offset), Some(text)) if offset <= text.len() => {
             let before = text.get(..offset).unwrap_or_default();
             let line = before.matches('\n').count() + 1;
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            format!("line {line}, column {column}: {error}")
+            Some((line, column))
         }
-        _ => error.to_string(),
+        (None, Some(text)) => locate(text),
+        _ => None,
+    };
+    match at {
+        Some((line, column)) => format!("line {line}, column {column}: {}", wording(error)),
+        None => wording(error),
+    }
+}
+
+/// The error a failed compile of the user's file `named` (imported as `name`) reports: the
+/// limit a file passed, or the compiler's error against the file it was raised in (an import of
+/// `named` names that file and its line, and says what imported it). `pool` holds the files
+/// compiled before the failure.
+fn compile_error(
+    error: &protox::Error,
+    ledger: &Ledger,
+    pool: &DescriptorPool,
+    (named, name): (&Path, &str),
+) -> Error {
+    if let Some(Refusal { path, message }) = &ledger.refusal {
+        return Error::Schema {
+            path: path.clone(),
+            message: message.clone(),
+        };
+    }
+    let raised_in = error.file().filter(|file| *file != name);
+    // The file on disk the error is in: the one named, or the import it points into (an import
+    // built into the binary has no path, and is named by its import name).
+    let read_from = ledger.path_of(raised_in.unwrap_or(name));
+    let on_disk = match raised_in {
+        Some(_) => read_from.map(Path::to_path_buf),
+        None => Some(named.to_path_buf()),
+    };
+    // Read again for the line, as it was read a moment ago: within the limits, never waiting.
+    let text = read_from
+        .or(on_disk.as_deref())
+        .and_then(|path| IncludeDir::open(path).ok())
+        .filter(|file| file.metadata().is_ok_and(|m| m.is_file()))
+        .and_then(|file| Ledger::default().read(file).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok());
+    let path = on_disk.unwrap_or_else(|| PathBuf::from(raised_in.unwrap_or(name)));
+    let failed = raised_in.unwrap_or(name);
+    let mut message = located(error, text.as_deref(), |text| {
+        first_error_at(pool, failed, text)
+    });
+    if raised_in.is_some() {
+        message.push_str(&format!(
+            " (imported by {})",
+            crate::escape::path_for_terminal(named)
+        ));
+    }
+    Error::Schema { path, message }
+}
+
+/// Serves the `.proto` files under one directory, as `protoc -I DIR` does, read within the
+/// schema's [limits]: only regular files (a FIFO is not even waited on), up to the schema's
+/// bytes, their text checked before it is parsed and their declarations counted after.
+struct IncludeDir {
+    dir: PathBuf,
+    ledger: Rc<RefCell<Ledger>>,
+}
+
+impl IncludeDir {
+    /// Records why `path` was refused (the first refusal is the one reported) and returns the
+    /// compiler's error for it.
+    fn refuse(&self, path: &Path, message: String) -> protox::Error {
+        let mut ledger = self.ledger.borrow_mut();
+        if ledger.refusal.is_none() {
+            ledger.refusal = Some(Refusal {
+                path: path.to_path_buf(),
+                message: message.clone(),
+            });
+        }
+        protox::Error::new(message)
+    }
+
+    fn open(path: &Path) -> std::io::Result<std::fs::File> {
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // Opening a FIFO for reading waits for a writer; without blocking it returns at
+            // once, and the file is then refused as not regular.
+            options.custom_flags(libc::O_NONBLOCK);
+        }
+        options.open(path)
+    }
+}
+
+impl FileResolver for IncludeDir {
+    fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+        let path = self.dir.join(name);
+        let file = match Self::open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(protox::Error::file_not_found(name));
+            }
+            Err(e) => return Err(self.refuse(&path, e.to_string())),
+        };
+        match file.metadata() {
+            Ok(meta) if meta.is_file() => {}
+            Ok(meta) if meta.is_dir() => return Err(protox::Error::file_not_found(name)),
+            Ok(_) => return Err(self.refuse(&path, "not a regular file".into())),
+            Err(e) => return Err(self.refuse(&path, e.to_string())),
+        }
+        let bytes = self.ledger.borrow_mut().read(&file);
+        let bytes = bytes.map_err(|message| self.refuse(&path, message))?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| self.refuse(&path, "not valid UTF-8".into()))?;
+        limits::check_text(&text).map_err(|message| self.refuse(&path, message))?;
+        self.ledger.borrow_mut().opened(name, &path);
+        // A syntax error is reported here, with its position.
+        let file = File::from_source(name, &text)?;
+        let tally = limits::tally_file(file.file_descriptor_proto());
+        let charged = self.ledger.borrow_mut().charge(tally);
+        charged.map_err(|message| self.refuse(&path, message))?;
+        Ok(without_source_info(file.file_descriptor_proto().clone()))
     }
 }
 
@@ -170,19 +307,54 @@ fn no_such_proto(include: &[PathBuf]) -> String {
     }
 }
 
-/// The files of a binary `FileDescriptorSet`.
-fn read_descriptor_set(path: &Path) -> Result<Vec<File>> {
+/// The files of a binary `FileDescriptorSet`, read and counted within the schema's [limits]
+/// before it is decoded.
+fn read_descriptor_set(path: &Path, ledger: &mut Ledger) -> Result<Vec<File>> {
     let schema_err = |message: String| Error::Schema {
         path: path.to_path_buf(),
         message,
     };
-    let bytes = std::fs::read(path).map_err(|e| schema_err(e.to_string()))?;
-    let pool = DescriptorPool::decode(bytes.as_slice())
+    let file = std::fs::File::open(path).map_err(|e| schema_err(e.to_string()))?;
+    let bytes = ledger.read(file).map_err(schema_err)?;
+    let tally = limits::tally_set(&bytes).map_err(schema_err)?;
+    ledger.charge(tally).map_err(schema_err)?;
+    // Decoded, not yet checked: the compiler checks it, as it checks `.proto` files.
+    let set = <FileDescriptorSet as prost_reflect::prost::Message>::decode(bytes.as_slice())
         .map_err(|e| schema_err(format!("not a FileDescriptorSet: {e}")))?;
-    Ok(pool
-        .files()
-        .map(|f| File::from_file_descriptor_proto(f.file_descriptor_proto().clone()))
-        .collect())
+    Ok(set.file.into_iter().map(without_source_info).collect())
+}
+
+/// A file to compile without its source positions. The compiler words every error of a file,
+/// and finds each one's position by searching all of the file's positions (and, with its text,
+/// by counting lines from its start): errors times the file's size, minutes for a file of many
+/// errors. Without positions every error costs the same; the first one's position is found
+/// afterwards, once ([`first_error_at`]).
+fn without_source_info(mut proto: FileDescriptorProto) -> File {
+    proto.source_code_info = None;
+    File::from_file_descriptor_proto(proto)
+}
+
+/// Where the first error of compiling `text` (the file imported as `name`) lies, as (line,
+/// column) from 1, given `pool`, the files compiled before it: the compile is repeated on its
+/// own, without source positions, and the path of its first error looked up once among the
+/// positions a parse of the text gives.
+fn first_error_at(pool: &DescriptorPool, name: &str, text: &str) -> Option<(usize, usize)> {
+    let parsed = File::from_source(name, text).ok()?;
+    let full = parsed.file_descriptor_proto();
+    let mut stripped = full.clone();
+    stripped.source_code_info = None;
+    let mut pool = pool.clone();
+    let error = pool.add_file_descriptor_proto(stripped).err()?;
+    let path = error.path()?;
+    let location = full
+        .source_code_info
+        .as_ref()?
+        .location
+        .iter()
+        .find(|l| l.path == path)?;
+    let line = usize::try_from(*location.span.first()?).ok()?;
+    let column = usize::try_from(*location.span.get(1)?).ok()?;
+    Some((line + 1, column + 1))
 }
 
 /// Serves the files of descriptor sets.
@@ -226,14 +398,16 @@ impl Schema {
             message,
         };
         let builtin = builtin::files();
+        let ledger = Rc::new(RefCell::new(Ledger::default()));
         let mut resolver = ChainFileResolver::new();
         // Descriptor sets first: a set holding `event.proto` is the user's word on it.
-        let mut set_files: Vec<String> = Vec::new();
+        // Each file of the sets, by name, with the set it came from.
+        let mut set_files: Vec<(String, PathBuf)> = Vec::new();
         if !sources.descriptor_sets.is_empty() {
             let mut files = Vec::new();
             for path in &sources.descriptor_sets {
-                for file in read_descriptor_set(path)? {
-                    set_files.push(file.name().to_string());
+                for file in read_descriptor_set(path, &mut ledger.borrow_mut())? {
+                    set_files.push((file.name().to_string(), path.clone()));
                     files.push(file);
                 }
             }
@@ -244,14 +418,20 @@ impl Schema {
             if !dir.is_dir() {
                 return Err(schema_err(dir, "no such include directory".into()));
             }
-            resolver.add(IncludeFileResolver::new(dir.clone()));
+            resolver.add(IncludeDir {
+                dir: dir.clone(),
+                ledger: Rc::clone(&ledger),
+            });
         }
         let mut user_files: Vec<(PathBuf, String)> = Vec::new();
         for file in &sources.protos {
             let (dir, name) = locate_proto(file, &sources.include)
                 .ok_or_else(|| schema_err(file, no_such_proto(&sources.include)))?;
             if let Some(dir) = dir {
-                resolver.add(IncludeFileResolver::new(dir));
+                resolver.add(IncludeDir {
+                    dir,
+                    ledger: Rc::clone(&ledger),
+                });
             }
             user_files.push((file.clone(), name));
         }
@@ -263,15 +443,16 @@ impl Schema {
                 .open_file(file.path)
                 .map_err(|e| schema_err(Path::new(file.path), e.to_string()))?;
         }
-        for name in &set_files {
+        for (name, set) in &set_files {
             compiler
                 .open_file(name)
-                .map_err(|e| schema_err(Path::new(name), e.to_string()))?;
+                .map_err(|e| schema_err(set, format!("{name}: {}", wording(&e))))?;
         }
         for (file, name) in &user_files {
-            compiler
-                .open_file(name)
-                .map_err(|e| schema_err(file, located(&e, file)))?;
+            if let Err(e) = compiler.open_file(name).map(|_| ()) {
+                let pool = compiler.descriptor_pool();
+                return Err(compile_error(&e, &ledger.borrow(), &pool, (file, name)));
+            }
         }
         let pool = compiler.descriptor_pool();
         let table = Table::new(&pool);
@@ -280,7 +461,7 @@ impl Schema {
         let own: Vec<&str> = user_files
             .iter()
             .map(|(_, name)| name.as_str())
-            .chain(set_files.iter().map(String::as_str))
+            .chain(set_files.iter().map(|(name, _)| name.as_str()))
             .collect();
         let defined: Vec<MessageId> = pool
             .all_messages()
