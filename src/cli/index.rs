@@ -163,11 +163,14 @@ fn check(
     out: &mut impl Write,
 ) -> Result<Status> {
     let name = path_for_terminal(idx);
-    let bytes = match std::fs::read(idx) {
-        Ok(bytes) => bytes,
+    // Read line by line, never whole: the index may be a FIFO or a device that never ends.
+    let compared = std::fs::File::open(idx)
+        .and_then(|file| record_index::compare(entries, &mut io::BufReader::new(file)));
+    let mismatch = match compared {
+        Ok(mismatch) => mismatch,
         Err(e) => return Ok(report_unusable(&format!("{name}: {e}"))),
     };
-    match record_index::compare(entries, &bytes) {
+    match mismatch {
         None => {
             writeln!(
                 out,

@@ -16,6 +16,7 @@ use crate::explain::number::hex_bytes;
 use crate::explain::{Explainer, Radix};
 use crate::input::{Input, OpenOptions};
 use crate::quiz::{self, Question};
+use crate::source::lines::read_line;
 use crate::words::parse_number;
 
 #[derive(Debug, Args)]
@@ -33,6 +34,10 @@ pub struct QuizArgs {
     #[arg(long, value_name = "K", default_value_t = 10)]
     pub questions: usize,
 }
+
+/// The most bytes of one answer read: an answer is a number or a few words, and a longer line
+/// (`quiz < /dev/zero`) ends the quiz instead of being read whole.
+pub const ANSWER_BOUND: usize = 1024;
 
 /// Where the answers come from.
 pub struct Answers<R> {
@@ -96,16 +101,24 @@ pub fn run(
         asked += 1;
         ask(out, &question, asked, base, &explainer)?;
         out.flush()?;
-        let mut line = String::new();
-        if answers.lines.read_line(&mut line)? == 0 {
-            writeln!(out)?;
-            writeln!(out, "  (no more answers) it is {}", question.answer)?;
-            asked -= 1;
-            break;
-        }
+        let line = match read_line(&mut answers.lines, ANSWER_BOUND)? {
+            Some(line) if !line.cut => line.text(),
+            cut => {
+                let why = match cut {
+                    Some(_) => format!("an answer longer than {ANSWER_BOUND} bytes"),
+                    None => "no more answers".into(),
+                };
+                writeln!(out)?;
+                writeln!(out, "  ({why}) it is {}", question.answer)?;
+                asked -= 1;
+                break;
+            }
+        };
         let line = line.trim();
+        // Typed or piped in: escaped before it is written back.
+        let shown = crate::escape::for_terminal(line);
         if answers.echo {
-            writeln!(out, "{line}")?;
+            writeln!(out, "{shown}")?;
         }
         if line.is_empty() {
             writeln!(out, "  it is {}:", question.answer)?;
@@ -116,7 +129,7 @@ pub fn run(
         } else {
             writeln!(
                 out,
-                "  not quite: you said {line}; it is {}:",
+                "  not quite: you said {shown}; it is {}:",
                 question.answer
             )?;
         }

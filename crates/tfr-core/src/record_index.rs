@@ -8,9 +8,10 @@
 //! CRCs hold, and an existing index is compared line by line with what the file holds.
 
 use std::fmt;
-use std::io::{self, Write};
+use std::io::{self, BufRead, Write};
 
 use crate::frame::FrameIndex;
+use crate::source::lines::read_line;
 use crate::span::FileOffset;
 
 /// One line of a record index: where a frame starts and how long it is, header to footer.
@@ -144,46 +145,67 @@ fn parse_line(text: &str) -> Option<IndexEntry> {
     })
 }
 
-/// Compares an existing index (its bytes) with the entries of the file it indexes; the first
-/// disagreement, or `None` when every line matches. Blank lines at the end are allowed.
-pub fn compare(expected: &[IndexEntry], idx: &[u8]) -> Option<Mismatch> {
-    let text = String::from_utf8_lossy(idx);
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
-    }
-    for (i, raw) in lines.iter().enumerate() {
-        let line = i + 1;
-        let text = raw.trim_end_matches('\r').to_string();
-        let Some(found) = parse_line(&text) else {
-            return Some(Mismatch::Malformed { line, text });
+/// The most bytes of an index line read: a valid line is two numbers of at most 20 digits, so a
+/// longer one is malformed whatever follows, and the rest of it is not read.
+pub const LINE_BOUND: usize = 4096;
+/// The characters of a wrong line a message quotes.
+const QUOTED: usize = 64;
+
+/// Compares an existing index, read line by line from `idx`, with the entries of the file it
+/// indexes: the first disagreement, or `None` when every line matches. Blank lines at the end are
+/// allowed. Reading stops at the first wrong line, so an endless input (a FIFO, `/dev/zero`)
+/// ends there, and no line costs more than [`LINE_BOUND`] bytes.
+pub fn compare(expected: &[IndexEntry], idx: &mut impl BufRead) -> io::Result<Option<Mismatch>> {
+    // The first of a run of blank lines, which only the end of the index may follow.
+    let mut blank: Option<(usize, String)> = None;
+    let mut lines = 0usize;
+    let mut number = 0usize;
+    while let Some(raw) = read_line(idx, LINE_BOUND)? {
+        number += 1;
+        let text = raw.quoted(QUOTED);
+        if !raw.cut && text.trim().is_empty() {
+            blank.get_or_insert((number, text));
+            continue;
+        }
+        if let Some((line, text)) = blank.take() {
+            return Ok(Some(Mismatch::Malformed { line, text }));
+        }
+        lines = number;
+        let found = if raw.cut {
+            None
+        } else {
+            parse_line(&raw.text())
         };
-        let Some(want) = expected.get(i) else {
-            return Some(Mismatch::Extra {
-                line,
+        let Some(found) = found else {
+            return Ok(Some(Mismatch::Malformed { line: number, text }));
+        };
+        let Some(want) = expected.get(number - 1) else {
+            return Ok(Some(Mismatch::Extra {
+                line: number,
                 text,
                 records: expected.len(),
-            });
+            }));
         };
         if found != *want {
-            return Some(Mismatch::Differs {
-                line,
+            return Ok(Some(Mismatch::Differs {
+                line: number,
                 text,
                 expected: *want,
-            });
+            }));
         }
     }
-    expected.get(lines.len()).map(|next| Mismatch::Short {
-        lines: lines.len(),
+    Ok(expected.get(lines).map(|next| Mismatch::Short {
+        lines,
         records: expected.len(),
         next: *next,
-    })
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::frame::write_record;
+    use std::io::Read;
 
     fn file(payloads: &[&[u8]]) -> Vec<u8> {
         let mut out = Vec::new();
@@ -211,6 +233,10 @@ mod tests {
         data[19 + 13] ^= 1; // a payload byte of the second frame
         let offsets: Vec<u64> = index_of(&data).iter().map(|e| e.offset.0).collect();
         assert_eq!(offsets, vec![0, 38]);
+    }
+
+    fn compare(expected: &[IndexEntry], idx: &[u8]) -> Option<Mismatch> {
+        super::compare(expected, &mut &idx[..]).unwrap()
     }
 
     #[test]
@@ -241,6 +267,58 @@ mod tests {
             compare(&expected, b"0 19 7\n"),
             Some(Mismatch::Malformed { line: 1, .. })
         ));
+    }
+
+    #[test]
+    fn blank_lines_are_allowed_only_at_the_end() {
+        let data = file(&[b"abc", b"def"]);
+        let expected = index_of(&data);
+        assert_eq!(compare(&expected, b"0 19\n19 19\n \n\n"), None);
+        assert_eq!(
+            compare(&expected, b"0 19\n\n \n19 19\n"),
+            Some(Mismatch::Malformed {
+                line: 2,
+                text: String::new()
+            })
+        );
+    }
+
+    #[test]
+    fn an_endless_or_huge_line_is_malformed_and_quoted_by_a_bounded_prefix() {
+        let data = file(&[b"abc"]);
+        let expected = index_of(&data);
+        // /dev/zero as the index: one endless line, read up to the bound.
+        let mut zeros = io::BufReader::new(io::repeat(0).take(u64::MAX));
+        let wrong = super::compare(&expected, &mut zeros).unwrap().unwrap();
+        let Mismatch::Malformed { line: 1, text } = &wrong else {
+            panic!("{wrong:?}");
+        };
+        assert_eq!(text.chars().count(), QUOTED + 1);
+        assert!(text.ends_with('…'));
+        // A 50 MB line after a good one: named, and quoted by its first characters.
+        let mut index = b"0 19\n".to_vec();
+        index.extend(std::iter::repeat_n(b'7', 50_000_000));
+        let wrong = compare(&expected, &index).unwrap();
+        assert_eq!(
+            wrong.to_string(),
+            format!("line 2: \"{}…\" is not `offset length`", "7".repeat(QUOTED))
+        );
+        // An index that never stops (a FIFO fed by `yes "0 19"`) ends at its first wrong line.
+        struct Yes(usize);
+        impl Read for Yes {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                for byte in buf.iter_mut() {
+                    *byte = b"0 19\n"[self.0 % 5];
+                    self.0 += 1;
+                }
+                Ok(buf.len())
+            }
+        }
+        let wrong = super::compare(&expected, &mut io::BufReader::new(Yes(0))).unwrap();
+        assert!(
+            matches!(wrong, Some(Mismatch::Extra { line: 2, .. })),
+            "{wrong:?}"
+        );
     }
 
     #[test]

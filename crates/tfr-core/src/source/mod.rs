@@ -18,6 +18,7 @@
 #[cfg(unix)]
 mod guard;
 mod huge;
+pub mod lines;
 mod map;
 mod open;
 mod prefetch;
