@@ -6,7 +6,7 @@
 //! memory while a 4M-frame file is inspected, and the time to the first line of streamed output.
 //! It also times whole `tfr-inspect` processes as users run them: `verify FILE` against the
 //! whole-process crc32c limit, in turn, pair by pair, and the peak memory of `verify` on the
-//! small-record file compressed with GZIP.
+//! small-record file compressed with GZIP; and the grouping of 100,000 shard names into splits.
 //!
 //! `cargo bench` runs it; `TFR_BENCH_SCALE=0.1 cargo bench` runs it on files a tenth the size, and
 //! `TFR_BENCH_KEEP=DIR` keeps the generated files in DIR for `benches/tf_compare.py` (and reuses
@@ -189,6 +189,10 @@ fn main() {
         crc_limit(&path);
         return;
     }
+    // TFR_BENCH_ONLY=shards measures only the grouping of shard names (no file is written).
+    if std::env::var("TFR_BENCH_ONLY").as_deref() == Ok("shards") {
+        return shard_grouping();
+    }
     let scale: f64 = std::env::var("TFR_BENCH_SCALE")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -304,6 +308,8 @@ fn main() {
         parallel.as_secs_f64() / sequential.as_secs_f64()
     );
 
+    shard_grouping();
+
     // Anonymous memory of a fresh process inspecting the 4M-frame file (page-cache pages of the
     // mapped file are not anonymous memory, so payloads cost nothing here).
     for mode in ["cli", "tui"] {
@@ -334,6 +340,57 @@ fn main() {
     streaming_output(&shards[1].path);
     inspector(&shards);
     search(&shards[1]);
+}
+
+/// Shard names grouped into sets and checked for missing and doubled numbers, as `verify DIR`
+/// does before it reads a byte: 100,000 shards of one set, and 100,000 sets of one shard each.
+fn shard_grouping() {
+    use tfr_inspect::dataset::shards::{ShardName, group};
+    let n = 100_000;
+    let cases = [
+        (
+            "100000 shards of one set",
+            (0..n)
+                .map(|i| format!("train-{i:06}-of-{n:06}"))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "100000 sets of one shard",
+            (0..n)
+                .map(|i| format!("d{i}/s{i}-00000-of-00001"))
+                .collect(),
+        ),
+    ];
+    for (what, relative) in cases {
+        let names: Vec<(PathBuf, ShardName)> = relative
+            .iter()
+            .map(|relative| {
+                let path = Path::new("/data").join(relative);
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap();
+                let name = ShardName::parse(name).unwrap();
+                (path, name)
+            })
+            .collect();
+        let time = (0..3)
+            .map(|_| {
+                let input = names.clone();
+                let start = Instant::now();
+                let sets = group(input);
+                black_box(
+                    sets.iter()
+                        .map(|s| s.problems("split").len())
+                        .sum::<usize>(),
+                );
+                let time = start.elapsed();
+                drop(sets);
+                time
+            })
+            .min()
+            .unwrap();
+        println!(
+            "grouping shard names into splits and checking their numbers, {what}: {time:.1?} (target well under 1 s)"
+        );
+    }
 }
 
 /// The inspector's search (`/`) over every record of the small-record shard, as its worker runs

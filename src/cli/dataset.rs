@@ -2,6 +2,7 @@
 //! files (directories searched by content, patterns in full glob syntax), each shard placed in
 //! its split, and the dataset summary those commands end with.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -16,6 +17,19 @@ pub struct Run {
     pub dataset: Dataset,
     /// What each member held, as the command counted it (`None` until then, or when unreadable).
     pub tallies: Vec<Option<Tally>>,
+    /// Where each member's records start in its split, as far as members were asked for.
+    starts: RefCell<Starts>,
+}
+
+/// The split-wide number of each member's first record, summed member after member as they are
+/// asked for, so that asking for every member costs one pass, not one pass each.
+#[derive(Default)]
+struct Starts {
+    /// Per member whose tally is summed (the first `firsts.len()`): the records of its split
+    /// before it.
+    firsts: Vec<u64>,
+    /// Per split: the records of the members summed so far.
+    next: Vec<u64>,
 }
 
 impl Run {
@@ -28,7 +42,18 @@ impl Run {
             status = status.max(report_unusable(error));
         }
         let tallies = vec![None; dataset.members.len()];
-        (Run { dataset, tallies }, status)
+        let starts = RefCell::new(Starts {
+            firsts: Vec::new(),
+            next: vec![0; dataset.splits.len()],
+        });
+        (
+            Run {
+                dataset,
+                tallies,
+                starts,
+            },
+            status,
+        )
     }
 
     /// The files to read, in order.
@@ -52,18 +77,30 @@ impl Run {
     }
 
     /// The split's name and the split-wide number of the member's first record, from the
-    /// tallies of the shards before it (which must be counted already).
+    /// tallies of the shards before it (which must be counted already, and not change after).
     pub fn first_record(&self, member: usize) -> Option<(String, u64)> {
         let (split, _) = self.dataset.members.get(member)?.shard?;
-        let before: u64 = self
-            .dataset
-            .members
-            .iter()
-            .zip(&self.tallies)
-            .take(member)
-            .filter(|(m, _)| m.shard.is_some_and(|(s, _)| s == split))
-            .map(|(_, t)| t.map_or(0, |t| t.frames))
-            .sum();
+        let mut starts = self.starts.borrow_mut();
+        // Sums the members before this one not summed yet (its own tally may still be coming).
+        while starts.firsts.len() < member {
+            let at = starts.firsts.len();
+            let split_of = self.dataset.members.get(at).and_then(|m| m.shard);
+            let first = split_of.and_then(|(s, _)| starts.next.get(s).copied());
+            starts.firsts.push(first.unwrap_or(0));
+            let frames = self
+                .tallies
+                .get(at)
+                .copied()
+                .flatten()
+                .map_or(0, |t| t.frames);
+            if let Some(next) = split_of.and_then(|(s, _)| starts.next.get_mut(s)) {
+                *next = next.saturating_add(frames);
+            }
+        }
+        let before = match starts.firsts.get(member) {
+            Some(first) => *first,
+            None => starts.next.get(split).copied().unwrap_or(0),
+        };
         Some((self.dataset.splits.get(split)?.name.clone(), before))
     }
 

@@ -16,6 +16,7 @@ pub mod report;
 pub mod shards;
 pub mod tfds;
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 pub use problem::Problem;
@@ -148,8 +149,14 @@ impl Dataset {
                 _ => files.push(path),
             }
         }
+        // The directories some file lies in, each file's ancestors looked up once.
+        let wanted: HashSet<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+        let mut holding: HashSet<&Path> = HashSet::new();
+        for file in &files {
+            holding.extend(file.ancestors().skip(1).filter(|a| wanted.contains(a)));
+        }
         for dir in &dirs {
-            if !files.iter().any(|f| f.starts_with(dir)) {
+            if !holding.contains(dir.as_path()) {
                 dataset.errors.push(format!(
                     "{}: is a directory with no TFRecord file in it",
                     crate::escape::path_for_terminal(dir)
@@ -175,7 +182,7 @@ impl Dataset {
             .filter_map(|p| Some((p.clone(), shard_name(p)?)))
             .collect();
         let sets = shards::group(named);
-        let mut infos: Vec<(PathBuf, Option<DatasetInfo>)> = Vec::new();
+        let mut infos: HashMap<PathBuf, Option<DatasetInfo>> = HashMap::new();
         for set in sets {
             let info = info_for(&set.dir, &mut infos, &mut self.problems);
             let split_info = info.and_then(|i| {
@@ -197,16 +204,18 @@ impl Dataset {
             self.problems.extend(split.set.problems(&split.name));
         }
         // Splits the metadata of a directory argument lists, and no shard of which was found.
+        let found: HashSet<(PathBuf, String)> = self
+            .splits
+            .iter()
+            .filter_map(|s| s.info.as_ref())
+            .map(|(path, info)| (path.clone(), info.name.clone()))
+            .collect();
         for dir in dirs {
             let Some(info) = info_for(dir, &mut infos, &mut self.problems).cloned() else {
                 continue;
             };
             for split in &info.splits {
-                let found = self.splits.iter().any(|s| {
-                    s.info
-                        .as_ref()
-                        .is_some_and(|(p, i)| *p == info.path && i.name == split.name)
-                });
+                let found = found.contains(&(info.path.clone(), split.name.clone()));
                 if let (false, Some(prefix)) = (found, &split.file_prefix) {
                     self.problems.push(Problem::SplitMissing {
                         split: split.name.clone(),
@@ -218,39 +227,42 @@ impl Dataset {
         }
         // Members: each split's shards in order, where the split first appeared; loose files
         // where they were given.
+        let split_of: HashMap<&Path, usize> = self
+            .splits
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| s.set.shards.iter().map(move |sh| (sh.path.as_path(), i)))
+            .collect();
         let mut placed = vec![false; self.splits.len()];
+        let mut members = Vec::with_capacity(files.len());
         for path in files {
-            match self
-                .splits
-                .iter()
-                .position(|s| s.set.shards.iter().any(|sh| sh.path == path))
-            {
+            match split_of.get(path.as_path()).copied() {
                 Some(i) => {
                     if let Some(done) = placed.get_mut(i).filter(|d| !**d) {
                         *done = true;
                         if let Some(split) = self.splits.get(i) {
-                            self.members
-                                .extend(split.set.shards.iter().map(|sh| Member {
-                                    path: sh.path.clone(),
-                                    shard: Some((i, sh.name.number)),
-                                }));
+                            members.extend(split.set.shards.iter().map(|sh| Member {
+                                path: sh.path.clone(),
+                                shard: Some((i, sh.name.number)),
+                            }));
                         }
                     }
                 }
-                None => self.members.push(Member { path, shard: None }),
+                None => members.push(Member { path, shard: None }),
             }
         }
+        self.members = members;
     }
 
     /// Gives splits that would share a name their whole prefix, then their directory too.
     fn disambiguate_names(&mut self) {
         for step in 0..2 {
-            let names: Vec<String> = self.splits.iter().map(|s| s.name.clone()).collect();
-            for (i, split) in self.splits.iter_mut().enumerate() {
-                let clash = names
-                    .iter()
-                    .enumerate()
-                    .any(|(j, n)| j != i && names.get(i) == Some(n));
+            let mut uses: HashMap<String, usize> = HashMap::new();
+            for split in &self.splits {
+                *uses.entry(split.name.clone()).or_default() += 1;
+            }
+            for split in &mut self.splits {
+                let clash = uses.get(&split.name).is_some_and(|n| *n > 1);
                 if clash {
                     split.name = match step {
                         0 => split.set.prefix.clone(),
@@ -264,19 +276,21 @@ impl Dataset {
     /// Checks what the shards were counted to hold against `dataset_info.json`. `counts` has one
     /// entry per member (`None` for a member that could not be read).
     pub fn check_counts(&self, counts: &[Option<ShardCount>]) -> Vec<Problem> {
-        let mut problems = Vec::new();
-        for (i, split) in self.splits.iter().enumerate() {
-            let Some((info_path, info)) = &split.info else {
+        // Each split's counts, gathered in one pass over the members.
+        let mut by_split: Vec<Vec<ShardCount>> = vec![Vec::new(); self.splits.len()];
+        for (member, count) in self.members.iter().zip(counts) {
+            let (Some((split, _)), Some(count)) = (member.shard, count) else {
                 continue;
             };
-            let shards: Vec<ShardCount> = self
-                .members
-                .iter()
-                .zip(counts)
-                .filter(|(m, _)| m.shard.is_some_and(|(s, _)| s == i))
-                .filter_map(|(_, c)| c.clone())
-                .collect();
-            problems.extend(info.check(info_path, &shards));
+            if let Some(shards) = by_split.get_mut(split) {
+                shards.push(count.clone());
+            }
+        }
+        let mut problems = Vec::new();
+        for (split, shards) in self.splits.iter().zip(&by_split) {
+            if let Some((info_path, info)) = &split.info {
+                problems.extend(info.check(info_path, shards));
+            }
         }
         problems
     }
@@ -285,25 +299,20 @@ impl Dataset {
 /// The metadata of `dir`, loaded once per directory.
 fn info_for<'a>(
     dir: &Path,
-    infos: &'a mut Vec<(PathBuf, Option<DatasetInfo>)>,
+    infos: &'a mut HashMap<PathBuf, Option<DatasetInfo>>,
     problems: &mut Vec<Problem>,
 ) -> Option<&'a DatasetInfo> {
-    let at = match infos.iter().position(|(d, _)| d == dir) {
-        Some(at) => at,
-        None => {
-            let info = match DatasetInfo::load(dir) {
-                Some(Ok(info)) => Some(info),
-                Some(Err(problem)) => {
-                    problems.push(problem);
-                    None
-                }
-                None => None,
-            };
-            infos.push((dir.to_path_buf(), info));
-            infos.len() - 1
-        }
-    };
-    infos.get(at).and_then(|(_, info)| info.as_ref())
+    infos
+        .entry(dir.to_path_buf())
+        .or_insert_with(|| match DatasetInfo::load(dir) {
+            Some(Ok(info)) => Some(info),
+            Some(Err(problem)) => {
+                problems.push(problem);
+                None
+            }
+            None => None,
+        })
+        .as_ref()
 }
 
 /// What a tensorflow-datasets metadata file is for, said instead of "not a TFRecord file".

@@ -9,14 +9,16 @@ use crate::escape::path_for_terminal;
 use crate::words::plural;
 
 /// How many missing shard numbers a message lists before it counts the rest.
-const LISTED: usize = 10;
+pub(super) const LISTED: usize = 10;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
-    /// Shard numbers below the total that no file has; `examples` are the first missing names.
+    /// Shard numbers below the total that no file has: `count` of them, the first of which
+    /// (at most [`LISTED`]) are `first`; `examples` are the first missing names.
     MissingShards {
         split: String,
-        numbers: Vec<String>,
+        count: u64,
+        first: Vec<String>,
         total: String,
         examples: Vec<PathBuf>,
     },
@@ -111,24 +113,17 @@ impl fmt::Display for Problem {
         match self {
             Problem::MissingShards {
                 split,
-                numbers,
+                count,
+                first,
                 total,
                 examples,
             } => {
-                let mut listed = numbers
-                    .iter()
-                    .take(LISTED)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                if numbers.len() > LISTED {
-                    listed.push_str(&format!(" and {} more", numbers.len() - LISTED));
+                let mut listed = first.join(", ");
+                let more = count.saturating_sub(first.len() as u64);
+                if more > 0 {
+                    listed.push_str(&format!(" and {more} more"));
                 }
-                let noun = if numbers.len() == 1 {
-                    "shard"
-                } else {
-                    "shards"
-                };
+                let noun = if *count == 1 { "shard" } else { "shards" };
                 write!(
                     f,
                     "{}: {noun} {listed} of {total} missing ({})",

@@ -1,6 +1,7 @@
 //! What a command found in each member of a dataset, and the summary it ends with: per split its
 //! shards, records and damaged frames, then the dataset's problems and verdict, as text or JSON.
 
+use std::collections::HashSet;
 use std::io::{self, Write};
 
 use crate::escape::path_for_terminal;
@@ -39,7 +40,14 @@ pub struct Summary<'d> {
     tallies: &'d [Option<Tally>],
     /// Problems of the names and metadata, and of the counts.
     pub problems: Vec<Problem>,
+    /// Per split, then for the members that are no shard: members, unreadable members, and the
+    /// sum of their tallies (summed in one pass, however many splits there are).
+    totals: Vec<SplitTotal>,
+    loose: SplitTotal,
 }
+
+/// Members, unreadable members, and the sum of the tallies of one split.
+type SplitTotal = (u64, u64, Tally);
 
 impl<'d> Summary<'d> {
     /// Checks the counted members (`tallies`, one per member; `None` when one could not be read)
@@ -62,10 +70,28 @@ impl<'d> Summary<'d> {
             .collect();
         let mut problems = dataset.problems.clone();
         problems.extend(dataset.check_counts(&counts));
+        let mut totals = vec![SplitTotal::default(); dataset.splits.len()];
+        let mut loose = SplitTotal::default();
+        for (member, tally) in dataset.members.iter().zip(tallies) {
+            let split = member.shard.and_then(|(s, _)| totals.get_mut(s));
+            let (members, unreadable, total) = split.unwrap_or(&mut loose);
+            *members += 1;
+            match tally {
+                Some(t) => {
+                    total.frames += t.frames;
+                    total.intact += t.intact;
+                    total.damaged += t.damaged;
+                    total.payload_bytes = total.payload_bytes.saturating_add(t.payload_bytes);
+                }
+                None => *unreadable += 1,
+            }
+        }
         Summary {
             dataset,
             tallies,
             problems,
+            totals,
+            loose,
         }
     }
 
@@ -78,35 +104,24 @@ impl<'d> Summary<'d> {
                 .all(|t| t.is_some_and(|t| t.damaged == 0))
     }
 
-    /// Sums the tallies of split `split` (`None`: the members that are no shard): members,
-    /// unreadable members, and the sum.
-    fn split_total(&self, split: Option<usize>) -> (u64, u64, Tally) {
-        let mut total = Tally::default();
-        let (mut members, mut unreadable) = (0, 0);
-        for (member, tally) in self.dataset.members.iter().zip(self.tallies) {
-            if member.shard.map(|(s, _)| s) != split {
-                continue;
-            }
-            members += 1;
-            match tally {
-                Some(t) => {
-                    total.frames += t.frames;
-                    total.intact += t.intact;
-                    total.damaged += t.damaged;
-                    total.payload_bytes = total.payload_bytes.saturating_add(t.payload_bytes);
-                }
-                None => unreadable += 1,
-            }
+    /// The tallies of split `split` (`None`: the members that are no shard): members, unreadable
+    /// members, and the sum.
+    fn split_total(&self, split: Option<usize>) -> SplitTotal {
+        match split {
+            Some(i) => self.totals.get(i).copied().unwrap_or_default(),
+            None => self.loose,
         }
-        (members, unreadable, total)
     }
 
     /// One line per split, one per problem, one per skipped file (when `skipped` is asked for:
     /// `list` names them on standard error instead), and the verdict.
     pub fn write_text(&self, out: &mut dyn Write, skipped: bool) -> io::Result<()> {
         let mut lines = Vec::new();
+        // The splits a problem concerns, found once.
+        let troubled: HashSet<&str> = self.problems.iter().filter_map(Problem::split).collect();
         for (i, split) in self.dataset.splits.iter().enumerate() {
-            lines.push(self.split_line(split.name.as_str(), Some(i), split.info.is_some()));
+            let agrees = split.info.is_some() && !troubled.contains(split.name.as_str());
+            lines.push(self.split_line(split.name.as_str(), Some(i), agrees));
         }
         let (loose, _, _) = self.split_total(None);
         if loose > 0 {
@@ -145,7 +160,9 @@ impl<'d> Summary<'d> {
         )
     }
 
-    fn split_line(&self, name: &str, split: Option<usize>, has_info: bool) -> String {
+    /// The line of split `split` (`None`: the members that are no shard); `agrees` when it has
+    /// `dataset_info.json` and no problem concerns it.
+    fn split_line(&self, name: &str, split: Option<usize>, agrees: bool) -> String {
         let (members, unreadable, total) = self.split_total(split);
         let noun = if split.is_some() { "shard" } else { "file" };
         let mut line = format!(
@@ -160,8 +177,7 @@ impl<'d> Summary<'d> {
         if unreadable > 0 {
             line.push_str(&format!(", {unreadable} unreadable"));
         }
-        let concerns = |p: &&Problem| split.is_some() && p.split() == Some(name);
-        if has_info && !self.problems.iter().any(|p| concerns(&p)) {
+        if agrees {
             line.push_str("; agrees with dataset_info.json");
         }
         line

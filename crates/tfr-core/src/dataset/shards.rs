@@ -3,10 +3,11 @@
 //! a set with a number missing, a number twice, or shards that disagree on how many there are is
 //! damaged, whatever the shards themselves hold.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::Problem;
+use super::problem::LISTED;
 
 /// Compression suffixes that do not make another set: `train-00000-of-00002.gz` is shard 0 of the
 /// same set as `train-00001-of-00002`.
@@ -83,13 +84,20 @@ pub struct ShardSet {
     pub suffix: String,
     /// Ordered by shard number (then by path, for duplicates).
     pub shards: Vec<Shard>,
+    /// The number of shards the names announce, when they agree on one (found once: every
+    /// shard's label names it).
+    agreed_total: Option<u64>,
 }
 
 impl ShardSet {
     /// The number of shards the names announce, when they agree on one.
     pub fn total(&self) -> Option<u64> {
-        let first = self.shards.first()?.name.total;
-        self.shards
+        self.agreed_total
+    }
+
+    fn agreed_total(shards: &[Shard]) -> Option<u64> {
+        let first = shards.first()?.name.total;
+        shards
             .iter()
             .all(|s| s.name.total == first)
             .then_some(first)
@@ -120,19 +128,17 @@ impl ShardSet {
     /// past the total. `split` names the set in messages.
     pub fn problems(&self, split: &str) -> Vec<Problem> {
         let mut problems = Vec::new();
-        let mut totals: BTreeMap<u64, Vec<PathBuf>> = BTreeMap::new();
+        // How many shards name each total.
+        let mut totals: BTreeMap<u64, usize> = BTreeMap::new();
         for shard in &self.shards {
-            totals
-                .entry(shard.name.total)
-                .or_default()
-                .push(shard.path.clone());
+            *totals.entry(shard.name.total).or_default() += 1;
         }
         if totals.len() > 1 {
             problems.push(Problem::TotalsDisagree {
                 split: split.to_string(),
                 totals: totals
                     .iter()
-                    .map(|(total, paths)| (self.number_text(*total), paths.len()))
+                    .map(|(total, shards)| (self.number_text(*total), *shards))
                     .collect(),
             });
         }
@@ -159,50 +165,73 @@ impl ShardSet {
                 });
             }
         }
-        let missing: Vec<u64> = (0..total).filter(|n| !by_number.contains_key(n)).collect();
-        if !missing.is_empty() {
+        // Counted, not listed: one file named `-00000-of-99999999999999` announces a hundred
+        // trillion shards. Only the numbers a message names are found, by walking past the
+        // numbers present (at most as many steps as there are shards, plus the ones named).
+        let present = by_number.range(..total).count() as u64;
+        let count = total.saturating_sub(present);
+        if count > 0 {
+            let first: Vec<u64> = (0..total)
+                .filter(|n| !by_number.contains_key(n))
+                .take(LISTED)
+                .collect();
             problems.push(Problem::MissingShards {
                 split: split.to_string(),
                 total: self.number_text(total),
-                examples: missing
+                examples: first
                     .iter()
                     .take(3)
                     .map(|n| self.dir.join(self.file_name(*n, total)))
                     .collect(),
-                numbers: missing.iter().map(|n| self.number_text(*n)).collect(),
+                first: first.iter().map(|n| self.number_text(*n)).collect(),
+                count,
             });
         }
         problems
     }
 }
 
-/// Sorts shard-named files into sets, in the order each set first appears.
+/// Sorts shard-named files into sets, in the order each set first appears. Sets are found through
+/// hash maps keyed by directory, then prefix, then suffix, looked up without copying them, and a
+/// file named twice is dropped once its set is sorted, so grouping takes time in proportion to
+/// the files however many sets they form.
 pub fn group(files: impl IntoIterator<Item = (PathBuf, ShardName)>) -> Vec<ShardSet> {
+    type BySuffix = HashMap<String, usize>;
     let mut sets: Vec<ShardSet> = Vec::new();
+    let mut by_key: HashMap<PathBuf, HashMap<String, BySuffix>> = HashMap::new();
     for (path, name) in files {
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let suffix = name.set_suffix().to_string();
-        let shard = Shard { path, name };
-        match sets
-            .iter_mut()
-            .find(|s| s.dir == dir && s.prefix == shard.name.prefix && s.suffix == suffix)
-        {
-            Some(set) => {
-                if !set.shards.iter().any(|s| s.path == shard.path) {
-                    set.shards.push(shard);
-                }
-            }
-            None => sets.push(ShardSet {
-                dir,
-                prefix: shard.name.prefix.clone(),
-                suffix,
-                shards: vec![shard],
-            }),
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let suffix = name.set_suffix();
+        let found = by_key
+            .get(dir)
+            .and_then(|prefixes| prefixes.get(&name.prefix))
+            .and_then(|suffixes| suffixes.get(suffix))
+            .copied();
+        if let Some(set) = found.and_then(|i| sets.get_mut(i)) {
+            set.shards.push(Shard { path, name });
+            continue;
         }
+        let (dir, suffix) = (dir.to_path_buf(), suffix.to_string());
+        by_key
+            .entry(dir.clone())
+            .or_default()
+            .entry(name.prefix.clone())
+            .or_default()
+            .insert(suffix.clone(), sets.len());
+        sets.push(ShardSet {
+            dir,
+            prefix: name.prefix.clone(),
+            suffix,
+            shards: vec![Shard { path, name }],
+            agreed_total: None,
+        });
     }
     for set in &mut sets {
         set.shards
             .sort_by(|a, b| (a.name.number, &a.path).cmp(&(b.name.number, &b.path)));
+        // The same path twice sorts side by side.
+        set.shards.dedup_by(|a, b| a.path == b.path);
+        set.agreed_total = ShardSet::agreed_total(&set.shards);
     }
     sets
 }
@@ -274,6 +303,26 @@ mod tests {
         assert_eq!(
             problems[0].to_string(),
             "t: shards 00001, 00003 of 00004 missing (/data/t-00001-of-00004, /data/t-00003-of-00004)"
+        );
+    }
+
+    #[test]
+    fn missing_shards_are_counted_not_listed() {
+        // One file announcing a hundred trillion shards: the missing ones are counted, and only
+        // those named are written out.
+        let problems = set(&["train-00003-of-99999999999999"]).problems("train");
+        assert_eq!(problems.len(), 1);
+        let Problem::MissingShards { count, first, .. } = &problems[0] else {
+            panic!("{problems:?}");
+        };
+        assert_eq!(*count, 99_999_999_999_998);
+        assert_eq!(first.len(), LISTED);
+        assert_eq!(first[..4], ["00000", "00001", "00002", "00004"]);
+        assert_eq!(
+            problems[0].to_string(),
+            "train: shards 00000, 00001, 00002, 00004, 00005, 00006, 00007, 00008, 00009, 00010 \
+             and 99999999999988 more of 99999999999999 missing (/data/train-00000-of-99999999999999, \
+             /data/train-00001-of-99999999999999, /data/train-00002-of-99999999999999)"
         );
     }
 

@@ -175,3 +175,51 @@ fn a_directory_without_tfrecord_files_is_an_error() {
     assert_eq!(dataset.errors.len(), 1);
     assert!(dataset.errors[0].ends_with("is a directory with no TFRecord file in it"));
 }
+
+#[test]
+fn two_hundred_thousand_shards_group_in_one_pass() {
+    // Sizes at which the grouping this replaced (each file compared with every set and every
+    // shard before it, each split's totals summed over every member) would make 10^10
+    // comparisons: hours, where one pass over hash maps takes well under a second. Nothing is
+    // timed here; a regression shows as a test that does not end.
+    let root = Path::new("/nonexistent-dataset-root");
+    let n = 100_000;
+    let mut files: Vec<PathBuf> = (0..n)
+        .map(|i| root.join(format!("train-{i:06}-of-{n:06}")))
+        .collect();
+    // As many sets of one shard each, each in a directory of its own.
+    files.extend((0..n).map(|i| root.join(format!("d{i}/s{i}-00000-of-00001"))));
+    // A file named twice is one member.
+    files.push(root.join("train-000007-of-100000"));
+    let mut dataset = Dataset::default();
+    dataset.group(files, &[]);
+    assert_eq!(dataset.splits.len(), n + 1);
+    assert_eq!(dataset.members.len(), 2 * n);
+    assert!(
+        dataset.problems.is_empty(),
+        "{:?}",
+        dataset.problems.first()
+    );
+    let train = &dataset.splits[0];
+    assert_eq!(
+        (train.name.as_str(), train.set.total()),
+        ("train", Some(n as u64))
+    );
+    let tally = Tally {
+        frames: 2,
+        intact: 2,
+        damaged: 0,
+        payload_bytes: 10,
+    };
+    let tallies = vec![Some(tally); dataset.members.len()];
+    let summary = Summary::new(&dataset, &tallies);
+    assert!(summary.ok());
+    let mut text = Vec::new();
+    summary.write_text(&mut text, false).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.starts_with("train: 100000 shards, 200000 frames, 200000 intact, 0 damaged"),
+        "{}",
+        text.lines().next().unwrap_or_default()
+    );
+}
