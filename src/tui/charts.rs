@@ -82,10 +82,18 @@ pub fn plot_for(
             partial,
         });
     }
-    let (tag, buckets) = event::histograms(&typed).into_iter().next()?;
+    let histogram = event::histograms(&typed).into_iter().next()?;
+    let mut tag = bytes_for_terminal(histogram.tag).into_owned();
+    if histogram.left_out() > 0 {
+        tag.push_str(&format!(
+            " (first {} of {} buckets)",
+            histogram.buckets.len(),
+            histogram.total_buckets
+        ));
+    }
     Some(Plot::Histogram {
-        tag: bytes_for_terminal(tag).into_owned(),
-        buckets,
+        tag,
+        buckets: histogram.buckets,
     })
 }
 

@@ -322,9 +322,26 @@ pub fn step_of(event: &MessageView<'_>) -> i64 {
     int_field(event, "step").unwrap_or(0)
 }
 
+/// One histogram of an event's summary: its tag, its first buckets (at most [`MAX_BUCKETS`] are
+/// read) and how many it has.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Histogram<'a> {
+    pub tag: &'a [u8],
+    pub buckets: Vec<Bucket>,
+    /// Every bucket the record holds, read or not.
+    pub total_buckets: u64,
+}
+
+impl Histogram<'_> {
+    /// The buckets left out of [`Histogram::buckets`].
+    pub fn left_out(&self) -> u64 {
+        self.total_buckets.saturating_sub(self.buckets.len() as u64)
+    }
+}
+
 /// The histograms of an event's summary, by tag: TF1 `histo` (bucket limits and counts) and TF2
 /// `histograms` tensors (`[k, 3]`: left edge, right edge, count).
-pub fn histograms<'a>(event: &MessageView<'a>) -> Vec<(&'a [u8], Vec<Bucket>)> {
+pub fn histograms<'a>(event: &MessageView<'a>) -> Vec<Histogram<'a>> {
     let Some(Value::Message(summary)) = singular(event, "summary") else {
         return Vec::new();
     };
@@ -341,7 +358,12 @@ pub fn histograms<'a>(event: &MessageView<'a>) -> Vec<(&'a [u8], Vec<Bucket>)> {
             _ => &[],
         };
         if let Some(Value::Message(histo)) = singular(&value, "histo") {
-            found.push((tag, tf1_buckets(&histo)));
+            let (buckets, total_buckets) = tf1_buckets(&histo);
+            found.push(Histogram {
+                tag,
+                buckets,
+                total_buckets,
+            });
         } else if let Some(Value::Message(tensor)) = singular(&value, "tensor") {
             if plugin_name(&value) != b"histograms" {
                 continue;
@@ -361,36 +383,46 @@ pub fn histograms<'a>(event: &MessageView<'a>) -> Vec<(&'a [u8], Vec<Bucket>)> {
                     count: at(r * 3 + 2),
                 })
                 .collect();
-            found.push((tag, buckets));
+            found.push(Histogram {
+                tag,
+                buckets,
+                total_buckets: rows,
+            });
         }
     }
     found
 }
 
-/// Buckets drawn at most (TensorBoard writes 30; a file may claim any number).
-const MAX_BUCKETS: u64 = 4096;
+/// Buckets read and drawn at most (TensorBoard writes 30; a file may claim any number).
+pub const MAX_BUCKETS: u64 = 4096;
 
-/// TF1's `HistogramProto`: bucket `i` spans from limit `i - 1` (or `min`) to limit `i`.
-fn tf1_buckets(histo: &MessageView<'_>) -> Vec<Bucket> {
-    let doubles = |name: &str| -> Vec<f64> {
-        histo.field(name).map_or_else(Vec::new, |f| {
-            f.values()
-                .take(MAX_BUCKETS as usize)
-                .filter_map(|(v, _)| match v {
-                    Value::Scalar(Scalar::F64(x)) => Some(x),
-                    _ => None,
-                })
-                .collect()
-        })
+/// TF1's `HistogramProto`: bucket `i` spans from limit `i - 1` (or `min`) to limit `i`. The
+/// first [`MAX_BUCKETS`] buckets, and how many there are (a limit and a count each).
+fn tf1_buckets(histo: &MessageView<'_>) -> (Vec<Bucket>, u64) {
+    let doubles = |name: &str| -> (Vec<f64>, u64) {
+        let Some(field) = histo.field(name) else {
+            return (Vec::new(), 0);
+        };
+        let mut total = 0u64;
+        let mut read = Vec::new();
+        for (value, _) in field.values() {
+            if let Value::Scalar(Scalar::F64(x)) = value {
+                total += 1;
+                if read.len() < MAX_BUCKETS as usize {
+                    read.push(x);
+                }
+            }
+        }
+        (read, total)
     };
-    let limits = doubles("bucket_limit");
-    let counts = doubles("bucket");
+    let (limits, total_limits) = doubles("bucket_limit");
+    let (counts, total_counts) = doubles("bucket");
     let min = match singular(histo, "min") {
         Some(Value::Scalar(Scalar::F64(x))) => x,
         _ => limits.first().copied().unwrap_or(0.0),
     };
     let mut left = min;
-    limits
+    let buckets = limits
         .iter()
         .zip(&counts)
         .map(|(&right, &count)| {
@@ -398,7 +430,8 @@ fn tf1_buckets(histo: &MessageView<'_>) -> Vec<Bucket> {
             left = right;
             bucket
         })
-        .collect()
+        .collect();
+    (buckets, total_limits.min(total_counts))
 }
 
 /// The scalars of an event's summary, by tag.

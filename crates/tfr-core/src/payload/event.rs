@@ -106,17 +106,27 @@ impl PayloadType for Event {
             }
         }
         // A histogram's range, total and bucket counts, as TensorBoard's distribution shows it.
-        for (tag, buckets) in events::histograms(&typed) {
+        for histogram in events::histograms(&typed) {
+            let buckets = &histogram.buckets;
             let (Some(first), Some(last)) = (buckets.first(), buckets.last()) else {
                 continue;
             };
             let number = crate::words::short;
             let total: f64 = buckets.iter().map(|b| b.count).sum();
             let counts: Vec<String> = buckets.iter().map(|b| number(b.count)).collect();
+            // A histogram cut at the buckets read says so: its range and total are theirs.
+            let cut = match histogram.left_out() {
+                0 => String::new(),
+                left_out => format!(
+                    " in the first {} of {} buckets ({left_out} not shown)",
+                    buckets.len(),
+                    histogram.total_buckets
+                ),
+            };
             writeln!(
                 out,
-                "  {} range {}..{}, {} values, counts [{}]",
-                crate::escape::bytes_for_terminal(tag),
+                "  {} range {}..{}, {} values{cut}, counts [{}]",
+                crate::escape::bytes_for_terminal(histogram.tag),
                 number(first.left),
                 number(last.right),
                 number(total),
