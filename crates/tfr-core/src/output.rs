@@ -251,14 +251,30 @@ impl Drop for TempOut {
     }
 }
 
-fn create_temp(output: &Path) -> Result<(TempOut, File), OutputError> {
-    let dir = parent_dir(output);
+/// The longest file name most file systems take (`NAME_MAX`), in bytes.
+const NAME_MAX: usize = 255;
+
+/// The temporary name beside `output` for attempt `attempt`: `.NAME.tfr-inspect-PID-N.tmp`, with
+/// NAME cut (at a character boundary) so that the whole fits in [`NAME_MAX`] bytes whatever the
+/// output is called; a 249-byte output name is valid, and its temporary name must be too.
+fn temp_name(output: &Path, pid: u32, attempt: u32) -> String {
     let base = output
         .file_name()
         .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    let tail = format!(".tfr-inspect-{pid}-{attempt}.tmp");
+    let room = NAME_MAX.saturating_sub(1 + tail.len());
+    let mut cut = base.len().min(room);
+    while !base.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(".{}{tail}", base.get(..cut).unwrap_or_default())
+}
+
+fn create_temp(output: &Path) -> Result<(TempOut, File), OutputError> {
+    let dir = parent_dir(output);
     let pid = std::process::id();
     for attempt in 0..100u32 {
-        let path = dir.join(format!(".{base}.tfr-inspect-{pid}-{attempt}.tmp"));
+        let path = dir.join(temp_name(output, pid, attempt));
         match OpenOptions::new().write(true).create_new(true).open(&path) {
             Ok(file) => return Ok((TempOut { path, keep: false }, file)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -316,6 +332,23 @@ mod tests {
             Err(e) => e.to_string(),
             Ok(d) => panic!("allowed: {d:?}"),
         }
+    }
+
+    #[test]
+    fn temporary_names_fit_name_max_whatever_the_output_is_called() {
+        let name = |n: &str| temp_name(Path::new("dir").join(n).as_path(), u32::MAX, 99);
+        assert_eq!(name("out.idx"), ".out.idx.tfr-inspect-4294967295-99.tmp");
+        for base in ["o".repeat(249), "o".repeat(255), "é".repeat(127)] {
+            let temp = name(&base);
+            assert!(temp.len() <= NAME_MAX, "{} bytes", temp.len());
+            assert!(temp.ends_with(".tfr-inspect-4294967295-99.tmp"), "{temp}");
+        }
+        // Written for real: a 249-byte output name is valid, and so is its temporary file.
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("o".repeat(249));
+        let written = write_atomically(&output, &policy(&[], false), |w| w.write_all(b"x"));
+        assert!(written.is_ok(), "{written:?}");
+        assert_eq!(fs::read(&output).unwrap(), b"x");
     }
 
     #[test]
