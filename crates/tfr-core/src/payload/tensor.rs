@@ -211,6 +211,13 @@ pub fn strings_text(list: &tensor::StringList<'_>) -> String {
 /// exactly (`min 0, max 254`).
 fn stats_text(stats: &Stats) -> String {
     let number = |x: f64| crate::pyfmt::repr_f64(x);
+    if stats.counted == 0 {
+        // No value to take a minimum of: saying "min inf, max -inf" would be wrong.
+        return match stats.nans {
+            1 => "its 1 value is NaN".to_string(),
+            n => format!("all {n} values NaN"),
+        };
+    }
     let (min, max) = match stats.int_range {
         Some((lo, hi)) => (lo.to_string(), hi.to_string()),
         None => (number(stats.min), number(stats.max)),

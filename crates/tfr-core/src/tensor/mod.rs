@@ -365,6 +365,7 @@ impl<'a> Tensor<'a> {
             mean: 0.0,
             nans: 0,
             int_range: None,
+            counted: 0,
         };
         let mut sum = 0.0;
         let mut counted: u64 = 0;
@@ -408,6 +409,7 @@ impl<'a> Tensor<'a> {
         if counted > 0 {
             stats.mean = sum / counted as f64;
         }
+        stats.counted = counted;
         Some(stats)
     }
 
@@ -453,6 +455,9 @@ pub struct Stats {
     pub nans: u64,
     /// The exact range of an integer tensor.
     pub int_range: Option<(i128, i128)>,
+    /// The elements the others are computed from: all but the NaNs. When none is, `min`, `max`
+    /// and `mean` describe nothing.
+    pub counted: u64,
 }
 
 /// The dtype's zero, for a tensor whose shape holds elements but which stores no value.
@@ -719,8 +724,11 @@ mod tests {
         let t = Tensor::from_content(DType::Float32, &[3], &bytes).unwrap();
         let stats = t.stats().unwrap();
         assert_eq!(
-            (stats.min, stats.max, stats.mean, stats.nans),
-            (1.0, 3.0, 2.0, 1)
+            (stats.min, stats.max, stats.mean, stats.nans, stats.counted),
+            (1.0, 3.0, 2.0, 1, 2)
         );
+        let bytes = floats(&[f32::NAN; 4]);
+        let t = Tensor::from_content(DType::Float32, &[4], &bytes).unwrap();
+        assert_eq!(t.stats().map(|s| (s.nans, s.counted)), Some((4, 0)));
     }
 }
