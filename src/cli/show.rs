@@ -55,21 +55,40 @@ pub struct ShowArgs {
 
 /// Parses `A..B`, `A..=B`, `A..` and `..B`: the first record and the end (excluded), if any.
 pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
+    let shown = crate::escape::for_terminal(text);
     let usage = || {
-        anyhow::anyhow!("--range expects A..B, A..=B, A.. or ..B with record numbers, got `{text}`")
+        anyhow::anyhow!(
+            "--range expects A..B, A..=B, A.. or ..B with record numbers, got `{shown}`"
+        )
     };
     let (a, b) = text.split_once("..").ok_or_else(usage)?;
     let number = |n: &str| n.trim().parse::<usize>().map_err(|_| usage());
     let start = if a.is_empty() { 0 } else { number(a)? };
-    let end = match b.strip_prefix('=') {
-        Some(b) => Some(number(b)?.saturating_add(1)),
-        None if b.is_empty() => None,
-        None => Some(number(b)?),
+    let (last, inclusive) = match b.strip_prefix('=') {
+        Some(b) => (Some(number(b)?), true),
+        None if b.is_empty() => (None, false),
+        None => (Some(number(b)?), false),
     };
-    if end.is_some_and(|end| end <= start) {
-        bail!("--range `{text}` selects no record (the end is excluded; use A..=B to include B)");
+    let Some(last) = last else {
+        return Ok((start, None));
+    };
+    // `A..A` is empty only because its end is excluded; an end before the start is backwards
+    // whichever form it has.
+    if last < start {
+        bail!("--range `{shown}` is reversed: it ends at {last}, before its start {start}");
     }
-    Ok((start, end))
+    if last == start && !inclusive {
+        bail!(
+            "--range `{shown}` selects no record (its end is excluded; `{start}..={start}` \
+             selects record {start})"
+        );
+    }
+    let end = if inclusive {
+        last.saturating_add(1)
+    } else {
+        last
+    };
+    Ok((start, Some(end)))
 }
 
 /// Prints the records `args` selects. On a `terminal`, text format escapes the characters that
@@ -379,6 +398,30 @@ mod tests {
         let status = run(&args, &OpenOptions::new(decoder), terminal, &mut out).unwrap();
         assert_eq!(status, Status::Clean);
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn ranges_parse_and_empty_or_reversed_ones_say_which() {
+        let parsed = |t: &str| parse_range(t).map_err(|e| e.to_string());
+        assert_eq!(parsed("3..5"), Ok((3, Some(5))));
+        assert_eq!(parsed("3..=3"), Ok((3, Some(4))));
+        assert_eq!(parsed("3.."), Ok((3, None)));
+        assert_eq!(parsed("..2"), Ok((0, Some(2))));
+        // Reversed: no `..=` makes it select anything.
+        assert_eq!(
+            parsed("3..=2").unwrap_err(),
+            "--range `3..=2` is reversed: it ends at 2, before its start 3"
+        );
+        assert_eq!(
+            parsed("5..1").unwrap_err(),
+            "--range `5..1` is reversed: it ends at 1, before its start 5"
+        );
+        // Empty only because the end is excluded: the inclusive form is offered.
+        assert_eq!(
+            parsed("3..3").unwrap_err(),
+            "--range `3..3` selects no record (its end is excluded; `3..=3` selects record 3)"
+        );
+        assert!(parsed("a..b").unwrap_err().starts_with("--range expects"));
     }
 
     #[test]
