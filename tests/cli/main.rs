@@ -8,6 +8,7 @@ mod dataset;
 mod escapes;
 mod golden;
 mod hex;
+mod hostile;
 mod images;
 mod index;
 mod list;
