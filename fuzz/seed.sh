@@ -6,7 +6,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 testdata="$here/../testdata"
 corpus="$here/corpus"
 mkdir -p "$corpus/frame_index" "$corpus/wire_walk" "$corpus/example_view" \
-    "$corpus/image_detect" "$corpus/decompress"
+    "$corpus/image_detect" "$corpus/decompress" "$corpus/user_schema"
 
 python3 - "$testdata" "$corpus" <<'PY'
 import glob, gzip, hashlib, os, struct, sys, zlib
@@ -57,7 +57,17 @@ for path in files:
         if i < 3:
             put("decompress", gzip.compress(p, mtime=0))
             put("decompress", zlib.compress(p))
+
+# User schemas: a mode byte (even: .proto text, odd: a binary FileDescriptorSet), then the file.
+protos = sorted(glob.glob(os.path.join(testdata, "realworld", "user_protos", "**", "*.proto"),
+                          recursive=True) +
+                glob.glob(os.path.join(testdata, "..", "proto", "**", "*.proto"), recursive=True))
+sets = sorted(glob.glob(os.path.join(testdata, "realworld", "**", "*.pb"), recursive=True))
+for path in protos:
+    put("user_schema", b"\x00" + open(path, "rb").read())
+for path in sets:
+    put("user_schema", b"\x01" + open(path, "rb").read())
 PY
-for target in frame_index wire_walk example_view image_detect decompress; do
+for target in frame_index wire_walk example_view image_detect decompress user_schema; do
     echo "$target: $(ls "$corpus/$target" | wc -l) seeds"
 done
