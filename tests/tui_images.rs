@@ -242,7 +242,10 @@ fn a_record_whose_image_does_not_decode_is_marked() {
         app.message
     );
     let why = app.preview.clone().unwrap().unwrap_err();
-    assert!(why.contains("truncated JPEG"), "{why}");
+    assert!(
+        why.is_broken() && why.reason().contains("truncated JPEG"),
+        "{why}"
+    );
     let buf = render(&app);
     let list = text_of(&buf, app.panes().list);
     assert!(list.contains("1 image undecodable"), "{list}");
@@ -299,4 +302,63 @@ fn instance_masks_are_tinted_over_the_preview() {
     assert!(cells_in(&render(&app), area, half) > 10);
     press(&mut app, 'b');
     assert_eq!(cells_in(&render(&app), area, half), 0);
+}
+
+#[test]
+fn an_image_too_large_to_show_is_a_note_and_a_large_one_is_reduced() {
+    use tfr_inspect::crafted::{FeatureValue::Bytes, encode_records, example, zero_png};
+    use tfr_inspect::tui::app::Effect;
+    // 268 MB decoded: not decoded at all. 8200x10: decoded, and kept at 4096 pixels wide.
+    let huge = example(&[("image/encoded", Bytes(vec![zero_png(16384, 16383)]))]);
+    let wide = example(&[("image/encoded", Bytes(vec![zero_png(8200, 10)]))]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("large.tfrecord");
+    std::fs::write(&path, encode_records(&[&huge, &wide])).unwrap();
+    let mut app = open(&path);
+    // A record this large is decoded on a worker thread.
+    app.finish_decoding();
+    let note =
+        "not decoded: 16384x16383 is 268.4 megapixels, over the 50 an image is decoded to be shown";
+    let why = app.preview.clone().unwrap().unwrap_err();
+    assert!(!why.is_broken(), "{why}");
+    assert_eq!(why.reason(), note);
+    let area = app.panes().preview.expect("a preview pane");
+    let buf = render(&app);
+    let pane = text_of(&buf, area);
+    assert!(pane.contains("image (not shown)"), "{pane}");
+    assert!(pane.contains("268.4 megapixels"), "{pane}");
+    // A note, not damage: nothing red, nothing marked.
+    assert!(
+        area.positions()
+            .filter_map(|p| buf.cell(p))
+            .all(|c| c.fg != Color::Red),
+        "{pane}"
+    );
+    assert!(!text_of(&buf, app.panes().list).contains("undecodable"));
+    press(&mut app, 'i');
+    assert_eq!(app.message, format!("no image to show: {note}"));
+    assert_eq!(app.effect, None);
+
+    app.go_to_record(1);
+    app.refresh();
+    let picture = match &app.preview {
+        Some(Ok(picture)) => picture.clone(),
+        other => panic!("{other:?}"),
+    };
+    let (w, h) = picture.pixels.dimensions();
+    assert_eq!(w, 4096);
+    assert_eq!(picture.size, (8200, 10));
+    assert_eq!(
+        picture.description,
+        format!(
+            "PNG 8200x10, {} bytes, reduced to 4096x{h}",
+            zero_png(8200, 10).len()
+        )
+    );
+    // The full-size view shows the reduced pixels, not a decode of its own.
+    press(&mut app, 'i');
+    match app.effect.take() {
+        Some(Effect::ShowImage(shown)) => assert_eq!(shown.pixels.dimensions(), (4096, h)),
+        other => panic!("{other:?}"),
+    }
 }

@@ -496,3 +496,29 @@ fn the_inspector_reads_a_dash_from_a_pipe_and_keys_from_the_terminal() {
     tmux.text("q");
     tmux.wait_text("inspector-exited-1");
 }
+
+#[test]
+fn an_image_too_large_to_show_is_never_decoded_for_the_preview_or_i() {
+    use tfr_inspect::crafted::{FeatureValue::Bytes, encode_records, example, zero_png};
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    // 268 MB decoded, 1.7 MB stored: the inspector took 1 GB to preview it and 2.3 GB after `i`.
+    let record = example(&[("image/encoded", Bytes(vec![zero_png(16384, 16383)]))]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("huge.tfrecord");
+    std::fs::write(&path, encode_records(&[&record])).expect("write the file");
+    tmux.wait_text("shell$");
+    // Killed at 1 GiB of address space should it decode the image (two malloc arenas, so the
+    // limit does not depend on the cores).
+    tmux.text(&format!(
+        "(ulimit -v 1048576; MALLOC_ARENA_MAX=2 exec {BIN} {}); echo inspector-exited-$?",
+        path.display()
+    ));
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("268.4 megapixels");
+    tmux.text("i");
+    tmux.wait_text("no image to show: not decoded: 16384x16383 is 268.4 megapixels");
+    tmux.text("q");
+    tmux.wait_text("inspector-exited-0");
+}

@@ -6,6 +6,11 @@
 //! uint8 shapes) as PNG; with `--boxes`, images that have boxes, class names or keypoints as PNGs
 //! with them drawn. `--sheet` adds one contact sheet of thumbnails labelled with record numbers.
 //!
+//! Writing an encoded image needs no decoding, and raw pixels are encoded from where they lie.
+//! Only drawing boxes decodes an image whole, and only within what the core decodes to show
+//! ([`image::SHOW_MAX_PIXELS`]); a thumbnail is reduced from the decoder's own buffer, or from the
+//! drawn pixels, so no image is decoded twice.
+//!
 //! Every destination is checked before anything is written: an existing file is replaced only
 //! with `--force` (and only if it is a regular file), and each file is written atomically.
 
@@ -78,6 +83,8 @@ struct Planned {
     /// For the sheet's label: input number and record.
     file: usize,
     record: usize,
+    /// The feature's name, escaped.
+    feature: String,
     what: String,
 }
 
@@ -163,13 +170,37 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             continue;
         };
         let bytes = input.data().get(item.bytes.clone()).unwrap_or_default();
+        // The pixels drawn on, kept for the sheet's thumbnail so that nothing is decoded twice.
+        let mut drawn = None;
         let written = match &item.content {
             Content::Stored => write_atomically(&item.path, &policy, |w| w.write_all(bytes)),
-            Content::Png { shape, overlay } => match pixels(bytes, *shape, overlay.as_ref()) {
-                Ok(pixels) => write_atomically(&item.path, &policy, |w| write_png(w, &pixels)),
+            Content::Png {
+                shape,
+                overlay: None,
+            } => match image::raw_shape(bytes.len(), *shape) {
+                Some(raw) => {
+                    write_atomically(&item.path, &policy, |w| write_raw_png(w, bytes, raw))
+                }
+                None => {
+                    print_error(&format!("{}: {}: not an image", input.name(), item.what));
+                    status = status.max(Status::Damage);
+                    continue;
+                }
+            },
+            Content::Png {
+                shape,
+                overlay: Some(overlay),
+            } => match with_overlay(bytes, *shape, overlay) {
+                Ok(pixels) => {
+                    let written = write_atomically(&item.path, &policy, |w| write_png(w, &pixels));
+                    drawn = Some(pixels);
+                    written
+                }
                 Err(why) => {
                     print_error(&format!("{}: {}: {why}", input.name(), item.what));
-                    status = status.max(Status::Damage);
+                    if why.is_broken() {
+                        status = status.max(Status::Damage);
+                    }
                     continue;
                 }
             },
@@ -179,12 +210,23 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
         }
         writeln!(out, "{}  {}", path_for_terminal(&item.path), item.what)?;
         if args.sheet && thumbs.len() < SHEET_MAX {
-            let overlay = match &item.content {
-                Content::Png { overlay, .. } => overlay.as_ref(),
-                Content::Stored => None,
+            let thumb = match drawn {
+                Some(pixels) => Ok(image::reduced_rgb(
+                    ::image::DynamicImage::ImageRgb8(pixels),
+                    THUMB,
+                )),
+                None => image::decode_picture(bytes, shape_of(item), THUMB)
+                    .unwrap_or(Err(image::NotDecoded::Broken("not an image".into())))
+                    .map(|picture| picture.pixels),
             };
-            if let Ok(pixels) = pixels(bytes, shape_of(item), overlay) {
-                thumbs.push((label(item, inputs.len()), thumbnail(&pixels)));
+            match thumb {
+                Ok(pixels) => thumbs.push((label(item, inputs.len()), pixels)),
+                Err(why) => eprintln!(
+                    "{}: record {} {}: not on the sheet: {why}",
+                    input.name(),
+                    item.record,
+                    crate::escape::for_terminal(&item.feature)
+                ),
             }
         }
     }
@@ -273,6 +315,19 @@ fn plan_file(
         for image in &found.images {
             let overlay = found.overlay_of(image).filter(|_| args.boxes).cloned();
             let header = ImageHeader::read(image.bytes);
+            // Boxes are drawn only on an image that may be decoded to be shown; a larger one is
+            // written as stored (or, raw, as PNG), with a note.
+            let overlay = overlay.filter(|_| match too_large_to_draw(image.bytes, found.shape) {
+                Some(note) => {
+                    eprintln!(
+                        "{}: record {record} {}: boxes not drawn: {note}",
+                        input.name(),
+                        crate::escape::for_terminal(&image.name)
+                    );
+                    false
+                }
+                None => true,
+            });
             let (ext, content, what) = match (header, overlay) {
                 (_, Some(overlay)) => (
                     "png",
@@ -325,6 +380,7 @@ fn plan_file(
                 content,
                 file,
                 record,
+                feature: image.name.clone(),
                 what: format!("record {record} {}: {what}", image.name),
             });
         }
@@ -421,18 +477,59 @@ fn unique(dir: &Path, name: &str, ext: &str, names: &mut HashSet<PathBuf>) -> Pa
     path
 }
 
-/// The image's pixels, with `overlay` drawn.
-fn pixels(
+/// Why the image `bytes` may not be decoded to have boxes drawn on it, if it may not.
+fn too_large_to_draw(bytes: &[u8], shape: Option<(u32, u32, u32)>) -> Option<String> {
+    if image::sniff_format(bytes).is_some() {
+        // A header that does not read is for the decode to report, as damage.
+        return image::decode_cost(bytes)
+            .ok()?
+            .refused(image::Purpose::Show);
+    }
+    let raw = image::raw_shape(bytes.len(), shape)?;
+    let pixels = u64::from(raw.width) * u64::from(raw.height);
+    image::DecodeCost {
+        width: raw.width,
+        height: raw.height,
+        bytes: pixels.saturating_mul(3),
+    }
+    .refused(image::Purpose::Show)
+}
+
+/// The image's pixels, full size, with `overlay` drawn.
+fn with_overlay(
     bytes: &[u8],
     shape: Option<(u32, u32, u32)>,
-    overlay: Option<&Overlay>,
-) -> Result<RgbImage, String> {
-    let picture = image::decode_image(bytes, shape).ok_or("not an image")??;
+    overlay: &Overlay,
+) -> Result<RgbImage, image::NotDecoded> {
+    let picture = image::decode_picture(bytes, shape, u32::MAX)
+        .unwrap_or(Err(image::NotDecoded::Broken("not an image".into())))?;
     let mut pixels = picture.pixels;
-    if let Some(overlay) = overlay {
-        overlay.draw(&mut pixels);
-    }
+    overlay.draw(&mut pixels);
     Ok(pixels)
+}
+
+/// Raw pixels as a PNG of their own channels (grey, RGB or RGBA), encoded from where they lie;
+/// only channel-first pixels (CIFAR's 32x32) are interleaved first.
+fn write_raw_png(w: &mut dyn Write, bytes: &[u8], raw: image::RawShape) -> io::Result<()> {
+    use ::image::ExtendedColorType;
+    let colour = match raw.channels {
+        1 => ExtendedColorType::L8,
+        3 => ExtendedColorType::Rgb8,
+        _ => ExtendedColorType::Rgba8,
+    };
+    if raw.layout == image::Layout::Hwc || raw.channels == 1 {
+        return ::image::codecs::png::PngEncoder::new(w)
+            .write_image(bytes, raw.width, raw.height, colour)
+            .map_err(io::Error::other);
+    }
+    let pixels = image::raw_pixels(bytes, raw).ok_or_else(|| {
+        io::Error::other(format!(
+            "{} bytes do not fill {}",
+            bytes.len(),
+            raw.describe()
+        ))
+    })?;
+    write_png(w, &pixels)
 }
 
 fn write_png(w: &mut dyn Write, pixels: &RgbImage) -> io::Result<()> {
@@ -453,15 +550,6 @@ fn label(item: &Planned, files: usize) -> String {
     } else {
         format!("r{}", item.record)
     }
-}
-
-/// The image scaled to fit [`THUMB`] x [`THUMB`].
-fn thumbnail(pixels: &RgbImage) -> RgbImage {
-    let (w, h) = pixels.dimensions();
-    let scale = f64::from(THUMB) / f64::from(w.max(h).max(1));
-    let tw = ((f64::from(w) * scale).round() as u32).clamp(1, THUMB);
-    let th = ((f64::from(h) * scale).round() as u32).clamp(1, THUMB);
-    ::image::imageops::thumbnail(pixels, tw, th)
 }
 
 /// Thumbnails on a grid, each over its label.

@@ -54,7 +54,8 @@ pub struct VerifyArgs {
     pub thorough: bool,
     /// Also decode every image of every intact record completely: a truncated JPEG, a PNG with a
     /// bad CRC or an image whose size is not the declared `image/height` x `image/width` is
-    /// damage of its own (an undecodable image), named with its record and feature.
+    /// damage of its own (an undecodable image), named with its record and feature. An image that
+    /// needs more than 256 MiB to decode is not decoded, and named in a note.
     #[arg(long)]
     pub images: bool,
 }
@@ -110,6 +111,8 @@ struct Report {
     tally: crate::dataset::Tally,
     /// Undecodable images found (with `--images`).
     images: usize,
+    /// Images too large to decode within the budget (with `--images`): notes, not damage.
+    not_decoded: Vec<crate::image::check::Undecodable>,
 }
 
 fn check(
@@ -125,16 +128,19 @@ fn check(
         let found = crate::image::check::undecodable(source.bytes(), &index, &open.decoder);
         // Verdicts from the mapped bytes: worthless if the file shrank meanwhile.
         source.check_unchanged()?;
-        report.images = found.len();
-        report.problems.extend(found.into_iter().map(|bad| Problem {
-            index: Some(bad.record),
-            region: bad.frame,
-            status: Damaged::Image,
-            tensorflow_offset: None,
-            compressed_offset: None,
-            description: bad.describe(),
-            nested: None,
-        }));
+        report.images = found.undecodable.len();
+        report.not_decoded = found.not_decoded;
+        report
+            .problems
+            .extend(found.undecodable.into_iter().map(|bad| Problem {
+                index: Some(bad.record),
+                region: bad.frame,
+                status: Damaged::Image,
+                tensorflow_offset: None,
+                compressed_offset: None,
+                description: bad.describe(),
+                nested: None,
+            }));
         // In file order; a problem of the compressed stream stays last.
         report
             .problems
@@ -213,6 +219,7 @@ fn judge(
         unverified_note: damage::unverified(&index),
         tally,
         images: 0,
+        not_decoded: Vec::new(),
     };
     Ok((report, index))
 }
@@ -324,6 +331,15 @@ pub fn run(
                     "images_undecodable".into(),
                     Json::Literal(report.images.to_string()),
                 ));
+                let notes = report.not_decoded.iter().map(|n| {
+                    Json::Object(vec![
+                        ("index".into(), Json::Literal(n.record.to_string())),
+                        ("offset".into(), number(n.at)),
+                        ("feature".into(), Json::String(n.feature.clone())),
+                        ("note".into(), Json::String(n.reason.clone())),
+                    ])
+                });
+                members.push(("images_not_decoded".into(), Json::Array(notes.collect())));
             }
             if report.unverified > 0 {
                 members.push((
@@ -386,6 +402,9 @@ pub fn run(
             if let Some(note) = &report.unverified_note {
                 writeln!(out, "{name}: note: {note}; --thorough searches them")?;
             }
+            for note in &report.not_decoded {
+                writeln!(out, "{name}: note: {}", note.describe_note())?;
+            }
             let verdict = if damaged == 0 {
                 super::paint("OK", "32", coloured)
             } else {
@@ -401,9 +420,14 @@ pub fn run(
             } else {
                 "bytes"
             };
-            let images = match args.images {
-                true => format!(", {} undecodable", plural(report.images as u64, "image")),
-                false => String::new(),
+            let images = match (args.images, report.not_decoded.len()) {
+                (false, _) => String::new(),
+                (true, 0) => format!(", {} undecodable", plural(report.images as u64, "image")),
+                (true, n) => format!(
+                    ", {} undecodable, {} too large to decode",
+                    plural(report.images as u64, "image"),
+                    plural(n as u64, "image")
+                ),
             };
             writeln!(
                 out,

@@ -147,7 +147,7 @@ pub struct App {
     pub message: String,
     pub search: Option<String>,
     /// The image of the selected node (or record), decoded, or why it could not be.
-    pub preview: Option<Result<Picture, String>>,
+    pub preview: Option<Result<Picture, crate::image::NotDecoded>>,
     preview_key: Option<Range<u64>>,
     /// Which of the record's images the preview shows, its frame and its boxes.
     pub preview_info: images::PreviewInfo,

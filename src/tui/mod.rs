@@ -141,7 +141,7 @@ fn event_loop(
             }
         }
         if let Some(Effect::ShowImage(picture)) = app.effect.take() {
-            show_image(guard, &picture)?;
+            show_image(guard, picture)?;
             dirty = true;
         }
     }
@@ -333,7 +333,7 @@ fn graphics_protocol() -> &'static str {
 }
 
 /// Shows `picture` with viuer on the normal screen, waits for a key, and returns to the inspector.
-fn show_image(guard: &mut TerminalGuard, picture: &crate::image::Picture) -> anyhow::Result<()> {
+fn show_image(guard: &mut TerminalGuard, picture: crate::image::Picture) -> anyhow::Result<()> {
     let mut out = stdout();
     execute!(
         out,
@@ -352,15 +352,15 @@ fn show_image(guard: &mut TerminalGuard, picture: &crate::image::Picture) -> any
         height: Some(u32::from(area.height.max(1))),
         ..viuer::Config::default()
     };
-    let image = ::image::DynamicImage::ImageRgb8(picture.pixels.clone());
+    let description = picture.description;
+    let image = ::image::DynamicImage::ImageRgb8(picture.pixels);
     let protocol = graphics_protocol();
     let shown = viuer::print(&image, &config);
     execute!(out, MoveTo(0, size.height.saturating_sub(1)))?;
     match shown {
         Ok(_) => write!(
             out,
-            "{} · drawn with {protocol} · press any key to return",
-            picture.description
+            "{description} · drawn with {protocol} · press any key to return"
         )?,
         Err(e) => write!(out, "cannot show the image: {e} · press any key to return")?,
     }

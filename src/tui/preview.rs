@@ -1,6 +1,6 @@
 //! Image previews drawn in terminal cells.
 //!
-//! The pixels come from the core ([`crate::image::decode_image`], capped and pure); the
+//! The pixels come from the core ([`crate::image::decode_image`], capped, reduced and pure); the
 //! [`HalfBlocks`] widget draws two pixel rows per cell with '▀' (foreground = upper pixel,
 //! background = lower), which every colour terminal can show. [`Boxes`] draws a record's boxes,
 //! class names and keypoints over it on the same grid of half cells, and [`PreviewPane`] puts the
@@ -80,8 +80,10 @@ impl Widget for HalfBlocks<'_> {
 /// area: each edge on the half cell its pixels fall in, each name on the row above its box.
 pub struct Boxes<'a> {
     pub overlay: &'a Overlay,
-    /// The image's size in pixels.
+    /// The size in pixels of the picture drawn (reduced, when the image is large).
     pub image: (u32, u32),
+    /// The image's own size, which boxes measured in pixels are measured against.
+    pub size: (u32, u32),
 }
 
 impl Widget for Boxes<'_> {
@@ -112,7 +114,7 @@ impl Widget for Boxes<'_> {
         let mut names = Vec::new();
         for mark in &overlay.boxes {
             let (Some(r), Some(class)) = (
-                overlay.rect_in(mark, grid.0, grid.1),
+                overlay.rect_on(mark, grid, self.size),
                 overlay.classes.get(mark.class),
             ) else {
                 continue;
@@ -129,7 +131,7 @@ impl Widget for Boxes<'_> {
         }
         for p in &overlay.points {
             if let (Some((x, y)), Some(class)) = (
-                overlay.point_in(p, grid.0, grid.1),
+                overlay.point_on(p, grid, self.size),
                 overlay.classes.get(p.class),
             ) {
                 half(x, y, class.colour);
@@ -170,7 +172,8 @@ impl Widget for PreviewPane<'_> {
                 format!("{frame} image · {} · i: full size ", p.description),
                 Color::DarkGray,
             ),
-            Some(Err(_)) => (format!("{frame} image (broken) "), Color::Red),
+            Some(Err(why)) if why.is_broken() => (format!("{frame} image (broken) "), Color::Red),
+            Some(Err(_)) => (format!("{frame} image (not shown) "), Color::DarkGray),
             None => (" image ".to_string(), Color::DarkGray),
         };
         let block = Block::bordered()
@@ -195,14 +198,22 @@ impl Widget for PreviewPane<'_> {
                     Boxes {
                         overlay,
                         image: picture.pixels.dimensions(),
+                        size: picture.size,
                     }
                     .render(inner, buf);
                 }
             }
-            Some(Err(why)) => Paragraph::new(why.clone())
-                .wrap(Wrap { trim: true })
-                .style(Style::default().fg(Color::Red))
-                .render(inner, buf),
+            Some(Err(why)) => {
+                let colour = if why.is_broken() {
+                    Color::Red
+                } else {
+                    Color::Reset
+                };
+                Paragraph::new(why.to_string())
+                    .wrap(Wrap { trim: true })
+                    .style(Style::default().fg(colour))
+                    .render(inner, buf)
+            }
             None => {}
         }
     }

@@ -570,3 +570,162 @@ fn damaged_records_are_skipped_and_named() {
         stderr(&output)
     );
 }
+
+/// An Example whose `image/encoded` holds `images`, with one box (`thing`) over them.
+fn boxed(images: Vec<Vec<u8>>) -> Vec<u8> {
+    use tfr_inspect::crafted::FeatureValue::{Bytes, Floats};
+    tfr_inspect::crafted::example(&[
+        ("image/encoded", Bytes(images)),
+        ("image/object/bbox/xmin", Floats(vec![0.25])),
+        ("image/object/bbox/xmax", Floats(vec![0.75])),
+        ("image/object/bbox/ymin", Floats(vec![0.25])),
+        ("image/object/bbox/ymax", Floats(vec![0.75])),
+        ("image/object/class/text", Bytes(vec![b"thing".to_vec()])),
+    ])
+}
+
+#[test]
+fn images_too_large_to_show_are_written_as_stored_and_never_decoded() {
+    use tfr_inspect::crafted::zero_png;
+    // 24 all-zero PNGs of 16384x16383 (268 MB each decoded, 1.7 MB each here), then a small
+    // one. Decoded for the sheet and the boxes, one of them took 1 GB and the record minutes.
+    let huge = zero_png(16384, 16383);
+    let mut images = vec![huge.clone(); 24];
+    images.push(zero_png(40, 30));
+    let (dir, path) = super::temp_file("huge.tfrecord", &super::tfrecord(&[&boxed(images)]));
+    let out = dir.path().join("out");
+    let output = super::run_limited(
+        super::GIB,
+        [
+            "images".as_ref(),
+            path.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "--boxes".as_ref(),
+            "--sheet".as_ref(),
+        ],
+    );
+    // Too large to show is no damage.
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let notes = stderr(&output);
+    let note =
+        "not decoded: 16384x16383 is 268.4 megapixels, over the 50 an image is decoded to be shown";
+    assert!(
+        notes.contains(&format!("record 0 image/encoded: boxes not drawn: {note}")),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(&format!("record 0 image/encoded: not on the sheet: {note}")),
+        "{notes}"
+    );
+    assert_eq!(
+        std::fs::read(out.join("huge.r0.image-encoded.png")).unwrap(),
+        huge
+    );
+    assert_eq!(
+        std::fs::read(out.join("huge.r0.image-encoded.v23.png")).unwrap(),
+        huge
+    );
+    // The small one has its box drawn, and is the sheet's one thumbnail.
+    let small = decode(&out.join("huge.r0.image-encoded.v24.png"));
+    assert_eq!(small.dimensions(), (40, 30));
+    assert_ne!(small.get_pixel(10, 15).0, [0, 0, 0]);
+    assert_eq!(small.get_pixel(20, 15).0, [0, 0, 0]);
+    let text = stdout(&output);
+    assert!(
+        text.contains("sheet.png  contact sheet of 1 image (24 not shown)"),
+        "{text}"
+    );
+    assert!(text.contains("PNG 16384x16383, as stored"), "{text}");
+}
+
+#[test]
+fn raw_pixels_are_written_from_where_they_lie() {
+    use tfr_inspect::crafted::FeatureValue::{Bytes, Ints};
+    // A declared 3000x2000x1 uint8 array: written as a grey PNG of its own bytes, no RGB copy.
+    let (w, h) = (3000u32, 2000u32);
+    let pixels: Vec<u8> = (0..w * h).map(|i| (i % 251) as u8).collect();
+    let record = tfr_inspect::crafted::example(&[
+        ("image/raw", Bytes(vec![pixels.clone()])),
+        ("image/height", Ints(vec![i64::from(h)])),
+        ("image/width", Ints(vec![i64::from(w)])),
+        ("image/channels", Ints(vec![1])),
+    ]);
+    let (dir, path) = super::temp_file("raw.tfrecord", &super::tfrecord(&[&record]));
+    let out = dir.path().join("out");
+    let output = run([
+        "images".as_ref(),
+        path.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "--sheet".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let written = image::open(out.join("raw.r0.image-raw.png")).unwrap();
+    assert_eq!(written.color(), image::ColorType::L8);
+    assert_eq!(written.into_luma8().into_raw(), pixels);
+    assert!(stdout(&output).contains("contact sheet of 1 image"));
+}
+
+#[test]
+fn verify_images_decodes_within_its_budget_and_notes_what_it_leaves() {
+    use tfr_inspect::crafted::{FeatureValue::Bytes, example, zero_png};
+    let record = |png: Vec<u8>| example(&[("image/encoded", Bytes(vec![png]))]);
+    let records = [
+        // Wider than any side a decoder's limit allows, and only 40000 pixels: whole.
+        record(zero_png(20000, 2)),
+        // 268 MB decoded: within the 256 MiB a check may take, and checked.
+        record(zero_png(16384, 16383)),
+        // 400 MB decoded: left undecoded, with a note; no damage.
+        record(zero_png(20000, 20000)),
+    ];
+    let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+    let file = super::tfrecord(&refs);
+    let (_dir, path) = super::temp_file("large.tfrecord", &file);
+    // Where the third PNG starts in the file.
+    let at = file
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"\x89PNG")
+        .nth(2)
+        .unwrap()
+        .0;
+    let args = |json: bool| {
+        let mut args = vec![
+            "verify".into(),
+            path.clone().into_os_string(),
+            "--images".into(),
+        ];
+        if json {
+            args.push("--json".into());
+        }
+        args
+    };
+    let output = super::run_limited(super::GIB, args(false));
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].ends_with(&format!(
+            ": note: record 2, feature image/encoded (image at byte {at}): PNG not decoded: \
+             20000x20000 needs 381.5 MiB to decode, over the 256 MiB an image may take"
+        )),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains(
+            "OK: 3 frames, 3 intact, 0 damaged, 0 images undecodable, 1 image too large to decode"
+        ),
+        "{text}"
+    );
+    let json = super::run_limited(super::GIB, args(true));
+    let value: serde_json::Value = serde_json::from_str(stdout(&json).trim()).unwrap();
+    assert_eq!(value["ok"], true);
+    assert_eq!(value["images_undecodable"], 0);
+    let notes = value["images_not_decoded"].as_array().unwrap();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["index"], 2);
+    assert_eq!(notes[0]["offset"], at);
+    assert_eq!(notes[0]["feature"], "image/encoded");
+}

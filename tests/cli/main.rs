@@ -43,6 +43,28 @@ where
         .expect("binary runs")
 }
 
+/// Runs the binary with `args` in an address space of at most `limit` bytes (`ulimit -v`), so a
+/// regression that allocates what an input declares is killed at the limit instead of swapping.
+/// glibc's per-thread malloc arenas are kept to two, so the limit does not depend on the cores.
+pub fn run_limited<I, S>(limit: u64, args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", limit / 1024))
+        .arg(env!("CARGO_BIN_EXE_tfr-inspect"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("MALLOC_ARENA_MAX", "2")
+        .output()
+        .expect("sh runs")
+}
+
+/// One gibibyte.
+pub const GIB: u64 = 1 << 30;
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
 }

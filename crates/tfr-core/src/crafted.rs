@@ -179,3 +179,72 @@ pub fn video_sequence(frames: usize) -> Vec<u8> {
         ],
     )
 }
+
+/// A PNG of `width` x `height` 8-bit grey pixels, all zero, valid to its last CRC: its deflate
+/// stream is one fixed-Huffman block of a zero and then copies of 258 zeros, so 16384x16383
+/// pixels (268 MB decoded) take 1.7 MB, made in a moment.
+pub fn zero_png(width: u32, height: u32) -> Vec<u8> {
+    struct Bits {
+        out: Vec<u8>,
+        acc: u64,
+        n: u32,
+    }
+    impl Bits {
+        /// Appends the low `n` bits of `v`, least significant first.
+        fn put(&mut self, v: u64, n: u32) {
+            self.acc |= v << self.n;
+            self.n += n;
+            while self.n >= 8 {
+                self.out.push(self.acc as u8);
+                self.acc >>= 8;
+                self.n -= 8;
+            }
+        }
+        /// Appends a Huffman code of `n` bits, most significant first.
+        fn code(&mut self, code: u64, n: u32) {
+            let reversed = (0..n).fold(0, |r, i| r | ((code >> i) & 1) << (n - 1 - i));
+            self.put(reversed, n);
+        }
+    }
+    let total = (u64::from(width) + 1) * u64::from(height);
+    let mut bits = Bits {
+        out: vec![0x78, 0x01],
+        acc: 0,
+        n: 0,
+    };
+    bits.put(1, 1); // the last block
+    bits.put(1, 2); // fixed Huffman codes
+    bits.code(0x30, 8); // literal 0
+    let mut left = total.saturating_sub(1);
+    while left >= 258 {
+        bits.code(0b1100_0101, 8); // length 258 (code 285)
+        bits.code(0, 5); // distance 1
+        left -= 258;
+    }
+    for _ in 0..left {
+        bits.code(0x30, 8);
+    }
+    bits.code(0, 7); // end of block (256)
+    bits.put(0, 7);
+    let mut zlib = bits.out;
+    let adler = (total % 65521) << 16 | 1;
+    zlib.extend_from_slice(&(adler as u32).to_be_bytes());
+    let chunk = |out: &mut Vec<u8>, kind: &[u8], data: &[u8]| {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(data);
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        out.extend_from_slice(&crc.sum().to_be_bytes());
+    };
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 0, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    chunk(&mut png, b"IHDR", &ihdr);
+    chunk(&mut png, b"IDAT", &zlib);
+    chunk(&mut png, b"IEND", b"");
+    png
+}

@@ -16,11 +16,13 @@ use crate::dataset::features::FeatureSpecs;
 use crate::image::check::{check_image, check_structure};
 use crate::image::found::images_in;
 use crate::image::overlay::Overlay;
-use crate::image::{self, Picture};
+use crate::image::{self, NotDecoded, Picture, Purpose, SHOW_MAX_PIXELS};
 
-/// Bytes of a record's images decoded completely to check them when it is selected, at most;
-/// the others get the checks that need no decoding (and the previewed one is decoded anyway).
-const CHECKED_BYTES: usize = 4 << 20;
+/// Pixels of a record's images decoded completely to check them when it is selected, at most (as
+/// their headers give them): one image as large as a preview may be, or many small ones, so that
+/// selecting a record takes well under a second. The others get the checks that need no
+/// decoding (and the previewed one is decoded anyway).
+const CHECKED_PIXELS: u64 = SHOW_MAX_PIXELS;
 
 /// One image of the selected record.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,7 +35,7 @@ pub struct Spot {
     pub step: Option<usize>,
     pub value: usize,
     pub overlay: Option<usize>,
-    /// Why it does not decode completely (decoded within [`CHECKED_BYTES`]).
+    /// Why it does not decode completely (decoded within [`CHECKED_PIXELS`]).
     pub undecodable: Option<String>,
 }
 
@@ -97,7 +99,7 @@ impl App {
         let view = record.decoded.view(payload, &record.table);
         let found = images_in(&view, specs);
         let base = record.payload.start;
-        let mut budget = CHECKED_BYTES;
+        let mut budget = CHECKED_PIXELS;
         let spots = found
             .images
             .iter()
@@ -108,10 +110,14 @@ impl App {
                 step: im.step,
                 value: im.value,
                 overlay: im.overlay,
-                undecodable: match budget.checked_sub(im.bytes.len()) {
+                undecodable: match budget.checked_sub(pixels_of(im.bytes)) {
                     Some(left) => {
                         budget = left;
-                        check_image(im.bytes, found.shape).err()
+                        // Too large to decode here is no fault of the image's.
+                        check_image(im.bytes, found.shape, Purpose::Show)
+                            .err()
+                            .filter(NotDecoded::is_broken)
+                            .map(|e| e.to_string())
                     }
                     None => check_structure(im.bytes, found.shape).err(),
                 },
@@ -207,8 +213,11 @@ impl App {
         self.preview = self.bytes_at(&s.range).and_then(|b| {
             let decoded = image::decode_image(b, shape)?;
             Some(match (decoded, s.undecodable) {
-                (Ok(picture), Some(why)) => Err(format!("{}: {why}", picture.description)),
-                (Err(_), Some(why)) => Err(why),
+                (Ok(picture), Some(why)) => Err(NotDecoded::Broken(format!(
+                    "{}: {why}",
+                    picture.description
+                ))),
+                (Err(_), Some(why)) => Err(NotDecoded::Broken(why)),
                 (decoded, None) => decoded,
             })
         });
@@ -314,14 +323,24 @@ impl App {
         self.preview_info.overlay.as_ref().filter(|_| self.boxes)
     }
 
-    /// The previewed picture as the full-size view shows it: with its boxes drawn when on.
+    /// The previewed picture as the full-size view shows it: with its boxes drawn when on. The
+    /// preview's pixels are already reduced to [`image::PREVIEW_MAX_SIDE`], so this copy is too.
     pub(super) fn full_size(&self, picture: &Picture) -> Picture {
         let mut picture = picture.clone();
         if let Some(overlay) = self.shown_overlay() {
-            overlay.draw(&mut picture.pixels);
+            overlay.draw_on(&mut picture.pixels, picture.size);
             picture.description = format!("{} · {}", picture.description, legend(overlay));
         }
         picture
+    }
+}
+
+/// The pixels an image's header declares (its length in bytes when no header reads: such an
+/// image fails before decoding much).
+fn pixels_of(bytes: &[u8]) -> u64 {
+    match image::ImageHeader::read(bytes).and_then(|h| h.size) {
+        Some((w, h)) => u64::from(w) * u64::from(h),
+        None => bytes.len() as u64,
     }
 }
 

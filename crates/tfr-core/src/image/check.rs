@@ -4,16 +4,32 @@
 //! short before its end-of-image marker (TensorFlow's `decode_jpeg` fails on it, while lenient
 //! decoders fill in grey), a PNG whose chunk CRC is wrong, or an image whose size is not the one
 //! `image/height` and `image/width` declare. Each check gives a reason in words.
+//!
+//! An image is decoded within the budget of its check ([`super::budget`]); one larger is not
+//! decoded, and that is a note beside the verdict, not damage. Decodes that take much memory are
+//! made one at a time across the files checked in parallel, so `verify --images` holds at most
+//! one of them ([`super::budget::DECODE_MAX_BYTES`]) plus [`ALONGSIDE_BYTES`] per core.
+
+use std::sync::Mutex;
 
 use image::ImageFormat;
 
+use super::budget::{NotDecoded, Purpose, decode_cost, decode_within};
 use super::found::images_in;
-use super::{ImageHeader, decode_encoded, raw_shape, sniff_format};
+use super::{ImageHeader, raw_shape, sniff_format};
 use crate::frame::FrameIndex;
 use crate::payload::Decoder;
 use crate::span::{FileOffset, FileRange};
 
-/// An image of an intact record that does not decode.
+/// Decodes that may run beside each other (one per core) at most this large; larger ones wait
+/// for each other.
+pub const ALONGSIDE_BYTES: u64 = 32 << 20;
+
+/// Held while a decode larger than [`ALONGSIDE_BYTES`] runs.
+static LARGE_DECODE: Mutex<()> = Mutex::new(());
+
+/// An image of an intact record that does not decode (or, among [`ImageChecks::not_decoded`],
+/// that was not decoded).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Undecodable {
     pub record: usize,
@@ -42,6 +58,28 @@ impl Undecodable {
             self.record, self.feature, self.at, self.reason
         )
     }
+
+    /// `record 3, feature image/encoded (image at byte 9120): not decoded: 20000x20000 needs…`
+    pub fn describe_note(&self) -> String {
+        let step = self.step.map(|s| format!(" step {s}")).unwrap_or_default();
+        let value = match self.value {
+            0 => String::new(),
+            v => format!(" value {v}"),
+        };
+        format!(
+            "record {}, feature {}{step}{value} (image at byte {}): {}",
+            self.record, self.feature, self.at, self.reason
+        )
+    }
+}
+
+/// What checking the images of a file found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImageChecks {
+    /// Images that do not decode: damage.
+    pub undecodable: Vec<Undecodable>,
+    /// Images too large to decode within [`super::budget::DECODE_MAX_BYTES`]: notes.
+    pub not_decoded: Vec<Undecodable>,
 }
 
 /// How many images of `payload` fail [`check_structure`]: what the inspector's list marks
@@ -56,9 +94,10 @@ pub fn structural_problems(payload: &[u8], decoder: &Decoder) -> usize {
         .count()
 }
 
-/// Every image of every intact frame of `index` that [`check_image`] refuses, in file order.
-pub fn undecodable(data: &[u8], index: &FrameIndex, decoder: &Decoder) -> Vec<Undecodable> {
-    let mut out = Vec::new();
+/// Every image of every intact frame of `index` that [`check_image`] refuses, or leaves
+/// undecoded as too large, in file order.
+pub fn undecodable(data: &[u8], index: &FrameIndex, decoder: &Decoder) -> ImageChecks {
+    let mut out = ImageChecks::default();
     for frame in index.frames(data) {
         if !frame.status.is_intact() {
             continue;
@@ -69,32 +108,48 @@ pub fn undecodable(data: &[u8], index: &FrameIndex, decoder: &Decoder) -> Vec<Un
         let decoded = decoder.decode(payload);
         let found = images_in(&decoded.view(payload, decoder.table()), None);
         for image in &found.images {
-            if let Err(reason) = check_image(image.bytes, found.shape) {
-                out.push(Undecodable {
-                    record: frame.index,
-                    frame: frame.region(),
-                    feature: image.name.clone(),
-                    step: image.step,
-                    value: image.value,
-                    at: range.start.offset_by(image.span.start),
-                    reason,
-                });
-            }
+            let Err(why) = check_image(image.bytes, found.shape, Purpose::Check) else {
+                continue;
+            };
+            let list = match why {
+                NotDecoded::Broken(_) => &mut out.undecodable,
+                NotDecoded::TooLarge(_) => &mut out.not_decoded,
+            };
+            list.push(Undecodable {
+                record: frame.index,
+                frame: frame.region(),
+                feature: image.name.clone(),
+                step: image.step,
+                value: image.value,
+                at: range.start.offset_by(image.span.start),
+                reason: why.reason().to_string(),
+            });
         }
     }
     out
 }
 
-/// Checks that `bytes` decode completely as the image they claim to be, and that an encoded
-/// image's size matches the declared (height, width, channels) when there is one. `Err` says why
-/// not.
-pub fn check_image(bytes: &[u8], declared: Option<(u32, u32, u32)>) -> Result<(), String> {
-    check_structure(bytes, declared)?;
-    let name = ImageHeader::read(bytes).map_or("image", |h| h.format);
-    if sniff_format(bytes).is_some() {
-        decode_encoded(bytes).map_err(|e| format!("{name} {e}"))?;
+/// Checks that `bytes` decode completely as the image they claim to be, within the budget of
+/// `purpose`, and that an encoded image's size matches the declared (height, width, channels)
+/// when there is one. `Err` says why not: broken, or too large to decode (a note).
+pub fn check_image(
+    bytes: &[u8],
+    declared: Option<(u32, u32, u32)>,
+    purpose: Purpose,
+) -> Result<(), NotDecoded> {
+    check_structure(bytes, declared).map_err(NotDecoded::Broken)?;
+    if sniff_format(bytes).is_none() {
+        return Ok(());
     }
-    Ok(())
+    let name = ImageHeader::read(bytes).map_or("image", |h| h.format);
+    let named = |e: NotDecoded| match e {
+        NotDecoded::Broken(why) => NotDecoded::Broken(format!("{name} {why}")),
+        NotDecoded::TooLarge(why) => NotDecoded::TooLarge(format!("{name} {why}")),
+    };
+    let large = decode_cost(bytes).map_err(named)?.bytes > ALONGSIDE_BYTES;
+    // A poisoned lock only means another decode panicked; the lock guards no data.
+    let _turn = large.then(|| LARGE_DECODE.lock().unwrap_or_else(|e| e.into_inner()));
+    decode_within(bytes, purpose).map(drop).map_err(named)
 }
 
 /// The checks of [`check_image`] that need no decoding: a JPEG's end-of-image marker, and the
@@ -177,11 +232,35 @@ mod tests {
         out
     }
 
+    fn check_image(bytes: &[u8], declared: Option<(u32, u32, u32)>) -> Result<(), String> {
+        super::check_image(bytes, declared, Purpose::Check).map_err(|e| e.to_string())
+    }
+
     #[test]
     fn whole_images_pass() {
         assert_eq!(check_image(&jpeg(40, 30), Some((30, 40, 3))), Ok(()));
         assert_eq!(check_image(&png(9, 4), None), Ok(()));
         assert_eq!(check_image(&[7; 784], None), Ok(()));
+    }
+
+    #[test]
+    fn too_large_to_check_is_a_note() {
+        let huge = crate::crafted::zero_png(20000, 20000);
+        let note = super::check_image(&huge, None, Purpose::Check).unwrap_err();
+        assert!(!note.is_broken(), "{note}");
+        assert_eq!(
+            note.reason(),
+            "PNG not decoded: 20000x20000 needs 381.5 MiB to decode, over the 256 MiB an image may take"
+        );
+        // What a check decodes, a preview may not: weighed from the header, before any decoding.
+        let big = crate::crafted::zero_png(8000, 8000);
+        assert!(
+            !super::check_image(&big, None, Purpose::Show)
+                .unwrap_err()
+                .is_broken()
+        );
+        let whole = crate::crafted::zero_png(300, 200);
+        assert_eq!(super::check_image(&whole, None, Purpose::Show), Ok(()));
     }
 
     #[test]

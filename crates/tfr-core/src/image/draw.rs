@@ -6,6 +6,8 @@
 
 use image::{Rgb, RgbImage};
 
+use super::budget::Purpose;
+
 use super::font::{self, GLYPH_H, GLYPH_W};
 use super::overlay::{Class, GridRect, Overlay};
 
@@ -15,18 +17,27 @@ const LABEL_CHARS: usize = 24;
 impl Overlay {
     /// Paints the boxes (with their class names) and keypoints into `image`.
     pub fn draw(&self, image: &mut RgbImage) {
+        let size = image.dimensions();
+        self.draw_on(image, size);
+    }
+
+    /// Paints the overlay into `image`, the pixels of an image of `size` (reduced when smaller).
+    pub fn draw_on(&self, image: &mut RgbImage, size: (u32, u32)) {
         self.tint_masks(image);
         let (w, h) = image.dimensions();
         let thick = w.min(h).div_ceil(256).max(1);
         for mark in &self.boxes {
-            let (Some(r), Some(class)) = (self.rect_in(mark, w, h), self.classes.get(mark.class))
-            else {
+            let (Some(r), Some(class)) = (
+                self.rect_on(mark, (w, h), size),
+                self.classes.get(mark.class),
+            ) else {
                 continue;
             };
             outline(image, r, thick, Rgb(class.colour));
         }
         for p in &self.points {
-            let (Some((x, y)), Some(class)) = (self.point_in(p, w, h), self.classes.get(p.class))
+            let (Some((x, y)), Some(class)) =
+                (self.point_on(p, (w, h), size), self.classes.get(p.class))
             else {
                 continue;
             };
@@ -51,25 +62,35 @@ impl Overlay {
         // Names after every box, so that no box's edge crosses a name.
         let scale = if w.min(h) >= 400 { 2 } else { 1 };
         for mark in &self.boxes {
-            let (Some(r), Some(class)) = (self.rect_in(mark, w, h), self.classes.get(mark.class))
-            else {
+            let (Some(r), Some(class)) = (
+                self.rect_on(mark, (w, h), size),
+                self.classes.get(mark.class),
+            ) else {
                 continue;
             };
             label(image, r, thick, scale, class);
         }
     }
     /// Tints each mask's pixels half way to its class colour (a mask of another size than the
-    /// image is scaled onto it; one that does not decode is left out).
+    /// image is scaled onto it; one that does not decode within what is decoded to be shown is
+    /// left out).
     pub fn tint_masks(&self, image: &mut RgbImage) {
         let (w, h) = image.dimensions();
         for mask in &self.masks {
             let (Ok(decoded), Some(class)) = (
-                super::decode_encoded(&mask.encoded),
+                super::decode_within(&mask.encoded, Purpose::Show),
                 self.classes.get(mask.class),
             ) else {
                 continue;
             };
-            let decoded = decoded.to_luma8();
+            // Never more mask pixels than image pixels: a larger mask is reduced in its own
+            // colour type before it becomes grey.
+            let decoded = if decoded.width() > w || decoded.height() > h {
+                decoded.thumbnail(w.max(1), h.max(1))
+            } else {
+                decoded
+            };
+            let decoded = decoded.into_luma8();
             let (mw, mh) = decoded.dimensions();
             if mw == 0 || mh == 0 {
                 continue;

@@ -4,12 +4,14 @@
 //! `JPEG 320x213`).
 //!
 //! Decoding is a pure function ([`decode_image`]) so tests can check that a CIFAR-style record
-//! comes out the right way round; encoded images are decoded with [`Limits`] so a hostile header
-//! cannot make a viewer allocate gigabytes, and a broken image yields a reason, not an error.
+//! comes out the right way round; every decode is weighed first against the budget of what it is
+//! for ([`budget`]), so a hostile header cannot make a viewer allocate gigabytes, and a broken or
+//! too large image yields a reason, not an error.
 //! Drawing the pixels is the front end's business; what is drawn over them (boxes, class names,
 //! keypoints) is [`overlay`]'s, which images a record holds is [`found`]'s, and whether each
 //! decodes completely is [`check`]'s.
 
+pub mod budget;
 pub mod check;
 pub mod draw;
 pub mod font;
@@ -19,7 +21,13 @@ pub mod pixels;
 
 use std::io::Cursor;
 
-use image::{DynamicImage, ImageFormat, ImageReader, Limits, Rgb, RgbImage};
+use image::flat::{FlatSamples, SampleLayout};
+use image::{DynamicImage, ImageFormat, ImageReader, Luma, Rgb, RgbImage, Rgba, imageops};
+
+pub use budget::{
+    DECODE_MAX_BYTES, DecodeCost, NotDecoded, PREVIEW_MAX_SIDE, Purpose, SHOW_MAX_PIXELS,
+    decode_cost, decode_within, into_rgb_in_place, reduced_rgb,
+};
 
 use crate::escape::looks_like_text;
 use crate::words::plural;
@@ -207,16 +215,15 @@ pub fn raw_shape(len: usize, declared: Option<(u32, u32, u32)>) -> Option<RawSha
     }
 }
 
-/// Largest width or height decoded.
-pub const MAX_SIDE: u32 = 16384;
-/// Most memory one decode may allocate.
-pub const MAX_ALLOC: u64 = 256 << 20;
-
 /// Decoded pixels with a line saying what they are.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Picture {
+    /// The pixels, reduced when the image is larger than what they were decoded for.
     pub pixels: RgbImage,
-    /// E.g. `JPEG 64x48, 1234 bytes` or `raw 32x32x3 uint8 channel-first`.
+    /// The image's own width and height (what boxes measured in pixels are measured against).
+    pub size: (u32, u32),
+    /// E.g. `JPEG 64x48, 1234 bytes` or `raw 32x32x3 uint8 channel-first`, and `reduced to
+    /// 4096x2048` when the pixels are.
     pub description: String,
 }
 
@@ -227,59 +234,145 @@ pub fn is_image(bytes: &[u8], declared: Option<(u32, u32, u32)>) -> bool {
         || (raw_shape(bytes.len(), declared).is_some() && !looks_like_text(bytes))
 }
 
-/// Decodes `bytes` as an image: `None` when they are not one, `Some(Err(why))` when they look like
-/// one but cannot be decoded.
+/// Decodes `bytes` as an image for a preview, within [`SHOW_MAX_PIXELS`] and reduced to
+/// [`PREVIEW_MAX_SIDE`]: `None` when they are not one, `Some(Err(_))` when they look like one but
+/// are not decoded (broken, or too large to show).
 pub fn decode_image(
     bytes: &[u8],
     declared: Option<(u32, u32, u32)>,
-) -> Option<Result<Picture, String>> {
+) -> Option<Result<Picture, NotDecoded>> {
+    decode_picture(bytes, declared, PREVIEW_MAX_SIDE)
+}
+
+/// Decodes `bytes` as an image to be shown, within [`SHOW_MAX_PIXELS`], reduced to fit
+/// `max_side` x `max_side` (`u32::MAX` keeps the full size).
+pub fn decode_picture(
+    bytes: &[u8],
+    declared: Option<(u32, u32, u32)>,
+    max_side: u32,
+) -> Option<Result<Picture, NotDecoded>> {
     if let Some(header) = ImageHeader::read(bytes) {
-        let description = format!("{header}, {}", plural(bytes.len(), "byte"));
-        return Some(decode_encoded(bytes).map(|image| Picture {
-            pixels: image.to_rgb8(),
-            description,
+        let description = format!("{header}, {}", plural(bytes.len() as u64, "byte"));
+        return Some(decode_within(bytes, Purpose::Show).map(|image| {
+            let size = (image.width(), image.height());
+            picture(reduced_rgb(image, max_side), size, description)
         }));
     }
     let shape = raw_shape(bytes.len(), declared).filter(|_| !looks_like_text(bytes))?;
-    Some(
+    let description = format!("raw {}", shape.describe());
+    let size = (shape.width, shape.height);
+    let fits = shape.width <= max_side && shape.height <= max_side;
+    let pixels = if fits {
+        let pixels = u64::from(shape.width) * u64::from(shape.height);
+        if pixels > SHOW_MAX_PIXELS {
+            let note = DecodeCost {
+                width: shape.width,
+                height: shape.height,
+                bytes: pixels.saturating_mul(3),
+            }
+            .refused(Purpose::Show)
+            .unwrap_or_default();
+            return Some(Err(NotDecoded::TooLarge(note)));
+        }
         raw_pixels(bytes, shape)
-            .map(|pixels| Picture {
-                pixels,
-                description: format!("raw {}", shape.describe()),
-            })
-            .ok_or_else(|| format!("{} bytes do not fill {}", bytes.len(), shape.describe())),
+    } else {
+        raw_reduced(bytes, shape, max_side)
+    };
+    Some(
+        pixels
+            .map(|pixels| picture(pixels, size, description))
+            .ok_or_else(|| {
+                NotDecoded::Broken(format!(
+                    "{} bytes do not fill {}",
+                    bytes.len(),
+                    shape.describe()
+                ))
+            }),
     )
 }
 
-/// Decodes an encoded image (JPEG, PNG, GIF, BMP, WebP) within [`MAX_SIDE`] and [`MAX_ALLOC`].
-pub fn decode_encoded(bytes: &[u8]) -> Result<DynamicImage, String> {
-    let format = sniff_format(bytes).ok_or("not a known image format")?;
-    let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
-    let mut limits = Limits::default();
-    limits.max_image_width = Some(MAX_SIDE);
-    limits.max_image_height = Some(MAX_SIDE);
-    limits.max_alloc = Some(MAX_ALLOC);
-    reader.limits(limits);
-    reader
-        .decode()
-        .map_err(|e| format!("cannot decode: {}", plain_chunk_names(&e.to_string())))
+/// A picture of `pixels` of an image of `size`, saying when they are reduced.
+fn picture(pixels: RgbImage, size: (u32, u32), description: String) -> Picture {
+    let (w, h) = pixels.dimensions();
+    let description = if (w, h) == size {
+        description
+    } else {
+        format!("{description}, reduced to {w}x{h}")
+    };
+    Picture {
+        pixels,
+        size,
+        description,
+    }
 }
 
-/// A decoder's message with the PNG decoder's debug form of a chunk type
-/// (`ChunkType { type: IDAT, critical: true, … }`) reduced to the chunk's name (`IDAT`).
-fn plain_chunk_names(message: &str) -> String {
-    const OPEN: &str = "ChunkType { type: ";
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(at) = rest.find(OPEN) {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + OPEN.len()..];
-        let name_end = after.find([',', ' ', '}']).unwrap_or(after.len());
-        out.push_str(&after[..name_end]);
-        rest = after.find('}').map_or("", |close| &after[close + 1..]);
+/// Decodes an encoded image (JPEG, PNG, GIF, BMP, WebP) whole, within [`DECODE_MAX_BYTES`]: what
+/// `verify --images` asks of every image.
+pub fn decode_encoded(bytes: &[u8]) -> Result<DynamicImage, NotDecoded> {
+    decode_within(bytes, Purpose::Check)
+}
+
+/// Raw pixels reduced to fit `max_side` x `max_side`, read where they lie: the only copy made is
+/// the reduced one.
+fn raw_reduced(bytes: &[u8], shape: RawShape, max_side: u32) -> Option<RgbImage> {
+    let (w, h, c) = (
+        usize::try_from(shape.width).ok()?,
+        usize::try_from(shape.height).ok()?,
+        usize::try_from(shape.channels).ok()?,
+    );
+    let plane = w.checked_mul(h)?;
+    if plane.checked_mul(c)? != bytes.len() {
+        return None;
     }
-    out.push_str(rest);
-    out
+    let (channel_stride, width_stride, height_stride) = match shape.layout {
+        Layout::Hwc => (1, c, w.checked_mul(c)?),
+        Layout::Chw => (plane, 1, w),
+    };
+    let samples = FlatSamples {
+        samples: bytes,
+        layout: SampleLayout {
+            channels: u8::try_from(shape.channels).ok()?,
+            channel_stride,
+            width: shape.width,
+            width_stride,
+            height: shape.height,
+            height_stride,
+        },
+        color_hint: None,
+    };
+    let (tw, th) = fit(shape.width, shape.height, max_side);
+    let reduced = match shape.channels {
+        1 => DynamicImage::ImageLuma8(imageops::thumbnail(
+            &samples.as_view::<Luma<u8>>().ok()?,
+            tw,
+            th,
+        )),
+        3 => DynamicImage::ImageRgb8(imageops::thumbnail(
+            &samples.as_view::<Rgb<u8>>().ok()?,
+            tw,
+            th,
+        )),
+        4 => DynamicImage::ImageRgba8(imageops::thumbnail(
+            &samples.as_view::<Rgba<u8>>().ok()?,
+            tw,
+            th,
+        )),
+        _ => return None,
+    };
+    Some(into_rgb_in_place(reduced))
+}
+
+/// `width` x `height` scaled (down) to fit `max_side` x `max_side`, keeping the aspect.
+fn fit(width: u32, height: u32, max_side: u32) -> (u32, u32) {
+    let longest = width.max(height).max(1);
+    if longest <= max_side {
+        return (width, height);
+    }
+    let scale = |side: u32| {
+        let scaled = u64::from(side) * u64::from(max_side) / u64::from(longest);
+        u32::try_from(scaled).unwrap_or(max_side).max(1)
+    };
+    (scale(width), scale(height))
 }
 
 /// Raw uint8 pixels as RGB: grayscale is spread to three channels, alpha dropped, and
@@ -340,7 +433,8 @@ mod tests {
         let mut png = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
         png.extend_from_slice(&[0; 20]);
         let err = decode_image(&png, None).unwrap().unwrap_err();
-        assert!(err.starts_with("cannot decode"), "{err}");
+        assert!(err.is_broken(), "{err}");
+        assert!(err.reason().starts_with("cannot decode"), "{err}");
         assert!(decode_image(b"plain text", None).is_none());
     }
 

@@ -391,12 +391,18 @@ impl Overlay {
             .collect()
     }
 
-    /// Box `mark` on a grid of `width` x `height` cells (pixels, or a preview's cells): `None`
-    /// when a coordinate is not a number or the grid is empty.
+    /// Box `mark` on a grid of `width` x `height` cells (pixels, or a preview's cells) that is
+    /// the image itself: `None` when a coordinate is not a number or the grid is empty.
     pub fn rect_in(&self, mark: &Mark, width: u32, height: u32) -> Option<GridRect> {
+        self.rect_on(mark, (width, height), (width, height))
+    }
+
+    /// Box `mark` on a grid of `grid` cells that shows an image of `image` pixels (boxes measured
+    /// in pixels are scaled from the one to the other).
+    pub fn rect_on(&self, mark: &Mark, grid: (u32, u32), image: (u32, u32)) -> Option<GridRect> {
         let (ax, ay) = (
-            self.to_grid(mark.xmin, mark.xmax, width)?,
-            self.to_grid(mark.ymin, mark.ymax, height)?,
+            self.to_grid(mark.xmin, mark.xmax, grid.0, image.0)?,
+            self.to_grid(mark.ymin, mark.ymax, grid.1, image.1)?,
         );
         Some(GridRect {
             x0: ax.0,
@@ -406,22 +412,27 @@ impl Overlay {
         })
     }
 
-    /// Point `p` on a `width` x `height` grid.
+    /// Point `p` on a `width` x `height` grid that is the image itself.
     pub fn point_in(&self, p: &Point, width: u32, height: u32) -> Option<(u32, u32)> {
-        let (x, _) = self.to_grid(p.x, p.x, width)?;
-        let (y, _) = self.to_grid(p.y, p.y, height)?;
+        self.point_on(p, (width, height), (width, height))
+    }
+
+    /// Point `p` on a grid of `grid` cells that shows an image of `image` pixels.
+    pub fn point_on(&self, p: &Point, grid: (u32, u32), image: (u32, u32)) -> Option<(u32, u32)> {
+        let (x, _) = self.to_grid(p.x, p.x, grid.0, image.0)?;
+        let (y, _) = self.to_grid(p.y, p.y, grid.1, image.1)?;
         Some((x, y))
     }
 
-    /// The cells `lo..=hi` span along an axis of `size` cells.
-    fn to_grid(&self, lo: f64, hi: f64, size: u32) -> Option<(u32, u32)> {
+    /// The cells `lo..=hi` span along an axis of `size` cells showing `image` pixels.
+    fn to_grid(&self, lo: f64, hi: f64, size: u32, image: u32) -> Option<(u32, u32)> {
         if size == 0 || !lo.is_finite() || !hi.is_finite() {
             return None;
         }
         let size_f = f64::from(size);
         let scale = match self.units {
             Units::Fraction => size_f,
-            Units::Pixels => 1.0,
+            Units::Pixels => size_f / f64::from(image.max(1)),
         };
         let cell = |v: f64| (v * scale).floor().clamp(0.0, size_f - 1.0) as u32;
         let (a, b) = (cell(lo), cell(hi));
@@ -477,6 +488,17 @@ mod tests {
         let px = overlay(&[[10.0, 50.0, 30.0, 99.0]], &[b"cat"]);
         assert_eq!(px.units, Units::Pixels);
         assert_eq!(px.rect_in(px.boxes.first().unwrap(), 100, 40), Some(r));
+        // On a grid half the image's size (a reduced picture, a preview's cells), pixels scale.
+        let half = px.rect_on(px.boxes.first().unwrap(), (50, 20), (100, 40));
+        assert_eq!(
+            half,
+            Some(GridRect {
+                x0: 25,
+                y0: 5,
+                x1: 49,
+                y1: 15
+            })
+        );
         // Reversed and out-of-range corners are ordered and clamped; NaN draws nothing.
         let odd = overlay(&[[0.9, 1.0, -0.5, 0.1], [f64::NAN, 0.0, 1.0, 1.0]], &[]);
         let r = odd.rect_in(odd.boxes.first().unwrap(), 10, 10).unwrap();
