@@ -1530,3 +1530,47 @@ fn quantized_bytes_of_a_feature_list_read_as_uint8_in_the_tree_when_asked() {
     let step = app.view.tree.children(rgb)[1];
     assert_eq!(app.view.tree.nodes[step].detail, "bytes[1] [1024 bytes]");
 }
+
+#[test]
+fn the_statistics_pane_says_how_many_features_were_folded() {
+    use tfr_inspect::crafted::{FeatureValue, encode_records, example};
+    use tfr_inspect::stats::MAX_FEATURES;
+    let names: Vec<String> = (0..MAX_FEATURES + 5).map(|i| format!("f{i:05}")).collect();
+    let entries: Vec<(&str, FeatureValue)> = names
+        .iter()
+        .map(|n| (n.as_str(), FeatureValue::Ints(vec![3])))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wide.tfrecord");
+    std::fs::write(&path, encode_records(&[&example(&entries)])).unwrap();
+    let mut app = open_all(&[path]);
+    app.update(Action::Stats);
+    app.finish_stats();
+    let lines = &app.stats.as_ref().unwrap().lines;
+    assert!(
+        lines[0].ends_with(&format!(
+            "wide.tfrecord: 1 record (1 Example); 5 features past the first {MAX_FEATURES} by name folded into \"other features\""
+        )),
+        "{}",
+        lines[0]
+    );
+    let tail: Vec<&str> = lines
+        .iter()
+        .rev()
+        .take(4)
+        .rev()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            format!(
+                "other features (past the first {MAX_FEATURES} by name: counted, not summarised)"
+            )
+            .as_str(),
+            "  features  5",
+            "  present   5",
+            "  values    5",
+        ]
+    );
+}

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{run, stderr, stdout, testdata};
+use super::{GIB, run, run_limited, stderr, stdout, temp_file, testdata, tfrecord};
 
 fn close(a: &Value, b: &Value, what: &str) {
     let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap_or(f64::NAN));
@@ -232,4 +232,66 @@ fn text_prints_every_number_rounded_as_json_gives_it() {
     assert_eq!(printed(sections[1], "max"), 3000.0, "{text}");
     assert_eq!(printed(sections[1], "mean"), 1340.0, "{text}");
     assert!(text.contains("histogram -319.5..3000 "), "{text}");
+}
+
+#[test]
+fn hundreds_of_thousands_of_names_do_not_take_a_sketch_each() {
+    use tfr_inspect::crafted::{FeatureValue, example};
+    use tfr_inspect::stats::MAX_FEATURES;
+    // 300 records of 1000 names each, none repeated: 300,000 features in 5.7 MB.
+    let payloads: Vec<Vec<u8>> = (0..300)
+        .map(|r| {
+            let names: Vec<String> = (0..1000).map(|i| format!("f{:07}", r * 1000 + i)).collect();
+            let entries: Vec<(&str, FeatureValue)> = names
+                .iter()
+                .map(|n| (n.as_str(), FeatureValue::Ints(vec![1])))
+                .collect();
+            example(&entries)
+        })
+        .collect();
+    let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+    let (_dir, path) = temp_file("names.tfrecord", &tfrecord(&refs));
+    // A sketch per name took 1.9 GB here.
+    let output = run_limited(GIB, ["stats".as_ref(), "--json".as_ref(), path.as_os_str()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let split = &json["splits"][0];
+    let features = split["features"].as_array().unwrap();
+    assert_eq!(features.len(), MAX_FEATURES);
+    assert_eq!(features[0]["name"], "f0000000");
+    assert_eq!(
+        features[MAX_FEATURES - 1]["name"],
+        format!("f{:07}", MAX_FEATURES - 1)
+    );
+    let folded = &split["folded_features"];
+    let rest = 300_000 - MAX_FEATURES as u64;
+    assert_eq!(folded["present"], rest);
+    assert_eq!(folded["values"], rest);
+    assert_eq!(folded["count_exact"], false);
+    // An estimate (HyperLogLog, about 1.6% standard error).
+    let count = folded["count"].as_u64().unwrap();
+    assert!(count.abs_diff(rest) < rest / 20, "{count}");
+
+    let output = run_limited(GIB, ["stats".as_ref(), path.as_os_str()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("names.tfrecord: 300 records (300 Example); ~")
+            && first.ends_with(&format!(
+                " features past the first {MAX_FEATURES} by name folded into \"other features\""
+            )),
+        "{first}"
+    );
+    let other: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("other features"))
+        .collect();
+    assert_eq!(
+        other[0],
+        format!("other features (past the first {MAX_FEATURES} by name: counted, not summarised)")
+    );
+    assert_eq!(other[2], format!("  present   {rest}"));
+    assert_eq!(other[3], format!("  values    {rest}"));
+    assert_eq!(other.len(), 4, "{other:?}");
 }

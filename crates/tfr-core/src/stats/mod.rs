@@ -5,7 +5,9 @@
 //! and sizes of its images.
 //!
 //! Every summary takes constant space per feature (see [`sketch`] and [`numeric`]) and merges,
-//! so shards are summarised on all cores and combined ([`run`]); histograms take a second pass,
+//! and at most [`MAX_FEATURES`] features are summarised per split (the rest are counted in
+//! [`Folded`]), so shards are summarised on all cores and combined ([`run`]) in memory that does
+//! not grow with the records or the names they use; histograms take a second pass,
 //! over the range the first one found across all splits, so that splits can be compared bucket by
 //! bucket ([`report`] flags the features whose kind or distribution differs between splits).
 
@@ -68,6 +70,51 @@ impl FeatureKey {
             other => format!("{}/{name}", other.name()),
         }
     }
+}
+
+/// Features summarised in full per split (and per chunk of records summarised at once): the
+/// first 1024 by name. A feature's sketches grow to some 200 KiB when its values are many and
+/// distinct, so this bounds a split's summary to some 200 MiB; records that use a million names
+/// (a crafted or broken writer, a feature per id) would otherwise take gigabytes. Real datasets
+/// have tens to hundreds of features.
+pub const MAX_FEATURES: usize = 1024;
+
+/// The features past the first [`MAX_FEATURES`] by name: counted, not summarised.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Folded {
+    /// Their names (by hash: exact up to [`sketch::EXACT_DISTINCT`], then estimated).
+    pub names: Distinct,
+    /// How many times a record (or a feature list's step) held one of them.
+    pub present: u64,
+    /// Values they held.
+    pub values: u64,
+}
+
+impl Folded {
+    fn add(&mut self, key: &FeatureKey, present: u64, values: u64) {
+        self.names.insert(key_hash(key));
+        self.present += present;
+        self.values += values;
+    }
+
+    fn merge(&mut self, other: &Folded) {
+        self.names.merge(&other.names);
+        self.present += other.present;
+        self.values += other.values;
+    }
+
+    /// How many features were folded, and whether the count is exact.
+    pub fn count(&self) -> (u64, bool) {
+        self.names.count()
+    }
+}
+
+/// A feature key's hash, the same in every thread and run.
+fn key_hash(key: &FeatureKey) -> u64 {
+    let mut bytes = Vec::with_capacity(key.name.len() + 1);
+    bytes.push(key.section as u8);
+    bytes.extend_from_slice(key.name.as_bytes());
+    sketch::hash(&bytes)
 }
 
 /// The kinds a feature can hold, in the order [`FeatureStats::kinds`] counts them.
@@ -254,7 +301,10 @@ pub struct Stats {
     pub damaged: u64,
     /// Records per payload kind (`Example`, `SequenceExample`, `text`…).
     pub kinds: BTreeMap<String, u64>,
+    /// The first [`MAX_FEATURES`] features by key.
     pub features: BTreeMap<FeatureKey, FeatureStats>,
+    /// The features past those.
+    pub folded: Folded,
     /// A key whose buffer is reused to look features up, so that a record's features cost no
     /// allocation once they are known.
     lookup: Scratch,
@@ -302,6 +352,8 @@ impl Stats {
         };
         for feature in top_features(&message).iter() {
             let Some(stats) = self.feature_mut(section, &feature.name()) else {
+                let values = feature.values.len() as u64;
+                self.folded.add(&self.lookup.0, 1, values);
                 continue;
             };
             stats.present += 1;
@@ -310,6 +362,8 @@ impl Stats {
         }
         for list in feature_lists_of(&message).iter() {
             let Some(stats) = self.feature_mut(Section::FeatureLists, &list.name()) else {
+                let values = list.steps().map(|s| s.values.len() as u64).sum();
+                self.folded.add(&self.lookup.0, 1, values);
                 continue;
             };
             stats.present += 1;
@@ -323,16 +377,36 @@ impl Stats {
         }
     }
 
-    /// The statistics of feature `name` of `section`, made when first met.
+    /// The statistics of feature `name` of `section`, made when first met; `None` when it is
+    /// folded (its key, in `self.lookup`, sorts after [`MAX_FEATURES`] others).
     fn feature_mut(&mut self, section: Section, name: &str) -> Option<&mut FeatureStats> {
         let key = &mut self.lookup.0;
         key.section = section;
         key.name.clear();
         key.name.push_str(name);
         if !self.features.contains_key(key) {
-            self.features.insert(key.clone(), FeatureStats::default());
+            let key = key.clone();
+            self.track(key, FeatureStats::default())?;
         }
         self.features.get_mut(&self.lookup.0)
+    }
+
+    /// Adds `stats` of a feature not yet tracked, keeping the first [`MAX_FEATURES`] keys: the
+    /// last is folded to make room for one before it; one after all of them is not added
+    /// (`None`). A feature among the first anywhere is among them in every part of the records,
+    /// so the features kept are summarised whole, however the records were split into chunks.
+    fn track(&mut self, key: FeatureKey, stats: FeatureStats) -> Option<()> {
+        if self.features.len() >= MAX_FEATURES {
+            let last = self.features.last_key_value().map(|(k, _)| k)?;
+            if key > *last {
+                return None;
+            }
+            if let Some((last, dropped)) = self.features.pop_last() {
+                self.folded.add(&last, dropped.present, dropped.values.sum);
+            }
+        }
+        self.features.insert(key, stats);
+        Some(())
     }
 
     /// Adds one record's numbers to the histograms of the features `ranges` names.
@@ -384,8 +458,93 @@ impl Stats {
         for (kind, n) in &other.kinds {
             *self.kinds.entry(kind.clone()).or_default() += n;
         }
+        self.folded.merge(&other.folded);
         for (key, stats) in &other.features {
-            self.features.entry(key.clone()).or_default().merge(stats);
+            match self.features.get_mut(key) {
+                Some(mine) => mine.merge(stats),
+                None => {
+                    if self.track(key.clone(), stats.clone()).is_none() {
+                        self.folded.add(key, stats.present, stats.values.sum);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crafted::{self, FeatureValue};
+    use crate::payload::{Decoder, Reading};
+    use crate::schema::Schema;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn features_past_the_cap_are_folded_and_the_rest_summarised_whole() {
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let names = MAX_FEATURES + 700;
+        // Each record holds 200 names from a pool larger than the cap, in no particular order,
+        // and `a`, which every record holds.
+        let records: Vec<Vec<String>> = (0..60)
+            .map(|r| {
+                let mut held: Vec<String> = (0..200)
+                    .map(|i| format!("f{:05}", (r * 97 + i * 31) % names))
+                    .collect();
+                held.sort();
+                held.dedup();
+                held.push("a".into());
+                held
+            })
+            .collect();
+        let payloads: Vec<Vec<u8>> = records
+            .iter()
+            .map(|held| {
+                let entries: Vec<(&str, FeatureValue)> = held
+                    .iter()
+                    .map(|n| (n.as_str(), FeatureValue::Ints(vec![1, 2])))
+                    .collect();
+                crafted::example(&entries)
+            })
+            .collect();
+        let mut truth: BTreeMap<String, u64> = BTreeMap::new();
+        for held in &records {
+            for name in held {
+                *truth.entry(name.clone()).or_default() += 1;
+            }
+        }
+        let kept: BTreeSet<&String> = truth.keys().take(MAX_FEATURES).collect();
+        let occurrences: u64 = truth.values().sum();
+
+        let mut whole = Stats::default();
+        for p in &payloads {
+            whole.add_payload(&decoder, p, 0);
+        }
+        // In chunks of every size, merged in order, the same features are kept, each whole.
+        for chunk in [1, 7, 60] {
+            let mut merged = Stats::default();
+            for part in payloads.chunks(chunk) {
+                let mut one = Stats::default();
+                for p in part {
+                    one.add_payload(&decoder, p, 0);
+                }
+                merged.merge(&one);
+            }
+            for stats in [&whole, &merged] {
+                let got: BTreeSet<&String> = stats.features.keys().map(|k| &k.name).collect();
+                assert_eq!(got, kept, "chunks of {chunk}");
+                for (key, feature) in &stats.features {
+                    assert_eq!(Some(&feature.present), truth.get(&key.name), "{}", key.name);
+                    assert_eq!(feature.values.sum, 2 * feature.present, "{}", key.name);
+                }
+                let tracked: u64 = stats.features.values().map(|f| f.present).sum();
+                assert_eq!(stats.folded.present + tracked, occurrences);
+                assert_eq!(stats.folded.values, 2 * stats.folded.present);
+                assert_eq!(
+                    stats.folded.count(),
+                    ((truth.len() - MAX_FEATURES) as u64, true)
+                );
+            }
         }
     }
 }

@@ -261,6 +261,14 @@ pub fn write_text(
             let damaged = crate::words::plural(stats.damaged, "damaged frame");
             let _ = write!(line, ", {damaged} passed over (verify names them)");
         }
+        if stats.folded.present > 0 {
+            let _ = write!(
+                line,
+                "; {} past the first {} by name folded into \"other features\"",
+                folded_cell(stats),
+                super::MAX_FEATURES
+            );
+        }
         writeln!(out, "{line}")?;
     }
     let mut keys: Vec<&FeatureKey> = splits.iter().flat_map(|(_, s)| s.features.keys()).collect();
@@ -304,7 +312,74 @@ pub fn write_text(
             writeln!(out, "  ! {} skew: {}", skew.flag, skew.detail)?;
         }
     }
+    if splits.iter().any(|(_, s)| s.folded.present > 0) {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "other features (past the first {} by name: counted, not summarised)",
+            super::MAX_FEATURES
+        )?;
+        let rows: [(&str, Vec<String>); 3] = [
+            (
+                "features",
+                splits.iter().map(|(_, s)| folded_count(s)).collect(),
+            ),
+            (
+                "present",
+                splits
+                    .iter()
+                    .map(|(_, s)| s.folded.present.to_string())
+                    .collect(),
+            ),
+            (
+                "values",
+                splits
+                    .iter()
+                    .map(|(_, s)| s.folded.values.to_string())
+                    .collect(),
+            ),
+        ];
+        let width = |i: usize| {
+            rows.iter()
+                .filter_map(|(_, c)| c.get(i))
+                .chain(header.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        if splits.len() > 1 {
+            let mut line = format!("  {:<8}", "");
+            for (i, name) in header.iter().enumerate() {
+                let _ = write!(line, "  {name:<w$}", w = width(i));
+            }
+            writeln!(out, "{}", line.trim_end())?;
+        }
+        for (label, cells) in &rows {
+            let mut line = format!("  {label:<8}");
+            for (i, cell) in cells.iter().enumerate() {
+                let _ = write!(line, "  {cell:<w$}", w = width(i));
+            }
+            writeln!(out, "{}", line.trim_end())?;
+        }
+    }
     Ok(())
+}
+
+/// `998976 features`, or `~998976 features` when the count is estimated.
+fn folded_cell(stats: &Stats) -> String {
+    let approx = if stats.folded.count().1 { "" } else { "~" };
+    format!(
+        "{approx}{}",
+        crate::words::plural(stats.folded.count().0, "feature")
+    )
+}
+
+/// `998976`, or `~998976` when the count is estimated.
+fn folded_count(stats: &Stats) -> String {
+    match stats.folded.count() {
+        (n, true) => n.to_string(),
+        (n, false) => format!("~{n}"),
+    }
 }
 
 /// The features that differ between splits, per pair of splits.
@@ -564,10 +639,21 @@ pub fn to_json(
     unreadable: &[(PathBuf, String)],
 ) -> Json {
     let splits = splits.iter().map(|(name, s)| {
+        let (folded, exact) = s.folded.count();
         Json::Object(vec![
             ("name".into(), Json::String(name.clone())),
             ("records".into(), int(s.records)),
             ("damaged".into(), int(s.damaged)),
+            (
+                "folded_features".into(),
+                Json::Object(vec![
+                    ("count".into(), int(folded)),
+                    ("count_exact".into(), Json::Literal(exact.to_string())),
+                    ("present".into(), int(s.folded.present)),
+                    ("values".into(), int(s.folded.values)),
+                    ("tracked_at_most".into(), int(super::MAX_FEATURES as u64)),
+                ]),
+            ),
             (
                 "kinds".into(),
                 Json::Object(s.kinds.iter().map(|(k, n)| (k.clone(), int(*n))).collect()),
