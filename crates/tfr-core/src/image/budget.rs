@@ -136,18 +136,17 @@ pub fn decode_cost(bytes: &[u8]) -> Result<DecodeCost, NotDecoded> {
     Ok(cost_of(format, &decoder, bytes))
 }
 
-/// The output buffer, plus what the format's decoder keeps beside it: a JPEG decoder two bytes of
-/// DCT coefficients per sample of each component (a progressive JPEG keeps all of them until its
-/// last scan), a GIF or WebP decoder a second frame-sized buffer (the canvas, or the lossless
-/// ARGB / lossy YUV planes). PNG and BMP decode row by row into the output.
+/// The output buffer, plus what the format's decoder keeps beside it: for a progressive JPEG two
+/// bytes of DCT coefficients per sample of each component, at its sampling (it keeps all of them
+/// until its last scan; a baseline JPEG is decoded a row of blocks at a time), for a GIF or WebP a
+/// second frame-sized buffer (the canvas, or the lossless ARGB / lossy YUV planes). PNG and BMP
+/// decode row by row into the output.
 fn cost_of(format: ImageFormat, decoder: &impl ImageDecoder, bytes: &[u8]) -> DecodeCost {
     let (width, height) = decoder.dimensions();
     let output = decoder.total_bytes();
     let pixels = u64::from(width) * u64::from(height);
     let beside = match format {
-        ImageFormat::Jpeg => {
-            pixels.saturating_mul(2 * u64::from(jpeg_components(bytes).unwrap_or(4)))
-        }
+        ImageFormat::Jpeg => jpeg_coefficient_bytes(bytes, pixels),
         ImageFormat::Gif | ImageFormat::WebP => output,
         _ => 0,
     };
@@ -193,8 +192,42 @@ fn plain_chunk_names(message: &str) -> String {
     out
 }
 
-/// The number of components a JPEG's frame header (SOFn) declares.
-fn jpeg_components(bytes: &[u8]) -> Option<u8> {
+/// Bytes of DCT coefficients a JPEG decoder keeps for an image of `pixels`: none for a baseline
+/// JPEG; for a progressive one two bytes per sample of each component its frame header (SOFn)
+/// declares, at the component's sampling. A header that does not read counts as four full
+/// components (CMYK).
+fn jpeg_coefficient_bytes(bytes: &[u8], pixels: u64) -> u64 {
+    let Some((kind, components)) = jpeg_frame(bytes) else {
+        return pixels.saturating_mul(8);
+    };
+    // SOF2, SOF6, SOF10 and SOF14 are the progressive ones.
+    if !matches!(kind, 0xc2 | 0xc6 | 0xca | 0xce) {
+        return 0;
+    }
+    let most = |f: fn(u8) -> u8| {
+        components
+            .chunks(3)
+            .filter_map(|c| c.get(1).copied())
+            .map(f)
+            .max()
+    };
+    let (Some(h_max), Some(v_max)) = (most(|s| s >> 4), most(|s| s & 15)) else {
+        return 0;
+    };
+    let full = u64::from(h_max.max(1)) * u64::from(v_max.max(1));
+    components
+        .chunks(3)
+        .filter_map(|c| c.get(1))
+        .map(|s| {
+            let share = u64::from(s >> 4) * u64::from(s & 15);
+            pixels.saturating_mul(2 * share).div_ceil(full)
+        })
+        .fold(0, u64::saturating_add)
+}
+
+/// A JPEG's frame header: its marker (`0xc0` baseline, `0xc2` progressive…) and its component
+/// specifications (id, sampling factors, quantisation table: three bytes each).
+fn jpeg_frame(bytes: &[u8]) -> Option<(u8, &[u8])> {
     let mut at = 2usize;
     loop {
         let (&mark, &kind) = (bytes.get(at)?, bytes.get(at.checked_add(1)?)?);
@@ -207,7 +240,10 @@ fn jpeg_components(bytes: &[u8]) -> Option<u8> {
             0xd9 | 0xda => return None,
             // SOF0..SOF15, but DHT (C4), JPG (C8) and DAC (CC).
             0xc0..=0xcf if !matches!(kind, 0xc4 | 0xc8 | 0xcc) => {
-                return bytes.get(at.checked_add(9)?).copied();
+                let count = usize::from(*bytes.get(at.checked_add(9)?)?);
+                let start = at.checked_add(10)?;
+                let specs = bytes.get(start..start.checked_add(count.checked_mul(3)?)?)?;
+                return Some((kind, specs));
             }
             _ => {
                 let hi = usize::from(*bytes.get(at.checked_add(2)?)?);
@@ -338,15 +374,26 @@ mod tests {
     }
 
     #[test]
-    fn jpeg_costs_count_their_coefficients() {
+    fn jpeg_costs_count_the_coefficients_a_progressive_one_keeps() {
         let rgb = RgbImage::from_fn(16, 8, |x, _| image::Rgb([x as u8, 1, 2]));
         let mut jpeg = Vec::new();
         image::codecs::jpeg::JpegEncoder::new(&mut jpeg)
             .encode_image(&rgb)
             .unwrap();
-        assert_eq!(jpeg_components(&jpeg), Some(3));
-        // Output 3 bytes a pixel, coefficients 2 bytes a sample of 3 components.
-        assert_eq!(decode_cost(&jpeg).unwrap().bytes, 16 * 8 * 9);
-        assert_eq!(jpeg_components(jpeg.get(..6).unwrap()), None);
+        // Baseline: decoded a row of blocks at a time, into 3 bytes a pixel.
+        assert_eq!(
+            jpeg_frame(&jpeg).map(|(kind, c)| (kind, c.len())),
+            Some((0xc0, 9))
+        );
+        assert_eq!(decode_cost(&jpeg).unwrap().bytes, 16 * 8 * 3);
+        // Progressive 4:2:0 (SOF2: Y sampled 2x2, Cb and Cr 1x1): 2 bytes a Y sample, and a
+        // quarter of that for each chroma plane.
+        let sof2 = [
+            0xff, 0xd8, 0xff, 0xc2, 0, 17, 8, 0, 100, 0, 200, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1,
+        ];
+        assert_eq!(jpeg_coefficient_bytes(&sof2, 20_000), 40_000 + 2 * 10_000);
+        // A header cut short counts as the worst: four full components.
+        assert_eq!(jpeg_frame(sof2.get(..12).unwrap()), None);
+        assert_eq!(jpeg_coefficient_bytes(sof2.get(..12).unwrap(), 100), 800);
     }
 }
