@@ -136,17 +136,20 @@ pub fn decode_cost(bytes: &[u8]) -> Result<DecodeCost, NotDecoded> {
     Ok(cost_of(format, &decoder, bytes))
 }
 
-/// The output buffer, plus what the format's decoder keeps beside it: for a progressive JPEG two
-/// bytes of DCT coefficients per sample of each component, at its sampling (it keeps all of them
-/// until its last scan; a baseline JPEG is decoded a row of blocks at a time), for a GIF or WebP a
-/// second frame-sized buffer (the canvas, or the lossless ARGB / lossy YUV planes). PNG and BMP
-/// decode row by row into the output.
+/// The output buffer, plus what the format's decoder keeps beside it: for a JPEG a copy of its
+/// encoded bytes (the decoder reads them whole) and, when it is progressive, two bytes of DCT
+/// coefficients per sample of each component at its sampling (it keeps all of them until its last
+/// scan; a baseline JPEG is decoded a row of blocks at a time); for a GIF or WebP a second
+/// frame-sized buffer (the canvas, or the lossless ARGB / lossy YUV planes). PNG and BMP decode row
+/// by row into the output.
 fn cost_of(format: ImageFormat, decoder: &impl ImageDecoder, bytes: &[u8]) -> DecodeCost {
     let (width, height) = decoder.dimensions();
     let output = decoder.total_bytes();
     let pixels = u64::from(width) * u64::from(height);
     let beside = match format {
-        ImageFormat::Jpeg => jpeg_coefficient_bytes(bytes, pixels),
+        ImageFormat::Jpeg => {
+            jpeg_coefficient_bytes(bytes, pixels).saturating_add(bytes.len() as u64)
+        }
         ImageFormat::Gif | ImageFormat::WebP => output,
         _ => 0,
     };
@@ -380,12 +383,15 @@ mod tests {
         image::codecs::jpeg::JpegEncoder::new(&mut jpeg)
             .encode_image(&rgb)
             .unwrap();
-        // Baseline: decoded a row of blocks at a time, into 3 bytes a pixel.
+        // Baseline: a copy of the bytes, decoded a row of blocks at a time into 3 bytes a pixel.
         assert_eq!(
             jpeg_frame(&jpeg).map(|(kind, c)| (kind, c.len())),
             Some((0xc0, 9))
         );
-        assert_eq!(decode_cost(&jpeg).unwrap().bytes, 16 * 8 * 3);
+        assert_eq!(
+            decode_cost(&jpeg).unwrap().bytes,
+            16 * 8 * 3 + jpeg.len() as u64
+        );
         // Progressive 4:2:0 (SOF2: Y sampled 2x2, Cb and Cr 1x1): 2 bytes a Y sample, and a
         // quarter of that for each chroma plane.
         let sof2 = [
