@@ -636,7 +636,7 @@ fn images_too_large_to_show_are_written_as_stored_and_never_decoded() {
         text.contains("sheet.png  contact sheet of 1 image (24 not shown)"),
         "{text}"
     );
-    assert!(text.contains("PNG 16384x16383, as stored"), "{text}");
+    assert!(text.contains("PNG 16384x16383 gray, as stored"), "{text}");
 }
 
 #[test]
