@@ -351,7 +351,7 @@ fn an_image_too_large_to_show_is_a_note_and_a_large_one_is_reduced() {
     assert_eq!(
         picture.description,
         format!(
-            "PNG 8200x10, {} bytes, reduced to 4096x{h}",
+            "PNG 8200x10 gray, {} bytes, reduced to 4096x{h}",
             zero_png(8200, 10).len()
         )
     );
