@@ -232,7 +232,12 @@ impl FrameList<'_> {
         } else {
             base.fg(Color::Cyan)
         };
-        let x = put(buf, x, &format!("{} ", crate::words::pad_to(kind, kind_width)), kind_style);
+        let x = put(
+            buf,
+            x,
+            &format!("{} ", crate::words::pad_to(kind, kind_width)),
+            kind_style,
+        );
         // As many feature names as the row has room for.
         let summary = self.rows.get(&i).map_or(String::new(), |text| {
             crate::summary::fit_names(
