@@ -1574,3 +1574,40 @@ fn the_statistics_pane_says_how_many_features_were_folded() {
         ]
     );
 }
+
+/// A writable copy of the toy_parcels dataset directory, and its first train shard.
+fn toy_parcels_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(TOY_PARCELS).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    let shard = dir.path().join("toy_parcels-train.tfrecord-00000-of-00002");
+    (dir, shard)
+}
+
+#[test]
+fn a_pipe_for_features_json_is_named_in_the_status_line_not_waited_for() {
+    let (dir, shard) = toy_parcels_copy();
+    let features = dir.path().join("features.json");
+    std::fs::remove_file(&features).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&features)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // Opening must not wait for a writer that never comes: a hang fails the test here.
+    let (sent, opened) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let app = App::open(&[shard], &OpenOptions::new(decoder())).map(|app| app.message);
+        let _ = sent.send(app.map_err(|e| e.to_string()));
+    });
+    let message = opened
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the inspector opened the shard without waiting on the pipe")
+        .unwrap();
+    assert!(
+        message.ends_with("features.json: not read: a named pipe, not a regular file"),
+        "{message}"
+    );
+}

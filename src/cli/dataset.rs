@@ -4,11 +4,12 @@
 
 use std::cell::RefCell;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use super::{Status, report_unusable};
+use crate::dataset::features::FeatureSpecs;
 use crate::dataset::{Dataset, Summary, Tally};
 use crate::jsonformat::Json;
 
@@ -168,5 +169,25 @@ impl Run {
                 file.reason
             );
         }
+    }
+}
+
+/// The `features.json` beside `input` that words `show`'s tree and names `images`' classes,
+/// with what was not read of it (or why none of it was) said on standard error.
+pub fn feature_specs(input: &Path) -> (Option<FeatureSpecs>, Status) {
+    match FeatureSpecs::load_beside(input) {
+        None => (None, Status::Clean),
+        Some(Ok(specs)) => {
+            for note in &specs.notes {
+                eprintln!("{note}");
+            }
+            (Some(specs), Status::Clean)
+        }
+        // One that cannot be used (not a regular file, past a limit, not JSON) is named, and the
+        // records are shown without it.
+        Some(Err(note)) => (
+            None,
+            super::report_unusable(&format!("{note}; records shown without it")),
+        ),
     }
 }

@@ -14,7 +14,7 @@
 //! Every destination is checked before anything is written: an existing file is replaced only
 //! with `--force` (and only if it is a regular file), and each file is written atomically.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, IsTerminal, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -116,6 +116,7 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
     }
     let mut names = HashSet::new();
     let mut plan = Vec::new();
+    let mut specs_by_dir: HashMap<PathBuf, Option<FeatureSpecs>> = HashMap::new();
     for (file, input) in inputs.iter_mut().enumerate() {
         if let Some(n) = args.record {
             if let Err(e) = input.frame(n) {
@@ -134,7 +135,24 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             status = status.max(report_unusable(&message));
             continue;
         }
-        status = status.max(plan_file(args, input, file, range, &mut names, &mut plan));
+        // Read once per directory, however many of its files are given.
+        let dir = input.source.path().parent().map(Path::to_path_buf);
+        let specs = specs_by_dir
+            .entry(dir.unwrap_or_default())
+            .or_insert_with(|| {
+                let (specs, read) = super::dataset::feature_specs(input.source.path());
+                status = status.max(read);
+                specs
+            });
+        let specs = specs.as_ref();
+        status = status.max(plan_file(
+            args,
+            input,
+            specs,
+            (file, range),
+            &mut names,
+            &mut plan,
+        ));
     }
     let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
     let policy = OutputPolicy {
@@ -268,27 +286,14 @@ fn shape_of(item: &Planned) -> Option<(u32, u32, u32)> {
 fn plan_file(
     args: &ImagesArgs,
     input: &Input,
-    file: usize,
-    (start, end): (usize, Option<usize>),
+    specs: Option<&FeatureSpecs>,
+    (file, (start, end)): (usize, (usize, Option<usize>)),
     names: &mut HashSet<PathBuf>,
     plan: &mut Vec<Planned>,
 ) -> Status {
     let mut status = Status::Clean;
     let data = input.data();
     let decoder = input.decoder();
-    let specs = input
-        .source
-        .path()
-        .parent()
-        .map(|d| {
-            if d.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                d
-            }
-        })
-        .and_then(FeatureSpecs::load)
-        .and_then(Result::ok);
     let stem = file_stem(input.source.path());
     let end = end.unwrap_or(usize::MAX).min(input.index.len());
     for record in start..end {
@@ -311,7 +316,7 @@ fn plan_file(
             .unwrap_or(0);
         let decoded = decoder.decode(payload);
         let view = decoded.view(payload, decoder.table());
-        let found = images_in(&view, specs.as_ref());
+        let found = images_in(&view, specs);
         for image in &found.images {
             let overlay = found.overlay_of(image).filter(|_| args.boxes).cloned();
             let header = ImageHeader::read(image.bytes);

@@ -126,24 +126,14 @@ pub fn run(
     // named, the rest counted.
     let mut mismatches = 0u64;
     // A tensorflow-datasets shard: its features.json words the tree.
-    let dir = args
-        .file
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let specs = match crate::dataset::features::FeatureSpecs::load(dir) {
-        Some(Ok(specs)) => Some(specs),
-        // One that cannot be used (past a limit, not JSON) is named, and the records are shown
-        // without it.
-        Some(Err(e)) if args.format == Format::Tree => {
-            let path = dir.join(crate::dataset::features::FEATURES_FILE);
-            let path = crate::escape::path_for_terminal(&path);
-            status = report_unusable(&format!("{path}: {e}; records shown without it"));
-            None
+    let specs = match args.format {
+        Format::Tree => {
+            let (specs, read) = super::dataset::feature_specs(&args.file);
+            status = status.max(read);
+            specs
         }
         _ => None,
-    }
-    .filter(|_| args.format == Format::Tree);
+    };
     let outcome = render_in_order(
         &mut input,
         start,

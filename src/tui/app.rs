@@ -39,6 +39,7 @@ use super::layout::{self, Panes};
 use super::search::{SEARCH_INLINE_BYTES, SearchRun};
 use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
+use crate::dataset::features::FeatureSpecs;
 use crate::frame::{Frame, FrameIndex, IndexDelta};
 use crate::hint::UserMessage;
 use crate::image::Picture;
@@ -72,13 +73,33 @@ pub struct FileView {
     pub specs: Option<Arc<crate::dataset::features::FeatureSpecs>>,
 }
 
-/// The `features.json` in the directory of `path`, when it has one that reads.
-fn feature_specs(path: &std::path::Path) -> Option<Arc<crate::dataset::features::FeatureSpecs>> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let dir = dir.unwrap_or(std::path::Path::new("."));
-    crate::dataset::features::FeatureSpecs::load(dir)
-        .and_then(Result::ok)
-        .map(Arc::new)
+/// The `features.json` of each directory files were opened from, read once per directory, and
+/// what was said about reading them (files not read, and why).
+#[derive(Default)]
+pub(super) struct SpecsCache {
+    by_dir: HashMap<PathBuf, Option<Arc<FeatureSpecs>>>,
+    pub notes: Vec<String>,
+}
+
+impl SpecsCache {
+    /// The `features.json` beside `path`, when it has one that reads.
+    pub fn beside(&mut self, path: &Path) -> Option<Arc<FeatureSpecs>> {
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let notes = &mut self.notes;
+        self.by_dir
+            .entry(dir)
+            .or_insert_with(|| match FeatureSpecs::load_beside(path)? {
+                Ok(specs) => {
+                    notes.extend(specs.notes.iter().map(ToString::to_string));
+                    Some(Arc::new(specs))
+                }
+                Err(note) => {
+                    notes.push(note.to_string());
+                    None
+                }
+            })
+            .clone()
+    }
 }
 
 impl FileView {
@@ -154,7 +175,7 @@ pub struct App {
     /// Whether boxes, class names and keypoints are drawn on images (`b`).
     pub boxes: bool,
     /// Each directory's tensorflow-datasets `features.json`, read once.
-    pub(super) specs: images::SpecsCache,
+    pub(super) specs: SpecsCache,
     /// Records found to hold undecodable images (by file and record), and how many.
     pub(super) bad_images: HashMap<(usize, usize), usize>,
     /// For an event record with a scalar or a histogram: what the preview pane plots when the
@@ -199,10 +220,11 @@ impl App {
     pub fn open(paths: &[PathBuf], options: &OpenOptions) -> anyhow::Result<App> {
         let mut files = Vec::new();
         let mut problems = Vec::new();
+        let mut specs = SpecsCache::default();
         for path in paths {
             match Input::open(path, options) {
                 Ok(input) => files.push(FileView {
-                    specs: feature_specs(path),
+                    specs: specs.beside(path),
                     indexing: !input.index.is_complete(),
                     input,
                     selected: 0,
@@ -231,7 +253,7 @@ impl App {
             preview_key: None,
             preview_info: Default::default(),
             boxes: true,
-            specs: Default::default(),
+            specs,
             bad_images: HashMap::new(),
             plot: None,
             series: Default::default(),
@@ -251,6 +273,9 @@ impl App {
             tutor: Default::default(),
         };
         app.select_frame(0);
+        if !app.specs.notes.is_empty() {
+            app.message = app.specs.notes.join("; ");
+        }
         Ok(app)
     }
 

@@ -12,6 +12,7 @@ mod hostile;
 mod images;
 mod index;
 mod list;
+mod metadata;
 mod payloads;
 mod quiz;
 mod salvage;
@@ -64,6 +65,83 @@ where
 
 /// One gibibyte.
 pub const GIB: u64 = 1 << 30;
+
+/// Address space allowed a run of the binary in the tests of hostile inputs, in KiB: far above
+/// what any of them needs, so that a regression that reads a hostile file whole fails there and
+/// then instead of taking the machine's memory.
+pub const MEMORY_CAP_KIB: u64 = 2 << 20;
+
+/// How long a run of the binary on a hostile input may take before it is taken for a hang,
+/// killed, and the test failed (a guard, not a measurement: every such run takes well under a
+/// second).
+const HANG_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Runs the binary with `args` in `dir`, with `stdin` as its standard input, its address space
+/// capped at `memory_kib` KiB (`ulimit -v`) and killed if it has not ended after [`HANG_AFTER`],
+/// which fails the test.
+pub fn run_bounded<I, S>(args: I, dir: &Path, stdin: &[u8], memory_kib: u64) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {memory_kib} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_tfr-inspect"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env("MALLOC_ARENA_MAX", "2")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut input = child.stdin.take().expect("stdin");
+    let sent = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        // The binary may not read it all (or at all): a closed pipe is no failure.
+        let _ = input.write_all(&sent);
+    });
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = r.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("stderr")));
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > HANG_AFTER {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("hung: no exit after {HANG_AFTER:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let _ = feeder.join();
+    Output {
+        status,
+        stdout: out.join().expect("stdout read"),
+        stderr: err.join().expect("stderr read"),
+    }
+}
+
+/// Makes a named pipe at `path` (with no writer: opening it to read blocks).
+pub fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
 
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")

@@ -63,6 +63,7 @@ pub mod resync;
 pub mod rules;
 pub mod schema;
 pub mod search;
+pub mod sidefile;
 pub mod source;
 pub mod span;
 pub mod stats;

@@ -7,12 +7,9 @@
 //! selected step; `<` and `>` move the selection to the previous or next frame of the same
 //! feature list, and the tree follows.
 
-use std::collections::HashMap;
 use std::ops::Range;
-use std::path::Path;
 
 use super::App;
-use crate::dataset::features::FeatureSpecs;
 use crate::image::check::{check_image, check_structure};
 use crate::image::found::images_in;
 use crate::image::overlay::Overlay;
@@ -60,9 +57,6 @@ pub struct PreviewInfo {
     pub masked: Option<::image::RgbImage>,
 }
 
-/// tensorflow-datasets feature specs per directory, read once.
-pub type SpecsCache = HashMap<std::path::PathBuf, Option<FeatureSpecs>>;
-
 impl App {
     /// Finds the images of the selected record (after it was decoded) and checks them.
     pub(super) fn find_images(&mut self) {
@@ -73,31 +67,13 @@ impl App {
         let Some(record) = self.view.tree.record().cloned() else {
             return;
         };
-        let dir = file
-            .input
-            .source
-            .path()
-            .parent()
-            .map(|d| {
-                if d.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    d
-                }
-            })
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let specs = self
-            .specs
-            .entry(dir.clone())
-            .or_insert_with(|| FeatureSpecs::load(&dir).and_then(Result::ok))
-            .as_ref();
+        let specs = file.specs.clone();
         let Some(file) = self.files.get(self.current) else {
             return;
         };
         let payload = record.bytes(file.data());
         let view = record.decoded.view(payload, &record.table);
-        let found = images_in(&view, specs);
+        let found = images_in(&view, specs.as_deref());
         let base = record.payload.start;
         let mut budget = CHECKED_PIXELS;
         let spots = found

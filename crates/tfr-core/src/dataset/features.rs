@@ -5,15 +5,19 @@
 //! element by element, Text as text. Values are read through the same typed views as every other
 //! rendering; only the wording follows the metadata.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::decode::MessageView;
+use crate::escape::{for_terminal, path_for_terminal};
 use crate::example::{FeatureKind, FeatureValues, Features, bytes_summary, quoted, top_features};
 use crate::pyfmt::text_f32;
+use crate::sidefile;
 use crate::words::{column_width, display_width, pad_to, plural};
 
 /// The file tensorflow-datasets describes its features in.
@@ -23,12 +27,72 @@ const SHOWN: usize = 8;
 /// The most dimensions a Tensor shape may have: TensorFlow's `TensorShape` allows 254.
 pub const MAX_DIMS: usize = 254;
 
+/// The most bytes of labels files read for one `features.json` (several ClassLabel features
+/// may each have a file of up to [`sidefile::METADATA_LIMIT`]); files past it are not read.
+pub const LABELS_BUDGET: u64 = 4 * sidefile::METADATA_LIMIT;
+
+/// The class names of a labels file, one a line, held as one string and the ends of its lines.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Labels {
+    text: String,
+    /// Where each line ends in `text` (before its `\n`).
+    ends: Vec<u32>,
+}
+
+impl Labels {
+    /// The lines of `bytes` (a final newline ends the last line, `\r\n` ends a line too); a line
+    /// that is not UTF-8 is kept with U+FFFD for its bad bytes, so later lines keep their class
+    /// ids. Also the 1-based numbers of the lines that were not UTF-8.
+    pub fn parse(bytes: &[u8]) -> (Labels, Vec<usize>) {
+        let mut labels = Labels::default();
+        let mut bad = Vec::new();
+        let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        if bytes.is_empty() {
+            return (labels, bad);
+        }
+        for (i, line) in body.split(|b| *b == b'\n').enumerate() {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            match std::str::from_utf8(line) {
+                Ok(text) => labels.text.push_str(text),
+                Err(_) => {
+                    bad.push(i + 1);
+                    labels.text.push_str(&String::from_utf8_lossy(line));
+                }
+            }
+            // Lossy decoding at most triples a line, and files are capped far below 4 GiB.
+            labels
+                .ends
+                .push(u32::try_from(labels.text.len()).unwrap_or(u32::MAX));
+        }
+        (labels, bad)
+    }
+
+    /// The name of class `id`.
+    pub fn get(&self, id: usize) -> Option<&str> {
+        let end = usize::try_from(*self.ends.get(id)?).ok()?;
+        let start = match id.checked_sub(1) {
+            Some(before) => usize::try_from(*self.ends.get(before)?).ok()?,
+            None => 0,
+        };
+        self.text.get(start..end)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
 /// What one feature is, as `features.json` says.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Spec {
-    /// Class ids with their names (empty when no labels file was found).
+    /// Class ids with their names (empty when no labels file was read), shared by every feature
+    /// whose labels file is the same file.
     ClassLabel {
-        names: Vec<String>,
+        names: Arc<Labels>,
         classes: Option<u64>,
     },
     Tensor {
@@ -47,10 +111,30 @@ pub enum Spec {
     Other(String),
 }
 
+/// Something said about the metadata as it was read: a file not read (and why), or read in part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}",
+            path_for_terminal(&self.path),
+            for_terminal(&self.message)
+        )
+    }
+}
+
 /// The features of a tensorflow-datasets dataset.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FeatureSpecs {
     pub features: BTreeMap<String, Spec>,
+    /// Labels files not read, or not read whole.
+    pub notes: Vec<Note>,
 }
 
 /// The shape of a Tensor or Image feature; more than [`MAX_DIMS`] dimensions is an error, as it is
@@ -78,25 +162,30 @@ fn dims(value: &Value, path: &str) -> Result<Vec<i64>, String> {
         .collect())
 }
 
+/// Where the labels of a ClassLabel feature come from: given the file's name
+/// (`NAME.labels.txt`), its class names.
+pub type LabelsFor<'a> = dyn FnMut(&str) -> Arc<Labels> + 'a;
+
 /// Reads the features of a `featuresDict`, `prefix` naming where they sit for labels files.
-fn parse_dict(dict: &Value, prefix: &str, dir: &Path) -> Result<BTreeMap<String, Spec>, String> {
+fn parse_dict(
+    dict: &Value,
+    prefix: &str,
+    labels: &mut LabelsFor<'_>,
+) -> Result<BTreeMap<String, Spec>, String> {
     let mut specs = BTreeMap::new();
     let Some(features) = dict.get("features").and_then(Value::as_object) else {
         return Ok(specs);
     };
     for (name, feature) in features {
         let path = format!("{prefix}{name}");
-        specs.insert(name.clone(), parse_feature(feature, &path, dir)?);
+        specs.insert(name.clone(), parse_feature(feature, &path, labels)?);
     }
     Ok(specs)
 }
 
-fn parse_feature(feature: &Value, path: &str, dir: &Path) -> Result<Spec, String> {
+fn parse_feature(feature: &Value, path: &str, labels: &mut LabelsFor<'_>) -> Result<Spec, String> {
     if let Some(label) = feature.get("classLabel") {
-        let file = dir.join(format!("{}.labels.txt", path.replace('/', "-")));
-        let names = std::fs::read_to_string(file)
-            .map(|t| t.lines().map(String::from).collect())
-            .unwrap_or_default();
+        let names = labels(&format!("{}.labels.txt", path.replace('/', "-")));
         let classes = label.get("numClasses").and_then(|n| match n {
             Value::String(s) => s.parse().ok(),
             other => other.as_u64(),
@@ -127,10 +216,10 @@ fn parse_feature(feature: &Value, path: &str, dir: &Path) -> Result<Spec, String
     }
     if let Some(inner) = feature.get("sequence").and_then(|s| s.get("feature")) {
         return Ok(match inner.get("featuresDict") {
-            Some(dict) => Spec::Sequence(parse_dict(dict, &format!("{path}/"), dir)?),
+            Some(dict) => Spec::Sequence(parse_dict(dict, &format!("{path}/"), labels)?),
             None => Spec::Sequence(BTreeMap::from([(
                 String::new(),
-                parse_feature(inner, path, dir)?,
+                parse_feature(inner, path, labels)?,
             )])),
         });
     }
@@ -142,20 +231,121 @@ fn parse_feature(feature: &Value, path: &str, dir: &Path) -> Result<Spec, String
     Ok(Spec::Other(class.to_string()))
 }
 
-impl FeatureSpecs {
-    /// Reads `dir/features.json` and the labels files beside it: `None` when there is none.
-    pub fn load(dir: &Path) -> Option<Result<FeatureSpecs, String>> {
-        let text = std::fs::read(dir.join(FEATURES_FILE)).ok()?;
-        Some(FeatureSpecs::parse(&text, dir))
+/// Reads the labels files of one `features.json`: each file once however many features (or
+/// names) lead to it, regular files only, each up to [`sidefile::METADATA_LIMIT`] and all of
+/// them up to [`LABELS_BUDGET`].
+struct LabelsReader<'a> {
+    dir: &'a Path,
+    read: HashMap<(u64, u64), Arc<Labels>>,
+    budget: u64,
+    notes: Vec<Note>,
+}
+
+impl LabelsReader<'_> {
+    fn labels(&mut self, name: &str) -> Arc<Labels> {
+        let path = self.dir.join(name);
+        let (file, meta) = match sidefile::open_regular(&path) {
+            Ok(opened) => opened,
+            // No labels file: ids are shown as numbers, as they always were.
+            Err(sidefile::Unread::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Arc::default();
+            }
+            Err(why) => return self.unread(path, format!("not read: {why}")),
+        };
+        drop(file);
+        let id = sidefile::identity(&meta);
+        if let Some(labels) = id.and_then(|id| self.read.get(&id)) {
+            return Arc::clone(labels);
+        }
+        if meta.len() > self.budget {
+            let message = format!(
+                "not read: the labels files of one features.json are read up to {} in all",
+                sidefile::size_text(LABELS_BUDGET)
+            );
+            return self.unread(path, message);
+        }
+        let bytes = match sidefile::read(&path, sidefile::METADATA_LIMIT.min(self.budget)) {
+            Ok(side) => side.bytes,
+            Err(why) => return self.unread(path, format!("not read: {why}")),
+        };
+        self.budget = self.budget.saturating_sub(bytes.len() as u64);
+        let (labels, bad) = Labels::parse(&bytes);
+        if let Some(first) = bad.first() {
+            let message = match bad.len() {
+                1 => format!("line {first} is not UTF-8; its bad bytes are shown as U+FFFD"),
+                n => format!(
+                    "{n} lines are not UTF-8, the first line {first}; their bad bytes are shown as U+FFFD"
+                ),
+            };
+            self.notes.push(Note {
+                path: path.clone(),
+                message,
+            });
+        }
+        let labels = Arc::new(labels);
+        if let Some(id) = id {
+            self.read.insert(id, Arc::clone(&labels));
+        }
+        labels
     }
 
-    pub fn parse(text: &[u8], dir: &Path) -> Result<FeatureSpecs, String> {
+    fn unread(&mut self, path: PathBuf, message: String) -> Arc<Labels> {
+        if !self.notes.iter().any(|n| n.path == path) {
+            self.notes.push(Note { path, message });
+        }
+        Arc::default()
+    }
+}
+
+impl FeatureSpecs {
+    /// Reads `dir/features.json` and the labels files beside it: `None` when there is none, a
+    /// note when it is there but cannot be used (not a regular file, too large, not the JSON
+    /// tensorflow-datasets writes).
+    pub fn load(dir: &Path) -> Option<Result<FeatureSpecs, Note>> {
+        let path = dir.join(FEATURES_FILE);
+        let note = |message: String| Note {
+            path: path.clone(),
+            message,
+        };
+        let text = match sidefile::read(&path, sidefile::METADATA_LIMIT) {
+            Ok(side) => side.bytes,
+            Err(sidefile::Unread::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return None;
+            }
+            Err(why) => return Some(Err(note(format!("not read: {why}")))),
+        };
+        let mut reader = LabelsReader {
+            dir,
+            read: HashMap::new(),
+            budget: LABELS_BUDGET,
+            notes: Vec::new(),
+        };
+        let parsed = FeatureSpecs::parse(&text, &mut |name| reader.labels(name));
+        Some(match parsed {
+            Ok(mut specs) => {
+                specs.notes = reader.notes;
+                Ok(specs)
+            }
+            Err(message) => Err(note(format!("not used: {message}"))),
+        })
+    }
+
+    /// [`FeatureSpecs::load`] for the directory `input` (a file) is in.
+    pub fn load_beside(input: &Path) -> Option<Result<FeatureSpecs, Note>> {
+        let dir = input.parent().filter(|d| !d.as_os_str().is_empty());
+        FeatureSpecs::load(dir.unwrap_or(Path::new(".")))
+    }
+
+    /// Parses the bytes of a `features.json`, asking `labels` for the class names of each
+    /// ClassLabel feature by its labels file's name.
+    pub fn parse(text: &[u8], labels: &mut LabelsFor<'_>) -> Result<FeatureSpecs, String> {
         let json: Value = serde_json::from_slice(text).map_err(|e| e.to_string())?;
         let dict = json
             .get("featuresDict")
             .ok_or("no featuresDict: not a tensorflow-datasets features.json")?;
         Ok(FeatureSpecs {
-            features: parse_dict(dict, "", dir)?,
+            features: parse_dict(dict, "", labels)?,
+            notes: Vec::new(),
         })
     }
 }
@@ -189,7 +379,7 @@ fn spec_name(spec: &Spec) -> String {
     }
 }
 
-fn label(id: i64, names: &[String]) -> String {
+fn label(id: i64, names: &Labels) -> String {
     match usize::try_from(id).ok().and_then(|i| names.get(i)) {
         Some(name) => format!("{id} {}", quoted(name)),
         None => id.to_string(),
@@ -509,10 +699,100 @@ mod tests {
         );
         assert_eq!(nested(&items, &[4, 2]), format!("[{}]", items.join(", ")));
         assert_eq!(boxes(&[0.25, 0.5, 0.75, 1.0]), "[0.25, 0.5, 0.75, 1.0]");
+        assert_eq!(label(2, &Labels::parse(b"a\nb\nlarge\n").0), "2 \"large\"");
+        assert_eq!(label(7, &Labels::default()), "7");
+    }
+
+    #[test]
+    fn labels_keep_their_numbers_when_a_line_is_not_utf8() {
+        let (labels, bad) = Labels::parse(b"small\r\ncaf\xe9\n\nlarge");
+        assert_eq!(bad, [2]);
+        let names: Vec<Option<&str>> = (0..5).map(|i| labels.get(i)).collect();
         assert_eq!(
-            label(2, &["a".into(), "b".into(), "large".into()]),
-            "2 \"large\""
+            names,
+            [
+                Some("small"),
+                Some("caf\u{fffd}"),
+                Some(""),
+                Some("large"),
+                None
+            ]
         );
-        assert_eq!(label(7, &[]), "7");
+        assert_eq!(Labels::parse(b"").0.len(), 0);
+        assert_eq!(Labels::parse(b"\n").0.get(0), Some(""));
+    }
+
+    /// A features.json naming `n` ClassLabel features, `cl0` .. `cl{n-1}`.
+    fn class_labels(n: usize) -> String {
+        let features: Vec<String> = (0..n)
+            .map(|i| format!("\"cl{i}\": {{\"classLabel\": {{\"numClasses\": \"3\"}}}}"))
+            .collect();
+        format!(
+            "{{\"featuresDict\": {{\"features\": {{{}}}}}}}",
+            features.join(", ")
+        )
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn one_labels_file_behind_many_names_is_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("shared.txt"), b"a\nb\nc\n").unwrap();
+        for i in 0..8 {
+            std::os::unix::fs::symlink("shared.txt", dir.path().join(format!("cl{i}.labels.txt")))
+                .unwrap();
+        }
+        std::fs::write(dir.path().join(FEATURES_FILE), class_labels(8)).unwrap();
+        let specs = FeatureSpecs::load(dir.path()).unwrap().unwrap();
+        let all: Vec<&Arc<Labels>> = specs
+            .features
+            .values()
+            .filter_map(|s| match s {
+                Spec::ClassLabel { names, .. } => Some(names),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(all.len(), 8);
+        assert!(
+            all.iter()
+                .all(|l| Arc::ptr_eq(l, all[0]) && l.get(2) == Some("c"))
+        );
+        assert!(specs.notes.is_empty(), "{:?}", specs.notes);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn metadata_that_is_no_regular_file_or_too_large_is_named_and_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FEATURES_FILE), class_labels(2)).unwrap();
+        // A named pipe with no writer, and a sparse file past the limit.
+        let fifo = dir.path().join("cl0.labels.txt");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let big = std::fs::File::create(dir.path().join("cl1.labels.txt")).unwrap();
+        big.set_len(sidefile::METADATA_LIMIT + 1).unwrap();
+        let specs = FeatureSpecs::load(dir.path()).unwrap().unwrap();
+        let notes: Vec<String> = specs.notes.iter().map(|n| n.message.clone()).collect();
+        assert_eq!(
+            notes,
+            [
+                "not read: a named pipe, not a regular file".to_string(),
+                format!(
+                    "not read: too large: {} bytes, more than the 8 MiB read of such a file",
+                    sidefile::METADATA_LIMIT + 1
+                ),
+            ]
+        );
+        std::fs::remove_file(dir.path().join(FEATURES_FILE)).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join(FEATURES_FILE))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let note = FeatureSpecs::load(dir.path()).unwrap().err().unwrap();
+        assert_eq!(note.message, "not read: a named pipe, not a regular file");
     }
 }

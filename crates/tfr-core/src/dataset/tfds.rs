@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::Problem;
+use crate::sidefile;
 
 /// The file tensorflow-datasets writes its dataset description to.
 pub const INFO_FILE: &str = "dataset_info.json";
@@ -44,18 +45,20 @@ fn number(value: &Value) -> Option<u64> {
 impl DatasetInfo {
     /// Reads `dir/dataset_info.json`: `None` when there is none, a problem when it cannot be read
     /// or is not the JSON tensorflow-datasets writes.
+    ///
+    /// Only a regular file is read, and only up to [`sidefile::METADATA_LIMIT`] bytes.
     pub fn load(dir: &Path) -> Option<Result<DatasetInfo, Problem>> {
         let path = dir.join(INFO_FILE);
-        if !path.is_file() {
-            return None;
-        }
         let problem = |message: String| Problem::Metadata {
             path: path.clone(),
             message,
         };
-        let text = match std::fs::read(&path) {
-            Ok(text) => text,
-            Err(e) => return Some(Err(problem(e.to_string()))),
+        let text = match sidefile::read(&path, sidefile::METADATA_LIMIT) {
+            Ok(side) => side.bytes,
+            Err(sidefile::Unread::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return None;
+            }
+            Err(why) => return Some(Err(problem(why.to_string()))),
         };
         Some(DatasetInfo::parse(&path, &text).map_err(problem))
     }

@@ -318,7 +318,7 @@ impl Overlay {
                                     .map(|(k, _)| k.rsplit('/').next().unwrap_or(k))
                                     .unwrap_or(k);
                                 match named {
-                                    Some(n) if feature == "label" => n.clone(),
+                                    Some(n) if feature == "label" => n.to_string(),
                                     Some(n) => format!("{feature}: {n}"),
                                     None => format!("{feature} {id}"),
                                 }
