@@ -20,6 +20,7 @@ mod show;
 mod stats;
 mod teach;
 mod unix;
+mod unusual_files;
 mod verify;
 
 use std::path::{Path, PathBuf};

@@ -146,3 +146,51 @@ fn a_sparse_dataset_info_of_gigabytes_is_refused_by_its_size() {
         "{text}"
     );
 }
+
+#[test]
+fn a_pipe_for_dataset_info_is_named_and_left_unread() {
+    let (_tmp, dir) = toy_parcels();
+    std::fs::remove_file(dir.join("dataset_info.json")).unwrap();
+    mkfifo(&dir.join("dataset_info.json"));
+    let output = run_bounded(["verify", "."], &dir, b"", MEMORY_CAP_KIB);
+    let text = stdout(&output);
+    assert!(
+        text.contains("./dataset_info.json: cannot be read: a named pipe, not a regular file"),
+        "{text}"
+    );
+    assert!(
+        text.contains("./dataset_info.json: skipped: a named pipe, not a regular file"),
+        "{text}"
+    );
+}
+
+#[test]
+fn dataset_info_members_of_the_wrong_type_are_problems() {
+    for (edit, says) in [
+        (
+            &(|info: &mut serde_json::Value| info["splits"] = serde_json::json!({"train": {}}))
+                as &dyn Fn(&mut serde_json::Value),
+            "splits is an object, not a list",
+        ),
+        (
+            &|info: &mut serde_json::Value| {
+                info["splits"][0]["shardLengths"] = serde_json::Value::Null
+            },
+            "split train: shardLengths is null, not a list",
+        ),
+    ] {
+        let (_tmp, dir) = toy_parcels();
+        let path = dir.join("dataset_info.json");
+        let mut info: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        edit(&mut info);
+        std::fs::write(&path, info.to_string()).unwrap();
+        let output = run_bounded(["verify", "."], &dir, b"", MEMORY_CAP_KIB);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        assert!(
+            stdout(&output).contains(&format!("./dataset_info.json: cannot be read: {says}")),
+            "{}",
+            stdout(&output)
+        );
+    }
+}

@@ -8,7 +8,9 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::compress;
 use crate::frame::{HEADER_LEN, Header};
+use crate::sidefile::{self, Unread};
 
+use super::Skipped;
 use super::shards::ShardName;
 
 /// How deep a directory is searched, so a link loop or a deep tree cannot stall a command.
@@ -48,12 +50,15 @@ pub fn named_as_tfrecord(path: &Path) -> bool {
             .is_some_and(|e| TFRECORD_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// Judges a file by its first bytes, falling back on its name.
-pub fn sniff(path: &Path) -> std::io::Result<Sniff> {
+/// Judges a file by its first bytes, falling back on its name. Only a regular file is opened
+/// (without blocking, and asked again once open): a named pipe is not read here, since a pipe's
+/// bytes can be read only once and the command that reads it needs them.
+pub fn sniff(path: &Path) -> Result<Sniff, Unread> {
+    let (file, _) = sidefile::open_regular(path)?;
     let mut head = Vec::with_capacity(HEADER_LEN as usize);
-    std::fs::File::open(path)?
-        .take(HEADER_LEN)
-        .read_to_end(&mut head)?;
+    file.take(HEADER_LEN)
+        .read_to_end(&mut head)
+        .map_err(Unread::Io)?;
     Ok(sniff_bytes(&head, named_as_tfrecord(path)))
 }
 
@@ -74,34 +79,85 @@ pub fn sniff_bytes(head: &[u8], named: bool) -> Sniff {
     }
 }
 
-/// The regular files under `dir`, depth first in name order (links to files are followed, links
-/// to directories are not).
-pub fn walk(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    walk_into(dir, MAX_DEPTH, &mut files)?;
-    Ok(files)
+/// What searching a directory found: the regular files under it, depth first in name order,
+/// and every path it passed over with why.
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub files: Vec<PathBuf>,
+    /// Entries that are not searched for TFRecord files: not regular files, links to directories.
+    pub skipped: Vec<Skipped>,
+    /// Directories that could not be searched (unreadable, or deeper than [`MAX_DEPTH`]).
+    pub errors: Vec<String>,
 }
 
-fn walk_into(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for path in entries {
+/// Searches `dir`. Links to files are followed; links to directories are not (named as
+/// skipped): a directory named as an argument is searched whether or not it is a link, as a glob
+/// pattern's literal part is, but one met while searching must be a directory of its own.
+pub fn walk(dir: &Path) -> std::io::Result<Walk> {
+    let mut walk = Walk::default();
+    let entries = std::fs::read_dir(dir)?;
+    walk_into(entries, MAX_DEPTH, &mut walk);
+    Ok(walk)
+}
+
+fn walk_into(entries: std::fs::ReadDir, depth: usize, walk: &mut Walk) {
+    let mut paths = Vec::new();
+    for entry in entries {
+        match entry {
+            Ok(entry) => paths.push(entry.path()),
+            Err(e) => walk
+                .errors
+                .push(format!("cannot list a directory's entry: {e}")),
+        }
+    }
+    paths.sort();
+    let skip = |walk: &mut Walk, path: PathBuf, reason: String| {
+        walk.skipped.push(Skipped { path, reason });
+    };
+    for path in paths {
+        // Gone since it was listed: nothing to name.
         let Ok(link) = std::fs::symlink_metadata(&path) else {
             continue;
         };
         if link.is_dir() {
-            if depth > 0 {
-                // A subdirectory that cannot be read is skipped, not fatal to the whole search.
-                let _ = walk_into(&path, depth - 1, files);
+            let shown = crate::escape::path_for_terminal(&path);
+            if depth == 0 {
+                walk.errors.push(format!(
+                    "{shown}: not searched: more than {MAX_DEPTH} directory levels deep (name it to search it)"
+                ));
+                continue;
             }
-        } else if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-            files.push(path);
+            match std::fs::read_dir(&path) {
+                Ok(entries) => walk_into(entries, depth - 1, walk),
+                Err(e) => walk
+                    .errors
+                    .push(format!("{shown}: cannot be searched: {e}")),
+            }
+            continue;
+        }
+        let target = match std::fs::metadata(&path) {
+            Ok(target) => target,
+            Err(e) => {
+                skip(walk, path, format!("a link that cannot be followed ({e})"));
+                continue;
+            }
+        };
+        if target.is_file() {
+            walk.files.push(path);
+        } else if target.is_dir() {
+            skip(
+                walk,
+                path,
+                "a link to a directory, not followed (name it to search it)".into(),
+            );
+        } else {
+            skip(
+                walk,
+                path,
+                format!("{}, not a regular file", sidefile::kind_of(&target)),
+            );
         }
     }
-    Ok(())
 }
 
 /// Whether an argument is a glob pattern rather than a name.
@@ -270,6 +326,7 @@ mod tests {
         touch(dir.path(), "a/y", b"");
         let found: Vec<PathBuf> = walk(dir.path())
             .unwrap()
+            .files
             .iter()
             .map(|p| p.strip_prefix(dir.path()).unwrap().to_path_buf())
             .collect();

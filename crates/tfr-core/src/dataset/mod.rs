@@ -19,8 +19,9 @@ pub mod tfds;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use crate::sidefile::Unread;
 pub use problem::Problem;
-pub use report::{Summary, Tally};
+pub use report::{Summary, Tally, Verdict};
 use shards::{ShardName, ShardSet};
 pub use tfds::{DatasetInfo, ShardCount, SplitInfo};
 
@@ -99,7 +100,7 @@ impl Dataset {
         for arg in args {
             if arg.is_dir() {
                 match discover::walk(arg) {
-                    Ok(files) => candidates.extend(files.into_iter().map(|f| (f, Origin::Found))),
+                    Ok(walk) => dataset.found(walk, &mut candidates),
                     Err(e) => dataset
                         .errors
                         .push(format!("{}: {e}", crate::escape::path_for_terminal(arg))),
@@ -113,13 +114,23 @@ impl Dataset {
                         .push(format!("{shown}: pattern matched nothing")),
                     Ok(found) => {
                         for path in found {
-                            if path.is_dir() {
-                                candidates.extend(
-                                    discover::walk(&path)
-                                        .unwrap_or_default()
-                                        .into_iter()
-                                        .map(|f| (f, Origin::Found)),
-                                );
+                            // As in a directory's search, a link to a directory is not followed.
+                            let link = std::fs::symlink_metadata(&path);
+                            if link.as_ref().is_ok_and(|m| m.is_dir()) {
+                                match discover::walk(&path) {
+                                    Ok(walk) => dataset.found(walk, &mut candidates),
+                                    Err(e) => dataset.errors.push(format!(
+                                        "{}: cannot be searched: {e}",
+                                        crate::escape::path_for_terminal(&path)
+                                    )),
+                                }
+                            } else if link.is_ok_and(|m| m.is_symlink()) && path.is_dir() {
+                                dataset.skipped.push(Skipped {
+                                    path,
+                                    reason:
+                                        "a link to a directory, not followed (name it to search it)"
+                                            .into(),
+                                });
                             } else {
                                 candidates.push((path, Origin::Found));
                             }
@@ -135,17 +146,24 @@ impl Dataset {
         }
         let alone = candidates.len() == 1 && candidates.iter().all(|(_, o)| *o == Origin::Named);
         let mut files = Vec::new();
-        for (path, _) in candidates {
+        for (path, origin) in candidates {
             if alone {
                 files.push(path);
                 continue;
             }
-            // A file that cannot even be opened stays, so that its error is reported.
             match discover::sniff(&path) {
                 Ok(discover::Sniff::Other(reason)) => {
                     let reason = metadata_role(&path).unwrap_or(reason).to_string();
                     dataset.skipped.push(Skipped { path, reason })
                 }
+                // A named pipe, or a device, named as an argument: read as it is asked for, once
+                // (standard input given as `-` among files is one).
+                Err(Unread::NotRegular(_)) if origin == Origin::Named => files.push(path),
+                Err(Unread::NotRegular(kind)) => dataset.skipped.push(Skipped {
+                    path,
+                    reason: format!("{kind}, not a regular file"),
+                }),
+                // A file that cannot even be opened stays, so that its error is reported.
                 _ => files.push(path),
             }
         }
@@ -167,6 +185,13 @@ impl Dataset {
         dataset.is_dataset =
             !dataset.members.is_empty() && (!dirs.is_empty() || !dataset.splits.is_empty());
         dataset
+    }
+
+    /// Takes in what searching a directory found: its files as candidates, the rest named.
+    fn found(&mut self, walk: discover::Walk, candidates: &mut Vec<(PathBuf, Origin)>) {
+        candidates.extend(walk.files.into_iter().map(|f| (f, Origin::Found)));
+        self.skipped.extend(walk.skipped);
+        self.errors.extend(walk.errors);
     }
 
     /// Sorts `files` into splits and loose files, loads the metadata beside the splits and
@@ -276,20 +301,25 @@ impl Dataset {
     /// Checks what the shards were counted to hold against `dataset_info.json`. `counts` has one
     /// entry per member (`None` for a member that could not be read).
     pub fn check_counts(&self, counts: &[Option<ShardCount>]) -> Vec<Problem> {
-        // Each split's counts, gathered in one pass over the members.
-        let mut by_split: Vec<Vec<ShardCount>> = vec![Vec::new(); self.splits.len()];
+        // Each split's counts, and how many of its members could not be read, gathered in one
+        // pass over the members.
+        let mut by_split: Vec<(Vec<ShardCount>, u64)> = vec![(Vec::new(), 0); self.splits.len()];
         for (member, count) in self.members.iter().zip(counts) {
-            let (Some((split, _)), Some(count)) = (member.shard, count) else {
+            let Some((split, _)) = member.shard else {
                 continue;
             };
-            if let Some(shards) = by_split.get_mut(split) {
-                shards.push(count.clone());
+            let Some((shards, unread)) = by_split.get_mut(split) else {
+                continue;
+            };
+            match count {
+                Some(count) => shards.push(count.clone()),
+                None => *unread += 1,
             }
         }
         let mut problems = Vec::new();
-        for (split, shards) in self.splits.iter().zip(&by_split) {
+        for (split, (shards, unread)) in self.splits.iter().zip(&by_split) {
             if let Some((info_path, info)) = &split.info {
-                problems.extend(info.check(info_path, shards));
+                problems.extend(info.check(info_path, shards, *unread));
             }
         }
         problems

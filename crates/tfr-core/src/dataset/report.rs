@@ -34,6 +34,26 @@ impl Tally {
     }
 }
 
+/// What a dataset's summary concludes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Ok,
+    Damaged,
+    /// No damage in what was read, but not everything could be read.
+    Incomplete,
+}
+
+impl Verdict {
+    /// The word the summary line says (`OK`, `DAMAGED`, `INCOMPLETE`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Ok => "OK",
+            Verdict::Damaged => "DAMAGED",
+            Verdict::Incomplete => "INCOMPLETE",
+        }
+    }
+}
+
 /// The end of a command over a dataset: the problems found and the summary lines.
 pub struct Summary<'d> {
     dataset: &'d Dataset,
@@ -97,11 +117,27 @@ impl<'d> Summary<'d> {
 
     /// Whether nothing is wrong: no problem and no damaged or unreadable member.
     pub fn ok(&self) -> bool {
-        self.problems.is_empty()
-            && self
-                .tallies
-                .iter()
-                .all(|t| t.is_some_and(|t| t.damaged == 0))
+        self.verdict() == Verdict::Ok
+    }
+
+    /// Inputs that were not read: members that could not be, and arguments (or directories met
+    /// while searching them) that could not be used.
+    pub fn not_read(&self) -> u64 {
+        let members = self.tallies.iter().filter(|t| t.is_none()).count();
+        (members + self.dataset.errors.len()) as u64
+    }
+
+    /// Damage found (a problem or a damaged frame) is damage, whatever was not read; with none,
+    /// inputs not read leave the check incomplete.
+    pub fn verdict(&self) -> Verdict {
+        let damaged = self.tallies.iter().flatten().any(|t| t.damaged > 0);
+        if !self.problems.is_empty() || damaged {
+            Verdict::Damaged
+        } else if self.not_read() > 0 {
+            Verdict::Incomplete
+        } else {
+            Verdict::Ok
+        }
     }
 
     /// The tallies of split `split` (`None`: the members that are no shard): members, unreadable
@@ -149,10 +185,17 @@ impl<'d> Summary<'d> {
             damaged += tally.damaged;
         }
         members += self.dataset.members.len() as u64;
-        let verdict = if self.ok() { "OK" } else { "DAMAGED" };
+        let not_read = match self.not_read() {
+            0 => String::new(),
+            n => format!(
+                "; {} not read (named on standard error)",
+                plural(n, "input")
+            ),
+        };
         writeln!(
             out,
-            "dataset: {verdict}: {}, {}, {}, {damaged} damaged, {}",
+            "dataset: {}: {}, {}, {}, {damaged} damaged, {}{not_read}",
+            self.verdict().word(),
             plural(self.dataset.splits.len() as u64, "split"),
             plural(members, "file"),
             plural(frames, "frame"),
@@ -177,7 +220,8 @@ impl<'d> Summary<'d> {
         if unreadable > 0 {
             line.push_str(&format!(", {unreadable} unreadable"));
         }
-        if agrees {
+        // What was not read cannot be said to agree.
+        if agrees && unreadable == 0 {
             line.push_str("; agrees with dataset_info.json");
         }
         line
@@ -241,6 +285,11 @@ impl<'d> Summary<'d> {
             "dataset".into(),
             Json::Object(vec![
                 ("ok".into(), Json::Literal(self.ok().to_string())),
+                (
+                    "verdict".into(),
+                    Json::String(self.verdict().word().to_ascii_lowercase()),
+                ),
+                ("not_read".into(), number(self.not_read())),
                 ("splits".into(), Json::Array(splits)),
                 ("problems".into(), Json::Array(problems.collect())),
                 ("skipped".into(), Json::Array(skipped.collect())),

@@ -34,6 +34,18 @@ pub struct DatasetInfo {
     pub splits: Vec<SplitInfo>,
 }
 
+/// What a JSON value is, for a message about one of the wrong type.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// A JSON number, or a number in a string as protobuf's JSON writes int64.
 fn number(value: &Value) -> Option<u64> {
     match value {
@@ -69,11 +81,12 @@ impl DatasetInfo {
         let string = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(String::from);
         let name = string(&json, "name");
         let file_format = string(&json, "fileFormat");
-        let splits = json
-            .get("splits")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        // A member of the wrong type is an error, not a promise of nothing.
+        let splits = match json.get("splits") {
+            None => &[][..],
+            Some(Value::Array(splits)) => splits.as_slice(),
+            Some(other) => return Err(format!("splits is {}, not a list", json_kind(other))),
+        };
         let mut parsed = Vec::new();
         for split in splits {
             let Some(split_name) = string(split, "name") else {
@@ -86,21 +99,35 @@ impl DatasetInfo {
                     .replace("{SPLIT}", &split_name)
                     .replace("{FILEFORMAT}", file_format.as_deref().unwrap_or("tfrecord"))
             });
-            let shard_lengths = match split.get("shardLengths").and_then(Value::as_array) {
-                Some(lengths) => lengths
+            let shown = crate::escape::for_terminal(&split_name);
+            let shard_lengths = match split.get("shardLengths") {
+                Some(Value::Array(lengths)) => lengths
                     .iter()
                     .map(number)
                     .collect::<Option<Vec<u64>>>()
-                    .ok_or_else(|| {
-                        format!("split {split_name}: shardLengths holds a non-number")
-                    })?,
+                    .ok_or_else(|| format!("split {shown}: shardLengths holds a non-number"))?,
+                Some(other) => {
+                    return Err(format!(
+                        "split {shown}: shardLengths is {}, not a list",
+                        json_kind(other)
+                    ));
+                }
                 None => Vec::new(),
+            };
+            let num_bytes = match split.get("numBytes") {
+                Some(value) => Some(number(value).ok_or_else(|| {
+                    format!(
+                        "split {shown}: numBytes is {}, not a number of bytes",
+                        json_kind(value)
+                    )
+                })?),
+                None => None,
             };
             parsed.push(SplitInfo {
                 name: split_name,
                 file_prefix,
                 shard_lengths,
-                num_bytes: split.get("numBytes").and_then(number),
+                num_bytes,
             });
         }
         Ok(DatasetInfo {
@@ -132,12 +159,13 @@ pub struct ShardCount {
 }
 
 impl SplitInfo {
-    /// Checks the counted shards of this split against what `info_path` promised for it.
-    pub fn check(&self, info_path: &Path, shards: &[ShardCount]) -> Vec<Problem> {
+    /// Checks the counted shards of this split against what `info_path` promised for it;
+    /// `unread` more shards were found but could not be read (and so are not counted).
+    pub fn check(&self, info_path: &Path, shards: &[ShardCount], unread: u64) -> Vec<Problem> {
         let mut problems = Vec::new();
         let info = || info_path.to_path_buf();
+        let found = (shards.len() as u64).saturating_add(unread);
         if !self.shard_lengths.is_empty() {
-            let found = shards.len() as u64;
             let listed = self.shard_lengths.len() as u64;
             if found != listed {
                 problems.push(Problem::InfoShardCount {
@@ -162,8 +190,9 @@ impl SplitInfo {
                 }
             }
         }
-        // The byte total only means something when every shard is there.
-        let complete = self.shard_lengths.is_empty() || shards.len() == self.shard_lengths.len();
+        // The byte total only means something when every shard is there and was read.
+        let complete = unread == 0
+            && (self.shard_lengths.is_empty() || found == self.shard_lengths.len() as u64);
         if let Some(promised) = self.num_bytes.filter(|_| complete) {
             let found: u64 = shards.iter().map(|s| s.payload_bytes).sum();
             if found != promised {
@@ -218,16 +247,34 @@ mod tests {
     }
 
     #[test]
+    fn members_of_the_wrong_type_are_errors() {
+        let error = |json: &str| DatasetInfo::parse(Path::new("x"), json.as_bytes()).err();
+        assert_eq!(
+            error(r#"{"splits": {"train": {}}}"#).as_deref(),
+            Some("splits is an object, not a list")
+        );
+        assert_eq!(
+            error(r#"{"splits": [{"name": "train", "shardLengths": null}]}"#).as_deref(),
+            Some("split train: shardLengths is null, not a list")
+        );
+        assert_eq!(
+            error(r#"{"splits": [{"name": "t\u001b]2;x\u0007", "numBytes": [1]}]}"#).as_deref(),
+            Some("split t\\033]2;x\\007: numBytes is a list, not a number of bytes")
+        );
+        assert!(error(r#"{"splits": [{"name": "train", "numBytes": "12"}]}"#).is_none());
+    }
+
+    #[test]
     fn counts_and_bytes_are_checked_against_the_promise() {
         let info = DatasetInfo::parse(Path::new("/d/dataset_info.json"), INFO.as_bytes()).unwrap();
         let train = &info.splits[0];
         let path = Path::new("/d/dataset_info.json");
         assert!(
             train
-                .check(path, &[count(0, 2, 200), count(1, 1, 100)])
+                .check(path, &[count(0, 2, 200), count(1, 1, 100)], 0)
                 .is_empty()
         );
-        let problems = train.check(path, &[count(0, 2, 200), count(1, 0, 0)]);
+        let problems = train.check(path, &[count(0, 2, 200), count(1, 0, 0)], 0);
         let text: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
         assert_eq!(
             text,
@@ -236,11 +283,13 @@ mod tests {
                 "train: its records hold 200 bytes; /d/dataset_info.json says numBytes 300",
             ]
         );
-        let problems = train.check(path, &[count(0, 2, 200)]);
+        let problems = train.check(path, &[count(0, 2, 200)], 0);
         assert_eq!(
             problems[0].to_string(),
             "train: 1 shard found; /d/dataset_info.json lists 2"
         );
         assert_eq!(problems.len(), 1);
+        // A shard found but not read is neither missing nor short of bytes: it is unknown.
+        assert!(train.check(path, &[count(0, 2, 200)], 1).is_empty());
     }
 }
