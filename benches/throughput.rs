@@ -13,7 +13,7 @@
 //! them; with `TFR_BENCH_GENERATE_ONLY=1` it stops there). `TFR_BENCH_CRC_LIMIT=FILE` makes the
 //! binary the whole-process single-core crc32c limit `verify FILE` is compared with.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 use std::fs::File;
 use std::hint::black_box;

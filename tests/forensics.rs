@@ -1,7 +1,7 @@
 //! Forensics against the TensorFlow-written corrupt fixtures: `list`, `verify`, `locate` and
 //! `salvage` agree with each fixture's `expect.json` (the strict reader TensorFlow is, and the
 //! resync scanner), compressed files open transparently, and no command changes its input.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

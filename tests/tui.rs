@@ -1587,6 +1587,23 @@ fn toy_parcels_copy() -> (tempfile::TempDir, PathBuf) {
 }
 
 #[test]
+fn what_features_json_says_is_shown_escaped_not_dropped() {
+    let (dir, shard) = toy_parcels_copy();
+    let path = dir.path().join("features.json");
+    let mut features: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    features["featuresDict"]["features"]["grid"]["tensor"]["dtype"] = "bo\x1b]2;x\x07ol".into();
+    std::fs::write(&path, features.to_string()).unwrap();
+    let app = open(shard.to_str().unwrap());
+    let n = node_named(&app, "grid");
+    let detail = app.view.tree.nodes[n].detail.clone();
+    assert!(
+        detail.starts_with(r"bo\033]2;x\007ol[3, 3]  [[0, 0, 1]"),
+        "{detail}"
+    );
+}
+
+#[test]
 fn a_pipe_for_features_json_is_named_in_the_status_line_not_waited_for() {
     let (dir, shard) = toy_parcels_copy();
     let features = dir.path().join("features.json");

@@ -4,7 +4,7 @@
 //!
 //! tmux is required (CI installs it); set `TFR_SKIP_TMUX=1` to skip where it cannot be had.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -2,7 +2,7 @@
 //! cursor, step mode, the quiz and the parsed view, driven through `update` and drawn on a
 //! `TestBackend`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 use std::path::PathBuf;
 

@@ -11,6 +11,7 @@ use anyhow::Result;
 use super::{Status, report_unusable};
 use crate::dataset::features::FeatureSpecs;
 use crate::dataset::{Dataset, Summary, Tally};
+use crate::escape::Untrusted;
 use crate::jsonformat::Json;
 
 /// A command's run over the files its arguments name.
@@ -79,7 +80,7 @@ impl Run {
 
     /// The split's name and the split-wide number of the member's first record, from the
     /// tallies of the shards before it (which must be counted already, and not change after).
-    pub fn first_record(&self, member: usize) -> Option<(String, u64)> {
+    pub fn first_record(&self, member: usize) -> Option<(Untrusted, u64)> {
         let (split, _) = self.dataset.members.get(member)?.shard?;
         let mut starts = self.starts.borrow_mut();
         // Sums the members before this one not summed yet (its own tally may still be coming).
@@ -135,7 +136,7 @@ impl Run {
             .and_then(|m| m.shard)
             .and_then(|(s, n)| Some(self.dataset.splits.get(s)?.set.number_text(n)));
         vec![
-            ("split".into(), Json::String(split)),
+            ("split".into(), Json::String(split.raw().to_string())),
             ("shard".into(), shard.map_or(Json::Null, Json::String)),
             (
                 "split_first_record".into(),

@@ -199,7 +199,7 @@ pub fn annotate_record(
     let kind = decoded.as_ref().map_or("unreadable", |d| d.kind.name());
     if args.json {
         let annotated = Annotated::new(data, &frame, decoded.as_ref(), decoder.table());
-        let file = input.source.path().display().to_string();
+        let file = crate::escape::path_for_json(input.source.path());
         let json = tokens_json(&file, &frame, kind, data, &annotated);
         if let Err(e) = input.check_unchanged() {
             return Ok(report_unusable(&e));

@@ -11,6 +11,7 @@ use clap::Args;
 
 use super::records::{Handed, Outcome, render_in_order};
 use super::{Status, report_unusable};
+use crate::escape::Untrusted;
 use crate::input::{Input, OpenOptions};
 use crate::jsonformat::Json;
 use crate::nested::NestedFrames;
@@ -54,7 +55,7 @@ fn verdict(ok: Option<bool>) -> &'static str {
 struct Rows<'a> {
     /// The file's path as JSON names it.
     file: &'a str,
-    split: Option<&'a (String, u64)>,
+    split: Option<&'a (Untrusted, u64)>,
     /// The width of the split-wide record numbers' column, titled with the split's name.
     split_width: usize,
     json: bool,
@@ -82,7 +83,7 @@ fn write_row(out: &mut String, rows: &Rows<'_>, row: &FrameRow, nested: Option<&
             members.push(("nested_frames".into(), nested.to_json()));
         }
         if let (Json::Object(members), Some((name, number))) = (&mut object, split_record) {
-            members.push(("split".into(), Json::String(name.clone())));
+            members.push(("split".into(), Json::String(name.raw().to_string())));
             members.push(("split_record".into(), Json::Literal(number.to_string())));
         }
         object.write(out);
@@ -175,14 +176,13 @@ pub fn run(
         };
         let name = input.name();
         let split_width = split.as_ref().map_or(0, |(name, _)| {
-            let shown = crate::escape::for_terminal(name);
-            crate::words::column_width([crate::words::display_width(&shown), 7])
+            crate::words::column_width([crate::words::display_width(&name.shown()), 7])
         });
         if let Some(note) = &input.decoder().note {
             eprintln!("{name}: note: {}", crate::escape::for_terminal(note));
         }
         // JSON escapes what it holds itself.
-        let json_name = input.source.path().display().to_string();
+        let json_name = crate::escape::path_for_json(input.source.path());
         if !args.json {
             if files.len() > 1 {
                 let label = run.label(member).map(|l| format!(" ({l})"));
@@ -190,8 +190,7 @@ pub fn run(
             }
             // In a dataset, a column of split-wide record numbers, titled with the split's name.
             let numbers = split.as_ref().map_or(String::new(), |(name, _)| {
-                let name = crate::escape::for_terminal(name);
-                format!("{}  ", crate::words::pad_left_to(&name, split_width))
+                format!("{}  ", crate::words::pad_left_to(&name.shown(), split_width))
             });
             writeln!(
                 out,

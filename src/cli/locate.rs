@@ -112,7 +112,7 @@ pub fn run(args: &LocateArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
         Ok(source) => source,
         Err(e) => return Ok(report_unusable(&e)),
     };
-    let name = args.file.display().to_string();
+    let name = crate::escape::path_for_json(&args.file);
     let data = source.bytes();
     let index = FrameIndex::build(data);
     let loc = recover::locate(&index, data, FileOffset(args.offset));

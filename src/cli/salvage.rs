@@ -106,11 +106,11 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
     let mut members = vec![
         (
             "input".to_string(),
-            Json::String(args.input.display().to_string()),
+            Json::String(crate::escape::path_for_json(&args.input)),
         ),
         (
             "output".into(),
-            Json::String(args.output.display().to_string()),
+            Json::String(crate::escape::path_for_json(&args.output)),
         ),
         ("kept".into(), number(plan.kept.len())),
         ("dropped".into(), number(plan.dropped.len())),

@@ -285,7 +285,7 @@ pub fn run(
         }
     }
     for (member, (path, report)) in files.iter().zip(reports).enumerate() {
-        let name = path.display().to_string();
+        let name = crate::escape::path_for_json(path);
         let report = match report {
             Ok(report) => report,
             Err(e) => {
@@ -454,6 +454,7 @@ pub fn run(
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::source::ReadOptions;

@@ -157,7 +157,7 @@ fn take_reports(app: &mut App, reports: &Receiver<IndexReport>) -> bool {
             continue;
         }
         if report.stale {
-            let name = app.path(report.file).map(|p| p.display().to_string());
+            let name = app.path(report.file).map(crate::escape::path_for_terminal);
             let note = format!(
                 "{} changed while being indexed; re-indexed",
                 name.unwrap_or_default()

@@ -145,3 +145,133 @@ fn text_format_escapes_controls_in_keys_as_python_does() {
     let python = "# record 0\nfeatures {\n  feature {\n    key: \"\\033]52;c;AAAA\\007\\r\\177é\u{9b}\"\n    value {\n      bytes_list {\n        value: \"\\000\\033\\377\"\n      }\n    }\n  }\n}\n";
     assert_eq!(stdout(&output), python);
 }
+
+/// An OSC title, an OSC 52 clipboard write and a screen clear: what metadata strings try.
+const TITLE: &str = "\u{1b}]2;owned\u{7}";
+const CLIPBOARD: &str = "\u{1b}]52;c;QUJD\u{7}";
+const CLEAR: &str = "\u{1b}[2J";
+
+/// Rewrites the JSON file `path` with `edit`.
+fn edit_json(path: &std::path::Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON");
+    edit(&mut json);
+    std::fs::write(path, json.to_string()).expect("write");
+}
+
+#[test]
+fn what_features_json_says_is_escaped_in_show() {
+    let (_tmp, dir) = super::dataset::toy_parcels();
+    edit_json(&dir.join("features.json"), |f| {
+        let all = &mut f["featuresDict"]["features"];
+        all["grid"]["tensor"]["dtype"] = format!("bo{TITLE}ol").into();
+        all["image"]["image"]["encodingFormat"] = format!("png{CLEAR}").into();
+        all["caption"] = serde_json::json!({"pythonClassName": format!("x.Te{CLIPBOARD}xt")});
+        all[format!("zz{TITLE}")] = serde_json::json!({"text": {}});
+    });
+    let shard = dir.join("toy_parcels-train.tfrecord-00000-of-00002");
+    let output = run([
+        "show".as_ref(),
+        shard.as_os_str(),
+        "-n".as_ref(),
+        "0".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert_no_raw_controls(&text);
+    for shown in [
+        r"bo\033]2;owned\007ol[3, 3]",
+        r"Image 32x48x3 png\033[2J",
+        r"Te\033]52;c;QUJD\007xt",
+        r"zz\033]2;owned\007  Text",
+    ] {
+        assert!(text.contains(shown), "{shown} in {text}");
+    }
+}
+
+#[test]
+fn split_names_from_dataset_info_are_escaped_in_every_command() {
+    let (_tmp, dir) = super::dataset::toy_parcels();
+    edit_json(&dir.join("dataset_info.json"), |info| {
+        info["splits"][0]["name"] = format!("tr{TITLE}ain").into();
+        info["splits"][0]["filepathTemplate"] =
+            "{DATASET}-train.{FILEFORMAT}-{SHARD_X_OF_Y}".into();
+    });
+    let shown = r"tr\033]2;owned\007ain";
+    for command in ["verify", "list", "stats"] {
+        let output = run([command.as_ref(), dir.as_os_str()]);
+        let text = format!("{}{}", stdout(&output), stderr(&output));
+        assert_no_raw_controls(&text);
+        assert!(text.contains(shown), "{command}: {text}");
+    }
+    let verify = stdout(&run(["verify".as_ref(), dir.as_os_str()]));
+    assert!(
+        verify.contains(&format!(
+            "; {shown} shard 00000 of 00002, records 0..14 of {shown}\n"
+        )),
+        "{verify}"
+    );
+    let list = stdout(&run(["list".as_ref(), dir.as_os_str()]));
+    assert!(
+        list.contains(&format!(" ({shown} shard 00001 of 00002)\n")),
+        "{list}"
+    );
+    let stats = stdout(&run(["stats".as_ref(), dir.as_os_str()]));
+    assert!(
+        stats.contains(&format!(
+            "skew: histograms of {shown} and validation differ"
+        )),
+        "{stats}"
+    );
+}
+
+#[test]
+fn split_names_from_shard_file_names_are_escaped() {
+    let (_tmp, source) = super::dataset::toy_parcels();
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (from, to) in [
+        (
+            "toy_parcels-train.tfrecord-00000-of-00002",
+            "a\x1b]2;X\x07-00000-of-00001",
+        ),
+        (
+            "toy_parcels-validation.tfrecord-00000-of-00002",
+            "b\x1b]2;Y\x07-00000-of-00001",
+        ),
+    ] {
+        std::fs::copy(source.join(from), dir.path().join(to)).expect("copy");
+    }
+    for command in ["verify", "list", "stats"] {
+        let output = run([command.as_ref(), dir.path().as_os_str()]);
+        let text = format!("{}{}", stdout(&output), stderr(&output));
+        assert_no_raw_controls(&text);
+        assert!(text.contains(r"a\033]2;X\007"), "{command}: {text}");
+    }
+}
+
+#[test]
+fn quiz_shows_the_answer_typed_escaped() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tfr-inspect"))
+        .args(["quiz", "--questions", "1"])
+        .arg(super::testdata("mnist_like.tfrecord"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut answers = child.stdin.take().expect("stdin");
+    answers
+        .write_all(format!("{CLIPBOARD}\n").as_bytes())
+        .expect("typed");
+    drop(answers);
+    let output = child.wait_with_output().expect("quiz ends");
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    assert_no_raw_controls(&text);
+    assert!(
+        text.contains(r"  not quite: you said \033]52;c;QUJD\007; it is field 1"),
+        "{text}"
+    );
+    // Echoed after the prompt, since a pipe does not echo what it sends.
+    assert!(text.contains(r"> \033]52;c;QUJD\007"), "{text}");
+}

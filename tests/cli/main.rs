@@ -1,5 +1,5 @@
 //! Integration tests of the `tfr-inspect` binary, one module per subcommand, plus the agreement
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 //! with the goldens that python protobuf wrote for the TensorFlow fixtures in `testdata/`.
 
 mod bad_input;

@@ -42,7 +42,7 @@ pub enum Error {
 
     /// A stream that cannot be mapped as it is (a pipe, a decompressed stream) could not be
     /// written to its temporary file.
-    #[error("{}: cannot store its stream in a temporary file in {} (set TMPDIR to a larger disk): {source}", path_for_terminal(path), std::env::temp_dir().display())]
+    #[error("{}: cannot store its stream in a temporary file in {} (set TMPDIR to a larger disk): {source}", path_for_terminal(path), path_for_terminal(&std::env::temp_dir()))]
     Spill {
         path: PathBuf,
         source: std::io::Error,

@@ -85,6 +85,48 @@ pub fn name_for_terminal(name: &[u8]) -> Cow<'_, str> {
     bytes_for_terminal(name)
 }
 
+/// Text from an input (a file's bytes, its metadata, its name, an answer typed in), kept as it
+/// came. Shown, it is escaped: its `Display` is [`for_terminal`]'s, so no format string can put
+/// it on a terminal raw, and [`Untrusted::raw`] is the text itself, for comparisons and JSON.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Untrusted(String);
+
+impl Untrusted {
+    pub fn new(text: impl Into<String>) -> Untrusted {
+        Untrusted(text.into())
+    }
+
+    /// The text as it came, for comparing and for JSON (which escapes it its own way); never
+    /// for a terminal.
+    pub fn raw(&self) -> &str {
+        &self.0
+    }
+
+    /// The text as a terminal is shown it.
+    pub fn shown(&self) -> Cow<'_, str> {
+        for_terminal(&self.0)
+    }
+}
+
+impl std::fmt::Display for Untrusted {
+    /// Escaped; padding and width (`{:<10}`) apply to the escaped text.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(&self.shown())
+    }
+}
+
+impl From<String> for Untrusted {
+    fn from(text: String) -> Untrusted {
+        Untrusted(text)
+    }
+}
+
+impl From<&str> for Untrusted {
+    fn from(text: &str) -> Untrusted {
+        Untrusted(text.to_string())
+    }
+}
+
 /// A path for messages: its name as [`bytes_for_terminal`] shows it.
 pub fn path_for_terminal(path: &std::path::Path) -> String {
     #[cfg(unix)]
@@ -96,6 +138,12 @@ pub fn path_for_terminal(path: &std::path::Path) -> String {
     {
         for_terminal(&path.to_string_lossy()).into_owned()
     }
+}
+
+/// A path for JSON, which escapes what it holds itself: its name as it is (bytes that are not
+/// UTF-8 become U+FFFD).
+pub fn path_for_json(path: &std::path::Path) -> String {
+    path.to_string_lossy().into_owned()
 }
 
 /// UTF-8 with no control characters other than tab, newline and carriage return.
@@ -129,6 +177,14 @@ mod tests {
             for_terminal("\u{9b}31m \u{202e}gpj \u{2028}"),
             "\\u009b31m \\u202egpj \\u2028"
         );
+    }
+
+    #[test]
+    fn untrusted_text_is_escaped_wherever_it_is_formatted() {
+        let name = Untrusted::new("tr\u{1b}]2;x\u{7}ain");
+        assert_eq!(format!("{name}"), "tr\\033]2;x\\007ain");
+        assert_eq!(format!("[{name:>18}]"), "[ tr\\033]2;x\\007ain]");
+        assert_eq!(name.raw(), "tr\u{1b}]2;x\u{7}ain");
     }
 
     #[test]

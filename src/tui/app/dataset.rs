@@ -24,11 +24,15 @@ impl App {
             .filter_map(|i| self.path(i).map(std::path::Path::to_path_buf))
             .collect();
         let dataset = Dataset::resolve(&paths);
-        let Some(split) = dataset.splits.iter().position(|s| s.name == name) else {
-            let names: Vec<&str> = dataset.splits.iter().map(|s| s.name.as_str()).collect();
+        let Some(split) = dataset.splits.iter().position(|s| s.name.raw() == name) else {
+            let names: Vec<String> = dataset.splits.iter().map(|s| s.name.to_string()).collect();
             self.message = match names.is_empty() {
                 true => "the open files are no shard set: no split numbers".into(),
-                false => format!("no split {name:?}; the splits are {}", names.join(", ")),
+                false => format!(
+                    "no split \"{}\"; the splits are {}",
+                    crate::escape::for_terminal(name),
+                    names.join(", ")
+                ),
             };
             return true;
         };

@@ -143,6 +143,7 @@ pub fn is_unfinal(view: &FileView, frame: &Frame) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use std::io::Write;
     use std::path::{Path, PathBuf};

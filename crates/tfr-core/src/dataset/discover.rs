@@ -285,6 +285,7 @@ fn clean(path: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -350,8 +350,9 @@ impl FeatureSpecs {
     }
 }
 
-/// `bool[3, 3]`, `float32`, `Image 32x48x3 png`, `ClassLabel (4 classes)`; a dimension of
-/// unknown or varying size (`-1`, Python's `None`) as `?`: `float32[?]`, `Image ?x?x3 png`.
+/// `bool[3, 3]`, `float32`, `Image 32x48x3 png`, `ClassLabel (4 classes)`, with anything
+/// `features.json` says escaped for a terminal; a dimension of unknown or varying size (`-1`,
+/// Python's `None`) as `?`: `float32[?]`, `Image ?x?x3 png`.
 fn spec_name(spec: &Spec) -> String {
     let shape = |s: &[i64]| {
         s.iter()
@@ -363,19 +364,21 @@ fn spec_name(spec: &Spec) -> String {
             1 => "ClassLabel (1 class)".to_string(),
             n => format!("ClassLabel ({n} classes)"),
         },
-        Spec::Tensor { dtype, shape: s } if s.is_empty() => dtype.clone(),
-        Spec::Tensor { dtype, shape: s } => format!("{dtype}[{}]", shape(s).join(", ")),
+        Spec::Tensor { dtype, shape: s } if s.is_empty() => for_terminal(dtype).into_owned(),
+        Spec::Tensor { dtype, shape: s } => {
+            format!("{}[{}]", for_terminal(dtype), shape(s).join(", "))
+        }
         Spec::Image { shape: s, format } => {
             let format = format
                 .as_deref()
-                .map(|f| format!(" {f}"))
+                .map(|f| format!(" {}", for_terminal(f)))
                 .unwrap_or_default();
             format!("Image {}{format}", shape(s).join("x"))
         }
         Spec::BBox => "BBox".into(),
         Spec::Text => "Text".into(),
         Spec::Sequence(_) => "Sequence".into(),
-        Spec::Other(class) => class.clone(),
+        Spec::Other(class) => for_terminal(class).into_owned(),
     }
 }
 
@@ -577,7 +580,7 @@ pub fn write_example(
         features
             .iter()
             .map(|f| display_width(&f.shown_name()))
-            .chain(specs.features.keys().map(|k| display_width(k))),
+            .chain(specs.features.keys().map(|k| display_width(&for_terminal(k)))),
     );
     let kind_width = column_width(
         specs
@@ -588,6 +591,7 @@ pub fn write_example(
     );
     let mut done: Vec<String> = Vec::new();
     for (name, spec) in &specs.features {
+        let shown = for_terminal(name);
         if let Spec::Sequence(inner) = spec {
             let parts: Vec<(&String, &Spec, FeatureValues<'_>)> = inner
                 .iter()
@@ -610,7 +614,7 @@ pub fn write_example(
             writeln!(
                 out,
                 "  {}  Sequence of {}",
-                pad_to(name, width),
+                pad_to(&shown, width),
                 plural(elements, "element")
             )?;
             for i in 0..elements.min(SHOWN) {
@@ -621,7 +625,7 @@ pub fn write_example(
                         if k.is_empty() {
                             value
                         } else {
-                            format!("{k} {value}")
+                            format!("{} {value}", for_terminal(k))
                         }
                     })
                     .collect();
@@ -636,7 +640,7 @@ pub fn write_example(
             writeln!(
                 out,
                 "  {}  {}  (absent)",
-                pad_to(name, width),
+                pad_to(&shown, width),
                 pad_to(&spec_name(spec), kind_width)
             )?;
             continue;
@@ -645,7 +649,7 @@ pub fn write_example(
         writeln!(
             out,
             "  {}  {}  {}",
-            pad_to(name, width),
+            pad_to(&shown, width),
             pad_to(&spec_name(spec), kind_width),
             value_text(spec, &feature.values)
         )?;

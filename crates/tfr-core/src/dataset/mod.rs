@@ -19,6 +19,7 @@ pub mod tfds;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use crate::escape::Untrusted;
 use crate::sidefile::Unread;
 pub use problem::Problem;
 pub use report::{Summary, Tally, Verdict};
@@ -28,8 +29,8 @@ pub use tfds::{DatasetInfo, ShardCount, SplitInfo};
 /// One split: a shard set, named, with what `dataset_info.json` says of it.
 #[derive(Debug, Clone)]
 pub struct Split {
-    /// `train`, from `dataset_info.json` or the shards' prefix.
-    pub name: String,
+    /// `train`, from `dataset_info.json` or the shards' prefix (so escaped when shown).
+    pub name: Untrusted,
     pub set: ShardSet,
     /// The split's entry in `dataset_info.json`, and that file's path.
     pub info: Option<(PathBuf, SplitInfo)>,
@@ -218,6 +219,7 @@ impl Dataset {
                 || derived_name(&set.prefix, info.and_then(|i| i.name.as_deref())),
                 |(_, s)| s.name.clone(),
             );
+            let name = Untrusted::new(name);
             self.splits.push(Split {
                 name,
                 set,
@@ -226,7 +228,7 @@ impl Dataset {
         }
         self.disambiguate_names();
         for split in &self.splits {
-            self.problems.extend(split.set.problems(&split.name));
+            self.problems.extend(split.set.problems(split.name.raw()));
         }
         // Splits the metadata of a directory argument lists, and no shard of which was found.
         let found: HashSet<(PathBuf, String)> = self
@@ -282,7 +284,7 @@ impl Dataset {
     /// Gives splits that would share a name their whole prefix, then their directory too.
     fn disambiguate_names(&mut self) {
         for step in 0..2 {
-            let mut uses: HashMap<String, usize> = HashMap::new();
+            let mut uses: HashMap<Untrusted, usize> = HashMap::new();
             for split in &self.splits {
                 *uses.entry(split.name.clone()).or_default() += 1;
             }
@@ -290,8 +292,15 @@ impl Dataset {
                 let clash = uses.get(&split.name).is_some_and(|n| *n > 1);
                 if clash {
                     split.name = match step {
-                        0 => split.set.prefix.clone(),
-                        _ => split.set.dir.join(&split.set.prefix).display().to_string(),
+                        0 => Untrusted::new(split.set.prefix.clone()),
+                        _ => Untrusted::new(
+                            split
+                                .set
+                                .dir
+                                .join(&split.set.prefix)
+                                .to_string_lossy()
+                                .into_owned(),
+                        ),
                     };
                 }
             }
@@ -373,4 +382,5 @@ fn derived_name(prefix: &str, dataset: Option<&str>) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests;

@@ -156,8 +156,8 @@ impl<'d> Summary<'d> {
         // The splits a problem concerns, found once.
         let troubled: HashSet<&str> = self.problems.iter().filter_map(Problem::split).collect();
         for (i, split) in self.dataset.splits.iter().enumerate() {
-            let agrees = split.info.is_some() && !troubled.contains(split.name.as_str());
-            lines.push(self.split_line(split.name.as_str(), Some(i), agrees));
+            let agrees = split.info.is_some() && !troubled.contains(split.name.raw());
+            lines.push(self.split_line(split.name.raw(), Some(i), agrees));
         }
         let (loose, _, _) = self.split_total(None);
         if loose > 0 {
@@ -249,7 +249,7 @@ impl<'d> Summary<'d> {
                 members_json.push((
                     "dataset_info".into(),
                     s.info.as_ref().map_or(Json::Null, |(path, _)| {
-                        Json::String(path.display().to_string())
+                        Json::String(crate::escape::path_for_json(path))
                     }),
                 ));
             }
@@ -260,7 +260,7 @@ impl<'d> Summary<'d> {
             .splits
             .iter()
             .enumerate()
-            .map(|(i, s)| split_json(&s.name, Some(i)))
+            .map(|(i, s)| split_json(s.name.raw(), Some(i)))
             .collect();
         if self.split_total(None).0 > 0 {
             splits.push(split_json("other files", None));
@@ -277,7 +277,10 @@ impl<'d> Summary<'d> {
         });
         let skipped = self.dataset.skipped.iter().map(|s| {
             Json::Object(vec![
-                ("file".into(), Json::String(s.path.display().to_string())),
+                (
+                    "file".into(),
+                    Json::String(crate::escape::path_for_json(&s.path)),
+                ),
                 ("reason".into(), Json::String(s.reason.clone())),
             ])
         });

@@ -52,7 +52,7 @@ fn a_directory_becomes_splits_with_their_metadata_and_skips_the_rest() {
             "toy-train.tfrecord-00001-of-00002"
         ]
     );
-    let splits: Vec<&str> = dataset.splits.iter().map(|s| s.name.as_str()).collect();
+    let splits: Vec<&str> = dataset.splits.iter().map(|s| s.name.raw()).collect();
     assert_eq!(splits, ["test", "train"]);
     assert!(dataset.splits.iter().all(|s| s.info.is_some()));
     let skipped: Vec<&str> = dataset
@@ -202,7 +202,7 @@ fn two_hundred_thousand_shards_group_in_one_pass() {
     );
     let train = &dataset.splits[0];
     assert_eq!(
-        (train.name.as_str(), train.set.total()),
+        (train.name.raw(), train.set.total()),
         ("train", Some(n as u64))
     );
     let tally = Tally {

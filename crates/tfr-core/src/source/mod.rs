@@ -234,6 +234,7 @@ fn smaps_field(at: usize, field: &str) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
     use crate::compress::Compression;

@@ -403,7 +403,10 @@ pub fn skews(splits: &[(String, Stats)]) -> Vec<Skew> {
             }
         };
         for (i, (a_name, a)) in splits.iter().enumerate() {
+            // Split names come from file names and metadata: the skew's words escape them.
+            let a_name = crate::escape::for_terminal(a_name);
             for (b_name, b) in splits.iter().skip(i + 1) {
+                let b_name = crate::escape::for_terminal(b_name);
                 let (fa, fb) = (a.features.get(key), b.features.get(key));
                 let present =
                     |s: &Stats, f: Option<&FeatureStats>| (f.map_or(0, |f| f.present), s.records);
@@ -678,7 +681,7 @@ pub fn to_json(
     });
     let unreadable = unreadable.iter().map(|(p, e)| {
         Json::Object(vec![
-            ("file".into(), Json::String(p.display().to_string())),
+            ("file".into(), Json::String(crate::escape::path_for_json(p))),
             ("error".into(), Json::String(e.clone())),
         ])
     });

@@ -29,7 +29,11 @@ impl Plan {
     /// The members of `dataset`, each in the group of its split; files of no split form one more
     /// group (named after the file when it is the only one).
     pub fn of(dataset: &crate::dataset::Dataset) -> Plan {
-        let mut groups: Vec<String> = dataset.splits.iter().map(|s| s.name.clone()).collect();
+        let mut groups: Vec<String> = dataset
+            .splits
+            .iter()
+            .map(|s| s.name.raw().to_string())
+            .collect();
         let loose = groups.len();
         if dataset.members.iter().any(|m| m.shard.is_none()) {
             let name = match (groups.is_empty(), dataset.members.as_slice()) {
