@@ -12,6 +12,6 @@ pub mod tui;
 pub use tfr_core::{
     annotate, bytes, compress, crafted, crc, damage, dataset, decode, error, escape, event,
     example, explain, frame, image, input, jsonformat, nested, output, payload, pyfmt, quiz,
-    record_index, recover, resync, rules, schema, search, source, span, stats, summary, tensor,
-    textformat, wire, wire_type, words,
+    record_index, recover, resync, rules, schema, search, sidefile, source, span, stats, summary,
+    tensor, textformat, wire, wire_type, words,
 };

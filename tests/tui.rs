@@ -1628,3 +1628,35 @@ fn a_pipe_for_features_json_is_named_in_the_status_line_not_waited_for() {
         "{message}"
     );
 }
+
+#[test]
+fn files_past_the_first_64_are_opened_when_shown_and_the_least_recent_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<PathBuf> = (0..70)
+        .map(|i| {
+            let path = dir.path().join(format!("f{i:02}.tfrecord"));
+            let mut bytes = Vec::new();
+            for _ in 0..=i {
+                tfr_inspect::frame::write_record(b"\x0a\x00", &mut bytes).unwrap();
+            }
+            std::fs::write(&path, bytes).unwrap();
+            path
+        })
+        .collect();
+    let mut app = open_all(&paths);
+    let open = |app: &App| app.files.iter().filter(|f| f.open).count();
+    assert_eq!(open(&app), 64);
+    assert!(!app.files[69].open);
+    // `[` goes back to the last file: opened, and another closed in its place.
+    app.update(Action::PrevFile);
+    assert_eq!(app.current, 69);
+    assert!(app.files[69].open);
+    assert_eq!(app.frame_count(), 70);
+    assert_eq!(open(&app), 64);
+    // The file closed keeps its index, and is the same when shown again.
+    let closed = (0..70).find(|&i| !app.files[i].open).unwrap();
+    assert_eq!(app.files[closed].index().len(), closed + 1);
+    app.update(Action::NextFile);
+    assert_eq!(app.current, 0);
+    assert_eq!(app.frame_count(), 1);
+}

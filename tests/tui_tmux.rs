@@ -522,3 +522,46 @@ fn an_image_too_large_to_show_is_never_decoded_for_the_preview_or_i() {
     tmux.text("q");
     tmux.wait_text("inspector-exited-0");
 }
+
+#[test]
+fn the_inspector_opens_thousands_of_files_as_it_needs_them() {
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    // More files than the process can map at once; the last one damaged.
+    let dir = tempfile::tempdir().unwrap();
+    let mut record = Vec::new();
+    tfr_inspect::frame::write_record(b"\x0a\x00", &mut record).unwrap();
+    let files = 4200;
+    for i in 0..files {
+        let mut bytes = record.clone();
+        if i == files - 1 {
+            *bytes.last_mut().unwrap() ^= 0xff;
+        }
+        std::fs::write(dir.path().join(format!("f{i:04}.tfrecord")), bytes).unwrap();
+    }
+    tmux.wait_text("shell$");
+    tmux.text(&format!(
+        "{BIN} {}; echo inspector-exited-$?",
+        dir.path().display()
+    ));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("record 0 · 1 record");
+    assert!(!screen.contains("not opened"), "{screen}");
+    // `c` finds the damage in the last file, closed until then, once indexed in the background.
+    let last = format!("damaged frame 0 in file {files} of {files}");
+    let start = Instant::now();
+    let screen = loop {
+        tmux.text("c");
+        std::thread::sleep(Duration::from_millis(500));
+        let screen = tmux.screen();
+        // A guard against a hang, far above the second or two this takes.
+        if screen.contains(&last) || start.elapsed() > Duration::from_secs(120) {
+            break screen;
+        }
+    };
+    assert!(screen.contains(&last), "{screen}");
+    assert!(screen.contains("f4199.tfrecord"), "{screen}");
+    tmux.text("q");
+    tmux.wait_text("inspector-exited-1");
+}

@@ -35,11 +35,16 @@ pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result
         progress.set(done);
     });
     progress.finish();
-    for (path, error) in &outcome.unreadable {
-        status = status.max(report_unusable(&format!(
-            "{}: {error}",
-            crate::escape::path_for_terminal(path)
-        )));
+    // Each message names its file already.
+    for (_, error) in &outcome.unreadable {
+        status = status.max(report_unusable(error));
+    }
+    if !outcome.changed.is_empty() {
+        // Figures partly from bytes that are no longer the file's are not shown at all.
+        for change in &outcome.changed {
+            report_unusable(change);
+        }
+        return Ok(Status::Unusable);
     }
     let skews = report::skews(&outcome.groups);
     if args.json {

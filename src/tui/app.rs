@@ -18,6 +18,7 @@ mod dataset;
 mod images;
 mod motion;
 mod navigate;
+mod opening;
 mod searching;
 mod stats_pane;
 mod tutor;
@@ -71,6 +72,12 @@ pub struct FileView {
     pub grew: Option<(u64, u64)>,
     /// The tensorflow-datasets `features.json` beside the file, when there is one.
     pub specs: Option<Arc<crate::dataset::features::FeatureSpecs>>,
+    /// Whether its bytes are open (see `opening.rs`): a closed file keeps only its frame index.
+    pub open: bool,
+    /// When it was last shown, on [`App`]'s clock, to close the least recently shown first.
+    used: u64,
+    /// The file as it was when it was closed, to reuse its index when it is reopened unchanged.
+    closed_as: Option<crate::source::Stamp>,
 }
 
 /// The `features.json` of each directory files were opened from, read once per directory, and
@@ -212,6 +219,8 @@ pub struct App {
     pub(super) index_jobs: Vec<usize>,
     /// Step mode, the parsed view and the quiz (see `tutor.rs`).
     pub tutor: super::tutor::Tutor,
+    /// Counts the files shown, to close the least recently shown (see `opening.rs`).
+    clock: u64,
 }
 
 impl App {
@@ -222,18 +231,35 @@ impl App {
         let mut problems = Vec::new();
         let mut specs = SpecsCache::default();
         for path in paths {
-            match Input::open(path, options) {
-                Ok(input) => files.push(FileView {
-                    specs: specs.beside(path),
-                    indexing: !input.index.is_complete(),
-                    input,
-                    selected: 0,
-                    list_top: 0,
-                    generation: 0,
-                    grew: None,
-                }),
-                Err(e) => problems.push(e.user_message()),
-            }
+            // Past the first few, files are opened when they are needed (`opening.rs`).
+            let opened = if files.len() < opening::MAX_OPEN {
+                Input::open(path, options).map(Some)
+            } else {
+                Ok(None)
+            };
+            let (input, open, closed_as) = match opened {
+                Ok(Some(input)) => (input, true, None),
+                Ok(None) => {
+                    let (input, stamp) = opening::deferred(path, options);
+                    (input, false, stamp)
+                }
+                Err(e) => {
+                    problems.push(e.user_message());
+                    continue;
+                }
+            };
+            files.push(FileView {
+                specs: specs.beside(path),
+                indexing: (open || closed_as.is_some()) && !input.index.is_complete(),
+                input,
+                selected: 0,
+                list_top: 0,
+                generation: 0,
+                grew: None,
+                open,
+                used: 0,
+                closed_as,
+            });
         }
         if files.is_empty() {
             anyhow::bail!("{}", problems.join("; "));
@@ -271,7 +297,13 @@ impl App {
             open: options.clone(),
             index_jobs: Vec::new(),
             tutor: Default::default(),
+            clock: 0,
         };
+        if !app.files.first().is_some_and(|f| f.open) {
+            // The first files could not be opened: the first that can be is shown.
+            let first = (0..app.files.len()).find(|&f| app.ensure_open(f));
+            app.current = first.unwrap_or(0);
+        }
         app.select_frame(0);
         if !app.specs.notes.is_empty() {
             app.message = app.specs.notes.join("; ");
@@ -281,7 +313,8 @@ impl App {
 
     /// Indexes every file to the end in this thread (tests, and inputs that cannot be reopened).
     pub fn index_now(&mut self) {
-        for file in &mut self.files {
+        // A closed file has no bytes here to index (the background indexer reads its own).
+        for file in self.files.iter_mut().filter(|f| f.open) {
             file.input.settle_all();
             file.indexing = false;
         }
@@ -806,7 +839,15 @@ impl App {
             self.message = "only one file is open".into();
             return;
         }
-        self.current = (self.current + step) % self.files.len();
+        // A file that cannot be opened (now) is passed over, and named in the status line.
+        let (n, current) = (self.files.len(), self.current);
+        let Some(next) = (1..n)
+            .map(|k| (current + step * k) % n)
+            .find(|&f| self.ensure_open(f))
+        else {
+            return;
+        };
+        self.current = next;
         self.rows.clear();
         let selected = self.selected();
         self.select_frame(selected);

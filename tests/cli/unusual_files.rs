@@ -230,3 +230,22 @@ fn a_shard_that_cannot_be_read_leaves_the_dataset_incomplete_not_damaged() {
         "{text}"
     );
 }
+
+#[test]
+fn stats_reads_more_files_than_can_be_open_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = super::tfrecord(&[&super::len_field(1, b"")]);
+    // More than the 4096 maps the process guards at once, and more than a usual descriptor
+    // limit of 1024.
+    let files = 4200;
+    for i in 0..files {
+        std::fs::write(dir.path().join(format!("f{i:04}.tfrecord")), &record).unwrap();
+    }
+    let output = bounded(&["stats", "."], dir.path());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).starts_with(&format!("all files: {files} records (4200 Example)")),
+        "{}",
+        stdout(&output)
+    );
+}

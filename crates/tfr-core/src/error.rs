@@ -16,6 +16,24 @@ use crate::span::FileOffset;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Why a stream could not be stored in its temporary file, with the advice that fits the cause:
+/// a larger disk only when the disk (or a quota, or a file size limit) is what ran out.
+fn spill_message(path: &std::path::Path, source: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    let dir = std::env::temp_dir();
+    let advice = match source.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge => {
+            " (set TMPDIR to a larger disk)"
+        }
+        _ => "",
+    };
+    format!(
+        "{}: cannot store its stream in a temporary file in {}{advice}: {source}",
+        path_for_terminal(path),
+        path_for_terminal(&dir)
+    )
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{}: {source}", path_for_terminal(path))]
@@ -42,7 +60,7 @@ pub enum Error {
 
     /// A stream that cannot be mapped as it is (a pipe, a decompressed stream) could not be
     /// written to its temporary file.
-    #[error("{}: cannot store its stream in a temporary file in {} (set TMPDIR to a larger disk): {source}", path_for_terminal(path), path_for_terminal(&std::env::temp_dir()))]
+    #[error("{}", spill_message(path, source))]
     Spill {
         path: PathBuf,
         source: std::io::Error,
@@ -144,4 +162,31 @@ fn no_such_message(name: &str, known: &[String]) -> String {
         _ => format!("no message named `{name}`; known: {offered}"),
     };
     for_terminal(&text).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_temporary_file_is_blamed_on_the_disk_only_when_the_disk_is_the_cause() {
+        let spill = |source| {
+            Error::Spill {
+                path: PathBuf::from("in.gz"),
+                source,
+            }
+            .to_string()
+        };
+        let full = spill(std::io::Error::from(std::io::ErrorKind::StorageFull));
+        assert!(full.contains("(set TMPDIR to a larger disk)"), "{full}");
+        #[cfg(unix)]
+        {
+            let many = spill(std::io::Error::from_raw_os_error(libc::EMFILE));
+            assert!(!many.contains("TMPDIR"), "{many}");
+            assert!(
+                many.ends_with("Too many open files (os error 24)"),
+                "{many}"
+            );
+        }
+    }
 }

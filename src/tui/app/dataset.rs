@@ -62,7 +62,9 @@ impl App {
         let Some(file) = dataset.members.get(member).and_then(|m| file_of(&m.path)) else {
             return true;
         };
-        self.show_file(file);
+        if !self.show_file(file) {
+            return true;
+        }
         self.select_frame(usize::try_from(record).unwrap_or(usize::MAX));
         if let Some(place) = numbering.describe(&dataset, member, record) {
             self.message = place;
@@ -71,15 +73,19 @@ impl App {
     }
 
     /// The first (or, backwards, the last) damaged frame of the files after (or before) the
-    /// current one, wrapping around: the file and the frame.
-    pub(super) fn damaged_in_other_files(&self, forward: bool) -> Option<(usize, usize)> {
-        let n = self.files.len();
+    /// current one, wrapping around: the file and the frame. A closed file whose index holds
+    /// damage is opened to find it.
+    pub(super) fn damaged_in_other_files(&mut self, forward: bool) -> Option<(usize, usize)> {
+        let (n, current) = (self.files.len(), self.current);
         (1..n).find_map(|step| {
             let file = if forward {
-                (self.current + step) % n
+                (current + step) % n
             } else {
-                (self.current + n - step) % n
+                (current + n - step) % n
             };
+            if self.files.get(file)?.index().damaged_count() == 0 || !self.ensure_open(file) {
+                return None;
+            }
             let view = self.files.get(file)?;
             let mut damaged = view.index().damaged_frames(view.data());
             let frame = if forward {
@@ -91,12 +97,17 @@ impl App {
         })
     }
 
-    /// Makes file `file` the current one.
-    fn show_file(&mut self, file: usize) {
-        if file != self.current && file < self.files.len() {
-            self.current = file;
-            self.rows.clear();
+    /// Makes file `file` the current one, opening it when it is not (false when it cannot be).
+    fn show_file(&mut self, file: usize) -> bool {
+        if file == self.current || file >= self.files.len() {
+            return true;
         }
+        if !self.ensure_open(file) {
+            return false;
+        }
+        self.current = file;
+        self.rows.clear();
+        true
     }
 
     /// Goes to a damaged frame in another file, saying which.
@@ -104,7 +115,9 @@ impl App {
         let Some((file, frame)) = self.damaged_in_other_files(forward) else {
             return false;
         };
-        self.show_file(file);
+        if !self.show_file(file) {
+            return true;
+        }
         self.select_frame(frame);
         let name = self.file().map(|f| f.input.name()).unwrap_or_default();
         self.message = format!(

@@ -40,13 +40,17 @@ impl App {
             let outcome = run::compute(&plan, &decoder, &read);
             let skews = report::skews(&outcome.groups);
             let mut text = Vec::new();
-            let lines = match report::write_text(&outcome.groups, &plan.files, &skews, &mut text) {
+            let written = report::write_text(&outcome.groups, &plan.files, &skews, &mut text);
+            let lines = match written {
+                // Figures partly from bytes that are no longer the file's are not shown.
+                _ if !outcome.changed.is_empty() => std::iter::once("no statistics:".to_string())
+                    .chain(outcome.changed.iter().cloned())
+                    .collect(),
+                // Each message names its file already.
                 Ok(()) => String::from_utf8_lossy(&text)
                     .lines()
                     .map(str::to_string)
-                    .chain(outcome.unreadable.iter().map(|(path, error)| {
-                        format!("{}: {error}", crate::escape::path_for_terminal(path))
-                    }))
+                    .chain(outcome.unreadable.iter().map(|(_, error)| error.clone()))
                     .collect(),
                 Err(e) => vec![format!("statistics failed: {e}")],
             };

@@ -78,6 +78,11 @@ impl App {
         let Some(view) = self.files.get(file) else {
             return;
         };
+        if !view.open {
+            // Not shown, so nothing stale is on screen: its index starts again, in the background.
+            self.defer_again(file);
+            return;
+        }
         let path = view.input.source.path().to_path_buf();
         let (input, note) = match Input::open(&path, &self.open) {
             Ok(input) => (input, note),

@@ -129,18 +129,37 @@ fn map_read_only(file: &File) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(file) }
 }
 
+/// Why a map was refused: the guard's registry is full (one slot per open input).
+#[derive(Debug)]
+pub struct GuardFull;
+
+impl std::fmt::Display for GuardFull {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        #[cfg(unix)]
+        let most = guard::SLOTS;
+        #[cfg(not(unix))]
+        let most = 0;
+        write!(
+            f,
+            "not opened: {most} inputs are open already, the most this process maps at once"
+        )
+    }
+}
+
+impl std::error::Error for GuardFull {}
+
+/// Whether `error` is a map refused for [`GuardFull`].
+pub fn is_guard_full(error: &std::io::Error) -> bool {
+    error.get_ref().is_some_and(|e| e.is::<GuardFull>())
+}
+
 /// Registers `map` with the SIGBUS guard; refused when the guard has no room for it.
 fn guarded(map: memmap2::Mmap) -> std::io::Result<Mapping> {
     #[cfg(unix)]
     let guard = match guard::protect(map.as_ptr(), map.len()) {
         Some(guard) => Some(guard),
         None if map.is_empty() => None,
-        None => {
-            return Err(std::io::Error::other(format!(
-                "cannot guard its memory map: at most {} inputs can be open at once",
-                guard::SLOTS
-            )));
-        }
+        None => return Err(std::io::Error::other(GuardFull)),
     };
     #[cfg(not(unix))]
     let guard = Some(Guard);

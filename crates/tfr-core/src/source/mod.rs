@@ -46,6 +46,13 @@ struct Origin {
     mapped: bool,
 }
 
+/// A file's length and modification time when it was read (see [`Source::stamp`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub len: u64,
+    pub modified: Option<SystemTime>,
+}
+
 /// How the file behind a source differs from what was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Change {
@@ -133,6 +140,15 @@ impl Source {
 
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
+    }
+
+    /// What tells a later opening of the same path whether it reads the same file: its length
+    /// and modification time as read. `None` for bytes that cannot be read again (a pipe's).
+    pub fn stamp(&self) -> Option<Stamp> {
+        self.origin.as_ref().map(|o| Stamp {
+            len: o.len,
+            modified: o.modified,
+        })
     }
 
     /// Fails when the bytes read may not be the file's any more: it shrank below what was

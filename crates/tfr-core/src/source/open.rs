@@ -9,7 +9,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Once;
 
-use super::map::Mapping;
+use super::map::{self, Mapping};
 use super::spill::Spill;
 use super::{Origin, Source};
 use crate::bytes::ByteSource;
@@ -101,14 +101,20 @@ fn open_raw(path: &Path, limit: u64) -> Result<Source> {
         }
     }
     if meta.is_file() && meta.len() > 0 {
-        if let Ok(mapping) = Mapping::new(&file) {
-            let origin = Origin {
-                len: mapping.len(),
-                modified: meta.modified().ok(),
-                mapped: true,
-                file,
-            };
-            return Ok(Source::over(path, Box::new(mapping), Some(origin)));
+        match Mapping::new(&file) {
+            Ok(mapping) => {
+                let origin = Origin {
+                    len: mapping.len(),
+                    modified: meta.modified().ok(),
+                    mapped: true,
+                    file,
+                };
+                return Ok(Source::over(path, Box::new(mapping), Some(origin)));
+            }
+            // A copy would need a map of its own: say so rather than blame the copy's disk.
+            Err(e) if map::is_guard_full(&e) => return Err(io_err(e)),
+            // Not mappable as it is (some file systems): read through a copy.
+            Err(_) => {}
         }
     }
     // A pipe, or a file that could not be mapped: copy it, up to the limit, since nothing
