@@ -141,6 +141,7 @@ pub fn settle(cli: &mut Cli) -> Result<(), String> {
         Some(Command::List(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Verify(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Stats(a)) => a.files.iter_mut().for_each(&mut stdin),
+        Some(Command::Images(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Show(a)) => stdin(&mut a.file),
         Some(Command::Hex(a)) => stdin(&mut a.file),
         Some(Command::Locate(a)) => stdin(&mut a.file),

@@ -174,6 +174,12 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             return Ok(Status::Unusable);
         }
     }
+    // What was planned was read from the files' pages: nothing of a file cut short is written.
+    for input in &inputs {
+        if let Err(e) = input.source.check_unchanged() {
+            return Ok(report_unusable(&e).max(status));
+        }
+    }
     if plan.is_empty() {
         writeln!(out, "no images in the records chosen")?;
         return Ok(status);
@@ -191,14 +197,21 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
         // The pixels drawn on, kept for the sheet's thumbnail so that nothing is decoded twice.
         let mut drawn = None;
         let written = match &item.content {
-            Content::Stored => write_atomically(&item.path, &policy, |w| w.write_all(bytes)),
+            Content::Stored => {
+                write_atomically(&item.path, &policy, |w| copy_checked(input, bytes, w))
+            }
             Content::Png {
                 shape,
                 overlay: None,
             } => match image::raw_shape(bytes.len(), *shape) {
-                Some(raw) => {
-                    write_atomically(&item.path, &policy, |w| write_raw_png(w, bytes, raw))
-                }
+                // Encoded from the file's pages: from zeros, if it was cut short meanwhile.
+                Some(raw) => write_atomically(&item.path, &policy, |w| {
+                    write_raw_png(w, bytes, raw)?;
+                    match input.source.check_unchanged() {
+                        Ok(()) => Ok(()),
+                        Err(_) => changed(input),
+                    }
+                }),
                 None => {
                     print_error(&format!("{}: {}: not an image", input.name(), item.what));
                     status = status.max(Status::Damage);
@@ -209,6 +222,10 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
                 shape,
                 overlay: Some(overlay),
             } => match with_overlay(bytes, *shape, overlay) {
+                // Decoded from the file's pages: from zeros, if it was cut short meanwhile.
+                Ok(_) if input.source.check_unchanged().is_err() => {
+                    write_atomically(&item.path, &policy, |_| changed(input))
+                }
                 Ok(pixels) => {
                     let written = write_atomically(&item.path, &policy, |w| write_png(w, &pixels));
                     drawn = Some(pixels);
@@ -224,6 +241,10 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             },
         };
         if let Err(e) = written {
+            // A file cut short is the cause, whatever the write then made of it.
+            if let Err(changed) = input.source.check_unchanged() {
+                return Ok(report_unusable(&changed).max(status));
+            }
             return Ok(report_unusable(&e).max(status));
         }
         writeln!(out, "{}  {}", path_for_terminal(&item.path), item.what)?;
@@ -273,6 +294,33 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
         path_for_terminal(&args.out)
     )?;
     Ok(status)
+}
+
+/// Bytes copied through a buffer at a time by [`copy_checked`].
+const COPY_STEP: usize = 1 << 20;
+
+/// Writes `bytes` (some of `input`'s mapped pages) to `w` a step at a time, copied first and
+/// checked: asked to write straight from a map whose file was cut short, the kernel fails with
+/// "Bad address", and bytes that read as zeros since must not be written as the image.
+fn copy_checked(input: &Input, bytes: &[u8], w: &mut dyn Write) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(bytes.len().min(COPY_STEP));
+    for chunk in bytes.chunks(COPY_STEP) {
+        buf.clear();
+        buf.extend_from_slice(chunk);
+        if input.source.check_unchanged().is_err() {
+            return changed(input);
+        }
+        w.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+/// The error that abandons a write from an input that changed (the caller names the change).
+fn changed(input: &Input) -> io::Result<()> {
+    Err(io::Error::other(format!(
+        "{} changed while being read",
+        input.name()
+    )))
 }
 
 fn shape_of(item: &Planned) -> Option<(u32, u32, u32)> {

@@ -112,3 +112,78 @@ fn list_stops_with_exit_2_when_the_file_shrinks_while_printing() {
         assert!(line.contains("\"kind\": \"Example\""), "{line}");
     }
 }
+
+/// An Example whose `image/encoded` is a 2x2 PNG.
+fn image_example() -> Vec<u8> {
+    use image::ImageEncoder;
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&[200; 12], 2, 2, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    let field = |number: u8, body: &[u8]| {
+        let mut out = vec![(number << 3) | 2];
+        push_len(&mut out, body.len());
+        out.extend_from_slice(body);
+        out
+    };
+    let feature = field(1, &field(1, &png));
+    let entry = [field(1, b"image/encoded"), field(2, &feature)].concat();
+    field(1, &field(1, &entry))
+}
+
+#[test]
+fn images_stops_with_exit_2_when_the_file_shrinks_while_writing() {
+    let records = 3000;
+    let payload = image_example();
+    let shard = tfrecord(&vec![payload.as_slice(); records]);
+    let (dir, path) = temp_file("shard.tfrecord", &shard);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tfr-inspect"))
+        .arg("images")
+        .arg(&path)
+        .arg("-o")
+        .arg(dir.path().join("out"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    // The binary is now blocked on a full pipe, with most of the images still to write.
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(1000).unwrap();
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), None, "killed by a signal; stderr: {err}");
+    }
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "shrank from {} to 1000 bytes while being read",
+            shard.len()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("Bad address"), "{err}");
+    let written = rest.lines().count() + 1;
+    assert!(written < records, "wrote all {written} images");
+    // Every image written holds the real bytes.
+    for entry in std::fs::read_dir(dir.path().join("out")).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        assert!(
+            image::load_from_memory(&bytes).is_ok(),
+            "an image holds zeros"
+        );
+    }
+}

@@ -232,6 +232,25 @@ fn a_shard_that_cannot_be_read_leaves_the_dataset_incomplete_not_damaged() {
 }
 
 #[test]
+fn images_reads_standard_input_for_a_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let stream = std::fs::read(testdata("images.tfrecord")).unwrap();
+    let output = run_bounded(
+        ["images", "-", "-n", "0", "-o", "out"],
+        dir.path(),
+        &stream,
+        MEMORY_CAP_KIB,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output)
+            .starts_with("out/stdin.r0.image-encoded.jpg  record 0 image/encoded: JPEG 64x48"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
 fn stats_reads_more_files_than_can_be_open_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let record = super::tfrecord(&[&super::len_field(1, b"")]);
