@@ -6,7 +6,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 testdata="$here/../testdata"
 corpus="$here/corpus"
 mkdir -p "$corpus/frame_index" "$corpus/wire_walk" "$corpus/example_view" \
-    "$corpus/image_detect" "$corpus/decompress" "$corpus/user_schema"
+    "$corpus/image_detect" "$corpus/decompress" "$corpus/user_schema" "$corpus/features_json" \
+    "$corpus/dataset_info" "$corpus/labels"
 
 python3 - "$testdata" "$corpus" <<'PY'
 import glob, gzip, hashlib, os, struct, sys, zlib
@@ -67,7 +68,24 @@ for path in protos:
     put("user_schema", b"\x00" + open(path, "rb").read())
 for path in sets:
     put("user_schema", b"\x01" + open(path, "rb").read())
+
+# tensorflow-datasets metadata: features.json (with a labels file after a 0 byte), the
+# dataset_info.json, and the labels files.
+for info in glob.glob(os.path.join(testdata, "realworld", "tfds", "*", "*", "dataset_info.json")):
+    d = os.path.dirname(info)
+    put("dataset_info", open(info, "rb").read())
+    labels = [open(p, "rb").read() for p in sorted(glob.glob(os.path.join(d, "*.labels.txt")))]
+    for l in labels:
+        put("labels", l)
+        put("labels", l.replace(b"\n", b"\r\n") + b"caf\xe9\n")
+    features = os.path.join(d, "features.json")
+    if os.path.exists(features):
+        f = open(features, "rb").read()
+        put("features_json", f)
+        for l in labels:
+            put("features_json", f + b"\0" + l)
 PY
-for target in frame_index wire_walk example_view image_detect decompress user_schema; do
+for target in frame_index wire_walk example_view image_detect decompress user_schema \
+    features_json dataset_info labels; do
     echo "$target: $(ls "$corpus/$target" | wc -l) seeds"
 done

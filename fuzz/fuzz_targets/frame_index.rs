@@ -18,13 +18,13 @@ fuzz_target!(|data: &[u8]| {
         let _ = frame.data_crcs(data);
         let _ = frame.tensorflow_offset();
         if let Some(tf) = frame.tensorflow_offset() {
-            let loc = recover::locate(&index, data, tf.0);
+            let loc = recover::locate(&index, data, tf);
             assert!(loc.matches_tensorflow);
             assert_eq!(loc.frame.map(|f| f.index), Some(frame.index));
         }
     }
     for offset in [0, data.len() as u64 / 2, data.len() as u64] {
-        let _ = recover::locate(&index, data, offset);
+        let _ = recover::locate(&index, data, tfr_core::span::FileOffset(offset));
     }
 
     let budget = u64::from(data.first().copied().unwrap_or(1)) + 1;
