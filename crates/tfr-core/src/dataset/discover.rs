@@ -96,18 +96,19 @@ pub struct Walk {
 pub fn walk(dir: &Path) -> std::io::Result<Walk> {
     let mut walk = Walk::default();
     let entries = std::fs::read_dir(dir)?;
-    walk_into(entries, MAX_DEPTH, &mut walk);
+    walk_into(dir, entries, MAX_DEPTH, &mut walk);
     Ok(walk)
 }
 
-fn walk_into(entries: std::fs::ReadDir, depth: usize, walk: &mut Walk) {
+fn walk_into(dir: &Path, entries: std::fs::ReadDir, depth: usize, walk: &mut Walk) {
     let mut paths = Vec::new();
     for entry in entries {
         match entry {
             Ok(entry) => paths.push(entry.path()),
-            Err(e) => walk
-                .errors
-                .push(format!("cannot list a directory's entry: {e}")),
+            Err(e) => walk.errors.push(format!(
+                "{}: an entry cannot be listed: {e}",
+                crate::escape::path_for_terminal(dir)
+            )),
         }
     }
     paths.sort();
@@ -128,7 +129,7 @@ fn walk_into(entries: std::fs::ReadDir, depth: usize, walk: &mut Walk) {
                 continue;
             }
             match std::fs::read_dir(&path) {
-                Ok(entries) => walk_into(entries, depth - 1, walk),
+                Ok(entries) => walk_into(&path, entries, depth - 1, walk),
                 Err(e) => walk
                     .errors
                     .push(format!("{shown}: cannot be searched: {e}")),

@@ -98,10 +98,17 @@ impl Dataset {
         let mut dataset = Dataset::default();
         let mut candidates: Vec<(PathBuf, Origin)> = Vec::new();
         let mut dirs: Vec<PathBuf> = Vec::new();
+        // Directories part of which could not be searched (named already).
+        let mut not_searched: Vec<PathBuf> = Vec::new();
         for arg in args {
             if arg.is_dir() {
                 match discover::walk(arg) {
-                    Ok(walk) => dataset.found(walk, &mut candidates),
+                    Ok(walk) => {
+                        if !walk.errors.is_empty() {
+                            not_searched.push(arg.clone());
+                        }
+                        dataset.found(walk, &mut candidates);
+                    }
                     Err(e) => dataset
                         .errors
                         .push(format!("{}: {e}", crate::escape::path_for_terminal(arg))),
@@ -175,7 +182,7 @@ impl Dataset {
             holding.extend(file.ancestors().skip(1).filter(|a| wanted.contains(a)));
         }
         for dir in &dirs {
-            if !holding.contains(dir.as_path()) {
+            if !holding.contains(dir.as_path()) && !not_searched.contains(dir) {
                 dataset.errors.push(format!(
                     "{}: is a directory with no TFRecord file in it",
                     crate::escape::path_for_terminal(dir)
