@@ -190,7 +190,10 @@ pub fn run(
             }
             // In a dataset, a column of split-wide record numbers, titled with the split's name.
             let numbers = split.as_ref().map_or(String::new(), |(name, _)| {
-                format!("{}  ", crate::words::pad_left_to(&name.shown(), split_width))
+                format!(
+                    "{}  ",
+                    crate::words::pad_left_to(&name.shown(), split_width)
+                )
             });
             writeln!(
                 out,

@@ -580,7 +580,12 @@ pub fn write_example(
         features
             .iter()
             .map(|f| display_width(&f.shown_name()))
-            .chain(specs.features.keys().map(|k| display_width(&for_terminal(k)))),
+            .chain(
+                specs
+                    .features
+                    .keys()
+                    .map(|k| display_width(&for_terminal(k))),
+            ),
     );
     let kind_width = column_width(
         specs
