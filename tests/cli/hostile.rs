@@ -185,7 +185,7 @@ fn a_features_json_shape_past_tensorflows_dimensions_is_refused() {
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);
     assert!(
         ran.stderr.contains(
-            "features.json: feature `t`: a shape of 50000 dimensions (TensorFlow allows at most \
+            "features.json: not used: feature `t`: a shape of 50000 dimensions (TensorFlow allows at most \
              254); records shown without it"
         ),
         "{}",
