@@ -371,14 +371,21 @@ impl FileResolver for DescriptorSetFiles {
 }
 
 impl Schema {
-    /// The registered payload types' protos only.
+    /// The registered payload types' protos only: compiled once per process (the pool and the
+    /// table are shared, so every further one is a copy of two pointers).
     pub fn builtin() -> Schema {
-        // The built-in sources are part of the binary and covered by tests, so compiling them cannot
-        // fail at run time; a failure would be a build defect, reported rather than hidden.
-        match Self::from_sources(&Sources::default()) {
-            Ok(schema) => schema,
-            Err(e) => panic!("built-in protos failed to compile: {e}"),
-        }
+        static BUILTIN: std::sync::OnceLock<Schema> = std::sync::OnceLock::new();
+        BUILTIN
+            .get_or_init(|| {
+                // The built-in sources are part of the binary and covered by tests, so compiling
+                // them cannot fail at run time; a failure would be a build defect, reported rather
+                // than hidden.
+                match Self::compile(&Sources::default()) {
+                    Ok(schema) => schema,
+                    Err(e) => panic!("built-in protos failed to compile: {e}"),
+                }
+            })
+            .clone()
     }
 
     /// The built-in protos plus `proto_files`, decoding payloads as `message` when given.
@@ -393,6 +400,27 @@ impl Schema {
     /// The built-in protos plus the user's schema, as `protoc` takes one: `.proto` files named
     /// by path or by their path under an include directory, and compiled descriptor sets.
     pub fn from_sources(sources: &Sources) -> Result<Schema> {
+        let Sources {
+            protos,
+            include,
+            descriptor_sets,
+            message,
+            field_types,
+            bytes_as,
+        } = sources;
+        let nothing = protos.is_empty()
+            && include.is_empty()
+            && descriptor_sets.is_empty()
+            && message.is_none()
+            && field_types.is_empty()
+            && bytes_as.is_empty();
+        if nothing {
+            return Ok(Self::builtin());
+        }
+        Self::compile(sources)
+    }
+
+    fn compile(sources: &Sources) -> Result<Schema> {
         let schema_err = |path: &Path, message: String| Error::Schema {
             path: path.to_path_buf(),
             message,

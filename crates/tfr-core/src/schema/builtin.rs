@@ -49,8 +49,41 @@ pub static EVENT: &[ProtoFile] = &[
     proto!("tensorflow/core/framework/versions.proto"),
 ];
 
+/// TensorBoard's plugin protos: what `SummaryMetadata.plugin_data.content` holds per plugin
+/// (hparams' `HParamsPluginData` with the `api.proto` it imports, PR curves', audio's, text's,
+/// mesh's, histograms', images' and scalars' plugin data) and the custom-scalar `Layout`.
+pub static TENSORBOARD_PLUGINS: &[ProtoFile] = &[
+    proto!("tensorboard/plugins/hparams/plugin_data.proto"),
+    proto!("tensorboard/plugins/hparams/api.proto"),
+    proto!("tensorboard/plugins/custom_scalar/layout.proto"),
+    proto!("tensorboard/plugins/pr_curve/plugin_data.proto"),
+    proto!("tensorboard/plugins/audio/plugin_data.proto"),
+    proto!("tensorboard/plugins/text/plugin_data.proto"),
+    proto!("tensorboard/plugins/mesh/plugin_data.proto"),
+    proto!("tensorboard/plugins/histogram/plugin_data.proto"),
+    proto!("tensorboard/plugins/image/plugin_data.proto"),
+    proto!("tensorboard/plugins/scalar/plugin_data.proto"),
+];
+
+/// `config.proto` (`tensorflow.RunMetadata`, what a TF2 graph trace summary holds) and the files
+/// it imports that the groups above do not bring.
+pub static RUN_METADATA: &[ProtoFile] = &[
+    proto!("tensorflow/core/protobuf/config.proto"),
+    proto!("xla/tsl/protobuf/coordination_config.proto"),
+    proto!("tensorflow/core/framework/cost_graph.proto"),
+    proto!("tensorflow/core/framework/step_stats.proto"),
+    proto!("tensorflow/core/framework/allocation_description.proto"),
+    proto!("tensorflow/core/framework/tensor_description.proto"),
+    proto!("tensorflow/core/protobuf/cluster.proto"),
+    proto!("tensorflow/core/protobuf/debug.proto"),
+    proto!("tensorflow/core/protobuf/rewriter_config.proto"),
+    proto!("tensorflow/core/protobuf/verifier_config.proto"),
+    proto!("tensorflow/core/protobuf/rpc_options.proto"),
+    proto!("xla/tsl/protobuf/rpc_options.proto"),
+];
+
 /// Every group, in the order the files are compiled.
-static GROUPS: &[&[ProtoFile]] = &[EXAMPLE, TENSOR, EVENT];
+static GROUPS: &[&[ProtoFile]] = &[EXAMPLE, TENSOR, EVENT, TENSORBOARD_PLUGINS, RUN_METADATA];
 
 /// Every built-in file, each once.
 pub fn files() -> Vec<&'static ProtoFile> {
