@@ -158,3 +158,62 @@ fn schemaless_walk_matches_protoc_decode_raw() {
         }
     }
 }
+
+/// Every event file the real writers wrote under `testdata/writers/` (tensorboardX, TensorBoard's
+/// plugin APIs, Keras' callback), in name order.
+pub fn writer_event_files() -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs: Vec<std::path::PathBuf> = ["tensorboardx", "tensorboard", "keras"]
+        .iter()
+        .map(|d| testdata(&format!("writers/{d}")))
+        .collect();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("writers directory") {
+            let path = entry.expect("entry").path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name.starts_with("events.out.tfevents")
+                && !name.contains(".golden.")
+                && !name.contains(".reading.")
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn writer_event_files_match_python_text_and_json_record_by_record() {
+    let files = writer_event_files();
+    assert_eq!(files.len(), 8, "{files:?}");
+    for file in files {
+        let golden = |ext: &str| {
+            let mut name = file.file_name().unwrap().to_os_string();
+            name.push(format!(".golden.{ext}"));
+            read(&file.with_file_name(name))
+        };
+        let show = |format: &str| {
+            let output = run([
+                "show".as_ref(),
+                file.as_os_str(),
+                "--format".as_ref(),
+                format.as_ref(),
+            ]);
+            assert!(output.status.success(), "{file:?} {format}: {output:?}");
+            stdout(&output)
+        };
+        let (ours, theirs) = (text_blocks(&show("text")), text_blocks(&golden("txt")));
+        assert_eq!(ours.len(), theirs.len(), "{file:?}: record count");
+        for (o, g) in ours.iter().zip(&theirs) {
+            assert_eq!(o, g, "{file:?}: record {}", g.0);
+        }
+        let (ours, theirs) = (show("json"), golden("jsonl"));
+        assert_eq!(ours.lines().count(), theirs.lines().count(), "{file:?}");
+        for (i, (o, g)) in ours.lines().zip(theirs.lines()).enumerate() {
+            assert_eq!(o, g, "{file:?}: record {i} as JSON");
+        }
+    }
+}

@@ -14,6 +14,7 @@ mod index;
 mod list;
 mod metadata;
 mod payloads;
+mod plugins;
 mod quiz;
 mod salvage;
 mod show;

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use crate::decode::{MessageView, Scalar, Value};
 use crate::escape;
+use crate::payload::plugin::{self, PluginValue};
 use crate::pyfmt::{repr_f64, text_f32};
 use crate::tensor::{self, Element};
 use crate::words::plural;
@@ -22,7 +23,7 @@ pub fn is_event_file_name(name: &str) -> bool {
 
 /// What one summary value holds, as TensorBoard shows it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Reading<'a> {
+pub enum Reading {
     Scalar(f64),
     Histogram {
         buckets: u64,
@@ -31,70 +32,22 @@ pub enum Reading<'a> {
         width: u64,
         height: u64,
     },
-    Text(TextCells<'a>),
-    Audio,
+    /// What the plugin the value is for reads in it ([`crate::payload::plugin`]), and whether
+    /// its line names the tag.
+    Plugin {
+        line: String,
+        shows_tag: bool,
+    },
     /// A tensor no plugin claims: its dtype and shape.
     Tensor(String),
     Nothing,
-}
-
-/// Cells of a text summary shown at most (each at most 40 characters).
-pub const TEXT_CELLS: usize = 16;
-
-/// The texts of a text summary: one (a 0-d tensor), or a vector or table of them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TextCells<'a> {
-    /// The tensor's shape; empty for a single text.
-    pub shape: Vec<u64>,
-    /// The first cells in row-major order, at most [`TEXT_CELLS`].
-    pub cells: Vec<&'a [u8]>,
-    /// How many cells the tensor holds.
-    pub count: u64,
-}
-
-impl TextCells<'_> {
-    /// `"a"` for one text; `[2,2] [["a", "b"], ["c", "d"]]` for a table; past [`TEXT_CELLS`] the
-    /// first cells and how many more there are: `[100] ["a", "b", …, … 84 more]`.
-    fn describe(&self) -> String {
-        let quoted: Vec<String> = self
-            .cells
-            .iter()
-            .map(|c| format!("\"{}\"", short_text(c)))
-            .collect();
-        if self.shape.is_empty() {
-            return quoted.into_iter().next().unwrap_or_else(|| "\"\"".into());
-        }
-        let dims: Vec<String> = self.shape.iter().map(u64::to_string).collect();
-        let shown = quoted.len() as u64;
-        let values = if shown < self.count {
-            format!("[{}, … {} more]", quoted.join(", "), self.count - shown)
-        } else {
-            nest(&quoted, &self.shape)
-        };
-        format!("[{}] {values}", dims.join(","))
-    }
-}
-
-/// `items` nested by `shape` (`[["a", "b"], ["c", "d"]]`); every item is there.
-fn nest(items: &[String], shape: &[u64]) -> String {
-    let inner: u64 = shape.get(1..).unwrap_or_default().iter().product();
-    match usize::try_from(inner) {
-        Ok(step) if shape.len() > 1 && step > 0 => {
-            let rows: Vec<String> = items
-                .chunks(step)
-                .map(|row| nest(row, shape.get(1..).unwrap_or_default()))
-                .collect();
-            format!("[{}]", rows.join(", "))
-        }
-        _ => format!("[{}]", items.join(", ")),
-    }
 }
 
 /// One value of a summary: its tag and what it holds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaggedValue<'a> {
     pub tag: &'a [u8],
-    pub reading: Reading<'a>,
+    pub reading: Reading,
 }
 
 /// The one-line description of an event: step and time, then what it carries.
@@ -169,19 +122,10 @@ pub fn describe(value: &TaggedValue<'_>) -> String {
             format!("{tag} histogram {}", plural(*buckets, "bucket"))
         }
         Reading::Image { width, height } => format!("{tag} image {width}x{height}"),
-        Reading::Text(cells) => format!("{tag} text {}", cells.describe()),
-        Reading::Audio => format!("{tag} audio"),
+        Reading::Plugin { line, shows_tag } if *shows_tag => format!("{tag} {line}"),
+        Reading::Plugin { line, .. } => line.clone(),
         Reading::Tensor(signature) => format!("{tag} {signature}"),
         Reading::Nothing => tag.into_owned(),
-    }
-}
-
-/// At most 40 characters of a text, escaped for a terminal.
-fn short_text(text: &[u8]) -> String {
-    let shown = escape::bytes_for_terminal(text);
-    match shown.char_indices().nth(40) {
-        Some((cut, _)) => format!("{}…", shown.get(..cut).unwrap_or_default()),
-        None => shown.into_owned(),
     }
 }
 
@@ -199,7 +143,8 @@ pub fn summary_values<'a>(summary: &MessageView<'a>) -> Vec<TaggedValue<'a>> {
         .collect()
 }
 
-fn tagged_value<'a>(value: &MessageView<'a>) -> TaggedValue<'a> {
+/// One `Summary.Value`, read as TensorBoard's plugins read it.
+pub fn tagged_value<'a>(value: &MessageView<'a>) -> TaggedValue<'a> {
     let tag = match singular(value, "tag") {
         Some(Value::String(tag, _)) => tag,
         _ => &[],
@@ -210,7 +155,7 @@ fn tagged_value<'a>(value: &MessageView<'a>) -> TaggedValue<'a> {
     }
 }
 
-fn reading_of<'a>(value: &MessageView<'a>) -> Reading<'a> {
+fn reading_of(value: &MessageView<'_>) -> Reading {
     if let Some(Value::Scalar(Scalar::F32(x))) = singular(value, "simple_value") {
         return Reading::Scalar(shortest(x));
     }
@@ -224,11 +169,15 @@ fn reading_of<'a>(value: &MessageView<'a>) -> Reading<'a> {
             height: int_field(&image, "height").unwrap_or(0).max(0) as u64,
         };
     }
-    if singular(value, "audio").is_some() {
-        return Reading::Audio;
+    let plugin_value = PluginValue::of(value);
+    if let Some(plugin) = plugin::plugin_for(&plugin_value) {
+        return Reading::Plugin {
+            line: plugin.line(&plugin_value),
+            shows_tag: plugin.shows_tag(plugin_value.tag),
+        };
     }
     match singular(value, "tensor") {
-        Some(Value::Message(tensor)) => tensor_reading(&tensor, &plugin_name(value)),
+        Some(Value::Message(tensor)) => tensor_reading(&tensor, plugin_value.plugin_name),
         _ => Reading::Nothing,
     }
 }
@@ -247,9 +196,9 @@ fn plugin_name(value: &MessageView<'_>) -> Vec<u8> {
     }
 }
 
-/// A TF2 summary tensor as its plugin means it: scalars are 0-d, histograms `[k, 3]` (left edge,
-/// right edge, count per bucket), images `[width, height, encoded…]` strings, text strings.
-fn tensor_reading<'a>(message: &MessageView<'a>, plugin: &[u8]) -> Reading<'a> {
+/// A TF2 summary tensor of a plugin that reads no more than it: scalars are 0-d, histograms
+/// `[k, 3]` (left edge, right edge, count per bucket), images `[width, height, encoded…]` strings.
+fn tensor_reading(message: &MessageView<'_>, plugin: &[u8]) -> Reading {
     let info = tensor::read(message);
     let Ok(tensor) = &info.tensor else {
         return Reading::Tensor(info.signature());
@@ -266,22 +215,6 @@ fn tensor_reading<'a>(message: &MessageView<'a>, plugin: &[u8]) -> Reading<'a> {
             (Some(width), Some(height)) => Reading::Image { width, height },
             _ => Reading::Tensor(info.signature()),
         },
-        (b"text", shape) => {
-            let cells: Option<Vec<&[u8]>> = (0..tensor.len().min(TEXT_CELLS as u64))
-                .map(|i| match tensor.get(i) {
-                    Some(Element::Bytes(text)) => Some(text),
-                    _ => None,
-                })
-                .collect();
-            match cells {
-                Some(cells) if !cells.is_empty() => Reading::Text(TextCells {
-                    shape: shape.to_vec(),
-                    cells,
-                    count: tensor.len(),
-                }),
-                _ => Reading::Tensor(info.signature()),
-            }
-        }
         (_, []) => match (first, as_number(first)) {
             (Some(Element::F32(x)), _) => Reading::Scalar(shortest(x)),
             (_, Some(x)) => Reading::Scalar(x),
@@ -510,30 +443,19 @@ mod tests {
             })),
             "t image 40x24"
         );
-        static LONG: [u8; 50] = [b'a'; 50];
-        let text = |shape: &[u64], cells: &[&'static [u8]], count| {
-            describe(&value(Reading::Text(TextCells {
-                shape: shape.to_vec(),
-                cells: cells.to_vec(),
-                count,
-            })))
-        };
         assert_eq!(
-            text(&[], &[&LONG], 1),
-            format!("t text \"{}…\"", "a".repeat(40))
+            describe(&value(Reading::Plugin {
+                line: "pr_curve 5 thresholds".into(),
+                shows_tag: true
+            })),
+            "t pr_curve 5 thresholds"
         );
         assert_eq!(
-            text(&[2, 2], &[b"a", b"b", b"c", b"d"], 4),
-            r#"t text [2,2] [["a", "b"], ["c", "d"]]"#
-        );
-        assert_eq!(text(&[1], &[b"a"], 1), r#"t text [1] ["a"]"#);
-        assert_eq!(
-            text(&[2, 3, 1], &[b"a", b"b", b"c", b"d", b"e", b"f"], 6),
-            r#"t text [2,3,1] [[["a"], ["b"], ["c"]], [["d"], ["e"], ["f"]]]"#
-        );
-        assert_eq!(
-            text(&[1000, 2], &[b"a", b"b"], 2000),
-            r#"t text [1000,2] ["a", "b", … 1998 more]"#
+            describe(&value(Reading::Plugin {
+                line: "hparams session end: STATUS_SUCCESS".into(),
+                shows_tag: false
+            })),
+            "hparams session end: STATUS_SUCCESS"
         );
         let tag = TaggedValue {
             tag: b"\x1b]2;x\x07",

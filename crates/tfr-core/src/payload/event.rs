@@ -1,30 +1,31 @@
 //! TensorBoard's `tensorflow.Event` as a payload type: the records of `events.out.tfevents.*`
 //! files. Its views say what TensorBoard would show of a record (step, time, each summary value
-//! with its scalar, histogram, image or text, built on [`crate::event`]), and decode the
-//! `graph_def` bytes as the `tensorflow.GraphDef` they hold.
+//! with its scalar, histogram or image, built on [`crate::event`], or what the plugin it is for
+//! reads in it, [`super::plugin`]), and decode the `graph_def` bytes as the `tensorflow.GraphDef`
+//! they hold.
 
 use std::io::{self, Write};
 
+use super::plugin::{self, PluginValue, Row, write_rows};
 use super::{
-    ImageCandidates, Names, PayloadKind, PayloadType, PayloadView, Probe, Summary, fallback,
+    ImageCandidates, Names, NodeReading, PayloadKind, PayloadType, PayloadView, Probe, Summary,
+    fallback,
 };
-use crate::decode::{self, MessageView, Parsed, Value};
+use crate::decode::{MessageView, Value};
 use crate::event::{self as events, FILE_VERSION_PREFIX};
-use crate::schema::table::Table;
 use crate::schema::{ProtoFile, builtin};
 use crate::span::Span;
 use crate::textformat::message_to_text;
-use crate::wire::{self, ROOT, WireType};
-use crate::words::plural;
+use crate::wire::{NodeKind, ROOT, WireType};
 
 /// The message an event payload is.
 pub const EVENT_MESSAGE: &str = "tensorflow.Event";
 
 /// The message `Event.graph_def` holds.
-pub const GRAPH_MESSAGE: &str = "tensorflow.GraphDef";
+pub const GRAPH_MESSAGE: &str = plugin::graph::GRAPH_MESSAGE;
 
-/// GraphDef nodes listed in the `show` tree before the rest are counted.
-const NODES_SHOWN: usize = 64;
+/// The message a summary value is.
+const VALUE_MESSAGE: &str = "tensorflow.Summary.Value";
 
 /// `tensorflow.Event`.
 pub struct Event;
@@ -90,19 +91,38 @@ impl PayloadType for Event {
         };
         writeln!(out, "{heading}  Event {}", events::summarize(&typed))?;
         if let Some(Value::Message(summary)) = typed.field("summary").and_then(|f| f.singular()) {
-            let values = events::summary_values(&summary);
+            let values: Vec<MessageView<'_>> = summary
+                .field("value")
+                .map(|f| {
+                    f.values()
+                        .filter_map(|(v, _)| match v {
+                            Value::Message(m) => Some(m),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let tags: Vec<String> = values
+                .iter()
+                .map(|v| {
+                    crate::escape::bytes_for_terminal(plugin::string_field(v, "tag")).into_owned()
+                })
+                .collect();
             let width =
-                crate::words::column_width(values.iter().map(|v| {
-                    crate::words::display_width(&crate::escape::bytes_for_terminal(v.tag))
-                }));
-            for value in &values {
-                let tag = crate::escape::bytes_for_terminal(value.tag);
-                let what = events::describe(&events::TaggedValue {
-                    tag: b"",
-                    reading: value.reading.clone(),
-                });
-                let tag = crate::words::pad_to(&tag, width);
-                writeln!(out, "  {tag} {}", what.trim_start())?;
+                crate::words::column_width(tags.iter().map(|t| crate::words::display_width(t)));
+            for (value, tag) in values.iter().zip(&tags) {
+                let tagged = events::tagged_value(value);
+                let what = match &tagged.reading {
+                    events::Reading::Plugin { line, .. } => line.clone(),
+                    reading => events::describe(&events::TaggedValue {
+                        tag: b"",
+                        reading: reading.clone(),
+                    })
+                    .trim_start()
+                    .to_string(),
+                };
+                writeln!(out, "  {} {what}", crate::words::pad_to(tag, width))?;
+                write_rows(out, &plugin_rows(value), 4)?;
             }
         }
         // A histogram's range, total and bucket counts, as TensorBoard's distribution shows it.
@@ -133,8 +153,11 @@ impl PayloadType for Event {
                 counts.join(", ")
             )?;
         }
-        if let Some(Value::Bytes(graph, _)) = typed.field("graph_def").and_then(|f| f.singular()) {
-            write_graph(out, graph, view.table)?;
+        if let Some(Value::Bytes(graph, span)) = typed.field("graph_def").and_then(|f| f.singular())
+        {
+            let row =
+                plugin::graph::serialized_graph_row("graph_def", graph, span.start, view.table);
+            write_rows(out, &[row], 2)?;
         }
         // What the lines above leave out (file_version, session logs, source metadata…), in
         // text format: the top-level blocks of the fields not yet described.
@@ -160,6 +183,37 @@ impl PayloadType for Event {
         Ok(())
     }
 
+    /// A summary value's row says what it holds, and opens what its plugin reads in it; a
+    /// `graph_def` opens into the graph's nodes.
+    fn node_reading(&self, view: &PayloadView<'_>, node: usize) -> Option<NodeReading> {
+        let parsed = view.parsed();
+        let wire = parsed.tree.node(node)?;
+        match wire.kind() {
+            NodeKind::Message => {
+                let id = parsed.tree.message_type(node, parsed.table)?;
+                if &*parsed.table.message(id)?.full_name != VALUE_MESSAGE {
+                    return None;
+                }
+                let value = MessageView::new(parsed, id, &[u32::try_from(node).ok()?]);
+                Some(NodeReading {
+                    detail: events::describe(&events::tagged_value(&value)),
+                    rows: plugin_rows(&value),
+                })
+            }
+            NodeKind::Bytes if node == graph_def_node(view)? => {
+                let span = wire.data_span();
+                let graph = span.slice(view.payload)?;
+                let row =
+                    plugin::graph::serialized_graph_row("graph_def", graph, span.start, view.table);
+                Some(NodeReading {
+                    detail: row.detail.clone(),
+                    rows: row.children,
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// Summary images: TF1 `image.encoded_image_string` and the encoded strings of TF2 image
     /// tensors (after their width and height).
     fn image_candidates(&self, view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
@@ -176,6 +230,13 @@ impl PayloadType for Event {
             values,
         }
     }
+}
+
+/// The wire node of the event's `graph_def` a parser keeps.
+fn graph_def_node(view: &PayloadView<'_>) -> Option<usize> {
+    let typed = view.typed()?;
+    let field = typed.field("graph_def")?;
+    field.nodes().last().map(|n| *n as usize)
 }
 
 /// Where a summary's encoded images lie.
@@ -201,57 +262,10 @@ fn summary_images(summary: &MessageView<'_>, into: &mut Vec<Span>) {
     }
 }
 
-/// `graph_def` decoded as a GraphDef: its node count and each node's name and op.
-fn write_graph(out: &mut dyn Write, graph: &[u8], table: &Table) -> io::Result<()> {
-    let Some(message) = table.message_by_name(GRAPH_MESSAGE) else {
-        return Ok(());
-    };
-    let tree = wire::walk(graph, table, Some(message));
-    let parsed = Parsed::new(&tree, graph, table);
-    if let Err(invalid) = decode::validate(parsed) {
-        return writeln!(out, "  graph_def: not a GraphDef: {invalid}");
-    }
-    let Some(root) = parsed.root() else {
-        return Ok(());
-    };
-    let nodes: Vec<(String, String)> = root
-        .field("node")
-        .map(|nodes| {
-            nodes
-                .values()
-                .filter_map(|(node, _)| match node {
-                    Value::Message(node) => Some((text_of(&node, "name"), text_of(&node, "op"))),
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    writeln!(
-        out,
-        "  graph_def  {GRAPH_MESSAGE}, {}",
-        plural(nodes.len() as u64, "node")
-    )?;
-    let width = crate::words::column_width(
-        nodes
-            .iter()
-            .take(NODES_SHOWN)
-            .map(|(name, _)| crate::words::display_width(name)),
-    );
-    for (name, op) in nodes.iter().take(NODES_SHOWN) {
-        writeln!(out, "    {}  {op}", crate::words::pad_to(name, width))?;
-    }
-    if nodes.len() > NODES_SHOWN {
-        writeln!(out, "    … {} more nodes", nodes.len() - NODES_SHOWN)?;
-    }
-    Ok(())
-}
-
-/// A string field's value, escaped for a terminal.
-fn text_of(message: &MessageView<'_>, name: &str) -> String {
-    match message.field(name).and_then(|f| f.singular()) {
-        Some(Value::String(text, _)) => crate::escape::bytes_for_terminal(text).into_owned(),
-        _ => String::new(),
-    }
+/// What the plugin a summary value is for reads in it, as rows.
+fn plugin_rows(value: &MessageView<'_>) -> Vec<Row> {
+    let plugin_value = PluginValue::of(value);
+    plugin::plugin_for(&plugin_value).map_or_else(Vec::new, |p| p.rows(&plugin_value))
 }
 
 /// Whether a file's name says it holds events, for decoders that learn a file's kind.

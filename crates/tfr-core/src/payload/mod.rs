@@ -14,6 +14,7 @@ mod event;
 mod example;
 mod fallback;
 mod message;
+pub mod plugin;
 mod tensor;
 mod types;
 
@@ -23,8 +24,8 @@ pub use event::{EVENT, EVENT_MESSAGE, GRAPH_MESSAGE};
 pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE};
 pub use tensor::{TENSOR, TENSOR_MESSAGE, string_list_at, strings_text, tensor_content_field};
 pub use types::{
-    BUILTIN, EXPECTED, FeatureNames, ImageCandidates, NAMES_KEPT, Names, PayloadType, PayloadView,
-    Summary, TreeView,
+    BUILTIN, EXPECTED, FeatureNames, ImageCandidates, NAMES_KEPT, Names, NodeReading, PLUGINS,
+    PayloadType, PayloadView, Summary, TreeView,
 };
 
 use crate::decode::{self, Invalid, MessageView, Parsed};

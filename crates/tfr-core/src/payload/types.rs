@@ -9,6 +9,7 @@
 
 use std::io::{self, Write};
 
+use super::plugin::{self, Row, SummaryPlugin};
 use super::{Decoded, PayloadKind, Probe, event, example, fallback, message, tensor};
 use crate::decode::{MessageView, Parsed};
 use crate::schema::ProtoFile;
@@ -22,6 +23,21 @@ pub static BUILTIN: &[&dyn PayloadType] = &[
     &example::EXAMPLE,
     &tensor::TENSOR,
     &event::EVENT,
+];
+
+/// TensorBoard's summary plugins, which the Event type asks what each summary value is for: a
+/// plugin is listed once here, as a payload type is in [`BUILTIN`], and every view of an event
+/// shows what it reads.
+pub static PLUGINS: &[&dyn SummaryPlugin] = &[
+    &plugin::hparams::HPARAMS,
+    &plugin::pr_curve::PR_CURVES,
+    &plugin::custom_scalars::CUSTOM_SCALARS,
+    &plugin::audio::AUDIO,
+    &plugin::text::TEXT,
+    &plugin::mesh::MESH,
+    &plugin::graph::KERAS_MODEL,
+    &plugin::graph::RUN_METADATA_GRAPH,
+    &plugin::graph::RUN_METADATA,
 ];
 
 /// The type payloads are expected to have when nothing else says: what an empty record of a file
@@ -88,11 +104,27 @@ pub trait PayloadType: Sync {
         TreeView::Fields
     }
 
+    /// What the type reads in wire node `node` of the payload beyond its fields, for the
+    /// inspector's tree: a few words for the node's row, and rows it opens before the node's
+    /// fields (a TensorBoard summary value's plugin reading). `None` for nodes it says no more of.
+    fn node_reading(&self, _view: &PayloadView<'_>, _node: usize) -> Option<NodeReading> {
+        None
+    }
+
     /// The bytes values the image preview considers when the selected row holds none, best first,
     /// looking at no more than `budget` fields or features.
     fn image_candidates(&self, view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
         fallback::image_candidates(view, budget)
     }
+}
+
+/// What a payload type reads in one wire node (see [`PayloadType::node_reading`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeReading {
+    /// What the node holds, in a few words.
+    pub detail: String,
+    /// Rows shown before the node's fields.
+    pub rows: Vec<Row>,
 }
 
 /// How the inspector shows a payload's rows.
@@ -269,6 +301,10 @@ impl<'a> PayloadView<'a> {
     pub fn image_candidates(&self, budget: usize) -> ImageCandidates {
         self.payload_type().image_candidates(self, budget)
     }
+
+    pub fn node_reading(&self, node: usize) -> Option<NodeReading> {
+        self.payload_type().node_reading(self, node)
+    }
 }
 
 #[cfg(test)]
@@ -286,6 +322,36 @@ mod tests {
             }
         }
         assert!(BUILTIN.iter().any(|ty| ty.name() == EXPECTED.name()));
+        for (i, p) in PLUGINS.iter().enumerate() {
+            assert!(PLUGINS[..i].iter().all(|other| other.name() != p.name()));
+        }
+    }
+
+    #[test]
+    fn every_plugin_finds_its_protos_in_the_builtin_schema() {
+        let schema = crate::schema::Schema::builtin();
+        let files: Vec<&str> = crate::schema::builtin::files()
+            .iter()
+            .map(|f| f.path)
+            .collect();
+        for p in PLUGINS {
+            assert!(
+                p.protos().iter().all(|f| files.contains(&f.path)),
+                "{}",
+                p.name()
+            );
+        }
+        for message in [
+            plugin::hparams::CONTENT_MESSAGE,
+            plugin::pr_curve::CONTENT_MESSAGE,
+            plugin::audio::CONTENT_MESSAGE,
+            plugin::mesh::CONTENT_MESSAGE,
+            plugin::custom_scalars::LAYOUT_MESSAGE,
+            plugin::graph::RUN_METADATA_MESSAGE,
+            plugin::graph::GRAPH_MESSAGE,
+        ] {
+            assert!(schema.message(message).is_some(), "{message}");
+        }
     }
 
     #[test]
