@@ -1660,3 +1660,174 @@ fn files_past_the_first_64_are_opened_when_shown_and_the_least_recent_closed() {
     assert_eq!(app.current, 0);
     assert_eq!(app.frame_count(), 1);
 }
+
+/// An event file TensorBoard 2.21's plugin APIs wrote (`testdata/writers/README.md`).
+fn writer_events(dir: &str) -> App {
+    let dir = format!("{}/testdata/writers/{dir}", env!("CARGO_MANIFEST_DIR"));
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with("events.out.tfevents")
+                && !name.contains(".golden.")
+                && !name.contains(".reading.")
+        })
+        .unwrap();
+    open(file.to_str().unwrap())
+}
+
+/// Opens the summary value of the selected event in the tree and draws the screen.
+fn open_summary_value(app: &mut App) -> String {
+    app.update(Action::NextPane);
+    let value = node_named(app, "value");
+    app.select_node(value, true);
+    app.update(Action::Right);
+    screen(&render(app, 240, 60))
+}
+
+/// Every row made so far, as `label  detail` with the label's padding left out.
+fn made_rows(app: &App) -> Vec<String> {
+    app.view
+        .tree
+        .nodes
+        .iter()
+        .map(|n| format!("{}  {}", n.label.trim_end(), n.detail))
+        .collect()
+}
+
+#[test]
+fn a_pr_curve_event_opens_into_its_table_of_thresholds() {
+    let mut app = writer_events("tensorboard/plugins");
+    app.go_to_record(1);
+    let value = node_named(&app, "value");
+    assert_eq!(
+        app.view.tree.nodes[value].detail,
+        "pr/pr_curves pr_curve 5 thresholds"
+    );
+    let screen = open_summary_value(&mut app);
+    for row in [
+        "▾ value  pr/pr_curves pr_curve 5 thresholds",
+        "threshold  TP  FP  TN  FN  precision  recall",
+        "0.25       4   2   2   0   0.6666667  1.0",
+        "1.0        0   0   4   4   0.0        0.0",
+    ] {
+        assert!(screen.contains(row), "{row}\n{screen}");
+    }
+    // A threshold's row stands for its six values: TP at 0.25 is the second float of the
+    // tensor_content, recall the 27th.
+    let row = |label: &str| {
+        app.view
+            .tree
+            .nodes
+            .iter()
+            .find(|n| n.label.trim_end() == label)
+            .unwrap()
+            .clone()
+    };
+    let content = row("0.0").range.start;
+    let quarter = row("0.25");
+    assert_eq!(quarter.more_ranges.len(), 5);
+    assert_eq!(quarter.range, content + 4..content + 8);
+    assert_eq!(quarter.more_ranges[4], content + 26 * 4..content + 27 * 4);
+}
+
+#[test]
+fn hparams_text_tables_layouts_audio_meshes_and_graph_traces_show_in_the_tree() {
+    let cases: [(&str, usize, &[&str]); 7] = [
+        (
+            "tensorboard/trial_1",
+            1,
+            &[
+                "value  hparams session start: dropout=true, layers=2.0, lr=0.01, \
+                 optimizer=\"adam\"; group \"trial_1\"",
+                "hparams  4 values",
+                "lr  0.01",
+                "optimizer  \"adam\"",
+                "group_name  \"trial_1\"",
+                "start_time  2023-11-14 22:13:20.000 UTC",
+            ],
+        ),
+        (
+            "tensorboard/trial_1",
+            4,
+            &[
+                "status  STATUS_SUCCESS",
+                "end_time  2023-11-14 22:14:20.000 UTC",
+            ],
+        ),
+        (
+            "tensorboard/plugins",
+            4,
+            &["[0]  \"name\"  \"value\"", "[1]  \"lr\"    \"0.01\""],
+        ),
+        (
+            "tensorboard/plugins",
+            2,
+            &[
+                "category \"Training\"  2 charts",
+                "\"loss band\"  margin train/loss in [train/loss_lo, train/loss_hi]",
+            ],
+        ),
+        (
+            "tensorboard/plugins",
+            3,
+            &["[0]  WAV PCM 16-bit, 8000 Hz, mono, 80 frames, 0.01 s, 204 bytes"],
+        ),
+        (
+            "tensorboard/plugins",
+            6,
+            &[
+                "components  vertices, faces, colors (bits 14)",
+                "vertices  4 points of float32[1,4,3]",
+            ],
+        ),
+        (
+            "tensorboard/graph",
+            2,
+            &[
+                "value  affine graph trace: 1 function, 7 nodes before optimization",
+                "function_graphs[0]  3 graphs",
+            ],
+        ),
+    ];
+    for (dir, record, expected) in cases {
+        let mut app = writer_events(dir);
+        app.go_to_record(record);
+        let screen = open_summary_value(&mut app);
+        let rows = made_rows(&app);
+        for text in expected {
+            assert!(
+                rows.iter().any(|r| r == text),
+                "{dir} record {record}: {text}\n{rows:#?}\n{screen}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_graph_def_opens_into_its_nodes_and_a_keras_model_into_its_json() {
+    let mut app = writer_events("tensorboard/graph");
+    app.go_to_record(1);
+    app.update(Action::NextPane);
+    let graph = node_named(&app, "graph_def");
+    assert_eq!(
+        app.view.tree.nodes[graph].detail,
+        "tensorflow.GraphDef, 6 nodes"
+    );
+    app.select_node(graph, true);
+    app.update(Action::Right);
+    let rows = made_rows(&app);
+    for node in ["x  Placeholder", "mul/x  Const", "Identity  Identity"] {
+        assert!(rows.iter().any(|r| r == node), "{node}\n{rows:#?}");
+    }
+    let mut app = writer_events("keras/train");
+    app.go_to_record(1);
+    let screen = open_summary_value(&mut app);
+    for line in [
+        "▾ value  keras keras model Sequential \"tiny\", 3 layers",
+        "  \"class_name\": \"Sequential\",",
+    ] {
+        assert!(screen.contains(line), "{line}\n{screen}");
+    }
+}

@@ -82,6 +82,8 @@ pub(super) enum Source {
     /// The strings a string tensor's `tensor_content` (wire node `node`) lists, from the
     /// `from`-th on (the row of their lengths first).
     Strings { node: u32, from: u64 },
+    /// What the payload's type reads in wire node `node` (the nodes of a `graph_def`).
+    Reading { node: u32 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -562,6 +564,11 @@ impl Tree {
             Source::Steps(page) => self.step_rows(&ctx, i, page),
             Source::Packed { node, from, at } => self.packed(&ctx, i, node, from, at),
             Source::Strings { node, from } => self.strings(&ctx, i, node, from),
+            Source::Reading { node } => {
+                if let Some(reading) = self.node_reading(&ctx, node) {
+                    self.reading_rows(&ctx, i, &reading.rows);
+                }
+            }
         }
     }
 

@@ -1,9 +1,13 @@
 //! Rows for wire fields: messages shown field by field (any type other than the Example view's
 //! containers, and payloads read without a schema), length-delimited data, packed runs a page of
-//! numbers at a time, and the invalid tail where a walk stopped.
+//! numbers at a time, and the invalid tail where a walk stopped. Where the payload's type reads
+//! more in a node than its fields (a TensorBoard summary value's plugin), the node's row says what
+//! and opens that reading's rows before its fields.
 
 use super::{Children, Ctx, FIELD_PAGE, LIST_LIMIT, Node, Source, Tree};
 use crate::decode::MessageView;
+use crate::payload::NodeReading;
+use crate::payload::plugin::{Row, label_width, padded_label};
 use crate::schema::table::{Kind, Table};
 use crate::span::Span;
 use crate::wire::NodeKind;
@@ -15,6 +19,11 @@ impl Tree {
         let Some(node) = tree.node(container as usize) else {
             return;
         };
+        if from == container + 1 {
+            if let Some(reading) = self.node_reading(ctx, container) {
+                self.reading_rows(ctx, parent, &reading.rows);
+            }
+        }
         let mut child = from as usize;
         let mut shown = 0;
         while child < node.next() && shown < FIELD_PAGE {
@@ -79,7 +88,10 @@ impl Tree {
                         self.container_row(r, &message);
                     }
                     name => {
-                        row.detail = format!("{name}, {}", plural(count_fields(n) as u64, "field"));
+                        row.detail = match self.node_reading(ctx, n) {
+                            Some(reading) => reading.detail,
+                            None => format!("{name}, {}", plural(count_fields(n) as u64, "field")),
+                        };
                         row.children = Children::Later(Source::Wire {
                             container: n,
                             from: n + 1,
@@ -122,7 +134,13 @@ impl Tree {
                         row.detail = format!("{}; not a string list: {problem}", row.detail);
                         true
                     }
-                    None => false,
+                    None => {
+                        if let Some(reading) = self.node_reading(ctx, n) {
+                            row.detail = reading.detail;
+                            row.children = Children::Later(Source::Reading { node: n });
+                        }
+                        false
+                    }
                 };
                 let r = self.push(row);
                 if damaged {
@@ -205,6 +223,46 @@ impl Tree {
 }
 
 impl Tree {
+    /// What the payload's type reads in wire node `n` beyond its fields.
+    pub(super) fn node_reading(&self, ctx: &Ctx<'_>, n: u32) -> Option<NodeReading> {
+        let record = self.record()?;
+        // The type reads its own walk: a payload shown as the walk of a type it failed is not
+        // one of the type's.
+        if record.decoded.expected_tree.is_some() {
+            return None;
+        }
+        let view = record.decoded.view(ctx.parsed.bytes, &record.table);
+        view.node_reading(n as usize)
+    }
+
+    /// The rows of a reading under row `parent`, each over its bytes (or its parent's), with
+    /// theirs under them, closed.
+    pub(super) fn reading_rows(&mut self, ctx: &Ctx<'_>, parent: usize, rows: &[Row]) {
+        let depth = self.depth(parent) + 1;
+        let whole = self
+            .nodes
+            .get(parent)
+            .map(|n| n.range.clone())
+            .unwrap_or_default();
+        // Labels line up among siblings, as `show` prints them: a table's columns stay columns.
+        let width = label_width(rows);
+        for row in rows {
+            self.work += 1;
+            let (range, more) = match row.spans.split_first() {
+                Some((first, rest)) => (
+                    ctx.file(*first),
+                    rest.iter().map(|s| ctx.file(*s)).collect(),
+                ),
+                None => (whole.clone(), Vec::new()),
+            };
+            let mut node = Node::new(depth, Some(parent), padded_label(row, width), range);
+            node.detail = row.detail.clone();
+            node.more_ranges = more;
+            let i = self.push(node);
+            self.reading_rows(ctx, i, &row.children);
+        }
+    }
+
     /// A page of the strings of the string list in `tensor_content` node `n`: on the first page
     /// a row for the lengths, then a row per string covering its bytes and its length.
     pub(super) fn strings(&mut self, ctx: &Ctx<'_>, parent: usize, n: u32, from: u64) {
