@@ -19,7 +19,7 @@ use tfr_inspect::payload::plugin::{self, PluginValue, Row, TensorValue};
 use tfr_inspect::payload::{Decoder, Reading};
 use tfr_inspect::schema::Schema;
 
-use super::{run, stdout, testdata};
+use super::{run, stdout, testdata, tfrecord};
 
 /// The event file in `testdata/writers/<dir>` (the one not a golden or a reading).
 fn writer_file(dir: &str) -> PathBuf {
@@ -653,8 +653,7 @@ fn show_lays_each_plugin_out_under_its_value() {
          0.25       4   2   2   0   0.6666667  1.0\n    \
          0.5        3   1   3   1   0.75       0.75\n    \
          0.75       2   0   4   2   1.0        0.5\n    \
-         1.0        0   0   4   4   0.0        0.0\n  \
-         # not Example: all fields unknown to Example\n"
+         1.0        0   0   4   4   0.0        0.0\n"
     );
     let tree = show("tensorboard/plugins", "4");
     assert!(
@@ -670,4 +669,26 @@ fn show_lays_each_plugin_out_under_its_value() {
     ] {
         assert!(tree.contains(line), "{line}{tree}");
     }
+}
+
+#[test]
+fn files_whose_name_or_first_record_says_they_hold_events_say_no_record_is_no_example() {
+    for file in super::golden::writer_event_files() {
+        let tree = stdout(&run(["show".as_ref(), file.as_os_str()]));
+        assert!(!tree.contains("# not Example"), "{file:?}\n{tree}");
+    }
+    // Named otherwise, the first record's file_version says so.
+    let data = std::fs::read(writer_file("tensorboardx/hparams")).unwrap();
+    let (_dir, renamed) = super::temp_file("run.tfrecord", &data);
+    let tree = stdout(&run(["show".as_ref(), renamed.as_os_str()]));
+    assert!(tree.contains("hparams session start"), "{tree}");
+    assert!(!tree.contains("# not Example"), "{tree}");
+    // Without either, an event says why it is no Example, as any record of another type does.
+    let payload: &[u8] = &data[12..12 + 24];
+    let mut second = vec![0x10, 0x05];
+    second.extend_from_slice(&payload[..9]);
+    let bytes = tfrecord(&[&second, payload]);
+    let (_other, plain) = super::temp_file("steps.tfrecord", &bytes);
+    let tree = stdout(&run(["show".as_ref(), plain.as_os_str()]));
+    assert!(tree.contains("# not Example"), "{tree}");
 }

@@ -214,6 +214,16 @@ impl PayloadType for Event {
         }
     }
 
+    /// The `file_version` event TensorFlow's and tensorboardX's writers begin every file with.
+    fn names_file(&self, view: &PayloadView<'_>) -> bool {
+        view.typed().is_some_and(|event| {
+            matches!(
+                event.field("file_version").and_then(|f| f.singular()),
+                Some(Value::String(version, _)) if version.starts_with(FILE_VERSION_PREFIX)
+            )
+        })
+    }
+
     /// Summary images: TF1 `image.encoded_image_string` and the encoded strings of TF2 image
     /// tensors (after their width and height).
     fn image_candidates(&self, view: &PayloadView<'_>, budget: usize) -> ImageCandidates {

@@ -193,8 +193,9 @@ pub struct Decoder {
     pub reading: Reading,
     /// The kind most records of the file have, used for empty and ambiguous payloads.
     pub likely: Option<PayloadKind>,
-    /// The kind the file's name says its records are (`events.out.tfevents.*`), used until the
-    /// records say otherwise.
+    /// The kind the file's name (`events.out.tfevents.*`) or its first record (TensorBoard's
+    /// `file_version` event) says its records are: used until the records say otherwise, and
+    /// records of it are not told why they are no other type.
     pub named: Option<PayloadKind>,
     /// What learning found wrong with the user's schema for this file (no message of it explains
     /// the records, or several do), for the front ends to say.
@@ -250,8 +251,14 @@ impl Decoder {
             .take(LEARN_PAYLOADS)
             .collect();
         self.choose_user_message(&sample);
-        for &payload in &sample {
-            let kind = self.decode(payload).kind;
+        for (i, &payload) in sample.iter().enumerate() {
+            let decoded = self.decode(payload);
+            // The first record may say what the file is (TensorBoard's `file_version` event).
+            let view = decoded.view(payload, self.table());
+            if i == 0 && view.payload_type().names_file(&view) {
+                self.named = Some(decoded.kind.clone());
+            }
+            let kind = decoded.kind;
             match counts.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, n)) => *n += 1,
                 None => counts.push((kind, 1)),
@@ -417,7 +424,11 @@ impl Decoder {
             if let Some(tree) = ty.message().and_then(|m| probe.take_valid(m)) {
                 let mut decoded = typed(PayloadKind::Builtin(ty), tree);
                 let extends = |other: &dyn PayloadType| ty.extends() == Some(other.name());
+                let named = self.named.as_ref().is_some_and(|k| k.is(ty));
                 decoded.passed_over = match runner_up {
+                    // The file says what its records are: no record of it is asked why it is
+                    // no other type.
+                    _ if named => None,
                     Some((other, explained)) if !extends(other) => {
                         Some(PassedOver::explains_less(other, explained, payload.len()))
                     }
@@ -625,6 +636,26 @@ mod tests {
         assert_eq!(d.likely, Some(PayloadKind::Builtin(&SEQUENCE_EXAMPLE)));
         assert_eq!(d.decode(&context).kind.name(), "SequenceExample");
         assert_eq!(d.expected_name(), "tf.train.SequenceExample");
+    }
+
+    #[test]
+    fn a_file_whose_first_record_is_a_file_version_event_holds_events() {
+        // wall_time 1.0, file_version "brain.Event:2"; then wall_time 1.0, step 5.
+        let mut version = vec![0x09, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x1a, 13];
+        version.extend(b"brain.Event:2");
+        let step = [0x09, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x10, 0x05];
+        let mut d = decoder();
+        let unnamed = d.decode(&step);
+        assert_eq!(unnamed.kind, PayloadKind::Builtin(&EVENT));
+        assert!(unnamed.passed_over.is_some());
+        d.learn([&version[..], &step[..]].into_iter());
+        assert_eq!(d.named, Some(PayloadKind::Builtin(&EVENT)));
+        assert_eq!(d.decode(&step).passed_over, None);
+        // A file_version past the first record names nothing.
+        let mut d = decoder();
+        d.learn([&step[..], &version[..]].into_iter());
+        assert_eq!(d.named, None);
+        assert!(d.decode(&step).passed_over.is_some());
     }
 
     #[test]

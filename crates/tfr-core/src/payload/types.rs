@@ -111,6 +111,12 @@ pub trait PayloadType: Sync {
         None
     }
 
+    /// Whether the payload, as the first record of its file, says what the file's records are
+    /// (TensorBoard's `file_version` event does).
+    fn names_file(&self, _view: &PayloadView<'_>) -> bool {
+        false
+    }
+
     /// The bytes values the image preview considers when the selected row holds none, best first,
     /// looking at no more than `budget` fields or features.
     fn image_candidates(&self, view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
