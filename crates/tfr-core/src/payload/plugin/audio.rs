@@ -7,7 +7,7 @@
 use super::wav::{self, WavInfo, WavProblem, channels_text};
 use super::{
     PluginValue, ROWS_SHOWN, Row, SummaryPlugin, TensorValue, cut, enum_field, int_field, more_row,
-    number_field, quoted, singular, span_within, string_field,
+    number_field, quoted, singular, span_within, string_field, whole_or_repr,
 };
 use crate::decode::Value;
 use crate::pyfmt::repr_f64;
@@ -129,7 +129,7 @@ impl<'a> Clips<'a> {
     /// WAV header.
     fn first_summary(&self) -> Option<String> {
         if let Some(legacy) = self.legacy.as_ref().filter(|l| l.sample_rate > 0.0) {
-            let mut text = format!("{} Hz", short(legacy.sample_rate));
+            let mut text = format!("{} Hz", whole_or_repr(legacy.sample_rate));
             if let Ok(channels) = u16::try_from(legacy.num_channels) {
                 text.push(' ');
                 text.push_str(&channels_text(channels));

@@ -364,6 +364,16 @@ pub fn texts(field: Option<FieldValues<'_>>) -> Vec<String> {
     })
 }
 
+/// A number as a whole number when it is one (`4`, `8000`), else as Python prints the double
+/// (`2.5`): a PR curve's counts (fractions when weighted), a sample rate.
+pub fn whole_or_repr(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+        format!("{x:.0}")
+    } else {
+        crate::pyfmt::repr_f64(x)
+    }
+}
+
 /// `text` quoted and escaped for a terminal: `"adam"`.
 pub fn quoted(text: &[u8]) -> String {
     format!("\"{}\"", escape::bytes_for_terminal(text))
@@ -709,6 +719,17 @@ mod tests {
                 "{said}"
             );
         });
+    }
+
+    #[test]
+    fn whole_numbers_print_whole_and_others_as_python_prints_them() {
+        assert_eq!(whole_or_repr(4.0), "4");
+        assert_eq!(whole_or_repr(0.0), "0");
+        assert_eq!(whole_or_repr(44100.0), "44100");
+        assert_eq!(whole_or_repr(2.5), "2.5");
+        assert_eq!(whole_or_repr(44100.5), "44100.5");
+        assert_eq!(whole_or_repr(1e300), "1e+300");
+        assert_eq!(whole_or_repr(f64::NAN), "nan");
     }
 
     #[test]

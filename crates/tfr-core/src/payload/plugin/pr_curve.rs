@@ -3,7 +3,9 @@
 //! from 0 to 1 (TensorBoard's `np.linspace(0, 1, N)`), with `PrCurvePluginData.num_thresholds` in
 //! the plugin's content.
 
-use super::{PluginValue, ROWS_SHOWN, Row, SummaryPlugin, TensorValue, int_field, more_row};
+use super::{
+    PluginValue, ROWS_SHOWN, Row, SummaryPlugin, TensorValue, int_field, more_row, whole_or_repr,
+};
 use crate::pyfmt::{repr_f64, text_f32};
 use crate::schema::{ProtoFile, builtin};
 use crate::span::Span;
@@ -132,7 +134,7 @@ impl SummaryPlugin for PrCurves {
             .filter_map(|j| {
                 let point = curve.point(j)?;
                 let [tp, fp, tn, fn_, precision, recall] = point.values;
-                let counts = [tp, fp, tn, fn_].map(count_text);
+                let counts = [tp, fp, tn, fn_].map(whole_or_repr);
                 let ratios = [precision, recall].map(|x| number_text(&curve, x));
                 Some((
                     repr_f64(point.threshold),
@@ -173,33 +175,10 @@ impl SummaryPlugin for PrCurves {
     }
 }
 
-/// A count as a whole number when it is one (TensorBoard reads them as integers), else the
-/// float it is: weighted curves count fractions.
-fn count_text(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
-        format!("{x:.0}")
-    } else {
-        repr_f64(x)
-    }
-}
-
 /// A float32 tensor's value as Python prints the float32, a float64's as the double.
 fn number_text(curve: &Curve<'_>, x: f64) -> String {
     match curve.tensor.tensor().map(|t| t.dtype()) {
         Some(crate::tensor::DType::Float32) => text_f32(x as f32),
         _ => repr_f64(x),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counts_are_whole_numbers_when_they_are_and_floats_when_weighted() {
-        assert_eq!(count_text(4.0), "4");
-        assert_eq!(count_text(0.0), "0");
-        assert_eq!(count_text(2.5), "2.5");
-        assert_eq!(count_text(1e300), "1e+300");
     }
 }
