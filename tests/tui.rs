@@ -1375,11 +1375,22 @@ fn the_statistics_pane_prints_the_numbers_not_their_leading_digits() {
 
 #[test]
 fn a_row_cut_at_the_pane_edge_ends_in_an_ellipsis() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/testdata/realworld/serialized_tensors.tfrecord"
-    );
-    let mut app = open(path);
+    // Under a directory whose name alone is wider than the pane, wherever the checkout lies.
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir
+        .path()
+        .join("a-directory-name-longer-than-the-seventy-columns-of-the-screen");
+    std::fs::create_dir(&deep).unwrap();
+    let path = deep.join("serialized_tensors.tfrecord");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/realworld/serialized_tensors.tfrecord"
+        ),
+        &path,
+    )
+    .unwrap();
+    let mut app = open(path.to_str().unwrap());
     app.update(Action::Resize {
         width: 70,
         height: 40,
