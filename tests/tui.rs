@@ -979,6 +979,25 @@ fn a_damaged_compressed_stream_is_shown_and_counts_as_damage() {
     assert_eq!(app.status(), Status::Damage);
 }
 
+#[test]
+fn a_snappy_shard_is_read_and_a_block_tensorflow_cannot_hold_is_noted() {
+    use tfr_inspect::status::Status;
+    let path = format!(
+        "{}/testdata/writers/dataset_save/snappy_blocks/4791107556439151042/00000000.shard/00000000.snapshot",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let app = open(&path);
+    let text = screen(&render(&app, 200, 48));
+    assert!(text.contains("2 records"), "{text}");
+    assert!(text.contains("SNAPPY 13.8 KiB → 293.0 KiB"), "{text}");
+    assert!(text.contains("uint8[8] [2, 2, 2, 2, 2, 2, 2, 2]"), "{text}");
+    assert!(
+        text.contains("note: SNAPPY block 1 at compressed byte 18"),
+        "{text}"
+    );
+    assert_eq!(app.status(), Status::Clean);
+}
+
 // ---- text from the file on screen --------------------------------------------------------------
 
 #[test]

@@ -263,6 +263,9 @@ pub fn run(
         if let Some(tail) = compression.and_then(|c| c.ignored.as_ref()) {
             eprintln!("{name}: note: {tail}");
         }
+        if let Some(block) = compression.and_then(|c| c.oversized.as_ref()) {
+            eprintln!("{name}: note: {block}");
+        }
         if let Some(note) = crate::damage::unverified(&input.index) {
             eprintln!("{name}: note: {note}; verify --thorough searches them");
         }

@@ -191,10 +191,11 @@ pub struct DecodeArgs {
     /// Do not decode payloads: show them as bytes.
     #[arg(long, global = true, conflicts_with = "message")]
     pub raw: bool,
-    /// Compression of the inputs: auto (detect GZIP/ZLIB from the first bytes), none, gzip, zlib.
+    /// Compression of the inputs: auto (detect GZIP/ZLIB from the first bytes, SNAPPY from the
+    /// first block), none, gzip, zlib, snappy.
     #[arg(
         long,
-        value_name = "auto|none|gzip|zlib",
+        value_name = "auto|none|gzip|zlib|snappy",
         default_value = "auto",
         global = true
     )]

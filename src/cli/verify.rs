@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use super::progress::Progress;
 use super::{Status, json_number as number, report_unusable};
-use crate::compress::{Compressed, IgnoredTail, StreamProblemKind};
+use crate::compress::{Compressed, IgnoredTail, OversizedBlock, StreamProblemKind};
 use crate::damage;
 use crate::error::Error;
 use crate::frame::{FrameIndex, FrameStatus};
@@ -259,6 +259,20 @@ fn ignored_json(tail: &IgnoredTail) -> Json {
     ])
 }
 
+/// A SNAPPY block TensorFlow's reader cannot hold, for `--json`.
+fn oversized_json(block: &OversizedBlock) -> Json {
+    Json::Object(vec![
+        ("block".into(), number(block.index)),
+        ("compressed_offset".into(), number(block.compressed_offset)),
+        ("compressed_length".into(), number(block.compressed_len)),
+        ("decompressed_length".into(), number(block.decompressed_len)),
+        (
+            "tensorflow_message".into(),
+            Json::String(block.tensorflow_message()),
+        ),
+    ])
+}
+
 /// Checks `args.files`; damage is red and an intact file's verdict green when `coloured`.
 pub fn run(
     args: &VerifyArgs,
@@ -371,6 +385,9 @@ pub fn run(
                 if let Some(tail) = &info.ignored {
                     members.push(("ignored_tail".into(), ignored_json(tail)));
                 }
+                if let Some(block) = &info.oversized {
+                    members.push(("beyond_tensorflow".into(), oversized_json(block)));
+                }
             }
             writeln!(out, "{}", Json::Object(members).to_string_sorted())?;
         } else {
@@ -398,6 +415,13 @@ pub fn run(
             }
             if let Some(tail) = report.compression.as_ref().and_then(|c| c.ignored.as_ref()) {
                 writeln!(out, "{name}: note: {tail}")?;
+            }
+            if let Some(block) = report
+                .compression
+                .as_ref()
+                .and_then(|c| c.oversized.as_ref())
+            {
+                writeln!(out, "{name}: note: {block}")?;
             }
             if let Some(note) = &report.unverified_note {
                 writeln!(out, "{name}: note: {note}; --thorough searches them")?;

@@ -379,19 +379,20 @@ impl App {
     }
 
     /// What stays on screen whatever the user does: the inputs that could not be opened, and a
-    /// damaged compressed stream in the current file (worded as `verify` words it).
+    /// damaged compressed stream in the current file, or a SNAPPY block TensorFlow's reader
+    /// cannot hold (worded as `verify` words them).
     pub fn notices(&self) -> Vec<String> {
         let mut out: Vec<String> = self
             .open_errors
             .iter()
             .map(|e| format!("not opened: {e}"))
             .collect();
-        let problem = self
-            .file()
-            .and_then(|f| f.input.source.compression())
-            .and_then(|c| c.problem.as_ref());
-        if let Some(p) = problem {
+        let compression = self.file().and_then(|f| f.input.source.compression());
+        if let Some(p) = compression.and_then(|c| c.problem.as_ref()) {
             out.push(format!("compressed stream damaged: {p}"));
+        }
+        if let Some(block) = compression.and_then(|c| c.oversized.as_ref()) {
+            out.push(format!("note: {block}"));
         }
         out.extend(self.growth_notice());
         out

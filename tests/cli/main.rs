@@ -18,6 +18,7 @@ mod plugins;
 mod quiz;
 mod salvage;
 mod show;
+mod snappy;
 mod stats;
 mod teach;
 mod unix;

@@ -1,5 +1,6 @@
 //! Finding the TFRecord files among the arguments: a directory is searched (recursively) for
-//! files whose first bytes are a valid frame header or a GZIP/ZLIB header, whatever their names;
+//! files whose first bytes are a valid frame header, a GZIP/ZLIB header or a first SNAPPY block
+//! that decodes to one, whatever their names;
 //! a glob (`[0-9]`, `{a,b}`, `**`) is matched against the paths under its literal part. Files that
 //! are not TFRecord files are set aside with the reason, never judged as damaged ones.
 
@@ -53,12 +54,25 @@ pub fn named_as_tfrecord(path: &Path) -> bool {
 /// Judges a file by its first bytes, falling back on its name. Only a regular file is opened
 /// (without blocking, and asked again once open): a named pipe is not read here, since a pipe's
 /// bytes can be read only once and the command that reads it needs them.
+///
+/// A frame header or a GZIP/ZLIB magic shows in the first 12 bytes; a SNAPPY file shows only in
+/// its whole first block, which is read when its length field is plausible (at most about
+/// 1.2 MB: see [`compress::snappy_first_block_span`]).
 pub fn sniff(path: &Path) -> Result<Sniff, Unread> {
     let (file, _) = sidefile::open_regular(path)?;
+    let mut file = std::io::BufReader::new(file);
     let mut head = Vec::with_capacity(HEADER_LEN as usize);
-    file.take(HEADER_LEN)
+    (&mut file)
+        .take(HEADER_LEN)
         .read_to_end(&mut head)
         .map_err(Unread::Io)?;
+    let plain = Header::read(&head, crate::span::FileOffset(0)).is_some_and(|h| h.crc_ok());
+    if !plain && compress::sniff(&head).is_none() {
+        if let Some(span) = compress::snappy_first_block_span(&head) {
+            let more = (span as u64).saturating_sub(head.len() as u64);
+            file.take(more).read_to_end(&mut head).map_err(Unread::Io)?;
+        }
+    }
     Ok(sniff_bytes(&head, named_as_tfrecord(path)))
 }
 
@@ -73,9 +87,9 @@ pub fn sniff_bytes(head: &[u8], named: bool) -> Sniff {
         (true, true) => Sniff::TfRecord,
         (true, false) => Sniff::Damaged,
         (false, true) => Sniff::Other("empty"),
-        (false, false) => {
-            Sniff::Other("not a TFRecord file (no valid first frame, no GZIP or ZLIB header)")
-        }
+        (false, false) => Sniff::Other(
+            "not a TFRecord file (no valid first frame, no GZIP, ZLIB or SNAPPY header)",
+        ),
     }
 }
 
@@ -309,7 +323,9 @@ mod tests {
         assert_eq!(sniff_bytes(&[0x1f, 0x8b, 0x08, 0], false), Sniff::TfRecord);
         assert_eq!(
             sniff_bytes(b"{\n  \"name\": 1", false),
-            Sniff::Other("not a TFRecord file (no valid first frame, no GZIP or ZLIB header)")
+            Sniff::Other(
+                "not a TFRecord file (no valid first frame, no GZIP, ZLIB or SNAPPY header)",
+            )
         );
         assert_eq!(sniff_bytes(b"{\n  \"name\": 1", true), Sniff::Damaged);
         assert_eq!(sniff_bytes(b"", true), Sniff::TfRecord);
@@ -318,6 +334,24 @@ mod tests {
         assert!(named_as_tfrecord(Path::new("d/train-00000-of-00002.gz")));
         assert!(named_as_tfrecord(Path::new("x.TFRecord")));
         assert!(!named_as_tfrecord(Path::new("dataset_info.json")));
+    }
+
+    #[test]
+    fn a_snappy_file_is_known_by_its_whole_first_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut stream = Vec::new();
+        for payload in [&b"a payload long enough to take the first block past 12 bytes"[..]; 3] {
+            crate::frame::write_record(payload, &mut stream).unwrap();
+        }
+        let block = snap::raw::Encoder::new().compress_vec(&stream).unwrap();
+        let mut packed = (block.len() as u32).to_be_bytes().to_vec();
+        packed.extend_from_slice(&block);
+        assert!(packed.len() > HEADER_LEN as usize * 4);
+        let path = touch(dir.path(), "unnamed", &packed);
+        assert_eq!(sniff(&path).unwrap(), Sniff::TfRecord);
+        // The first block cut short is not enough to tell.
+        let path = touch(dir.path(), "cut", &packed[..packed.len() - 1]);
+        assert!(matches!(sniff(&path).unwrap(), Sniff::Other(_)));
     }
 
     #[test]

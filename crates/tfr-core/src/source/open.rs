@@ -1,5 +1,5 @@
 //! Opening an input: a regular file is mapped as it is; a pipe, and the decompressed stream of a
-//! GZIP or ZLIB file, are spilled to a temporary file first and that file is mapped.
+//! GZIP, ZLIB or SNAPPY file, are spilled to a temporary file first and that file is mapped.
 //!
 //! Decompression is a pure step here: [`crate::compress::decompress_into`] turns the mapped
 //! compressed bytes into a stream written to the spill, and this module decides what its outcome
@@ -57,6 +57,7 @@ pub fn choose(data: &[u8], mode: Mode) -> Option<Compression> {
         Mode::None => None,
         Mode::Gzip => Some(Compression::Gzip),
         Mode::Zlib => Some(Compression::Zlib),
+        Mode::Snappy => Some(Compression::Snappy),
         Mode::Auto => {
             if Header::read(data, FileOffset::ZERO).is_some_and(|h| h.crc_ok()) {
                 None
@@ -160,11 +161,13 @@ fn decompressed(raw: Source, compression: Compression, options: &ReadOptions) ->
         }
         Err(Stopped::Write(e)) => return Err(spill_err(e)),
     };
+    // Nothing decoded: for SNAPPY, whose first bytes are no magic but a block length, a length
+    // that runs past the end says as little as corrupt data does.
     let unreadable = outcome.len == 0
-        && outcome
-            .problem
-            .as_ref()
-            .is_some_and(|p| p.kind == StreamProblemKind::Corrupt);
+        && outcome.problem.as_ref().is_some_and(|p| {
+            p.kind == StreamProblemKind::Corrupt
+                || compression == Compression::Snappy && p.kind == StreamProblemKind::Truncated
+        });
     if options.mode == Mode::Auto && unreadable {
         return Ok(raw);
     }
@@ -181,6 +184,7 @@ fn decompressed(raw: Source, compression: Compression, options: &ReadOptions) ->
         compressed_len: raw.len(),
         problem: outcome.problem,
         ignored: outcome.ignored,
+        oversized: outcome.oversized,
     };
     let bytes = spilled(spill, &path)?;
     let origin = raw.into_origin().map(|origin| Origin {

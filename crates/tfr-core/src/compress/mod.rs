@@ -1,7 +1,7 @@
 //! Compressed TFRecord files: detection and bounded decompression.
 //!
-//! TensorFlow writes a whole file through GZIP or ZLIB when `TFRecordOptions(compression_type=...)`
-//! is set, so the frames live in the decompressed stream and every offset TensorFlow reports is an
+//! TensorFlow writes a whole file through GZIP, ZLIB or SNAPPY when
+//! `TFRecordOptions(compression_type=...)` is set, so the frames live in the decompressed stream and every offset TensorFlow reports is an
 //! offset into that stream. This module turns such a file's bytes into its decompressed stream,
 //! written to any [`Write`] (the source module spills it to a temporary file), and says where and
 //! why the stream is damaged the way TensorFlow's reader would see it.
@@ -11,7 +11,8 @@
 //! are still good) and the problem is reported with the compressed offset where decoding stopped.
 //! Output passes through one fixed-size buffer and never beyond a caller-given limit, so a
 //! decompression bomb ends in a clear error instead of exhausting memory; no allocation is ever
-//! sized from a length read out of the input.
+//! sized from a length read out of the input. SNAPPY files are sequences of blocks, read by
+//! [`snappy`] under the same limit and reported the same way.
 
 use std::fmt;
 use std::io::Write;
@@ -21,11 +22,16 @@ use flate2::{Decompress, FlushDecompress, Status};
 
 use crate::words::plural;
 
+mod snappy;
+pub use snappy::{BLOCK_LIMIT as SNAPPY_BLOCK_LIMIT, OversizedBlock};
+
 /// How an input is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Compression {
     Gzip,
     Zlib,
+    /// TensorFlow's own block format (see [`snappy`]), not snappy's framing format.
+    Snappy,
 }
 
 impl Compression {
@@ -34,6 +40,7 @@ impl Compression {
         match self {
             Compression::Gzip => "GZIP",
             Compression::Zlib => "ZLIB",
+            Compression::Snappy => "SNAPPY",
         }
     }
 
@@ -42,6 +49,7 @@ impl Compression {
         match self {
             Compression::Gzip => "gzip",
             Compression::Zlib => "zlib",
+            Compression::Snappy => "snappy",
         }
     }
 }
@@ -49,14 +57,15 @@ impl Compression {
 /// What the user asked for: detect, or force a reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// Plain unless the first frame header is invalid and the bytes start like GZIP or ZLIB (the
-    /// reader of the input decides; see [`sniff`]).
+    /// Plain unless the first frame header is invalid and the bytes start like GZIP, ZLIB or
+    /// SNAPPY (the reader of the input decides; see [`sniff`]).
     #[default]
     Auto,
     /// Read the bytes as they are (the way TensorFlow does without `compression_type`).
     None,
     Gzip,
     Zlib,
+    Snappy,
 }
 
 impl FromStr for Mode {
@@ -68,8 +77,9 @@ impl FromStr for Mode {
             "none" | "" => Ok(Mode::None),
             "gzip" => Ok(Mode::Gzip),
             "zlib" => Ok(Mode::Zlib),
+            "snappy" => Ok(Mode::Snappy),
             other => Err(format!(
-                "unknown compression {other:?} (expected auto, none, gzip or zlib)"
+                "unknown compression {other:?} (expected auto, none, gzip, zlib or snappy)"
             )),
         }
     }
@@ -107,6 +117,8 @@ pub enum StreamProblemKind {
     ChecksumMismatch,
     /// Bytes after the end of a gzip member that are not another member.
     TrailingBytes,
+    /// A SNAPPY block larger than this reader holds ([`SNAPPY_BLOCK_LIMIT`]).
+    BlockTooLarge,
 }
 
 impl StreamProblemKind {
@@ -116,6 +128,7 @@ impl StreamProblemKind {
             StreamProblemKind::Corrupt => "compressed_stream_corrupt",
             StreamProblemKind::ChecksumMismatch => "compressed_checksum_mismatch",
             StreamProblemKind::TrailingBytes => "compressed_trailing_bytes",
+            StreamProblemKind::BlockTooLarge => "compressed_block_too_large",
         }
     }
 }
@@ -201,6 +214,8 @@ pub struct Compressed {
     pub problem: Option<StreamProblem>,
     /// Trailing bytes TensorFlow ignores (not damage, but worth a note).
     pub ignored: Option<IgnoredTail>,
+    /// The first SNAPPY block TensorFlow's reader cannot hold (not damage, but worth a note).
+    pub oversized: Option<OversizedBlock>,
 }
 
 impl Compressed {
@@ -252,6 +267,7 @@ pub struct Outcome {
     pub len: u64,
     pub problem: Option<StreamProblem>,
     pub ignored: Option<IgnoredTail>,
+    pub oversized: Option<OversizedBlock>,
 }
 
 /// The result of decoding a whole compressed input into memory.
@@ -260,11 +276,16 @@ pub struct Decoded {
     pub bytes: Vec<u8>,
     pub problem: Option<StreamProblem>,
     pub ignored: Option<IgnoredTail>,
+    pub oversized: Option<OversizedBlock>,
 }
 
-/// Which compression the first bytes announce, if any (a full gzip magic, or a valid zlib header
-/// without a preset dictionary).
+/// Which compression the first bytes announce, if any: a first SNAPPY block that decodes to a
+/// valid frame header (when `data` holds all of it: see [`snappy_first_block_span`]), a full gzip
+/// magic, or a valid zlib header without a preset dictionary.
 pub fn sniff(data: &[u8]) -> Option<Compression> {
+    if snappy::sniff(data) {
+        return Some(Compression::Snappy);
+    }
     match data {
         [0x1f, 0x8b, 0x08, ..] => Some(Compression::Gzip),
         [cmf, flg, ..]
@@ -277,6 +298,12 @@ pub fn sniff(data: &[u8]) -> Option<Compression> {
         }
         _ => None,
     }
+}
+
+/// How many leading bytes [`sniff`] needs to judge `data` as SNAPPY (its whole first block),
+/// when its first four bytes are a plausible block length.
+pub fn snappy_first_block_span(data: &[u8]) -> Option<usize> {
+    snappy::first_block_span(data)
 }
 
 /// Decodes `data` as `compression` into memory, producing at most `limit` bytes.
@@ -294,12 +321,14 @@ pub fn decompress(
             len: bytes.len() as u64,
             problem: None,
             ignored: None,
+            oversized: None,
         },
     };
     Ok(Decoded {
         bytes,
         problem: outcome.problem,
         ignored: outcome.ignored,
+        oversized: outcome.oversized,
     })
 }
 
@@ -319,6 +348,9 @@ pub fn decompress_into(
     limit: u64,
     out: &mut impl Write,
 ) -> Result<Outcome, Stopped> {
+    if compression == Compression::Snappy {
+        return snappy::decompress_into(data, limit, out);
+    }
     let mut sink = Sink {
         out,
         len: 0,
@@ -351,6 +383,7 @@ pub fn decompress_into(
                     len: sink.len,
                     problem,
                     ignored,
+                    oversized: None,
                 });
             }
         }
@@ -509,7 +542,8 @@ fn inflate_member<W: Write>(
 ) -> Result<MemberEnd, Stopped> {
     let mut state = match compression {
         Compression::Gzip => Decompress::new_gzip(15),
-        Compression::Zlib => Decompress::new(true),
+        // SNAPPY never reaches inflate (see `decompress_into`).
+        Compression::Zlib | Compression::Snappy => Decompress::new(true),
     };
     loop {
         let consumed = state.total_in();
