@@ -195,6 +195,18 @@ pub fn run(
         ),
         Outcome::Done { .. } => {}
     }
+    // Records shown up to the end of a compressed stream that ends damaged (cut or corrupt after
+    // a whole record): what was shown is all there is, but the file is not whole.
+    let reached_end = end.is_none_or(|end| end >= input.index.len());
+    if let Some(problem) = input
+        .source
+        .compression()
+        .and_then(|c| c.problem.as_ref())
+        .filter(|_| reached_end)
+    {
+        eprintln!("{}: compressed stream damaged: {problem}", input.name());
+        status = status.max(Status::Damage);
+    }
     Ok(status)
 }
 

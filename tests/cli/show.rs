@@ -348,3 +348,54 @@ fn quantized_bytes_are_shown_as_uint8_arrays_when_asked() {
         );
     }
 }
+
+#[test]
+fn a_compressed_stream_damaged_after_its_last_whole_record_is_damage() {
+    use std::io::Write as _;
+    let records = std::fs::read(testdata("cifar_like.tfrecord")).unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(&records).unwrap();
+    let whole = encoder.finish().unwrap();
+    // The trailer's CRC broken: every record decompresses whole, the stream does not check.
+    let mut bad_trailer = whole.clone();
+    let crc_at = bad_trailer.len() - 8;
+    bad_trailer[crc_at] ^= 0xff;
+    // The trailer missing: the stream ends early, right after the last record.
+    let cut = whole[..whole.len() - 8].to_vec();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, why) in [
+        (
+            "bad_trailer.tfrecord.gz",
+            bad_trailer,
+            "incorrect data check",
+        ),
+        ("cut.tfrecord.gz", cut, "the compressed data ends early"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let all = run(["show".as_ref(), path.as_os_str()]);
+        assert_eq!(all.status.code(), Some(1), "{}", stderr(&all));
+        assert!(
+            stderr(&all).contains("compressed stream damaged"),
+            "{}",
+            stderr(&all)
+        );
+        assert!(stderr(&all).contains(why), "{}", stderr(&all));
+        // Every record is shown all the same.
+        assert_eq!(
+            stdout(&all).matches("record 19 ").count(),
+            1,
+            "{}",
+            stdout(&all)
+        );
+        // A record before the end is whole, and so is what shows it.
+        let first = run([
+            "show".as_ref(),
+            path.as_os_str(),
+            "-n".as_ref(),
+            "0".as_ref(),
+        ]);
+        assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+        assert_eq!(stderr(&first), "");
+    }
+}
