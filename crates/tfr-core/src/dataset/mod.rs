@@ -14,6 +14,7 @@ pub mod numbering;
 mod problem;
 pub mod report;
 pub mod shards;
+pub mod snapshot;
 pub mod tfds;
 
 use std::collections::{HashMap, HashSet};
