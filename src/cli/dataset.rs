@@ -43,6 +43,13 @@ impl Run {
         for error in &dataset.errors {
             status = status.max(report_unusable(error));
         }
+        // A tf.data snapshot's side files that cannot be used: named, as a features.json is, and
+        // its records listed one by one.
+        for set in &dataset.snapshots {
+            for note in &set.snapshot.notes {
+                status = status.max(report_unusable(&note.to_string()));
+            }
+        }
         let tallies = vec![None; dataset.members.len()];
         let starts = RefCell::new(Starts {
             firsts: Vec::new(),

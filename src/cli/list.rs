@@ -9,7 +9,10 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
+use crate::dataset::snapshot::Snapshot;
+use crate::dataset::snapshot::element::{self, Placed};
 use super::{Status, report_unusable};
 use crate::escape::Untrusted;
 use crate::input::{Input, OpenOptions};
@@ -68,6 +71,17 @@ struct Rows<'a> {
 /// frames inside a damaged record, already described in its summary; `split` names the shard's
 /// split and the split-wide number of its first record, in a dataset.
 fn write_row(out: &mut String, rows: &Rows<'_>, row: &FrameRow, nested: Option<&NestedFrames>) {
+    write_row_in(out, rows, row, nested, None);
+}
+
+/// [`write_row`], a JSON object naming the element and component the record is, when given.
+fn write_row_in(
+    out: &mut String,
+    rows: &Rows<'_>,
+    row: &FrameRow,
+    nested: Option<&NestedFrames>,
+    placed: Option<&Placed>,
+) {
     let Rows {
         file,
         split,
@@ -85,6 +99,10 @@ fn write_row(out: &mut String, rows: &Rows<'_>, row: &FrameRow, nested: Option<&
         if let (Json::Object(members), Some((name, number))) = (&mut object, split_record) {
             members.push(("split".into(), Json::String(name.raw().to_string())));
             members.push(("split_record".into(), Json::Literal(number.to_string())));
+        }
+        if let (Json::Object(members), Some(placed)) = (&mut object, placed) {
+            members.push(("element".into(), Json::Literal(placed.element.to_string())));
+            members.push(("component".into(), Json::String(placed.path.clone())));
         }
         object.write(out);
         out.push('\n');
@@ -183,24 +201,34 @@ pub fn run(
         }
         // JSON escapes what it holds itself.
         let json_name = crate::escape::path_for_json(input.source.path());
+        // A tf.data snapshot's shard: its records grouped into elements.
+        let mut grouper = run.dataset.grouping(member).map(Grouper::new);
+        // In a dataset, a column of split-wide record numbers, titled with the split's name.
+        let numbers = split.as_ref().map_or(String::new(), |(name, _)| {
+            format!(
+                "{}  ",
+                crate::words::pad_left_to(&name.shown(), split_width)
+            )
+        });
+        let header = format!(
+            "{numbers}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  summary\n",
+            "index", "offset", "length", "len-crc", "data-crc", "kind"
+        );
         if !args.json {
             if files.len() > 1 {
                 let label = run.label(member).map(|l| format!(" ({l})"));
                 writeln!(out, "== {name}{}", label.unwrap_or_default())?;
             }
-            // In a dataset, a column of split-wide record numbers, titled with the split's name.
-            let numbers = split.as_ref().map_or(String::new(), |(name, _)| {
-                format!(
-                    "{}  ",
-                    crate::words::pad_left_to(&name.shown(), split_width)
-                )
-            });
-            writeln!(
-                out,
-                "{numbers}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  summary",
-                "index", "offset", "length", "len-crc", "data-crc", "kind"
-            )?;
+            match &grouper {
+                Some(g) => writeln!(out, "{}", super::elements::heading(g.snapshot()))?,
+                None => out.write_all(header.as_bytes())?,
+            }
         }
+        let layout = ListLayout {
+            json: args.json,
+            header,
+        };
+        let placing = grouper.as_ref().map(Grouper::shared);
         // JSON lists the names, and a terminal's rows fit as many as its width holds; a table
         // written to a pipe prints each summary line as it is.
         let names = if args.json || width.is_some() {
@@ -217,6 +245,7 @@ pub fn run(
             width,
         };
         let mut intact = 0usize;
+        let mut notes = Vec::new();
         let outcome = render_in_order(
             &mut input,
             0,
@@ -228,18 +257,69 @@ pub fn run(
                     row.summary = format!("{}; {}", row.summary, nested.describe());
                 }
                 write_row(output, &rows, &row, nested.as_ref());
-                frame.status.is_intact()
+                let placed = placing.as_deref().and_then(|snapshot| {
+                    let payload = frame.payload(input.data());
+                    let decoded = payload.map(|p| (p, decoder.decode(p)));
+                    let placed = element::place(
+                        snapshot,
+                        decoder,
+                        &frame,
+                        decoded.as_ref().map(|(p, d)| (*p, d)),
+                    )?;
+                    // JSON names the element and component in each record's object.
+                    let mut grouped = String::new();
+                    if rows.json {
+                        write_row_in(&mut grouped, &rows, &row, nested.as_ref(), Some(&placed));
+                    }
+                    Some((placed, grouped))
+                });
+                (frame.status.is_intact(), frame.index, placed)
             },
             out,
-            |_, is_intact, _| {
+            |input, (is_intact, record, placed), text| {
                 intact += usize::from(is_intact);
-                Handed::AsIs
+                let Some(grouper) = grouper.as_mut() else {
+                    return Handed::AsIs;
+                };
+                let part = Part {
+                    record,
+                    plain: text.to_string(),
+                    placed,
+                };
+                let shown = grouper.push(part, &layout, &mut notes);
+                for note in notes.drain(..) {
+                    eprintln!("{}: {note}", input.name());
+                }
+                Handed::Instead(shown)
             },
         )?;
         if let Outcome::Changed(e) = outcome {
             status = status.max(report_unusable(&e));
             continue;
         }
+        // The records of an element the shard ends inside, one by one.
+        let elements = match grouper.as_mut() {
+            Some(grouper) => {
+                let rest = grouper.finish(input.index.len(), &layout, &mut notes);
+                out.write_all(rest.as_bytes())?;
+                for note in notes.drain(..) {
+                    eprintln!("{name}: {note}");
+                }
+                if grouper.damaged {
+                    status = status.max(Status::Damage);
+                }
+                let alone = match grouper.ungrouped {
+                    0 => String::new(),
+                    n => format!(", {} shown alone", plural(n, "record")),
+                };
+                format!(
+                    "; {} of {}{alone}",
+                    plural(grouper.elements, "element"),
+                    plural(grouper.snapshot().components() as u64, "component")
+                )
+            }
+            None => String::new(),
+        };
         let damaged = input.index.damaged_count();
         let compression = input.source.compression();
         let stream_problem = compression.and_then(|c| c.problem.as_ref());
@@ -249,7 +329,7 @@ pub fn run(
                 .unwrap_or_default();
             writeln!(
                 out,
-                "{name}: {compressed}{}, {intact} intact, {}, {}{}",
+                "{name}: {compressed}{}, {intact} intact, {}, {}{}{elements}",
                 plural(input.index.len() as u64, "frame"),
                 super::paint(&format!("{damaged} damaged"), "31", coloured && damaged > 0),
                 plural(input.source.len(), "byte"),
@@ -289,4 +369,32 @@ pub fn run(
         status = status.max(run.finish(args.json, false, out)?);
     }
     Ok(status)
+}
+
+/// How `list` writes an element: one line (`element 3: id int64 3, …`), or in JSON each record's
+/// object naming its element and component.
+struct ListLayout {
+    json: bool,
+    /// The table's header, written before the first record listed alone.
+    header: String,
+}
+
+impl Layout for ListLayout {
+    fn element(&self, snapshot: &Snapshot, element: usize, parts: &[Part]) -> String {
+        if self.json {
+            return parts
+                .iter()
+                .filter_map(|p| p.placed.as_ref().map(|(_, json)| json.as_str()))
+                .collect();
+        }
+        super::elements::element_line(snapshot, element, parts)
+    }
+
+    fn before_plain(&self) -> String {
+        if self.json {
+            String::new()
+        } else {
+            self.header.clone()
+        }
+    }
 }

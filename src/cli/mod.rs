@@ -3,6 +3,7 @@
 
 pub mod argv;
 pub mod dataset;
+pub mod elements;
 pub mod hex;
 pub mod images;
 pub mod index;

@@ -4,11 +4,15 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
+use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
+use crate::dataset::snapshot::Snapshot;
+use crate::dataset::snapshot::element::{self, Placed};
 use super::{Status, report_unusable};
 use crate::damage;
 use crate::frame::Frame;
@@ -134,6 +138,18 @@ pub fn run(
         }
         _ => None,
     };
+    // A tf.data snapshot's shard: the tree groups its records into elements.
+    let mut grouper = match args.format {
+        Format::Tree => {
+            let (snapshot, read) = super::elements::snapshot_of(&args.file);
+            status = status.max(read);
+            snapshot.map(Grouper::new)
+        }
+        _ => None,
+    };
+    let placing = grouper.as_ref().map(Grouper::shared);
+    let mut element_notes = Vec::new();
+    let mut damaged_elements = false;
     let outcome = render_in_order(
         &mut input,
         start,
@@ -145,14 +161,28 @@ pub fn run(
                 frame,
                 (args.format, args.notes),
                 single,
-                specs.as_ref(),
+                (specs.as_ref(), placing.as_ref()),
                 output,
             )
         },
         out,
-        |input, record, output| {
+        |input, mut record, output| {
             for note in &record.notes {
                 eprintln!("{}: {note}", input.name());
+            }
+            if let Some(grouper) = grouper.as_mut() {
+                status = status.max(record.status);
+                let part = Part {
+                    record: record.index,
+                    plain: output.to_string(),
+                    placed: record.placed.take(),
+                };
+                let shown = grouper.push(part, &ShowLayout, &mut element_notes);
+                for note in element_notes.drain(..) {
+                    eprintln!("{}: {note}", input.name());
+                }
+                damaged_elements |= grouper.damaged;
+                return Handed::Instead(shown);
             }
             if let Some(note) = &record.mismatch {
                 mismatches += 1;
@@ -178,6 +208,17 @@ pub fn run(
             crate::words::plural(mismatches, "record"),
             input.decoder().expected_name()
         );
+    }
+    if let (Some(grouper), Outcome::Done { .. }) = (grouper.as_mut(), &outcome) {
+        let rest = grouper.finish(input.index.len(), &ShowLayout, &mut element_notes);
+        out.write_all(rest.as_bytes())?;
+        for note in element_notes.drain(..) {
+            eprintln!("{}: {note}", input.name());
+        }
+        damaged_elements |= grouper.damaged;
+    }
+    if damaged_elements {
+        status = status.max(Status::Damage);
     }
     match outcome {
         Outcome::Changed(e) => return Ok(report_unusable(&e)),
@@ -231,6 +272,9 @@ pub fn missing_records((start, end): (usize, Option<usize>), count: usize) -> Op
 struct Rendered {
     notes: Vec<String>,
     status: Status,
+    /// The record's index, and what it is as a snapshot's component, with its tree as one.
+    index: usize,
+    placed: Option<(Placed, String)>,
     /// Why a record of unknown protobuf is not the type it was compared with (no type was
     /// asked for): said once per file, not per record.
     mismatch: Option<String>,
@@ -242,7 +286,10 @@ fn render(
     frame: Frame,
     (format, rule_notes): (Format, bool),
     single: bool,
-    specs: Option<&crate::dataset::features::FeatureSpecs>,
+    (specs, snapshot): (
+        Option<&crate::dataset::features::FeatureSpecs>,
+        Option<&Arc<Snapshot>>,
+    ),
     output: &mut String,
 ) -> Rendered {
     let data = input.data();
@@ -253,10 +300,15 @@ fn render(
             "record {} at byte {}: skipped: {problem}",
             frame.index, frame.offset
         ));
+        let placed = snapshot
+            .and_then(|s| element::place(s, decoder, &frame, None))
+            .map(|p| (p, String::new()));
         return Rendered {
             notes,
             status: Status::Damage,
             mismatch: None,
+            index: frame.index,
+            placed,
         };
     };
     let mut status = Status::Clean;
@@ -289,6 +341,7 @@ fn render(
     if format == Format::Text && !single {
         let _ = writeln!(output, "# record {}", frame.index);
     }
+    let mut grouped = None;
     // Each rendering is written once, in place: a record can be tens of megabytes.
     match format {
         Format::Text => decoded.view(payload, decoder.table()).write_text(output),
@@ -304,6 +357,16 @@ fn render(
                 frame.offset,
                 payload.len()
             );
+            let placed = snapshot
+                .and_then(|s| element::place(s, decoder, &frame, Some((payload, &decoded))));
+            // Shown alone, a component still says where it belongs.
+            let alone = match &placed {
+                Some(p @ Placed { value: Ok(_), .. }) => format!(
+                    "{heading}  {}",
+                    element::whose(p.element, &p.path)
+                ),
+                _ => heading.clone(),
+            };
             let example = decoded
                 .typed(payload, decoder.table())
                 .filter(|m| m.type_name() == "Example");
@@ -313,21 +376,77 @@ fn render(
                 }
                 _ => decoded
                     .view(payload, decoder.table())
-                    .write_tree(&heading, &mut out),
+                    .write_tree(&alone, &mut out),
             };
-            if rule_notes {
-                for line in super::teach::record_notes(data, &frame, &decoded, decoder.table()) {
-                    out.extend_from_slice(line.as_bytes());
-                    out.push(b'\n');
-                }
+            let rules = match rule_notes {
+                true => super::teach::record_notes(data, &frame, &decoded, decoder.table()),
+                false => Vec::new(),
+            };
+            for line in &rules {
+                out.extend_from_slice(line.as_bytes());
+                out.push(b'\n');
             }
             output.push_str(&String::from_utf8_lossy(&out));
+            grouped = placed.map(|placed| {
+                let tree = component_tree(&placed, &heading, &decoded, payload, decoder, &rules);
+                (placed, tree)
+            });
         }
     }
     Rendered {
         notes,
         status,
         mismatch,
+        index: frame.index,
+        placed: grouped,
+    }
+}
+
+/// A record's tree as a component of its element: headed by the component's path, indented
+/// under the element's heading.
+fn component_tree(
+    placed: &Placed,
+    heading: &str,
+    decoded: &Decoded,
+    payload: &[u8],
+    decoder: &Decoder,
+    rules: &[String],
+) -> String {
+    let path = match placed.path.as_str() {
+        "" => "the element".to_string(),
+        path => crate::escape::name_for_terminal(path.as_bytes()).into_owned(),
+    };
+    let mut out = Vec::new();
+    let _ = decoded
+        .view(payload, decoder.table())
+        .write_tree(&format!("{path}: {heading}"), &mut out);
+    let mut tree = String::new();
+    for line in String::from_utf8_lossy(&out).lines().chain(rules.iter().map(String::as_str)) {
+        if !line.is_empty() {
+            tree.push_str("  ");
+        }
+        tree.push_str(line);
+        tree.push('\n');
+    }
+    tree
+}
+
+/// How `show` writes an element: its heading, then each component's tree.
+struct ShowLayout;
+
+impl Layout for ShowLayout {
+    fn element(&self, _snapshot: &Snapshot, element: usize, parts: &[Part]) -> String {
+        let (first, last) = match (parts.first(), parts.last()) {
+            (Some(f), Some(l)) => (f.record, l.record),
+            _ => return String::new(),
+        };
+        let mut out = format!("element {element}  (records {first}..={last})\n");
+        for part in parts {
+            if let Some((_, tree)) = &part.placed {
+                out.push_str(tree);
+            }
+        }
+        out
     }
 }
 

@@ -20,8 +20,11 @@ pub mod tfds;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use crate::escape::Untrusted;
 use crate::sidefile::Unread;
+use snapshot::Snapshot;
 pub use problem::Problem;
 pub use report::{Summary, Tally, Verdict};
 use shards::{ShardName, ShardSet};
@@ -82,6 +85,21 @@ pub struct Dataset {
     /// Whether the inputs form a dataset (a directory, or shard-named files), so commands report
     /// it as one.
     pub is_dataset: bool,
+    /// The `tf.data` snapshots the members are shards of.
+    pub snapshots: Vec<SnapshotSet>,
+    /// Per member, the snapshot (an index into [`Dataset::snapshots`]) it is a shard of.
+    member_snapshot: Vec<Option<usize>>,
+}
+
+/// A `tf.data` snapshot and which members are its shards.
+#[derive(Debug, Clone)]
+pub struct SnapshotSet {
+    pub snapshot: Arc<Snapshot>,
+    /// Indexes into [`Dataset::members`], in order.
+    pub members: Vec<usize>,
+    /// Whether every shard of it was searched for (its directory is, or is inside, a directory
+    /// argument), so that its element count can be checked.
+    pub complete: bool,
 }
 
 /// Where a candidate file came from.
@@ -191,9 +209,47 @@ impl Dataset {
             }
         }
         dataset.group(files, &dirs);
+        dataset.find_snapshots(&dirs);
         dataset.is_dataset =
             !dataset.members.is_empty() && (!dirs.is_empty() || !dataset.splits.is_empty());
         dataset
+    }
+
+    /// Finds the `tf.data` snapshots the members are shards of, reading each one's side files
+    /// once.
+    fn find_snapshots(&mut self, dirs: &[PathBuf]) {
+        let mut by_dir: HashMap<PathBuf, Option<usize>> = HashMap::new();
+        self.member_snapshot = vec![None; self.members.len()];
+        for (i, member) in self.members.iter().enumerate() {
+            let Some(dir) = Snapshot::dir_of(&member.path) else {
+                continue;
+            };
+            let set = *by_dir.entry(dir.clone()).or_insert_with(|| {
+                let snapshot = Snapshot::load(&dir)?;
+                let complete = dirs.iter().any(|d| dir.starts_with(d));
+                self.snapshots.push(SnapshotSet {
+                    snapshot: Arc::new(snapshot),
+                    members: Vec::new(),
+                    complete,
+                });
+                Some(self.snapshots.len() - 1)
+            });
+            if let Some(set) = set.and_then(|s| self.snapshots.get_mut(s)) {
+                set.members.push(i);
+            }
+            if let Some(slot) = self.member_snapshot.get_mut(i) {
+                *slot = set;
+            }
+        }
+    }
+
+    /// The snapshot member `member` is a shard of, when it groups its records into elements.
+    pub fn grouping(&self, member: usize) -> Option<Arc<Snapshot>> {
+        let set = self.member_snapshot.get(member).copied().flatten()?;
+        self.snapshots
+            .get(set)
+            .map(|s| Arc::clone(&s.snapshot))
+            .filter(|s| s.components() > 0)
     }
 
     /// Takes in what searching a directory found: its files as candidates, the rest named.

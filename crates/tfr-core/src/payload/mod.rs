@@ -15,7 +15,7 @@ mod example;
 mod fallback;
 mod message;
 pub mod plugin;
-mod tensor;
+pub mod tensor;
 mod types;
 
 pub use crate::escape::looks_like_text;
@@ -227,10 +227,19 @@ impl Decoder {
     }
 
     /// Takes the kind a file's name promises (TensorBoard's `events.out.tfevents.*` hold
-    /// events) as the kind of its records until they are learnt.
+    /// events, a `tf.data` snapshot's `*.shard/*.snapshot` tensors) as the kind of its records
+    /// until they are learnt.
     pub fn hint_file_name(&mut self, path: &std::path::Path) {
         let name = path.file_name().map(|n| n.to_string_lossy());
-        self.named = name.and_then(|n| event::file_kind_from_name(&n));
+        let shard_dir = path.parent().and_then(|d| d.file_name());
+        // A tf.data snapshot's shard (`<N>.shard/<C>.snapshot`) holds TensorProtos.
+        let snapshot_shard = name.as_ref().is_some_and(|n| n.ends_with(".snapshot"))
+            && shard_dir.is_some_and(|d| d.to_string_lossy().ends_with(".shard"));
+        self.named = match name {
+            _ if snapshot_shard => Some(PayloadKind::Builtin(&tensor::TENSOR)),
+            Some(n) => event::file_kind_from_name(&n),
+            None => None,
+        };
     }
 
     /// The kind used for empty and ambiguous payloads: the learnt one, else the named one.

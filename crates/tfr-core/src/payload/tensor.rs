@@ -152,7 +152,23 @@ pub fn image_of(message: &MessageView<'_>) -> Option<ImageCandidates> {
 
 /// `float32[2,3] [1, 2, 3, 4, 5, 6]` for small tensors, else the signature with min, max and mean.
 pub fn summary_line(info: &TensorInfo<'_>) -> String {
-    let signature = info.signature();
+    summary_with(info.signature(), info)
+}
+
+/// [`summary_line`] with a scalar's signature bare (`int64 3`, `string "three"`), as an element
+/// of a `tf.data` snapshot lists its components.
+/// A string scalar is its quoted value alone (`"three"`).
+pub fn component_line(info: &TensorInfo<'_>) -> String {
+    match (&info.dims, info.dtype) {
+        (Some(dims), Some(DType::String)) if dims.is_empty() && info.tensor.is_ok() => {
+            summary_with(String::new(), info).trim_start().to_string()
+        }
+        (Some(dims), Some(dtype)) if dims.is_empty() => summary_with(dtype.name().into(), info),
+        _ => summary_line(info),
+    }
+}
+
+fn summary_with(signature: String, info: &TensorInfo<'_>) -> String {
     let tensor = match &info.tensor {
         Ok(tensor) => tensor,
         Err(problem) => return format!("{signature}: {problem}"),

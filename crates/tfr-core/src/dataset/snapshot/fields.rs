@@ -14,16 +14,6 @@ pub enum Wire<'a> {
     Bytes(&'a [u8]),
 }
 
-impl Wire<'_> {
-    /// The value of a varint field (an `int64`, an enum, a `bool`).
-    pub fn varint(self) -> Option<u64> {
-        match self {
-            Wire::Varint(v) => Some(v),
-            _ => None,
-        }
-    }
-}
-
 /// Why a message could not be read: what was wrong, at which byte of the message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bad {
