@@ -101,7 +101,10 @@ impl Grouper {
         self.pending.push(part);
         let n = self.snapshot.components();
         let whole = self.pending.len() == n
-            && self.pending.first().is_some_and(|p| p.record % n.max(1) == 0);
+            && self
+                .pending
+                .first()
+                .is_some_and(|p| p.record % n.max(1) == 0);
         if whole {
             let problems: Vec<String> = self
                 .pending
@@ -130,12 +133,24 @@ impl Grouper {
 
     /// Ends the records handed over: those of an element not whole are written one by one, and
     /// named when the file (of `frames` frames) ends inside it.
-    pub fn finish(&mut self, frames: usize, layout: &dyn Layout, notes: &mut Vec<String>) -> String {
+    pub fn finish(
+        &mut self,
+        frames: usize,
+        layout: &dyn Layout,
+        notes: &mut Vec<String>,
+    ) -> String {
         let mut out = String::new();
         let ends_file = self.pending.last().is_some_and(|p| p.record + 1 == frames);
         if ends_file {
             for part in &self.pending {
-                if let Some((Placed { value: Err(problem), .. }, _)) = &part.placed {
+                if let Some((
+                    Placed {
+                        value: Err(problem),
+                        ..
+                    },
+                    _,
+                )) = &part.placed
+                {
                     notes.push(problem.clone());
                 }
             }

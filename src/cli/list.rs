@@ -11,9 +11,9 @@ use clap::Args;
 
 use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
+use super::{Status, report_unusable};
 use crate::dataset::snapshot::Snapshot;
 use crate::dataset::snapshot::element::{self, Placed};
-use super::{Status, report_unusable};
 use crate::escape::Untrusted;
 use crate::input::{Input, OpenOptions};
 use crate::jsonformat::Json;
@@ -355,10 +355,10 @@ pub fn run(
             status = status.max(Status::Damage);
         }
         if let Some(tally) = run.tallies.get_mut(member) {
-            *tally = Some(crate::dataset::Tally::of(
-                &input.index,
-                stream_problem.is_some(),
-            ));
+            *tally = Some(crate::dataset::Tally {
+                compression: compression.map(|c| c.compression),
+                ..crate::dataset::Tally::of(&input.index, stream_problem.is_some())
+            });
         }
         if damaged > 0 {
             status = status.max(Status::Damage);

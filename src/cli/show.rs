@@ -11,10 +11,10 @@ use clap::{Args, ValueEnum};
 
 use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
-use crate::dataset::snapshot::Snapshot;
-use crate::dataset::snapshot::element::{self, Placed};
 use super::{Status, report_unusable};
 use crate::damage;
+use crate::dataset::snapshot::Snapshot;
+use crate::dataset::snapshot::element::{self, Placed};
 use crate::frame::Frame;
 use crate::input::{Input, OpenOptions};
 use crate::jsonformat::{Json, raw_payload_json, write_message};
@@ -361,10 +361,9 @@ fn render(
                 .and_then(|s| element::place(s, decoder, &frame, Some((payload, &decoded))));
             // Shown alone, a component still says where it belongs.
             let alone = match &placed {
-                Some(p @ Placed { value: Ok(_), .. }) => format!(
-                    "{heading}  {}",
-                    element::whose(p.element, &p.path)
-                ),
+                Some(p @ Placed { value: Ok(_), .. }) => {
+                    format!("{heading}  {}", element::whose(p.element, &p.path))
+                }
                 _ => heading.clone(),
             };
             let example = decoded
@@ -421,7 +420,10 @@ fn component_tree(
         .view(payload, decoder.table())
         .write_tree(&format!("{path}: {heading}"), &mut out);
     let mut tree = String::new();
-    for line in String::from_utf8_lossy(&out).lines().chain(rules.iter().map(String::as_str)) {
+    for line in String::from_utf8_lossy(&out)
+        .lines()
+        .chain(rules.iter().map(String::as_str))
+    {
         if !line.is_empty() {
             tree.push_str("  ");
         }

@@ -196,7 +196,10 @@ fn judge(
     source.check_unchanged()?;
     let compression = source.compression().cloned();
     let stream_damaged = compression.as_ref().is_some_and(|c| c.problem.is_some());
-    let tally = crate::dataset::Tally::of(&index, stream_damaged);
+    let tally = crate::dataset::Tally {
+        compression: compression.as_ref().map(|c| c.compression),
+        ..crate::dataset::Tally::of(&index, stream_damaged)
+    };
     if let Some(p) = compression.as_ref().and_then(|c| c.problem.as_ref()) {
         let at = FileOffset(p.decompressed_offset);
         problems.push(Problem {

@@ -24,10 +24,10 @@ use std::sync::Arc;
 
 use crate::escape::Untrusted;
 use crate::sidefile::Unread;
-use snapshot::Snapshot;
 pub use problem::Problem;
 pub use report::{Summary, Tally, Verdict};
 use shards::{ShardName, ShardSet};
+use snapshot::Snapshot;
 pub use tfds::{DatasetInfo, ShardCount, SplitInfo};
 
 /// One split: a shard set, named, with what `dataset_info.json` says of it.
@@ -424,6 +424,10 @@ fn metadata_role(path: &Path) -> Option<&'static str> {
     match name {
         tfds::INFO_FILE => Some("dataset metadata (shard lengths and sizes, checked)"),
         "features.json" => Some("dataset metadata (feature types)"),
+        snapshot::METADATA_FILE => {
+            Some("tf.data snapshot metadata (dtypes and element count, checked)")
+        }
+        snapshot::SPEC_FILE => Some("tf.data element spec (component names, dtypes, shapes)"),
         _ if name.ends_with(".labels.txt") => Some("class label names"),
         _ => None,
     }

@@ -65,6 +65,19 @@ pub enum Problem {
     },
     /// A metadata file that cannot be read or parsed.
     Metadata { path: PathBuf, message: String },
+    /// A tf.data snapshot's shards hold another number of elements than its
+    /// `snapshot.metadata` says.
+    SnapshotElements {
+        metadata: PathBuf,
+        promised: i64,
+        found: u64,
+    },
+    /// A tf.data snapshot's shard holds records that are not whole elements.
+    SnapshotPartialElement {
+        path: PathBuf,
+        records: u64,
+        components: u64,
+    },
 }
 
 impl Problem {
@@ -80,6 +93,8 @@ impl Problem {
             Problem::NumBytes { .. } => "num_bytes_mismatch",
             Problem::SplitMissing { .. } => "split_missing",
             Problem::Metadata { .. } => "metadata_unreadable",
+            Problem::SnapshotElements { .. } => "snapshot_element_count",
+            Problem::SnapshotPartialElement { .. } => "snapshot_partial_element",
         }
     }
 
@@ -94,7 +109,9 @@ impl Problem {
             | Problem::RecordCount { split, .. }
             | Problem::NumBytes { split, .. }
             | Problem::SplitMissing { split, .. } => Some(split),
-            Problem::Metadata { .. } => None,
+            Problem::Metadata { .. }
+            | Problem::SnapshotElements { .. }
+            | Problem::SnapshotPartialElement { .. } => None,
         }
     }
 }
@@ -220,6 +237,25 @@ impl fmt::Display for Problem {
                 "{}: cannot be read: {}",
                 path_for_terminal(path),
                 crate::escape::for_terminal(message)
+            ),
+            Problem::SnapshotElements {
+                metadata,
+                promised,
+                found,
+            } => write!(
+                f,
+                "{} says {promised} elements; the shards hold {found}",
+                path_for_terminal(metadata)
+            ),
+            Problem::SnapshotPartialElement {
+                path,
+                records,
+                components,
+            } => write!(
+                f,
+                "{} holds {}, not whole elements of {components} components (it ends inside one)",
+                path_for_terminal(path),
+                plural(*records, "record")
             ),
         }
     }

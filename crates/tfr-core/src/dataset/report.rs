@@ -20,6 +20,8 @@ pub struct Tally {
     pub damaged: u64,
     /// Bytes of the intact records' payloads (what `numBytes` counts).
     pub payload_bytes: u64,
+    /// How the member is compressed (`None`: it is not).
+    pub compression: Option<crate::compress::Compression>,
 }
 
 impl Tally {
@@ -30,6 +32,7 @@ impl Tally {
             intact: (index.len() - index.damaged_count()) as u64,
             damaged: index.damaged_count() as u64 + u64::from(stream_damaged),
             payload_bytes: index.intact_payload_bytes(),
+            compression: None,
         }
     }
 }
@@ -64,6 +67,8 @@ pub struct Summary<'d> {
     /// sum of their tallies (summed in one pass, however many splits there are).
     totals: Vec<SplitTotal>,
     loose: SplitTotal,
+    /// What each tf.data snapshot's shards hold, against its metadata.
+    snapshots: Vec<super::snapshot::count::Counted>,
 }
 
 /// Members, unreadable members, and the sum of the tallies of one split.
@@ -90,6 +95,12 @@ impl<'d> Summary<'d> {
             .collect();
         let mut problems = dataset.problems.clone();
         problems.extend(dataset.check_counts(&counts));
+        let snapshots: Vec<super::snapshot::count::Counted> = dataset
+            .snapshots
+            .iter()
+            .map(|set| super::snapshot::count::count(set, &dataset.members, tallies))
+            .collect();
+        problems.extend(snapshots.iter().flat_map(|c| c.problems.iter().cloned()));
         let mut totals = vec![SplitTotal::default(); dataset.splits.len()];
         let mut loose = SplitTotal::default();
         for (member, tally) in dataset.members.iter().zip(tallies) {
@@ -112,6 +123,7 @@ impl<'d> Summary<'d> {
             problems,
             totals,
             loose,
+            snapshots,
         }
     }
 
@@ -163,6 +175,7 @@ impl<'d> Summary<'d> {
         if loose > 0 {
             lines.push(self.split_line("other files", None, false));
         }
+        lines.extend(self.snapshots.iter().map(|c| c.line.clone()));
         for line in lines {
             writeln!(out, "{line}")?;
         }
@@ -296,6 +309,10 @@ impl<'d> Summary<'d> {
                 ("splits".into(), Json::Array(splits)),
                 ("problems".into(), Json::Array(problems.collect())),
                 ("skipped".into(), Json::Array(skipped.collect())),
+                (
+                    "snapshots".into(),
+                    Json::Array(self.snapshots.iter().map(|c| c.json.clone()).collect()),
+                ),
             ]),
         )])
     }

@@ -210,6 +210,7 @@ fn two_hundred_thousand_shards_group_in_one_pass() {
         intact: 2,
         damaged: 0,
         payload_bytes: 10,
+        compression: None,
     };
     let tallies = vec![Some(tally); dataset.members.len()];
     let summary = Summary::new(&dataset, &tallies);

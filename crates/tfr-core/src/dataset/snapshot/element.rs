@@ -81,8 +81,7 @@ fn read(
         ));
     }
     if let (Some(want), Some(have)) = (&component.shape, &info.dims) {
-        let fits = want.len() == have.len()
-            && want.iter().zip(have).all(|(w, h)| *w < 0 || w == h);
+        let fits = want.len() == have.len() && want.iter().zip(have).all(|(w, h)| *w < 0 || w == h);
         if !fits {
             return Err(format!(
                 "record {record} is {}, but {} is {}",

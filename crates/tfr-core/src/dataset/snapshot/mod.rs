@@ -11,6 +11,7 @@
 //! hold. What cannot be used is said ([`Snapshot::notes`]) and the shard's records are then shown
 //! one by one, as any TFRecord file's.
 
+pub mod count;
 pub mod element;
 mod fields;
 pub mod spec;

@@ -1,0 +1,140 @@
+//! A snapshot's shards counted against its `snapshot.metadata`: how many elements they hold
+//! (records over components), whether each shard holds whole elements, and whether the total is
+//! the `num_elements` the writer recorded. Only shards of the run the metadata names count
+//! (a run that was started again leaves the old run's directory beside the new one).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::{METADATA_FILE, Snapshot};
+use crate::dataset::{Member, Problem, SnapshotSet, Tally};
+use crate::escape::path_for_terminal;
+use crate::jsonformat::Json;
+use crate::words::plural;
+
+/// A snapshot's line in a dataset's summary, its JSON, and what disagrees.
+#[derive(Debug, Clone)]
+pub struct Counted {
+    pub line: String,
+    pub json: Json,
+    pub problems: Vec<Problem>,
+}
+
+/// The name of the run directory a shard (`<run>/<N>.shard/<C>.snapshot`) lies in.
+fn run_of(shard: &Path) -> Option<String> {
+    let run = shard.parent()?.parent()?.file_name()?;
+    Some(run.to_string_lossy().into_owned())
+}
+
+/// Counts `set`'s shards from their tallies (one per member of the dataset).
+pub fn count(set: &SnapshotSet, members: &[Member], tallies: &[Option<Tally>]) -> Counted {
+    let snapshot: &Snapshot = &set.snapshot;
+    let n = snapshot.components() as u64;
+    let run_id = snapshot.metadata.as_ref().map(|m| m.run_id.as_str());
+    let mut problems = Vec::new();
+    let (mut shards, mut other_runs, mut unread, mut records) = (0u64, 0u64, 0u64, 0u64);
+    let mut compression = BTreeSet::new();
+    for &i in &set.members {
+        let Some(member) = members.get(i) else {
+            continue;
+        };
+        let current = match (run_id, run_of(&member.path)) {
+            (Some(id), Some(run)) if !id.is_empty() => id == run,
+            _ => true,
+        };
+        if !current {
+            other_runs += 1;
+            continue;
+        }
+        shards += 1;
+        let Some(tally) = tallies.get(i).copied().flatten() else {
+            unread += 1;
+            continue;
+        };
+        compression.insert(tally.compression.map_or("uncompressed", |c| c.name()));
+        records += tally.frames;
+        if n > 0 && tally.frames % n != 0 {
+            problems.push(Problem::SnapshotPartialElement {
+                path: member.path.clone(),
+                records: tally.frames,
+                components: n,
+            });
+        }
+    }
+    let elements = (n > 0 && unread == 0).then(|| records / n);
+    let promised = snapshot.metadata.as_ref().and_then(|m| m.num_elements);
+    let metadata = snapshot.dir.join(METADATA_FILE);
+    let mut agrees = "";
+    if let (Some(found), Some(promised), true) = (elements, promised, set.complete) {
+        if i64::try_from(found).ok() == Some(promised) {
+            agrees = "; agrees with snapshot.metadata";
+        } else {
+            problems.push(Problem::SnapshotElements {
+                metadata: metadata.clone(),
+                promised,
+                found,
+            });
+        }
+    }
+    let held = match elements {
+        Some(e) => plural(e, "element"),
+        None if n == 0 => plural(records, "record"),
+        None => format!("{} ({unread} shards not read)", plural(records, "record")),
+    };
+    let compressed = compression.into_iter().collect::<Vec<_>>().join(" and ");
+    let stale = match other_runs {
+        0 => String::new(),
+        k => format!(" ({} of other runs not counted)", plural(k, "shard")),
+    };
+    let unfinished = match &snapshot.metadata {
+        Some(m) if !m.finalized => "; not finalized (the writer did not finish)",
+        _ => "",
+    };
+    let line = format!(
+        "{}: tf.data snapshot ({}): {held} in {}{stale}, {compressed}; {}{agrees}{unfinished}",
+        path_for_terminal(&snapshot.dir),
+        snapshot.writer(),
+        plural(shards, "shard"),
+        snapshot.describe_element(),
+    );
+    let number = |v: u64| Json::Literal(v.to_string());
+    let components = snapshot.element.as_ref().map_or(Json::Null, |e| {
+        Json::Array(
+            e.components
+                .iter()
+                .map(|c| {
+                    Json::Object(vec![
+                        ("path".into(), Json::String(c.path.clone())),
+                        (
+                            "dtype".into(),
+                            Json::String(super::spec::dtype_name(c.dtype)),
+                        ),
+                        ("type".into(), Json::String(c.type_text())),
+                    ])
+                })
+                .collect(),
+        )
+    });
+    let json = Json::Object(vec![
+        (
+            "dir".into(),
+            Json::String(crate::escape::path_for_json(&snapshot.dir)),
+        ),
+        ("writer".into(), Json::String(snapshot.writer().into())),
+        ("named".into(), Json::Literal(snapshot.named.to_string())),
+        ("components".into(), components),
+        ("shards".into(), number(shards)),
+        ("records".into(), number(records)),
+        ("elements".into(), elements.map_or(Json::Null, number)),
+        (
+            "num_elements".into(),
+            promised.map_or(Json::Null, |p| Json::Literal(p.to_string())),
+        ),
+        ("other_run_shards".into(), number(other_runs)),
+    ]);
+    Counted {
+        line,
+        json,
+        problems,
+    }
+}
