@@ -1861,3 +1861,78 @@ fn a_graph_def_opens_into_its_nodes_and_a_keras_model_into_its_json() {
         assert!(screen.contains(line), "{line}\n{screen}");
     }
 }
+
+// ---- tf.data snapshots --------------------------------------------------------------------------
+
+const SNAPSHOT_SHARD: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/testdata/writers/dataset_save/none/9843000220232823379/00000001.shard/00000000.snapshot"
+);
+
+#[test]
+fn a_snapshot_shards_rows_and_tree_name_element_and_component() {
+    let mut app = open(SNAPSHOT_SHARD);
+    app.update(Action::Resize {
+        width: 160,
+        height: 40,
+    });
+    let buf = render(&app, 160, 40);
+    let text = screen(&buf);
+    // The frame list: each record's element and component (from dataset_spec.pb) before its
+    // value; the shard holds ids 1 and 3.
+    assert!(
+        line(&buf, 2).contains("TensorProto     element 0's id: int64[] 1"),
+        "{text}"
+    );
+    assert!(text.contains("element 0's pair[1]: bool[] False"), "{text}");
+    assert!(text.contains("element 1's pair[0]: uint8[] 254"), "{text}");
+    // The tree of record 7: the payload's row names it.
+    app.select_frame(7);
+    let buf = render(&app, 160, 40);
+    let text = screen(&buf);
+    assert!(
+        text.contains("▾ TensorProto  7 bytes; element 1's pair[0]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_cut_short_snapshot_shard_says_so_on_its_last_records() {
+    // The shard's first 7 records: one whole element of 5, and 2 of the next.
+    let data = std::fs::read(SNAPSHOT_SHARD).unwrap();
+    let mut frames = Vec::new();
+    let mut at = 0;
+    for _ in 0..7 {
+        let len = u64::from_le_bytes(data[at..at + 8].try_into().unwrap()) as usize;
+        frames.extend_from_slice(&data[at..at + 16 + len]);
+        at += 16 + len;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let shard_dir = dir.path().join("1/00000000.shard");
+    std::fs::create_dir_all(&shard_dir).unwrap();
+    let meta = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/writers/dataset_save/none/"
+    );
+    for side in ["snapshot.metadata", "dataset_spec.pb"] {
+        std::fs::copy(format!("{meta}{side}"), dir.path().join(side)).unwrap();
+    }
+    let shard = shard_dir.join("00000000.snapshot");
+    std::fs::write(&shard, frames).unwrap();
+    let mut app = open(shard.to_str().unwrap());
+    app.update(Action::Resize {
+        width: 200,
+        height: 60,
+    });
+    app.select_frame(6);
+    let buf = render(&app, 200, 60);
+    let text = screen(&buf);
+    assert!(text.contains("element 0's vec: float32[3]"), "{text}");
+    assert!(
+        text.contains(
+            "past the last whole element (2 of 5 components: the shard ends inside an element): \
+             int64[] 3"
+        ),
+        "{text}"
+    );
+}

@@ -15,6 +15,7 @@
 //! frames of a sequence).
 
 mod dataset;
+mod elements;
 mod images;
 mod motion;
 mod navigate;
@@ -41,6 +42,7 @@ use super::search::{SEARCH_INLINE_BYTES, SearchRun};
 use super::tree::{Parts, Record, Tree};
 use crate::annotate::{Annotated, FrameTokens, Token};
 use crate::dataset::features::FeatureSpecs;
+use crate::dataset::snapshot::Snapshot;
 use crate::frame::{Frame, FrameIndex, IndexDelta};
 use crate::hint::UserMessage;
 use crate::image::Picture;
@@ -72,6 +74,8 @@ pub struct FileView {
     pub grew: Option<(u64, u64)>,
     /// The tensorflow-datasets `features.json` beside the file, when there is one.
     pub specs: Option<Arc<crate::dataset::features::FeatureSpecs>>,
+    /// The `tf.data` snapshot the file is a shard of, when it groups records into elements.
+    pub snapshot: Option<Arc<Snapshot>>,
     /// Whether its bytes are open (see `opening.rs`): a closed file keeps only its frame index.
     pub open: bool,
     /// When it was last shown, on [`App`]'s clock, to close the least recently shown first.
@@ -85,10 +89,27 @@ pub struct FileView {
 #[derive(Default)]
 pub(super) struct SpecsCache {
     by_dir: HashMap<PathBuf, Option<Arc<FeatureSpecs>>>,
+    /// The `tf.data` snapshots, by the directory of their side files.
+    snapshots: HashMap<PathBuf, Option<Arc<Snapshot>>>,
     pub notes: Vec<String>,
 }
 
 impl SpecsCache {
+    /// The `tf.data` snapshot `path` is a shard of, when its records group into elements; its
+    /// side files are read once per snapshot, and what cannot be used of them is noted.
+    pub fn snapshot_of(&mut self, path: &Path) -> Option<Arc<Snapshot>> {
+        let dir = Snapshot::dir_of(path)?;
+        let notes = &mut self.notes;
+        self.snapshots
+            .entry(dir)
+            .or_insert_with_key(|dir| {
+                let snapshot = Snapshot::load(dir)?;
+                notes.extend(snapshot.notes.iter().map(ToString::to_string));
+                (snapshot.components() > 0).then(|| Arc::new(snapshot))
+            })
+            .clone()
+    }
+
     /// The `features.json` beside `path`, when it has one that reads.
     pub fn beside(&mut self, path: &Path) -> Option<Arc<FeatureSpecs>> {
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -250,6 +271,7 @@ impl App {
             };
             files.push(FileView {
                 specs: specs.beside(path),
+                snapshot: specs.snapshot_of(path),
                 indexing: (open || closed_as.is_some()) && !input.index.is_complete(),
                 input,
                 selected: 0,
@@ -803,6 +825,10 @@ impl App {
                 None if large => decoding::placeholder_row(&frame),
                 None => framelist::describe(&file.input, frame),
             };
+            let mut row = row;
+            if let Some(place) = elements::place_text(file, &frame) {
+                row.summary = format!("{place}: {}", row.summary);
+            }
             let mut row = watch::mark_unfinal(file, &frame, row);
             let payload = frame
                 .payload(file.data())
@@ -931,7 +957,24 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
             view.tree = Tree::build(&frame, parts);
         }
     }
+    mark_place(file, &frame, &mut view);
     view
+}
+
+/// Says on the payload's row which element and component a snapshot's record is.
+fn mark_place(file: &FileView, frame: &Frame, view: &mut FrameView) {
+    let Some(place) = elements::place_text(file, frame) else {
+        return;
+    };
+    let payload = frame.payload_range().map(Range::from);
+    let row = view
+        .tree
+        .nodes
+        .iter_mut()
+        .find(|n| n.depth == 0 && Some(&n.range) == payload.as_ref());
+    if let Some(row) = row {
+        row.detail = format!("{}; {place}", row.detail);
+    }
 }
 
 /// The row selected when a frame is shown: the payload (the record itself) rather than its header.
