@@ -19,6 +19,7 @@ mod quiz;
 mod salvage;
 mod show;
 mod snappy;
+mod snapshot;
 mod stats;
 mod teach;
 mod unix;
