@@ -280,8 +280,7 @@ impl Reader {
                 shown_path(path)
             )),
             Some(1) => Ok(Structure::Nothing),
-            Some(n @ (33 | 35)) => {
-                let _ = n;
+            Some(33 | 35) => {
                 let (dtype, shape) = tensor_spec(&data)?;
                 self.component(Component {
                     path: path.to_string(),
@@ -454,7 +453,7 @@ fn type_spec(bytes: &[u8]) -> Result<(String, u64), String> {
         match field.map_err(|b| bad_text(&b, "TypeSpecProto"))? {
             (1, Wire::Varint(v)) => class = v,
             (3, Wire::Bytes(text)) => name = String::from_utf8_lossy(text).into(),
-            (4, Wire::Varint(v)) => flat = u64::from(as_i32(v).max(0).unsigned_abs()),
+            (4, Wire::Varint(v)) => flat = as_i32(v).max(0).unsigned_abs().into(),
             _ => {}
         }
     }

@@ -69,7 +69,7 @@ fn nest(inner: &[u8], levels: usize) -> Vec<u8> {
         varint(52 << 3 | 2, &mut outer);
         varint(body as u64, &mut outer);
         outer.extend(item);
-        len = outer.len() + len;
+        len += outer.len();
         headers.push(outer);
     }
     let mut out: Vec<u8> = headers.into_iter().rev().flatten().collect();
