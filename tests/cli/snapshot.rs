@@ -97,7 +97,7 @@ fn loaded(reading: &Value) -> Vec<Listed> {
 
 #[test]
 fn list_groups_dataset_save_shards_into_the_elements_tensorflow_loads() {
-    for dir in ["none", "gzip"] {
+    for dir in ["none", "gzip", "snappy"] {
         let reading = reading(dir);
         let mut expected = loaded(&reading);
         let mut seen = Vec::new();
@@ -210,7 +210,7 @@ fn show_writes_a_tree_per_element_and_leaves_text_and_json_as_python_prints_them
         text(&one.stdout)
     );
     // Text format and JSON are Python's, record by record, for every shard.
-    for dir in ["none", "gzip"] {
+    for dir in ["none", "gzip", "snappy"] {
         for shard in shards(&testdata(&format!("writers/dataset_save/{dir}"))) {
             for (format, ext) in [("text", "golden.txt"), ("json", "golden.jsonl")] {
                 let output = run([
@@ -230,7 +230,11 @@ fn show_writes_a_tree_per_element_and_leaves_text_and_json_as_python_prints_them
 
 #[test]
 fn a_snapshot_directory_is_recognised_and_checked_against_its_metadata() {
-    for (dir, shards, compression) in [("none", 2, "uncompressed"), ("gzip", 1, "gzip")] {
+    for (dir, shards, compression) in [
+        ("none", 2, "uncompressed"),
+        ("gzip", 1, "gzip"),
+        ("snappy", 1, "snappy"),
+    ] {
         let path = testdata(&format!("writers/dataset_save/{dir}"));
         for command in ["list", "verify"] {
             let output = run([command.as_ref(), path.as_os_str()]);
@@ -465,4 +469,42 @@ fn component_names_from_the_spec_are_escaped() {
         "{stdout}"
     );
     assert!(!stdout.contains('\x1b'));
+}
+
+#[test]
+fn an_experimental_snapshot_without_a_spec_numbers_the_components_tensorflow_read() {
+    let path = testdata("writers/snapshot.reading.json");
+    let reading: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let files = reading["files"].as_object().unwrap();
+    assert!(!files.is_empty());
+    let shards = files
+        .iter()
+        .filter(|(_, file)| file.get("records").is_some());
+    assert_eq!(shards.clone().count(), 2);
+    for (name, file) in shards {
+        let records = file["records"].as_array().unwrap();
+        // Elements of (int64, float32), one record each, in the order TensorFlow read them.
+        let expected: Vec<String> = records
+            .chunks(2)
+            .enumerate()
+            .map(|(i, pair)| {
+                format!(
+                    "element {i}: int64 {}, float32 {:?}",
+                    pair[0]["parse_tensor"].as_i64().unwrap(),
+                    pair[1]["parse_tensor"].as_f64().unwrap() as f32
+                )
+            })
+            .collect();
+        let listed = run([
+            "list".as_ref(),
+            testdata(&format!("writers/snapshot/{name}")).as_os_str(),
+        ]);
+        assert_eq!(listed.status.code(), Some(0), "{}", text(&listed.stderr));
+        let stdout = text(&listed.stdout);
+        let elements: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.starts_with("element "))
+            .collect();
+        assert_eq!(elements, expected, "{stdout}");
+    }
 }
