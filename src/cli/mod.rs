@@ -178,8 +178,9 @@ pub struct DecodeArgs {
     #[arg(long = "descriptor-set", value_name = "FILE", global = true)]
     pub descriptor_sets: Vec<PathBuf>,
     /// Decode a bytes field as a message in the readable views, e.g.
-    /// `--field-type my.pkg.Record.blob=my.pkg.Blob` (repeatable).
-    #[arg(long = "field-type", value_name = "pkg.Type.field=pkg.Type", value_parser = parse_field_type, global = true)]
+    /// `--field-type my.pkg.Record.blob=my.pkg.Blob`, or every value of a feature,
+    /// `--field-type feature:nested=tensorflow.Example` (repeatable).
+    #[arg(long = "field-type", value_name = "pkg.Type.field|feature:NAME=pkg.Type", value_parser = parse_field_type, global = true)]
     pub field_types: Vec<(String, String)>,
     /// Show the bytes values of these features (or feature lists) as arrays of numbers in the
     /// readable views, e.g. YouTube-8M's quantized `--bytes-as rgb,audio=uint8` (repeatable;
@@ -233,7 +234,9 @@ fn parse_field_type(text: &str) -> Result<(String, String), String> {
         Some((path, message)) if !path.is_empty() && !message.is_empty() => {
             Ok((path.to_string(), message.to_string()))
         }
-        _ => Err(format!("expected pkg.Type.field=pkg.Type, got `{text}`")),
+        _ => Err(format!(
+            "expected pkg.Type.field=pkg.Type or feature:NAME=pkg.Type, got `{text}`"
+        )),
     }
 }
 

@@ -450,6 +450,18 @@ pub fn values_summary_as(
     limit: usize,
     bytes_as: Option<crate::tensor::DType>,
 ) -> String {
+    values_summary_with(values, limit, |b| match bytes_as {
+        Some(dtype) => bytes_as_numbers(b, dtype, limit),
+        None => bytes_summary(b, shape),
+    })
+}
+
+/// [`values_summary`], each bytes value in the words `bytes_text` gives.
+pub fn values_summary_with(
+    values: &FeatureValues<'_>,
+    limit: usize,
+    bytes_text: impl Fn(&[u8]) -> String,
+) -> String {
     let count = values.len();
     let more = if count > limit {
         format!(", … {} more", count - limit)
@@ -463,10 +475,7 @@ pub fn values_summary_as(
         FeatureKind::Bytes => values
             .bytes()
             .take(limit)
-            .map(|(b, _)| match bytes_as {
-                Some(dtype) => bytes_as_numbers(b, dtype, limit),
-                None => bytes_summary(b, shape),
-            })
+            .map(|(b, _)| bytes_text(b))
             .collect(),
     };
     format!("[{}{more}]", shown.join(", "))

@@ -206,6 +206,9 @@ pub struct Schema {
     candidates: Vec<MessageId>,
 }
 
+/// How a `--field-type` path names a feature rather than a field: `feature:NAME`.
+pub const FEATURE_PREFIX: &str = "feature:";
+
 /// The user's schema, as the command line gives it.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
@@ -217,7 +220,8 @@ pub struct Sources {
     pub descriptor_sets: Vec<PathBuf>,
     /// The message payloads are, when named.
     pub message: Option<String>,
-    /// Bytes fields decoded as messages: (`Type.field` path, message full name).
+    /// Bytes fields decoded as messages: (`Type.field` path, or `feature:NAME` for the values of
+    /// a feature, and the message's full name).
     pub field_types: Vec<(String, String)>,
     /// Bytes features shown as arrays of numbers: (feature name, dtype of fixed width).
     pub bytes_as: Vec<(String, crate::tensor::DType)>,
@@ -241,6 +245,21 @@ fn suggestions(
     if !close.is_empty() {
         return close;
     }
+    // A name one or two edits from a full name (`tensorflow.Exampel`).
+    let near: Vec<String> = pool
+        .all_messages()
+        .filter(|m| {
+            near_miss(
+                &m.full_name().to_ascii_lowercase(),
+                &name.to_ascii_lowercase(),
+            )
+        })
+        .map(|m| m.full_name().to_string())
+        .take(2)
+        .collect();
+    if !near.is_empty() {
+        return near;
+    }
     let own: Vec<String> = defined
         .iter()
         .filter_map(|m| table.message(*m).map(|m| m.full_name.to_string()))
@@ -263,6 +282,31 @@ fn suggestions(
     let others = pool.all_messages().count().saturating_sub(offered.len());
     offered.push(format!("and {others} more"));
     offered
+}
+
+/// Whether `a` and `b` are at most two edits apart (insertions, deletions, substitutions), for
+/// names of up to 128 characters; longer names are never near misses.
+fn near_miss(a: &str, b: &str) -> bool {
+    const MOST: usize = 2;
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() > 128 || b.len() > 128 || a.len().abs_diff(b.len()) > MOST {
+        return false;
+    }
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, x) in a.iter().enumerate() {
+        let mut row = Vec::with_capacity(b.len() + 1);
+        row.push(i + 1);
+        for (j, y) in b.iter().enumerate() {
+            let substitute = previous
+                .get(j)
+                .map_or(usize::MAX, |d| d + usize::from(x != y));
+            let delete = previous.get(j + 1).map_or(usize::MAX, |d| d + 1);
+            let insert = row.last().map_or(usize::MAX, |d| d + 1);
+            row.push(substitute.min(delete).min(insert));
+        }
+        previous = row;
+    }
+    previous.last().is_some_and(|d| *d <= MOST)
 }
 
 /// Where a `.proto` named on the command line is, and the name it is imported by: its path under
@@ -523,6 +567,27 @@ impl Schema {
         let graph = ("tensorflow.Event.graph_def", "tensorflow.GraphDef");
         let builtin_embeds = std::iter::once(graph).map(|(a, b)| (a.to_string(), b.to_string()));
         for (path, type_name) in builtin_embeds.chain(sources.field_types.iter().cloned()) {
+            if let Some(feature) = path.strip_prefix(FEATURE_PREFIX) {
+                let name = type_name.trim_start_matches('.');
+                let message = table
+                    .message_by_name(name)
+                    .ok_or_else(|| Error::NoSuchMessage {
+                        // The flag stands where a file would.
+                        path: Some(PathBuf::from(format!("--field-type {path}"))),
+                        name: name.to_string(),
+                        known: suggestions(&pool, name, &defined, &table),
+                    })?;
+                if sources.bytes_as.iter().any(|(n, _)| n == feature) {
+                    return Err(schema_err(
+                        Path::new(&format!("--field-type {path}")),
+                        format!(
+                            "feature `{feature}` is also given --bytes-as: its values are either numbers or a message"
+                        ),
+                    ));
+                }
+                table.declare_feature_type(feature, message);
+                continue;
+            }
             table
                 .embed(&path, &type_name)
                 .map_err(|message| schema_err(Path::new(&path), message))?;

@@ -60,7 +60,7 @@ pub(super) fn starting_types(table: &Table) -> Starting {
 
 /// Whether `tag` is the one-byte tag of a field `message` declares, with a wire type the field
 /// is read with.
-fn tag_starts(table: &Table, message: MessageId, tag: u8) -> bool {
+pub(super) fn tag_starts(table: &Table, message: MessageId, tag: u8) -> bool {
     let Some(wire_type) = WireType::from_bits(u64::from(tag & 7)).filter(|_| tag < 0x80) else {
         return false;
     };

@@ -4,9 +4,10 @@
 
 use std::io::{self, Write};
 
+use super::inner::{Indented, InnerReading, ValueReading};
 use super::{ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, TreeView, fallback};
 use crate::decode::MessageView;
-use crate::example::{self as view, Features};
+use crate::example::{self as view, FeatureKind, FeatureValues, Features};
 use crate::keytext::{KeyTexts, write_key};
 use crate::schema::{ProtoFile, builtin};
 use crate::wire::{ROOT, WireTree, WireType};
@@ -70,6 +71,14 @@ impl PayloadType for Example {
             .is_some_and(|tree| top_level(tree).known)
     }
 
+    /// An Example with at least one feature, each holding a list.
+    fn fits_inside(&self, view: &PayloadView<'_>) -> bool {
+        view.typed().is_some_and(|typed| {
+            let features = view::top_features(&typed);
+            !features.is_empty() && all_hold_lists(&features)
+        })
+    }
+
     fn summary(&self, view: &PayloadView<'_>) -> Summary {
         features_summary(view, false)
     }
@@ -81,7 +90,7 @@ impl PayloadType for Example {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         match view.typed() {
-            Some(typed) => write_features_tree(out, heading, true, &typed),
+            Some(typed) => write_features_tree(out, heading, true, &typed, view),
             None => fallback::write_plain(view, heading, out),
         }
     }
@@ -128,6 +137,20 @@ impl PayloadType for SequenceExample {
         prefer && (top.known || top.lists) && probe.valid_walk(SEQUENCE_EXAMPLE_MESSAGE).is_some()
     }
 
+    /// A SequenceExample with at least one context feature or feature list, each context
+    /// feature and each step holding a list.
+    fn fits_inside(&self, view: &PayloadView<'_>) -> bool {
+        view.typed().is_some_and(|typed| {
+            let features = view::top_features(&typed);
+            let lists = view::feature_lists_of(&typed);
+            let steps_hold_lists = lists.iter().all(|list| {
+                list.steps()
+                    .all(|step| step.values.kind() != FeatureKind::Empty)
+            });
+            features.len() + lists.len() > 0 && all_hold_lists(&features) && steps_hold_lists
+        })
+    }
+
     fn summary(&self, view: &PayloadView<'_>) -> Summary {
         features_summary(view, true)
     }
@@ -139,7 +162,7 @@ impl PayloadType for SequenceExample {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         match view.typed() {
-            Some(typed) => write_features_tree(out, heading, false, &typed),
+            Some(typed) => write_features_tree(out, heading, false, &typed, view),
             None => fallback::write_plain(view, heading, out),
         }
     }
@@ -151,6 +174,14 @@ impl PayloadType for SequenceExample {
     fn image_candidates(&self, view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
         features_images(view, budget)
     }
+}
+
+/// Whether every feature holds a list (a Feature with no kind set is what random bytes that
+/// parse tend to be).
+fn all_hold_lists(features: &Features<'_>) -> bool {
+    features
+        .iter()
+        .all(|feature| feature.values.kind() != FeatureKind::Empty)
 }
 
 /// How many feature names a summary line shows.
@@ -247,6 +278,7 @@ fn write_features_tree(
     heading: &str,
     is_example: bool,
     typed: &MessageView<'_>,
+    at: &PayloadView<'_>,
 ) -> io::Result<()> {
     let features = view::top_features(typed);
     let lists = view::feature_lists_of(typed);
@@ -277,7 +309,7 @@ fn write_features_tree(
     }
     let indent = if is_example { "  " } else { "    " };
     let table = typed.parsed().table;
-    write_features(out, &features, indent, width, table)?;
+    write_features(out, &features, indent, width, at)?;
     if !lists.is_empty() {
         writeln!(out, "  feature_lists:")?;
     }
@@ -294,13 +326,15 @@ fn write_features_tree(
             )?,
             None => writeln!(out, "    {}  no steps", crate::words::pad_to(&name, width))?,
         }
-        let bytes_as = table.bytes_as(list.key);
+        let reading = ValueReading::of_feature(table, list.key, at.depth());
         for (i, step) in list.steps().enumerate().take(SHOWN) {
             writeln!(
                 out,
                 "      [{i}] {}",
-                view::values_summary_as(&step.values, None, SHOWN, bytes_as)
+                view::values_summary_with(&step.values, SHOWN, |b| reading
+                    .value_text(b, None, SHOWN))
             )?;
+            write_inner_values(out, &step.values, &reading, "        ", at.base())?;
         }
         if count > SHOWN {
             writeln!(out, "      … {} more steps", count - SHOWN)?;
@@ -315,16 +349,69 @@ fn write_features(
     features: &Features<'_>,
     indent: &str,
     width: usize,
-    table: &crate::schema::table::Table,
+    at: &PayloadView<'_>,
 ) -> io::Result<()> {
     let shape = view::declared_shape(features);
+    let inner_indent = format!("{indent}  ");
     for feature in features.iter() {
         let kind = format!("{}[{}]", feature.values.kind_name(), feature.values.len());
-        let bytes_as = table.bytes_as(feature.key);
-        let values = view::values_summary_as(&feature.values, shape, SHOWN, bytes_as);
+        let reading = ValueReading::of_feature(at.table, feature.key, at.depth());
+        let values = view::values_summary_with(&feature.values, SHOWN, |b| {
+            reading.value_text(b, shape, SHOWN)
+        });
         let name = feature.shown_name();
         let name = crate::words::pad_to(&name, width);
         writeln!(out, "{indent}{name}  {kind:<11}  {values}")?;
+        write_inner_values(out, &feature.values, &reading, &inner_indent, at.base())?;
+    }
+    Ok(())
+}
+
+/// Under a feature's line, each of its first values that reads as a payload (see
+/// [`super::inner`]): `[i]` and the payload's own tree, indented; or, for a value declared to be
+/// a message it is not, why and where (`base` is where the values' payload starts in the
+/// record's).
+fn write_inner_values(
+    out: &mut dyn Write,
+    values: &FeatureValues<'_>,
+    reading: &ValueReading<'_>,
+    indent: &str,
+    base: usize,
+) -> io::Result<()> {
+    if values.kind() != FeatureKind::Bytes || reading.bytes_as.is_some() {
+        return Ok(());
+    }
+    for (i, (bytes, span)) in values.bytes().enumerate().take(SHOWN) {
+        let start = base.saturating_add(span.start);
+        match reading.read(bytes) {
+            Some(InnerReading::Payload(inner)) => {
+                let view = inner.view(bytes, reading.table, reading.depth + 1, start);
+                let mut indented = Indented::new(out, indent);
+                view.write_tree(&format!("[{i}]"), &mut indented)?;
+                // A declared type may explain few of the bytes: protobuf keeps the rest unknown.
+                let unknown = super::detect::unexplained(&inner.decoded.tree);
+                if inner.declared && unknown > 0 {
+                    let declared = match &inner.decoded.kind {
+                        super::PayloadKind::Message(name) => name.as_str(),
+                        kind => kind.payload_type().expected_name(),
+                    };
+                    writeln!(
+                        out,
+                        "{indent}  # {unknown} of {} bytes lie in fields {} does not declare",
+                        bytes.len(),
+                        declared
+                    )?;
+                }
+            }
+            Some(InnerReading::NotDeclared { message, invalid }) => writeln!(
+                out,
+                "{indent}[{i}]  # not a {message}: {} at payload byte {} (value at payload bytes {start}..{})",
+                invalid.what(),
+                start.saturating_add(invalid.at()),
+                base.saturating_add(span.end),
+            )?,
+            None => {}
+        }
     }
     Ok(())
 }

@@ -13,6 +13,7 @@ mod detect;
 mod event;
 mod example;
 mod fallback;
+pub mod inner;
 mod message;
 pub mod plugin;
 pub mod tensor;

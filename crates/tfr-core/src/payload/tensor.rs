@@ -69,6 +69,15 @@ impl PayloadType for Tensor {
         dtype && shape && !unknown
     }
 
+    /// A tensor whose dtype and shape are known and whose values fill the shape.
+    fn fits_inside(&self, view: &PayloadView<'_>) -> bool {
+        view.typed().is_some_and(|typed| {
+            tensor::read(&typed)
+                .tensor
+                .is_ok_and(|tensor| tensor.fills_shape())
+        })
+    }
+
     fn summary(&self, view: &PayloadView<'_>) -> Summary {
         match view.typed() {
             Some(typed) => Summary {

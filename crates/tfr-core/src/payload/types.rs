@@ -111,6 +111,14 @@ pub trait PayloadType: Sync {
         None
     }
 
+    /// Whether a bytes value detection found to be of this type (a valid walk with every byte
+    /// explained, see [`super::inner`]) is plausibly one, by the type's own checks: a tensor
+    /// whose dtype and shape its values fill, an Example whose features each hold a list. Types
+    /// that do not say are never looked for inside bytes values.
+    fn fits_inside(&self, _view: &PayloadView<'_>) -> bool {
+        false
+    }
+
     /// Whether the payload, as the first record of its file, says what the file's records are
     /// (TensorBoard's `file_version` event does).
     fn names_file(&self, _view: &PayloadView<'_>) -> bool {
@@ -234,6 +242,12 @@ pub struct PayloadView<'a> {
     pub table: &'a Table,
     /// Whether summaries list the feature names.
     names: FeatureNames,
+    /// How many bytes values this payload lies inside (0 for a record's payload): values are
+    /// read as payloads only down to [`super::inner::INNER_DEPTH`].
+    depth: usize,
+    /// Where this payload starts in the record's payload (0 for a record's payload), for
+    /// positions the views say.
+    base: usize,
 }
 
 impl<'a> PayloadView<'a> {
@@ -243,7 +257,29 @@ impl<'a> PayloadView<'a> {
             payload,
             table,
             names: FeatureNames::Kept,
+            depth: 0,
+            base: 0,
         }
+    }
+
+    /// This view, as a payload found inside a bytes value `depth` levels down that starts at
+    /// byte `base` of the record's payload.
+    pub fn inside(self, depth: usize, base: usize) -> PayloadView<'a> {
+        PayloadView {
+            depth,
+            base,
+            ..self
+        }
+    }
+
+    /// Where this payload starts in the record's payload (0 for a record's payload).
+    pub fn base(&self) -> usize {
+        self.base
+    }
+
+    /// How many bytes values this payload lies inside (0 for a record's payload).
+    pub fn depth(&self) -> usize {
+        self.depth
     }
 
     /// This view, with summaries that list the feature names or leave the list empty: a table

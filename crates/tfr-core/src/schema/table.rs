@@ -283,6 +283,9 @@ pub struct Table {
     /// Bytes features (and feature lists) whose values the readable views show as arrays of
     /// numbers of a dtype (`--bytes-as rgb=uint8`), by feature name.
     bytes_as: Vec<(Box<[u8]>, crate::tensor::DType)>,
+    /// Bytes features (and feature lists) whose values the readable views read as a message
+    /// (`--field-type feature:NAME=pkg.Type`), by feature name.
+    feature_types: Vec<(Box<[u8]>, MessageId)>,
 }
 
 /// FNV-1a for message names: payload detection looks types up by name for every record, and
@@ -328,6 +331,7 @@ impl Table {
         let mut table = Table {
             by_name,
             bytes_as: Vec::new(),
+            feature_types: Vec::new(),
             ..Table::default()
         };
         for message in pool.all_messages() {
@@ -481,6 +485,23 @@ impl Table {
             .iter()
             .find(|(n, _)| **n == *name)
             .map(|(_, dtype)| *dtype)
+    }
+
+    /// Reads the bytes values of feature (or feature list) `name` as serialized `message`s.
+    pub fn declare_feature_type(&mut self, name: &str, message: MessageId) {
+        self.feature_types.retain(|(n, _)| **n != *name.as_bytes());
+        self.feature_types.push((name.as_bytes().into(), message));
+    }
+
+    /// The message the bytes values of feature `name` were declared to be, if any.
+    pub fn feature_type(&self, name: &[u8]) -> Option<MessageId> {
+        if self.feature_types.is_empty() {
+            return None;
+        }
+        self.feature_types
+            .iter()
+            .find(|(n, _)| **n == *name)
+            .map(|(_, message)| *message)
     }
 
     /// Declares that bytes field `path` (`pkg.Message.field`) holds serialized `message`s.

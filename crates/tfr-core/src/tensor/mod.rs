@@ -309,6 +309,16 @@ impl<'a> Tensor<'a> {
         &self.shape
     }
 
+    /// Whether every element is stored: `tensor_content` (its length checked against the shape)
+    /// or one typed value per element. TensorFlow reads a tensor with fewer typed values by
+    /// repeating the last one, which `serialize_tensor` never writes.
+    pub fn fills_shape(&self) -> bool {
+        match &self.storage {
+            Storage::Content(_) | Storage::Strings(_) => true,
+            Storage::Values(values) => values.len() as u64 == self.count,
+        }
+    }
+
     /// How many elements the shape holds.
     pub fn len(&self) -> u64 {
         self.count
