@@ -1936,3 +1936,85 @@ fn a_cut_short_snapshot_shard_says_so_on_its_last_records() {
         "{text}"
     );
 }
+
+/// The row under `parent` labelled `label`.
+fn child_named(app: &App, parent: usize, label: &str) -> usize {
+    app.view
+        .tree
+        .children(parent)
+        .iter()
+        .copied()
+        .find(|&c| app.view.tree.nodes[c].label.trim_end() == label)
+        .unwrap_or_else(|| panic!("no {label} under {}", app.view.tree.nodes[parent].label))
+}
+
+/// Selects row `n` and opens it.
+fn open_row(app: &mut App, n: usize) {
+    app.select_node(n, true);
+    app.update(Action::Right);
+}
+
+#[test]
+fn a_payload_inside_a_bytes_value_opens_into_its_rows_each_over_its_bytes() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/writers/examples/nested_payloads.tfrecord"
+    );
+    let mut app = open(path);
+    app.update(Action::NextPane);
+    let feature = node_named(&app, "nested_example");
+    assert_eq!(
+        app.view.tree.nodes[feature].detail,
+        "bytes[1] [Example 2 features: ids, label]"
+    );
+    open_row(&mut app, feature);
+    let value = child_named(&app, feature, "[0]");
+    assert_eq!(
+        app.view.tree.nodes[value].detail,
+        "Example 2 features: ids, label"
+    );
+    open_row(&mut app, value);
+    let features = child_named(&app, value, "features");
+    open_row(&mut app, features);
+    let ids = child_named(&app, features, "ids");
+    assert_eq!(
+        app.view.tree.nodes[ids].detail,
+        "bytes[1] [TensorProto int64[3] [10, 20, 30]]"
+    );
+    open_row(&mut app, ids);
+    let tensor = child_named(&app, ids, "[0]");
+    open_row(&mut app, tensor);
+    let dtype = child_named(&app, tensor, "dtype");
+    assert_eq!(app.view.tree.nodes[dtype].detail, "DT_INT64");
+    let content = child_named(&app, tensor, "tensor_content");
+    // Each row lies inside the one that holds it, down to the record's payload.
+    let mut at = content;
+    while let Some(parent) = app.view.tree.nodes[at].parent {
+        let (inner, outer) = (
+            &app.view.tree.nodes[at].range,
+            &app.view.tree.nodes[parent].range,
+        );
+        assert!(
+            outer.start <= inner.start && inner.end <= outer.end,
+            "{} {inner:?} outside {} {outer:?}",
+            app.view.tree.nodes[at].label,
+            app.view.tree.nodes[parent].label
+        );
+        at = parent;
+    }
+    // tensor_content holds 10, 20 and 30 as little-endian int64s.
+    let data = std::fs::read(path).unwrap();
+    let range = app.view.tree.nodes[content].value.clone().unwrap();
+    let bytes = &data[range.start as usize..range.end as usize];
+    let ints: Vec<i64> = bytes
+        .chunks(8)
+        .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(ints, [10, 20, 30]);
+    let screen = screen(&render(&app, 200, 60));
+    assert!(screen.contains("tensor_content"), "{screen}");
+    // From a fresh tree, the hex cursor on one of those bytes opens the rows down to it.
+    let mut fresh = open(path);
+    let owner = fresh.view.tree.descend_to(range.start + 9, &data).unwrap();
+    assert_eq!(fresh.view.tree.nodes[owner].label, "tensor_content");
+}

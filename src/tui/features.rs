@@ -12,8 +12,10 @@ use std::sync::Arc;
 use super::tree::{Children, Ctx, FIELD_PAGE, LIST_LIMIT, Node, Page, Source, Tree};
 use crate::decode::{EntryReader, FieldValues, MapEntry, MessageView, Nodes, Value, ValuesAt};
 use crate::example::{self, FeatureKind, FeatureValues};
-use crate::schema::table::FieldId;
+use crate::payload::inner::{InnerReading, ValueReading};
+use crate::schema::table::{FieldId, MessageId};
 use crate::span::Span;
+use crate::tensor::DType;
 use crate::wire::ROOT;
 
 impl Tree {
@@ -137,6 +139,7 @@ impl Tree {
                         from: 0,
                         at: ValuesAt::default(),
                         bytes_as: ctx.parsed.table.bytes_as(list.key),
+                        declared: ctx.parsed.table.feature_type(list.key),
                     }));
                 }
                 self.push(row);
@@ -149,15 +152,20 @@ impl Tree {
                     ctx.file(feature.span),
                 );
                 row.wire = Some(entry.last);
-                let specs = self.record().and_then(|r| r.specs.as_deref());
+                // A dataset's features name the record's own, not those of a payload inside it.
+                let specs = self
+                    .record()
+                    .and_then(|r| r.specs.as_deref())
+                    .filter(|_| ctx.depth == 0);
                 let bytes_as = ctx.parsed.table.bytes_as(feature.key);
+                let declared = ctx.parsed.table.feature_type(feature.key);
                 row.detail = specs
-                    .filter(|_| bytes_as.is_none())
+                    .filter(|_| bytes_as.is_none() && declared.is_none())
                     .and_then(|s| {
                         crate::dataset::features::describe(s, feature.key, &feature.values)
                     })
-                    .unwrap_or_else(|| self.values_line(&feature.values, bytes_as));
-                row.children = values_source(&feature.values, bytes_as);
+                    .unwrap_or_else(|| self.values_line(ctx, &feature.values, bytes_as, declared));
+                row.children = values_source(&feature.values, bytes_as, declared);
                 self.push(row);
             }
         }
@@ -192,11 +200,20 @@ impl Tree {
     /// arrays of `bytes_as` when given.
     pub(super) fn values_line(
         &self,
+        ctx: &Ctx<'_>,
         values: &FeatureValues<'_>,
-        bytes_as: Option<crate::tensor::DType>,
+        bytes_as: Option<DType>,
+        declared: Option<MessageId>,
     ) -> String {
-        let summary =
-            example::values_summary_as(values, self.declared_shape, SUMMARY_VALUES, bytes_as);
+        let reading = ValueReading {
+            table: ctx.parsed.table,
+            bytes_as,
+            declared,
+            depth: ctx.depth,
+        };
+        let summary = example::values_summary_with(values, SUMMARY_VALUES, |b| {
+            reading.value_text(b, self.declared_shape, SUMMARY_VALUES)
+        });
         match values.kind() {
             FeatureKind::Empty => summary,
             _ => format!("{}[{}] {summary}", values.kind_name(), values.len()),
@@ -208,7 +225,8 @@ impl Tree {
         let declared_shape = self.declared_shape;
         let bytes_as = page.bytes_as;
         let rows = self.page_of(ctx, parent, &page, |index, value, span, depth| {
-            let text = match (&value, bytes_as) {
+            let mut row = Node::new(depth, Some(parent), format!("[{index}]"), ctx.file(span));
+            row.detail = match (&value, bytes_as) {
                 (Value::Bytes(b, _) | Value::String(b, _), Some(dtype)) => {
                     example::bytes_as_numbers(b, dtype, LIST_LIMIT)
                 }
@@ -218,13 +236,28 @@ impl Tree {
                 (Value::Scalar(s), _) => crate::textformat::scalar_text(s),
                 (Value::Message(_), _) => String::new(),
             };
-            let mut row = Node::new(depth, Some(parent), format!("[{index}]"), ctx.file(span));
-            row.detail = text;
             if matches!(value, Value::Bytes(..) | Value::String(..)) {
                 row.value = Some(ctx.file(span));
             }
             Some(row)
         });
+        // A value holding a payload (or declared to) opens into the payload's rows.
+        let reading = ValueReading {
+            table: ctx.parsed.table,
+            bytes_as,
+            declared: page.declared,
+            depth: ctx.depth,
+        };
+        let mut rows = rows;
+        if bytes_as.is_none() {
+            for row in &mut rows.rows {
+                let Some(value) = row.value.clone() else {
+                    continue;
+                };
+                let span = ctx.span_of(&value);
+                self.inner_value(ctx, row, &reading, span);
+            }
+        }
         self.finish_page(ctx, parent, page, rows, "", Source::Values);
     }
 
@@ -237,8 +270,8 @@ impl Tree {
             };
             let values = FeatureValues::of(feature);
             let mut row = Node::new(depth, Some(parent), format!("step {index}"), ctx.file(span));
-            row.detail = self.values_line(&values, bytes_as);
-            row.children = values_source(&values, bytes_as);
+            row.detail = self.values_line(ctx, &values, bytes_as, page.declared);
+            row.children = values_source(&values, bytes_as, page.declared);
             Some(row)
         });
         self.finish_page(ctx, parent, page, rows, " steps", Source::Steps);
@@ -310,6 +343,39 @@ impl Tree {
     }
 }
 
+impl Tree {
+    /// Row `row` of a bytes value at `span` (payload positions): when the value reads as a
+    /// payload, its detail says what and its children are the payload's rows; when it was declared
+    /// to be a message it is not, its detail says why and where, in red.
+    pub(super) fn inner_value(
+        &mut self,
+        ctx: &Ctx<'_>,
+        row: &mut Node,
+        reading: &ValueReading<'_>,
+        span: Span,
+    ) {
+        let bytes = ctx.parsed.slice(span);
+        match reading.read(bytes) {
+            Some(InnerReading::Payload(inner)) => {
+                self.work += 1;
+                row.detail = inner.line(bytes, ctx.parsed.table, ctx.depth + 1);
+                let source = self.inner_scope(inner.decoded, ctx.file(span), ctx.depth + 1);
+                row.children = Children::Later(source);
+            }
+            Some(InnerReading::NotDeclared { message, invalid }) => {
+                let at = ctx.file(Span::new(span.start, span.start)).start;
+                row.detail = format!(
+                    "not a {message}: {} at byte {}",
+                    invalid.what(),
+                    at.saturating_add(invalid.at() as u64)
+                );
+                row.damaged = true;
+            }
+            None => {}
+        }
+    }
+}
+
 /// A page's rows, and what follows them.
 struct PageRows {
     rows: Vec<Node>,
@@ -327,7 +393,11 @@ struct Rest {
 const SUMMARY_VALUES: usize = 3;
 
 /// How a feature's `[i]` rows are made, when it has values.
-fn values_source(values: &FeatureValues<'_>, bytes_as: Option<crate::tensor::DType>) -> Children {
+fn values_source(
+    values: &FeatureValues<'_>,
+    bytes_as: Option<DType>,
+    declared: Option<MessageId>,
+) -> Children {
     match values.list() {
         Some(list) if !values.is_empty() => Children::Later(Source::Values(Page {
             field: list.id(),
@@ -335,6 +405,7 @@ fn values_source(values: &FeatureValues<'_>, bytes_as: Option<crate::tensor::DTy
             from: 0,
             at: ValuesAt::default(),
             bytes_as,
+            declared,
         })),
         _ => Children::None,
     }

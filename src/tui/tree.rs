@@ -84,6 +84,9 @@ pub(super) enum Source {
     Strings { node: u32, from: u64 },
     /// What the payload's type reads in wire node `node` (the nodes of a `graph_def`).
     Reading { node: u32 },
+    /// The rows of the payload found inside a bytes value (see [`crate::payload::inner`]):
+    /// scope `scope` of the tree.
+    Inner { scope: u32 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,6 +117,9 @@ pub struct Node {
     pub damaged: bool,
     /// A "… N more" row, standing for items not made yet.
     pub more: bool,
+    /// Which payload the row's wire nodes and spans belong to: 0 for the record's, else a
+    /// payload inside a bytes value ([`Tree::scopes`]).
+    pub(super) scope: u32,
     expanded: bool,
     pub(super) children: Children,
 }
@@ -136,6 +142,7 @@ impl Node {
             value: None,
             damaged: false,
             more: false,
+            scope: 0,
             expanded: false,
             children: Children::None,
         }
@@ -166,6 +173,20 @@ pub struct Tree {
     /// The byte ranges of the payload type's image candidates, then of the bytes values met so
     /// far, in the order met (for the image preview).
     values: Vec<Range<u64>>,
+    /// The payloads found inside bytes values so far; scope `n` is `scopes[n - 1]`.
+    scopes: Vec<Arc<Scope>>,
+    /// The scope rows are being made in (set while a row's children are made).
+    making: u32,
+}
+
+/// A payload inside a bytes value, whose rows are made from its own walk.
+#[derive(Debug)]
+pub(super) struct Scope {
+    pub(super) decoded: Decoded,
+    /// Its file bytes.
+    pub(super) payload: Range<u64>,
+    /// How many bytes values it lies inside.
+    pub(super) depth: usize,
 }
 
 /// The label of the first row of a damaged frame, which says what is wrong with it.
@@ -275,8 +296,9 @@ impl Tree {
         self.work
     }
 
-    pub(super) fn push(&mut self, node: Node) -> usize {
+    pub(super) fn push(&mut self, mut node: Node) -> usize {
         self.work += 1;
+        node.scope = self.making;
         if let Some(value) = &node.value {
             self.values.push(value.clone());
         }
@@ -540,35 +562,95 @@ impl Tree {
         if let Some(n) = self.nodes.get_mut(i) {
             n.children = Children::Built(Vec::new());
         }
-        self.make_from(i, &source, payload);
+        let scope = match source {
+            Source::Inner { scope } => scope,
+            _ => self.nodes.get(i).map_or(0, |n| n.scope),
+        };
+        self.make_from(i, &source, payload, scope);
     }
 
-    fn make_from(&mut self, i: usize, source: &Source, payload: &[u8]) {
+    /// Makes the rows `source` stands for under row `i`, from the wire tree and bytes of scope
+    /// `scope` (`payload` is the record's payload, which holds every scope's).
+    fn make_from(&mut self, i: usize, source: &Source, payload: &[u8], scope: u32) {
         let Some(record) = self.record.clone() else {
             return;
         };
-        let ctx = Ctx {
-            parsed: Parsed::new(record.tree(), payload, &record.table),
-            base: record.payload.start,
+        let inner = scope
+            .checked_sub(1)
+            .and_then(|s| self.scopes.get(s as usize))
+            .cloned();
+        let ctx = match &inner {
+            None => Ctx {
+                parsed: Parsed::new(record.tree(), payload, &record.table),
+                base: record.payload.start,
+                decoded: &record.decoded,
+                depth: 0,
+            },
+            Some(inner) => {
+                let start = inner.payload.start.saturating_sub(record.payload.start);
+                let end = inner.payload.end.saturating_sub(record.payload.start);
+                let bytes = usize::try_from(start)
+                    .ok()
+                    .zip(usize::try_from(end).ok())
+                    .and_then(|(s, e)| payload.get(s..e))
+                    .unwrap_or_default();
+                Ctx {
+                    parsed: Parsed::new(&inner.decoded.tree, bytes, &record.table),
+                    base: inner.payload.start,
+                    decoded: &inner.decoded,
+                    depth: inner.depth,
+                }
+            }
         };
+        let before = std::mem::replace(&mut self.making, scope);
+        self.make_in(i, source, &ctx);
+        self.making = before;
+    }
+
+    fn make_in(&mut self, i: usize, source: &Source, ctx: &Ctx<'_>) {
         match source.clone() {
-            Source::Wire { container, from } => self.wire_fields(&ctx, i, container, from),
-            Source::FeatureView => self.feature_view(&ctx, i),
+            Source::Wire { container, from } => self.wire_fields(ctx, i, container, from),
+            Source::FeatureView => self.feature_view(ctx, i),
             Source::Named {
                 field,
                 sorted,
                 from,
                 lists,
-            } => self.named_rows(&ctx, i, field, &sorted, from, lists),
-            Source::Values(page) => self.value_rows(&ctx, i, page),
-            Source::Steps(page) => self.step_rows(&ctx, i, page),
-            Source::Packed { node, from, at } => self.packed(&ctx, i, node, from, at),
-            Source::Strings { node, from } => self.strings(&ctx, i, node, from),
+            } => self.named_rows(ctx, i, field, &sorted, from, lists),
+            Source::Values(page) => self.value_rows(ctx, i, page),
+            Source::Steps(page) => self.step_rows(ctx, i, page),
+            Source::Packed { node, from, at } => self.packed(ctx, i, node, from, at),
+            Source::Strings { node, from } => self.strings(ctx, i, node, from),
             Source::Reading { node } => {
-                if let Some(reading) = self.node_reading(&ctx, node) {
-                    self.reading_rows(&ctx, i, &reading.rows);
+                if let Some(reading) = self.node_reading(ctx, node) {
+                    self.reading_rows(ctx, i, &reading.rows);
                 }
             }
+            Source::Inner { .. } => {
+                let view = ctx.decoded.view(ctx.parsed.bytes, ctx.parsed.table);
+                match view.tree_view() {
+                    TreeView::Features if ctx.parsed.root().is_some() => self.feature_view(ctx, i),
+                    _ => self.wire_fields(ctx, i, ROOT as u32, ROOT as u32 + 1),
+                }
+            }
+        }
+    }
+
+    /// A new scope for the payload `decoded` found in file bytes `payload`, `depth` values deep:
+    /// the source of its rows.
+    pub(super) fn inner_scope(
+        &mut self,
+        decoded: Decoded,
+        payload: Range<u64>,
+        depth: usize,
+    ) -> Source {
+        self.scopes.push(Arc::new(Scope {
+            decoded,
+            payload,
+            depth,
+        }));
+        Source::Inner {
+            scope: u32::try_from(self.scopes.len()).unwrap_or(u32::MAX),
         }
     }
 
@@ -584,9 +666,10 @@ impl Tree {
         let Some(record) = self.record.clone() else {
             return;
         };
-        // Make the page as children of the parent, then move the first new row into slot `i`.
+        // Make the page as children of the parent (in the scope of the row it replaces), then
+        // move the first new row into slot `i`.
         let before = self.children(parent).len();
-        self.make_from(parent, &source, record.bytes(data));
+        self.make_from(parent, &source, record.bytes(data), node.scope);
         let made: Vec<usize> = self
             .children(parent)
             .get(before..)
@@ -658,6 +741,8 @@ pub struct Page {
     pub at: ValuesAt,
     /// The dtype the feature's bytes values are shown as (`--bytes-as`).
     pub bytes_as: Option<crate::tensor::DType>,
+    /// The message the feature's bytes values were declared to be (`--field-type feature:…`).
+    pub declared: Option<crate::schema::table::MessageId>,
 }
 
 /// What rows are made from: the payload's wire tree with its bytes, and where it starts in the
@@ -665,11 +750,21 @@ pub struct Page {
 pub(super) struct Ctx<'a> {
     pub(super) parsed: Parsed<'a>,
     base: u64,
+    /// The decoded payload the rows show (the record's, or one inside a bytes value).
+    pub(super) decoded: &'a Decoded,
+    /// How many bytes values that payload lies inside.
+    pub(super) depth: usize,
 }
 
 impl Ctx<'_> {
     pub(super) fn file(&self, span: Span) -> Range<u64> {
         self.base + span.start as u64..self.base + span.end as u64
+    }
+
+    /// The payload positions of file bytes `range` (which lie in this payload).
+    pub(super) fn span_of(&self, range: &Range<u64>) -> Span {
+        let at = |offset: u64| usize::try_from(offset.saturating_sub(self.base)).unwrap_or(0);
+        Span::new(at(range.start), at(range.end))
     }
 
     pub(super) fn parsed_node_end(&self, n: u32) -> Option<usize> {

@@ -7,6 +7,7 @@
 use super::{Children, Ctx, FIELD_PAGE, LIST_LIMIT, Node, Source, Tree};
 use crate::decode::MessageView;
 use crate::payload::NodeReading;
+use crate::payload::inner::ValueReading;
 use crate::payload::plugin::{Row, label_width, padded_label};
 use crate::schema::table::{Kind, Table};
 use crate::span::Span;
@@ -138,6 +139,16 @@ impl Tree {
                         if let Some(reading) = self.node_reading(ctx, n) {
                             row.detail = reading.detail;
                             row.children = Children::Later(Source::Reading { node: n });
+                        } else if info.is_some_and(|f| f.kind == Kind::Bytes) {
+                            // A bytes field may hold a payload of its own, as a feature's
+                            // value may.
+                            let reading = ValueReading {
+                                table,
+                                bytes_as: None,
+                                declared: None,
+                                depth: ctx.depth,
+                            };
+                            self.inner_value(ctx, &mut row, &reading, data);
                         }
                         false
                     }
@@ -225,13 +236,12 @@ impl Tree {
 impl Tree {
     /// What the payload's type reads in wire node `n` beyond its fields.
     pub(super) fn node_reading(&self, ctx: &Ctx<'_>, n: u32) -> Option<NodeReading> {
-        let record = self.record()?;
         // The type reads its own walk: a payload shown as the walk of a type it failed is not
         // one of the type's.
-        if record.decoded.expected_tree.is_some() {
+        if ctx.decoded.expected_tree.is_some() {
             return None;
         }
-        let view = record.decoded.view(ctx.parsed.bytes, &record.table);
+        let view = ctx.decoded.view(ctx.parsed.bytes, ctx.parsed.table);
         view.node_reading(n as usize)
     }
 
