@@ -314,6 +314,30 @@ def write_examples(out):
                                      feature_lists=ex.FeatureLists(feature_list=lists))
             w.write(seq.SerializeToString())
 
+    # Payloads inside bytes values: serialized tensors (float, int64, string, a scalar) and
+    # serialized Examples, one nested six deep (past the depth the readable views open), beside
+    # bytes that are no payload (short, text, almost an Example).
+    def deep(levels):
+        inner = example(leaf=[b"bottom"], depth=[levels])
+        for level in range(levels - 1, 0, -1):
+            inner = example(nested_example=[inner.SerializeToString()], depth=[level])
+        return inner
+    serialize = lambda t: tf.io.serialize_tensor(t).numpy()
+    nested = [
+        example(tensor=[serialize(tf.constant([[1.0, 2.5, -3.0], [4.0, 5.0, 6.0]], tf.float32))],
+                nested_example=[example(label=[7], ids=[serialize(tf.constant([10, 20, 30],
+                                                                                tf.int64))])
+                                .SerializeToString()],
+                strings=[serialize(tf.constant([b"a", b"bc", b""]))],
+                scalar=[serialize(tf.constant(3.5, tf.float64))],
+                text=[b"ab"], short=[b"\x08\x01"]),
+        deep(6),
+        example(nested_example=[b"\x0a\x05\x0a\x09"], tensor=[b"\x08\x01\x12\x04\x12\x02\x08\x09"]),
+    ]
+    with tf.io.TFRecordWriter(os.path.join(d, "nested_payloads.tfrecord")) as w:
+        for r in nested:
+            w.write(r.SerializeToString())
+
     yy, xx = np.mgrid[0:20, 0:30]
     rgba = np.stack([xx * 8, yy * 12, (xx + yy) * 5, 255 - xx * 4], axis=-1).astype(np.uint8)
     gray16 = (xx * 2000 + yy * 100 + 7).astype(np.uint16)[..., None]
@@ -730,6 +754,10 @@ def read_examples(out):
         reading.append(entry)
     dump_json(path + ".reading.json", reading)
 
+    path = os.path.join(d, "nested_payloads.tfrecord")
+    payloads, messages = record_goldens(path, tf.train.Example)
+    dump_json(path + ".reading.json", [nested_reading(m) for m in messages])
+
     path = os.path.join(d, "youtube8m_frames.tfrecord")
     payloads, messages = record_goldens(path, tf.train.SequenceExample)
     reading = []
@@ -765,6 +793,36 @@ def read_examples(out):
                                        "sha256": hashlib.sha256(pixels.tobytes()).hexdigest()},
                         "png_ihdr": png_ihdr(png)})
     dump_json(path + ".reading.json", reading)
+
+
+NESTED_DTYPES = {"tensor": "float32", "ids": "int64", "strings": "string", "scalar": "float64"}
+
+
+def nested_reading(message):
+    """What TensorFlow reads in an Example's bytes features: tf.io.parse_tensor of each tensor
+    (with the dtype it was written with), tf.train.Example.FromString of each nested Example (its
+    reading in turn), or the error either raises."""
+    import tensorflow as tf
+    from google.protobuf.message import DecodeError
+    reading = {}
+    for key, feature in sorted(message.features.feature.items()):
+        entry = feature_values(feature)
+        value = feature.bytes_list.value[0] if feature.bytes_list.value else None
+        if key in NESTED_DTYPES and value is not None:
+            try:
+                tensor = tf.io.parse_tensor(value, getattr(tf, NESTED_DTYPES[key]))
+                entry["parse_tensor"] = {"dtype": NESTED_DTYPES[key],
+                                         "shape": list(tensor.shape),
+                                         "values": jsonable(tensor.numpy())}
+            except tf.errors.OpError as e:
+                entry["parse_tensor"] = tf_error(e)
+        if key == "nested_example" and value is not None:
+            try:
+                entry["example_from_string"] = nested_reading(tf.train.Example.FromString(value))
+            except DecodeError as e:
+                entry["example_from_string"] = {"error": type(e).__name__, "message": str(e)}
+        reading[key] = entry
+    return reading
 
 
 def png_ihdr(png):

@@ -13,6 +13,7 @@ mod images;
 mod index;
 mod list;
 mod metadata;
+mod nested_payloads;
 mod payloads;
 mod plugins;
 mod quiz;
