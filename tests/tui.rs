@@ -1329,6 +1329,40 @@ fn the_statistics_pane_shows_each_split_side_by_side_and_scrolls() {
 }
 
 #[test]
+fn the_statistics_pane_gives_tensorboard_runs_and_tags() {
+    let logdir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/writers/keras");
+    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(logdir)]);
+    let paths: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
+    assert_eq!(paths.len(), 2);
+    let mut app = open_all(&paths);
+    app.update(Action::Resize {
+        width: 200,
+        height: 60,
+    });
+    app.update(Action::Stats);
+    app.finish_stats();
+    let lines: Vec<String> = screen(&render(&app, 200, 60))
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    let has = |text: &str| lines.iter().any(|l| l.contains(text));
+    // Runs named by their directory under the one both files are in, as `stats` names them.
+    assert!(
+        has("│run train: 14 events (1 file_version), steps 0..1 "),
+        "{lines:#?}"
+    );
+    assert!(
+        has("│run validation: 5 events (1 file_version), steps 0..4 "),
+        "{lines:#?}"
+    );
+    // The pane is narrower than the table: rows end in an ellipsis.
+    assert!(
+        has("│ epoch_loss 2 0..1 scalars 2 8.589 @0 …"),
+        "{lines:#?}"
+    );
+}
+
+#[test]
 fn a_tensorflow_datasets_shard_is_worded_as_its_features_json_describes_it() {
     let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
     let train = dataset

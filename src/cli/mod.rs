@@ -137,9 +137,10 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect index train.tfrecord -o train.idx\n  tfr-inspect index --check train.tfrecord train.idx"
     )]
     Index(index::IndexArgs),
-    /// Per-feature statistics of a file, shard set or dataset, per split side by side.
+    /// Per-feature statistics of a file, shard set or dataset, per split side by side; per field
+    /// of the message with a schema, per run and tag of TensorBoard event files.
     #[command(
-        after_help = "Examples:\n  tfr-inspect stats train.tfrecord\n  tfr-inspect stats data/ --json"
+        after_help = "Examples:\n  tfr-inspect stats train.tfrecord\n  tfr-inspect stats data/ --json\n  tfr-inspect stats readings.tfrecord --proto reading.proto\n  tfr-inspect stats logs/"
     )]
     Stats(stats::StatsArgs),
     /// Quiz on one record: each tag, length and value with its meaning hidden, answered on

@@ -25,7 +25,7 @@ pub struct StatsArgs {
 pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
     let (inputs, mut status) = super::dataset::Run::resolve(&args.files);
     inputs.note_skipped();
-    let plan = run::Plan::of(&inputs.dataset);
+    let plan = run::Plan::of(&inputs.dataset).with_roots(&args.files);
     if plan.files.is_empty() {
         return Ok(status.max(Status::Unusable));
     }

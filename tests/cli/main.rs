@@ -22,6 +22,7 @@ mod show;
 mod snappy;
 mod snapshot;
 mod stats;
+mod stats_known;
 mod teach;
 mod unix;
 mod unusual_files;

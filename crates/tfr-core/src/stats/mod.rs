@@ -1,8 +1,9 @@
-//! Per-feature statistics of Example and SequenceExample records, the questions people otherwise
-//! ask TensorFlow Data Validation: how often each feature is present, of which kind (and where
-//! the kind changes), how many values a record holds, the range, mean, spread and histogram of its
-//! numbers, the lengths, distinct count and most frequent values of its strings, and the formats
-//! and sizes of its images.
+//! Per-feature statistics of Example and SequenceExample records (and per field of any message a
+//! schema describes, [`fields`]; per run and tag of TensorBoard's events, [`events`]), the
+//! questions people otherwise ask TensorFlow Data Validation: how often each feature is present,
+//! of which kind (and where the kind changes), how many values a record holds, the range, mean,
+//! spread and histogram of its numbers, the lengths, distinct count and most frequent values of
+//! its strings, and the formats and sizes of its images.
 //!
 //! Every summary takes constant space per feature (see [`sketch`] and [`numeric`]) and merges,
 //! and at most [`MAX_FEATURES`] features are summarised per split (the rest are counted in
@@ -11,6 +12,9 @@
 //! over the range the first one found across all splits, so that splits can be compared bucket by
 //! bucket ([`report`] flags the features whose kind or distribution differs between splits).
 
+pub mod events;
+pub mod events_report;
+pub mod fields;
 pub mod numeric;
 pub mod report;
 pub mod run;
@@ -18,9 +22,11 @@ pub mod sketch;
 
 use std::collections::BTreeMap;
 
-use crate::decode::MessageView;
+use crate::dataset::features::{FeatureSpecs, Spec};
+use crate::decode::{MessageView, Scalar};
 use crate::example::{FeatureKind, FeatureValues, feature_lists_of, top_features};
-use crate::payload::Decoder;
+use crate::payload::{Decoder, PayloadKind};
+use fields::Leaf;
 use numeric::{Histogram, Numeric, PerRecord};
 use sketch::{Distinct, Frequent};
 
@@ -34,6 +40,8 @@ pub enum Section {
     Context,
     /// A SequenceExample's `feature_lists`: one value list per step.
     FeatureLists,
+    /// A field of a message a schema describes, by its path (`temperature.value`).
+    Fields,
 }
 
 impl Section {
@@ -42,6 +50,7 @@ impl Section {
             Section::Features => "features",
             Section::Context => "context",
             Section::FeatureLists => "feature_lists",
+            Section::Fields => "fields",
         }
     }
 }
@@ -57,7 +66,7 @@ impl FeatureKey {
     /// `label`, `context/fps`, `feature_lists/frame/embedding`.
     pub fn shown(&self) -> String {
         match self.section {
-            Section::Features => self.name.clone(),
+            Section::Features | Section::Fields => self.name.clone(),
             other => format!("{}/{}", other.name(), self.name),
         }
     }
@@ -66,7 +75,7 @@ impl FeatureKey {
     pub fn shown_text(&self) -> String {
         let name = crate::escape::name_for_terminal(self.name.as_bytes());
         match self.section {
-            Section::Features => name.into_owned(),
+            Section::Features | Section::Fields => name.into_owned(),
             other => format!("{}/{name}", other.name()),
         }
     }
@@ -212,6 +221,113 @@ impl BytesStats {
     }
 }
 
+/// How many times each class (a ClassLabel's id, an enum's number) was met, with its name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Labelled {
+    /// Values counted.
+    pub count: u64,
+    frequent: Frequent,
+}
+
+/// The most bytes of a class name kept: a class's sample holds its number, a byte that says
+/// whether it has a name, and the name, within [`sketch`]'s 64 bytes.
+const NAME_KEPT: usize = 52;
+
+impl Labelled {
+    pub fn add(&mut self, number: i64, name: Option<&str>) {
+        self.count += 1;
+        let mut sample = Vec::with_capacity(9 + NAME_KEPT + 3);
+        sample.extend_from_slice(&number.to_le_bytes());
+        if let Some(name) = name {
+            sample.push(1);
+            let mut cut = name.len().min(NAME_KEPT);
+            while !name.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            sample.extend_from_slice(name.as_bytes().get(..cut).unwrap_or_default());
+            if cut < name.len() {
+                sample.extend_from_slice("…".as_bytes());
+            }
+        } else {
+            sample.push(0);
+        }
+        self.frequent
+            .insert(sketch::hash(&number.to_le_bytes()), &sample);
+    }
+
+    fn merge(&mut self, other: &Labelled) {
+        self.count += other.count;
+        self.frequent.merge(&other.frequent);
+    }
+
+    /// Whether the counts are lower bounds (past [`sketch::FREQUENT_SLOTS`] classes).
+    pub fn approximate(&self) -> bool {
+        self.frequent.approximate
+    }
+
+    /// The `n` most frequent classes: number, name (when it has one) and count.
+    pub fn top(&self, n: usize) -> Vec<(i64, Option<&str>, u64)> {
+        let mut top: Vec<(i64, Option<&str>, u64)> = self
+            .frequent
+            .top(usize::MAX)
+            .into_iter()
+            .filter_map(|(sample, count)| {
+                let number = i64::from_le_bytes(sample.get(..8)?.try_into().ok()?);
+                let name = match sample.get(8) {
+                    Some(1) => std::str::from_utf8(sample.get(9..)?).ok(),
+                    _ => None,
+                };
+                Some((number, name, count))
+            })
+            .collect();
+        top.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+        top.truncate(n);
+        top
+    }
+}
+
+/// What `features.json` declares a feature to be, where the statistics change with it.
+enum Declared<'a> {
+    /// A Tensor of dtype bool, stored as int64.
+    Bool,
+    /// Class ids, with their names.
+    ClassLabel(&'a crate::dataset::features::Labels),
+}
+
+fn declared_as(spec: Option<&Spec>) -> Option<Declared<'_>> {
+    match spec? {
+        Spec::Tensor { dtype, .. } if dtype == "bool" => Some(Declared::Bool),
+        Spec::ClassLabel { names, .. } => Some(Declared::ClassLabel(names)),
+        _ => None,
+    }
+}
+
+/// What `specs` says feature `name` is (a Sequence's inner features are stored as
+/// `NAME/INNER`).
+fn spec_of<'a>(specs: Option<&'a FeatureSpecs>, name: &str) -> Option<&'a Spec> {
+    let specs = specs?;
+    match specs.features.get(name) {
+        Some(Spec::Sequence(_)) => None,
+        Some(spec) => Some(spec),
+        None => {
+            let (outer, inner) = name.split_once('/')?;
+            match specs.features.get(outer)? {
+                Spec::Sequence(parts) => parts.get(inner),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// Where a record comes from: its file (member) and that file's run (TensorBoard's name for the
+/// directory an event file is in), and the dataset's `features.json` when it has one.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Origin<'a> {
+    pub member: usize,
+    pub run: &'a str,
+    pub specs: Option<&'a FeatureSpecs>,
+}
+
 /// Everything known about one feature over the records read.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FeatureStats {
@@ -230,6 +346,13 @@ pub struct FeatureStats {
     pub bytes: BytesStats,
     /// Filled by the second pass, over the range of every split.
     pub histogram: Option<Histogram>,
+    /// The type its schema declares (a field's `.proto` type, `features.json`'s `bool` or
+    /// `ClassLabel`), when one does.
+    pub declared: Option<String>,
+    /// Values read as bools: how many false, how many true.
+    pub bools: [u64; 2],
+    /// Values that name a class (a ClassLabel's ids, an enum's numbers), with their names.
+    pub labels: Labelled,
 }
 
 impl FeatureStats {
@@ -251,7 +374,7 @@ impl FeatureStats {
             .collect()
     }
 
-    fn add_values(&mut self, values: &FeatureValues<'_>, member: usize) {
+    fn add_values(&mut self, values: &FeatureValues<'_>, member: usize, spec: Option<&Spec>) {
         let slot = kind_slot(values.kind());
         if let Some(n) = self.kinds.get_mut(slot) {
             *n += 1;
@@ -259,11 +382,46 @@ impl FeatureStats {
         if let Some(first) = self.first_in.get_mut(slot) {
             *first = Some(first.map_or(member, |f| f.min(member)));
         }
-        match values.kind() {
-            FeatureKind::Float => values.floats().for_each(|v| self.numeric.add(f64::from(v))),
-            FeatureKind::Int64 => values.ints().for_each(|v| self.numeric.add_int(v)),
-            FeatureKind::Bytes => values.bytes().for_each(|(v, _)| self.bytes.add(v)),
-            FeatureKind::Empty => {}
+        match (values.kind(), declared_as(spec)) {
+            // TensorFlow Datasets stores a bool Tensor as int64 and casts it back: 0 is false.
+            (FeatureKind::Int64, Some(Declared::Bool)) => {
+                self.declared.get_or_insert_with(|| "bool".into());
+                values
+                    .ints()
+                    .for_each(|v| self.bools[usize::from(v != 0)] += 1);
+            }
+            (FeatureKind::Int64, Some(Declared::ClassLabel(names))) => {
+                self.declared.get_or_insert_with(|| "ClassLabel".into());
+                for v in values.ints() {
+                    self.numeric.add_int(v);
+                    let name = usize::try_from(v).ok().and_then(|i| names.get(i));
+                    self.labels.add(v, name);
+                }
+            }
+            (FeatureKind::Float, _) => {
+                values.floats().for_each(|v| self.numeric.add(f64::from(v)));
+            }
+            (FeatureKind::Int64, _) => values.ints().for_each(|v| self.numeric.add_int(v)),
+            (FeatureKind::Bytes, _) => values.bytes().for_each(|(v, _)| self.bytes.add(v)),
+            (FeatureKind::Empty, _) => {}
+        }
+    }
+
+    /// Adds one value of a message field.
+    fn add_leaf(&mut self, leaf: Leaf<'_>) {
+        match leaf {
+            Leaf::Message => {}
+            Leaf::Bytes(b) => self.bytes.add(b),
+            Leaf::Scalar(s) => match s {
+                Scalar::I32(v) => self.numeric.add_int(v.into()),
+                Scalar::I64(v) => self.numeric.add_int(v),
+                Scalar::U32(v) => self.numeric.add_int(v.into()),
+                Scalar::U64(v) => self.numeric.add_uint(v),
+                Scalar::F32(v) => self.numeric.add(f64::from(v)),
+                Scalar::F64(v) => self.numeric.add(v),
+                Scalar::Bool(v) => self.bools[usize::from(v)] += 1,
+                Scalar::Enum(v, name) => self.labels.add(v.into(), name),
+            },
         }
     }
 
@@ -284,6 +442,12 @@ impl FeatureStats {
         self.steps.merge(&other.steps);
         self.numeric.merge(&other.numeric);
         self.bytes.merge(&other.bytes);
+        if self.declared.is_none() {
+            self.declared.clone_from(&other.declared);
+        }
+        self.bools[0] += other.bools[0];
+        self.bools[1] += other.bools[1];
+        self.labels.merge(&other.labels);
         match (&mut self.histogram, &other.histogram) {
             (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.histogram = Some(b.clone()),
@@ -305,6 +469,8 @@ pub struct Stats {
     pub features: BTreeMap<FeatureKey, FeatureStats>,
     /// The features past those.
     pub folded: Folded,
+    /// TensorBoard's events, per run and tag.
+    pub events: events::Runs,
     /// A key whose buffer is reused to look features up, so that a record's features cost no
     /// allocation once they are known.
     lookup: Scratch,
@@ -318,6 +484,29 @@ impl PartialEq for Scratch {
     fn eq(&self, _: &Scratch) -> bool {
         true
     }
+}
+
+/// The message of a type the user's schema gave a payload is, when it is one.
+fn user_message<'a>(
+    decoded: &'a crate::payload::Decoded,
+    payload: &'a [u8],
+    decoder: &'a Decoder,
+) -> Option<MessageView<'a>> {
+    match decoded.kind {
+        PayloadKind::Message(_) => decoded.typed(payload, decoder.table()),
+        _ => None,
+    }
+}
+
+/// The TensorBoard event a payload is, when it is one.
+fn event_view<'a>(
+    decoded: &'a crate::payload::Decoded,
+    payload: &'a [u8],
+    decoder: &'a Decoder,
+) -> Option<MessageView<'a>> {
+    let message = decoded.typed(payload, decoder.table())?;
+    let full_name = decoder.table().message(message.id())?.full_name.as_ref();
+    (full_name == "tensorflow.Event").then_some(message)
 }
 
 /// The Example or SequenceExample a payload is, when it is one.
@@ -337,8 +526,8 @@ fn example_view<'a>(
 }
 
 impl Stats {
-    /// Adds one record's payload, found in member `member`.
-    pub fn add_payload(&mut self, decoder: &Decoder, payload: &[u8], member: usize) {
+    /// Adds one record's payload, from `origin`.
+    pub fn add_payload(&mut self, decoder: &Decoder, payload: &[u8], origin: &Origin<'_>) {
         self.records += 1;
         let decoded = decoder.decode(payload);
         match self.kinds.get_mut(decoded.kind.name()) {
@@ -347,18 +536,32 @@ impl Stats {
                 self.kinds.insert(decoded.kind.name().to_string(), 1);
             }
         }
+        if let Some(message) = user_message(&decoded, payload, decoder) {
+            self.add_fields(&message, decoder);
+            return;
+        }
+        if let Some(event) = event_view(&decoded, payload, decoder) {
+            self.events.add(origin.run, &event);
+            return;
+        }
         let Some((message, section)) = example_view(&decoded, payload, decoder) else {
             return;
         };
+        let member = origin.member;
         for feature in top_features(&message).iter() {
-            let Some(stats) = self.feature_mut(section, &feature.name()) else {
+            let name = feature.name();
+            let spec = match section {
+                Section::Features => spec_of(origin.specs, &name),
+                _ => None,
+            };
+            let Some(stats) = self.feature_mut(section, &name) else {
                 let values = feature.values.len() as u64;
                 self.folded.add(&self.lookup.0, 1, values);
                 continue;
             };
             stats.present += 1;
             stats.values.add(feature.values.len() as u64);
-            stats.add_values(&feature.values, member);
+            stats.add_values(&feature.values, member, spec);
         }
         for list in feature_lists_of(&message).iter() {
             let Some(stats) = self.feature_mut(Section::FeatureLists, &list.name()) else {
@@ -371,9 +574,34 @@ impl Stats {
             let mut values = 0u64;
             for step in list.steps() {
                 values += step.values.len() as u64;
-                stats.add_values(&step.values, member);
+                stats.add_values(&step.values, member, None);
             }
             stats.values.add(values);
+        }
+    }
+
+    /// Adds the fields of one message a schema describes, each under its path.
+    fn add_fields(&mut self, message: &MessageView<'_>, decoder: &Decoder) {
+        let table = decoder.table();
+        let mut held = fields::Held::default();
+        fields::walk(message, &mut |path, field, leaf| {
+            held.add(path);
+            let Some(stats) = self.feature_mut(Section::Fields, path) else {
+                return;
+            };
+            if stats.declared.is_none() {
+                stats.declared = Some(fields::declared(field, table));
+            }
+            stats.add_leaf(leaf);
+        });
+        for (path, count) in held.counts {
+            match self.feature_mut(Section::Fields, &path) {
+                Some(stats) => {
+                    stats.present += 1;
+                    stats.values.add(count);
+                }
+                None => self.folded.add(&self.lookup.0, 1, count),
+            }
         }
     }
 
@@ -417,6 +645,39 @@ impl Stats {
         ranges: &BTreeMap<FeatureKey, (f64, f64)>,
     ) {
         let decoded = decoder.decode(payload);
+        if let Some(message) = user_message(&decoded, payload, decoder) {
+            let mut key = FeatureKey {
+                section: Section::Fields,
+                name: String::new(),
+            };
+            fields::walk(&message, &mut |path, _, leaf| {
+                let value = match leaf {
+                    Leaf::Scalar(Scalar::I32(v)) => f64::from(v),
+                    Leaf::Scalar(Scalar::I64(v)) => v as f64,
+                    Leaf::Scalar(Scalar::U32(v)) => f64::from(v),
+                    Leaf::Scalar(Scalar::U64(v)) => v as f64,
+                    Leaf::Scalar(Scalar::F32(v)) => f64::from(v),
+                    Leaf::Scalar(Scalar::F64(v)) => v,
+                    _ => return,
+                };
+                key.name.clear();
+                key.name.push_str(path);
+                let Some((low, high)) = ranges.get(&key) else {
+                    return;
+                };
+                if !self.features.contains_key(&key) {
+                    self.features.insert(key.clone(), FeatureStats::default());
+                }
+                let Some(stats) = self.features.get_mut(&key) else {
+                    return;
+                };
+                stats
+                    .histogram
+                    .get_or_insert_with(|| Histogram::new(*low, *high))
+                    .add(value);
+            });
+            return;
+        }
         let Some((message, section)) = example_view(&decoded, payload, decoder) else {
             return;
         };
@@ -459,6 +720,7 @@ impl Stats {
             *self.kinds.entry(kind.clone()).or_default() += n;
         }
         self.folded.merge(&other.folded);
+        self.events.merge(&other.events);
         for (key, stats) in &other.features {
             match self.features.get_mut(key) {
                 Some(mine) => mine.merge(stats),
@@ -479,6 +741,135 @@ mod tests {
     use crate::payload::{Decoder, Reading};
     use crate::schema::Schema;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn class_names_are_kept_whole_or_cut_at_a_character_with_an_ellipsis() {
+        let mut labels = Labelled::default();
+        let long = "é".repeat(40);
+        for (number, name) in [(3, Some("large")), (3, Some("large")), (-1, None)] {
+            labels.add(number, name);
+        }
+        labels.add(i64::MAX, Some(&long));
+        let top = labels.top(10);
+        assert_eq!(top.first(), Some(&(3, Some("large"), 2)));
+        assert!(top.contains(&(-1, None, 1)));
+        let (_, cut, _) = top
+            .iter()
+            .find(|(n, _, _)| *n == i64::MAX)
+            .copied()
+            .unwrap_or_else(|| panic!("{top:?}"));
+        assert_eq!(
+            cut,
+            Some(format!("{}…", "é".repeat(NAME_KEPT / 2)).as_str())
+        );
+        assert_eq!(labels.count, 4);
+    }
+
+    #[test]
+    fn declared_bools_and_class_labels_change_what_is_counted() {
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let specs = FeatureSpecs::parse(
+            br#"{"featuresDict": {"features": {
+                "flag": {"tensor": {"dtype": "bool", "shape": {}}},
+                "label": {"classLabel": {"numClasses": "2"}},
+                "n": {"tensor": {"dtype": "int64", "shape": {}}}}}}"#,
+            &mut |_| {
+                let (labels, _) = crate::dataset::features::Labels::parse(b"cat\ndog\n");
+                std::sync::Arc::new(labels)
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let origin = Origin {
+            specs: Some(&specs),
+            ..Origin::default()
+        };
+        let mut stats = Stats::default();
+        for (flag, label) in [(0, 1), (1, 1), (5, 0)] {
+            let payload = crafted::example(&[
+                ("flag", FeatureValue::Ints(vec![flag])),
+                ("label", FeatureValue::Ints(vec![label])),
+                ("n", FeatureValue::Ints(vec![flag])),
+            ]);
+            stats.add_payload(&decoder, &payload, &origin);
+        }
+        let feature = |name: &str| {
+            stats
+                .features
+                .get(&FeatureKey {
+                    section: Section::Features,
+                    name: name.into(),
+                })
+                .unwrap_or_else(|| panic!("no {name}"))
+        };
+        // Any value but 0 is true, as TensorFlow's cast to bool reads it.
+        assert_eq!(feature("flag").bools, [1, 2]);
+        assert_eq!(feature("flag").numeric.count, 0);
+        assert_eq!(feature("flag").declared.as_deref(), Some("bool"));
+        assert_eq!(
+            feature("label").labels.top(2),
+            [(1, Some("dog"), 2), (0, Some("cat"), 1)]
+        );
+        assert_eq!(feature("label").numeric.count, 3);
+        assert_eq!(feature("n").bools, [0, 0]);
+        assert_eq!(feature("n").numeric.count, 3);
+        assert_eq!(feature("n").declared, None);
+    }
+
+    #[test]
+    fn message_fields_past_the_cap_are_folded_into_other_fields() {
+        let fields = MAX_FEATURES + 76;
+        let declared: String = (1..=fields)
+            .map(|i| format!("int32 f{i:05} = {i}; "))
+            .collect();
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("wide.proto");
+        let proto = format!("syntax = \"proto3\"; package w; message Wide {{ {declared} }}");
+        std::fs::write(&path, proto).unwrap_or_else(|e| panic!("{e}"));
+        let schema =
+            Schema::with_user_protos(&[path], Some("w.Wide")).unwrap_or_else(|e| panic!("{e}"));
+        let message = schema
+            .user_message()
+            .unwrap_or_else(|| panic!("no message"));
+        let decoder = Decoder::new(schema, Reading::As(message));
+        // Every field set to 1, in two records.
+        let mut payload = Vec::new();
+        for i in 1..=fields as u64 {
+            let mut tag = i << 3;
+            while tag >= 0x80 {
+                payload.push((tag as u8) | 0x80);
+                tag >>= 7;
+            }
+            payload.extend([tag as u8, 1]);
+        }
+        let mut stats = Stats::default();
+        for _ in 0..2 {
+            stats.add_payload(&decoder, &payload, &Origin::default());
+        }
+        assert_eq!(stats.kinds.get("w.Wide"), Some(&2));
+        assert_eq!(stats.features.len(), MAX_FEATURES);
+        assert!(stats.features.keys().all(|k| k.section == Section::Fields));
+        let first = stats
+            .features
+            .values()
+            .next()
+            .unwrap_or_else(|| panic!("none"));
+        assert_eq!((first.present, first.numeric.count), (2, 2));
+        assert_eq!(first.declared.as_deref(), Some("int32"));
+        assert_eq!(stats.folded.count(), (76, true));
+        assert_eq!((stats.folded.present, stats.folded.values), (152, 152));
+        let mut text = Vec::new();
+        report::write_text(&[("wide".into(), stats)], &[], &[], &mut text)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let text = String::from_utf8_lossy(&text);
+        assert!(
+            text.starts_with(&format!(
+                "wide: 2 records (2 w.Wide); 76 fields past the first {MAX_FEATURES} by name folded into \"other fields\"\n"
+            )),
+            "{}",
+            text.lines().next().unwrap_or_default()
+        );
+        assert!(text.contains("\nother fields (past the first"), "{text}");
+    }
 
     #[test]
     fn features_past_the_cap_are_folded_and_the_rest_summarised_whole() {
@@ -518,7 +909,7 @@ mod tests {
 
         let mut whole = Stats::default();
         for p in &payloads {
-            whole.add_payload(&decoder, p, 0);
+            whole.add_payload(&decoder, p, &Origin::default());
         }
         // In chunks of every size, merged in order, the same features are kept, each whole.
         for chunk in [1, 7, 60] {
@@ -526,7 +917,7 @@ mod tests {
             for part in payloads.chunks(chunk) {
                 let mut one = Stats::default();
                 for p in part {
-                    one.add_payload(&decoder, p, 0);
+                    one.add_payload(&decoder, p, &Origin::default());
                 }
                 merged.merge(&one);
             }

@@ -21,6 +21,8 @@ pub struct Numeric {
     pub neg_inf: u64,
     /// The exact range of int64 values, which f64 cannot hold past 2^53.
     pub int_range: Option<(i64, i64)>,
+    /// Some value was an integer `int_range` cannot hold (a uint64 past `i64::MAX`).
+    pub beyond_int: bool,
 }
 
 impl Numeric {
@@ -61,11 +63,24 @@ impl Numeric {
         self.add(value as f64);
     }
 
+    /// An unsigned 64-bit value: past `i64::MAX` it is kept as the double nearest it, and the
+    /// range is then given as doubles (see [`Numeric::beyond_int`]).
+    pub fn add_uint(&mut self, value: u64) {
+        match i64::try_from(value) {
+            Ok(v) => self.add_int(v),
+            Err(_) => {
+                self.beyond_int = true;
+                self.add(value as f64);
+            }
+        }
+    }
+
     pub fn merge(&mut self, other: &Numeric) {
         self.zeros += other.zeros;
         self.nan += other.nan;
         self.pos_inf += other.pos_inf;
         self.neg_inf += other.neg_inf;
+        self.beyond_int |= other.beyond_int;
         self.int_range = match (self.int_range, other.int_range) {
             (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
             (a, b) => a.or(b),

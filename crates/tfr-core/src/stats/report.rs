@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use super::numeric::Histogram;
 use super::{FeatureKey, FeatureStats, KINDS, Stats};
-use crate::escape::{bytes_for_terminal, path_for_terminal};
+use crate::escape::{bytes_for_terminal, for_terminal, path_for_terminal};
 use crate::jsonformat::Json;
 use crate::words::{column_width, display_width, pad_to};
 
@@ -49,7 +49,9 @@ fn share(part: u64, whole: u64) -> f64 {
 /// 2^53), others rounded by [`short`].
 fn range_text(f: &FeatureStats) -> Option<(String, String)> {
     match (f.numeric.int_range, f.numeric.range()) {
-        (Some((lo, hi)), _) if f.kinds[1] == 0 => Some((lo.to_string(), hi.to_string())),
+        (Some((lo, hi)), _) if f.kinds[1] == 0 && !f.numeric.beyond_int => {
+            Some((lo.to_string(), hi.to_string()))
+        }
         (_, Some((lo, hi))) => Some((short(lo), short(hi))),
         _ => None,
     }
@@ -73,7 +75,10 @@ fn rows(
             .any(|(_, s)| s.features.get(key).is_some_and(p))
     };
     let mut rows = vec![
-        ("kind".to_string(), cells(&|_, f| kind_cell(f, files))),
+        (
+            "kind".to_string(),
+            cells(&|_, f| kind_cell(key.section, f, files)),
+        ),
         (
             "present".into(),
             cells(&|s, f| format!("{} ({})", f.present, percent(f.present, s.records))),
@@ -143,10 +148,42 @@ fn rows(
     if any(&|f| !f.bytes.images.is_empty()) {
         rows.push(("images".into(), cells(&|_, f| images_cell(f))));
     }
+    if any(&|f| f.bools.iter().sum::<u64>() > 0) {
+        rows.push((
+            "true/false".into(),
+            cells(&|_, f| format!("{}/{}", f.bools[1], f.bools[0])),
+        ));
+    }
+    if any(&|f| f.labels.count > 0) {
+        rows.push(("top values".into(), cells(&|_, f| classes_cell(f))));
+    }
     rows
 }
 
-fn kind_cell(f: &FeatureStats, files: &[PathBuf]) -> String {
+/// The most frequent classes: `2 "large" 12, 0 "small" 9`.
+fn classes_cell(f: &FeatureStats) -> String {
+    let approx = if f.labels.approximate() { "≥" } else { "" };
+    f.labels
+        .top(TOP_SHOWN)
+        .iter()
+        .map(|(number, name, n)| match name {
+            Some(name) => format!("{number} {} {approx}{n}", quoted(name.as_bytes())),
+            None => format!("{number} (no name) {approx}{n}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What a feature holds: its kind (a conflict when records disagree), or what its schema
+/// declares: a field's type, or `features.json`'s type with the kind it is stored as.
+fn kind_cell(section: super::Section, f: &FeatureStats, files: &[PathBuf]) -> String {
+    match (&f.declared, section) {
+        (Some(declared), super::Section::Fields) => return for_terminal(declared).into_owned(),
+        (Some(declared), _) if f.kinds_seen().len() < 2 => {
+            return format!("{} (stored as {})", for_terminal(declared), f.kind());
+        }
+        _ => {}
+    }
     let seen = f.kinds_seen();
     if seen.len() < 2 {
         return f.kind().to_string();
@@ -264,12 +301,23 @@ pub fn write_text(
         if stats.folded.present > 0 {
             let _ = write!(
                 line,
-                "; {} past the first {} by name folded into \"other features\"",
+                "; {} past the first {} by name folded into \"other {}s\"",
                 folded_cell(stats),
-                super::MAX_FEATURES
+                super::MAX_FEATURES,
+                noun([stats])
             );
         }
         writeln!(out, "{line}")?;
+    }
+    for (name, stats) in splits {
+        if stats.events.is_empty() {
+            continue;
+        }
+        if splits.len() > 1 {
+            writeln!(out)?;
+            writeln!(out, "{}:", crate::escape::for_terminal(name))?;
+        }
+        super::events_report::write_text(&stats.events, out)?;
     }
     let mut keys: Vec<&FeatureKey> = splits.iter().flat_map(|(_, s)| s.features.keys()).collect();
     keys.sort();
@@ -316,12 +364,17 @@ pub fn write_text(
         writeln!(out)?;
         writeln!(
             out,
-            "other features (past the first {} by name: counted, not summarised)",
+            "other {}s (past the first {} by name: counted, not summarised)",
+            noun(splits.iter().map(|(_, s)| s)),
             super::MAX_FEATURES
         )?;
         let rows: [(&str, Vec<String>); 3] = [
             (
-                "features",
+                if noun(splits.iter().map(|(_, s)| s)) == "field" {
+                    "fields"
+                } else {
+                    "features"
+                },
                 splits.iter().map(|(_, s)| folded_count(s)).collect(),
             ),
             (
@@ -370,8 +423,18 @@ fn folded_cell(stats: &Stats) -> String {
     let approx = if stats.folded.count().1 { "" } else { "~" };
     format!(
         "{approx}{}",
-        crate::words::plural(stats.folded.count().0, "feature")
+        crate::words::plural(stats.folded.count().0, noun([stats]))
     )
+}
+
+/// What the records' summaries are of: a schema's message `field`s, or Example `feature`s.
+fn noun<'a>(stats: impl IntoIterator<Item = &'a Stats>) -> &'static str {
+    let fields = stats.into_iter().any(|s| {
+        s.features
+            .keys()
+            .any(|k| k.section == super::Section::Fields)
+    });
+    if fields { "field" } else { "feature" }
 }
 
 /// `998976`, or `~998976` when the count is estimated.
@@ -513,6 +576,16 @@ fn int(n: u64) -> Json {
     Json::Literal(n.to_string())
 }
 
+/// A feature's kind in JSON: as stored, but `bool` for a bool `features.json` declares, and a
+/// field's declared type.
+fn kind_json(section: super::Section, f: &FeatureStats) -> String {
+    match (section, f.declared.as_deref()) {
+        (super::Section::Fields, Some(declared)) => declared.to_string(),
+        (_, Some("bool")) => "bool".into(),
+        _ => f.kind().into(),
+    }
+}
+
 fn feature_json(key: &FeatureKey, s: &Stats, f: &FeatureStats) -> Json {
     let per_record = |p: &super::numeric::PerRecord| {
         Json::Object(vec![
@@ -536,7 +609,7 @@ fn feature_json(key: &FeatureKey, s: &Stats, f: &FeatureStats) -> Json {
             "present_fraction".into(),
             float(share(f.present, s.records)),
         ),
-        ("kind".into(), Json::String(f.kind().into())),
+        ("kind".into(), Json::String(kind_json(key.section, f))),
         ("kinds".into(), Json::Object(kinds)),
         (
             "kind_conflict".into(),
@@ -547,10 +620,45 @@ fn feature_json(key: &FeatureKey, s: &Stats, f: &FeatureStats) -> Json {
     if key.section == super::Section::FeatureLists {
         members.push(("steps_per_record".into(), per_record(&f.steps)));
     }
+    if let Some(declared) = &f.declared {
+        members.push(("declared".into(), Json::String(declared.clone())));
+    }
+    if f.bools.iter().sum::<u64>() > 0 {
+        members.push((
+            "bool".into(),
+            Json::Object(vec![
+                ("true".into(), int(f.bools[1])),
+                ("false".into(), int(f.bools[0])),
+            ]),
+        ));
+    }
+    if f.labels.count > 0 {
+        let top = f.labels.top(TOP_JSON).into_iter().map(|(number, name, n)| {
+            Json::Object(vec![
+                ("value".into(), Json::Literal(number.to_string())),
+                (
+                    "name".into(),
+                    name.map_or(Json::Null, |n| Json::String(n.to_string())),
+                ),
+                ("count".into(), int(n)),
+            ])
+        });
+        members.push((
+            "classes".into(),
+            Json::Object(vec![
+                ("count".into(), int(f.labels.count)),
+                ("top".into(), Json::Array(top.collect())),
+                (
+                    "top_exact".into(),
+                    Json::Literal((!f.labels.approximate()).to_string()),
+                ),
+            ]),
+        ));
+    }
     let n = &f.numeric;
     if n.count + n.nan + n.pos_inf + n.neg_inf > 0 {
         let (min, max) = match (n.int_range, n.range()) {
-            (Some((lo, hi)), _) if f.kinds[1] == 0 => {
+            (Some((lo, hi)), _) if f.kinds[1] == 0 && !n.beyond_int => {
                 (Json::Literal(lo.to_string()), Json::Literal(hi.to_string()))
             }
             (_, Some((lo, hi))) => (float(lo), float(hi)),
@@ -661,6 +769,7 @@ pub fn to_json(
                 "kinds".into(),
                 Json::Object(s.kinds.iter().map(|(k, n)| (k.clone(), int(*n))).collect()),
             ),
+            ("runs".into(), super::events_report::to_json(&s.events)),
             (
                 "features".into(),
                 Json::Array(

@@ -9,7 +9,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::{FeatureKey, Stats};
+use std::sync::Arc;
+
+use super::{FeatureKey, Origin, Stats};
+use crate::dataset::features::FeatureSpecs;
 use crate::frame::FrameIndex;
 use crate::payload::Decoder;
 use crate::source::{ReadOptions, Source, Stamp};
@@ -23,6 +26,69 @@ pub struct Plan {
     /// Per file, an index into `groups`.
     pub group_of: Vec<usize>,
     pub groups: Vec<String>,
+    /// Per file, its run: the directory it is in, under the log directory (TensorBoard's name
+    /// for the events of one directory); `.` for the log directory itself.
+    pub runs: Vec<String>,
+    /// Per file, the `features.json` beside it, when there is one it can use.
+    pub specs: Vec<Option<Arc<FeatureSpecs>>>,
+}
+
+/// Per file, the `features.json` in its directory (each directory read once).
+fn specs_beside(files: &[PathBuf]) -> Vec<Option<Arc<FeatureSpecs>>> {
+    let mut read: BTreeMap<PathBuf, Option<Arc<FeatureSpecs>>> = BTreeMap::new();
+    files
+        .iter()
+        .map(|file| {
+            let dir = file
+                .parent()
+                .unwrap_or(std::path::Path::new(""))
+                .to_path_buf();
+            read.entry(dir)
+                .or_insert_with(|| match FeatureSpecs::load_beside(file) {
+                    Some(Ok(specs)) => Some(Arc::new(specs)),
+                    _ => None,
+                })
+                .clone()
+        })
+        .collect()
+}
+
+/// Per file, its directory relative to `root` (`.` for `root` itself), `/` between its names.
+fn runs_under(files: &[PathBuf], root: &std::path::Path) -> Vec<String> {
+    files
+        .iter()
+        .map(|file| {
+            let dir = file.parent().unwrap_or(std::path::Path::new(""));
+            match dir.strip_prefix(root) {
+                Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+                Ok(rel) => rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/"),
+                Err(_) => dir.to_string_lossy().into_owned(),
+            }
+        })
+        .collect()
+}
+
+/// The deepest directory every file is under.
+fn common_dir(files: &[PathBuf]) -> PathBuf {
+    let mut dirs = files
+        .iter()
+        .map(|f| f.parent().unwrap_or(std::path::Path::new("")));
+    let Some(first) = dirs.next() else {
+        return PathBuf::new();
+    };
+    let mut common = first.to_path_buf();
+    for dir in dirs {
+        while !dir.starts_with(&common) {
+            if !common.pop() {
+                return PathBuf::new();
+            }
+        }
+    }
+    common
 }
 
 impl Plan {
@@ -43,14 +109,49 @@ impl Plan {
             };
             groups.push(name);
         }
+        let files: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
         Plan {
-            files: dataset.members.iter().map(|m| m.path.clone()).collect(),
             group_of: dataset
                 .members
                 .iter()
                 .map(|m| m.shard.map_or(loose, |(split, _)| split))
                 .collect(),
             groups,
+            runs: runs_under(&files, &common_dir(&files)),
+            specs: specs_beside(&files),
+            files,
+        }
+    }
+
+    /// Names each file's run after the directory among `roots` it was found under (the log
+    /// directory given), the deepest when several hold it; files under none keep theirs.
+    pub fn with_roots(mut self, roots: &[PathBuf]) -> Plan {
+        // Files given one by one are no roots: a shell's expansion of a glob may give thousands,
+        // and each file is matched against every directory given.
+        let dirs: Vec<&PathBuf> = roots.iter().filter(|r| r.is_dir()).collect();
+        if dirs.is_empty() {
+            return self;
+        }
+        for (file, run) in self.files.iter().zip(self.runs.iter_mut()) {
+            let root = dirs
+                .iter()
+                .filter(|r| file.starts_with(r))
+                .max_by_key(|r| r.components().count());
+            if let Some(root) = root {
+                if let Some(name) = runs_under(std::slice::from_ref(file), root).pop() {
+                    *run = name;
+                }
+            }
+        }
+        self
+    }
+
+    /// Where file `file`'s records come from.
+    fn origin(&self, file: usize) -> Origin<'_> {
+        Origin {
+            member: file,
+            run: self.runs.get(file).map_or(".", String::as_str),
+            specs: self.specs.get(file).and_then(Option::as_deref),
         }
     }
 }
@@ -66,10 +167,27 @@ pub struct Outcome {
     pub changed: Vec<String>,
 }
 
-/// One opened file.
+/// One opened file, with the decoder that learnt what its records are.
 struct Opened {
     source: Source,
     index: FrameIndex,
+    decoder: Decoder,
+}
+
+/// `base` after learning what the records of `source` usually are (as every other command
+/// learns it: from the file's name and its first intact payloads).
+fn learnt(base: &Decoder, source: &Source, index: &FrameIndex) -> Decoder {
+    let data = source.bytes();
+    let sample = (0..index.len())
+        .map_while(|f| index.get(data, f))
+        .filter(|f| f.status.is_intact())
+        .filter_map(|f| f.payload(data))
+        .filter(|p| crate::payload::learns_from(p))
+        .take(crate::payload::LEARN_PAYLOADS);
+    let mut decoder = base.clone();
+    decoder.hint_file_name(source.path());
+    decoder.learn(sample);
+    decoder
 }
 
 /// Chunks summarised at once in [`in_order`], per thread: enough that threads seldom wait for
@@ -171,6 +289,7 @@ enum Read {
 /// A file indexed in the first pass.
 struct Indexed {
     index: FrameIndex,
+    decoder: Decoder,
     /// Kept open for the second pass when the files all fit in one batch or it cannot be opened
     /// again (a pipe).
     source: Option<Source>,
@@ -178,15 +297,18 @@ struct Indexed {
     stamp: Option<Stamp>,
 }
 
-/// What [`summarise_chunks`] does with each intact payload: the decoder, the chunk's summary,
-/// the payload and its file.
-type AddPayload<'a> = dyn Fn(&mut Decoder, &mut Stats, &[u8], usize) + Sync + 'a;
+/// What [`summarise_chunks`] does with each intact payload: its file's decoder, the chunk's
+/// summary, the payload and its file.
+type AddPayload<'a> = dyn Fn(&Decoder, &mut Stats, &[u8], usize) + Sync + 'a;
+
+/// An open file as the passes read it: its bytes, frames and decoder.
+type Open<'a> = (&'a Source, &'a FrameIndex, &'a Decoder);
 
 /// Opens and indexes files `batch` of `plan` on all cores.
 fn open_batch(
     plan: &Plan,
     batch: std::ops::Range<usize>,
-    read: &ReadOptions,
+    (decoder, read): (&Decoder, &ReadOptions),
     threads: usize,
 ) -> Vec<Result<Opened, String>> {
     let slots: Vec<std::sync::Mutex<Option<Result<Opened, String>>>> =
@@ -202,7 +324,12 @@ fn open_batch(
             let result = Source::open(path, read)
                 .map(|source| {
                     let index = FrameIndex::build(source.bytes());
-                    Opened { source, index }
+                    let decoder = learnt(decoder, &source, &index);
+                    Opened {
+                        source,
+                        index,
+                        decoder,
+                    }
                 })
                 .map_err(|e| e.to_string());
             if let Ok(mut slot) = slot.lock() {
@@ -227,8 +354,8 @@ fn open_batch(
 fn summarise_chunks(
     plan: &Plan,
     chunks: &[(usize, usize)],
-    sources: &BTreeMap<usize, (&Source, &FrameIndex)>,
-    (decoder, threads): (&Decoder, usize),
+    sources: &BTreeMap<usize, Open<'_>>,
+    threads: usize,
     tick: &(dyn Fn() + Sync),
     add: &AddPayload<'_>,
     mut take: impl FnMut(usize, Stats),
@@ -236,11 +363,11 @@ fn summarise_chunks(
     in_order(
         chunks.len(),
         threads,
-        || decoder.clone(),
-        |decoder, i| {
+        || (),
+        |_, i| {
             tick();
             let &(file, start) = chunks.get(i)?;
-            let (source, index) = sources.get(&file)?;
+            let (source, index, decoder) = sources.get(&file)?;
             let group = *plan.group_of.get(file)?;
             let mut stats = Stats::default();
             let data = source.bytes();
@@ -257,10 +384,10 @@ fn summarise_chunks(
 }
 
 /// The chunks of the files `sources`, in file and frame order.
-fn chunks_of(sources: &BTreeMap<usize, (&Source, &FrameIndex)>) -> Vec<(usize, usize)> {
+fn chunks_of(sources: &BTreeMap<usize, Open<'_>>) -> Vec<(usize, usize)> {
     sources
         .iter()
-        .flat_map(|(&file, (_, index))| (0..index.len()).step_by(CHUNK).map(move |s| (file, s)))
+        .flat_map(|(&file, (_, index, _))| (0..index.len()).step_by(CHUNK).map(move |s| (file, s)))
         .collect()
 }
 
@@ -297,14 +424,14 @@ pub fn compute_observed(
     // summarised on its own and the summaries are merged in chunk order, so that sums of floats
     // come out the same on every run, however the threads happened to share the chunks.
     for batch in &batches {
-        let opened = open_batch(plan, batch.clone(), read, threads);
-        let sources: BTreeMap<usize, (&Source, &FrameIndex)> = opened
+        let opened = open_batch(plan, batch.clone(), (decoder, read), threads);
+        let sources: BTreeMap<usize, Open<'_>> = opened
             .iter()
             .enumerate()
             .filter_map(|(i, o)| {
                 Some((
                     batch.start + i,
-                    o.as_ref().ok().map(|o| (&o.source, &o.index))?,
+                    o.as_ref().ok().map(|o| (&o.source, &o.index, &o.decoder))?,
                 ))
             })
             .collect();
@@ -314,9 +441,11 @@ pub fn compute_observed(
             plan,
             &chunks,
             &sources,
-            (decoder, threads),
+            threads,
             &tick,
-            &|decoder, stats, payload, file| stats.add_payload(decoder, payload, file),
+            &|decoder, stats, payload, file| {
+                stats.add_payload(decoder, payload, &plan.origin(file));
+            },
             |group, stats| {
                 if let Some(all) = merged.get_mut(group) {
                     all.merge(&stats);
@@ -325,7 +454,11 @@ pub fn compute_observed(
         );
         for opened in opened {
             files.push(match opened {
-                Ok(Opened { source, index }) => {
+                Ok(Opened {
+                    source,
+                    index,
+                    decoder,
+                }) => {
                     // Figures from a file cut short came partly from zeros.
                     if let Err(e) = source.check_unchanged() {
                         changed.push(e.to_string());
@@ -334,6 +467,7 @@ pub fn compute_observed(
                     let keep = keep_all || stamp.is_none();
                     Read::Indexed(Box::new(Indexed {
                         index,
+                        decoder,
                         source: keep.then_some(source),
                         stamp,
                     }))
@@ -381,12 +515,12 @@ pub fn compute_observed(
                 Err(e) => changed.push(e.to_string()),
             }
         }
-        let sources: BTreeMap<usize, (&Source, &FrameIndex)> = batch
+        let sources: BTreeMap<usize, Open<'_>> = batch
             .clone()
             .filter_map(|file| match files.get(file)? {
                 Read::Indexed(indexed) => {
                     let source = indexed.source.as_ref().or(reopened.get(&file))?;
-                    Some((file, (source, &indexed.index)))
+                    Some((file, (source, &indexed.index, &indexed.decoder)))
                 }
                 Read::Unreadable(_) => None,
             })
@@ -396,7 +530,7 @@ pub fn compute_observed(
             plan,
             &chunks,
             &sources,
-            (decoder, threads),
+            threads,
             &tick,
             &|decoder, stats, payload, _| stats.add_to_histograms(decoder, payload, &ranges),
             |group, one| {
@@ -414,7 +548,7 @@ pub fn compute_observed(
                 }
             },
         );
-        for (source, _) in sources.values() {
+        for (source, _, _) in sources.values() {
             if let Err(e) = source.check_unchanged() {
                 changed.push(e.to_string());
             }
@@ -440,6 +574,33 @@ pub fn compute_observed(
 mod tests {
     use super::*;
     use std::sync::Mutex;
+
+    #[test]
+    fn runs_are_named_by_their_directory_under_the_log_directory() {
+        let files: Vec<PathBuf> = ["logs/a/e1", "logs/a/b/e2", "logs/e3"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(common_dir(&files), PathBuf::from("logs"));
+        assert_eq!(runs_under(&files, &common_dir(&files)), ["a", "a/b", "."]);
+        let one = [PathBuf::from("e")];
+        assert_eq!(runs_under(&one, &common_dir(&one)), ["."]);
+        // A directory given names the runs under it, the deepest given when several hold a file.
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let sub = dir.path().join("train");
+        std::fs::create_dir(&sub).unwrap_or_else(|e| panic!("{e}"));
+        let plan = Plan {
+            files: vec![sub.join("e1"), dir.path().join("e2")],
+            group_of: vec![0, 0],
+            groups: vec!["all".into()],
+            runs: vec!["x".into(), "y".into()],
+            specs: vec![None, None],
+        };
+        let plan = plan.with_roots(&[dir.path().to_path_buf(), sub.join("e1")]);
+        assert_eq!(plan.runs, ["train", "."]);
+        let plan = plan.with_roots(&[sub.clone()]);
+        assert_eq!(plan.runs, [".", "."]);
+    }
 
     #[test]
     fn results_come_in_order_whatever_the_threads() {
@@ -475,6 +636,8 @@ mod tests {
             files: vec![path],
             group_of: vec![0],
             groups: vec!["all".into()],
+            runs: vec![".".into()],
+            specs: vec![None],
         };
         let seen = Mutex::new(Vec::new());
         let decoder = Decoder::new(
@@ -512,6 +675,8 @@ mod tests {
             files: vec![path.clone()],
             group_of: vec![0],
             groups: vec!["all".into()],
+            runs: vec![".".into()],
+            specs: vec![None],
         };
         // A writer cuts the file short as soon as the first chunk is being summarised.
         let cut = std::sync::Once::new();
@@ -557,6 +722,8 @@ mod tests {
             files,
             group_of: vec![0; n],
             groups: vec!["all".into()],
+            runs: vec![".".into(); n],
+            specs: vec![None; n],
         };
         let outcome = compute(&plan, &decoder(), &ReadOptions::as_is());
         assert!(outcome.changed.is_empty(), "{:?}", outcome.changed);
