@@ -598,7 +598,7 @@ mod tests {
         };
         let plan = plan.with_roots(&[dir.path().to_path_buf(), sub.join("e1")]);
         assert_eq!(plan.runs, ["train", "."]);
-        let plan = plan.with_roots(&[sub.clone()]);
+        let plan = plan.with_roots(std::slice::from_ref(&sub));
         assert_eq!(plan.runs, [".", "."]);
     }
 
