@@ -26,6 +26,15 @@ pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result
     let (inputs, mut status) = super::dataset::Run::resolve(&args.files);
     inputs.note_skipped();
     let plan = run::Plan::of(&inputs.dataset).with_roots(&args.files);
+    for note in &plan.spec_notes {
+        match note {
+            // As `show` does: the figures are there, without what the dataset declares.
+            run::SpecNote::Unusable(note) => {
+                status = status.max(report_unusable(&format!("{note}; figures made without it")));
+            }
+            run::SpecNote::Note(note) => eprintln!("{note}"),
+        }
+    }
     if plan.files.is_empty() {
         return Ok(status.max(Status::Unusable));
     }
@@ -52,6 +61,10 @@ pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result
         writeln!(out, "{}", json.to_string_sorted())?;
     } else {
         report::write_text(&outcome.groups, &plan.files, &skews, out)?;
+    }
+    for problem in &outcome.damaged_streams {
+        eprintln!("{problem}");
+        status = status.max(Status::Damage);
     }
     if outcome.groups.iter().any(|(_, s)| s.damaged > 0) {
         status = status.max(Status::Damage);

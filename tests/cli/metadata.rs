@@ -198,3 +198,28 @@ fn dataset_info_members_of_the_wrong_type_are_problems() {
         );
     }
 }
+
+#[test]
+fn stats_names_a_features_json_it_cannot_use_and_summarises_without_it() {
+    let (_tmp, dir) = toy_parcels();
+    std::fs::remove_file(dir.join("features.json")).unwrap();
+    mkfifo(&dir.join("features.json"));
+    let output = run_bounded(["stats", SHARD], &dir, b"", MEMORY_CAP_KIB);
+    // The shard's split misses its second shard (exit 1); the metadata not read is exit 2.
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "tfr-inspect: ./features.json: not read: a named pipe, not a regular file; figures \
+             made without it"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    // The figures are there, without the class names.
+    assert!(stdout(&output).contains("label"), "{}", stdout(&output));
+    assert!(
+        !stdout(&output).contains("\"large\""),
+        "{}",
+        stdout(&output)
+    );
+}

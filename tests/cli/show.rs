@@ -399,3 +399,29 @@ fn a_compressed_stream_damaged_after_its_last_whole_record_is_damage() {
         assert_eq!(stderr(&first), "");
     }
 }
+
+#[test]
+fn stats_of_a_compressed_stream_damaged_after_its_last_record_is_damage() {
+    use std::io::Write as _;
+    let records = std::fs::read(testdata("cifar_like.tfrecord")).unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(&records).unwrap();
+    let whole = encoder.finish().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.tfrecord.gz");
+    std::fs::write(&path, &whole[..whole.len() - 8]).unwrap();
+    let output = run(["stats".as_ref(), path.as_os_str()]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .contains("cut.tfrecord.gz: compressed stream damaged: the compressed data ends early"),
+        "{}",
+        stderr(&output)
+    );
+    // Every record is summarised all the same.
+    assert!(
+        stdout(&output).contains("20 records"),
+        "{}",
+        stdout(&output)
+    );
+}

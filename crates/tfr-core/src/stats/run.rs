@@ -31,12 +31,16 @@ pub struct Plan {
     pub runs: Vec<String>,
     /// Per file, the `features.json` beside it, when there is one it can use.
     pub specs: Vec<Option<Arc<FeatureSpecs>>>,
+    /// What reading the `features.json` files found to say.
+    pub spec_notes: Vec<SpecNote>,
 }
 
-/// Per file, the `features.json` in its directory (each directory read once).
-fn specs_beside(files: &[PathBuf]) -> Vec<Option<Arc<FeatureSpecs>>> {
+/// Per file, the `features.json` in its directory (each directory read once), and what is to be
+/// said of those read: one that cannot be used (named, with why) and the notes of those used.
+fn specs_beside(files: &[PathBuf]) -> (Vec<Option<Arc<FeatureSpecs>>>, Vec<SpecNote>) {
     let mut read: BTreeMap<PathBuf, Option<Arc<FeatureSpecs>>> = BTreeMap::new();
-    files
+    let mut notes = Vec::new();
+    let specs = files
         .iter()
         .map(|file| {
             let dir = file
@@ -45,12 +49,29 @@ fn specs_beside(files: &[PathBuf]) -> Vec<Option<Arc<FeatureSpecs>>> {
                 .to_path_buf();
             read.entry(dir)
                 .or_insert_with(|| match FeatureSpecs::load_beside(file) {
-                    Some(Ok(specs)) => Some(Arc::new(specs)),
-                    _ => None,
+                    Some(Ok(specs)) => {
+                        notes.extend(specs.notes.iter().map(|n| SpecNote::Note(n.to_string())));
+                        Some(Arc::new(specs))
+                    }
+                    Some(Err(note)) => {
+                        notes.push(SpecNote::Unusable(note.to_string()));
+                        None
+                    }
+                    None => None,
                 })
                 .clone()
         })
-        .collect()
+        .collect();
+    (specs, notes)
+}
+
+/// What reading the `features.json` files of a plan found to say (each names its file).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpecNote {
+    /// A `features.json` that cannot be used: its files are summarised without it.
+    Unusable(String),
+    /// A note on one that is used (a labels file not read, for one).
+    Note(String),
 }
 
 /// Per file, its directory relative to `root` (`.` for `root` itself), `/` between its names.
@@ -110,6 +131,7 @@ impl Plan {
             groups.push(name);
         }
         let files: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
+        let (specs, spec_notes) = specs_beside(&files);
         Plan {
             group_of: dataset
                 .members
@@ -118,7 +140,8 @@ impl Plan {
                 .collect(),
             groups,
             runs: runs_under(&files, &common_dir(&files)),
-            specs: specs_beside(&files),
+            specs,
+            spec_notes,
             files,
         }
     }
@@ -165,6 +188,10 @@ pub struct Outcome {
     /// each named with how: the figures came partly from bytes that are no longer the file's,
     /// and must not be shown.
     pub changed: Vec<String>,
+    /// Compressed files whose stream is damaged past the records summarised (cut short or
+    /// corrupt after its last whole record), each named with the problem: the figures are of
+    /// every record there is, but the file is not whole.
+    pub damaged_streams: Vec<String>,
 }
 
 /// One opened file, with the decoder that learnt what its records are.
@@ -420,6 +447,7 @@ pub fn compute_observed(
     let mut merged = vec![Stats::default(); plan.groups.len()];
     let mut files: Vec<Read> = Vec::with_capacity(n);
     let mut changed = Vec::new();
+    let mut damaged_streams = Vec::new();
     // First pass: everything but the histograms, a batch of files at a time. Each chunk is
     // summarised on its own and the summaries are merged in chunk order, so that sums of floats
     // come out the same on every run, however the threads happened to share the chunks.
@@ -462,6 +490,12 @@ pub fn compute_observed(
                     // Figures from a file cut short came partly from zeros.
                     if let Err(e) = source.check_unchanged() {
                         changed.push(e.to_string());
+                    }
+                    if let Some(problem) = source.compression().and_then(|c| c.problem.as_ref()) {
+                        damaged_streams.push(format!(
+                            "{}: compressed stream damaged: {problem}",
+                            crate::escape::path_for_terminal(source.path())
+                        ));
                     }
                     let stamp = source.stamp();
                     let keep = keep_all || stamp.is_none();
@@ -567,6 +601,7 @@ pub fn compute_observed(
         groups: plan.groups.iter().cloned().zip(merged).collect(),
         unreadable,
         changed,
+        damaged_streams,
     }
 }
 
@@ -595,6 +630,7 @@ mod tests {
             groups: vec!["all".into()],
             runs: vec!["x".into(), "y".into()],
             specs: vec![None, None],
+            spec_notes: Vec::new(),
         };
         let plan = plan.with_roots(&[dir.path().to_path_buf(), sub.join("e1")]);
         assert_eq!(plan.runs, ["train", "."]);
@@ -638,6 +674,7 @@ mod tests {
             groups: vec!["all".into()],
             runs: vec![".".into()],
             specs: vec![None],
+            spec_notes: Vec::new(),
         };
         let seen = Mutex::new(Vec::new());
         let decoder = Decoder::new(
@@ -677,6 +714,7 @@ mod tests {
             groups: vec!["all".into()],
             runs: vec![".".into()],
             specs: vec![None],
+            spec_notes: Vec::new(),
         };
         // A writer cuts the file short as soon as the first chunk is being summarised.
         let cut = std::sync::Once::new();
@@ -724,6 +762,7 @@ mod tests {
             groups: vec!["all".into()],
             runs: vec![".".into(); n],
             specs: vec![None; n],
+            spec_notes: Vec::new(),
         };
         let outcome = compute(&plan, &decoder(), &ReadOptions::as_is());
         assert!(outcome.changed.is_empty(), "{:?}", outcome.changed);
