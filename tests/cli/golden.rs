@@ -185,10 +185,35 @@ pub fn writer_event_files() -> Vec<std::path::PathBuf> {
     files
 }
 
+/// Every TFRecord file under `testdata/writers/` that Python's goldens were made of (events,
+/// `Dataset.save` and snapshot shards of every compression, Examples), in name order.
+fn writer_files_with_goldens() -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![testdata("writers")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("writers directory") {
+            let path = entry.expect("entry").path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if let Some(base) = name.strip_suffix(".golden.jsonl") {
+                files.push(path.with_file_name(base));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 #[test]
-fn writer_event_files_match_python_text_and_json_record_by_record() {
-    let files = writer_event_files();
-    assert_eq!(files.len(), 8, "{files:?}");
+fn every_writer_file_matches_python_text_and_json_record_by_record() {
+    let files = writer_files_with_goldens();
+    // 8 event files, 6 snapshot shards (none, GZIP, SNAPPY, the experimental snapshot's),
+    // 4 files of Examples.
+    assert_eq!(files.len(), 18, "{files:?}");
+    for event_file in writer_event_files() {
+        assert!(files.contains(&event_file), "{event_file:?} has no goldens");
+    }
     for file in files {
         let golden = |ext: &str| {
             let mut name = file.file_name().unwrap().to_os_string();
