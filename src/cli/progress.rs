@@ -53,6 +53,11 @@ impl Progress {
             std::io::stdout().is_terminal(),
             stdout_matters,
         );
+        Progress::drawn_if(on, verb, total, fields)
+    }
+
+    /// A bar that counts and draws itself (once due) when `on`, and does nothing otherwise.
+    fn drawn_if(on: bool, verb: &str, total: u64, fields: &str) -> Progress {
         let bar = on.then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
             let template = format!("{verb} {fields}");
@@ -136,12 +141,25 @@ mod tests {
     }
 
     #[test]
-    fn a_bar_that_is_not_wanted_does_nothing() {
-        // Under `cargo test` stderr is captured, not a terminal: no bar, and calls are harmless.
-        let progress = Progress::bytes("list", 100, true);
+    fn a_wanted_bar_counts_and_one_not_wanted_has_nothing_to_draw() {
+        let bar = |on| Progress::drawn_if(on, "list", 100, "{wide_bar}");
+        let progress = bar(true);
+        progress.grow(10);
+        progress.advance(5);
+        progress.advance(5);
+        let counted = progress.bar.as_ref().unwrap();
+        assert_eq!((counted.position(), counted.length()), (10, Some(110)));
+        progress.set(50);
+        progress.set_total(60);
+        assert_eq!((counted.position(), counted.length()), (50, Some(60)));
+        progress.finish();
+        assert!(counted.is_finished());
+
+        let progress = bar(false);
         progress.grow(10);
         progress.advance(5);
         progress.set(50);
         progress.finish();
+        assert!(progress.bar.is_none());
     }
 }
