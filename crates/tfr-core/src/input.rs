@@ -244,7 +244,7 @@ mod tests {
 
     use super::*;
     use crate::frame::write_record;
-    use crate::payload::Reading;
+    use crate::payload::{LEARN_MAX_BYTES, Reading};
     use crate::schema::Schema;
 
     /// The offsets of the payloads the decoder learns from when the frames indexed are those of
@@ -261,38 +261,54 @@ mod tests {
     }
 
     #[test]
-    fn opening_learns_from_the_payloads_sixteen_megabyte_steps_would_have_sampled() {
+    fn opening_learns_from_the_payloads_settle_would_have_indexed() {
         let options = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
-        // Learnable payloads at once; after 2 MB of empty records; only after 16 MB of them;
-        // five, then 16 MB of empty records, then the rest.
-        for (leading, empty_bytes) in [(0u8, 0usize), (0, 2 << 20), (0, 17 << 20), (5, 17 << 20)] {
+        // Megabytes without a payload to learn from are written as payloads too large to learn
+        // from, a megabyte each (few frames to index, unlike megabytes of empty records).
+        let large = vec![0u8; LEARN_MAX_BYTES + 1];
+        let tail = vec![0x0a_u8; 64 << 10];
+        // Learnable payloads at once; after 2 MB without; only after 17 MB without; five, then
+        // 17 MB without, then the rest.
+        for (leading, large_payloads) in [(0u8, 0usize), (0, 2), (0, 17), (5, 17)] {
             let mut data = Vec::new();
             for i in 0..leading {
                 write_record(&[0x08, i], &mut data).unwrap();
             }
-            while data.len() < empty_bytes {
+            // Enough empty records to make the first frames final.
+            for _ in 0..=LEARN_SAMPLE {
                 write_record(b"", &mut data).unwrap();
             }
-            for i in 0..1_000_000u32 {
-                write_record(&[0x08, (i % 100) as u8], &mut data).unwrap();
+            for _ in 0..large_payloads {
+                write_record(&large, &mut data).unwrap();
+            }
+            for i in 0..100u8 {
+                write_record(&[0x08, i], &mut data).unwrap();
+            }
+            // Three megabytes more in small frames, past where opening stops.
+            for _ in 0..48 {
+                write_record(&tail, &mut data).unwrap();
             }
             let mut file = tempfile::NamedTempFile::new().unwrap();
             file.write_all(&data).unwrap();
             let input = Input::open(file.path(), &options).unwrap();
-            // The settle this replaces: 16 MB steps until the first frames are final.
+            // What settling the first frames indexes, as `settle` scans: SCAN_STEP at a time.
             let mut stepped = FrameIndex::new(data.len() as u64);
             while stepped.len() <= LEARN_SAMPLE + 1 && !stepped.is_complete() {
                 stepped.scan(&data[..], SCAN_STEP);
             }
+            let case = format!("{leading} payloads, then {large_payloads} MB without");
+            let sample = learned(&input.index, &data, input.sampled);
+            assert_eq!(sample, learned(&stepped, &data, stepped.len()), "{case}");
             assert_eq!(
-                learned(&input.index, &data, input.sampled),
-                learned(&stepped, &data, stepped.len()),
-                "{leading} payloads, then {empty_bytes} bytes of empty records"
+                sample.is_empty(),
+                large_payloads > 16 && leading == 0,
+                "{case}"
             );
-            assert!(input.index.len() > LEARN_SAMPLE + 1);
+            assert!(input.index.len() > LEARN_SAMPLE + 1, "{case}");
+            assert!(!input.index.is_complete(), "{case}");
             // With the sample at hand it stops after a megabyte, not after sixteen.
-            if leading == 0 && empty_bytes == 0 {
-                assert!(input.index.scanned() < 2 * LEARN_STEP);
+            if large_payloads == 0 {
+                assert!(input.index.scanned() < 2 * LEARN_STEP, "{case}");
             }
         }
     }
