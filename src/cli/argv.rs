@@ -70,7 +70,8 @@ fn subcommand_names() -> impl Iterator<Item = String> {
 }
 
 /// The subcommand `word` is a likely misspelling of: at most two edits away (one for short
-/// words), and not a path with a directory or an extension (those are files that are missing).
+/// words; two letters swapped are one edit, so `verfiy` is one from `verify`), and not a path
+/// with a directory or an extension (those are files that are missing).
 fn closest_subcommand(word: &str) -> Option<String> {
     let path = Path::new(word);
     if word.len() > 32 || path.extension().is_some() || path.components().count() > 1 {
@@ -78,39 +79,10 @@ fn closest_subcommand(word: &str) -> Option<String> {
     }
     let allowed = if word.chars().count() <= 4 { 1 } else { 2 };
     subcommand_names()
-        .map(|name| (edit_distance(word, &name), name))
+        .map(|name| (strsim::osa_distance(word, &name), name))
         .filter(|(d, _)| *d <= allowed)
         .min_by_key(|(d, _)| *d)
         .map(|(_, name)| name)
-}
-
-/// Levenshtein distance, adjacent transpositions counting one edit (`verfiy` is one from
-/// `verify`). Only ever called on words of at most 32 characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let width = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * width];
-    let at = |i: usize, j: usize| i * width + j;
-    for i in 0..=a.len() {
-        d[at(i, 0)] = i;
-    }
-    for j in 0..=b.len() {
-        d[at(0, j)] = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[at(i - 1, j)] + 1)
-                .min(d[at(i, j - 1)] + 1)
-                .min(d[at(i - 1, j - 1)] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[at(i - 2, j - 2)] + 1);
-            }
-            d[at(i, j)] = best;
-        }
-    }
-    d[at(a.len(), b.len())]
 }
 
 /// Where `-` stands for standard input: `/dev/stdin`, which a redirected file maps as a file and a
@@ -239,13 +211,5 @@ mod tests {
         assert_eq!(closest_subcommand("data/list"), None);
         assert_eq!(closest_subcommand("train"), None);
         assert_eq!(closest_subcommand("x"), None);
-    }
-
-    #[test]
-    fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("ab", "ba"), 1);
-        assert_eq!(edit_distance("same", "same"), 0);
     }
 }
