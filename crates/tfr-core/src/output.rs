@@ -9,9 +9,11 @@
 //! interrupted run never leaves a half-written output. Every command that writes files (`salvage`,
 //! and later ones) goes through [`OutputPolicy::check`] and [`write_atomically`].
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+use tempfile::NamedTempFile;
 
 use crate::escape::path_for_terminal;
 
@@ -237,53 +239,42 @@ fn parent_dir(path: &Path) -> &Path {
     }
 }
 
-/// A temporary file that is removed unless it was renamed into place.
-struct TempOut {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Drop for TempOut {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
-
 /// The longest file name most file systems take (`NAME_MAX`), in bytes.
 const NAME_MAX: usize = 255;
+/// What ends a temporary file's name, after its random part.
+const TEMP_SUFFIX: &str = ".tmp";
+/// The random characters in a temporary file's name.
+const TEMP_RANDOM: usize = 6;
 
-/// The temporary name beside `output` for attempt `attempt`: `.NAME.tfr-inspect-PID-N.tmp`, with
-/// NAME cut (at a character boundary) so that the whole fits in [`NAME_MAX`] bytes whatever the
-/// output is called; a 249-byte output name is valid, and its temporary name must be too.
-fn temp_name(output: &Path, pid: u32, attempt: u32) -> String {
+/// The start of the temporary name beside `output`: `.NAME.`, with NAME cut (at a character
+/// boundary) so that the whole name, `.NAME.XXXXXX.tmp`, fits in [`NAME_MAX`] bytes whatever
+/// the output is called; a 249-byte output name is valid, and its temporary name must be too.
+fn temp_prefix(output: &Path) -> String {
     let base = output
         .file_name()
         .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
-    let tail = format!(".tfr-inspect-{pid}-{attempt}.tmp");
-    let room = NAME_MAX.saturating_sub(1 + tail.len());
+    let room = NAME_MAX.saturating_sub(2 + TEMP_RANDOM + TEMP_SUFFIX.len());
     let mut cut = base.len().min(room);
     while !base.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!(".{}{tail}", base.get(..cut).unwrap_or_default())
+    format!(".{}.", base.get(..cut).unwrap_or_default())
 }
 
-fn create_temp(output: &Path) -> Result<(TempOut, File), OutputError> {
+/// A new temporary file beside `output`, removed when dropped unless persisted. It gets the
+/// permissions any new file gets (0666 less the umask), not a temporary file's 0600, since it
+/// becomes the output.
+fn create_temp(output: &Path) -> Result<NamedTempFile, OutputError> {
     let dir = parent_dir(output);
-    let pid = std::process::id();
-    for attempt in 0..100u32 {
-        let path = dir.join(temp_name(output, pid, attempt));
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(file) => return Ok((TempOut { path, keep: false }, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io_error(&path)(e)),
-        }
-    }
-    Err(io_error(dir)(io::Error::other(
-        "cannot create a temporary file here",
-    )))
+    let prefix = temp_prefix(output);
+    let mut builder = tempfile::Builder::new();
+    builder
+        .prefix(&prefix)
+        .suffix(TEMP_SUFFIX)
+        .rand_bytes(TEMP_RANDOM);
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    builder.tempfile_in(dir).map_err(io_error(dir))
 }
 
 /// Writes a new file at `output` with `write`, atomically: into a temporary file beside it,
@@ -294,19 +285,18 @@ pub fn write_atomically<T>(
     policy: &OutputPolicy,
     write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
 ) -> Result<T, OutputError> {
-    let (mut temp, file) = create_temp(output)?;
-    let mut writer = BufWriter::new(file);
+    let mut temp = create_temp(output)?;
+    let temp_path = temp.path().to_path_buf();
+    let mut writer = BufWriter::new(temp.as_file_mut());
     let written = write(&mut writer)
         .and_then(|n| writer.flush().map(|_| n))
-        .map_err(io_error(&temp.path))?;
-    let file = writer
-        .into_inner()
-        .map_err(|e| io_error(&temp.path)(e.into_error()))?;
-    file.sync_all().map_err(io_error(&temp.path))?;
-    drop(file);
+        .map_err(io_error(&temp_path))?;
+    drop(writer);
+    temp.as_file().sync_all().map_err(io_error(&temp_path))?;
     policy.check(output)?;
-    fs::rename(&temp.path, output).map_err(io_error(output))?;
-    temp.keep = true;
+    // A rename: a symbolic link at `output` is replaced, never written through.
+    temp.persist(output)
+        .map_err(|e| io_error(output)(e.error))?;
     #[cfg(unix)]
     {
         // Makes the rename itself durable; a failure here does not undo the write.
@@ -336,12 +326,16 @@ mod tests {
 
     #[test]
     fn temporary_names_fit_name_max_whatever_the_output_is_called() {
-        let name = |n: &str| temp_name(Path::new("dir").join(n).as_path(), u32::MAX, 99);
-        assert_eq!(name("out.idx"), ".out.idx.tfr-inspect-4294967295-99.tmp");
+        let prefix = |n: &str| temp_prefix(Path::new("dir").join(n).as_path());
+        assert_eq!(prefix("out.idx"), ".out.idx.");
         for base in ["o".repeat(249), "o".repeat(255), "é".repeat(127)] {
-            let temp = name(&base);
-            assert!(temp.len() <= NAME_MAX, "{} bytes", temp.len());
-            assert!(temp.ends_with(".tfr-inspect-4294967295-99.tmp"), "{temp}");
+            let prefix = prefix(&base);
+            let whole = prefix.len() + TEMP_RANDOM + TEMP_SUFFIX.len();
+            // Cut at most a character short of the limit.
+            assert!(
+                (NAME_MAX - 3..=NAME_MAX).contains(&whole),
+                "{whole} bytes: {prefix}"
+            );
         }
         // Written for real: a 249-byte output name is valid, and so is its temporary file.
         let dir = tempfile::tempdir().unwrap();
@@ -349,6 +343,36 @@ mod tests {
         let written = write_atomically(&output, &policy(&[], false), |w| w.write_all(b"x"));
         assert!(written.is_ok(), "{written:?}");
         assert_eq!(fs::read(&output).unwrap(), b"x");
+        // The temporary file beside it is named after it.
+        let temp = create_temp(&dir.path().join("out.idx")).unwrap();
+        let name = temp
+            .path()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            name.starts_with(".out.idx.") && name.ends_with(".tmp"),
+            "{name}"
+        );
+        assert_eq!(
+            name.len(),
+            ".out.idx.".len() + TEMP_RANDOM + TEMP_SUFFIX.len()
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_output_gets_the_permissions_of_any_new_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain");
+        File::create(&plain).unwrap();
+        let out = dir.path().join("out");
+        write_atomically(&out, &policy(&[], false), |w| w.write_all(b"x")).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&out), mode(&plain));
     }
 
     #[test]
