@@ -4,7 +4,6 @@
 //! summarised apart and combined.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
 
 /// Distinct values counted exactly (by 64-bit hash) before switching to an estimate.
 pub const EXACT_DISTINCT: usize = 4096;
@@ -15,11 +14,11 @@ pub const FREQUENT_SLOTS: usize = 1024;
 /// How much of a value is kept to show it.
 const SAMPLE_BYTES: usize = 64;
 
-/// A value's 64-bit hash, the same in every thread and run.
+/// A value's 64-bit hash: XXH3 (64 bits, seed 0), a specified algorithm, so that sketches made on
+/// other machines or by other builds merge with these (the standard library's hasher may change
+/// between Rust releases).
 pub fn hash(bytes: &[u8]) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut hasher);
-    hasher.finish()
+    xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
 /// Distinct values: exact hashes up to a bound, then HyperLogLog registers.
@@ -175,6 +174,18 @@ impl Frequent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_hash_as_xxh3_the_same_on_every_machine() {
+        // XXH3_64bits with seed 0, as the reference C library (libxxhash) computes it; short,
+        // middle and long inputs take different paths through the algorithm.
+        assert_eq!(hash(b""), 0x2d06_8005_38d3_94c2);
+        assert_eq!(hash(b"abc"), 0x78af_5f94_892f_3950);
+        let middle: Vec<u8> = (0..100).collect();
+        assert_eq!(hash(&middle), 0x004e_4f92_1a64_bd1c);
+        let long: Vec<u8> = (0..512).map(|i| (i % 256) as u8).collect();
+        assert_eq!(hash(&long), 0x1059_105a_d19b_fa09);
+    }
 
     #[test]
     fn distinct_is_exact_then_estimated_within_a_few_percent() {
