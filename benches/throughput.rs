@@ -21,12 +21,12 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use tfr_inspect::annotate::Annotated;
-use tfr_inspect::frame::FrameIndex;
-use tfr_inspect::input::OpenOptions;
-use tfr_inspect::payload::{Decoder, Reading};
-use tfr_inspect::schema::Schema;
-use tfr_inspect::source::{ReadOptions, Source};
+use tfr_core::annotate::Annotated;
+use tfr_core::frame::FrameIndex;
+use tfr_core::input::OpenOptions;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
+use tfr_core::source::{ReadOptions, Source};
 
 /// An Example with one bytes feature `data` of `size` bytes and an int64 `label`.
 fn example(size: usize, seed: u64) -> Vec<u8> {
@@ -79,7 +79,7 @@ fn write_file(path: &Path, records: usize, payload_size: usize, seed: u64) {
         .collect();
     for i in 0..records {
         let payload = &templates[i % templates.len()];
-        tfr_inspect::frame::write_record(payload, &mut out).unwrap();
+        tfr_core::frame::write_record(payload, &mut out).unwrap();
     }
     out.flush().unwrap();
 }
@@ -158,7 +158,7 @@ fn rss_probe(spec: &str) {
         (app.frame_count(), rss_anon_kib().unwrap_or(0))
     } else {
         let mut input =
-            tfr_inspect::input::Input::open(path, &OpenOptions::new(decoder.clone())).unwrap();
+            tfr_core::input::Input::open(path, &OpenOptions::new(decoder.clone())).unwrap();
         input.settle_all();
         let last = input.index.len() - 1;
         for n in [0, last] {
@@ -345,7 +345,7 @@ fn main() {
 /// Shard names grouped into sets and checked for missing and doubled numbers, as `verify DIR`
 /// does before it reads a byte: 100,000 shards of one set, and 100,000 sets of one shard each.
 fn shard_grouping() {
-    use tfr_inspect::dataset::shards::{ShardName, group};
+    use tfr_core::dataset::shards::{ShardName, group};
     let n = 100_000;
     let cases = [
         (
@@ -400,11 +400,10 @@ fn shard_grouping() {
 /// case: every record decoded, no hit); and a label value (a hit in one record of 16, and in
 /// most records' random `data` bytes, so the search stops at the first million).
 fn search(shard: &Shard) {
-    use tfr_inspect::search::{Needle, SearchProgress, search_frames};
+    use tfr_core::search::{Needle, SearchProgress, search_frames};
 
     let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
-    let mut input =
-        tfr_inspect::input::Input::open(&shard.path, &OpenOptions::new(decoder)).unwrap();
+    let mut input = tfr_core::input::Input::open(&shard.path, &OpenOptions::new(decoder)).unwrap();
     input.settle_all();
     let data = input.data();
     black_box(crc32c::crc32c(data));
@@ -437,12 +436,12 @@ fn search(shard: &Shard) {
 /// Single-thread cost per record of what `list` and `show --format json|text` do for each record
 /// (decode and render, output discarded), over up to 200,000 records of the shard.
 fn per_record(shard: &Shard) {
+    use tfr_core::summary::describe_frame;
     use tfr_inspect::cli::show::{json_of, text_of};
-    use tfr_inspect::summary::describe_frame;
 
     let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
     let mut input =
-        tfr_inspect::input::Input::open(&shard.path, &OpenOptions::new(decoder.clone())).unwrap();
+        tfr_core::input::Input::open(&shard.path, &OpenOptions::new(decoder.clone())).unwrap();
     input.settle_all();
     let count = input.index.len().min(200_000);
     let data = input.data();

@@ -32,7 +32,7 @@ fn main() -> ExitCode {
             drop(out);
             // Directories and patterns open as the TFRecord files they hold; arguments that
             // name none are listed on the inspector's screen with the files it cannot open.
-            let dataset = tfr_inspect::dataset::Dataset::resolve(&cli.files);
+            let dataset = tfr_core::dataset::Dataset::resolve(&cli.files);
             let files: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
             if files.is_empty() {
                 for error in &dataset.errors {

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use tfr_inspect::compress::{self, Compression};
-use tfr_inspect::frame::FrameIndex;
-use tfr_inspect::source::{ReadOptions, Source};
+use tfr_core::compress::{self, Compression};
+use tfr_core::frame::FrameIndex;
+use tfr_core::source::{ReadOptions, Source};
 
 fn testdata(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use tfr_core::input::{Input, OpenOptions};
 use tfr_inspect::cli::{DecodeArgs, Status, hex};
-use tfr_inspect::input::{Input, OpenOptions};
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::Action;
 
@@ -65,7 +65,7 @@ fn many_floats(n: usize) -> Vec<u8> {
 fn write(dir: &Path, name: &str, payloads: &[&[u8]]) -> PathBuf {
     let mut out = Vec::new();
     for payload in payloads {
-        tfr_inspect::frame::write_record(payload, &mut out).unwrap();
+        tfr_core::frame::write_record(payload, &mut out).unwrap();
     }
     let path = dir.join(name);
     std::fs::write(&path, out).unwrap();

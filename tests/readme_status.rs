@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
-use tfr_inspect::input::OpenOptions;
-use tfr_inspect::payload::{Decoder, Reading};
-use tfr_inspect::schema::Schema;
+use tfr_core::input::OpenOptions;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::Action;
 

@@ -11,10 +11,10 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 use sha2::{Digest, Sha256};
-use tfr_inspect::frame::FrameStatus;
-use tfr_inspect::input::OpenOptions;
-use tfr_inspect::payload::{Decoder, Reading};
-use tfr_inspect::schema::Schema;
+use tfr_core::frame::FrameStatus;
+use tfr_core::input::OpenOptions;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
 use tfr_inspect::tui::app::{App, Pane};
 use tfr_inspect::tui::help;
 use tfr_inspect::tui::hexview::{ANCESTOR_BG, SELECTED_BG};
@@ -512,7 +512,7 @@ fn cifar_records_decode_to_32x32_colour_the_right_way_round() {
         let n = record["record"].as_u64().unwrap() as usize;
         app.go_to_record(n);
         let bytes = value_bytes(&mut app, "image");
-        let picture = tfr_inspect::image::decode_image(&bytes, app.view.tree.declared_shape)
+        let picture = tfr_core::image::decode_image(&bytes, app.view.tree.declared_shape)
             .unwrap()
             .unwrap();
         assert_eq!(picture.pixels.dimensions(), (32, 32));
@@ -559,7 +559,7 @@ fn the_preview_pane_draws_the_record_image_in_half_blocks() {
 fn mnist_and_encoded_images_decode() {
     let mut app = open(MNIST);
     let bytes = value_bytes(&mut app, "image_raw");
-    let picture = tfr_inspect::image::decode_image(&bytes, app.view.tree.declared_shape)
+    let picture = tfr_core::image::decode_image(&bytes, app.view.tree.declared_shape)
         .unwrap()
         .unwrap();
     assert_eq!(picture.pixels.dimensions(), (28, 28));
@@ -570,7 +570,7 @@ fn mnist_and_encoded_images_decode() {
         let n = record["record"].as_u64().unwrap() as usize;
         app.go_to_record(n);
         let bytes = value_bytes(&mut app, "image/encoded");
-        let picture = tfr_inspect::image::decode_image(&bytes, None)
+        let picture = tfr_core::image::decode_image(&bytes, None)
             .unwrap()
             .unwrap();
         let dims = (
@@ -633,13 +633,13 @@ fn merge_case() -> Vec<u8> {
 /// One TFRecord frame around `payload`, as a writer frames it.
 fn frame_record(payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    tfr_inspect::frame::write_record(payload, &mut out).unwrap();
+    tfr_core::frame::write_record(payload, &mut out).unwrap();
     out
 }
 
 #[test]
 fn merged_features_in_the_tree_match_show() {
-    use tfr_inspect::example;
+    use tfr_core::example;
 
     let payload = merge_case();
     let dir = tempfile::tempdir().unwrap();
@@ -741,7 +741,7 @@ fn merged_features_in_the_tree_match_show() {
 
 #[test]
 fn frame_nodes_are_worded_by_the_annotate_tokens_and_damage_describe() {
-    use tfr_inspect::damage;
+    use tfr_core::damage;
     let corrupt = |name: &str| format!("{}/testdata/corrupt/{name}", env!("CARGO_MANIFEST_DIR"));
     let files = [
         LENGTH_BITFLIP.to_string(),
@@ -1119,7 +1119,7 @@ fn open_all(paths: &[PathBuf]) -> App {
 
 #[test]
 fn the_record_prompt_takes_a_split_wide_number() {
-    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
+    let dataset = tfr_core::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
     let paths: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
     let mut app = open_all(&paths);
     app.update(Action::Prompt(PromptKind::Record));
@@ -1300,7 +1300,7 @@ fn a_histogram_is_drawn_as_bars() {
 
 #[test]
 fn the_statistics_pane_shows_each_split_side_by_side_and_scrolls() {
-    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
+    let dataset = tfr_core::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
     let paths: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
     let mut app = open_all(&paths);
     app.update(Action::Resize {
@@ -1331,7 +1331,7 @@ fn the_statistics_pane_shows_each_split_side_by_side_and_scrolls() {
 #[test]
 fn the_statistics_pane_gives_tensorboard_runs_and_tags() {
     let logdir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/writers/keras");
-    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(logdir)]);
+    let dataset = tfr_core::dataset::Dataset::resolve(&[PathBuf::from(logdir)]);
     let paths: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
     assert_eq!(paths.len(), 2);
     let mut app = open_all(&paths);
@@ -1364,7 +1364,7 @@ fn the_statistics_pane_gives_tensorboard_runs_and_tags() {
 
 #[test]
 fn a_tensorflow_datasets_shard_is_worded_as_its_features_json_describes_it() {
-    let dataset = tfr_inspect::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
+    let dataset = tfr_core::dataset::Dataset::resolve(&[PathBuf::from(TOY_PARCELS)]);
     let train = dataset
         .members
         .iter()
@@ -1400,7 +1400,7 @@ fn a_tensorflow_datasets_shard_is_worded_as_its_features_json_describes_it() {
 
 #[test]
 fn the_statistics_pane_prints_the_numbers_not_their_leading_digits() {
-    use tfr_inspect::crafted::{FeatureValue, encode_records, example};
+    use tfr_core::crafted::{FeatureValue, encode_records, example};
     let records: Vec<Vec<u8>> = [3000.5f32, 1340.5, 10.5]
         .iter()
         .map(|x| example(&[("x", FeatureValue::Floats(vec![*x]))]))
@@ -1492,7 +1492,7 @@ fn a_cut_line_keeps_its_styles_and_ends_in_an_ellipsis() {
 
 #[test]
 fn an_empty_feature_key_is_a_row_named_by_empty_quotes() {
-    use tfr_inspect::crafted::{FeatureValue, encode_records, example};
+    use tfr_core::crafted::{FeatureValue, encode_records, example};
     let record = example(&[
         ("", FeatureValue::Ints(vec![1])),
         ("b", FeatureValue::Ints(vec![2])),
@@ -1509,7 +1509,7 @@ fn an_empty_feature_key_is_a_row_named_by_empty_quotes() {
 
 #[test]
 fn a_string_tensor_s_content_opens_into_its_lengths_and_its_strings() {
-    use tfr_inspect::crafted::{encode_records, length_delimited};
+    use tfr_core::crafted::{encode_records, length_delimited};
     let strings: Vec<Vec<u8>> = (0..70).map(|i| format!("s{i}").into_bytes()).collect();
     let mut content: Vec<u8> = strings.iter().map(|s| s.len() as u8).collect();
     for s in &strings {
@@ -1557,9 +1557,9 @@ fn a_string_tensor_s_content_opens_into_its_lengths_and_its_strings() {
 
 #[test]
 fn quantized_bytes_of_a_feature_list_read_as_uint8_in_the_tree_when_asked() {
-    use tfr_inspect::crafted::{FeatureValue, encode_records, sequence_example};
-    use tfr_inspect::schema::Sources;
-    use tfr_inspect::tensor::DType;
+    use tfr_core::crafted::{FeatureValue, encode_records, sequence_example};
+    use tfr_core::schema::Sources;
+    use tfr_core::tensor::DType;
     let rgb: Vec<FeatureValue> = (0..3u8)
         .map(|k| FeatureValue::Bytes(vec![(0..1024).map(|i| (i as u8).wrapping_add(k)).collect()]))
         .collect();
@@ -1597,8 +1597,8 @@ fn quantized_bytes_of_a_feature_list_read_as_uint8_in_the_tree_when_asked() {
 
 #[test]
 fn the_statistics_pane_says_how_many_features_were_folded() {
-    use tfr_inspect::crafted::{FeatureValue, encode_records, example};
-    use tfr_inspect::stats::MAX_FEATURES;
+    use tfr_core::crafted::{FeatureValue, encode_records, example};
+    use tfr_core::stats::MAX_FEATURES;
     let names: Vec<String> = (0..MAX_FEATURES + 5).map(|i| format!("f{i:05}")).collect();
     let entries: Vec<(&str, FeatureValue)> = names
         .iter()
@@ -1701,7 +1701,7 @@ fn files_past_the_first_64_are_opened_when_shown_and_the_least_recent_closed() {
             let path = dir.path().join(format!("f{i:02}.tfrecord"));
             let mut bytes = Vec::new();
             for _ in 0..=i {
-                tfr_inspect::frame::write_record(b"\x0a\x00", &mut bytes).unwrap();
+                tfr_core::frame::write_record(b"\x0a\x00", &mut bytes).unwrap();
             }
             std::fs::write(&path, bytes).unwrap();
             path

@@ -12,9 +12,9 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Color;
-use tfr_inspect::input::OpenOptions;
-use tfr_inspect::payload::{Decoder, Reading};
-use tfr_inspect::schema::Schema;
+use tfr_core::input::OpenOptions;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::{Mode, key_action};
 
@@ -143,8 +143,8 @@ fn the_box_lands_where_the_record_puts_it() {
 fn video() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("video.tfrecord");
-    let record = tfr_inspect::crafted::video_sequence(12);
-    std::fs::write(&path, tfr_inspect::crafted::encode_records(&[&record])).unwrap();
+    let record = tfr_core::crafted::video_sequence(12);
+    std::fs::write(&path, tfr_core::crafted::encode_records(&[&record])).unwrap();
     (dir, path)
 }
 
@@ -212,18 +212,18 @@ fn frames_are_stepped_with_angle_brackets_and_the_tree_follows() {
 #[test]
 fn a_record_whose_image_does_not_decode_is_marked() {
     use image::ImageEncoder;
-    use tfr_inspect::crafted::FeatureValue::Bytes;
+    use tfr_core::crafted::FeatureValue::Bytes;
     let pixels = image::RgbImage::from_pixel(40, 30, image::Rgb([9, 99, 199]));
     let mut jpeg = Vec::new();
     image::codecs::jpeg::JpegEncoder::new(&mut jpeg)
         .write_image(pixels.as_raw(), 40, 30, image::ExtendedColorType::Rgb8)
         .unwrap();
-    let whole = tfr_inspect::crafted::example(&[("image/encoded", Bytes(vec![jpeg.clone()]))]);
+    let whole = tfr_core::crafted::example(&[("image/encoded", Bytes(vec![jpeg.clone()]))]);
     jpeg.truncate(jpeg.len() / 2);
-    let cut = tfr_inspect::crafted::example(&[("image/encoded", Bytes(vec![jpeg]))]);
+    let cut = tfr_core::crafted::example(&[("image/encoded", Bytes(vec![jpeg]))]);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cut.tfrecord");
-    std::fs::write(&path, tfr_inspect::crafted::encode_records(&[&whole, &cut])).unwrap();
+    std::fs::write(&path, tfr_core::crafted::encode_records(&[&whole, &cut])).unwrap();
     let mut app = open(&path);
     assert!(matches!(app.preview, Some(Ok(_))));
     // Marked in the list before it is selected.
@@ -254,7 +254,7 @@ fn a_record_whose_image_does_not_decode_is_marked() {
 #[test]
 fn instance_masks_are_tinted_over_the_preview() {
     use image::{GrayImage, ImageEncoder, Luma, RgbImage};
-    use tfr_inspect::crafted::FeatureValue::{Bytes, Floats, Ints};
+    use tfr_core::crafted::FeatureValue::{Bytes, Floats, Ints};
     let png = |raw: &[u8], w: u32, h: u32, colour: image::ExtendedColorType| {
         let mut out = Vec::new();
         image::codecs::png::PngEncoder::new(&mut out)
@@ -264,7 +264,7 @@ fn instance_masks_are_tinted_over_the_preview() {
     };
     let picture = RgbImage::from_pixel(16, 16, image::Rgb([0, 0, 0]));
     let mask = GrayImage::from_fn(16, 16, |x, _| Luma([if x < 8 { 1 } else { 0 }]));
-    let record = tfr_inspect::crafted::example(&[
+    let record = tfr_core::crafted::example(&[
         (
             "image/encoded",
             Bytes(vec![png(
@@ -291,9 +291,9 @@ fn instance_masks_are_tinted_over_the_preview() {
     ]);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("masks.tfrecord");
-    std::fs::write(&path, tfr_inspect::crafted::encode_records(&[&record])).unwrap();
+    std::fs::write(&path, tfr_core::crafted::encode_records(&[&record])).unwrap();
     let mut app = open(&path);
-    let colour = tfr_inspect::image::overlay::PALETTE[2];
+    let colour = tfr_core::image::overlay::PALETTE[2];
     let half = colour.map(|c| c / 2);
     let masked = app.preview_info.masked.clone().expect("a tinted picture");
     assert_eq!(masked.get_pixel(4, 8).0, half);
@@ -306,7 +306,7 @@ fn instance_masks_are_tinted_over_the_preview() {
 
 #[test]
 fn an_image_too_large_to_show_is_a_note_and_a_large_one_is_reduced() {
-    use tfr_inspect::crafted::{FeatureValue::Bytes, encode_records, example, zero_png};
+    use tfr_core::crafted::{FeatureValue::Bytes, encode_records, example, zero_png};
     use tfr_inspect::tui::app::Effect;
     // 268 MB decoded: not decoded at all. 8200x10: decoded, and kept at 4096 pixels wide.
     let huge = example(&[("image/encoded", Bytes(vec![zero_png(16384, 16383)]))]);

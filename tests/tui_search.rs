@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tfr_inspect::input::OpenOptions;
-use tfr_inspect::payload::{Decoder, Reading};
-use tfr_inspect::schema::Schema;
+use tfr_core::input::OpenOptions;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::{Action, PromptKind};
 
@@ -60,7 +60,7 @@ fn example(i: u64) -> Vec<u8> {
 fn write_file(dir: &Path, records: u64) -> PathBuf {
     let mut data = Vec::new();
     for i in 0..records {
-        tfr_inspect::frame::write_record(&example(i), &mut data).unwrap();
+        tfr_core::frame::write_record(&example(i), &mut data).unwrap();
     }
     let path = dir.join("search.tfrecord");
     std::fs::write(&path, data).unwrap();

@@ -284,7 +284,7 @@ fn one_record_of_features(n: u64) -> Vec<u8> {
     let mut example = Vec::new();
     ld(1, &entries, &mut example);
     let mut file = Vec::new();
-    tfr_inspect::frame::write_record(&example, &mut file).expect("write to memory");
+    tfr_core::frame::write_record(&example, &mut file).expect("write to memory");
     file
 }
 
@@ -330,7 +330,7 @@ fn a_file_truncated_while_open_is_re_indexed_without_a_bus_error() {
     let payload = vec![b'x'; 2000];
     let mut shard = Vec::new();
     for _ in 0..20_000 {
-        tfr_inspect::frame::write_record(&payload, &mut shard).unwrap();
+        tfr_core::frame::write_record(&payload, &mut shard).unwrap();
     }
     std::fs::write(&path, &shard).unwrap();
     tmux.wait_text("shell$");
@@ -499,7 +499,7 @@ fn the_inspector_reads_a_dash_from_a_pipe_and_keys_from_the_terminal() {
 
 #[test]
 fn an_image_too_large_to_show_is_never_decoded_for_the_preview_or_i() {
-    use tfr_inspect::crafted::{FeatureValue::Bytes, encode_records, example, zero_png};
+    use tfr_core::crafted::{FeatureValue::Bytes, encode_records, example, zero_png};
     let Some(tmux) = Session::start(160, 48) else {
         return;
     };
@@ -531,7 +531,7 @@ fn the_inspector_opens_thousands_of_files_as_it_needs_them() {
     // More files than the process can map at once; the last one damaged.
     let dir = tempfile::tempdir().unwrap();
     let mut record = Vec::new();
-    tfr_inspect::frame::write_record(b"\x0a\x00", &mut record).unwrap();
+    tfr_core::frame::write_record(b"\x0a\x00", &mut record).unwrap();
     let files = 4200;
     for i in 0..files {
         let mut bytes = record.clone();

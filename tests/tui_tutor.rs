@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
-use tfr_inspect::input::OpenOptions;
-use tfr_inspect::payload::{Decoder, Reading};
-use tfr_inspect::schema::Schema;
+use tfr_core::input::OpenOptions;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::{Action, PromptKind};
 use tfr_inspect::tui::tutor::Look;
@@ -239,7 +239,7 @@ fn stretched_example() -> Vec<u8> {
     }
     payload.extend_from_slice(&[0x28, 0x01]);
     let mut file = Vec::new();
-    tfr_inspect::frame::write_record(&payload, &mut file).unwrap();
+    tfr_core::frame::write_record(&payload, &mut file).unwrap();
     file
 }
 

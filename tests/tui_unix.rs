@@ -10,9 +10,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
-use tfr_inspect::input::OpenOptions;
-use tfr_inspect::payload::{Decoder, Reading};
-use tfr_inspect::schema::Schema;
+use tfr_core::input::OpenOptions;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::{Action, Mode, key_action};
 use tfr_inspect::tui::view;
@@ -156,11 +156,11 @@ fn hex_rows_start_at_multiples_of_sixteen() {
 fn many_frames_then_a_huge_length(frames: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(frames * 16 + 16);
     for _ in 0..frames {
-        tfr_inspect::frame::write_record(b"", &mut out).unwrap();
+        tfr_core::frame::write_record(b"", &mut out).unwrap();
     }
     let length = u64::MAX.to_le_bytes();
     out.extend_from_slice(&length);
-    out.extend_from_slice(&tfr_inspect::crc::masked_crc32c(&length).to_le_bytes());
+    out.extend_from_slice(&tfr_core::crc::masked_crc32c(&length).to_le_bytes());
     out.extend_from_slice(&[0; 8]);
     out
 }
@@ -213,7 +213,7 @@ fn strings_with_control_characters_show_escaped_in_the_tree() {
     let mut payload = vec![(5 << 3) | 2, text.len() as u8];
     payload.extend_from_slice(text);
     let mut file = Vec::new();
-    tfr_inspect::frame::write_record(&payload, &mut file).unwrap();
+    tfr_core::frame::write_record(&payload, &mut file).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("text.tfrecord");
     std::fs::write(&path, file).unwrap();

@@ -49,7 +49,7 @@ pub fn parse(args: Vec<OsString>) -> Parsed {
     match closest_subcommand(&word) {
         Some(name) => Parsed::Typo(format!(
             "`{}` is neither a file nor a subcommand; did you mean `tfr-inspect {name}`? (see `tfr-inspect --help`)",
-            crate::escape::for_terminal(&word)
+            tfr_core::escape::for_terminal(&word)
         )),
         None => Parsed::Run(Box::new(cli)),
     }

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::{Status, report_unusable};
-use crate::dataset::features::FeatureSpecs;
-use crate::dataset::{Dataset, Summary, Tally};
-use crate::escape::Untrusted;
-use crate::jsonformat::Json;
+use tfr_core::dataset::features::FeatureSpecs;
+use tfr_core::dataset::{Dataset, Summary, Tally};
+use tfr_core::escape::Untrusted;
+use tfr_core::jsonformat::Json;
 
 /// A command's run over the files its arguments name.
 pub struct Run {
@@ -173,7 +173,7 @@ impl Run {
         for file in &self.dataset.skipped {
             eprintln!(
                 "{}: skipped: {}",
-                crate::escape::path_for_terminal(&file.path),
+                tfr_core::escape::path_for_terminal(&file.path),
                 file.reason
             );
         }

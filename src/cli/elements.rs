@@ -11,8 +11,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::Status;
-use crate::dataset::snapshot::Snapshot;
-use crate::dataset::snapshot::element::Placed;
+use tfr_core::dataset::snapshot::Snapshot;
+use tfr_core::dataset::snapshot::element::Placed;
 
 /// The snapshot a file lies in, when its records are grouped into elements, with what was said
 /// about its side files (on standard error) and the status that leaves.

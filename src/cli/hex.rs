@@ -9,8 +9,8 @@ use clap::Args;
 
 use super::palette::colour;
 use super::{Status, report_unusable};
-use crate::annotate::{Annotated, Role, Token};
-use crate::input::{Input, OpenOptions};
+use tfr_core::annotate::{Annotated, Role, Token};
+use tfr_core::input::{Input, OpenOptions};
 
 #[derive(Debug, Args)]
 pub struct HexArgs {
@@ -55,13 +55,13 @@ fn hex_string(bytes: &[u8]) -> String {
 /// nesting `depth`, `role`, `bytes` (hex) and `meaning` (the words of the text walkthrough).
 fn tokens_json(
     file: &str,
-    frame: &crate::frame::Frame,
+    frame: &tfr_core::frame::Frame,
     kind: &str,
     data: &[u8],
     annotated: &Annotated,
-) -> crate::jsonformat::Json {
+) -> tfr_core::jsonformat::Json {
     use super::json_number as number;
-    use crate::jsonformat::Json;
+    use tfr_core::jsonformat::Json;
     let tokens = annotated
         .tokens()
         .map(|token| {
@@ -199,7 +199,7 @@ pub fn annotate_record(
     let kind = decoded.as_ref().map_or("unreadable", |d| d.kind.name());
     if args.json {
         let annotated = Annotated::new(data, &frame, decoded.as_ref(), decoder.table());
-        let file = crate::escape::path_for_json(input.source.path());
+        let file = tfr_core::escape::path_for_json(input.source.path());
         let json = tokens_json(&file, &frame, kind, data, &annotated);
         if let Err(e) = input.check_unchanged() {
             return Ok(report_unusable(&e));
@@ -228,7 +228,7 @@ pub fn annotate_record(
             annotated: &annotated,
             payload_start: frame
                 .payload_range()
-                .map_or(frame.offset.0 + crate::frame::HEADER_LEN, |r| r.start.0),
+                .map_or(frame.offset.0 + tfr_core::frame::HEADER_LEN, |r| r.start.0),
             full: args.full,
             coloured,
         };

@@ -24,14 +24,14 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, print_error, report_unusable};
-use crate::dataset::features::FeatureSpecs;
-use crate::escape::path_for_terminal;
-use crate::image::found::images_in;
-use crate::image::overlay::Overlay;
-use crate::image::{self, ImageHeader, font};
-use crate::input::{Input, OpenOptions};
-use crate::output::{OutputPolicy, write_atomically};
-use crate::words::plural;
+use tfr_core::dataset::features::FeatureSpecs;
+use tfr_core::escape::path_for_terminal;
+use tfr_core::image::found::images_in;
+use tfr_core::image::overlay::Overlay;
+use tfr_core::image::{self, ImageHeader, font};
+use tfr_core::input::{Input, OpenOptions};
+use tfr_core::output::{OutputPolicy, write_atomically};
+use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
 pub struct ImagesArgs {
@@ -264,7 +264,7 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
                     "{}: record {} {}: not on the sheet: {why}",
                     input.name(),
                     item.record,
-                    crate::escape::for_terminal(&item.feature)
+                    tfr_core::escape::for_terminal(&item.feature)
                 ),
             }
         }
@@ -351,7 +351,7 @@ fn plan_file(
         let payload = match frame.payload(data) {
             Some(p) if frame.status.is_intact() => p,
             _ => {
-                let problem = crate::damage::describe(&frame, data, input.is_last(record));
+                let problem = tfr_core::damage::describe(&frame, data, input.is_last(record));
                 eprintln!("{}: record {record}: skipped: {problem}", input.name());
                 status = Status::Damage;
                 continue;
@@ -375,7 +375,7 @@ fn plan_file(
                     eprintln!(
                         "{}: record {record} {}: boxes not drawn: {note}",
                         input.name(),
-                        crate::escape::for_terminal(&image.name)
+                        tfr_core::escape::for_terminal(&image.name)
                     );
                     false
                 }
@@ -401,7 +401,7 @@ fn plan_file(
                         eprintln!(
                             "{}: record {record} {}: written as stored, but {reason}",
                             input.name(),
-                            crate::escape::for_terminal(&image.name)
+                            tfr_core::escape::for_terminal(&image.name)
                         );
                     }
                     (

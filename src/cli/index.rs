@@ -14,12 +14,12 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, report_unusable};
-use crate::escape::path_for_terminal;
-use crate::frame::FrameIndex;
-use crate::output::{Destination, OutputPolicy, write_atomically};
-use crate::record_index::{self, IndexEntry};
-use crate::source::{ReadOptions, Source};
-use crate::words::plural;
+use tfr_core::escape::path_for_terminal;
+use tfr_core::frame::FrameIndex;
+use tfr_core::output::{Destination, OutputPolicy, write_atomically};
+use tfr_core::record_index::{self, IndexEntry};
+use tfr_core::source::{ReadOptions, Source};
+use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {

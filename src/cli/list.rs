@@ -12,14 +12,14 @@ use clap::Args;
 use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
 use super::{Status, report_unusable};
-use crate::dataset::snapshot::Snapshot;
-use crate::dataset::snapshot::element::{self, Placed};
-use crate::escape::Untrusted;
-use crate::input::{Input, OpenOptions};
-use crate::jsonformat::Json;
-use crate::nested::NestedFrames;
-use crate::summary::{FeatureNames, FrameRow, describe_frame_with, row_json};
-use crate::words::plural;
+use tfr_core::dataset::snapshot::Snapshot;
+use tfr_core::dataset::snapshot::element::{self, Placed};
+use tfr_core::escape::Untrusted;
+use tfr_core::input::{Input, OpenOptions};
+use tfr_core::jsonformat::Json;
+use tfr_core::nested::NestedFrames;
+use tfr_core::summary::{FeatureNames, FrameRow, describe_frame_with, row_json};
+use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -141,7 +141,7 @@ fn write_row_in(
     match width {
         Some(width) => {
             let room = width.saturating_sub(lead + SUMMARY_COLUMN).max(20);
-            out.push_str(&crate::summary::fitted_summary(row, room));
+            out.push_str(&tfr_core::summary::fitted_summary(row, room));
         }
         None => out.push_str(&row.summary),
     }
@@ -194,20 +194,20 @@ pub fn run(
         };
         let name = input.name();
         let split_width = split.as_ref().map_or(0, |(name, _)| {
-            crate::words::column_width([crate::words::display_width(&name.shown()), 7])
+            tfr_core::words::column_width([tfr_core::words::display_width(&name.shown()), 7])
         });
         if let Some(note) = &input.decoder().note {
-            eprintln!("{name}: note: {}", crate::escape::for_terminal(note));
+            eprintln!("{name}: note: {}", tfr_core::escape::for_terminal(note));
         }
         // JSON escapes what it holds itself.
-        let json_name = crate::escape::path_for_json(input.source.path());
+        let json_name = tfr_core::escape::path_for_json(input.source.path());
         // A tf.data snapshot's shard: its records grouped into elements.
         let mut grouper = run.dataset.grouping(member).map(Grouper::new);
         // In a dataset, a column of split-wide record numbers, titled with the split's name.
         let numbers = split.as_ref().map_or(String::new(), |(name, _)| {
             format!(
                 "{}  ",
-                crate::words::pad_left_to(&name.shown(), split_width)
+                tfr_core::words::pad_left_to(&name.shown(), split_width)
             )
         });
         let header = format!(
@@ -346,7 +346,7 @@ pub fn run(
         if let Some(block) = compression.and_then(|c| c.oversized.as_ref()) {
             eprintln!("{name}: note: {block}");
         }
-        if let Some(note) = crate::damage::unverified(&input.index) {
+        if let Some(note) = tfr_core::damage::unverified(&input.index) {
             eprintln!("{name}: note: {note}; verify --thorough searches them");
         }
         if let Some(problem) = stream_problem {
@@ -355,9 +355,9 @@ pub fn run(
             status = status.max(Status::Damage);
         }
         if let Some(tally) = run.tallies.get_mut(member) {
-            *tally = Some(crate::dataset::Tally {
+            *tally = Some(tfr_core::dataset::Tally {
                 compression: compression.map(|c| c.compression),
-                ..crate::dataset::Tally::of(&input.index, stream_problem.is_some())
+                ..tfr_core::dataset::Tally::of(&input.index, stream_problem.is_some())
             });
         }
         if damaged > 0 {

@@ -1,6 +1,6 @@
 //! `locate`: what TensorFlow's "corrupted record at N" / "truncated record at N" means for a file.
 //!
-//! The findings come from [`crate::recover::locate`]; this module only prints them.
+//! The findings come from [`tfr_core::recover::locate`]; this module only prints them.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,13 +9,13 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, json_number as number, report_unusable};
-use crate::frame::FrameIndex;
-use crate::input::OpenOptions;
-use crate::jsonformat::Json;
-use crate::recover::{self, Case, Location};
-use crate::source::Source;
-use crate::span::FileOffset;
-use crate::summary::{FrameField, frame_members};
+use tfr_core::frame::FrameIndex;
+use tfr_core::input::OpenOptions;
+use tfr_core::jsonformat::Json;
+use tfr_core::recover::{self, Case, Location};
+use tfr_core::source::Source;
+use tfr_core::span::FileOffset;
+use tfr_core::summary::{FrameField, frame_members};
 
 #[derive(Debug, Args)]
 pub struct LocateArgs {
@@ -31,7 +31,7 @@ pub struct LocateArgs {
 }
 
 fn parse_offset(s: &str) -> Result<u64, String> {
-    crate::words::parse_number(s).map_err(|e| format!("not a byte offset: {e}"))
+    tfr_core::words::parse_number(s).map_err(|e| format!("not a byte offset: {e}"))
 }
 
 fn location_json(file: &str, source: &Source, loc: &Location) -> Json {
@@ -112,7 +112,7 @@ pub fn run(args: &LocateArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
         Ok(source) => source,
         Err(e) => return Ok(report_unusable(&e)),
     };
-    let name = crate::escape::path_for_json(&args.file);
+    let name = tfr_core::escape::path_for_json(&args.file);
     let data = source.bytes();
     let index = FrameIndex::build(data);
     let loc = recover::locate(&index, data, FileOffset(args.offset));
@@ -127,10 +127,10 @@ pub fn run(args: &LocateArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
         )?;
     } else if loc.case == Case::PastEnd {
         // Not an answer about this file but a mistake in the question: an error, on stderr.
-        let name = crate::escape::path_for_terminal(&args.file);
+        let name = tfr_core::escape::path_for_terminal(&args.file);
         super::print_error(&format!("{name}: {}", loc.explanation));
     } else {
-        let name = crate::escape::path_for_terminal(&args.file);
+        let name = tfr_core::escape::path_for_terminal(&args.file);
         if let Some(info) = source.compression() {
             writeln!(
                 out,

@@ -25,12 +25,12 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
-use crate::error::Error;
 use crate::hint::UserMessage;
-use crate::input::OpenOptions;
-use crate::payload::{Decoder, Reading};
-use crate::schema::Schema;
-use crate::source::ReadOptions;
+use tfr_core::error::Error;
+use tfr_core::input::OpenOptions;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
+use tfr_core::source::ReadOptions;
 
 pub use crate::status::Status;
 
@@ -187,7 +187,7 @@ pub struct DecodeArgs {
     /// readable views, e.g. YouTube-8M's quantized `--bytes-as rgb,audio=uint8` (repeatable;
     /// any fixed-width tf.dtypes name, little-endian).
     #[arg(long = "bytes-as", value_name = "FEATURE[,FEATURE…]=DTYPE", value_parser = parse_bytes_as, global = true)]
-    pub bytes_as: Vec<(Vec<String>, crate::tensor::DType)>,
+    pub bytes_as: Vec<(Vec<String>, tfr_core::tensor::DType)>,
     /// Decode payloads as this message type, e.g. `my.pkg.Record` (default: detect per record).
     #[arg(long, value_name = "pkg.Type", global = true)]
     pub message: Option<String>,
@@ -202,15 +202,15 @@ pub struct DecodeArgs {
         default_value = "auto",
         global = true
     )]
-    pub compression: crate::compress::Mode,
+    pub compression: tfr_core::compress::Mode,
     /// Refuse to decompress an input to more than this many bytes, or to read more than this
     /// from a pipe (K, M, G suffixes; default 8G; exactly this many is allowed).
-    #[arg(long, value_name = "BYTES", value_parser = crate::compress::parse_size, global = true)]
+    #[arg(long, value_name = "BYTES", value_parser = tfr_core::compress::parse_size, global = true)]
     pub max_decompressed: Option<u64>,
 }
 
 /// `rgb,audio=uint8`: feature names and a dtype whose values have a fixed width.
-fn parse_bytes_as(text: &str) -> Result<(Vec<String>, crate::tensor::DType), String> {
+fn parse_bytes_as(text: &str) -> Result<(Vec<String>, tfr_core::tensor::DType), String> {
     let usage =
         || format!("expected FEATURE[,FEATURE…]=DTYPE (e.g. rgb,audio=uint8), got `{text}`");
     let (names, dtype) = text.rsplit_once('=').ok_or_else(usage)?;
@@ -218,7 +218,7 @@ fn parse_bytes_as(text: &str) -> Result<(Vec<String>, crate::tensor::DType), Str
     if names.iter().any(String::is_empty) {
         return Err(usage());
     }
-    match crate::tensor::DType::from_name(dtype) {
+    match tfr_core::tensor::DType::from_name(dtype) {
         Some(d) if d.width().is_some() => Ok((names, d)),
         Some(_) => Err(format!(
             "{dtype} values have no fixed width; use uint8, int16, float32…"
@@ -270,7 +270,7 @@ impl DecodeArgs {
             mode: self.compression,
             limit: self
                 .max_decompressed
-                .unwrap_or(crate::compress::DEFAULT_LIMIT),
+                .unwrap_or(tfr_core::compress::DEFAULT_LIMIT),
         }
     }
 
@@ -283,9 +283,9 @@ impl DecodeArgs {
     }
 }
 
-/// A JSON number from anything that displays as one (a count, a [`crate::span::FileOffset`]).
-pub fn json_number(n: impl std::fmt::Display) -> crate::jsonformat::Json {
-    crate::jsonformat::Json::Literal(n.to_string())
+/// A JSON number from anything that displays as one (a count, a [`tfr_core::span::FileOffset`]).
+pub fn json_number(n: impl std::fmt::Display) -> tfr_core::jsonformat::Json {
+    tfr_core::jsonformat::Json::Literal(n.to_string())
 }
 
 /// Whether to colour output written to stdout, as `--color` and NO_COLOR say.
@@ -321,7 +321,7 @@ pub fn report_unusable(err: &(impl UserMessage + ?Sized)) -> Status {
 pub fn print_error(err: &dyn std::fmt::Display) {
     eprintln!(
         "tfr-inspect: {}",
-        crate::escape::for_terminal(&err.to_string())
+        tfr_core::escape::for_terminal(&err.to_string())
     );
 }
 

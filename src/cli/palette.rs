@@ -1,7 +1,7 @@
 //! The colour of each token role, as `hex` and the teaching outputs paint them (ANSI SGR), so a
 //! tag is the same yellow wherever it is shown.
 
-use crate::annotate::Role;
+use tfr_core::annotate::Role;
 
 pub fn colour(role: Role) -> &'static str {
     match role {

@@ -2,7 +2,7 @@
 //! for the field number and wire type of a tag, the length a prefix announces or the number a
 //! value holds; the answer is read from one line of standard input, checked, and when it is
 //! wrong (or left empty) the derivation `hex --explain` prints is shown. Questions and answers
-//! come from the core ([`crate::quiz`]).
+//! come from the core ([`tfr_core::quiz`]).
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -11,13 +11,13 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, report_unusable};
-use crate::annotate::Annotated;
-use crate::explain::number::hex_bytes;
-use crate::explain::{Explainer, Radix};
-use crate::input::{Input, OpenOptions};
-use crate::quiz::{self, Question};
-use crate::source::lines::read_line;
-use crate::words::parse_number;
+use tfr_core::annotate::Annotated;
+use tfr_core::explain::number::hex_bytes;
+use tfr_core::explain::{Explainer, Radix};
+use tfr_core::input::{Input, OpenOptions};
+use tfr_core::quiz::{self, Question};
+use tfr_core::source::lines::read_line;
+use tfr_core::words::parse_number;
 
 #[derive(Debug, Args)]
 pub struct QuizArgs {
@@ -116,7 +116,7 @@ pub fn run(
         };
         let line = line.trim();
         // Typed or piped in: escaped before it is written back.
-        let shown = crate::escape::for_terminal(line);
+        let shown = tfr_core::escape::for_terminal(line);
         if answers.echo {
             writeln!(out, "{shown}")?;
         }

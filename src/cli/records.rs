@@ -14,10 +14,10 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::error::Error;
-use crate::frame::Frame;
-use crate::input::Input;
-use crate::payload::Decoder;
+use tfr_core::error::Error;
+use tfr_core::frame::Frame;
+use tfr_core::input::Input;
+use tfr_core::payload::Decoder;
 
 /// The first batch is small so that output starts at once; later ones keep every core busy.
 const FIRST_BATCH: usize = 64;
@@ -223,9 +223,9 @@ pub fn render_in_order<M: Send, W: io::Write + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::OpenOptions;
-    use crate::payload::Reading;
-    use crate::schema::Schema;
+    use tfr_core::input::OpenOptions;
+    use tfr_core::payload::Reading;
+    use tfr_core::schema::Schema;
 
     /// A writer that notes how much had been written at each flush.
     #[derive(Default)]
@@ -250,7 +250,7 @@ mod tests {
     fn numbered(records: usize) -> (tempfile::TempDir, Input) {
         let mut file = Vec::new();
         for i in 0..records {
-            crate::frame::write_record(format!("{i:05}").as_bytes(), &mut file).unwrap();
+            tfr_core::frame::write_record(format!("{i:05}").as_bytes(), &mut file).unwrap();
         }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("numbers.tfrecord");

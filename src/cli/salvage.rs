@@ -1,6 +1,6 @@
 //! `salvage`: copy every intact record into a new TFRecord file that TensorFlow reads cleanly.
 //!
-//! The input is only ever read. The output follows [`crate::output`]: a new path, or with
+//! The input is only ever read. The output follows [`tfr_core::output`]: a new path, or with
 //! `--force` an existing regular file (never the input, a device, FIFO, socket or directory),
 //! written beside its final name and renamed into place; `-o -` writes the records to standard
 //! output and the report to standard error. Frames nested inside a damaged record are reported and
@@ -16,18 +16,18 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, json_number as number, report_unusable};
-use crate::escape::path_for_terminal;
-use crate::frame::{Frame, FrameIndex};
-use crate::input::OpenOptions;
-use crate::jsonformat::Json;
-use crate::nested::NestedFrames;
-use crate::output::{Destination, OutputPolicy, write_atomically};
-use crate::recover::SalvagePlan;
-use crate::resync::ResyncBudget;
-use crate::source::{ReadOptions, Source};
-use crate::span::FileRange;
-use crate::summary::{FrameField, frame_members};
-use crate::words::plural;
+use tfr_core::escape::path_for_terminal;
+use tfr_core::frame::{Frame, FrameIndex};
+use tfr_core::input::OpenOptions;
+use tfr_core::jsonformat::Json;
+use tfr_core::nested::NestedFrames;
+use tfr_core::output::{Destination, OutputPolicy, write_atomically};
+use tfr_core::recover::SalvagePlan;
+use tfr_core::resync::ResyncBudget;
+use tfr_core::source::{ReadOptions, Source};
+use tfr_core::span::FileRange;
+use tfr_core::summary::{FrameField, frame_members};
+use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
 pub struct SalvageArgs {
@@ -106,11 +106,11 @@ fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written:
     let mut members = vec![
         (
             "input".to_string(),
-            Json::String(crate::escape::path_for_json(&args.input)),
+            Json::String(tfr_core::escape::path_for_json(&args.input)),
         ),
         (
             "output".into(),
-            Json::String(crate::escape::path_for_json(&args.output)),
+            Json::String(tfr_core::escape::path_for_json(&args.output)),
         ),
         ("kept".into(), number(plan.kept.len())),
         ("dropped".into(), number(plan.dropped.len())),
@@ -319,9 +319,9 @@ fn salvage(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::OutputError;
     use std::fs;
     use std::path::Path;
+    use tfr_core::output::OutputError;
 
     fn check_output(input: &Path, output: &Path, force: bool) -> Result<Destination, OutputError> {
         let inputs = [input];
@@ -339,7 +339,7 @@ mod tests {
         let input = dir.path().join("in.tfrecord");
         let mut bytes = Vec::new();
         for _ in 0..2000 {
-            crate::frame::write_record(&[3; 100], &mut bytes).unwrap();
+            tfr_core::frame::write_record(&[3; 100], &mut bytes).unwrap();
         }
         fs::write(&input, &bytes).unwrap();
         let source = Source::open(&input, &ReadOptions::as_is()).unwrap();
@@ -396,7 +396,7 @@ mod tests {
 #[cfg(test)]
 mod budget_tests {
     use super::*;
-    use crate::crafted::budget_exhaustion as crafted_budget_exhaustion;
+    use tfr_core::crafted::budget_exhaustion as crafted_budget_exhaustion;
 
     const SMALL_BUDGET: ResyncBudget = ResyncBudget::Limited {
         base: 1000,

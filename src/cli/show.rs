@@ -12,13 +12,13 @@ use clap::{Args, ValueEnum};
 use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
 use super::{Status, report_unusable};
-use crate::damage;
-use crate::dataset::snapshot::Snapshot;
-use crate::dataset::snapshot::element::{self, Placed};
-use crate::frame::Frame;
-use crate::input::{Input, OpenOptions};
-use crate::jsonformat::{Json, raw_payload_json, write_message};
-use crate::payload::{Decoded, Decoder, Reading};
+use tfr_core::damage;
+use tfr_core::dataset::snapshot::Snapshot;
+use tfr_core::dataset::snapshot::element::{self, Placed};
+use tfr_core::frame::Frame;
+use tfr_core::input::{Input, OpenOptions};
+use tfr_core::jsonformat::{Json, raw_payload_json, write_message};
+use tfr_core::payload::{Decoded, Decoder, Reading};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -59,7 +59,7 @@ pub struct ShowArgs {
 
 /// Parses `A..B`, `A..=B`, `A..` and `..B`: the first record and the end (excluded), if any.
 pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
-    let shown = crate::escape::for_terminal(text);
+    let shown = tfr_core::escape::for_terminal(text);
     let usage = || {
         anyhow::anyhow!(
             "--range expects A..B, A..=B, A.. or ..B with record numbers, got `{shown}`"
@@ -97,7 +97,7 @@ pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
 
 /// Prints the records `args` selects. On a `terminal`, text format escapes the characters that
 /// Python's `text_format` leaves raw but a terminal would act on (still valid text format, see
-/// [`crate::pyfmt::text_format_for_terminal`]); piped output stays byte-identical to Python's.
+/// [`tfr_core::pyfmt::text_format_for_terminal`]); piped output stays byte-identical to Python's.
 pub fn run(
     args: &ShowArgs,
     open: &OpenOptions,
@@ -109,7 +109,7 @@ pub fn run(
         Err(e) => return Ok(report_unusable(&e)),
     };
     if let Some(note) = &input.decoder().note {
-        let note = crate::escape::for_terminal(note);
+        let note = tfr_core::escape::for_terminal(note);
         eprintln!("{}: note: {note}", input.name());
     }
     let (start, end, single) = match (args.record, &args.range) {
@@ -193,7 +193,7 @@ pub fn run(
             status = status.max(record.status);
             // The header line holds nothing a terminal would act on.
             if terminal && args.format == Format::Text {
-                if let Cow::Owned(safe) = crate::pyfmt::text_format_for_terminal(output) {
+                if let Cow::Owned(safe) = tfr_core::pyfmt::text_format_for_terminal(output) {
                     return Handed::Instead(safe);
                 }
             }
@@ -205,7 +205,7 @@ pub fn run(
             "{}: {} in all are not a valid {} (the first is named above; `show -n N` names any \
              other's reason)",
             input.name(),
-            crate::words::plural(mismatches, "record"),
+            tfr_core::words::plural(mismatches, "record"),
             input.decoder().expected_name()
         );
     }
@@ -232,7 +232,7 @@ pub fn run(
             "{}: records {next}..{} do not exist (the file has {})",
             input.name(),
             end.unwrap_or(next),
-            crate::words::plural(input.index.len() as u64, "frame")
+            tfr_core::words::plural(input.index.len() as u64, "frame")
         ),
         Outcome::Done { .. } => {}
     }
@@ -263,7 +263,7 @@ pub fn missing_records((start, end): (usize, Option<usize>), count: usize) -> Op
     };
     Some(format!(
         "records {range} do not exist (the file has {})",
-        crate::words::plural(count as u64, "frame")
+        tfr_core::words::plural(count as u64, "frame")
     ))
 }
 
@@ -287,7 +287,7 @@ fn render(
     (format, rule_notes): (Format, bool),
     single: bool,
     (specs, snapshot): (
-        Option<&crate::dataset::features::FeatureSpecs>,
+        Option<&tfr_core::dataset::features::FeatureSpecs>,
         Option<&Arc<Snapshot>>,
     ),
     output: &mut String,
@@ -330,7 +330,7 @@ fn render(
             invalid.at(),
             frame
                 .offset
-                .saturating_add(crate::frame::HEADER_LEN)
+                .saturating_add(tfr_core::frame::HEADER_LEN)
                 .offset_by(invalid.at())
         );
         match decoder.reading {
@@ -371,7 +371,7 @@ fn render(
                 .filter(|m| m.type_name() == "Example");
             let _ = match (specs, example) {
                 (Some(specs), Some(example)) => {
-                    crate::dataset::features::write_example(&mut out, &heading, &example, specs)
+                    tfr_core::dataset::features::write_example(&mut out, &heading, &example, specs)
                 }
                 _ => decoded
                     .view(payload, decoder.table())
@@ -413,7 +413,7 @@ fn component_tree(
 ) -> String {
     let path = match placed.path.as_str() {
         "" => "the element".to_string(),
-        path => crate::escape::name_for_terminal(path.as_bytes()).into_owned(),
+        path => tfr_core::escape::name_for_terminal(path.as_bytes()).into_owned(),
     };
     let mut out = Vec::new();
     let _ = decoded
@@ -484,8 +484,8 @@ fn write_json(decoder: &Decoder, decoded: &Decoded, payload: &[u8], out: &mut St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::payload::Reading;
-    use crate::schema::Schema;
+    use tfr_core::payload::Reading;
+    use tfr_core::schema::Schema;
 
     /// An Example holding one bytes feature `key` = [`value`], encoded by hand.
     fn example(key: &[u8], value: &[u8]) -> Vec<u8> {
@@ -506,7 +506,7 @@ mod tests {
             "\u{202e}txt.exe\u{2028}".as_bytes(),
         );
         let mut file = Vec::new();
-        crate::frame::write_record(&payload, &mut file).unwrap();
+        tfr_core::frame::write_record(&payload, &mut file).unwrap();
         std::fs::write(&path, file).unwrap();
         let args = ShowArgs {
             file: path,
@@ -570,7 +570,7 @@ mod tests {
         assert!(
             !shown
                 .chars()
-                .any(|c| c != '\n' && crate::escape::is_unsafe(c))
+                .any(|c| c != '\n' && tfr_core::escape::is_unsafe(c))
         );
     }
 }

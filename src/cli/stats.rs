@@ -9,8 +9,8 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, report_unusable};
-use crate::input::OpenOptions;
-use crate::stats::{report, run};
+use tfr_core::input::OpenOptions;
+use tfr_core::stats::{report, run};
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {

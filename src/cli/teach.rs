@@ -3,7 +3,7 @@
 //! encoding guide counts them (`--radix hex`, `--offsets payload`), and the guide's own layout,
 //! a hexdump of 16 bytes a line with each line's tokens listed below it (`--dump`).
 //!
-//! The derivations and notes come from the core ([`crate::explain`], [`crate::rules`]); this
+//! The derivations and notes come from the core ([`tfr_core::explain`], [`tfr_core::rules`]); this
 //! module only lays them out.
 
 use std::io::Write;
@@ -11,13 +11,13 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 
 use super::palette::colour;
-use crate::annotate::{Annotated, Token};
-use crate::explain::number::hex_bytes;
-use crate::explain::{Explainer, Radix};
-use crate::frame::Frame;
-use crate::payload::Decoded;
-use crate::rules::RuleBook;
-use crate::schema::table::Table;
+use tfr_core::annotate::{Annotated, Token};
+use tfr_core::explain::number::hex_bytes;
+use tfr_core::explain::{Explainer, Radix};
+use tfr_core::frame::Frame;
+use tfr_core::payload::Decoded;
+use tfr_core::rules::RuleBook;
+use tfr_core::schema::table::Table;
 
 /// The teaching options of `hex`.
 #[derive(Debug, Clone, Default, Args)]

@@ -27,18 +27,18 @@ use rayon::prelude::*;
 
 use super::progress::Progress;
 use super::{Status, json_number as number, report_unusable};
-use crate::compress::{Compressed, IgnoredTail, OversizedBlock, StreamProblemKind};
-use crate::damage;
-use crate::error::Error;
-use crate::frame::{FrameIndex, FrameStatus};
+use tfr_core::compress::{Compressed, IgnoredTail, OversizedBlock, StreamProblemKind};
+use tfr_core::damage;
+use tfr_core::error::Error;
+use tfr_core::frame::{FrameIndex, FrameStatus};
 use crate::hint::UserMessage;
-use crate::input::OpenOptions;
-use crate::jsonformat::Json;
-use crate::nested::NestedFrames;
-use crate::resync::ResyncBudget;
-use crate::source::Source;
-use crate::span::{FileOffset, FileRange};
-use crate::words::plural;
+use tfr_core::input::OpenOptions;
+use tfr_core::jsonformat::Json;
+use tfr_core::nested::NestedFrames;
+use tfr_core::resync::ResyncBudget;
+use tfr_core::source::Source;
+use tfr_core::span::{FileOffset, FileRange};
+use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -108,11 +108,11 @@ struct Report {
     /// The sentence that says so.
     unverified_note: Option<String>,
     /// Frames and payload bytes, for a dataset's summary.
-    tally: crate::dataset::Tally,
+    tally: tfr_core::dataset::Tally,
     /// Undecodable images found (with `--images`).
     images: usize,
     /// Images too large to decode within the budget (with `--images`): notes, not damage.
-    not_decoded: Vec<crate::image::check::Undecodable>,
+    not_decoded: Vec<tfr_core::image::check::Undecodable>,
 }
 
 fn check(
@@ -125,7 +125,7 @@ fn check(
     let source = Source::open(path, &open.read)?;
     let (mut report, index) = judge(&source, budget, progress)?;
     if images {
-        let found = crate::image::check::undecodable(source.bytes(), &index, &open.decoder);
+        let found = tfr_core::image::check::undecodable(source.bytes(), &index, &open.decoder);
         // Verdicts from the mapped bytes: worthless if the file shrank meanwhile.
         source.check_unchanged()?;
         report.images = found.undecodable.len();
@@ -196,9 +196,9 @@ fn judge(
     source.check_unchanged()?;
     let compression = source.compression().cloned();
     let stream_damaged = compression.as_ref().is_some_and(|c| c.problem.is_some());
-    let tally = crate::dataset::Tally {
+    let tally = tfr_core::dataset::Tally {
         compression: compression.as_ref().map(|c| c.compression),
-        ..crate::dataset::Tally::of(&index, stream_damaged)
+        ..tfr_core::dataset::Tally::of(&index, stream_damaged)
     };
     if let Some(p) = compression.as_ref().and_then(|c| c.problem.as_ref()) {
         let at = FileOffset(p.decompressed_offset);
@@ -302,7 +302,7 @@ pub fn run(
         }
     }
     for (member, (path, report)) in files.iter().zip(reports).enumerate() {
-        let name = crate::escape::path_for_json(path);
+        let name = tfr_core::escape::path_for_json(path);
         let report = match report {
             Ok(report) => report,
             Err(e) => {
@@ -394,7 +394,7 @@ pub fn run(
             }
             writeln!(out, "{}", Json::Object(members).to_string_sorted())?;
         } else {
-            let name = crate::escape::path_for_terminal(path);
+            let name = tfr_core::escape::path_for_terminal(path);
             for p in &report.problems {
                 match p.index {
                     Some(index) => writeln!(
@@ -484,13 +484,13 @@ pub fn run(
 #[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
-    use crate::source::ReadOptions;
+    use tfr_core::source::ReadOptions;
 
     #[test]
     fn a_file_that_shrank_while_checked_is_not_judged() {
         let mut bytes = Vec::new();
         for _ in 0..4000 {
-            crate::frame::write_record(&[7; 100], &mut bytes).unwrap();
+            tfr_core::frame::write_record(&[7; 100], &mut bytes).unwrap();
         }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("shard.tfrecord");

@@ -40,15 +40,15 @@ use super::keymap::{Action, Mode, PromptKind};
 use super::layout::{self, Panes};
 use super::search::{SEARCH_INLINE_BYTES, SearchRun};
 use super::tree::{Parts, Record, Tree};
-use crate::annotate::{Annotated, FrameTokens, Token};
-use crate::dataset::features::FeatureSpecs;
-use crate::dataset::snapshot::Snapshot;
-use crate::frame::{Frame, FrameIndex, IndexDelta};
+use tfr_core::annotate::{Annotated, FrameTokens, Token};
+use tfr_core::dataset::features::FeatureSpecs;
+use tfr_core::dataset::snapshot::Snapshot;
+use tfr_core::frame::{Frame, FrameIndex, IndexDelta};
 use crate::hint::UserMessage;
-use crate::image::Picture;
-use crate::input::{Input, OpenOptions};
+use tfr_core::image::Picture;
+use tfr_core::input::{Input, OpenOptions};
 use crate::status::Status;
-use crate::words::plural;
+use tfr_core::words::plural;
 
 /// At most this many lines list inputs that could not be opened (the last one says how many more).
 const MAX_NOTICE_LINES: u16 = 3;
@@ -73,7 +73,7 @@ pub struct FileView {
     /// The file's length when indexed and now, once it has grown past the index.
     pub grew: Option<(u64, u64)>,
     /// The tensorflow-datasets `features.json` beside the file, when there is one.
-    pub specs: Option<Arc<crate::dataset::features::FeatureSpecs>>,
+    pub specs: Option<Arc<tfr_core::dataset::features::FeatureSpecs>>,
     /// The `tf.data` snapshot the file is a shard of, when it groups records into elements.
     pub snapshot: Option<Arc<Snapshot>>,
     /// Whether its bytes are open (see `opening.rs`): a closed file keeps only its frame index.
@@ -81,7 +81,7 @@ pub struct FileView {
     /// When it was last shown, on [`App`]'s clock, to close the least recently shown first.
     used: u64,
     /// The file as it was when it was closed, to reuse its index when it is reopened unchanged.
-    closed_as: Option<crate::source::Stamp>,
+    closed_as: Option<tfr_core::source::Stamp>,
 }
 
 /// The `features.json` of each directory files were opened from, read once per directory, and
@@ -196,7 +196,7 @@ pub struct App {
     pub message: String,
     pub search: Option<String>,
     /// The image of the selected node (or record), decoded, or why it could not be.
-    pub preview: Option<Result<Picture, crate::image::NotDecoded>>,
+    pub preview: Option<Result<Picture, tfr_core::image::NotDecoded>>,
     preview_key: Option<Range<u64>>,
     /// Which of the record's images the preview shows, its frame and its boxes.
     pub preview_info: images::PreviewInfo,
@@ -574,7 +574,7 @@ impl App {
                     };
                     self.message = format!(
                         "record {i} is damaged: {}{unfinal}",
-                        crate::damage::describe(&frame, file.data(), is_last)
+                        tfr_core::damage::describe(&frame, file.data(), is_last)
                     );
                 }
             }
@@ -835,7 +835,7 @@ impl App {
                 .filter(|_| frame.status.is_intact());
             if let (Some(payload), false) = (payload, large) {
                 // Cut JPEGs and sizes other than declared, seen without decoding the images.
-                let bad = crate::image::check::structural_problems(payload, file.input.decoder());
+                let bad = tfr_core::image::check::structural_problems(payload, file.input.decoder());
                 if bad > 0 {
                     self.bad_images.entry((self.current, i)).or_insert(bad);
                 }
@@ -912,7 +912,7 @@ fn frame_tree(file: &FileView, current: usize, frame: Frame) -> FrameView {
     };
     let is_last = file.input.is_last(frame.index);
     let damage =
-        (!frame.status.is_intact()).then(|| crate::damage::describe(&frame, data, is_last));
+        (!frame.status.is_intact()).then(|| tfr_core::damage::describe(&frame, data, is_last));
     let decoder = file.input.decoder();
     match frame
         .payload(data)

@@ -9,10 +9,10 @@ use ratatui::symbols::Marker;
 use ratatui::text::Span;
 use ratatui::widgets::{Axis, Bar, BarChart, BarGroup, Block, Chart, Dataset, GraphType, Widget};
 
-use crate::escape::bytes_for_terminal;
-use crate::event::{self, Bucket};
-use crate::input::Input;
-use crate::payload::EVENT;
+use tfr_core::escape::bytes_for_terminal;
+use tfr_core::event::{self, Bucket};
+use tfr_core::input::Input;
+use tfr_core::payload::EVENT;
 
 /// Records read for a scalar's series: a longer file plots its first ones, and says so.
 pub const SERIES_RECORDS: usize = 50_000;
@@ -161,9 +161,9 @@ fn render_scalars(
     let x = bounds(&mut points.iter().map(|p| p.0));
     let y = bounds(&mut points.iter().map(|p| p.1));
     let here: Vec<(f64, f64)> = points.iter().filter(|p| p.0 == step).copied().collect();
-    let label = |v: f64| Span::raw(crate::pyfmt::repr_f64(v));
+    let label = |v: f64| Span::raw(tfr_core::pyfmt::repr_f64(v));
     // Steps are whole numbers, but the padded bounds of a single step need not be.
-    let step_label = |v: f64| Span::raw(crate::words::short(v));
+    let step_label = |v: f64| Span::raw(tfr_core::words::short(v));
     let more = if partial {
         format!(", first {SERIES_RECORDS} records")
     } else {
@@ -204,8 +204,8 @@ fn render_histogram(tag: &str, buckets: &[Bucket], rect: Rect, buf: &mut Buffer)
     let title = format!(
         " histogram {tag} · {} buckets, {} .. {} ",
         buckets.len(),
-        crate::pyfmt::repr_f64(lo),
-        crate::pyfmt::repr_f64(hi)
+        tfr_core::pyfmt::repr_f64(lo),
+        tfr_core::pyfmt::repr_f64(hi)
     );
     // Counts may be fractional (TF2 interpolates); bars are drawn to a thousandth.
     let bars: Vec<Bar> = buckets

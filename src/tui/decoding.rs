@@ -13,10 +13,10 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 
 use super::framelist::RowText;
 use super::tree::{Parts, Record, Tree};
-use crate::annotate::FrameTokens;
-use crate::frame::Frame;
-use crate::payload::Decoder;
-use crate::wire::Progress;
+use tfr_core::annotate::FrameTokens;
+use tfr_core::frame::Frame;
+use tfr_core::payload::Decoder;
+use tfr_core::wire::Progress;
 
 /// Payloads up to this size are decoded at once; larger ones on a worker thread.
 pub const INLINE_BYTES: usize = 256 << 10;
@@ -32,7 +32,7 @@ pub struct Job {
     pub own: FrameTokens,
     pub damage: Option<String>,
     pub decoder: Decoder,
-    pub specs: Option<Arc<crate::dataset::features::FeatureSpecs>>,
+    pub specs: Option<Arc<tfr_core::dataset::features::FeatureSpecs>>,
 }
 
 /// A finished decoding: the tree's first screen and the record's list row.
@@ -96,11 +96,11 @@ fn run(job: Job, progress: &Progress) -> Option<Done> {
         payload: job.range,
         specs: job.specs.clone(),
     });
-    let summary = crate::summary::summarize(
+    let summary = tfr_core::summary::summarize(
         &job.decoder,
         &record.decoded,
         &job.payload,
-        crate::summary::FeatureNames::Skipped,
+        tfr_core::summary::FeatureNames::Skipped,
     )
     .line;
     let row = RowText {
@@ -141,7 +141,7 @@ impl Decoding {
     pub fn percent(&self) -> u64 {
         let walked = self.progress.walked.load(Ordering::Relaxed);
         // Never 100 while the walk runs.
-        crate::words::percent_done(walked, self.len).min(99)
+        tfr_core::words::percent_done(walked, self.len).min(99)
     }
 }
 
@@ -158,7 +158,7 @@ pub fn placeholder_row(frame: &Frame) -> RowText {
         kind: frame.status.name().to_string(),
         summary: format!(
             "{}, decoded when selected",
-            crate::words::plural(len, "byte")
+            tfr_core::words::plural(len, "byte")
         ),
         ..RowText::default()
     }

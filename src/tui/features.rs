@@ -1,7 +1,7 @@
 //! The Example view inside the tree: `Features` and `FeatureLists` shown as feature name → values
 //! rather than as the map entries and list messages they are on the wire.
 //!
-//! The rows come from the typed views ([`MessageView`] and [`crate::example`]), the same values
+//! The rows come from the typed views ([`MessageView`] and [`tfr_core::example`]), the same values
 //! `show` prints: protobuf's merge rules apply (a message field occurring twice merges, a repeated
 //! map key keeps its last value, a singular field its last occurrence). Each row carries the byte
 //! spans the views give, so the hex pane lines up with the tree. Features come a page at a time,
@@ -10,13 +10,13 @@
 use std::sync::Arc;
 
 use super::tree::{Children, Ctx, FIELD_PAGE, LIST_LIMIT, Node, Page, Source, Tree};
-use crate::decode::{EntryReader, FieldValues, MapEntry, MessageView, Nodes, Value, ValuesAt};
-use crate::example::{self, FeatureKind, FeatureValues};
-use crate::payload::inner::{InnerReading, ValueReading};
-use crate::schema::table::{FieldId, MessageId};
-use crate::span::Span;
-use crate::tensor::DType;
-use crate::wire::ROOT;
+use tfr_core::decode::{EntryReader, FieldValues, MapEntry, MessageView, Nodes, Value, ValuesAt};
+use tfr_core::example::{self, FeatureKind, FeatureValues};
+use tfr_core::payload::inner::{InnerReading, ValueReading};
+use tfr_core::schema::table::{FieldId, MessageId};
+use tfr_core::span::Span;
+use tfr_core::tensor::DType;
+use tfr_core::wire::ROOT;
 
 impl Tree {
     /// A row for a typed message value of field `label` (its merged parts).
@@ -96,12 +96,12 @@ impl Tree {
         if message.type_name() == "Features" {
             let features = example::Features::of(message);
             self.work += features.len() as u64;
-            self.set_detail(n, crate::words::plural(features.len() as u64, "feature"));
+            self.set_detail(n, tfr_core::words::plural(features.len() as u64, "feature"));
             self.later_named(n, features.map_field(), features.entries().collect(), false);
         } else {
             let lists = example::FeatureLists::of(message);
             self.work += lists.len() as u64;
-            self.set_detail(n, crate::words::plural(lists.len() as u64, "feature list"));
+            self.set_detail(n, tfr_core::words::plural(lists.len() as u64, "feature list"));
             self.later_named(n, lists.map_field(), lists.entries().collect(), true);
         }
     }
@@ -131,7 +131,7 @@ impl Tree {
                 let mut row =
                     Node::new(depth, Some(parent), list.shown_name(), ctx.file(list.span));
                 row.wire = Some(entry.last);
-                row.detail = crate::words::plural(list.len() as u64, "step");
+                row.detail = tfr_core::words::plural(list.len() as u64, "step");
                 if let Some(steps) = list.steps_field().filter(|_| !list.is_empty()) {
                     row.children = Children::Later(Source::Steps(Page {
                         field: steps.id(),
@@ -162,7 +162,7 @@ impl Tree {
                 row.detail = specs
                     .filter(|_| bytes_as.is_none() && declared.is_none())
                     .and_then(|s| {
-                        crate::dataset::features::describe(s, feature.key, &feature.values)
+                        tfr_core::dataset::features::describe(s, feature.key, &feature.values)
                     })
                     .unwrap_or_else(|| self.values_line(ctx, &feature.values, bytes_as, declared));
                 row.children = values_source(&feature.values, bytes_as, declared);
@@ -233,7 +233,7 @@ impl Tree {
                 (Value::Bytes(b, _) | Value::String(b, _), None) => {
                     example::bytes_summary(b, declared_shape)
                 }
-                (Value::Scalar(s), _) => crate::textformat::scalar_text(s),
+                (Value::Scalar(s), _) => tfr_core::textformat::scalar_text(s),
                 (Value::Message(_), _) => String::new(),
             };
             if matches!(value, Value::Bytes(..) | Value::String(..)) {

@@ -12,9 +12,9 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
-use crate::frame::{Frame, FrameIndex};
-use crate::input::Input;
-use crate::summary::describe_frame;
+use tfr_core::frame::{Frame, FrameIndex};
+use tfr_core::input::Input;
+use tfr_core::summary::describe_frame;
 
 /// What the list shows about a frame beyond what the index knows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,9 +22,9 @@ pub struct RowText {
     pub kind: String,
     pub summary: String,
     /// The record's feature count and names, to list as many names as the pane's width holds
-    /// ([`crate::summary::fit_names`]); none for other rows, whose summary is shown as it is.
+    /// ([`tfr_core::summary::fit_names`]); none for other rows, whose summary is shown as it is.
     pub feature_count: Option<usize>,
-    pub feature_names: crate::payload::Names,
+    pub feature_names: tfr_core::payload::Names,
 }
 
 /// Describes frame `index` of `input` for the list (kind and one-line summary).
@@ -73,11 +73,9 @@ impl Columns {
         self.index = self.index.max(digits(index as u64) + 1);
         self.offset = self.offset.max(digits(offset) + 1);
         self.length = self.length.max(length.chars().count() + 1);
-        self.kind = self
-            .kind
-            .max(crate::words::column_width([crate::words::display_width(
-                kind,
-            )]));
+        self.kind = self.kind.max(tfr_core::words::column_width([
+            tfr_core::words::display_width(kind),
+        ]));
     }
 }
 
@@ -93,7 +91,7 @@ pub fn header(columns: Columns) -> String {
         length,
         kind,
     } = columns;
-    let (right, left) = (crate::words::pad_left_to, crate::words::pad_to);
+    let (right, left) = (tfr_core::words::pad_left_to, tfr_core::words::pad_to);
     format!(
         "{} {} {} lcrc dcrc {} summary",
         right("index", index),
@@ -207,7 +205,7 @@ impl FrameList<'_> {
             buf.set_style(row, base);
         }
         let length = length_text(frame);
-        let right = crate::words::pad_left_to;
+        let right = tfr_core::words::pad_left_to;
         let lead = format!(
             "{} {} {} ",
             right(&i.to_string(), index_width),
@@ -219,7 +217,7 @@ impl FrameList<'_> {
         // for a whole one.
         let put = |buf: &mut Buffer, x: u16, text: &str, style: Style| {
             let room = remaining(x);
-            buf.set_stringn(x, y, crate::words::clip(text, room), room, style)
+            buf.set_stringn(x, y, tfr_core::words::clip(text, room), room, style)
                 .0
         };
         let x = put(buf, row.x, &lead, base);
@@ -235,12 +233,12 @@ impl FrameList<'_> {
         let x = put(
             buf,
             x,
-            &format!("{} ", crate::words::pad_to(kind, kind_width)),
+            &format!("{} ", tfr_core::words::pad_to(kind, kind_width)),
             kind_style,
         );
         // As many feature names as the row has room for.
         let summary = self.rows.get(&i).map_or(String::new(), |text| {
-            crate::summary::fit_names(
+            tfr_core::summary::fit_names(
                 &text.summary,
                 text.feature_count,
                 &text.feature_names,

@@ -13,7 +13,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
-use crate::annotate::{Role, Token};
+use tfr_core::annotate::{Role, Token};
 
 /// Bytes per row.
 pub const ROW: u64 = 16;
@@ -289,7 +289,7 @@ mod tests {
             end,
             depth: 0,
             role: Role::Value,
-            site: crate::annotate::Site::Payload,
+            site: tfr_core::annotate::Site::Payload,
         }
     }
 

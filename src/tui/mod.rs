@@ -40,11 +40,11 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
-use crate::frame::{FrameIndex, IndexDelta};
-use crate::input::{Input, OpenOptions};
-use crate::source::{ReadOptions, Source};
 use crate::status::Status;
 use app::{App, Effect};
+use tfr_core::frame::{FrameIndex, IndexDelta};
+use tfr_core::input::{Input, OpenOptions};
+use tfr_core::source::{ReadOptions, Source};
 
 /// Bytes the background indexer scans between progress reports.
 const INDEX_STEP: u64 = 64 << 20;
@@ -157,7 +157,9 @@ fn take_reports(app: &mut App, reports: &Receiver<IndexReport>) -> bool {
             continue;
         }
         if report.stale {
-            let name = app.path(report.file).map(crate::escape::path_for_terminal);
+            let name = app
+                .path(report.file)
+                .map(tfr_core::escape::path_for_terminal);
             let note = format!(
                 "{} changed while being indexed; re-indexed",
                 name.unwrap_or_default()
@@ -333,7 +335,7 @@ fn graphics_protocol() -> &'static str {
 }
 
 /// Shows `picture` with viuer on the normal screen, waits for a key, and returns to the inspector.
-fn show_image(guard: &mut TerminalGuard, picture: crate::image::Picture) -> anyhow::Result<()> {
+fn show_image(guard: &mut TerminalGuard, picture: tfr_core::image::Picture) -> anyhow::Result<()> {
     let mut out = stdout();
     execute!(
         out,

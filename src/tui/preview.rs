@@ -1,6 +1,6 @@
 //! Image previews drawn in terminal cells.
 //!
-//! The pixels come from the core ([`crate::image::decode_image`], capped, reduced and pure); the
+//! The pixels come from the core ([`tfr_core::image::decode_image`], capped, reduced and pure); the
 //! [`HalfBlocks`] widget draws two pixel rows per cell with '▀' (foreground = upper pixel,
 //! background = lower), which every colour terminal can show. [`Boxes`] draws a record's boxes,
 //! class names and keypoints over it on the same grid of half cells, and [`PreviewPane`] puts the
@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::app::App;
-use crate::image::overlay::Overlay;
+use tfr_core::image::overlay::Overlay;
 
 /// Draws an image with half blocks, scaled (up or down, keeping its aspect) to fit the area.
 pub struct HalfBlocks<'a>(pub &'a RgbImage);

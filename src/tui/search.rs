@@ -4,16 +4,16 @@
 //!
 //! This is the search's state and its worker; which record to show next and what to say about
 //! it is the inspector's (`app/searching.rs`). What counts as a hit is the core's
-//! ([`crate::search`]).
+//! ([`tfr_core::search`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 
-use crate::bytes::{self, ByteSource};
-use crate::frame::FrameIndex;
-use crate::payload::Decoder;
-use crate::search::{Finished, HIT_CAP, Needle, SearchProgress, search_frames};
+use tfr_core::bytes::{self, ByteSource};
+use tfr_core::frame::FrameIndex;
+use tfr_core::payload::Decoder;
+use tfr_core::search::{Finished, HIT_CAP, Needle, SearchProgress, search_frames};
 
 /// Files up to this many bytes are searched at once on the UI thread: that takes milliseconds,
 /// and the result is there with the key press that asked for it.
@@ -203,13 +203,13 @@ impl SearchRun {
     pub fn percent(&self) -> u64 {
         let examined = self.shared.progress.examined.load(Ordering::Relaxed);
         let known = self.shared.known.load(Ordering::Relaxed).max(1);
-        crate::words::percent_done(examined, known).min(99)
+        tfr_core::words::percent_done(examined, known).min(99)
     }
 
     /// "2,341 records", "at least 1,000,000 records", "12 records so far".
     pub fn count_text(&self) -> String {
         let n = self.hits.len();
-        let noun = crate::words::noun_for(n, "record");
+        let noun = tfr_core::words::noun_for(n, "record");
         match self.phase {
             Phase::Running => format!(
                 "{} {noun} so far, {}% searched",

@@ -11,18 +11,18 @@
 //! row is made in constant time from the wire tree (the byte ranges come from its nodes, with no
 //! search among siblings).
 
-use crate::dataset::features::FeatureSpecs;
+use tfr_core::dataset::features::FeatureSpecs;
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::annotate::{FrameTokens, Role, Token};
-use crate::decode::{MapEntry, Parsed};
-use crate::decode::{Nodes, ValuesAt};
-use crate::frame::{Frame, HEADER_LEN};
-use crate::payload::{Decoded, TreeView};
-use crate::schema::table::{FieldId, Table};
-use crate::span::Span;
-use crate::wire::{ROOT, WireTree};
+use tfr_core::annotate::{FrameTokens, Role, Token};
+use tfr_core::decode::{MapEntry, Parsed};
+use tfr_core::decode::{Nodes, ValuesAt};
+use tfr_core::frame::{Frame, HEADER_LEN};
+use tfr_core::payload::{Decoded, TreeView};
+use tfr_core::schema::table::{FieldId, Table};
+use tfr_core::span::Span;
+use tfr_core::wire::{ROOT, WireTree};
 
 /// Values (and steps) of one list shown before the rest is summarised as "… N more".
 pub const LIST_LIMIT: usize = 64;
@@ -84,7 +84,7 @@ pub(super) enum Source {
     Strings { node: u32, from: u64 },
     /// What the payload's type reads in wire node `node` (the nodes of a `graph_def`).
     Reading { node: u32 },
-    /// The rows of the payload found inside a bytes value (see [`crate::payload::inner`]):
+    /// The rows of the payload found inside a bytes value (see [`tfr_core::payload::inner`]):
     /// scope `scope` of the tree.
     Inner { scope: u32 },
 }
@@ -394,7 +394,7 @@ impl Tree {
             }
             _ if len > 0 => {
                 let i = self.push(Node::new(1, Some(p), "data", range.clone()));
-                self.set_detail(i, crate::image::describe_bytes(bytes, false));
+                self.set_detail(i, tfr_core::image::describe_bytes(bytes, false));
                 if let Some(n) = self.nodes.get_mut(i) {
                     n.value = Some(range);
                 }
@@ -740,9 +740,9 @@ pub struct Page {
     pub from: usize,
     pub at: ValuesAt,
     /// The dtype the feature's bytes values are shown as (`--bytes-as`).
-    pub bytes_as: Option<crate::tensor::DType>,
+    pub bytes_as: Option<tfr_core::tensor::DType>,
     /// The message the feature's bytes values were declared to be (`--field-type feature:…`).
-    pub declared: Option<crate::schema::table::MessageId>,
+    pub declared: Option<tfr_core::schema::table::MessageId>,
 }
 
 /// What rows are made from: the payload's wire tree with its bytes, and where it starts in the

@@ -3,7 +3,7 @@
 //! open messages counting down), the quiz (the token's meaning hidden and asked for) and the
 //! parsed view (each wire occurrence beside what a protobuf parser keeps of it).
 //!
-//! Everything shown is built by the core ([`crate::explain`], [`crate::rules`], [`crate::quiz`])
+//! Everything shown is built by the core ([`tfr_core::explain`], [`tfr_core::rules`], [`tfr_core::quiz`])
 //! from the frame's annotation; this module picks what to show and lays it out as lines.
 
 use ratatui::buffer::Buffer;
@@ -12,14 +12,14 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::hexview::role_name;
-use crate::annotate::{Annotated, Token};
-use crate::decode::Scalar;
-use crate::explain::number::{hex_bytes, wire_name};
-use crate::explain::{Explainer, Radix};
-use crate::quiz::Question;
-use crate::rules::{Fate, RuleBook};
-use crate::textformat::scalar_text;
-use crate::wire::{NodeKind, ROOT};
+use tfr_core::annotate::{Annotated, Token};
+use tfr_core::decode::Scalar;
+use tfr_core::explain::number::{hex_bytes, wire_name};
+use tfr_core::explain::{Explainer, Radix};
+use tfr_core::quiz::Question;
+use tfr_core::rules::{Fate, RuleBook};
+use tfr_core::textformat::scalar_text;
+use tfr_core::wire::{NodeKind, ROOT};
 
 /// What the pane left of the hex shows.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

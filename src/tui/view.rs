@@ -18,8 +18,8 @@ use super::keymap::PromptKind;
 use super::layout::{self, MIN_HEIGHT, MIN_WIDTH};
 use super::preview::PreviewPane;
 use super::tree::Tree;
-use crate::compress::Compressed;
-use crate::words::plural;
+use tfr_core::compress::Compressed;
+use tfr_core::words::plural;
 
 /// Takes every colour out of a drawn screen for `--color never` and NO_COLOR, keeping what the
 /// colours meant: a cell on a coloured background (a selection, the status bar) is drawn in
@@ -52,7 +52,7 @@ fn pane_block(title: String, focused: bool, rect: Rect) -> Block<'static> {
         Style::default().fg(Color::DarkGray)
     };
     let room = usize::from(rect.width.saturating_sub(2));
-    let title = crate::words::clip(&title, room).into_owned();
+    let title = tfr_core::words::clip(&title, room).into_owned();
     Block::bordered().title(title).border_style(style)
 }
 
@@ -105,7 +105,7 @@ impl App {
         };
         let title = format!(
             " frames · {} ",
-            crate::escape::path_for_terminal(file.input.source.path())
+            tfr_core::escape::path_for_terminal(file.input.source.path())
         );
         let block = pane_block(title, self.focus == Pane::List, rect);
         let inner = block.inner(rect);
@@ -189,7 +189,7 @@ impl App {
                 .iter()
                 .skip(stats.scroll)
                 .take(usize::from(inner.height))
-                .map(|l| Line::raw(crate::words::clip(l, usize::from(inner.width))))
+                .map(|l| Line::raw(tfr_core::words::clip(l, usize::from(inner.width))))
                 .collect();
             Paragraph::new(shown).render(inner, buf);
             return;
@@ -227,7 +227,7 @@ impl App {
         buf.set_stringn(
             rect.x,
             rect.y,
-            crate::words::clip(&text, usize::from(rect.width)),
+            tfr_core::words::clip(&text, usize::from(rect.width)),
             usize::from(rect.width),
             style,
         );
@@ -250,7 +250,7 @@ impl App {
             buf.set_stringn(
                 rect.x,
                 y,
-                crate::words::clip(&text, usize::from(rect.width)),
+                tfr_core::words::clip(&text, usize::from(rect.width)),
                 usize::from(rect.width),
                 style,
             );
@@ -289,13 +289,19 @@ impl App {
         };
         // When the line does not fit, the hint names the key that shows it whole.
         let help =
-            if crate::words::display_width(&text) + " ? help ".len() > usize::from(rect.width) {
+            if tfr_core::words::display_width(&text) + " ? help ".len() > usize::from(rect.width) {
                 " w whole · ? help "
             } else {
                 " ? help "
             };
         let room = usize::from(rect.width).saturating_sub(help.chars().count());
-        buf.set_stringn(rect.x, rect.y, crate::words::clip(&text, room), room, style);
+        buf.set_stringn(
+            rect.x,
+            rect.y,
+            tfr_core::words::clip(&text, room),
+            room,
+            style,
+        );
         let hx = rect.right().saturating_sub(help.chars().count() as u16);
         buf.set_stringn(
             hx,
@@ -319,8 +325,9 @@ impl App {
         let file = self.file()?;
         let index = file.index();
         let path = file.input.source.path();
-        let name =
-            crate::escape::path_for_terminal(path.file_name().map_or(path, std::path::Path::new));
+        let name = tfr_core::escape::path_for_terminal(
+            path.file_name().map_or(path, std::path::Path::new),
+        );
         let mut parts = vec![name];
         if self.files.len() > 1 {
             parts.push(format!("file {}/{}", self.current + 1, self.files.len()));
@@ -333,7 +340,7 @@ impl App {
             parts.push(compression_text(c, index.file_len()));
         }
         if file.indexing {
-            let pct = crate::words::percent_done(index.scanned(), index.file_len()).min(99);
+            let pct = tfr_core::words::percent_done(index.scanned(), index.file_len()).min(99);
             parts.push(format!("indexing {pct}%"));
         }
         if !self.message.is_empty() {
@@ -368,7 +375,7 @@ fn tree_line(tree: &Tree, n: usize) -> Option<Line<'static>> {
 }
 
 /// `line` cut to `width` columns, its last column an ellipsis when it was cut (see
-/// [`crate::words::clip`]), each span keeping its style.
+/// [`tfr_core::words::clip`]), each span keeping its style.
 pub fn clip_line(line: Line<'static>, width: u16) -> Line<'static> {
     let width = usize::from(width);
     if line.width() <= width {
@@ -394,7 +401,7 @@ pub fn clip_line(line: Line<'static>, width: u16) -> Line<'static> {
         if rest.iter().any(|s| !s.content.trim().is_empty()) {
             content.push('…');
         }
-        let cut = crate::words::clip(&content, width - used).into_owned();
+        let cut = tfr_core::words::clip(&content, width - used).into_owned();
         spans.push(Span::styled(cut, style));
         break;
     }
@@ -417,8 +424,8 @@ pub fn compression_text(info: &Compressed, decompressed: u64) -> String {
     let mut text = format!(
         "{} {} → {}",
         info.compression.tensorflow_name(),
-        crate::words::binary_size(info.compressed_len),
-        crate::words::binary_size(decompressed)
+        tfr_core::words::binary_size(info.compressed_len),
+        tfr_core::words::binary_size(decompressed)
     );
     if let Some(p) = &info.problem {
         text.push_str(&format!(

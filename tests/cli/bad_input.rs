@@ -46,7 +46,7 @@ fn absurd_length_is_reported_without_allocating_it() {
     let mut data = tfrecord(&[b"first", b"second", b"third"]);
     let absurd = (1u64 << 62).to_le_bytes();
     data[21..29].copy_from_slice(&absurd);
-    data[29..33].copy_from_slice(&tfr_inspect::crc::masked_crc32c(&absurd).to_le_bytes());
+    data[29..33].copy_from_slice(&tfr_core::crc::masked_crc32c(&absurd).to_le_bytes());
     let (_dir, path) = temp_file("absurd.tfrecord", &data);
     for args in [
         vec!["verify"],

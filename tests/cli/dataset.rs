@@ -265,7 +265,7 @@ fn show_words_records_as_features_json_describes_them() {
 
 #[test]
 fn a_ragged_tensor_feature_has_an_unknown_dimension_not_minus_one() {
-    use tfr_inspect::crafted::{FeatureValue, example};
+    use tfr_core::crafted::{FeatureValue, example};
     let dir = tempfile::tempdir().unwrap();
     let features = r#"{"featuresDict": {"features": {
         "scores": {"pythonClassName": "tensorflow_datasets.core.features.tensor_feature.Tensor",

@@ -30,7 +30,7 @@ fn damaged_file() -> Vec<u8> {
 fn assert_no_raw_controls(text: &str) {
     let raw: Vec<char> = text
         .chars()
-        .filter(|&c| c != '\n' && tfr_inspect::escape::is_unsafe(c))
+        .filter(|&c| c != '\n' && tfr_core::escape::is_unsafe(c))
         .collect();
     assert!(raw.is_empty(), "raw {raw:?} in {text:?}");
 }

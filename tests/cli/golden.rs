@@ -128,11 +128,11 @@ fn list_json_matches_the_frame_tables() {
 
 #[test]
 fn schemaless_walk_matches_protoc_decode_raw() {
-    use tfr_inspect::decode::Parsed;
-    use tfr_inspect::frame::FrameIndex;
-    use tfr_inspect::schema::table::Table;
-    use tfr_inspect::textformat::raw_message_to_text;
-    use tfr_inspect::wire::walk;
+    use tfr_core::decode::Parsed;
+    use tfr_core::frame::FrameIndex;
+    use tfr_core::schema::table::Table;
+    use tfr_core::textformat::raw_message_to_text;
+    use tfr_core::wire::walk;
     let table = Table::default();
     for name in FIXTURES {
         let data = std::fs::read(testdata(&format!("{name}.tfrecord"))).expect("fixture");

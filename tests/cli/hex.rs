@@ -138,10 +138,10 @@ fn reproduces_the_classic_walkthrough() {
 
 #[test]
 fn tokens_cover_every_byte_once() {
-    use tfr_inspect::annotate::Annotated;
-    use tfr_inspect::frame::FrameIndex;
-    use tfr_inspect::payload::{Decoder, Reading};
-    use tfr_inspect::schema::Schema;
+    use tfr_core::annotate::Annotated;
+    use tfr_core::frame::FrameIndex;
+    use tfr_core::payload::{Decoder, Reading};
+    use tfr_core::schema::Schema;
     let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
     for name in [
         "mnist_like",
@@ -173,7 +173,7 @@ fn tokens_cover_every_byte_once() {
 #[test]
 fn colour_only_on_request_and_no_color_respected() {
     // Piped output is plain; the colour decision is tested on the formatter directly.
-    use tfr_inspect::annotate::{Role, Site, Token};
+    use tfr_core::annotate::{Role, Site, Token};
     let token = Token {
         start: 0,
         end: 1,
@@ -271,8 +271,8 @@ fn strings_from_the_file_in_meanings_cannot_act_on_the_terminal() {
 /// A string tensor of `count` strings as `Dataset.save` writes one: dtype DT_STRING, the shape,
 /// and `tensor_content` holding every string's varint length, then their bytes.
 pub(crate) fn string_tensor(strings: &[&[u8]]) -> Vec<u8> {
-    use tfr_inspect::crafted::length_delimited;
-    use tfr_inspect::explain::number::varint_bytes;
+    use tfr_core::crafted::length_delimited;
+    use tfr_core::explain::number::varint_bytes;
     let mut content: Vec<u8> = strings
         .iter()
         .flat_map(|s| varint_bytes(s.len() as u64))
@@ -345,10 +345,10 @@ fn a_string_tensor_s_content_is_annotated_length_by_length_and_string_by_string(
 
 #[test]
 fn string_tensor_tokens_cover_every_byte_once_and_are_found_again_from_any_byte() {
-    use tfr_inspect::annotate::Annotated;
-    use tfr_inspect::frame::FrameIndex;
-    use tfr_inspect::payload::{Decoder, Reading};
-    use tfr_inspect::schema::Schema;
+    use tfr_core::annotate::Annotated;
+    use tfr_core::frame::FrameIndex;
+    use tfr_core::payload::{Decoder, Reading};
+    use tfr_core::schema::Schema;
     let strings: Vec<Vec<u8>> = (0..300)
         .map(|i: usize| vec![b'a' + (i % 26) as u8; i % 7])
         .collect();

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use image::{Rgb, RgbImage};
-use tfr_inspect::image::overlay::PALETTE;
+use tfr_core::image::overlay::PALETTE;
 
 use super::{run, stderr, stdout, testdata};
 
@@ -307,8 +307,8 @@ fn jpeg() -> Vec<u8> {
 }
 
 fn detection_example(encoded: Vec<u8>, height: i64) -> Vec<u8> {
-    use tfr_inspect::crafted::FeatureValue::{Bytes, Ints};
-    tfr_inspect::crafted::example(&[
+    use tfr_core::crafted::FeatureValue::{Bytes, Ints};
+    tfr_core::crafted::example(&[
         ("image/encoded", Bytes(vec![encoded])),
         ("image/format", Bytes(vec![b"jpeg".to_vec()])),
         ("image/height", Ints(vec![height])),
@@ -423,8 +423,8 @@ fn verify_images_passes_the_fixtures_whose_images_are_whole() {
 
 #[test]
 fn short_text_beside_a_tiny_declared_shape_is_shown_as_text() {
-    use tfr_inspect::crafted::FeatureValue::{Bytes, Ints};
-    let record = tfr_inspect::crafted::example(&[
+    use tfr_core::crafted::FeatureValue::{Bytes, Ints};
+    let record = tfr_core::crafted::example(&[
         ("image/encoded", Bytes(vec![vec![1, 2, 3]])),
         ("image/format", Bytes(vec![b"png".to_vec()])),
         ("image/height", Ints(vec![1])),
@@ -501,12 +501,12 @@ fn tensorflow_datasets_boxes_come_from_features_json() {
     assert_ne!(png.get_pixel(20, 16).0, colour);
 }
 
-/// `testdata/video_frames.tfrecord` is what [`tfr_inspect::crafted::video_sequence`] writes;
+/// `testdata/video_frames.tfrecord` is what [`tfr_core::crafted::video_sequence`] writes;
 /// `TFR_REGENERATE_FIXTURES=1` writes it anew.
 #[test]
 fn the_video_fixture_is_what_its_helper_writes() {
-    let record = tfr_inspect::crafted::video_sequence(12);
-    let want = tfr_inspect::crafted::encode_records(&[&record]);
+    let record = tfr_core::crafted::video_sequence(12);
+    let want = tfr_core::crafted::encode_records(&[&record]);
     let path = testdata("video_frames.tfrecord");
     if std::env::var_os("TFR_REGENERATE_FIXTURES").is_some_and(|v| v == "1") {
         std::fs::write(&path, &want).unwrap();
@@ -573,8 +573,8 @@ fn damaged_records_are_skipped_and_named() {
 
 /// An Example whose `image/encoded` holds `images`, with one box (`thing`) over them.
 fn boxed(images: Vec<Vec<u8>>) -> Vec<u8> {
-    use tfr_inspect::crafted::FeatureValue::{Bytes, Floats};
-    tfr_inspect::crafted::example(&[
+    use tfr_core::crafted::FeatureValue::{Bytes, Floats};
+    tfr_core::crafted::example(&[
         ("image/encoded", Bytes(images)),
         ("image/object/bbox/xmin", Floats(vec![0.25])),
         ("image/object/bbox/xmax", Floats(vec![0.75])),
@@ -586,7 +586,7 @@ fn boxed(images: Vec<Vec<u8>>) -> Vec<u8> {
 
 #[test]
 fn images_too_large_to_show_are_written_as_stored_and_never_decoded() {
-    use tfr_inspect::crafted::zero_png;
+    use tfr_core::crafted::zero_png;
     // 24 all-zero PNGs of 16384x16383 (268 MB each decoded, 1.7 MB each here), then a small
     // one. Decoded for the sheet and the boxes, one of them took 1 GB and the record minutes.
     let huge = zero_png(16384, 16383);
@@ -641,11 +641,11 @@ fn images_too_large_to_show_are_written_as_stored_and_never_decoded() {
 
 #[test]
 fn raw_pixels_are_written_from_where_they_lie() {
-    use tfr_inspect::crafted::FeatureValue::{Bytes, Ints};
+    use tfr_core::crafted::FeatureValue::{Bytes, Ints};
     // A declared 3000x2000x1 uint8 array: written as a grey PNG of its own bytes, no RGB copy.
     let (w, h) = (3000u32, 2000u32);
     let pixels: Vec<u8> = (0..w * h).map(|i| (i % 251) as u8).collect();
-    let record = tfr_inspect::crafted::example(&[
+    let record = tfr_core::crafted::example(&[
         ("image/raw", Bytes(vec![pixels.clone()])),
         ("image/height", Ints(vec![i64::from(h)])),
         ("image/width", Ints(vec![i64::from(w)])),
@@ -669,7 +669,7 @@ fn raw_pixels_are_written_from_where_they_lie() {
 
 #[test]
 fn verify_images_decodes_within_its_budget_and_notes_what_it_leaves() {
-    use tfr_inspect::crafted::{FeatureValue::Bytes, example, zero_png};
+    use tfr_core::crafted::{FeatureValue::Bytes, example, zero_png};
     let record = |png: Vec<u8>| example(&[("image/encoded", Bytes(vec![png]))]);
     let records = [
         // Wider than any side a decoder's limit allows, and only 40000 pixels: whole.

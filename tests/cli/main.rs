@@ -161,7 +161,7 @@ pub fn stderr(output: &Output) -> String {
 pub fn tfrecord(payloads: &[&[u8]]) -> Vec<u8> {
     let mut out = Vec::new();
     for payload in payloads {
-        tfr_inspect::frame::write_record(payload, &mut out).expect("write to memory");
+        tfr_core::frame::write_record(payload, &mut out).expect("write to memory");
     }
     out
 }

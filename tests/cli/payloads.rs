@@ -423,7 +423,7 @@ fn records_past_the_end_are_an_unusable_request_and_a_near_miss_is_suggested() {
 
 /// A field of wire type 2 of any length: tag, varint length, body.
 fn delimited(field: u64, body: &[u8]) -> Vec<u8> {
-    tfr_inspect::crafted::length_delimited(field, body)
+    tfr_core::crafted::length_delimited(field, body)
 }
 
 /// A `TensorShapeProto` of `dims`.

@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value as Json, json};
 use sha2::{Digest, Sha256};
-use tfr_inspect::decode::Value;
-use tfr_inspect::frame::FrameIndex;
-use tfr_inspect::payload::plugin::audio::Clips;
-use tfr_inspect::payload::plugin::custom_scalars::{self, ChartContent};
-use tfr_inspect::payload::plugin::hparams::{self, Domain, HValue};
-use tfr_inspect::payload::plugin::mesh::MeshData;
-use tfr_inspect::payload::plugin::pr_curve::Curve;
-use tfr_inspect::payload::plugin::text::TextCells;
-use tfr_inspect::payload::plugin::{self, PluginValue, Row, TensorValue};
-use tfr_inspect::payload::{Decoder, Reading};
-use tfr_inspect::schema::Schema;
+use tfr_core::decode::Value;
+use tfr_core::frame::FrameIndex;
+use tfr_core::payload::plugin::audio::Clips;
+use tfr_core::payload::plugin::custom_scalars::{self, ChartContent};
+use tfr_core::payload::plugin::hparams::{self, Domain, HValue};
+use tfr_core::payload::plugin::mesh::MeshData;
+use tfr_core::payload::plugin::pr_curve::Curve;
+use tfr_core::payload::plugin::text::TextCells;
+use tfr_core::payload::plugin::{self, PluginValue, Row, TensorValue};
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
 
 use super::{run, stdout, testdata, tfrecord};
 

@@ -4,7 +4,7 @@
 use std::ffi::OsStr;
 use std::path::Path;
 
-use tfr_inspect::frame::FrameIndex;
+use tfr_core::frame::FrameIndex;
 
 use super::{run, stderr, stdout, temp_file, tfrecord};
 

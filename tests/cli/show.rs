@@ -163,7 +163,7 @@ fn names_and_values_from_the_file_cannot_act_on_the_terminal() {
 
 #[test]
 fn an_empty_feature_key_is_shown_as_empty_quotes_and_no_features_leave_no_colon() {
-    use tfr_inspect::crafted::{FeatureValue, example, sequence_example};
+    use tfr_core::crafted::{FeatureValue, example, sequence_example};
     let empty_key = example(&[
         ("", FeatureValue::Ints(vec![1])),
         ("b", FeatureValue::Ints(vec![2])),
@@ -198,7 +198,7 @@ fn an_empty_feature_key_is_shown_as_empty_quotes_and_no_features_leave_no_colon(
 #[test]
 fn images_say_their_colour_type_and_bit_depth_from_the_header() {
     use image::{ExtendedColorType, ImageEncoder};
-    use tfr_inspect::crafted::{FeatureValue, example};
+    use tfr_core::crafted::{FeatureValue, example};
     let png = |w: u32, h: u32, colour: ExtendedColorType| {
         let pixels = vec![0u8; (w * h) as usize * usize::from(colour.bits_per_pixel() / 8)];
         let mut out = Vec::new();
@@ -293,7 +293,7 @@ fn records_of_unknown_protobuf_are_compared_with_example_once_per_file() {
 /// A YouTube-8M-style SequenceExample: context `id` and `labels`, feature lists `rgb` (1024
 /// quantized bytes a frame) and `audio` (128), `frames` frames.
 pub(crate) fn youtube8m_like(frames: usize) -> Vec<u8> {
-    use tfr_inspect::crafted::{FeatureValue, sequence_example};
+    use tfr_core::crafted::{FeatureValue, sequence_example};
     let step = |len: usize, k: usize| {
         FeatureValue::Bytes(vec![(0..len).map(|i| ((i * 7 + k) % 256) as u8).collect()])
     };

@@ -316,7 +316,7 @@ fn the_decompressed_limit_bounds_snappy_as_it_does_gzip() {
 #[test]
 fn a_block_over_the_block_limit_is_refused_before_it_is_decoded() {
     let first = tfrecord(&[b"kept"]);
-    let big = vec![0u8; tfr_inspect::compress::SNAPPY_BLOCK_LIMIT + 1];
+    let big = vec![0u8; tfr_core::compress::SNAPPY_BLOCK_LIMIT + 1];
     let packed = blocks(&[&first, &big]);
     let (_dir, path) = temp_file("shard.tfrecord", &packed);
     let output = run(["verify".as_ref(), path.as_os_str()]);

@@ -178,7 +178,7 @@ fn a_kind_conflict_names_the_file_it_first_appears_in() {
 
 /// An Example of one float feature `x` and one int64 feature `y`.
 fn float_and_int(x: f32, y: i64) -> Vec<u8> {
-    use tfr_inspect::crafted::{FeatureValue, example};
+    use tfr_core::crafted::{FeatureValue, example};
     example(&[
         ("x", FeatureValue::Floats(vec![x])),
         ("y", FeatureValue::Ints(vec![y])),
@@ -232,8 +232,8 @@ fn text_prints_every_number_rounded_as_json_gives_it() {
         let histogram = &numeric["histogram"];
         let label = format!(
             "histogram {}..{}",
-            tfr_inspect::words::short(histogram["low"].as_f64().unwrap()),
-            tfr_inspect::words::short(histogram["high"].as_f64().unwrap())
+            tfr_core::words::short(histogram["low"].as_f64().unwrap()),
+            tfr_core::words::short(histogram["high"].as_f64().unwrap())
         );
         assert!(section.contains(&label), "{label} in {section}");
     }
@@ -244,8 +244,8 @@ fn text_prints_every_number_rounded_as_json_gives_it() {
 
 #[test]
 fn hundreds_of_thousands_of_names_do_not_take_a_sketch_each() {
-    use tfr_inspect::crafted::{FeatureValue, example};
-    use tfr_inspect::stats::MAX_FEATURES;
+    use tfr_core::crafted::{FeatureValue, example};
+    use tfr_core::stats::MAX_FEATURES;
     // 300 records of 1000 names each, none repeated: 300,000 features in 5.7 MB.
     let payloads: Vec<Vec<u8>> = (0..300)
         .map(|r| {

@@ -273,7 +273,7 @@ fn show_lines_up_wide_feature_names_by_display_width() {
     let column = |name: &str| {
         let line = out.lines().find(|l| l.contains(name)).unwrap();
         let before = &line[..line.find("int64[1]").unwrap()];
-        tfr_inspect::words::display_width(before)
+        tfr_core::words::display_width(before)
     };
     assert_eq!(column("label_名前"), column("ab"), "{out}");
 }

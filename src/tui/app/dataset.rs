@@ -3,8 +3,8 @@
 //! the current file has no more.
 
 use super::App;
-use crate::dataset::Dataset;
-use crate::dataset::numbering::Numbering;
+use tfr_core::dataset::Dataset;
+use tfr_core::dataset::numbering::Numbering;
 
 impl App {
     /// Jumps to split-wide record `text` (`NAME N` or `NAME:N`); false when `text` is not of that
@@ -17,7 +17,7 @@ impl App {
         else {
             return false;
         };
-        let Ok(number) = crate::words::parse_number(number) else {
+        let Ok(number) = tfr_core::words::parse_number(number) else {
             return false;
         };
         let paths: Vec<std::path::PathBuf> = (0..self.files.len())
@@ -30,7 +30,7 @@ impl App {
                 true => "the open files are no shard set: no split numbers".into(),
                 false => format!(
                     "no split \"{}\"; the splits are {}",
-                    crate::escape::for_terminal(name),
+                    tfr_core::escape::for_terminal(name),
                     names.join(", ")
                 ),
             };

@@ -4,8 +4,8 @@
 //! element of a shard indexed to its end say so instead.
 
 use super::FileView;
-use crate::dataset::snapshot::element::{self, Placed};
-use crate::frame::Frame;
+use tfr_core::dataset::snapshot::element::{self, Placed};
+use tfr_core::frame::Frame;
 use crate::tui::decoding;
 
 /// `element 1's pair[0]`, `element 1's pair[0]? record 7 is float32[], but …`, or `past the
@@ -42,6 +42,6 @@ fn describe(placed: &Placed) -> String {
     let whose = element::whose(placed.element, &placed.path);
     match &placed.value {
         Ok(_) => whose,
-        Err(why) => format!("{whose}? {}", crate::escape::for_terminal(why)),
+        Err(why) => format!("{whose}? {}", tfr_core::escape::for_terminal(why)),
     }
 }

@@ -1,7 +1,7 @@
 //! The images of the selected record: which one the preview shows, its boxes, stepping through
 //! the frames of a SequenceExample, and which images do not decode.
 //!
-//! The record's images come from the core ([`crate::image::found::images_in`]), each with its file
+//! The record's images come from the core ([`tfr_core::image::found::images_in`]), each with its file
 //! bytes, feature, step and overlay. The preview shows the image the selected row holds (a value
 //! row, or the first image inside a feature, step or record row), so the preview follows the
 //! selected step; `<` and `>` move the selection to the previous or next frame of the same
@@ -10,10 +10,10 @@
 use std::ops::Range;
 
 use super::App;
-use crate::image::check::{check_image, check_structure};
-use crate::image::found::images_in;
-use crate::image::overlay::Overlay;
-use crate::image::{self, NotDecoded, Picture, Purpose, SHOW_MAX_PIXELS};
+use tfr_core::image::check::{check_image, check_structure};
+use tfr_core::image::found::images_in;
+use tfr_core::image::overlay::Overlay;
+use tfr_core::image::{self, NotDecoded, Picture, Purpose, SHOW_MAX_PIXELS};
 
 /// Pixels of a record's images decoded completely to check them when it is selected, at most (as
 /// their headers give them): one image as large as a preview may be, or many small ones, so that

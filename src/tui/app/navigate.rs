@@ -6,11 +6,11 @@
 //! found there.
 
 use super::{App, Prompt};
-use crate::damage;
-use crate::span::FileOffset;
 use crate::tui::hexview;
 use crate::tui::keymap::PromptKind;
-use crate::words::{parse_number, plural};
+use tfr_core::damage;
+use tfr_core::span::FileOffset;
+use tfr_core::words::{parse_number, plural};
 
 impl App {
     pub(super) fn submit(&mut self, prompt: Prompt) {

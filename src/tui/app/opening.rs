@@ -12,10 +12,10 @@ use std::io::Read;
 use std::path::Path;
 
 use super::{App, FileView};
-use crate::frame::{FrameIndex, HEADER_LEN};
 use crate::hint::UserMessage;
-use crate::input::{Input, OpenOptions};
-use crate::source::Stamp;
+use tfr_core::frame::{FrameIndex, HEADER_LEN};
+use tfr_core::input::{Input, OpenOptions};
+use tfr_core::source::Stamp;
 
 /// Files open at once in the inspector.
 pub const MAX_OPEN: usize = 64;
@@ -111,7 +111,7 @@ impl App {
 /// that file's, to keep the index when the file is opened unchanged.
 pub(super) fn deferred(path: &Path, options: &OpenOptions) -> (Input, Option<Stamp>) {
     let mut input = Input::emptied(path.to_path_buf(), options);
-    let Ok((file, meta)) = crate::sidefile::open_regular(path) else {
+    let Ok((file, meta)) = tfr_core::sidefile::open_regular(path) else {
         return (input, None);
     };
     let mut head = Vec::new();
@@ -119,7 +119,7 @@ pub(super) fn deferred(path: &Path, options: &OpenOptions) -> (Input, Option<Sta
         return (input, None);
     }
     // A compressed file is indexed in its decompressed stream, once opened.
-    if meta.len() == 0 || crate::source::choose(&head, options.read.mode).is_some() {
+    if meta.len() == 0 || tfr_core::source::choose(&head, options.read.mode).is_some() {
         return (input, None);
     }
     input.index = FrameIndex::new(meta.len());
@@ -132,7 +132,7 @@ pub(super) fn deferred(path: &Path, options: &OpenOptions) -> (Input, Option<Sta
 
 /// Lets go of `view`'s bytes (its map and descriptor), keeping its frame index and what tells
 /// whether the file is the same when it is opened again.
-fn close(view: &mut FileView, options: &crate::input::OpenOptions) {
+fn close(view: &mut FileView, options: &tfr_core::input::OpenOptions) {
     let path = view.input.source.path().to_path_buf();
     view.closed_as = view.input.source.stamp();
     let open = std::mem::replace(&mut view.input, Input::emptied(path, options));

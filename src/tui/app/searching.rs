@@ -2,12 +2,12 @@
 //! worker's findings between key presses, and showing a hit: its record selected, the cursor on
 //! the hit's bytes (so the tree selects the node holding it) and the status line naming it.
 //!
-//! A search finds records (see [`crate::search`]); the bytes to put the cursor on are found again
+//! A search finds records (see [`tfr_core::search`]); the bytes to put the cursor on are found again
 //! in the one record shown, so the worker keeps nothing but record numbers.
 
 use super::App;
-use crate::search::{Needle, record_hit};
 use crate::tui::search::{SearchRun, Target, grouped};
+use tfr_core::search::{Needle, record_hit};
 
 /// A step asked for and not yet answered: the worker may still find its hit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

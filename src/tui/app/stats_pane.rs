@@ -5,8 +5,8 @@
 use std::sync::mpsc::{Receiver, TryRecvError};
 
 use super::{App, Pane};
-use crate::dataset::Dataset;
-use crate::stats::{report, run};
+use tfr_core::dataset::Dataset;
+use tfr_core::stats::{report, run};
 
 /// The pane's text, and the worker computing it.
 pub struct StatsPane {

@@ -5,12 +5,12 @@
 use ratatui::layout::Rect;
 
 use super::{App, Pane, Prompt};
-use crate::explain::{Explainer, Radix};
-use crate::quiz::{self, Question};
 use crate::tui::decoding::INLINE_BYTES;
 use crate::tui::keymap::PromptKind;
 use crate::tui::layout;
 use crate::tui::tutor::{self, Look, PanelLine, QuizState, Side};
+use tfr_core::explain::{Explainer, Radix};
+use tfr_core::quiz::{self, Question};
 
 impl App {
     /// Shows `side` in the tree's place, or the tree again when it is shown already.

@@ -8,11 +8,11 @@
 //! verdict on its last frame is marked as not final meanwhile.
 
 use super::{App, FileView};
-use crate::frame::Frame;
 use crate::hint::UserMessage;
-use crate::input::Input;
-use crate::source::Change;
 use crate::tui::framelist::RowText;
+use tfr_core::frame::Frame;
+use tfr_core::input::Input;
+use tfr_core::source::Change;
 
 /// What the list and status line add to the last frame's verdict while the file has grown past
 /// the index.
@@ -154,15 +154,15 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
-    use crate::input::OpenOptions;
-    use crate::payload::{Decoder, Reading};
-    use crate::schema::Schema;
     use crate::tui::keymap::Action;
+    use tfr_core::input::OpenOptions;
+    use tfr_core::payload::{Decoder, Reading};
+    use tfr_core::schema::Schema;
 
     fn shard(records: usize) -> Vec<u8> {
         let mut out = Vec::new();
         for i in 0..records {
-            crate::frame::write_record(format!("record {i:04}").as_bytes(), &mut out).unwrap();
+            tfr_core::frame::write_record(format!("record {i:04}").as_bytes(), &mut out).unwrap();
         }
         out
     }

@@ -5,14 +5,14 @@
 //! and opens that reading's rows before its fields.
 
 use super::{Children, Ctx, FIELD_PAGE, LIST_LIMIT, Node, Source, Tree};
-use crate::decode::MessageView;
-use crate::payload::NodeReading;
-use crate::payload::inner::ValueReading;
-use crate::payload::plugin::{Row, label_width, padded_label};
-use crate::schema::table::{Kind, Table};
-use crate::span::Span;
-use crate::wire::NodeKind;
-use crate::words::plural;
+use tfr_core::decode::MessageView;
+use tfr_core::payload::NodeReading;
+use tfr_core::payload::inner::ValueReading;
+use tfr_core::payload::plugin::{Row, label_width, padded_label};
+use tfr_core::schema::table::{Kind, Table};
+use tfr_core::span::Span;
+use tfr_core::wire::NodeKind;
+use tfr_core::words::plural;
 
 impl Tree {
     pub(super) fn wire_fields(&mut self, ctx: &Ctx<'_>, parent: usize, container: u32, from: u32) {
@@ -119,8 +119,8 @@ impl Tree {
                 let is_string = info.is_some_and(|f| f.kind == Kind::String);
                 row.detail = bytes_detail(ctx.parsed.slice(data), is_string);
                 row.value = Some(ctx.file(data));
-                let strings = crate::payload::tensor_content_field(table).and_then(|field| {
-                    crate::payload::string_list_at(ctx.parsed, n as usize, field)
+                let strings = tfr_core::payload::tensor_content_field(table).and_then(|field| {
+                    tfr_core::payload::string_list_at(ctx.parsed, n as usize, field)
                 });
                 let damaged = match strings {
                     Some(Ok(list)) => {
@@ -279,8 +279,8 @@ impl Tree {
         let Some(node) = ctx.parsed.tree.node(n as usize) else {
             return;
         };
-        let list = crate::payload::tensor_content_field(ctx.parsed.table)
-            .and_then(|field| crate::payload::string_list_at(ctx.parsed, n as usize, field));
+        let list = tfr_core::payload::tensor_content_field(ctx.parsed.table)
+            .and_then(|field| tfr_core::payload::string_list_at(ctx.parsed, n as usize, field));
         let Some(Ok(list)) = list else {
             return;
         };
@@ -329,8 +329,8 @@ impl Tree {
 }
 
 fn scalar_text(table: &Table, kind: Option<Kind>, raw: u64, width: usize) -> String {
-    match kind.and_then(|k| crate::decode::Scalar::from_raw(k, raw, table)) {
-        Some(scalar) => crate::textformat::scalar_text(&scalar),
+    match kind.and_then(|k| tfr_core::decode::Scalar::from_raw(k, raw, table)) {
+        Some(scalar) => tfr_core::textformat::scalar_text(&scalar),
         None if width == 4 => format!("0x{raw:08x}"),
         None if width == 8 => format!("0x{raw:016x}"),
         None => raw.to_string(),
@@ -340,13 +340,13 @@ fn scalar_text(table: &Table, kind: Option<Kind>, raw: u64, width: usize) -> Str
 /// A length-delimited value the schema-less walk could not open as a message: text (control
 /// characters escaped visibly, `"new\nline"`), or what the image code says of other bytes.
 fn bytes_detail(bytes: &[u8], is_string: bool) -> String {
-    if crate::image::ImageHeader::read(bytes).is_none() {
+    if tfr_core::image::ImageHeader::read(bytes).is_none() {
         if let Ok(text) = std::str::from_utf8(bytes) {
             let kind = if is_string { "string" } else { "bytes" };
             let shown: String = text.chars().take(48).collect();
             let more = if shown.len() < text.len() { "…" } else { "" };
-            return format!("{kind} {}{more}", crate::example::quoted(&shown));
+            return format!("{kind} {}{more}", tfr_core::example::quoted(&shown));
         }
     }
-    crate::image::describe_bytes(bytes, is_string)
+    tfr_core::image::describe_bytes(bytes, is_string)
 }
