@@ -113,10 +113,7 @@ fn messages_built_from_a_path_outside_the_core_are_escaped_too() {
 
 /// `features { feature { key: KEY value { bytes_list { value: VALUE } } } }`, encoded by hand.
 fn example(key: &[u8], value: &[u8]) -> Vec<u8> {
-    fn field(number: u8, body: &[u8]) -> Vec<u8> {
-        let length = u8::try_from(body.len()).expect("short field");
-        [&[number << 3 | 2, length][..], body].concat()
-    }
+    use crate::proto::ld as field;
     let feature = field(2, &field(1, &field(1, value)));
     let entry = [field(1, key), feature].concat();
     field(1, &field(1, &entry))

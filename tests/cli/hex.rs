@@ -1,19 +1,7 @@
 //! `hex`: the annotated walkthrough.
 
 use super::{acts_on_a_terminal, hostile_example, run, stdout, temp_file, testdata, tfrecord};
-
-/// A length-delimited field: tag, varint length, data.
-fn ld(field: u8, data: &[u8]) -> Vec<u8> {
-    let mut out = vec![(field << 3) | 2];
-    let mut len = data.len();
-    while len >= 0x80 {
-        out.push((len as u8) | 0x80);
-        len >>= 7;
-    }
-    out.push(len as u8);
-    out.extend_from_slice(data);
-    out
-}
+use crate::proto::ld;
 
 fn int64_feature(v: u8) -> Vec<u8> {
     ld(3, &ld(1, &[v]))

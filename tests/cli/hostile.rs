@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{testdata, tfrecord};
+use crate::proto::{ld, varint, vi};
 
 /// The address space each run may use: far above what any of these runs needs (tens of MB),
 /// far below what the defects they guard against reached (gigabytes).
@@ -63,31 +64,6 @@ fn bounded<S: AsRef<OsStr>>(args: &[S], stdin: Option<&Path>) -> Ran {
         stdout: read(&out),
         stderr: read(&err),
     }
-}
-
-fn varint(mut n: u64, out: &mut Vec<u8>) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-/// A length-delimited field of any length.
-fn ld(field: u64, body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    varint((field << 3) | 2, &mut out);
-    varint(body.len() as u64, &mut out);
-    out.extend_from_slice(body);
-    out
-}
-
-/// A varint field.
-fn vi(field: u64, value: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    varint(field << 3, &mut out);
-    varint(value, &mut out);
-    out
 }
 
 /// An Example of int64 features, each holding one value.

@@ -1,11 +1,14 @@
-//! Integration tests of the `tfr-inspect` binary, one module per subcommand, plus the agreement
+//! The fast tests of the binary and the app: the `tfr-inspect` binary, one module per subcommand,
+//! plus the agreement with the goldens that python protobuf wrote for the TensorFlow fixtures in
+//! `testdata/` and the forensics against the corrupt ones; the inspector on a `TestBackend`
+//! (`tui`). The slow tests (tmux, records far larger than the fixtures) are `tests/slow`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
-//! with the goldens that python protobuf wrote for the TensorFlow fixtures in `testdata/`.
 
 mod bad_input;
 mod changing;
 mod dataset;
 mod escapes;
+mod forensics;
 mod golden;
 mod hex;
 mod hostile;
@@ -17,6 +20,7 @@ mod nested_payloads;
 mod payloads;
 mod plugins;
 mod quiz;
+mod readme_status;
 mod salvage;
 mod show;
 mod snappy;
@@ -24,9 +28,16 @@ mod snapshot;
 mod stats;
 mod stats_known;
 mod teach;
+mod tui;
 mod unix;
 mod unusual_files;
 mod verify;
+
+#[path = "../support/proto.rs"]
+mod proto;
+
+/// A length-delimited field by field number, as the tests of the binary name it.
+pub use proto::ld as len_field;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -172,14 +183,6 @@ pub fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
     let path = dir.path().join(name);
     std::fs::write(&path, bytes).expect("write temp file");
     (dir, path)
-}
-
-/// A length-delimited field: tag, length, body (bodies under 128 bytes).
-pub fn len_field(field: u8, body: &[u8]) -> Vec<u8> {
-    assert!(body.len() < 128);
-    let mut out = vec![(field << 3) | 2, body.len() as u8];
-    out.extend_from_slice(body);
-    out
 }
 
 /// Feature names and a string value a hostile writer could choose: an OSC sequence that retitles

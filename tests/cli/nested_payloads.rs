@@ -231,17 +231,7 @@ fn an_unknown_declared_type_or_a_clash_with_bytes_as_is_an_unusable_request() {
 
 /// A bytes value holding an Example holding a bytes value holding an Example…, `levels` deep.
 fn nested_examples(levels: usize, leaf: &[u8]) -> Vec<u8> {
-    fn field(number: u8, body: &[u8]) -> Vec<u8> {
-        let mut out = vec![number << 3 | 2];
-        let mut n = body.len();
-        while n >= 0x80 {
-            out.push((n as u8) | 0x80);
-            n >>= 7;
-        }
-        out.push(n as u8);
-        out.extend_from_slice(body);
-        out
-    }
+    use crate::proto::ld as field;
     let mut payload = leaf.to_vec();
     for _ in 0..levels {
         let feature = field(1, &field(1, &payload));

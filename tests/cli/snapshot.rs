@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{run, testdata};
+use crate::proto::ld;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -380,22 +381,6 @@ fn a_record_of_another_dtype_than_the_spec_says_is_named() {
         "{stdout}"
     );
     assert!(stdout.contains("\nelement 1: id int64 2"), "{stdout}");
-}
-
-fn varint(mut v: u64, out: &mut Vec<u8>) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn ld(n: u64, body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    varint(n << 3 | 2, &mut out);
-    varint(body.len() as u64, &mut out);
-    out.extend_from_slice(body);
-    out
 }
 
 #[test]

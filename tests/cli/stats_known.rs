@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::proto::vi;
+
 use serde_json::Value;
 
 use super::{run, stderr, stdout, temp_file, testdata, tfrecord};
@@ -273,30 +275,6 @@ fn a_user_schema_gives_statistics_per_field() {
     );
 }
 
-/// `len_field` of a varint field.
-fn varint_field(field: u64, value: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut n = field << 3;
-    loop {
-        if n < 0x80 {
-            out.push(n as u8);
-            break;
-        }
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    let mut n = value;
-    loop {
-        if n < 0x80 {
-            out.push(n as u8);
-            break;
-        }
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out
-}
-
 #[test]
 fn enums_bools_and_repeated_messages_are_summarised_by_what_they_are() {
     let dir = tempfile::tempdir().unwrap();
@@ -310,22 +288,13 @@ fn enums_bools_and_repeated_messages_are_summarised_by_what_they_are() {
     )
     .unwrap();
     let item = |size: u64, gift: bool| {
-        super::len_field(
-            1,
-            &[varint_field(1, size), varint_field(2, u64::from(gift))].concat(),
-        )
+        super::len_field(1, &[vi(1, size), vi(2, u64::from(gift))].concat())
     };
     // Three orders: [LARGE gift, SMALL], [LARGE, LARGE gift, 7 (no name)] paid, [] paid.
     let orders = [
         [item(2, true), item(1, false)].concat(),
-        [
-            item(2, false),
-            item(2, true),
-            item(7, false),
-            varint_field(2, 1),
-        ]
-        .concat(),
-        varint_field(2, 1),
+        [item(2, false), item(2, true), item(7, false), vi(2, 1)].concat(),
+        vi(2, 1),
     ];
     let payloads: Vec<&[u8]> = orders.iter().map(Vec::as_slice).collect();
     let (_keep, path) = temp_file("orders.tfrecord", &tfrecord(&payloads));

@@ -6,9 +6,6 @@
 use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 use sha2::{Digest, Sha256};
 use tfr_core::frame::FrameStatus;
@@ -19,6 +16,9 @@ use tfr_inspect::tui::app::{App, Pane};
 use tfr_inspect::tui::help;
 use tfr_inspect::tui::hexview::{ANCESTOR_BG, SELECTED_BG};
 use tfr_inspect::tui::keymap::{self, Action, Input, Mode, PromptKind, key_action};
+
+use super::{decoder, line, open, open_all, render, screen, type_text};
+use crate::proto::tagged;
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/examples.tfrecord");
 const CIFAR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/cifar_like.tfrecord");
@@ -31,44 +31,8 @@ const LENGTH_BITFLIP: &str = concat!(
     "/testdata/corrupt/length_bitflip.tfrecord"
 );
 
-/// The decoder the inspector gets with no decoding options: built-in types, detected per record.
-fn decoder() -> Decoder {
-    Decoder::new(Schema::builtin(), Reading::Auto)
-}
-
-fn open(path: &str) -> App {
-    let mut app = App::open(&[PathBuf::from(path)], &OpenOptions::new(decoder())).unwrap();
-    app.index_now();
-    app
-}
-
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
-}
-
-fn type_text(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.update(Action::Input(c));
-    }
-}
-
-fn render(app: &App, width: u16, height: u16) -> Buffer {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
-    terminal.backend().buffer().clone()
-}
-
-fn line(buf: &Buffer, y: u16) -> String {
-    (0..buf.area.width)
-        .map(|x| buf.cell((x, y)).map_or(" ", |c| c.symbol()))
-        .collect()
-}
-
-fn screen(buf: &Buffer) -> String {
-    (0..buf.area.height)
-        .map(|y| line(buf, y))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn node_named(app: &App, label: &str) -> usize {
@@ -591,26 +555,18 @@ fn mnist_and_encoded_images_decode() {
 
 // ---- one decoder: the tree shows what `show` shows --------------------------------------------
 
-/// A length-delimited field: tag byte, one-byte length, body.
-fn len_field(tag: u8, body: &[u8]) -> Vec<u8> {
-    assert!(body.len() < 128);
-    let mut out = vec![tag, body.len() as u8];
-    out.extend_from_slice(body);
-    out
-}
-
 /// `feature { key: name value: <feature> }` where `feature` is the Feature message body.
 fn feature_entry(name: &str, feature: &[u8]) -> Vec<u8> {
-    len_field(
+    tagged(
         0x0a,
-        &[len_field(0x0a, name.as_bytes()), len_field(0x12, feature)].concat(),
+        &[tagged(0x0a, name.as_bytes()), tagged(0x12, feature)].concat(),
     )
 }
 
 /// An Int64List with `values` (not packed), wrapped as the Feature field `int64_list`.
 fn int64_list(values: &[u8]) -> Vec<u8> {
     let body: Vec<u8> = values.iter().flat_map(|v| [0x08, *v]).collect();
-    len_field(0x1a, &body)
+    tagged(0x1a, &body)
 }
 
 /// An Example on which a wire-order reading and protobuf's merge rules disagree: `features`
@@ -619,7 +575,7 @@ fn int64_list(values: &[u8]) -> Vec<u8> {
 fn merge_case() -> Vec<u8> {
     let first = [
         feature_entry("a", &int64_list(&[1])),
-        feature_entry("c", &len_field(0x0a, &len_field(0x0a, b"cat"))),
+        feature_entry("c", &tagged(0x0a, &tagged(0x0a, b"cat"))),
     ]
     .concat();
     let second = [
@@ -627,7 +583,7 @@ fn merge_case() -> Vec<u8> {
         feature_entry("a", &int64_list(&[2])),
     ]
     .concat();
-    [len_field(0x0a, &first), len_field(0x0a, &second)].concat()
+    [tagged(0x0a, &first), tagged(0x0a, &second)].concat()
 }
 
 /// One TFRecord frame around `payload`, as a writer frames it.
@@ -902,7 +858,7 @@ fn a_search_past_many_non_text_matches_runs_in_slices_and_finds_the_text() {
     // 2 MiB of the byte 0x0a (a tag byte on the wire, never text here) in one raw record, then an
     // Example whose feature is named "\n…": a search for "\n" meets millions of non-text matches.
     let filler = vec![0x0au8; 2 << 20];
-    let example = [len_field(0x0a, &feature_entry("\nname", &int64_list(&[1])))].concat();
+    let example = [tagged(0x0a, &feature_entry("\nname", &int64_list(&[1])))].concat();
     let mut data = frame_record(&filler);
     data.extend(frame_record(&example));
     let dir = tempfile::tempdir().unwrap();
@@ -1002,15 +958,15 @@ fn a_snappy_shard_is_read_and_a_block_tensorflow_cannot_hold_is_noted() {
 
 #[test]
 fn names_and_values_from_the_file_reach_the_screen_escaped() {
-    let int64 = len_field(0x1a, &len_field(0x0a, &[7]));
+    let int64 = tagged(0x1a, &tagged(0x0a, &[7]));
     let names = ["\x1b]2;owned\x07", "a\rDAMAGED", "del\x7f", "\u{202e}gpj"];
     let mut entries: Vec<u8> = names
         .iter()
         .flat_map(|name| feature_entry(name, &int64))
         .collect();
-    let text = len_field(0x0a, &len_field(0x0a, b"new\nline"));
+    let text = tagged(0x0a, &tagged(0x0a, b"new\nline"));
     entries.extend(feature_entry("v", &text));
-    let payload = len_field(0x0a, &entries);
+    let payload = tagged(0x0a, &entries);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hostile\x1b[31m.tfrecord");
     std::fs::write(&path, frame_record(&payload)).unwrap();
@@ -1039,26 +995,13 @@ fn names_and_values_from_the_file_reach_the_screen_escaped() {
 /// holds 70 steps: both longer than one page of rows.
 fn long_lists_case() -> Vec<u8> {
     let values: Vec<u8> = (0..100u8).flat_map(|v| [0x08, v]).collect();
-    let feature = ld(0x1a, &values);
-    let entry = ld(0x0a, &[ld(0x0a, b"n"), ld(0x12, &feature)].concat());
+    let feature = tagged(0x1a, &values);
+    let entry = tagged(0x0a, &[tagged(0x0a, b"n"), tagged(0x12, &feature)].concat());
     let steps: Vec<u8> = (0..70u8)
-        .flat_map(|i| ld(0x0a, &int64_list(&[i])))
+        .flat_map(|i| tagged(0x0a, &int64_list(&[i])))
         .collect();
-    let list = ld(0x0a, &[ld(0x0a, b"s"), ld(0x12, &steps)].concat());
-    [ld(0x0a, &entry), ld(0x12, &list)].concat()
-}
-
-/// A length-delimited field of any length: `tag`, the varint length, `body`.
-fn ld(tag: u8, body: &[u8]) -> Vec<u8> {
-    let mut out = vec![tag];
-    let mut n = body.len();
-    while n >= 0x80 {
-        out.push((n as u8 & 0x7f) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-    out.extend_from_slice(body);
-    out
+    let list = tagged(0x0a, &[tagged(0x0a, b"s"), tagged(0x12, &steps)].concat());
+    [tagged(0x0a, &entry), tagged(0x12, &list)].concat()
 }
 
 #[test]
@@ -1110,12 +1053,6 @@ const TOY_PARCELS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/testdata/realworld/tfds/toy_parcels/2.0.0"
 );
-
-fn open_all(paths: &[PathBuf]) -> App {
-    let mut app = App::open(paths, &OpenOptions::new(decoder())).unwrap();
-    app.index_now();
-    app
-}
 
 #[test]
 fn the_record_prompt_takes_a_split_wide_number() {

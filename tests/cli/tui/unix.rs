@@ -17,6 +17,8 @@ use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::{Action, Mode, key_action};
 use tfr_inspect::tui::view;
 
+use super::{line, screen};
+
 const LENGTH_BITFLIP: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/testdata/corrupt/length_bitflip.tfrecord"
@@ -42,12 +44,6 @@ fn render(app: &App, width: u16, height: u16, colour: bool) -> Buffer {
         })
         .unwrap();
     terminal.backend().buffer().clone()
-}
-
-fn line(buf: &Buffer, y: u16) -> String {
-    (0..buf.area.width)
-        .map(|x| buf.cell((x, y)).map_or(" ", |c| c.symbol()))
-        .collect()
 }
 
 fn row_of(buf: &Buffer, text: &str) -> u16 {
@@ -95,13 +91,6 @@ fn without_colour_the_selection_stays_in_reverse_video_and_damage_in_bold() {
 
 const IMAGES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/images.tfrecord");
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/examples.tfrecord");
-
-fn screen(buf: &Buffer) -> String {
-    (0..buf.area.height)
-        .map(|y| line(buf, y))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 #[test]
 fn eighty_by_twenty_four_shows_whole_tree_labels_and_whole_hex_rows() {

@@ -7,26 +7,15 @@
 use std::path::{Path, PathBuf};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Color;
-use tfr_core::input::OpenOptions;
-use tfr_core::payload::{Decoder, Reading};
-use tfr_core::schema::Schema;
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::{Mode, key_action};
 
-const DETECTION: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/testdata/realworld/detection_train.record-00000-of-00001"
-);
-
+/// The inspector on `path`, indexed, in a 160 by 48 terminal.
 fn open(path: &Path) -> App {
-    let options = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
-    let mut app = App::open(&[PathBuf::from(path)], &options).unwrap();
-    app.index_now();
+    let mut app = super::open(path);
     app.update(tfr_inspect::tui::keymap::Action::Resize {
         width: 160,
         height: 48,
@@ -34,18 +23,22 @@ fn open(path: &Path) -> App {
     app
 }
 
+/// The whole screen at 160 by 48.
+fn render(app: &App) -> Buffer {
+    super::render(app, 160, 48)
+}
+
+const DETECTION: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/testdata/realworld/detection_train.record-00000-of-00001"
+);
+
 fn press(app: &mut App, c: char) {
     let action = key_action(
         Mode::Normal,
         KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE),
     );
     app.update(action.unwrap_or_else(|| panic!("{c} does nothing")));
-}
-
-fn render(app: &App) -> Buffer {
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
-    terminal.backend().buffer().clone()
 }
 
 fn text_of(buf: &Buffer, area: Rect) -> String {

@@ -258,31 +258,20 @@ fn a_gzip_input_shows_its_compression_and_every_record() {
 
 /// An Example of `n` features, each one int64, framed as the only record of a file.
 fn one_record_of_features(n: u64) -> Vec<u8> {
-    fn varint(mut n: u64, out: &mut Vec<u8>) {
-        while n >= 0x80 {
-            out.push((n as u8) | 0x80);
-            n >>= 7;
-        }
-        out.push(n as u8);
-    }
-    fn ld(field: u64, body: &[u8], out: &mut Vec<u8>) {
-        varint(field << 3 | 2, out);
-        varint(body.len() as u64, out);
-        out.extend_from_slice(body);
-    }
+    use crate::proto::{ld_into, varint};
     let mut entries = Vec::new();
     for i in 0..n {
         let (mut value, mut list, mut feature, mut entry) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         varint(i, &mut value);
-        ld(1, &value, &mut list);
-        ld(3, &list, &mut feature);
-        ld(1, format!("f{i:07}").as_bytes(), &mut entry);
-        ld(2, &feature, &mut entry);
-        ld(1, &entry, &mut entries);
+        ld_into(1, &value, &mut list);
+        ld_into(3, &list, &mut feature);
+        ld_into(1, format!("f{i:07}").as_bytes(), &mut entry);
+        ld_into(2, &feature, &mut entry);
+        ld_into(1, &entry, &mut entries);
     }
     let mut example = Vec::new();
-    ld(1, &entries, &mut example);
+    ld_into(1, &entries, &mut example);
     let mut file = Vec::new();
     tfr_core::frame::write_record(&example, &mut file).expect("write to memory");
     file

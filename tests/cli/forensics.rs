@@ -11,11 +11,7 @@ use tfr_core::compress::{self, Compression};
 use tfr_core::frame::FrameIndex;
 use tfr_core::source::{ReadOptions, Source};
 
-fn testdata(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
-        .join(name)
-}
+use super::{stdout, testdata};
 
 /// Runs the binary on `file` (plus `args`) and checks the file is byte-for-byte unchanged.
 fn run_on(file: &Path, args: &[&str]) -> Output {
@@ -28,10 +24,6 @@ fn run_on(file: &Path, args: &[&str]) -> Output {
     let after = std::fs::read(file).expect("read input again");
     assert!(before == after, "{} changed by {args:?}", file.display());
     output
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
 }
 
 fn json_lines(output: &Output) -> Vec<Value> {

@@ -6,44 +6,18 @@
 
 use std::path::PathBuf;
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
-use tfr_core::input::OpenOptions;
-use tfr_core::payload::{Decoder, Reading};
-use tfr_core::schema::Schema;
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::{Action, PromptKind};
 use tfr_inspect::tui::tutor::Look;
 
-const MNIST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/mnist_like.tfrecord");
+use super::{open, render, type_text};
 
-fn open(path: &str) -> App {
-    let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
-    let mut app = App::open(&[PathBuf::from(path)], &OpenOptions::new(decoder)).unwrap();
-    app.index_now();
-    app
-}
-
+/// The whole screen at 160 by 48, as text.
 fn screen(app: &App) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
-    let buf: &Buffer = terminal.backend().buffer();
-    (0..buf.area.height)
-        .map(|y| {
-            (0..buf.area.width)
-                .map(|x| buf.cell((x, y)).map_or(" ", |c| c.symbol()))
-                .collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    super::screen(&render(app, 160, 48))
 }
 
-fn type_text(app: &mut App, text: &str) {
-    for c in text.chars() {
-        app.update(Action::Input(c));
-    }
-}
+const MNIST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/mnist_like.tfrecord");
 
 /// The panel's lines as text.
 fn panel(app: &App) -> Vec<String> {

@@ -8,36 +8,24 @@ use std::path::{Path, PathBuf};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tfr_core::input::OpenOptions;
-use tfr_core::payload::{Decoder, Reading};
-use tfr_core::schema::Schema;
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::{Action, PromptKind};
 
-fn ld(tag: u8, body: &[u8]) -> Vec<u8> {
-    let mut out = vec![tag];
-    let mut n = body.len();
-    while n >= 0x80 {
-        out.push((n as u8 & 0x7f) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-    out.extend_from_slice(body);
-    out
-}
+use super::open;
+use crate::proto::tagged;
 
 fn entry(name: &str, feature: &[u8]) -> Vec<u8> {
-    ld(
+    tagged(
         0x0a,
-        &[ld(0x0a, name.as_bytes()), ld(0x12, feature)].concat(),
+        &[tagged(0x0a, name.as_bytes()), tagged(0x12, feature)].concat(),
     )
 }
 
 /// Record `i`: `label` int64 [i % 4], `score` float [i + 0.5], `id` int64 [1000 + i] (packed),
 /// `name` bytes ["item"].
 fn example(i: u64) -> Vec<u8> {
-    let label = ld(0x1a, &[0x08, (i % 4) as u8]);
-    let score = ld(0x12, &ld(0x0a, &(i as f32 + 0.5).to_le_bytes()));
+    let label = tagged(0x1a, &[0x08, (i % 4) as u8]);
+    let score = tagged(0x12, &tagged(0x0a, &(i as f32 + 0.5).to_le_bytes()));
     let mut id = Vec::new();
     let mut v = 1000 + i;
     while v >= 0x80 {
@@ -45,8 +33,8 @@ fn example(i: u64) -> Vec<u8> {
         v >>= 7;
     }
     id.push(v as u8);
-    let id = ld(0x1a, &ld(0x0a, &id));
-    let name = ld(0x0a, &ld(0x0a, b"item"));
+    let id = tagged(0x1a, &tagged(0x0a, &id));
+    let name = tagged(0x0a, &tagged(0x0a, b"item"));
     let features = [
         entry("label", &label),
         entry("score", &score),
@@ -54,7 +42,7 @@ fn example(i: u64) -> Vec<u8> {
         entry("name", &name),
     ]
     .concat();
-    ld(0x0a, &features)
+    tagged(0x0a, &features)
 }
 
 fn write_file(dir: &Path, records: u64) -> PathBuf {
@@ -65,13 +53,6 @@ fn write_file(dir: &Path, records: u64) -> PathBuf {
     let path = dir.join("search.tfrecord");
     std::fs::write(&path, data).unwrap();
     path
-}
-
-fn open(path: &Path) -> App {
-    let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
-    let mut app = App::open(&[path.to_path_buf()], &OpenOptions::new(decoder)).unwrap();
-    app.index_now();
-    app
 }
 
 fn search(app: &mut App, text: &str) {

@@ -14,19 +14,7 @@ use tfr_inspect::cli::{DecodeArgs, Status, hex};
 use tfr_inspect::tui::app::App;
 use tfr_inspect::tui::keymap::Action;
 
-fn varint(mut n: u64, out: &mut Vec<u8>) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-fn ld(field: u64, body: &[u8], out: &mut Vec<u8>) {
-    varint(field << 3 | 2, out);
-    varint(body.len() as u64, out);
-    out.extend_from_slice(body);
-}
+use crate::proto::{ld_into, varint};
 
 /// An Example of `n` features `f000000`… each holding one int64 (its number).
 fn many_features(n: u64) -> Vec<u8> {
@@ -35,14 +23,14 @@ fn many_features(n: u64) -> Vec<u8> {
         let mut value = Vec::new();
         varint(i, &mut value);
         let (mut list, mut feature, mut entry) = (Vec::new(), Vec::new(), Vec::new());
-        ld(1, &value, &mut list);
-        ld(3, &list, &mut feature);
-        ld(1, format!("f{i:06}").as_bytes(), &mut entry);
-        ld(2, &feature, &mut entry);
-        ld(1, &entry, &mut entries);
+        ld_into(1, &value, &mut list);
+        ld_into(3, &list, &mut feature);
+        ld_into(1, format!("f{i:06}").as_bytes(), &mut entry);
+        ld_into(2, &feature, &mut entry);
+        ld_into(1, &entry, &mut entries);
     }
     let mut example = Vec::new();
-    ld(1, &entries, &mut example);
+    ld_into(1, &entries, &mut example);
     example
 }
 
@@ -53,12 +41,12 @@ fn many_floats(n: usize) -> Vec<u8> {
         .collect();
     let (mut packed, mut list, mut feature, mut entry, mut features) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    ld(1, &floats, &mut packed);
-    ld(2, &packed, &mut list);
-    ld(1, b"x", &mut entry);
-    ld(2, &list, &mut entry);
-    ld(1, &entry, &mut feature);
-    ld(1, &feature, &mut features);
+    ld_into(1, &floats, &mut packed);
+    ld_into(2, &packed, &mut list);
+    ld_into(1, b"x", &mut entry);
+    ld_into(2, &list, &mut entry);
+    ld_into(1, &entry, &mut feature);
+    ld_into(1, &feature, &mut features);
     features
 }
 

@@ -1,0 +1,11 @@
+//! The slow tests of the binary: the real inspector in a real terminal through tmux, and records
+//! far larger than the fixtures. Kept apart from the fast tests (`tests/cli`) so those can be run
+//! alone while working (`cargo test --test cli`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+
+mod large;
+mod tmux;
+
+#[path = "../support/proto.rs"]
+#[allow(dead_code)] // each binary uses part of the one encoder
+mod proto;
