@@ -27,11 +27,11 @@ use rayon::prelude::*;
 
 use super::progress::Progress;
 use super::{Status, json_number as number, report_unusable};
+use crate::hint::UserMessage;
 use tfr_core::compress::{Compressed, IgnoredTail, OversizedBlock, StreamProblemKind};
 use tfr_core::damage;
 use tfr_core::error::Error;
 use tfr_core::frame::{FrameIndex, FrameStatus};
-use crate::hint::UserMessage;
 use tfr_core::input::OpenOptions;
 use tfr_core::jsonformat::Json;
 use tfr_core::nested::NestedFrames;

@@ -40,14 +40,14 @@ use super::keymap::{Action, Mode, PromptKind};
 use super::layout::{self, Panes};
 use super::search::{SEARCH_INLINE_BYTES, SearchRun};
 use super::tree::{Parts, Record, Tree};
+use crate::hint::UserMessage;
+use crate::status::Status;
 use tfr_core::annotate::{Annotated, FrameTokens, Token};
 use tfr_core::dataset::features::FeatureSpecs;
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::frame::{Frame, FrameIndex, IndexDelta};
-use crate::hint::UserMessage;
 use tfr_core::image::Picture;
 use tfr_core::input::{Input, OpenOptions};
-use crate::status::Status;
 use tfr_core::words::plural;
 
 /// At most this many lines list inputs that could not be opened (the last one says how many more).
@@ -835,7 +835,8 @@ impl App {
                 .filter(|_| frame.status.is_intact());
             if let (Some(payload), false) = (payload, large) {
                 // Cut JPEGs and sizes other than declared, seen without decoding the images.
-                let bad = tfr_core::image::check::structural_problems(payload, file.input.decoder());
+                let bad =
+                    tfr_core::image::check::structural_problems(payload, file.input.decoder());
                 if bad > 0 {
                     self.bad_images.entry((self.current, i)).or_insert(bad);
                 }

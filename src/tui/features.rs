@@ -101,7 +101,10 @@ impl Tree {
         } else {
             let lists = example::FeatureLists::of(message);
             self.work += lists.len() as u64;
-            self.set_detail(n, tfr_core::words::plural(lists.len() as u64, "feature list"));
+            self.set_detail(
+                n,
+                tfr_core::words::plural(lists.len() as u64, "feature list"),
+            );
             self.later_named(n, lists.map_field(), lists.entries().collect(), true);
         }
     }

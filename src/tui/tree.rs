@@ -11,9 +11,9 @@
 //! row is made in constant time from the wire tree (the byte ranges come from its nodes, with no
 //! search among siblings).
 
-use tfr_core::dataset::features::FeatureSpecs;
 use std::ops::Range;
 use std::sync::Arc;
+use tfr_core::dataset::features::FeatureSpecs;
 
 use tfr_core::annotate::{FrameTokens, Role, Token};
 use tfr_core::decode::{MapEntry, Parsed};

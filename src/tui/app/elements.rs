@@ -4,9 +4,9 @@
 //! element of a shard indexed to its end say so instead.
 
 use super::FileView;
+use crate::tui::decoding;
 use tfr_core::dataset::snapshot::element::{self, Placed};
 use tfr_core::frame::Frame;
-use crate::tui::decoding;
 
 /// `element 1's pair[0]`, `element 1's pair[0]? record 7 is float32[], but …`, or `past the
 /// last whole element`; `None` for a file that is no grouped snapshot shard.
