@@ -1,5 +1,5 @@
 //! Statistics over many files on all cores: each file is opened and indexed, its frames are cut
-//! into chunks, and worker threads take chunks from a shared queue, summarising each into a
+//! into chunks, and rayon's threads summarise the chunks, each into a
 //! [`Stats`] of its own. The chunks' summaries are merged into their group's (split's) in chunk
 //! order, so the result does not depend on how the threads shared the work; a second pass fills
 //! the histograms over the range the first found for each feature across every group. Memory is the
@@ -221,79 +221,29 @@ fn learnt(base: &Decoder, source: &Source, index: &FrameIndex) -> Decoder {
 /// the slowest chunk of a window, few enough that their summaries take little memory.
 const WINDOW_PER_THREAD: usize = 16;
 
-/// Runs `work(state, i)` for every `i` in `0..n` on up to `threads` threads (each with its own
-/// state from `init`) and hands the results to `take` in the order of `i`, a window of them at a
-/// time.
-fn in_order<S: Send, R: Send>(
+/// Runs `work(state, i)` for every `i` in `0..n` on rayon's threads (each task with its own
+/// state from `init`) and hands the results to `take` in the order of `i`, a window of
+/// `threads * WINDOW_PER_THREAD` of them at a time, so that no more results than that are held.
+fn in_order<S, R: Send>(
     n: usize,
     threads: usize,
-    init: impl Fn() -> S + Sync,
-    work: impl Fn(&mut S, usize) -> Option<R> + Sync,
+    init: impl Fn() -> S + Sync + Send,
+    work: impl Fn(&mut S, usize) -> Option<R> + Sync + Send,
     mut take: impl FnMut(R),
 ) {
+    use rayon::prelude::*;
     let window = threads.max(1) * WINDOW_PER_THREAD;
     let mut first = 0;
     while first < n {
         let end = n.min(first + window);
-        let slots: Vec<std::sync::Mutex<Option<R>>> =
-            (first..end).map(|_| std::sync::Mutex::new(None)).collect();
-        on_all_cores(end - first, threads, &init, |state, i| {
-            let result = work(state, first + i);
-            if let (Some(slot), Some(result)) = (slots.get(i), result) {
-                if let Ok(mut slot) = slot.lock() {
-                    *slot = Some(result);
-                }
-            }
-        });
-        for slot in slots {
-            if let Some(result) = slot.into_inner().ok().flatten() {
-                take(result);
-            }
-        }
+        // `collect` keeps the order of `i`, however the threads shared the window.
+        let results: Vec<Option<R>> = (first..end)
+            .into_par_iter()
+            .map_init(&init, |state, i| work(state, i))
+            .collect();
+        results.into_iter().flatten().for_each(&mut take);
         first = end;
     }
-}
-
-/// Runs `work(i)` for `i` in `0..n` on up to `threads` threads, each with its own state from
-/// `init`; returns the states.
-fn on_all_cores<S: Send>(
-    n: usize,
-    threads: usize,
-    init: impl Fn() -> S + Sync,
-    work: impl Fn(&mut S, usize) + Sync,
-) -> Vec<S> {
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.clamp(1, n.max(1)))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut state = init();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= n {
-                            break;
-                        }
-                        work(&mut state, i);
-                    }
-                    state
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
-}
-
-/// How many threads to use.
-pub fn cores() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(16)
 }
 
 /// Summarises every file of `plan`, reading them as `read` says.
@@ -331,24 +281,18 @@ type AddPayload<'a> = dyn Fn(&Decoder, &mut Stats, &[u8], usize) + Sync + 'a;
 /// An open file as the passes read it: its bytes, frames and decoder.
 type Open<'a> = (&'a Source, &'a FrameIndex, &'a Decoder);
 
-/// Opens and indexes files `batch` of `plan` on all cores.
+/// Opens and indexes files `batch` of `plan` on rayon's threads, in the batch's order.
 fn open_batch(
     plan: &Plan,
     batch: std::ops::Range<usize>,
     (decoder, read): (&Decoder, &ReadOptions),
-    threads: usize,
 ) -> Vec<Result<Opened, String>> {
-    let slots: Vec<std::sync::Mutex<Option<Result<Opened, String>>>> =
-        batch.clone().map(|_| std::sync::Mutex::new(None)).collect();
-    on_all_cores(
-        slots.len(),
-        threads,
-        || (),
-        |_, i| {
-            let (Some(path), Some(slot)) = (plan.files.get(batch.start + i), slots.get(i)) else {
-                return;
-            };
-            let result = Source::open(path, read)
+    use rayon::prelude::*;
+    batch
+        .into_par_iter()
+        .map(|file| {
+            let path = plan.files.get(file).ok_or("not read")?;
+            Source::open(path, read)
                 .map(|source| {
                     let index = FrameIndex::build(source.bytes());
                     let decoder = learnt(decoder, &source, &index);
@@ -358,19 +302,7 @@ fn open_batch(
                         decoder,
                     }
                 })
-                .map_err(|e| e.to_string());
-            if let Ok(mut slot) = slot.lock() {
-                *slot = Some(result);
-            }
-        },
-    );
-    slots
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .ok()
-                .flatten()
-                .unwrap_or_else(|| Err("not read".into()))
+                .map_err(|e| e.to_string())
         })
         .collect()
 }
@@ -431,7 +363,7 @@ pub fn compute_observed(
     read: &ReadOptions,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Outcome {
-    let threads = cores();
+    let threads = rayon::current_num_threads();
     let n = plan.files.len();
     let keep_all = n <= OPEN_AT_ONCE;
     let batches: Vec<std::ops::Range<usize>> = (0..n)
@@ -452,7 +384,7 @@ pub fn compute_observed(
     // summarised on its own and the summaries are merged in chunk order, so that sums of floats
     // come out the same on every run, however the threads happened to share the chunks.
     for batch in &batches {
-        let opened = open_batch(plan, batch.clone(), (decoder, read), threads);
+        let opened = open_batch(plan, batch.clone(), (decoder, read));
         let sources: BTreeMap<usize, Open<'_>> = opened
             .iter()
             .enumerate()
