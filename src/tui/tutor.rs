@@ -13,11 +13,13 @@ use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::hexview::role_name;
 use tfr_core::annotate::{Annotated, Token};
+use tfr_core::bytes::ByteSource;
 use tfr_core::decode::Scalar;
 use tfr_core::explain::number::{hex_bytes, wire_name};
 use tfr_core::explain::{Explainer, Radix};
 use tfr_core::quiz::Question;
 use tfr_core::rules::{Fate, RuleBook};
+use tfr_core::span::{FileOffset, FileRange};
 use tfr_core::textformat::scalar_text;
 use tfr_core::wire::{NodeKind, ROOT};
 
@@ -108,7 +110,7 @@ pub fn rule_book<'a>(annotated: &Annotated<'a>, whole: bool) -> Option<RuleBook<
 pub fn explain_line(
     annotated: &Annotated<'_>,
     book: Option<&RuleBook<'_>>,
-    data: &[u8],
+    data: &dyn ByteSource,
     cursor: u64,
     tutor: &Tutor,
 ) -> String {
@@ -145,7 +147,7 @@ pub fn explain_line(
 pub fn step_panel(
     annotated: &Annotated<'_>,
     book: Option<&RuleBook<'_>>,
-    data: &[u8],
+    data: &dyn ByteSource,
     cursor: u64,
 ) -> Vec<PanelLine> {
     let mut lines = Vec::new();
@@ -205,7 +207,7 @@ pub fn step_panel(
 }
 
 /// The quiz's panel: the question, the score, and what the last answer got.
-pub fn quiz_panel(state: &QuizState, data: &[u8], base: Option<u64>) -> Vec<PanelLine> {
+pub fn quiz_panel(state: &QuizState, data: &dyn ByteSource, base: Option<u64>) -> Vec<PanelLine> {
     let mut lines = vec![line(
         Look::Heading,
         format!("quiz · {} of {} right", state.right, state.asked),
@@ -213,11 +215,8 @@ pub fn quiz_panel(state: &QuizState, data: &[u8], base: Option<u64>) -> Vec<Pane
     match &state.question {
         Some(q) => {
             let token = &q.token;
-            let bytes = usize::try_from(token.start)
-                .ok()
-                .zip(usize::try_from(token.end).ok())
-                .and_then(|(s, e)| data.get(s..e))
-                .unwrap_or_default();
+            let range = FileRange::new(FileOffset(token.start), FileOffset(token.end));
+            let bytes = data.read(range).unwrap_or_default();
             let place = match base.and_then(|b| token.start.checked_sub(b)) {
                 Some(pos) => format!("payload 0x{pos:x} (file {})", token.start),
                 None => format!("file {}", token.start),
