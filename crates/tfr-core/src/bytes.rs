@@ -172,6 +172,37 @@ impl<T: ByteSource + ?Sized> ByteSource for &T {
     }
 }
 
+impl<T: ByteSource + ?Sized> ByteSource for Arc<T> {
+    fn len(&self) -> u64 {
+        (**self).len()
+    }
+
+    #[inline]
+    fn read(&self, range: FileRange) -> Result<&[u8], ReadError> {
+        (**self).read(range)
+    }
+
+    fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
+        (**self).copy_into(at, buf)
+    }
+
+    fn faulted(&self) -> bool {
+        (**self).faulted()
+    }
+
+    fn failure(&self) -> Option<ReadError> {
+        (**self).failure()
+    }
+
+    fn will_walk(&self, range: FileRange) {
+        (**self).will_walk(range)
+    }
+
+    fn walked(&self, range: FileRange) {
+        (**self).walked(range)
+    }
+}
+
 /// [`ByteSource::copy_into`] by copying what [`ByteSource::read`] serves. A source that serves
 /// only bounded ranges (ranged reads) is asked for as much as it says it serves, or half as much
 /// until it answers; a read that fails otherwise copies nothing.
@@ -214,7 +245,7 @@ pub fn read_up_to<S: ByteSource + ?Sized>(
 }
 
 /// Bytes a piece of [`pieces`] holds at most: small enough for any ranged reader to serve.
-pub const PIECE: u64 = 64 << 10;
+pub const PIECE: u64 = 4 << 10;
 
 /// The bytes of `range`, [`PIECE`] bytes at a time (the last piece shorter), each as the source
 /// serves it: how a view walks a stretch of any length without asking for it at once.
@@ -253,7 +284,10 @@ mod tests {
         );
         assert_eq!(whole(&bytes), Ok(&b"0123456789"[..]));
         assert_eq!(read_up_to(&bytes, FileOffset(7), 100), Ok(&b"789"[..]));
-        assert!(read_up_to(&bytes, FileOffset(12), 100).is_err(), "starts past the end");
+        assert!(
+            read_up_to(&bytes, FileOffset(12), 100).is_err(),
+            "starts past the end"
+        );
         assert!(!bytes.faulted());
         assert_eq!(bytes.failure(), None);
     }

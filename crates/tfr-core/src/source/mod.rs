@@ -34,7 +34,7 @@ use crate::compress::Compressed;
 use crate::error::{Error, Result};
 use crate::span::FileRange;
 pub use huge::prefer_huge_pages;
-pub use open::{ReadOptions, choose};
+pub use open::{ReadOptions, ServeThrough, choose};
 pub use prefetch::prefetch;
 
 /// The file an input was read from, as it was when read.
