@@ -41,15 +41,6 @@ impl ReadError {
             | ReadError::Unavailable { range, .. } => *range,
         }
     }
-
-    /// `range` of a stream of `len` bytes, or the error saying it passes the end.
-    pub fn check(range: FileRange, len: u64) -> Result<(), ReadError> {
-        if range.end.0 <= len {
-            Ok(())
-        } else {
-            Err(ReadError::OutOfRange { range, len })
-        }
-    }
 }
 
 /// `range` of `bytes`, or the error saying it passes their end.
