@@ -118,11 +118,7 @@ pub fn explain_line(
         return String::new();
     };
     let explainer = Explainer::new(annotated, data, Radix::Decimal);
-    let bytes = explainer.bytes(&token);
-    let mut hex = hex_bytes(bytes.get(..8).unwrap_or(bytes));
-    if bytes.len() > 8 {
-        hex.push_str(" …");
-    }
+    let hex = head_hex(data, &token, 8);
     let head = format!(
         "{}..{} {} {hex}",
         token.start,
@@ -143,6 +139,21 @@ pub fn explain_line(
     text
 }
 
+/// The first `n` bytes of `token` in hex, and `…` when it has more; nothing for a token that
+/// runs past the end of the file. Read as a range: a token may be a stretch of any length.
+fn head_hex(data: &dyn ByteSource, token: &Token, n: u64) -> String {
+    if token.end > data.len() {
+        return String::new();
+    }
+    let end = FileOffset(token.end.min(token.start.saturating_add(n)));
+    let head = data.read(FileRange::new(FileOffset(token.start), end));
+    let mut hex = hex_bytes(head.unwrap_or_default());
+    if token.end.saturating_sub(token.start) > n {
+        hex.push_str(" …");
+    }
+    hex
+}
+
 /// Step mode's panel: the token under the cursor derived, and the open messages counting down.
 pub fn step_panel(
     annotated: &Annotated<'_>,
@@ -156,16 +167,12 @@ pub fn step_panel(
         return lines;
     };
     let explainer = Explainer::new(annotated, data, Radix::Decimal);
-    let bytes = explainer.bytes(&token);
     let base = annotated.payload().map(|p| p.base());
     let place = match base.and_then(|b| token.start.checked_sub(b)) {
         Some(pos) => format!("payload 0x{pos:x}, file {}", token.start),
         None => format!("file {}", token.start),
     };
-    let mut hex = hex_bytes(bytes.get(..16).unwrap_or(bytes));
-    if bytes.len() > 16 {
-        hex.push_str(" …");
-    }
+    let hex = head_hex(data, &token, 16);
     lines.push(line(
         Look::Heading,
         format!("{} at {place}: {hex}", role_name(token.role)),
