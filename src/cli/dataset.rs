@@ -156,10 +156,11 @@ impl Run {
     /// The status is damage when the dataset has a problem.
     pub fn finish(&self, json: bool, skipped: bool, out: &mut impl Write) -> Result<Status> {
         let summary = Summary::new(&self.dataset, &self.tallies);
+        let report = summary.report();
         if json {
-            writeln!(out, "{}", summary.to_json().to_string_sorted())?;
+            writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
         } else {
-            summary.write_text(out, skipped)?;
+            report.write_text(out, skipped)?;
         }
         Ok(if summary.problems.is_empty() {
             Status::Clean

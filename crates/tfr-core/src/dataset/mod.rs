@@ -65,8 +65,9 @@ pub struct Member {
 }
 
 /// A file found among the inputs that is not a TFRecord file, with why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Skipped {
+    #[serde(rename = "file", serialize_with = "report::lossy_path")]
     pub path: PathBuf,
     pub reason: String,
 }

@@ -216,7 +216,7 @@ fn two_hundred_thousand_shards_group_in_one_pass() {
     let summary = Summary::new(&dataset, &tallies);
     assert!(summary.ok());
     let mut text = Vec::new();
-    summary.write_text(&mut text, false).unwrap();
+    summary.report().write_text(&mut text, false).unwrap();
     let text = String::from_utf8(text).unwrap();
     assert!(
         text.starts_with("train: 100000 shards, 200000 frames, 200000 intact, 0 damaged"),
