@@ -10,6 +10,7 @@ use anyhow::Result;
 
 use super::{Status, report_unusable};
 use tfr_core::dataset::features::FeatureSpecs;
+use tfr_core::dataset::report::SplitPlace;
 use tfr_core::dataset::{Dataset, Summary, Tally};
 use tfr_core::escape::Untrusted;
 use tfr_core::jsonformat::Json;
@@ -131,23 +132,34 @@ impl Run {
         }
     }
 
-    /// Members of the run's JSON objects that place a member in its split.
-    pub fn place_json(&self, member: usize) -> Vec<(String, Json)> {
-        let Some((split, first)) = self.first_record(member) else {
-            return Vec::new();
-        };
+    /// Where a member lies in its split: the split, the shard's number and the split-wide
+    /// number of its first record.
+    pub fn split_place(&self, member: usize) -> Option<SplitPlace> {
+        let (split, first) = self.first_record(member)?;
         let shard = self
             .dataset
             .members
             .get(member)
             .and_then(|m| m.shard)
             .and_then(|(s, n)| Some(self.dataset.splits.get(s)?.set.number_text(n)));
+        Some(SplitPlace {
+            split: split.raw().to_string(),
+            shard,
+            split_first_record: first,
+        })
+    }
+
+    /// [`Run::split_place`] as members of the hand-built JSON objects `verify` still builds.
+    pub fn place_json(&self, member: usize) -> Vec<(String, Json)> {
+        let Some(place) = self.split_place(member) else {
+            return Vec::new();
+        };
         vec![
-            ("split".into(), Json::String(split.raw().to_string())),
-            ("shard".into(), shard.map_or(Json::Null, Json::String)),
+            ("split".into(), Json::String(place.split)),
+            ("shard".into(), place.shard.map_or(Json::Null, Json::String)),
             (
                 "split_first_record".into(),
-                Json::Literal(first.to_string()),
+                Json::Literal(place.split_first_record.to_string()),
             ),
         ]
     }

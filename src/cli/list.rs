@@ -16,9 +16,8 @@ use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::{self, Placed};
 use tfr_core::escape::Untrusted;
 use tfr_core::input::{Input, OpenOptions};
-use tfr_core::jsonformat::Json;
 use tfr_core::nested::NestedFrames;
-use tfr_core::summary::{FeatureNames, FrameRow, describe_frame_with, row_json};
+use tfr_core::summary::{FeatureNames, FrameRow, ListRow, describe_frame_with};
 use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
@@ -92,19 +91,16 @@ fn write_row_in(
     } = *rows;
     let split_record = split.map(|(name, first)| (name, first + row.frame.index as u64));
     if json {
-        let mut object = row_json(file, row);
-        if let (Json::Object(members), Some(nested)) = (&mut object, nested) {
-            members.push(("nested_frames".into(), nested.to_json()));
-        }
-        if let (Json::Object(members), Some((name, number))) = (&mut object, split_record) {
-            members.push(("split".into(), Json::String(name.raw().to_string())));
-            members.push(("split_record".into(), Json::Literal(number.to_string())));
-        }
-        if let (Json::Object(members), Some(placed)) = (&mut object, placed) {
-            members.push(("element".into(), Json::Literal(placed.element.to_string())));
-            members.push(("component".into(), Json::String(placed.path.clone())));
-        }
-        object.write(out);
+        let report = ListRow {
+            nested_frames: nested.map(NestedFrames::counted),
+            split: split_record.map(|(name, _)| name.raw().to_string()),
+            split_record: split_record.map(|(_, number)| number),
+            element: placed.map(|p| p.element),
+            component: placed.map(|p| p.path.clone()),
+            ..ListRow::new(file, row)
+        };
+        // A report of numbers and strings always serialises.
+        out.push_str(&tfr_core::pyjson::to_string(&report).unwrap_or_default());
         out.push('\n');
         return;
     }

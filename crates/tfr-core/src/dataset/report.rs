@@ -261,6 +261,16 @@ pub struct NamedSplit {
     pub dataset_info: Option<PathBuf>,
 }
 
+/// Where a member lies in its split (`verify --json` gives it per member).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SplitPlace {
+    pub split: String,
+    /// The shard's number as its name writes it (`00001`), for a shard.
+    pub shard: Option<String>,
+    /// The split-wide number of its first record.
+    pub split_first_record: u64,
+}
+
 /// A problem of the dataset: its kind, the split it concerns, and its words.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProblemText {
