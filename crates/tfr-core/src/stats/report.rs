@@ -54,23 +54,32 @@ fn range_text(f: &FeatureStats) -> Option<(String, String)> {
     }
 }
 
+/// A row's cells: one per split, `-` where the split lacks the feature.
+fn cells(
+    key: &FeatureKey,
+    splits: &[(String, Stats)],
+    f: &dyn Fn(&Stats, &FeatureStats) -> String,
+) -> Vec<String> {
+    splits
+        .iter()
+        .map(|(_, s)| s.features.get(key).map_or("-".into(), |fs| f(s, fs)))
+        .collect()
+}
+
 /// The rows of one feature's table: a label and a cell per split (empty where absent).
 fn rows(
     key: &FeatureKey,
     splits: &[(String, Stats)],
     files: &[PathBuf],
 ) -> Vec<(String, Vec<String>)> {
-    let cells = |f: &dyn Fn(&Stats, &FeatureStats) -> String| -> Vec<String> {
-        splits
-            .iter()
-            .map(|(_, s)| s.features.get(key).map_or("-".into(), |fs| f(s, fs)))
-            .collect()
-    };
+    let cells = |f: &dyn Fn(&Stats, &FeatureStats) -> String| cells(key, splits, f);
     let any = |p: &dyn Fn(&FeatureStats) -> bool| {
         splits
             .iter()
             .any(|(_, s)| s.features.get(key).is_some_and(p))
     };
+    let per_record =
+        |p: &super::numeric::PerRecord| format!("{}..{}, mean {}", p.min, p.max, short(p.mean()));
     let mut rows = vec![
         (
             "kind".to_string(),
@@ -80,54 +89,13 @@ fn rows(
             "present".into(),
             cells(&|s, f| format!("{} ({})", f.present, percent(f.present, s.records))),
         ),
-        (
-            "values/record".into(),
-            cells(&|_, f| {
-                format!(
-                    "{}..{}, mean {}",
-                    f.values.min,
-                    f.values.max,
-                    short(f.values.mean())
-                )
-            }),
-        ),
+        ("values/record".into(), cells(&|_, f| per_record(&f.values))),
     ];
     if key.section == super::Section::FeatureLists {
-        rows.push((
-            "steps/record".into(),
-            cells(&|_, f| {
-                format!(
-                    "{}..{}, mean {}",
-                    f.steps.min,
-                    f.steps.max,
-                    short(f.steps.mean())
-                )
-            }),
-        ));
+        rows.push(("steps/record".into(), cells(&|_, f| per_record(&f.steps))));
     }
     if any(&|f| f.numeric.count + f.numeric.nan + f.numeric.pos_inf + f.numeric.neg_inf > 0) {
-        let range = |f: &FeatureStats| range_text(f).unwrap_or(("-".into(), "-".into()));
-        rows.push(("min".into(), cells(&|_, f| range(f).0)));
-        rows.push(("max".into(), cells(&|_, f| range(f).1)));
-        rows.push(("mean".into(), cells(&|_, f| short(f.numeric.mean))));
-        rows.push(("std".into(), cells(&|_, f| short(f.numeric.std()))));
-        rows.push((
-            "zeros/NaN/inf".into(),
-            cells(&|_, f| {
-                let n = &f.numeric;
-                format!("{}/{}/{}", n.zeros, n.nan, n.pos_inf + n.neg_inf)
-            }),
-        ));
-        let bounds = splits
-            .iter()
-            .find_map(|(_, s)| s.features.get(key)?.histogram.as_ref())
-            .map(|h| format!("histogram {}..{}", short(h.low), short(h.high)));
-        if let Some(label) = bounds {
-            rows.push((
-                label,
-                cells(&|_, f| f.histogram.as_ref().map_or("-".into(), sparkline)),
-            ));
-        }
+        rows.extend(numeric_rows(key, splits));
     }
     if any(&|f| f.bytes.lengths.count > 0) {
         rows.push((
@@ -153,6 +121,37 @@ fn rows(
     }
     if any(&|f| f.labels.count > 0) {
         rows.push(("top values".into(), cells(&|_, f| classes_cell(f))));
+    }
+    rows
+}
+
+/// The rows of a feature's numbers: range, mean, spread, zeros and the like, and the histogram
+/// (over the same buckets in every split).
+fn numeric_rows(key: &FeatureKey, splits: &[(String, Stats)]) -> Vec<(String, Vec<String>)> {
+    let cells = |f: &dyn Fn(&Stats, &FeatureStats) -> String| cells(key, splits, f);
+    let range = |f: &FeatureStats| range_text(f).unwrap_or(("-".into(), "-".into()));
+    let mut rows = vec![
+        ("min".into(), cells(&|_, f| range(f).0)),
+        ("max".into(), cells(&|_, f| range(f).1)),
+        ("mean".into(), cells(&|_, f| short(f.numeric.mean))),
+        ("std".into(), cells(&|_, f| short(f.numeric.std()))),
+        (
+            "zeros/NaN/inf".into(),
+            cells(&|_, f| {
+                let n = &f.numeric;
+                format!("{}/{}/{}", n.zeros, n.nan, n.pos_inf + n.neg_inf)
+            }),
+        ),
+    ];
+    let bounds = splits
+        .iter()
+        .find_map(|(_, s)| s.features.get(key)?.histogram.as_ref())
+        .map(|h| format!("histogram {}..{}", short(h.low), short(h.high)));
+    if let Some(label) = bounds {
+        rows.push((
+            label,
+            cells(&|_, f| f.histogram.as_ref().map_or("-".into(), sparkline)),
+        ));
     }
     rows
 }
@@ -278,33 +277,7 @@ pub fn write_text(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     for (name, stats) in splits {
-        let kinds: Vec<String> = stats
-            .kinds
-            .iter()
-            .map(|(k, n)| format!("{n} {k}"))
-            .collect();
-        let mut line = format!(
-            "{}: {}",
-            crate::escape::for_terminal(name),
-            crate::words::plural(stats.records, "record")
-        );
-        if !kinds.is_empty() {
-            let _ = write!(line, " ({})", kinds.join(", "));
-        }
-        if stats.damaged > 0 {
-            let damaged = crate::words::plural(stats.damaged, "damaged frame");
-            let _ = write!(line, ", {damaged} passed over (verify names them)");
-        }
-        if stats.folded.present > 0 {
-            let _ = write!(
-                line,
-                "; {} past the first {} by name folded into \"other {}s\"",
-                folded_cell(stats),
-                super::MAX_FEATURES,
-                noun([stats])
-            );
-        }
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", split_line(name, stats))?;
     }
     for (name, stats) in splits {
         if stats.events.is_empty() {
@@ -325,92 +298,148 @@ pub fn write_text(
         .collect();
     for key in keys {
         writeln!(out)?;
-        let rows = rows(key, splits, files);
-        let label_width = column_width(rows.iter().map(|(l, _)| display_width(l)));
-        let widths: Vec<usize> = (0..splits.len())
-            .map(|i| {
-                column_width(
-                    rows.iter()
-                        .filter_map(|(_, c)| c.get(i))
-                        .chain(header.get(i))
-                        .map(|c| display_width(c)),
-                )
-            })
-            .collect();
-        let line = |label: &str, cells: &[String]| {
-            let mut line = format!("  {}", pad_to(label, label_width));
-            for (cell, width) in cells.iter().zip(&widths) {
-                let _ = write!(line, "  {}", pad_to(cell, *width));
-            }
-            line.trim_end().to_string()
-        };
-        let name = key.shown_text();
-        if splits.len() > 1 {
-            writeln!(out, "{}", line(&name, &header).trim_start())?;
-        } else {
-            writeln!(out, "{name}")?;
-        }
-        for (label, cells) in &rows {
-            writeln!(out, "{}", line(label, cells))?;
-        }
-        for skew in skews.iter().filter(|s| s.feature == key.shown()) {
-            writeln!(out, "  ! {} skew: {}", skew.flag, skew.detail)?;
-        }
+        write_feature(key, splits, files, &header, skews, out)?;
     }
     if splits.iter().any(|(_, s)| s.folded.present > 0) {
         writeln!(out)?;
-        writeln!(
-            out,
-            "other {}s (past the first {} by name: counted, not summarised)",
-            noun(splits.iter().map(|(_, s)| s)),
-            super::MAX_FEATURES
-        )?;
-        let rows: [(&str, Vec<String>); 3] = [
-            (
-                if noun(splits.iter().map(|(_, s)| s)) == "field" {
-                    "fields"
-                } else {
-                    "features"
-                },
-                splits.iter().map(|(_, s)| folded_count(s)).collect(),
-            ),
-            (
-                "present",
-                splits
-                    .iter()
-                    .map(|(_, s)| s.folded.present.to_string())
-                    .collect(),
-            ),
-            (
-                "values",
-                splits
-                    .iter()
-                    .map(|(_, s)| s.folded.values.to_string())
-                    .collect(),
-            ),
-        ];
-        let width = |i: usize| {
-            rows.iter()
-                .filter_map(|(_, c)| c.get(i))
-                .chain(header.get(i))
-                .map(|c| c.chars().count())
-                .max()
-                .unwrap_or(0)
-        };
-        if splits.len() > 1 {
-            let mut line = format!("  {:<8}", "");
-            for (i, name) in header.iter().enumerate() {
-                let _ = write!(line, "  {name:<w$}", w = width(i));
-            }
-            writeln!(out, "{}", line.trim_end())?;
+        write_folded(splits, &header, out)?;
+    }
+    Ok(())
+}
+
+/// A split's heading: its records, their kinds, damage passed over and features folded.
+fn split_line(name: &str, stats: &Stats) -> String {
+    let kinds: Vec<String> = stats
+        .kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    let mut line = format!(
+        "{}: {}",
+        crate::escape::for_terminal(name),
+        crate::words::plural(stats.records, "record")
+    );
+    if !kinds.is_empty() {
+        let _ = write!(line, " ({})", kinds.join(", "));
+    }
+    if stats.damaged > 0 {
+        let damaged = crate::words::plural(stats.damaged, "damaged frame");
+        let _ = write!(line, ", {damaged} passed over (verify names them)");
+    }
+    if stats.folded.present > 0 {
+        let _ = write!(
+            line,
+            "; {} past the first {} by name folded into \"other {}s\"",
+            folded_cell(stats),
+            super::MAX_FEATURES,
+            noun([stats])
+        );
+    }
+    line
+}
+
+/// One feature's table: a row per figure, a column per split (titled when there are several),
+/// then the skews found for it.
+fn write_feature(
+    key: &FeatureKey,
+    splits: &[(String, Stats)],
+    files: &[PathBuf],
+    header: &[String],
+    skews: &[Skew],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let rows = rows(key, splits, files);
+    let label_width = column_width(rows.iter().map(|(l, _)| display_width(l)));
+    let widths: Vec<usize> = (0..splits.len())
+        .map(|i| {
+            column_width(
+                rows.iter()
+                    .filter_map(|(_, c)| c.get(i))
+                    .chain(header.get(i))
+                    .map(|c| display_width(c)),
+            )
+        })
+        .collect();
+    let line = |label: &str, cells: &[String]| {
+        let mut line = format!("  {}", pad_to(label, label_width));
+        for (cell, width) in cells.iter().zip(&widths) {
+            let _ = write!(line, "  {}", pad_to(cell, *width));
         }
-        for (label, cells) in &rows {
-            let mut line = format!("  {label:<8}");
-            for (i, cell) in cells.iter().enumerate() {
-                let _ = write!(line, "  {cell:<w$}", w = width(i));
-            }
-            writeln!(out, "{}", line.trim_end())?;
+        line.trim_end().to_string()
+    };
+    let name = key.shown_text();
+    if splits.len() > 1 {
+        writeln!(out, "{}", line(&name, header).trim_start())?;
+    } else {
+        writeln!(out, "{name}")?;
+    }
+    for (label, cells) in &rows {
+        writeln!(out, "{}", line(label, cells))?;
+    }
+    for skew in skews.iter().filter(|s| s.feature == key.shown()) {
+        writeln!(out, "  ! {} skew: {}", skew.flag, skew.detail)?;
+    }
+    Ok(())
+}
+
+/// The table of the features past the first [`super::MAX_FEATURES`]: how many, how often
+/// present, how many values.
+fn write_folded(
+    splits: &[(String, Stats)],
+    header: &[String],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let noun = noun(splits.iter().map(|(_, s)| s));
+    writeln!(
+        out,
+        "other {noun}s (past the first {} by name: counted, not summarised)",
+        super::MAX_FEATURES
+    )?;
+    let rows: [(&str, Vec<String>); 3] = [
+        (
+            if noun == "field" {
+                "fields"
+            } else {
+                "features"
+            },
+            splits.iter().map(|(_, s)| folded_count(s)).collect(),
+        ),
+        (
+            "present",
+            splits
+                .iter()
+                .map(|(_, s)| s.folded.present.to_string())
+                .collect(),
+        ),
+        (
+            "values",
+            splits
+                .iter()
+                .map(|(_, s)| s.folded.values.to_string())
+                .collect(),
+        ),
+    ];
+    let width = |i: usize| {
+        rows.iter()
+            .filter_map(|(_, c)| c.get(i))
+            .chain(header.get(i))
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    if splits.len() > 1 {
+        let mut line = format!("  {:<8}", "");
+        for (i, name) in header.iter().enumerate() {
+            let _ = write!(line, "  {name:<w$}", w = width(i));
         }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    for (label, cells) in &rows {
+        let mut line = format!("  {label:<8}");
+        for (i, cell) in cells.iter().enumerate() {
+            let _ = write!(line, "  {cell:<w$}", w = width(i));
+        }
+        writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
 }
@@ -484,79 +513,88 @@ pub fn skews(splits: &[(String, Stats)]) -> Vec<Skew> {
                 let (Some(fa), Some(fb)) = (fa, fb) else {
                     continue;
                 };
-                if fa.kind() != fb.kind() {
-                    flag(
-                        "kind",
-                        format!("{} in {a_name}, {} in {b_name}", fa.kind(), fb.kind()),
-                    );
-                }
-                if let (Some((alo, ahi)), Some((blo, bhi)), Some(ta), Some(tb)) = (
-                    fa.numeric.range(),
-                    fb.numeric.range(),
-                    range_text(fa),
-                    range_text(fb),
-                ) {
-                    let outside = |mean: f64, lo: f64, hi: f64| mean < lo || mean > hi;
-                    if ahi < blo
-                        || bhi < alo
-                        || outside(fa.numeric.mean, blo, bhi)
-                        || outside(fb.numeric.mean, alo, ahi)
-                    {
-                        flag(
-                            "range",
-                            format!(
-                                "{a_name} {}..{} (mean {}), {b_name} {}..{} (mean {})",
-                                ta.0,
-                                ta.1,
-                                short(fa.numeric.mean),
-                                tb.0,
-                                tb.1,
-                                short(fb.numeric.mean)
-                            ),
-                        );
-                    }
-                }
-                if let (Some(ha), Some(hb)) = (&fa.histogram, &fb.histogram) {
-                    let d = ha.distance(hb);
-                    if d > DISTRIBUTION_SKEW {
-                        flag(
-                            "distribution",
-                            format!(
-                                "histograms of {a_name} and {b_name} differ by {} (L-infinity) in a bucket",
-                                short(d)
-                            ),
-                        );
-                    }
-                }
-                let categorical = |f: &FeatureStats| {
-                    let (n, exact) = f.bytes.distinct.count();
-                    exact && n > 0 && n <= CATEGORICAL && !f.bytes.frequent.approximate
-                };
-                if categorical(fa) && categorical(fb) {
-                    let (pa, pb) = (
-                        fa.bytes.frequent.frequencies(fa.bytes.lengths.count),
-                        fb.bytes.frequent.frequencies(fb.bytes.lengths.count),
-                    );
-                    let d = pa
-                        .iter()
-                        .map(|(h, p)| (p - pb.get(h).copied().unwrap_or(0.0)).abs())
-                        .chain(
-                            pb.iter()
-                                .map(|(h, p)| (p - pa.get(h).copied().unwrap_or(0.0)).abs()),
-                        )
-                        .fold(0.0, f64::max);
-                    if d > DISTRIBUTION_SKEW {
-                        flag(
-                            "distribution",
-                            format!(
-                                "value shares of {a_name} and {b_name} differ by {} (L-infinity) for some value",
-                                short(d)
-                            ),
-                        );
-                    }
-                }
+                pair_skews((&a_name, fa), (&b_name, fb), &mut flag);
             }
         }
     }
     found
+}
+
+/// The kind, range and distribution skews of a feature between two splits (named as shown).
+fn pair_skews(
+    (a_name, fa): (&str, &FeatureStats),
+    (b_name, fb): (&str, &FeatureStats),
+    flag: &mut dyn FnMut(&'static str, String),
+) {
+    if fa.kind() != fb.kind() {
+        flag(
+            "kind",
+            format!("{} in {a_name}, {} in {b_name}", fa.kind(), fb.kind()),
+        );
+    }
+    if let (Some((alo, ahi)), Some((blo, bhi)), Some(ta), Some(tb)) = (
+        fa.numeric.range(),
+        fb.numeric.range(),
+        range_text(fa),
+        range_text(fb),
+    ) {
+        let outside = |mean: f64, lo: f64, hi: f64| mean < lo || mean > hi;
+        if ahi < blo
+            || bhi < alo
+            || outside(fa.numeric.mean, blo, bhi)
+            || outside(fb.numeric.mean, alo, ahi)
+        {
+            flag(
+                "range",
+                format!(
+                    "{a_name} {}..{} (mean {}), {b_name} {}..{} (mean {})",
+                    ta.0,
+                    ta.1,
+                    short(fa.numeric.mean),
+                    tb.0,
+                    tb.1,
+                    short(fb.numeric.mean)
+                ),
+            );
+        }
+    }
+    if let (Some(ha), Some(hb)) = (&fa.histogram, &fb.histogram) {
+        let d = ha.distance(hb);
+        if d > DISTRIBUTION_SKEW {
+            flag(
+                "distribution",
+                format!(
+                    "histograms of {a_name} and {b_name} differ by {} (L-infinity) in a bucket",
+                    short(d)
+                ),
+            );
+        }
+    }
+    let categorical = |f: &FeatureStats| {
+        let (n, exact) = f.bytes.distinct.count();
+        exact && n > 0 && n <= CATEGORICAL && !f.bytes.frequent.approximate
+    };
+    if categorical(fa) && categorical(fb) {
+        let (pa, pb) = (
+            fa.bytes.frequent.frequencies(fa.bytes.lengths.count),
+            fb.bytes.frequent.frequencies(fb.bytes.lengths.count),
+        );
+        let d = pa
+            .iter()
+            .map(|(h, p)| (p - pb.get(h).copied().unwrap_or(0.0)).abs())
+            .chain(
+                pb.iter()
+                    .map(|(h, p)| (p - pa.get(h).copied().unwrap_or(0.0)).abs()),
+            )
+            .fold(0.0, f64::max);
+        if d > DISTRIBUTION_SKEW {
+            flag(
+                "distribution",
+                format!(
+                    "value shares of {a_name} and {b_name} differ by {} (L-infinity) for some value",
+                    short(d)
+                ),
+            );
+        }
+    }
 }
