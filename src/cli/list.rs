@@ -15,8 +15,10 @@ use super::{Status, report_unusable};
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::{self, Placed};
 use tfr_core::escape::Untrusted;
+use tfr_core::frame::Frame;
 use tfr_core::input::{Input, OpenOptions};
 use tfr_core::nested::NestedFrames;
+use tfr_core::payload::Decoder;
 use tfr_core::summary::{FeatureNames, FrameRow, ListRow, describe_frame_with};
 use tfr_core::words::plural;
 
@@ -200,16 +202,7 @@ pub fn run(
         // A tf.data snapshot's shard: its records grouped into elements.
         let mut grouper = run.dataset.grouping(member).map(Grouper::new);
         // In a dataset, a column of split-wide record numbers, titled with the split's name.
-        let numbers = split.as_ref().map_or(String::new(), |(name, _)| {
-            format!(
-                "{}  ",
-                tfr_core::words::pad_left_to(&name.shown(), split_width)
-            )
-        });
-        let header = format!(
-            "{numbers}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  summary\n",
-            "index", "offset", "length", "len-crc", "data-crc", "kind"
-        );
+        let header = table_header(split.as_ref(), split_width);
         if !args.json {
             if files.len() > 1 {
                 let label = run.label(member).map(|l| format!(" ({l})"));
@@ -247,29 +240,13 @@ pub fn run(
             0,
             None,
             |input, decoder, frame, output| {
-                let mut row = describe_frame_with(input, decoder, frame, names);
-                let nested = NestedFrames::find(&input.index, input.data(), &frame);
-                if let Some(nested) = &nested {
-                    row.summary = format!("{}; {}", row.summary, nested.describe());
-                }
-                write_row(output, &rows, &row, nested.as_ref());
-                let placed = placing.as_deref().and_then(|snapshot| {
-                    let payload = frame.payload(input.data());
-                    let decoded = payload.map(|p| (p, decoder.decode(p)));
-                    let placed = element::place(
-                        snapshot,
-                        decoder,
-                        &frame,
-                        decoded.as_ref().map(|(p, d)| (*p, d)),
-                    )?;
-                    // JSON names the element and component in each record's object.
-                    let mut grouped = String::new();
-                    if rows.json {
-                        write_row_in(&mut grouped, &rows, &row, nested.as_ref(), Some(&placed));
-                    }
-                    Some((placed, grouped))
-                });
-                (frame.status.is_intact(), frame.index, placed)
+                list_frame(
+                    input,
+                    decoder,
+                    frame,
+                    (names, &rows, placing.as_deref()),
+                    output,
+                )
             },
             out,
             |input, (is_intact, record, placed), text| {
@@ -304,15 +281,7 @@ pub fn run(
                 if grouper.damaged {
                     status = status.max(Status::Damage);
                 }
-                let alone = match grouper.ungrouped {
-                    0 => String::new(),
-                    n => format!(", {} shown alone", plural(n, "record")),
-                };
-                format!(
-                    "; {} of {}{alone}",
-                    plural(grouper.elements, "element"),
-                    plural(grouper.snapshot().components() as u64, "component")
-                )
+                elements_text(grouper)
             }
             None => String::new(),
         };
@@ -320,21 +289,8 @@ pub fn run(
         let compression = input.source.compression();
         let stream_problem = compression.and_then(|c| c.problem.as_ref());
         if !args.json {
-            let compressed = compression
-                .map(|c| format!("{}; ", c.describe(input.source.len())))
-                .unwrap_or_default();
-            writeln!(
-                out,
-                "{name}: {compressed}{}, {intact} intact, {}, {}{}{elements}",
-                plural(input.index.len() as u64, "frame"),
-                super::paint(&format!("{damaged} damaged"), "31", coloured && damaged > 0),
-                plural(input.source.len(), "byte"),
-                if compression.is_some() {
-                    " decompressed"
-                } else {
-                    ""
-                }
-            )?;
+            let counts = (intact, damaged, elements.as_str());
+            writeln!(out, "{}", file_line(&input, counts, coloured))?;
         }
         if let Some(tail) = compression.and_then(|c| c.ignored.as_ref()) {
             eprintln!("{name}: note: {tail}");
@@ -365,6 +321,94 @@ pub fn run(
         status = status.max(run.finish(args.json, false, out)?);
     }
     Ok(status)
+}
+
+/// Describes one frame and appends its line to `output`; with a snapshot, also the element and
+/// component the record is (and its JSON object naming them). Says whether the frame is intact,
+/// and its index.
+fn list_frame(
+    input: &Input,
+    decoder: &Decoder,
+    frame: Frame,
+    (names, rows, snapshot): (FeatureNames, &Rows<'_>, Option<&Snapshot>),
+    output: &mut String,
+) -> (bool, usize, Option<(Placed, String)>) {
+    let mut row = describe_frame_with(input, decoder, frame, names);
+    let nested = NestedFrames::find(&input.index, input.data(), &frame);
+    if let Some(nested) = &nested {
+        row.summary = format!("{}; {}", row.summary, nested.describe());
+    }
+    write_row(output, rows, &row, nested.as_ref());
+    let placed = snapshot.and_then(|snapshot| {
+        let payload = frame.payload(input.data());
+        let decoded = payload.map(|p| (p, decoder.decode(p)));
+        let placed = element::place(
+            snapshot,
+            decoder,
+            &frame,
+            decoded.as_ref().map(|(p, d)| (*p, d)),
+        )?;
+        // JSON names the element and component in each record's object.
+        let mut grouped = String::new();
+        if rows.json {
+            write_row_in(&mut grouped, rows, &row, nested.as_ref(), Some(&placed));
+        }
+        Some((placed, grouped))
+    });
+    (frame.status.is_intact(), frame.index, placed)
+}
+
+/// The table's header, after a column of split-wide record numbers titled with the split's name
+/// in a dataset.
+fn table_header(split: Option<&(Untrusted, u64)>, split_width: usize) -> String {
+    let numbers = split.map_or(String::new(), |(name, _)| {
+        format!(
+            "{}  ",
+            tfr_core::words::pad_left_to(&name.shown(), split_width)
+        )
+    });
+    format!(
+        "{numbers}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  summary\n",
+        "index", "offset", "length", "len-crc", "data-crc", "kind"
+    )
+}
+
+/// `; 4 elements of 2 components, 1 record shown alone` after a snapshot shard's counts.
+fn elements_text(grouper: &Grouper) -> String {
+    let alone = match grouper.ungrouped {
+        0 => String::new(),
+        n => format!(", {} shown alone", plural(n, "record")),
+    };
+    format!(
+        "; {} of {}{alone}",
+        plural(grouper.elements, "element"),
+        plural(grouper.snapshot().components() as u64, "component")
+    )
+}
+
+/// The line that ends a file's table: its frames, intact and damaged (red when `coloured`), and
+/// its size, then `elements` (a snapshot shard's, from [`elements_text`]).
+fn file_line(
+    input: &Input,
+    (intact, damaged, elements): (usize, usize, &str),
+    coloured: bool,
+) -> String {
+    let compression = input.source.compression();
+    let compressed = compression
+        .map(|c| format!("{}; ", c.describe(input.source.len())))
+        .unwrap_or_default();
+    format!(
+        "{}: {compressed}{}, {intact} intact, {}, {}{}{elements}",
+        input.name(),
+        plural(input.index.len() as u64, "frame"),
+        super::paint(&format!("{damaged} damaged"), "31", coloured && damaged > 0),
+        plural(input.source.len(), "byte"),
+        if compression.is_some() {
+            " decompressed"
+        } else {
+            ""
+        }
+    )
 }
 
 /// How `list` writes an element: one line (`element 3: id int64 3, …`), or in JSON each record's
