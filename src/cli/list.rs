@@ -438,3 +438,84 @@ impl Layout for ListLayout {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tfr_core::frame::write_record;
+    use tfr_core::payload::Reading;
+    use tfr_core::schema::Schema;
+
+    /// `list --json` of `file`, run in process.
+    fn listed(files: Vec<PathBuf>) -> (Status, Vec<serde_json::Value>) {
+        let args = ListArgs { files, json: true };
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let mut out = Vec::new();
+        let status = run(&args, &OpenOptions::new(decoder), &mut out, false).unwrap();
+        let rows = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        (status, rows)
+    }
+
+    #[test]
+    fn a_damaged_record_holding_a_stream_names_its_frames_and_intact_rows_their_features() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested.tfrecord");
+        let mut inner = Vec::new();
+        for _ in 0..3 {
+            write_record(b"\x0a\x03abc", &mut inner).unwrap();
+        }
+        let mut file = Vec::new();
+        write_record(&[0x0a, 0x00], &mut file).unwrap();
+        let second = file.len() as u64;
+        write_record(&inner, &mut file).unwrap();
+        // The second record's payload CRC no longer matches.
+        if let Some(last) = file.last_mut() {
+            *last ^= 1;
+        }
+        std::fs::write(&path, &file).unwrap();
+        let (status, rows) = listed(vec![path.clone()]);
+        assert_eq!(status, Status::Damage);
+        let [intact, damaged] = &rows[..] else {
+            panic!("{rows:?}");
+        };
+        assert_eq!(intact["file"], path.to_string_lossy().as_ref());
+        assert_eq!(
+            (&intact["kind"], &intact["features"], &intact["summary"]),
+            (
+                &serde_json::json!("Example"),
+                &serde_json::json!(0),
+                &serde_json::json!("0 features")
+            )
+        );
+        assert_eq!(intact["feature_names"], serde_json::json!([]));
+        assert!(intact.get("problem").is_none() && intact.get("nested_frames").is_none());
+        let payload = second + 12;
+        let offsets: Vec<u64> = (0..3).map(|i| payload + i * 21).collect();
+        assert_eq!(
+            damaged["nested_frames"],
+            serde_json::json!({"count": 3, "offsets": offsets})
+        );
+        assert_eq!(
+            (
+                &damaged["status"],
+                &damaged["kind"],
+                &damaged["data_crc_ok"]
+            ),
+            (
+                &serde_json::json!("data_crc_mismatch"),
+                &serde_json::Value::Null,
+                &serde_json::json!(false)
+            )
+        );
+        let problem = damaged["problem"].as_str().unwrap();
+        assert!(
+            problem.contains("a TFRecord stream of 3 intact frames"),
+            "{problem}"
+        );
+        assert!(damaged.get("summary").is_none() && damaged.get("split").is_none());
+    }
+}

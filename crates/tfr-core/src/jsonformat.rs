@@ -446,6 +446,19 @@ mod tests {
     }
 
     #[test]
+    fn a_payload_that_is_no_message_is_its_length_and_base64_and_says_what_it_is_not() {
+        let raw = RawPayload::new(b"\xff\x1b[31m", false);
+        assert_eq!(
+            crate::pyjson::to_string(&raw).unwrap(),
+            r#"{"length": 6, "parses_as_example": false, "payload_base64": "/xtbMzFt"}"#
+        );
+        assert_eq!(
+            crate::pyjson::to_string(&raw.not_a("tensorflow.Event")).unwrap(),
+            r#"{"length": 6, "message": "tensorflow.Event", "parses_as_example": false, "parses_as_message": false, "payload_base64": "/xtbMzFt"}"#
+        );
+    }
+
+    #[test]
     fn base64_on_the_stack_and_past_it_is_the_standard_encoding() {
         let bytes: Vec<u8> = (0..=255u8).rev().collect();
         for len in 0..100 {

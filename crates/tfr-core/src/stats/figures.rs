@@ -479,3 +479,83 @@ impl From<&Series> for ScalarFigures {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crafted::{FeatureValue, example};
+    use crate::payload::{Decoder, Reading};
+    use crate::pyjson::to_string;
+    use crate::schema::Schema;
+    use crate::stats::Origin;
+
+    fn figures(records: &[Vec<u8>]) -> SplitFigures {
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let mut stats = Stats::default();
+        for payload in records {
+            stats.add_payload(&decoder, payload, &Origin::default());
+        }
+        let report = StatsReport::new(&[("train".into(), stats)], &[], &[]);
+        report.splits.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn integers_stay_integers_past_two_to_the_53_and_floats_stay_floats() {
+        let big = (1i64 << 53) + 1;
+        let records = [
+            example(&[
+                ("id", FeatureValue::Ints(vec![big, -5])),
+                ("score", FeatureValue::Floats(vec![0.5])),
+            ]),
+            example(&[("score", FeatureValue::Floats(vec![f32::NAN, 2.0]))]),
+        ];
+        let split = figures(&records);
+        let [id, score] = &split.features[..] else {
+            panic!("{:?}", split.features);
+        };
+        let numeric = id.numeric.as_ref().unwrap();
+        assert_eq!(
+            (numeric.min, numeric.max),
+            (Some(Number::Int(-5)), Some(Number::Int(big)))
+        );
+        let json = to_string(numeric).unwrap();
+        assert!(
+            json.contains(r#""max": 9007199254740993, "mean": "#),
+            "{json}"
+        );
+        assert!(json.contains(r#""min": -5, "nan": 0"#), "{json}");
+        assert_eq!(id.present_fraction, 0.5);
+        let numeric = score.numeric.as_ref().unwrap();
+        assert_eq!(
+            (numeric.min, numeric.max, numeric.nan),
+            (Some(Number::Float(0.5)), Some(Number::Float(2.0)), 1)
+        );
+        let json = to_string(score).unwrap();
+        assert!(json.contains(r#""max": 2.0, "mean": 1.25"#), "{json}");
+        assert!(json.contains(r#""present_fraction": 1.0"#), "{json}");
+        // Members that do not apply are absent, not null.
+        assert!(!json.contains("steps_per_record") && !json.contains("\"bytes\""));
+    }
+
+    #[test]
+    fn a_float_that_is_not_finite_is_null() {
+        let at = AtStep {
+            step: 3,
+            value: f64::INFINITY,
+        };
+        assert_eq!(to_string(&at).unwrap(), r#"{"step": 3, "value": null}"#);
+        let scalars = ScalarFigures {
+            count: 1,
+            first: at,
+            last: at,
+            min: None,
+            max: Some(f64::NAN),
+            nan: 1,
+        };
+        assert!(
+            to_string(&scalars)
+                .unwrap()
+                .contains(r#""max": null, "min": null, "nan": 1"#)
+        );
+    }
+}
