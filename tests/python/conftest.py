@@ -12,3 +12,14 @@ TESTDATA = ROOT / "testdata"
 @pytest.fixture(scope="session")
 def manifest():
     return json.loads((TESTDATA / "manifest.json").read_text())["files"]
+
+
+def need(module):
+    """Imports an optional module (pyarrow, Apache Beam, Ray), skipping the test without it,
+    except under CI (``TFR_INSPECT_CI=1``), where a missing engine must fail, not skip."""
+    import importlib
+    import os
+
+    if os.environ.get("TFR_INSPECT_CI") == "1":
+        return importlib.import_module(module)
+    return pytest.importorskip(module)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tfr_inspect
-from conftest import TESTDATA
+from conftest import TESTDATA, need
 
 EXAMPLE_FILES = [
     "cifar_like.tfrecord",
@@ -153,7 +153,7 @@ def test_damaged_record_errors_survive_pickling():
 
 
 def test_batches_hold_every_example_value_by_row():
-    pa = pytest.importorskip("pyarrow")
+    pa = need("pyarrow")
     name = "examples.tfrecord"
     f = tfr_inspect.open(TESTDATA / name)
     golden = golden_records(name)
@@ -180,7 +180,7 @@ def test_batches_hold_every_example_value_by_row():
 
 
 def test_batches_skip_damaged_records_with_a_warning_naming_each():
-    pytest.importorskip("pyarrow")
+    need("pyarrow")
     path = TESTDATA / "corrupt" / "data_crc_bitflip.tfrecord"
     f = tfr_inspect.open(path)
     with pytest.warns(tfr_inspect.DamagedRecordWarning, match="record 192 at byte 19276"):
@@ -189,7 +189,7 @@ def test_batches_skip_damaged_records_with_a_warning_naming_each():
 
 
 def test_batches_keep_only_the_columns_asked_for_in_their_order():
-    pytest.importorskip("pyarrow")
+    need("pyarrow")
     f = tfr_inspect.open(TESTDATA / "examples.tfrecord")
     batch = next(f.batches(10, columns=["feature3", "absent", "feature0"]))
     assert batch.schema.names == ["feature3", "absent", "feature0"]
