@@ -1,6 +1,7 @@
 //! `stats`: per-feature statistics of a file, a shard set or a dataset, per split side by side,
-//! with the features that differ between splits flagged. Computed on all cores, two passes over
-//! the records (the second fills histograms over the range the first found), in bounded memory.
+//! with the features that differ between splits flagged. Computed on all cores in one pass over
+//! the records (histograms and quantiles come from each feature's quantile sketch), in bounded
+//! memory.
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -143,8 +143,56 @@ pub struct NumericFigures {
     pub zeros: u64,
     pub nan: u64,
     pub inf: u64,
+    /// Estimated from the quantile sketch: within its relative error of the true values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quantiles: Option<QuantileFigures>,
+    /// Bucket counts estimated from the quantile sketch (values near an edge may be counted in
+    /// the neighbouring bucket).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub histogram: Option<HistogramFigures>,
+}
+
+/// The nearest-rank quantiles of the finite values, each within
+/// [`super::quantiles::RELATIVE_ERROR`] of the true one (and inside the exact range).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct QuantileFigures {
+    pub p1: f64,
+    pub p5: f64,
+    pub p25: f64,
+    pub median: f64,
+    pub p75: f64,
+    pub p95: f64,
+    pub p99: f64,
+}
+
+impl QuantileFigures {
+    /// The reported quantiles of `n`, when it has a finite value.
+    pub fn of(n: &super::numeric::Numeric) -> Option<QuantileFigures> {
+        let range = n.range()?;
+        let q = |p: f64| n.quantiles.quantile(p, range, n.integral());
+        Some(QuantileFigures {
+            p1: q(0.01)?,
+            p5: q(0.05)?,
+            p25: q(0.25)?,
+            median: q(0.5)?,
+            p75: q(0.75)?,
+            p95: q(0.95)?,
+            p99: q(0.99)?,
+        })
+    }
+
+    /// In ascending order of rank.
+    pub fn values(&self) -> [f64; 7] {
+        [
+            self.p1,
+            self.p5,
+            self.p25,
+            self.median,
+            self.p75,
+            self.p95,
+            self.p99,
+        ]
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -382,6 +430,7 @@ fn numeric(f: &FeatureStats) -> Option<NumericFigures> {
         zeros: n.zeros,
         nan: n.nan,
         inf: n.pos_inf + n.neg_inf,
+        quantiles: QuantileFigures::of(n),
         histogram: f.histogram.as_ref().map(|h| HistogramFigures {
             low: h.low,
             high: h.high,

@@ -143,6 +143,18 @@ fn numeric_rows(key: &FeatureKey, splits: &[(String, Stats)]) -> Vec<(String, Ve
             }),
         ),
     ];
+    if splits
+        .iter()
+        .any(|(_, s)| s.features.get(key).is_some_and(|f| f.numeric.count > 0))
+    {
+        rows.push((
+            "p1/5/25/50/75/95/99".into(),
+            cells(&|_, f| {
+                super::figures::QuantileFigures::of(&f.numeric)
+                    .map_or("-".into(), |q| q.values().map(short).join("/"))
+            }),
+        ));
+    }
     let bounds = splits
         .iter()
         .find_map(|(_, s)| s.features.get(key)?.histogram.as_ref())
