@@ -314,3 +314,111 @@ fn hundreds_of_thousands_of_names_do_not_take_a_sketch_each() {
     assert_eq!(other[3], format!("  values    {rest}"));
     assert_eq!(other.len(), 4, "{other:?}");
 }
+
+#[test]
+fn quantiles_and_buckets_are_estimates_within_the_sketch_error() {
+    // 2000 floats over four orders of magnitude, both signs, and small integers: two splits.
+    let mut next = 0x2545_f491_4f6c_dd1du64;
+    let mut rand = move || {
+        next ^= next << 13;
+        next ^= next >> 7;
+        next ^= next << 17;
+        (next >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut xs: Vec<f32> = Vec::new();
+    let mut ys: Vec<i64> = Vec::new();
+    let mut payloads = [Vec::new(), Vec::new()];
+    for i in 0..2000 {
+        let x = ((rand() * 9.0 - 2.0).exp() * if i % 3 == 0 { -1.0 } else { 1.0 }) as f32;
+        let y = (rand() * 100.0) as i64 - 20;
+        xs.push(x);
+        ys.push(y);
+        payloads[i % 2].push(float_and_int(x, y));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (name, records) in [("train", &payloads[0]), ("test", &payloads[1])] {
+        let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+        std::fs::write(
+            dir.path().join(format!("{name}.tfrecord-00000-of-00001")),
+            super::tfrecord(&refs),
+        )
+        .unwrap();
+    }
+    let (status, json) = stats_of(dir.path(), true);
+    assert_eq!(status, Status::Clean);
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let split = |name: &str| {
+        json["splits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{json}"))
+            .clone()
+    };
+    let feature = |split: &Value, name: &str| {
+        split["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["feature"] == name)
+            .unwrap()["numeric"]
+            .clone()
+    };
+    let names = ["p1", "p5", "p25", "median", "p75", "p95", "p99"];
+    let shares = [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99];
+    for (offset, name) in [(0, "train"), (1, "test")] {
+        let s = split(name);
+        let mut x: Vec<f64> = xs
+            .iter()
+            .skip(offset)
+            .step_by(2)
+            .map(|v| f64::from(*v))
+            .collect();
+        let mut y: Vec<i64> = ys.iter().skip(offset).step_by(2).copied().collect();
+        x.sort_by(f64::total_cmp);
+        y.sort_unstable();
+        let rank = |p: f64, n: usize| ((p * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let (nx, ny) = (feature(&s, "x"), feature(&s, "y"));
+        for (p, q) in shares.iter().zip(names) {
+            let truth = x[rank(*p, x.len())];
+            let got = nx["quantiles"][q].as_f64().unwrap();
+            assert!(
+                (got - truth).abs() <= truth.abs() / 128.0,
+                "{name} x {q}: {got} vs {truth}"
+            );
+            // Integers below 128 in magnitude are exact.
+            assert_eq!(
+                ny["quantiles"][q],
+                y[rank(*p, y.len())] as f64,
+                "{name} y {q}"
+            );
+        }
+        // The buckets share the edges of both splits; every value is counted once, and the
+        // integers' buckets are exact.
+        let (low, high) = (-20.0, 79.0);
+        assert_eq!(ny["histogram"]["low"], low);
+        let width = (high - low) / 10.0;
+        let mut exact = [0u64; 10];
+        for v in &y {
+            let b = (((*v as f64 - low) / width).floor() as usize).min(9);
+            exact[b] += 1;
+        }
+        assert_eq!(
+            ny["histogram"]["counts"],
+            serde_json::json!(exact),
+            "{name}"
+        );
+        let counts: Vec<u64> = nx["histogram"]["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        assert_eq!(counts.iter().sum::<u64>(), x.len() as u64);
+    }
+    assert_eq!(
+        feature(&split("train"), "x")["histogram"]["low"],
+        feature(&split("test"), "x")["histogram"]["low"]
+    );
+}
