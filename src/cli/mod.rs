@@ -272,7 +272,8 @@ pub fn paint(text: &str, sgr: &str, coloured: bool) -> String {
 }
 
 /// Runs a parsed subcommand in `env`, writing its output to `out` and its messages to `messages`;
-/// returns the run's status.
+/// returns the run's status. The decoding options are settled first: a schema that cannot be
+/// used is reported, and nothing is read.
 pub fn run(
     command: &Command,
     decode: &DecodeArgs,
@@ -280,20 +281,30 @@ pub fn run(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let open = match decode.open_options() {
-        Ok(open) => open,
-        Err(e) => return Ok(messages.unusable(&e)),
-    };
+    match decode.open_options() {
+        Ok(open) => dispatch(command, &open, env, messages, out),
+        Err(e) => Ok(messages.unusable(&e)),
+    }
+}
+
+/// Runs `command` over inputs opened with `open`.
+pub fn dispatch(
+    command: &Command,
+    open: &OpenOptions,
+    env: &Env,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<Status> {
     let status = match command {
-        Command::List(args) => list::run(args, &open, out, env)?,
-        Command::Show(args) => show::run(args, &open, env, out)?,
-        Command::Hex(args) => hex::run(args, &open, env, messages, out)?,
-        Command::Verify(args) => verify::run(args, &open, env, messages, out)?,
-        Command::Locate(args) => locate::run(args, &open, messages, out)?,
-        Command::Salvage(args) => salvage::run(args, &open, env, messages, out)?,
+        Command::List(args) => list::run(args, open, out, env)?,
+        Command::Show(args) => show::run(args, open, env, out)?,
+        Command::Hex(args) => hex::run(args, open, env, messages, out)?,
+        Command::Verify(args) => verify::run(args, open, env, messages, out)?,
+        Command::Locate(args) => locate::run(args, open, messages, out)?,
+        Command::Salvage(args) => salvage::run(args, open, env, messages, out)?,
         Command::Index(args) => index::run(args, &open.read, env, messages, out)?,
-        Command::Stats(args) => stats::run(args, &open, env, out)?,
-        Command::Images(args) => images::run(args, &open, env, out)?,
+        Command::Stats(args) => stats::run(args, open, env, out)?,
+        Command::Images(args) => images::run(args, open, env, out)?,
         Command::Completions(args) => argv::completions(args, out)?,
         Command::Man(args) => argv::man(args, out)?,
         Command::Quiz(args) => {
@@ -302,7 +313,7 @@ pub fn run(
                 echo: !env.stdin_terminal,
                 lines: stdin.lock(),
             };
-            quiz::run(args, &open, &mut answers, out)?
+            quiz::run(args, open, &mut answers, out)?
         }
     };
     Ok(messages.raise(status))

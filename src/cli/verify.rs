@@ -23,15 +23,15 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use rayon::prelude::*;
 
 use super::dataset::Run;
 use super::progress::Progress;
 use super::{Env, Messages, Status};
 use crate::hint::UserMessage;
-use tfr_core::error::Error;
 use tfr_core::input::OpenOptions;
-use tfr_core::report::verify::{FileLine, FileVerdict, Outcome, Place, VerifyOptions, check_file};
+use tfr_core::report::verify::{
+    FileLine, FileVerdict, Outcome, Place, VerifyOptions, VerifyReport,
+};
 use tfr_core::resync::ResyncBudget;
 use tfr_core::words::plural;
 
@@ -101,17 +101,12 @@ pub fn run(
         images: args.images,
     };
     let progress = Progress::bytes("verifying", 0, env.progress(false));
-    let verdicts: Vec<Result<FileVerdict, Error>> = files
-        .par_iter()
-        .map(|path| check_file(path, open, options, &progress))
-        .collect();
+    let report = VerifyReport::check(&files, open, options, &progress);
     progress.finish();
-    for (tally, verdict) in run.tallies.iter_mut().zip(&verdicts) {
-        if let Ok(verdict) = verdict {
-            *tally = Some(verdict.tally);
-        }
+    for (tally, counted) in run.tallies.iter_mut().zip(report.tallies()) {
+        *tally = counted;
     }
-    for (member, (path, verdict)) in files.iter().zip(&verdicts).enumerate() {
+    for (member, (path, verdict)) in files.iter().zip(&report.files).enumerate() {
         let outcome = match verdict {
             Ok(verdict) => {
                 if !verdict.ok {

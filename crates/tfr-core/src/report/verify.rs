@@ -248,6 +248,42 @@ pub enum Outcome<'a> {
     Unusable { error: String },
 }
 
+/// The verdicts on a run's files, in the order given: each file's, or the error that kept it
+/// from being checked. A dataset's verdict is its [`crate::dataset::Summary`] over [`Self::tallies`].
+#[derive(Debug)]
+pub struct VerifyReport {
+    pub files: Vec<Result<FileVerdict, Error>>,
+}
+
+impl VerifyReport {
+    /// Checks `paths`, one file per core.
+    pub fn check(
+        paths: &[std::path::PathBuf],
+        open: &OpenOptions,
+        options: VerifyOptions,
+        progress: &dyn Progress,
+    ) -> VerifyReport {
+        use rayon::prelude::*;
+        VerifyReport {
+            files: paths
+                .par_iter()
+                .map(|path| check_file(path, open, options, progress))
+                .collect(),
+        }
+    }
+
+    /// What each file held (`None` for one that could not be checked), for a dataset's summary.
+    pub fn tallies(&self) -> Vec<Option<Tally>> {
+        let tally = |verdict: &Result<FileVerdict, Error>| verdict.as_ref().ok().map(|v| v.tally);
+        self.files.iter().map(tally).collect()
+    }
+
+    /// Whether every file was checked and found intact.
+    pub fn ok(&self) -> bool {
+        self.files.iter().all(|f| f.as_ref().is_ok_and(|v| v.ok))
+    }
+}
+
 /// Bytes indexed between two progress reports.
 const PROGRESS_STEP: u64 = 64 << 20;
 
