@@ -120,7 +120,7 @@ mod tests {
         }
         assert_eq!(
             String::from_utf8(buffer).unwrap(),
-            "tfr-inspect: bad\\x1b[2Jname\nf: note: kept\n"
+            "tfr-inspect: bad\\033[2Jname\nf: note: kept\n"
         );
     }
 }
