@@ -24,6 +24,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, print_error, report_unusable};
+use tfr_core::bytes::ByteSource;
 use tfr_core::dataset::features::FeatureSpecs;
 use tfr_core::escape::path_for_terminal;
 use tfr_core::image::found::images_in;
@@ -31,6 +32,7 @@ use tfr_core::image::overlay::Overlay;
 use tfr_core::image::{self, ImageHeader, font};
 use tfr_core::input::{Input, OpenOptions};
 use tfr_core::output::{OutputPolicy, write_atomically};
+use tfr_core::span::{FileOffset, FileRange};
 use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
@@ -195,7 +197,9 @@ pub fn run(
         let Some(input) = inputs.get(item.file) else {
             continue;
         };
-        let bytes = input.data().get(item.bytes.clone()).unwrap_or_default();
+        let (start, end) = (item.bytes.start as u64, item.bytes.end as u64);
+        let range = FileRange::new(FileOffset(start), FileOffset(end));
+        let bytes = input.data().read(range).unwrap_or_default();
         // The pixels drawn on, kept for the sheet's thumbnail so that nothing is decoded twice.
         let mut drawn = None;
         let written = match &item.content {

@@ -250,6 +250,7 @@ impl DecodeArgs {
             limit: self
                 .max_decompressed
                 .unwrap_or(tfr_core::compress::DEFAULT_LIMIT),
+            serve_through: None,
         }
     }
 

@@ -16,6 +16,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Env, Messages, Status};
+use tfr_core::bytes::ByteSource;
 use tfr_core::escape::path_for_terminal;
 use tfr_core::frame::FrameIndex;
 use tfr_core::input::OpenOptions;
@@ -54,7 +55,7 @@ pub struct SalvageArgs {
 /// Writes the records, then the nested frames when asked for; returns the bytes written.
 fn write_plan(
     plan: &SalvagePlan,
-    data: &[u8],
+    data: &dyn ByteSource,
     nested: bool,
     out: &mut dyn Write,
 ) -> io::Result<u64> {
@@ -71,7 +72,13 @@ fn write_checked(
     nested: bool,
     out: &mut dyn Write,
 ) -> io::Result<u64> {
-    let written = write_plan(plan, source.bytes(), nested, out)?;
+    let written = write_plan(plan, source, nested, out).map_err(|e| {
+        // A record whose bytes could not be read: say in which file.
+        match source.check_unchanged() {
+            Err(changed) => io::Error::other(changed),
+            Ok(()) => io::Error::other(format!("{}: {e}", path_for_terminal(source.path()))),
+        }
+    })?;
     source.check_unchanged().map_err(io::Error::other)?;
     Ok(written)
 }
@@ -200,9 +207,8 @@ fn salvage(
         Ok(source) => source,
         Err(e) => return Ok(messages.unusable(&e)),
     };
-    let data = source.bytes();
-    let index = FrameIndex::build_with(data, budget);
-    let plan = SalvagePlan::new(&index, data);
+    let index = FrameIndex::build_with(&source, budget);
+    let plan = SalvagePlan::new(&index, &source);
     if let Err(e) = source.check_unchanged() {
         return Ok(messages.unusable(&e));
     }
@@ -270,8 +276,8 @@ mod tests {
         }
         fs::write(&input, &bytes).unwrap();
         let source = Source::open(&input, &ReadOptions::as_is()).unwrap();
-        let index = FrameIndex::build(source.bytes());
-        let plan = SalvagePlan::new(&index, source.bytes());
+        let index = FrameIndex::build(&source);
+        let plan = SalvagePlan::new(&index, &source);
         assert_eq!(plan.kept.len(), 2000);
 
         fs::OpenOptions::new()

@@ -48,6 +48,7 @@ use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::frame::{Frame, FrameIndex, IndexDelta};
 use tfr_core::image::Picture;
 use tfr_core::input::{Input, OpenOptions};
+use tfr_core::source::Source;
 use tfr_core::words::plural;
 
 /// At most this many lines list inputs that could not be opened (the last one says how many more).
@@ -131,7 +132,8 @@ impl SpecsCache {
 }
 
 impl FileView {
-    pub fn data(&self) -> &[u8] {
+    /// The file's bytes, read by range.
+    pub fn data(&self) -> &Source {
         self.input.data()
     }
 
@@ -890,7 +892,7 @@ fn frame_view(file: &FileView, current: usize, frame: Frame) -> FrameView {
     let data = file.data();
     let mut view = frame_tree(file, current, frame);
     let end = frame.region_end.0.max(frame.frame_end().map_or(0, |e| e.0));
-    let end = end.min(data.len() as u64).max(frame.offset.0);
+    let end = end.min(data.len()).max(frame.offset.0);
     view.region = frame.offset.0..end;
     view.cursor = frame.offset.0;
     view.node = first_row(&view.tree);

@@ -16,12 +16,13 @@ use std::sync::Arc;
 use tfr_core::dataset::features::FeatureSpecs;
 
 use tfr_core::annotate::{FrameTokens, Role, Token};
+use tfr_core::bytes::ByteSource;
 use tfr_core::decode::{MapEntry, Parsed};
 use tfr_core::decode::{Nodes, ValuesAt};
 use tfr_core::frame::{Frame, HEADER_LEN};
 use tfr_core::payload::{Decoded, TreeView};
 use tfr_core::schema::table::{FieldId, Table};
-use tfr_core::span::Span;
+use tfr_core::span::{FileOffset, FileRange, Span};
 use tfr_core::wire::{ROOT, WireTree};
 
 /// Values (and steps) of one list shown before the rest is summarised as "… N more".
@@ -45,11 +46,9 @@ pub struct Record {
 
 impl Record {
     /// The payload's bytes within the file bytes `data`.
-    pub fn bytes<'a>(&self, data: &'a [u8]) -> &'a [u8] {
-        let range = usize::try_from(self.payload.start)
-            .ok()
-            .zip(usize::try_from(self.payload.end).ok());
-        range.and_then(|(s, e)| data.get(s..e)).unwrap_or_default()
+    pub fn bytes<'a>(&self, data: &'a dyn ByteSource) -> &'a [u8] {
+        let range = FileRange::new(FileOffset(self.payload.start), FileOffset(self.payload.end));
+        data.read(range).unwrap_or_default()
     }
 
     /// The wire tree the rows show: the walk as the expected type when it failed part way.
@@ -482,7 +481,7 @@ impl Tree {
 
     /// Expands or collapses row `i`; expanding makes its children from `data` (the file's bytes)
     /// if they are not made yet. A "… N more" row loads the next page in its place instead.
-    pub fn set_expanded(&mut self, i: usize, on: bool, data: &[u8]) {
+    pub fn set_expanded(&mut self, i: usize, on: bool, data: &dyn ByteSource) {
         if on && self.nodes.get(i).is_some_and(|n| n.more) {
             self.load_more(i, data);
             return;
@@ -529,7 +528,7 @@ impl Tree {
 
     /// The deepest row holding `offset`, making children along the way (but not loading pages):
     /// what the hex cursor selects.
-    pub fn descend_to(&mut self, offset: u64, data: &[u8]) -> Option<usize> {
+    pub fn descend_to(&mut self, offset: u64, data: &dyn ByteSource) -> Option<usize> {
         let mut owner = self.owner_of(offset)?;
         let Some(record) = self.record.clone() else {
             return Some(owner);
@@ -656,7 +655,7 @@ impl Tree {
 
     /// Replaces "… N more" row `i` by the next page of its list (the first new item takes its
     /// place and index, so a selection on it stays in place).
-    pub fn load_more(&mut self, i: usize, data: &[u8]) {
+    pub fn load_more(&mut self, i: usize, data: &dyn ByteSource) {
         let Some(node) = self.nodes.get(i) else {
             return;
         };

@@ -418,8 +418,8 @@ pub enum Finished {
 /// Looks for `needle` in the payloads of frames `records` of `index`, on every core, handing
 /// the indices of the frames that hold a hit to `found` in file order, a wave at a time, with
 /// the frame number the search has covered up to.
-pub fn search_frames(
-    data: &[u8],
+pub fn search_frames<S: crate::bytes::ByteSource + ?Sized>(
+    data: &S,
     index: &FrameIndex,
     records: Range<usize>,
     decoder: &Decoder,
@@ -462,8 +462,8 @@ pub fn search_frames(
 }
 
 /// The frames of `chunk` that hold a hit; `None` when the search was cancelled meanwhile.
-fn search_chunk(
-    data: &[u8],
+fn search_chunk<S: crate::bytes::ByteSource + ?Sized>(
+    data: &S,
     index: &FrameIndex,
     chunk: Range<usize>,
     decoder: &Decoder,

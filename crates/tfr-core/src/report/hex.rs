@@ -5,8 +5,9 @@ use serde::Serialize;
 
 use super::ser;
 use crate::annotate::{Annotated, Role};
+use crate::bytes::ByteSource;
 use crate::frame::Frame;
-use crate::span::FileOffset;
+use crate::span::{FileOffset, FileRange};
 
 /// A token role's machine name.
 pub fn role_name(role: Role) -> &'static str {
@@ -54,23 +55,26 @@ impl HexReport {
         file: String,
         frame: &Frame,
         kind: &str,
-        data: &[u8],
+        data: &dyn ByteSource,
         annotated: &Annotated,
     ) -> HexReport {
         let tokens = annotated
             .tokens()
             .map(|token| {
-                let bytes = usize::try_from(token.start)
-                    .ok()
-                    .zip(usize::try_from(token.end).ok())
-                    .and_then(|(s, e)| data.get(s..e))
-                    .unwrap_or_default();
+                // The bytes of a token that runs past the end of the file are not shown.
+                let mut bytes = String::new();
+                if token.end <= data.len() {
+                    let range = FileRange::new(FileOffset(token.start), FileOffset(token.end));
+                    for piece in crate::bytes::pieces(data, range) {
+                        bytes.push_str(&hex_string(piece.unwrap_or_default()));
+                    }
+                }
                 TokenRow {
                     start: token.start,
                     end: token.end,
                     depth: token.depth,
                     role: role_name(token.role),
-                    bytes: hex_string(bytes),
+                    bytes,
                     meaning: annotated.meaning(&token),
                 }
             })

@@ -26,9 +26,8 @@ impl Indexed {
     /// Reads and indexes the file at `path`.
     pub fn read(path: &Path, read: &ReadOptions) -> Result<Indexed, Error> {
         let source = Source::open(path, read)?;
-        let data = source.bytes();
-        let index = FrameIndex::build(data);
-        let entries = record_index::entries(&index, data);
+        let index = FrameIndex::build(&source);
+        let entries = record_index::entries(&index, &source);
         source.check_unchanged()?;
         let stream_damaged = source.compression().is_some_and(|c| c.problem.is_some());
         Ok(Indexed {

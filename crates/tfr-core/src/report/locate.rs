@@ -81,9 +81,8 @@ pub struct LocateReport {
 /// Locates `offset` in the file at `path` (in its decompressed stream, when compressed).
 pub fn locate(path: &Path, read: &ReadOptions, offset: u64) -> Result<LocateReport, Error> {
     let source = Source::open(path, read)?;
-    let data = source.bytes();
-    let index = FrameIndex::build(data);
-    let found = recover::locate(&index, data, FileOffset(offset));
+    let index = FrameIndex::build(&source);
+    let found = recover::locate(&index, &source, FileOffset(offset));
     source.check_unchanged()?;
     let stream = source.compression().map(|info| StreamFacts {
         compression: info.compression.name(),

@@ -297,7 +297,7 @@ pub fn check_file(
     let source = Source::open(path, &open.read)?;
     let (mut verdict, index) = judge(&source, options.budget, progress)?;
     if options.images {
-        let found = crate::image::check::undecodable(source.bytes(), &index, &open.decoder);
+        let found = crate::image::check::undecodable(&source, &index, &open.decoder);
         // Verdicts from the mapped bytes: worthless if the file shrank meanwhile.
         source.check_unchanged()?;
         verdict.images = Some(ImageCounts {
@@ -332,7 +332,7 @@ pub fn judge(
     progress: &dyn Progress,
 ) -> Result<(FileVerdict, FrameIndex), Error> {
     let index = scan(source, budget, progress);
-    let mut problems = frame_problems(&index, source.bytes());
+    let mut problems = frame_problems(&index, source);
     // Every verdict above came from the mapped bytes: worthless if the file shrank meanwhile.
     source.check_unchanged()?;
     let stream = source.compression();
@@ -381,7 +381,7 @@ pub fn judge(
 /// Indexes every frame: the intact frames from the start on every core, then the rest frame by
 /// frame, saying how far it got.
 fn scan(source: &Source, budget: ResyncBudget, progress: &dyn Progress) -> FrameIndex {
-    let data = source.bytes();
+    let data = source;
     progress.grow(source.len());
     let mut index = FrameIndex::start_parallel(source, budget);
     progress.advance(index.scanned());
@@ -397,7 +397,7 @@ fn scan(source: &Source, budget: ResyncBudget, progress: &dyn Progress) -> Frame
 }
 
 /// A problem for each damaged frame, with what is nested in it.
-fn frame_problems(index: &FrameIndex, data: &[u8]) -> Vec<Problem> {
+fn frame_problems(index: &FrameIndex, data: &Source) -> Vec<Problem> {
     let count = index.len();
     index
         .damaged_frames(data)

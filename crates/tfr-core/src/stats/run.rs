@@ -204,7 +204,7 @@ struct Opened {
 /// `base` after learning what the records of `source` usually are (as every other command
 /// learns it: from the file's name and its first intact payloads).
 fn learnt(base: &Decoder, source: &Source, index: &FrameIndex) -> Decoder {
-    let data = source.bytes();
+    let data = source;
     let sample = (0..index.len())
         .map_while(|f| index.get(data, f))
         .filter(|f| f.status.is_intact())
@@ -294,7 +294,7 @@ fn open_batch(
             let path = plan.files.get(file).ok_or("not read")?;
             Source::open(path, read)
                 .map(|source| {
-                    let index = FrameIndex::build(source.bytes());
+                    let index = FrameIndex::build(&source);
                     let decoder = learnt(decoder, &source, &index);
                     Opened {
                         source,
@@ -329,7 +329,7 @@ fn summarise_chunks(
             let (source, index, decoder) = sources.get(&file)?;
             let group = *plan.group_of.get(file)?;
             let mut stats = Stats::default();
-            let data = source.bytes();
+            let data = *source;
             for frame in (start..start + CHUNK).map_while(|f| index.get(data, f)) {
                 match frame.payload(data).filter(|_| frame.status.is_intact()) {
                     Some(payload) => add(decoder, &mut stats, payload, file),
