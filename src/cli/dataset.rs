@@ -5,11 +5,13 @@
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Result;
 
 use super::{Status, report_unusable};
-use tfr_core::dataset::features::FeatureSpecs;
+use tfr_core::dataset::features::{FeatureSpecs, SpecNote, SpecsBeside};
+use tfr_core::dataset::report::SplitPlace;
 use tfr_core::dataset::{Dataset, Summary, Tally};
 use tfr_core::escape::Untrusted;
 use tfr_core::jsonformat::Json;
@@ -131,23 +133,34 @@ impl Run {
         }
     }
 
-    /// Members of the run's JSON objects that place a member in its split.
-    pub fn place_json(&self, member: usize) -> Vec<(String, Json)> {
-        let Some((split, first)) = self.first_record(member) else {
-            return Vec::new();
-        };
+    /// Where a member lies in its split: the split, the shard's number and the split-wide
+    /// number of its first record.
+    pub fn split_place(&self, member: usize) -> Option<SplitPlace> {
+        let (split, first) = self.first_record(member)?;
         let shard = self
             .dataset
             .members
             .get(member)
             .and_then(|m| m.shard)
             .and_then(|(s, n)| Some(self.dataset.splits.get(s)?.set.number_text(n)));
+        Some(SplitPlace {
+            split: split.raw().to_string(),
+            shard,
+            split_first_record: first,
+        })
+    }
+
+    /// [`Run::split_place`] as members of the hand-built JSON objects `verify` still builds.
+    pub fn place_json(&self, member: usize) -> Vec<(String, Json)> {
+        let Some(place) = self.split_place(member) else {
+            return Vec::new();
+        };
         vec![
-            ("split".into(), Json::String(split.raw().to_string())),
-            ("shard".into(), shard.map_or(Json::Null, Json::String)),
+            ("split".into(), Json::String(place.split)),
+            ("shard".into(), place.shard.map_or(Json::Null, Json::String)),
             (
                 "split_first_record".into(),
-                Json::Literal(first.to_string()),
+                Json::Literal(place.split_first_record.to_string()),
             ),
         ]
     }
@@ -156,10 +169,11 @@ impl Run {
     /// The status is damage when the dataset has a problem.
     pub fn finish(&self, json: bool, skipped: bool, out: &mut impl Write) -> Result<Status> {
         let summary = Summary::new(&self.dataset, &self.tallies);
+        let report = summary.report();
         if json {
-            writeln!(out, "{}", summary.to_json().to_string_sorted())?;
+            writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
         } else {
-            summary.write_text(out, skipped)?;
+            report.write_text(out, skipped)?;
         }
         Ok(if summary.problems.is_empty() {
             Status::Clean
@@ -180,22 +194,20 @@ impl Run {
     }
 }
 
-/// The `features.json` beside `input` that words `show`'s tree and names `images`' classes,
-/// with what was not read of it (or why none of it was) said on standard error.
-pub fn feature_specs(input: &Path) -> (Option<FeatureSpecs>, Status) {
-    match FeatureSpecs::load_beside(input) {
-        None => (None, Status::Clean),
-        Some(Ok(specs)) => {
-            for note in &specs.notes {
-                eprintln!("{note}");
-            }
-            (Some(specs), Status::Clean)
-        }
+/// The `features.json` beside `input` that words `show`'s tree and names `images`' classes
+/// (read once per directory through `read`), with what was not read of it (or why none of it
+/// was) said on standard error.
+pub fn feature_specs(read: &mut SpecsBeside, input: &Path) -> (Option<Arc<FeatureSpecs>>, Status) {
+    let mut status = Status::Clean;
+    let specs = read.beside(input, |note| match note {
+        SpecNote::Note(note) => eprintln!("{note}"),
         // One that cannot be used (not a regular file, past a limit, not JSON) is named, and the
         // records are shown without it.
-        Some(Err(note)) => (
-            None,
-            super::report_unusable(&format!("{note}; records shown without it")),
-        ),
-    }
+        SpecNote::Unusable(note) => {
+            status = status.max(super::report_unusable(&format!(
+                "{note}; records shown without it"
+            )));
+        }
+    });
+    (specs, status)
 }

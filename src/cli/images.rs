@@ -14,7 +14,7 @@
 //! Every destination is checked before anything is written: an existing file is replaced only
 //! with `--force` (and only if it is a regular file), and each file is written atomically.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -25,7 +25,7 @@ use clap::Args;
 
 use super::{Status, print_error, report_unusable};
 use tfr_core::bytes::ByteSource;
-use tfr_core::dataset::features::FeatureSpecs;
+use tfr_core::dataset::features::{FeatureSpecs, SpecsBeside};
 use tfr_core::escape::path_for_terminal;
 use tfr_core::image::found::images_in;
 use tfr_core::image::overlay::Overlay;
@@ -120,7 +120,7 @@ pub fn run(
     }
     let mut names = HashSet::new();
     let mut plan = Vec::new();
-    let mut specs_by_dir: HashMap<PathBuf, Option<FeatureSpecs>> = HashMap::new();
+    let mut specs_read = SpecsBeside::default();
     for (file, input) in inputs.iter_mut().enumerate() {
         if let Some(n) = args.record {
             if let Err(e) = input.frame(n) {
@@ -140,15 +140,9 @@ pub fn run(
             continue;
         }
         // Read once per directory, however many of its files are given.
-        let dir = input.source.path().parent().map(Path::to_path_buf);
-        let specs = specs_by_dir
-            .entry(dir.unwrap_or_default())
-            .or_insert_with(|| {
-                let (specs, read) = super::dataset::feature_specs(input.source.path());
-                status = status.max(read);
-                specs
-            });
-        let specs = specs.as_ref();
+        let (specs, read) = super::dataset::feature_specs(&mut specs_read, input.source.path());
+        status = status.max(read);
+        let specs = specs.as_deref();
         status = status.max(plan_file(
             args,
             input,

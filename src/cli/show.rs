@@ -13,11 +13,12 @@ use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
 use super::{Status, report_unusable};
 use tfr_core::damage;
+use tfr_core::dataset::features::SpecsBeside;
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::{self, Placed};
 use tfr_core::frame::Frame;
 use tfr_core::input::{Input, OpenOptions};
-use tfr_core::jsonformat::{Json, raw_payload_json, write_message};
+use tfr_core::jsonformat::{RawPayload, write_message};
 use tfr_core::payload::{Decoded, Decoder, Reading};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -92,7 +93,8 @@ pub fn run(
     // A tensorflow-datasets shard: its features.json words the tree.
     let specs = match args.format {
         Format::Tree => {
-            let (specs, read) = super::dataset::feature_specs(&args.file);
+            let (specs, read) =
+                super::dataset::feature_specs(&mut SpecsBeside::default(), &args.file);
             status = status.max(read);
             specs
         }
@@ -122,7 +124,7 @@ pub fn run(
                 frame,
                 (args.format, args.notes),
                 single,
-                (specs.as_ref(), placing.as_ref()),
+                (specs.as_deref(), placing.as_ref()),
                 output,
             )
         },
@@ -430,16 +432,13 @@ fn write_json(decoder: &Decoder, decoded: &Decoded, payload: &[u8], out: &mut St
     if let Some(typed) = decoded.typed(payload, decoder.table()) {
         return write_message(&typed, out);
     }
-    let mut json = raw_payload_json(payload, decoder.parses_as_example(payload));
+    let mut raw = RawPayload::new(payload, decoder.parses_as_example(payload));
     // With --message, also say which type was asked for and that the payload is not one.
-    if let (Reading::As(message), Json::Object(members)) = (&decoder.reading, &mut json) {
-        members.push((
-            "message".into(),
-            Json::String(decoder.schema.message_name(*message).into()),
-        ));
-        members.push(("parses_as_message".into(), Json::Literal("false".into())));
+    if let Reading::As(message) = &decoder.reading {
+        raw = raw.not_a(decoder.schema.message_name(*message));
     }
-    json.write(out);
+    // A report of numbers and strings always serialises.
+    out.push_str(&tfr_core::pyjson::to_string(&raw).unwrap_or_default());
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use clap::Args;
 
 use super::{Status, report_unusable};
 use tfr_core::input::OpenOptions;
+use tfr_core::stats::figures::StatsReport;
 use tfr_core::stats::{report, run};
 
 #[derive(Debug, Args)]
@@ -62,8 +63,8 @@ pub fn run(
     }
     let skews = report::skews(&outcome.groups);
     if args.json {
-        let json = report::to_json(&outcome.groups, &skews, &outcome.unreadable);
-        writeln!(out, "{}", json.to_string_sorted())?;
+        let report = StatsReport::new(&outcome.groups, &skews, &outcome.unreadable);
+        writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
     } else {
         report::write_text(&outcome.groups, &plan.files, &skews, out)?;
     }

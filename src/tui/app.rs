@@ -43,7 +43,7 @@ use super::tree::{Parts, Record, Tree};
 use crate::hint::UserMessage;
 use crate::status::Status;
 use tfr_core::annotate::{Annotated, FrameTokens, Token};
-use tfr_core::dataset::features::FeatureSpecs;
+use tfr_core::dataset::features::{FeatureSpecs, SpecNote, SpecsBeside};
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::frame::{Frame, FrameIndex, IndexDelta};
 use tfr_core::image::Picture;
@@ -89,7 +89,7 @@ pub struct FileView {
 /// what was said about reading them (files not read, and why).
 #[derive(Default)]
 pub(super) struct SpecsCache {
-    by_dir: HashMap<PathBuf, Option<Arc<FeatureSpecs>>>,
+    specs: SpecsBeside,
     /// The `tf.data` snapshots, by the directory of their side files.
     snapshots: HashMap<PathBuf, Option<Arc<Snapshot>>>,
     pub notes: Vec<String>,
@@ -113,21 +113,10 @@ impl SpecsCache {
 
     /// The `features.json` beside `path`, when it has one that reads.
     pub fn beside(&mut self, path: &Path) -> Option<Arc<FeatureSpecs>> {
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let notes = &mut self.notes;
-        self.by_dir
-            .entry(dir)
-            .or_insert_with(|| match FeatureSpecs::load_beside(path)? {
-                Ok(specs) => {
-                    notes.extend(specs.notes.iter().map(ToString::to_string));
-                    Some(Arc::new(specs))
-                }
-                Err(note) => {
-                    notes.push(note.to_string());
-                    None
-                }
-            })
-            .clone()
+        self.specs.beside(path, |note| match note {
+            SpecNote::Unusable(note) | SpecNote::Note(note) => notes.push(note),
+        })
     }
 }
 

@@ -2,9 +2,28 @@
 //! (`scripts/stats_golden.py`, golden in `testdata/toy_parcels.stats.golden.json`), and the text
 //! view with its skew flags.
 
-use serde_json::Value;
+use std::path::Path;
 
-use super::{GIB, run, run_limited, stderr, stdout, temp_file, testdata, tfrecord};
+use serde_json::Value;
+use tfr_core::input::OpenOptions;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
+use tfr_inspect::cli::stats::{StatsArgs, run as stats};
+use tfr_inspect::status::Status;
+
+use super::{GIB, run_limited, stderr, stdout, temp_file, testdata, tfrecord};
+
+/// `stats` (with `--json` when `json`) of `path`, run in process: its status and what it wrote.
+fn stats_of(path: &Path, json: bool) -> (Status, String) {
+    let args = StatsArgs {
+        files: vec![path.to_path_buf()],
+        json,
+    };
+    let open = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
+    let mut out = Vec::new();
+    let status = stats(&args, &open, &tfr_inspect::cli::Env::plain(), &mut out).unwrap();
+    (status, String::from_utf8(out).unwrap())
+}
 
 fn close(a: &Value, b: &Value, what: &str) {
     let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap_or(f64::NAN));
@@ -19,9 +38,9 @@ fn stats_json_agrees_with_python() {
     )
     .unwrap();
     let dir = testdata("realworld/tfds/toy_parcels/2.0.0");
-    let output = run(["stats".as_ref(), "--json".as_ref(), dir.as_os_str()]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let ours: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let (status, json) = stats_of(&dir, true);
+    assert_eq!(status, Status::Clean);
+    let ours: Value = serde_json::from_str(&json).unwrap();
     let splits = golden["splits"].as_array().unwrap();
     assert_eq!(splits.len(), 2);
     let mut compared = 0;
@@ -96,9 +115,8 @@ fn stats_json_agrees_with_python() {
 #[test]
 fn text_sets_splits_side_by_side_and_flags_skew() {
     let dir = testdata("realworld/tfds/toy_parcels/2.0.0");
-    let output = run(["stats".as_ref(), dir.as_os_str()]);
-    assert_eq!(output.status.code(), Some(0));
-    let text = stdout(&output);
+    let (status, text) = stats_of(&dir, false);
+    assert_eq!(status, Status::Clean);
     assert!(
         text.starts_with("train: 30 records (30 Example)\nvalidation: 8 records (8 Example)\n")
     );
@@ -162,14 +180,12 @@ fn a_kind_conflict_names_the_file_it_first_appears_in() {
         super::tfrecord(&[&float_example, &float_example]),
     )
     .unwrap();
-    let output = run(["stats".as_ref(), dir.path().as_os_str()]);
-    let text = stdout(&output);
+    let (_, text) = stats_of(dir.path(), false);
     assert!(
         text.contains("CONFLICT: float 2 (first in b.tfrecord), int64 1 (first in a.tfrecord)"),
         "{text}"
     );
-    let output = run(["stats".as_ref(), "--json".as_ref(), dir.path().as_os_str()]);
-    let json: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let json: Value = serde_json::from_str(&stats_of(dir.path(), true).1).unwrap();
     let x = &json["splits"][0]["features"][0];
     assert_eq!(x["kind_conflict"], true);
     assert_eq!(x["numeric"]["count"], 3);
@@ -209,13 +225,8 @@ fn text_prints_every_number_rounded_as_json_gives_it() {
     ];
     let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
     let (_dir, path) = super::temp_file("numbers.tfrecord", &super::tfrecord(&payloads));
-    let text = stdout(&run(["stats".as_ref(), path.as_os_str()]));
-    let json: Value = serde_json::from_str(&stdout(&run([
-        "stats".as_ref(),
-        "--json".as_ref(),
-        path.as_os_str(),
-    ])))
-    .unwrap();
+    let text = stats_of(&path, false).1;
+    let json: Value = serde_json::from_str(&stats_of(&path, true).1).unwrap();
     let features = json["splits"][0]["features"].as_array().unwrap();
     let sections: Vec<&str> = text.split("\n\n").collect();
     for (feature, section) in features.iter().zip(&sections[1..]) {

@@ -3,7 +3,8 @@
 //! the way Python prints them.
 //!
 //! Records are written straight from the views into one `String`, with no intermediate tree. The
-//! small [`Json`] builder remains for the tool's own report objects (`list --json`, `verify --json`).
+//! tool's own reports are serde types printed by [`crate::pyjson`]; the small [`Json`] builder
+//! remains for those not yet typed.
 
 use std::borrow::Cow;
 
@@ -346,20 +347,39 @@ fn quoted(text: &str, out: &mut String) {
     out.push('"');
 }
 
-/// The JSON line for a payload that is not a message: its length, whether protobuf would accept it
-/// as a `tf.train.Example`, and the bytes in base64.
-pub fn raw_payload_json(payload: &[u8], parses_as_example: bool) -> Json {
-    Json::Object(vec![
-        ("length".into(), Json::Literal(payload.len().to_string())),
-        (
-            "parses_as_example".into(),
-            Json::Literal(parses_as_example.to_string()),
-        ),
-        (
-            "payload_base64".into(),
-            Json::String(base64::engine::general_purpose::STANDARD.encode(payload)),
-        ),
-    ])
+/// What JSON says of a payload that is not a message: its length, whether protobuf would accept it
+/// as a `tf.train.Example`, and the bytes in base64; with the message type asked for (`--message`),
+/// that type and that the payload is not one.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RawPayload {
+    pub length: usize,
+    pub parses_as_example: bool,
+    pub payload_base64: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parses_as_message: Option<bool>,
+}
+
+impl RawPayload {
+    pub fn new(payload: &[u8], parses_as_example: bool) -> RawPayload {
+        RawPayload {
+            length: payload.len(),
+            parses_as_example,
+            payload_base64: base64::engine::general_purpose::STANDARD.encode(payload),
+            message: None,
+            parses_as_message: None,
+        }
+    }
+
+    /// The payload, read as `message` and found not to be one.
+    pub fn not_a(self, message: &str) -> RawPayload {
+        RawPayload {
+            message: Some(message.to_string()),
+            parses_as_message: Some(false),
+            ..self
+        }
+    }
 }
 
 #[cfg(test)]
@@ -423,6 +443,19 @@ mod tests {
             r#"{"a": 1}"#
         );
         assert_eq!(json(&unset), "{}");
+    }
+
+    #[test]
+    fn a_payload_that_is_no_message_is_its_length_and_base64_and_says_what_it_is_not() {
+        let raw = RawPayload::new(b"\xff\x1b[31m", false);
+        assert_eq!(
+            crate::pyjson::to_string(&raw).unwrap(),
+            r#"{"length": 6, "parses_as_example": false, "payload_base64": "/xtbMzFt"}"#
+        );
+        assert_eq!(
+            crate::pyjson::to_string(&raw.not_a("tensorflow.Event")).unwrap(),
+            r#"{"length": 6, "message": "tensorflow.Event", "parses_as_example": false, "parses_as_message": false, "payload_base64": "/xtbMzFt"}"#
+        );
     }
 
     #[test]

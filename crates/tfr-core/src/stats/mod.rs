@@ -15,6 +15,7 @@
 pub mod events;
 pub mod events_report;
 pub mod fields;
+pub mod figures;
 pub mod numeric;
 pub mod report;
 pub mod run;

@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::{FeatureKey, Origin, Stats};
-use crate::dataset::features::FeatureSpecs;
+pub use crate::dataset::features::SpecNote;
+use crate::dataset::features::{FeatureSpecs, SpecsBeside};
 use crate::frame::FrameIndex;
 use crate::payload::Decoder;
 use crate::source::{ReadOptions, Source, Stamp};
@@ -38,40 +39,13 @@ pub struct Plan {
 /// Per file, the `features.json` in its directory (each directory read once), and what is to be
 /// said of those read: one that cannot be used (named, with why) and the notes of those used.
 fn specs_beside(files: &[PathBuf]) -> (Vec<Option<Arc<FeatureSpecs>>>, Vec<SpecNote>) {
-    let mut read: BTreeMap<PathBuf, Option<Arc<FeatureSpecs>>> = BTreeMap::new();
+    let mut read = SpecsBeside::default();
     let mut notes = Vec::new();
     let specs = files
         .iter()
-        .map(|file| {
-            let dir = file
-                .parent()
-                .unwrap_or(std::path::Path::new(""))
-                .to_path_buf();
-            read.entry(dir)
-                .or_insert_with(|| match FeatureSpecs::load_beside(file) {
-                    Some(Ok(specs)) => {
-                        notes.extend(specs.notes.iter().map(|n| SpecNote::Note(n.to_string())));
-                        Some(Arc::new(specs))
-                    }
-                    Some(Err(note)) => {
-                        notes.push(SpecNote::Unusable(note.to_string()));
-                        None
-                    }
-                    None => None,
-                })
-                .clone()
-        })
+        .map(|file| read.beside(file, |note| notes.push(note)))
         .collect();
     (specs, notes)
-}
-
-/// What reading the `features.json` files of a plan found to say (each names its file).
-#[derive(Debug, Clone, PartialEq)]
-pub enum SpecNote {
-    /// A `features.json` that cannot be used: its files are summarised without it.
-    Unusable(String),
-    /// A note on one that is used (a labels file not read, for one).
-    Note(String),
 }
 
 /// Per file, its directory relative to `root` (`.` for `root` itself), `/` between its names.
