@@ -36,6 +36,7 @@
 
 pub mod annotate;
 pub mod bytes;
+pub mod columns;
 pub mod compress;
 #[cfg(any(test, feature = "test-support"))]
 pub mod crafted;
