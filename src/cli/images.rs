@@ -15,7 +15,7 @@
 //! with `--force` (and only if it is a regular file), and each file is written atomically.
 
 use std::collections::HashSet;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -52,8 +52,8 @@ pub struct ImagesArgs {
     )]
     pub record: Option<usize>,
     /// Records A..B (B excluded), A..=B, A.. or ..B.
-    #[arg(long, value_name = "A..B")]
-    pub range: Option<String>,
+    #[arg(long, value_name = "A..B", value_parser = super::argv::parse_range)]
+    pub range: Option<super::argv::RecordRange>,
     /// Draw boxes, class names and keypoints: images that have them are written as PNG.
     #[arg(long)]
     pub boxes: bool,
@@ -95,13 +95,15 @@ const THUMB: u32 = 96;
 const SHEET_COLUMNS: u32 = 8;
 const SHEET_MAX: usize = 1024;
 
-pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+pub fn run(
+    args: &ImagesArgs,
+    open: &OpenOptions,
+    env: &super::env::Env,
+    out: &mut impl Write,
+) -> Result<Status> {
     let range = match (args.record, &args.range) {
         (Some(n), _) => (n, Some(n.saturating_add(1))),
-        (None, Some(text)) => match super::show::parse_range(text) {
-            Ok(range) => range,
-            Err(e) => return Ok(report_unusable(&e)),
-        },
+        (None, Some(range)) => (range.start, range.end),
         (None, None) => (0, None),
     };
     if args.out.exists() && !args.out.is_dir() {
@@ -154,7 +156,7 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
     let policy = OutputPolicy {
         inputs: &paths,
         replace_existing: args.force,
-        stdout_is_terminal: io::stdout().is_terminal(),
+        stdout_is_terminal: env.stdout.terminal,
     };
     let sheet_path = args.out.join("sheet.png");
     let targets = plan

@@ -35,17 +35,6 @@ pub struct ListArgs {
 /// Where the summary column starts in a row of the table (after the split's column, if any).
 const SUMMARY_COLUMN: usize = 7 + 2 + 12 + 2 + 10 + 2 + 7 + 2 + 8 + 2 + 18 + 2;
 
-/// The terminal's width when stdout is one.
-fn terminal_width() -> Option<usize> {
-    use std::io::IsTerminal;
-    if !std::io::stdout().is_terminal() {
-        return None;
-    }
-    crossterm::terminal::size()
-        .ok()
-        .map(|(w, _)| usize::from(w))
-}
-
 fn verdict(ok: Option<bool>) -> &'static str {
     match ok {
         Some(true) => "ok",
@@ -176,11 +165,11 @@ pub fn run(
     args: &ListArgs,
     open: &OpenOptions,
     out: &mut impl Write,
-    coloured: bool,
+    env: &super::env::Env,
 ) -> Result<Status> {
     let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
     let files = run.paths();
-    let width = terminal_width();
+    let (coloured, width) = (env.stdout.colour, env.width);
     for (member, path) in files.iter().enumerate() {
         let split = run.first_record(member);
         let mut input = match Input::open(path, open) {
@@ -239,6 +228,7 @@ pub fn run(
             &mut input,
             0,
             None,
+            env.progress(true),
             |input, decoder, frame, output| {
                 list_frame(
                     input,
@@ -451,7 +441,8 @@ mod tests {
         let args = ListArgs { files, json: true };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();
-        let status = run(&args, &OpenOptions::new(decoder), &mut out, false).unwrap();
+        let env = crate::cli::Env::plain();
+        let status = run(&args, &OpenOptions::new(decoder), &mut out, &env).unwrap();
         let rows = String::from_utf8(out)
             .unwrap()
             .lines()

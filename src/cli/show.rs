@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use super::elements::{Grouper, Layout, Part};
@@ -44,8 +44,8 @@ pub struct ShowArgs {
     )]
     pub record: Option<usize>,
     /// Show records A..B (B excluded), A..=B, A.. or ..B.
-    #[arg(long, value_name = "A..B")]
-    pub range: Option<String>,
+    #[arg(long, value_name = "A..B", value_parser = super::argv::parse_range)]
+    pub range: Option<super::argv::RecordRange>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Tree)]
     pub format: Format,
@@ -58,53 +58,16 @@ pub struct ShowArgs {
     pub notes: bool,
 }
 
-/// Parses `A..B`, `A..=B`, `A..` and `..B`: the first record and the end (excluded), if any.
-pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
-    let shown = tfr_core::escape::for_terminal(text);
-    let usage = || {
-        anyhow::anyhow!(
-            "--range expects A..B, A..=B, A.. or ..B with record numbers, got `{shown}`"
-        )
-    };
-    let (a, b) = text.split_once("..").ok_or_else(usage)?;
-    let number = |n: &str| n.trim().parse::<usize>().map_err(|_| usage());
-    let start = if a.is_empty() { 0 } else { number(a)? };
-    let (last, inclusive) = match b.strip_prefix('=') {
-        Some(b) => (Some(number(b)?), true),
-        None if b.is_empty() => (None, false),
-        None => (Some(number(b)?), false),
-    };
-    let Some(last) = last else {
-        return Ok((start, None));
-    };
-    // `A..A` is empty only because its end is excluded; an end before the start is backwards
-    // whichever form it has.
-    if last < start {
-        bail!("--range `{shown}` is reversed: it ends at {last}, before its start {start}");
-    }
-    if last == start && !inclusive {
-        bail!(
-            "--range `{shown}` selects no record (its end is excluded; `{start}..={start}` \
-             selects record {start})"
-        );
-    }
-    let end = if inclusive {
-        last.saturating_add(1)
-    } else {
-        last
-    };
-    Ok((start, Some(end)))
-}
-
 /// Prints the records `args` selects. On a `terminal`, text format escapes the characters that
 /// Python's `text_format` leaves raw but a terminal would act on (still valid text format, see
 /// [`tfr_core::pyfmt::text_format_for_terminal`]); piped output stays byte-identical to Python's.
 pub fn run(
     args: &ShowArgs,
     open: &OpenOptions,
-    terminal: bool,
+    env: &super::env::Env,
     out: &mut impl Write,
 ) -> Result<Status> {
+    let terminal = env.stdout.terminal;
     let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
@@ -120,10 +83,7 @@ pub fn run(
             }
             (n, Some(n + 1), true)
         }
-        (None, Some(text)) => match parse_range(text) {
-            Ok((start, end)) => (start, end, false),
-            Err(e) => return Ok(report_unusable(&e)),
-        },
+        (None, Some(range)) => (range.start, range.end, false),
         (None, None) => (0, None, false),
     };
     let mut status = Status::Clean;
@@ -156,6 +116,7 @@ pub fn run(
         &mut input,
         start,
         end,
+        env.progress(true),
         |input, decoder, frame, output| {
             render(
                 input,
@@ -517,33 +478,16 @@ mod tests {
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();
-        let status = run(&args, &OpenOptions::new(decoder), terminal, &mut out).unwrap();
+        let env = crate::cli::env::Env {
+            stdout: crate::cli::env::Stream {
+                terminal,
+                colour: false,
+            },
+            ..crate::cli::env::Env::plain()
+        };
+        let status = run(&args, &OpenOptions::new(decoder), &env, &mut out).unwrap();
         assert_eq!(status, Status::Clean);
         String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn ranges_parse_and_empty_or_reversed_ones_say_which() {
-        let parsed = |t: &str| parse_range(t).map_err(|e| e.to_string());
-        assert_eq!(parsed("3..5"), Ok((3, Some(5))));
-        assert_eq!(parsed("3..=3"), Ok((3, Some(4))));
-        assert_eq!(parsed("3.."), Ok((3, None)));
-        assert_eq!(parsed("..2"), Ok((0, Some(2))));
-        // Reversed: no `..=` makes it select anything.
-        assert_eq!(
-            parsed("3..=2").unwrap_err(),
-            "--range `3..=2` is reversed: it ends at 2, before its start 3"
-        );
-        assert_eq!(
-            parsed("5..1").unwrap_err(),
-            "--range `5..1` is reversed: it ends at 1, before its start 5"
-        );
-        // Empty only because the end is excluded: the inclusive form is offered.
-        assert_eq!(
-            parsed("3..3").unwrap_err(),
-            "--range `3..3` selects no record (its end is excluded; `3..=3` selects record 3)"
-        );
-        assert!(parsed("a..b").unwrap_err().starts_with("--range expects"));
     }
 
     #[test]

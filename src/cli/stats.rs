@@ -24,7 +24,12 @@ pub struct StatsArgs {
     pub json: bool,
 }
 
-pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+pub fn run(
+    args: &StatsArgs,
+    open: &OpenOptions,
+    env: &super::env::Env,
+    out: &mut impl Write,
+) -> Result<Status> {
     let (inputs, mut status) = super::dataset::Run::resolve(&args.files);
     inputs.note_skipped();
     let plan = run::Plan::of(&inputs.dataset).with_roots(&args.files);
@@ -40,7 +45,7 @@ pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result
     if plan.files.is_empty() {
         return Ok(status.max(Status::Unusable));
     }
-    let progress = super::progress::Progress::steps("summarising", 0, false);
+    let progress = super::progress::Progress::steps("summarising", 0, env.progress(false));
     let outcome = run::compute_observed(&plan, &open.decoder, &open.read, &|done, total| {
         progress.set_total(total);
         progress.set(done);

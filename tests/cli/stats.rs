@@ -21,7 +21,7 @@ fn stats_of(path: &Path, json: bool) -> (Status, String) {
     };
     let open = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
     let mut out = Vec::new();
-    let status = stats(&args, &open, &mut out).unwrap();
+    let status = stats(&args, &open, &tfr_inspect::cli::Env::plain(), &mut out).unwrap();
     (status, String::from_utf8(out).unwrap())
 }
 

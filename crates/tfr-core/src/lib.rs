@@ -62,6 +62,7 @@ pub mod pyjson;
 pub mod quiz;
 pub mod record_index;
 pub mod recover;
+pub mod report;
 pub mod resync;
 pub mod rules;
 pub mod schema;
