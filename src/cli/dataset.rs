@@ -14,7 +14,6 @@ use tfr_core::dataset::features::{FeatureSpecs, SpecNote, SpecsBeside};
 use tfr_core::dataset::report::SplitPlace;
 use tfr_core::dataset::{Dataset, Summary, Tally};
 use tfr_core::escape::Untrusted;
-use tfr_core::jsonformat::Json;
 
 /// A command's run over the files its arguments name.
 pub struct Run {
@@ -148,21 +147,6 @@ impl Run {
             shard,
             split_first_record: first,
         })
-    }
-
-    /// [`Run::split_place`] as members of the hand-built JSON objects `verify` still builds.
-    pub fn place_json(&self, member: usize) -> Vec<(String, Json)> {
-        let Some(place) = self.split_place(member) else {
-            return Vec::new();
-        };
-        vec![
-            ("split".into(), Json::String(place.split)),
-            ("shard".into(), place.shard.map_or(Json::Null, Json::String)),
-            (
-                "split_first_record".into(),
-                Json::Literal(place.split_first_record.to_string()),
-            ),
-        ]
     }
 
     /// Ends a dataset run: the summary, as text (with the skipped files when `skipped`) or JSON.

@@ -29,9 +29,7 @@ use super::progress::Progress;
 use super::{Env, Messages, Status};
 use crate::hint::UserMessage;
 use tfr_core::input::OpenOptions;
-use tfr_core::report::verify::{
-    FileLine, FileVerdict, Outcome, Place, VerifyOptions, VerifyReport,
-};
+use tfr_core::report::verify::{FileLine, FileVerdict, Outcome, VerifyOptions, VerifyReport};
 use tfr_core::resync::ResyncBudget;
 use tfr_core::words::plural;
 
@@ -66,21 +64,6 @@ impl tfr_core::report::Progress for Progress {
 }
 
 /// Where member `member` of `run` stands in its split, for its JSON object.
-fn place(run: &Run, member: usize) -> Option<Place> {
-    let (split, first) = run.first_record(member)?;
-    let shard = run
-        .dataset
-        .members
-        .get(member)
-        .and_then(|m| m.shard)
-        .and_then(|(s, n)| Some(run.dataset.splits.get(s)?.set.number_text(n)));
-    Some(Place {
-        split: split.raw().to_string(),
-        shard,
-        split_first_record: first,
-    })
-}
-
 /// Checks `args.files`, one per core, and reports them in the order given; damage is red and an
 /// intact file's verdict green when stdout is coloured.
 pub fn run(
@@ -125,7 +108,7 @@ pub fn run(
             (true, outcome) => {
                 let line = FileLine {
                     file: tfr_core::escape::path_for_json(path),
-                    place: place(&run, member),
+                    place: run.split_place(member),
                     outcome,
                 };
                 writeln!(out, "{}", tfr_core::pyjson::to_string(&line)?)?;

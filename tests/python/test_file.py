@@ -4,6 +4,7 @@ of the damaged files."""
 
 import base64
 import json
+import os
 
 import numpy as np
 import pytest
@@ -194,3 +195,19 @@ def test_batches_keep_only_the_columns_asked_for_in_their_order():
     batch = next(f.batches(10, columns=["feature3", "absent", "feature0"]))
     assert batch.schema.names == ["feature3", "absent", "feature0"]
     assert batch.column(1).null_count == 10
+
+
+def test_verify_gives_the_command_lines_json_for_each_file():
+    import subprocess
+
+    binary = TESTDATA.parent / "target" / "debug" / "tfr-inspect"
+    if not binary.exists() and os.environ.get("TFR_INSPECT_CI") != "1":
+        pytest.skip("the command line is not built (cargo build)")
+    paths = [str(TESTDATA / "examples.tfrecord"), str(TESTDATA / "corrupt" / "data_crc_bitflip.tfrecord")]
+    report = tfr_inspect.verify(paths)
+    assert not report.ok
+    assert [f["damaged"] for f in report.files] == [0, 1]
+    cli = subprocess.run([str(binary), "verify", "--json", *paths], capture_output=True, text=True)
+    assert cli.returncode == 1
+    assert report.to_json() == cli.stdout
+    assert tfr_inspect.verify(paths[0]).ok

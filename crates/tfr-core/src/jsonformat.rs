@@ -3,8 +3,7 @@
 //! the way Python prints them.
 //!
 //! Records are written straight from the views into one `String`, with no intermediate tree. The
-//! tool's own reports are serde types printed by [`crate::pyjson`]; the small [`Json`] builder
-//! remains for those not yet typed.
+//! tool's own reports are serde types printed by [`crate::pyjson`].
 
 use std::borrow::Cow;
 
@@ -15,57 +14,6 @@ use crate::keytext::{KeyTexts, write_key};
 use crate::pyfmt::{json_bytes, json_string, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::textformat::scalar_text;
-
-/// A JSON value whose numbers are already formatted, so printing cannot change them.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Json {
-    Null,
-    Literal(String),
-    String(String),
-    Array(Vec<Json>),
-    Object(Vec<(String, Json)>),
-}
-
-impl Json {
-    /// Serialises with Python's default separators (`", "` and `": "`) and sorted keys.
-    pub fn write(&self, out: &mut String) {
-        match self {
-            Json::Null => out.push_str("null"),
-            Json::Literal(text) => out.push_str(text),
-            Json::String(text) => json_string(text, out),
-            Json::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    item.write(out);
-                }
-                out.push(']');
-            }
-            Json::Object(members) => {
-                let mut sorted: Vec<&(String, Json)> = members.iter().collect();
-                sorted.sort_by(|a, b| a.0.cmp(&b.0));
-                out.push('{');
-                for (i, (key, value)) in sorted.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    json_string(key, out);
-                    out.push_str(": ");
-                    value.write(out);
-                }
-                out.push('}');
-            }
-        }
-    }
-
-    pub fn to_string_sorted(&self) -> String {
-        let mut out = String::new();
-        self.write(&mut out);
-        out
-    }
-}
 
 /// The JSON object of a typed message, on one line.
 pub fn message_to_json(message: &MessageView<'_>) -> String {

@@ -8,7 +8,6 @@
 
 use crate::bytes::ByteSource;
 use crate::frame::{Frame, FrameIndex, FrameStatus};
-use crate::jsonformat::Json;
 use crate::span::FileOffset;
 
 /// Offsets shown in a sentence before the rest are elided (JSON lists them all).
@@ -104,19 +103,6 @@ impl<'a> NestedFrames<'a> {
             count: self.intact as u64,
             offsets: self.frames().map(|f| f.offset.0).collect(),
         }
-    }
-
-    /// [`NestedFrames::counted`] in the hand-built JSON tree that `verify` and `salvage` still
-    /// build their objects from.
-    pub fn to_json(&self) -> Json {
-        let number = |n: u64| Json::Literal(n.to_string());
-        Json::Object(vec![
-            ("count".into(), number(self.intact as u64)),
-            (
-                "offsets".into(),
-                Json::Array(self.frames().map(|f| number(f.offset.0)).collect()),
-            ),
-        ])
     }
 }
 

@@ -5,7 +5,6 @@
 use crate::damage;
 use crate::frame::Frame;
 use crate::input::Input;
-use crate::jsonformat::Json;
 use crate::payload::{Decoded, Decoder, Names, PayloadKind, Summary};
 use serde::Serialize;
 
@@ -127,62 +126,6 @@ pub fn summarize(
         _ => {}
     }
     summary
-}
-
-/// What a JSON object describing a frame says about it; each output picks the members it needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrameField {
-    Index,
-    Offset,
-    /// The declared payload length (`null` when the header is unreadable).
-    Length,
-    /// `length_crc_ok` and `data_crc_ok` (`null` when not checked).
-    CrcVerdicts,
-    Status,
-    /// Where the bytes the frame owns end.
-    End,
-    AfterResync,
-    /// The offset TensorFlow names in its error, present only for frames it fails on.
-    TensorflowOffset,
-    /// The same, `null` for frames TensorFlow reads.
-    TensorflowOffsetOrNull,
-}
-
-/// The members describing `frame`, worded as [`FrameFacts`] words them, in the hand-built JSON
-/// tree `locate` and `salvage` still build their objects from.
-pub fn frame_members(frame: &Frame, fields: &[FrameField]) -> Vec<(String, Json)> {
-    let number = |n: u64| Json::Literal(n.to_string());
-    let bool_or_null = |v: Option<bool>| v.map_or(Json::Null, |b| Json::Literal(b.to_string()));
-    let tensorflow = frame.tensorflow_offset().map(|tf| number(tf.0));
-    let mut members = Vec::new();
-    for field in fields {
-        let mut add = |name: &str, value: Json| members.push((name.to_string(), value));
-        match field {
-            FrameField::Index => add("index", number(frame.index as u64)),
-            FrameField::Offset => add("offset", number(frame.offset.0)),
-            FrameField::Length => add("length", frame.declared_length.map_or(Json::Null, number)),
-            FrameField::CrcVerdicts => {
-                add("length_crc_ok", bool_or_null(frame.status.length_crc_ok()));
-                add("data_crc_ok", bool_or_null(frame.status.data_crc_ok()));
-            }
-            FrameField::Status => add("status", Json::String(frame.status.name().into())),
-            FrameField::End => add("end", number(frame.region_end.0)),
-            FrameField::AfterResync => add(
-                "after_resync",
-                Json::Literal(frame.after_resync.to_string()),
-            ),
-            FrameField::TensorflowOffset => {
-                if let Some(tf) = &tensorflow {
-                    add("tensorflow_offset", tf.clone());
-                }
-            }
-            FrameField::TensorflowOffsetOrNull => add(
-                "tensorflow_offset",
-                tensorflow.clone().unwrap_or(Json::Null),
-            ),
-        }
-    }
-    members
 }
 
 /// What every JSON output says about a frame the same way: where it is, its CRC verdicts, its

@@ -20,6 +20,8 @@ use tfr_core::frame::{Frame, FrameStatus};
 use tfr_core::input::{Input, OpenOptions};
 use tfr_core::jsonformat::message_to_json;
 use tfr_core::payload::{Decoder, Reading};
+use tfr_core::report::verify::{FileLine, Outcome, VerifyOptions, VerifyReport};
+use tfr_core::resync::ResyncBudget;
 use tfr_core::schema::Schema;
 
 /// An opened TFRecord file, indexed whole on opening.
@@ -412,8 +414,52 @@ fn gather_batch(
     Ok((gathered, skipped))
 }
 
+/// Checks every frame of `paths` (one file per core, the lock released) and returns whether all
+/// are intact and each file's line of `verify --json`, the command line's JSON text.
+#[pyfunction]
+#[pyo3(signature = (paths, thorough = false, images = false))]
+fn verify_json(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    thorough: bool,
+    images: bool,
+) -> PyResult<(bool, Vec<String>)> {
+    let report = py.detach(|| {
+        let open = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
+        let options = VerifyOptions {
+            budget: if thorough {
+                ResyncBudget::Unlimited
+            } else {
+                ResyncBudget::DEFAULT
+            },
+            images,
+        };
+        VerifyReport::check(&paths, &open, options, &())
+    });
+    let lines = paths
+        .iter()
+        .zip(&report.files)
+        .map(|(path, verdict)| {
+            let outcome = match verdict {
+                Ok(verdict) => Outcome::Checked(verdict),
+                Err(error) => Outcome::Unusable {
+                    error: error.to_string(),
+                },
+            };
+            let line = FileLine {
+                file: path_for_json(path),
+                place: None,
+                outcome,
+            };
+            tfr_core::pyjson::to_string(&line).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+        })
+        .collect::<PyResult<Vec<String>>>()?;
+    Ok((report.ok(), lines))
+}
+
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<NativeFile>()?;
+    module.add_function(wrap_pyfunction!(verify_json, module)?)?;
     Ok(())
 }

@@ -14,6 +14,7 @@ use super::{NestedCount, Progress, ser};
 use crate::compress::{Compressed, IgnoredTail, OversizedBlock, StreamProblemKind};
 use crate::damage;
 use crate::dataset::Tally;
+use crate::dataset::report::SplitPlace;
 use crate::error::Error;
 use crate::frame::{FrameIndex, FrameStatus};
 use crate::image::check::Undecodable;
@@ -218,16 +219,6 @@ pub struct FileVerdict {
     pub tally: Tally,
 }
 
-/// Where a member of a dataset stands in its split.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Place {
-    pub split: String,
-    /// The shard's number as its name writes it (`None`: not a numbered shard).
-    pub shard: Option<String>,
-    /// The split-wide number of its first record.
-    pub split_first_record: u64,
-}
-
 /// One file's line of `verify --json`: its name and place, then its verdict or the error that
 /// kept it from being checked.
 #[derive(Debug, Serialize)]
@@ -235,7 +226,7 @@ pub struct FileLine<'a> {
     /// The file's name, escaped for JSON.
     pub file: String,
     #[serde(flatten)]
-    pub place: Option<Place>,
+    pub place: Option<SplitPlace>,
     #[serde(flatten)]
     pub outcome: Outcome<'a>,
 }

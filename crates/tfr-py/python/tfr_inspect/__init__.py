@@ -18,9 +18,10 @@ import os
 import warnings
 
 from ._errors import DamagedRecordError, DamagedRecordWarning
-from ._native import NativeFile
+from ._native import NativeFile, verify_json as _verify_json
+from ._paths import expand as _expand
 
-__all__ = ["DamagedRecordError", "DamagedRecordWarning", "Frame", "Damage", "File", "open"]
+__all__ = ["VerifyReport", "verify", "DamagedRecordError", "DamagedRecordWarning", "Frame", "Damage", "File", "open"]
 
 try:  # numpy is optional: without it, numbers come as lists.
     import numpy as _np
@@ -195,3 +196,31 @@ def open(path, compression="auto"):  # noqa: A001 - the name the package promise
     ``"ZLIB"`` or ``"SNAPPY"``: the bytes are then read only so.
     """
     return File(path, compression)
+
+
+class VerifyReport:
+    """What ``verify`` found: ``ok`` when every file was read and every frame is intact, and
+    ``files``, each file's verdict as ``tfr-inspect verify --json`` prints it (a dict per file:
+    frames, intact, damaged, problems with record numbers and offsets, or the error that kept the
+    file from being read)."""
+
+    def __init__(self, ok, files):
+        self.ok = ok
+        self.files = files
+
+    def to_dict(self):
+        return {"ok": self.ok, "files": self.files}
+
+    def to_json(self):
+        """The per-file lines exactly as ``tfr-inspect verify --json FILE...`` prints them."""
+        return "".join(json.dumps(f, sort_keys=True) + "\n" for f in self.files)
+
+    def __repr__(self):
+        return f"VerifyReport(ok={self.ok}, files={len(self.files)})"
+
+
+def verify(paths, thorough=False, images=False):
+    """Checks every frame of every file ``paths`` names (a path, a glob, a directory, or a list
+    of them), one file per core, as ``tfr-inspect verify`` does."""
+    ok, lines = _verify_json([os.fspath(p) for p in _expand(paths)], thorough, images)
+    return VerifyReport(ok, [json.loads(line) for line in lines])
