@@ -27,7 +27,7 @@ use super::{Status, print_error, report_unusable};
 use tfr_core::bytes::ByteSource;
 use tfr_core::dataset::features::{FeatureSpecs, SpecsBeside};
 use tfr_core::escape::path_for_terminal;
-use tfr_core::image::found::images_in;
+use tfr_core::image::found::{FoundImage, RecordImages, images_in};
 use tfr_core::image::overlay::Overlay;
 use tfr_core::image::{self, ImageHeader, font};
 use tfr_core::input::{Input, OpenOptions};
@@ -445,66 +445,8 @@ fn plan_file(
         let view = decoded.view(payload, decoder.table());
         let found = images_in(&view, specs);
         for image in &found.images {
-            let overlay = found.overlay_of(image).filter(|_| args.boxes).cloned();
-            let header = ImageHeader::read(image.bytes);
-            // Boxes are drawn only on an image that may be decoded to be shown; a larger one is
-            // written as stored (or, raw, as PNG), with a note.
-            let overlay = overlay.filter(|_| match too_large_to_draw(image.bytes, found.shape) {
-                Some(note) => {
-                    eprintln!(
-                        "{}: record {record} {}: boxes not drawn: {note}",
-                        input.name(),
-                        tfr_core::escape::for_terminal(&image.name)
-                    );
-                    false
-                }
-                None => true,
-            });
-            let (ext, content, what) = match (header, overlay) {
-                (_, Some(overlay)) => (
-                    "png",
-                    Content::Png {
-                        shape: found.shape,
-                        overlay: Some(overlay.clone()),
-                    },
-                    format!(
-                        "{} with {}",
-                        describe(image.bytes, found.shape),
-                        marks(&overlay)
-                    ),
-                ),
-                (Some(h), None) => {
-                    // Written as stored all the same (the bytes are what the record holds), but
-                    // a reader should know; `verify --images` decodes every image fully.
-                    if let Err(reason) = image::check::check_structure(image.bytes, found.shape) {
-                        eprintln!(
-                            "{}: record {record} {}: written as stored, but {reason}",
-                            input.name(),
-                            tfr_core::escape::for_terminal(&image.name)
-                        );
-                    }
-                    (
-                        extension(h.format),
-                        Content::Stored,
-                        format!("{h}, as stored"),
-                    )
-                }
-                (None, None) => (
-                    "png",
-                    Content::Png {
-                        shape: found.shape,
-                        overlay: None,
-                    },
-                    describe(image.bytes, found.shape),
-                ),
-            };
-            let mut name = format!("{stem}.r{record}.{}", sanitise(image.key, &image.name));
-            if let Some(step) = image.step {
-                name.push_str(&format!(".s{step}"));
-            }
-            if image.value > 0 {
-                name.push_str(&format!(".v{}", image.value));
-            }
+            let (ext, content, what) = content_of(input, record, image, &found, args.boxes);
+            let name = file_name(&stem, record, image);
             let path = unique(&args.out, &name, ext, names);
             plan.push(Planned {
                 path,
@@ -518,6 +460,84 @@ fn plan_file(
         }
     }
     status
+}
+
+/// How one image found in a record is written: its file extension, how its file is made, and
+/// what it is (for the line that names the file). Notes why boxes are not drawn, or why an image
+/// written as stored may not open, as they are found.
+fn content_of(
+    input: &Input,
+    record: usize,
+    image: &FoundImage<'_>,
+    found: &RecordImages<'_>,
+    boxes: bool,
+) -> (&'static str, Content, String) {
+    let overlay = found.overlay_of(image).filter(|_| boxes).cloned();
+    let header = ImageHeader::read(image.bytes);
+    // Boxes are drawn only on an image that may be decoded to be shown; a larger one is
+    // written as stored (or, raw, as PNG), with a note.
+    let overlay = overlay.filter(|_| match too_large_to_draw(image.bytes, found.shape) {
+        Some(note) => {
+            eprintln!(
+                "{}: record {record} {}: boxes not drawn: {note}",
+                input.name(),
+                tfr_core::escape::for_terminal(&image.name)
+            );
+            false
+        }
+        None => true,
+    });
+    match (header, overlay) {
+        (_, Some(overlay)) => (
+            "png",
+            Content::Png {
+                shape: found.shape,
+                overlay: Some(overlay.clone()),
+            },
+            format!(
+                "{} with {}",
+                describe(image.bytes, found.shape),
+                marks(&overlay)
+            ),
+        ),
+        (Some(h), None) => {
+            // Written as stored all the same (the bytes are what the record holds), but
+            // a reader should know; `verify --images` decodes every image fully.
+            if let Err(reason) = image::check::check_structure(image.bytes, found.shape) {
+                eprintln!(
+                    "{}: record {record} {}: written as stored, but {reason}",
+                    input.name(),
+                    tfr_core::escape::for_terminal(&image.name)
+                );
+            }
+            (
+                extension(h.format),
+                Content::Stored,
+                format!("{h}, as stored"),
+            )
+        }
+        (None, None) => (
+            "png",
+            Content::Png {
+                shape: found.shape,
+                overlay: None,
+            },
+            describe(image.bytes, found.shape),
+        ),
+    }
+}
+
+/// The name of an image's file, before its extension: input file stem, record, feature, and the
+/// step and value within the feature when they are not the first.
+fn file_name(stem: &str, record: usize, image: &FoundImage<'_>) -> String {
+    let mut name = format!("{stem}.r{record}.{}", sanitise(image.key, &image.name));
+    if let Some(step) = image.step {
+        name.push_str(&format!(".s{step}"));
+    }
+    if image.value > 0 {
+        name.push_str(&format!(".v{}", image.value));
+    }
+    name
 }
 
 /// `JPEG 160x120` or `raw 28x28x1 uint8 grayscale`.
