@@ -330,46 +330,15 @@ fn render(
             output.push('\n');
         }
         Format::Tree => {
-            let mut out = Vec::new();
-            let heading = format!(
-                "record {}  (offset {}, {} bytes)",
-                frame.index,
-                frame.offset,
-                payload.len()
+            grouped = render_tree(
+                input,
+                decoder,
+                &frame,
+                (payload, &decoded),
+                rule_notes,
+                (specs, snapshot),
+                output,
             );
-            let placed = snapshot
-                .and_then(|s| element::place(s, decoder, &frame, Some((payload, &decoded))));
-            // Shown alone, a component still says where it belongs.
-            let alone = match &placed {
-                Some(p @ Placed { value: Ok(_), .. }) => {
-                    format!("{heading}  {}", element::whose(p.element, &p.path))
-                }
-                _ => heading.clone(),
-            };
-            let example = decoded
-                .typed(payload, decoder.table())
-                .filter(|m| m.type_name() == "Example");
-            let _ = match (specs, example) {
-                (Some(specs), Some(example)) => {
-                    tfr_core::dataset::features::write_example(&mut out, &heading, &example, specs)
-                }
-                _ => decoded
-                    .view(payload, decoder.table())
-                    .write_tree(&alone, &mut out),
-            };
-            let rules = match rule_notes {
-                true => super::teach::record_notes(data, &frame, &decoded, decoder.table()),
-                false => Vec::new(),
-            };
-            for line in &rules {
-                out.extend_from_slice(line.as_bytes());
-                out.push(b'\n');
-            }
-            output.push_str(&String::from_utf8_lossy(&out));
-            grouped = placed.map(|placed| {
-                let tree = component_tree(&placed, &heading, &decoded, payload, decoder, &rules);
-                (placed, tree)
-            });
         }
     }
     Rendered {
@@ -379,6 +348,62 @@ fn render(
         index: frame.index,
         placed: grouped,
     }
+}
+
+/// A record as a tree (worded by the dataset's feature specs when it has them), with the rules'
+/// notes when asked for; for a snapshot's shard, also where it is placed in its element and the
+/// tree it is shown with there.
+fn render_tree(
+    input: &Input,
+    decoder: &Decoder,
+    frame: &Frame,
+    (payload, decoded): (&[u8], &Decoded),
+    rule_notes: bool,
+    (specs, snapshot): (
+        Option<&tfr_core::dataset::features::FeatureSpecs>,
+        Option<&Arc<Snapshot>>,
+    ),
+    output: &mut String,
+) -> Option<(Placed, String)> {
+    let mut out = Vec::new();
+    let heading = format!(
+        "record {}  (offset {}, {} bytes)",
+        frame.index,
+        frame.offset,
+        payload.len()
+    );
+    let placed = snapshot.and_then(|s| element::place(s, decoder, frame, Some((payload, decoded))));
+    // Shown alone, a component still says where it belongs.
+    let alone = match &placed {
+        Some(p @ Placed { value: Ok(_), .. }) => {
+            format!("{heading}  {}", element::whose(p.element, &p.path))
+        }
+        _ => heading.clone(),
+    };
+    let example = decoded
+        .typed(payload, decoder.table())
+        .filter(|m| m.type_name() == "Example");
+    let _ = match (specs, example) {
+        (Some(specs), Some(example)) => {
+            tfr_core::dataset::features::write_example(&mut out, &heading, &example, specs)
+        }
+        _ => decoded
+            .view(payload, decoder.table())
+            .write_tree(&alone, &mut out),
+    };
+    let rules = match rule_notes {
+        true => super::teach::record_notes(input.data(), frame, decoded, decoder.table()),
+        false => Vec::new(),
+    };
+    for line in &rules {
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    output.push_str(&String::from_utf8_lossy(&out));
+    placed.map(|placed| {
+        let tree = component_tree(&placed, &heading, decoded, payload, decoder, &rules);
+        (placed, tree)
+    })
 }
 
 /// A record's tree as a component of its element: headed by the component's path, indented
