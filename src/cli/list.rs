@@ -206,14 +206,6 @@ pub fn run(
             json: args.json,
             header,
         };
-        let placing = grouper.as_ref().map(Grouper::shared);
-        // JSON lists the names, and a terminal's rows fit as many as its width holds; a table
-        // written to a pipe prints each summary line as it is.
-        let names = if args.json || width.is_some() {
-            FeatureNames::Kept
-        } else {
-            FeatureNames::Skipped
-        };
         let rows = Rows {
             file: &json_name,
             split: split.as_ref(),
@@ -222,39 +214,14 @@ pub fn run(
             coloured,
             width,
         };
-        let mut intact = 0usize;
         let mut notes = Vec::new();
-        let outcome = render_in_order(
+        let (outcome, intact) = list_records(
             &mut input,
-            0,
-            None,
             env.progress(true),
-            |input, decoder, frame, output| {
-                list_frame(
-                    input,
-                    decoder,
-                    frame,
-                    (names, &rows, placing.as_deref()),
-                    output,
-                )
-            },
+            (feature_names(args.json, width), &rows),
+            grouper.as_mut(),
+            &layout,
             out,
-            |input, (is_intact, record, placed), text| {
-                intact += usize::from(is_intact);
-                let Some(grouper) = grouper.as_mut() else {
-                    return Handed::AsIs;
-                };
-                let part = Part {
-                    record,
-                    plain: text.to_string(),
-                    placed,
-                };
-                let shown = grouper.push(part, &layout, &mut notes);
-                for note in notes.drain(..) {
-                    eprintln!("{}: {note}", input.name());
-                }
-                Handed::Instead(shown)
-            },
         )?;
         if let Outcome::Changed(e) = outcome {
             status = status.max(report_unusable(&e));
@@ -275,40 +242,126 @@ pub fn run(
             }
             None => String::new(),
         };
-        let damaged = input.index.damaged_count();
-        let compression = input.source.compression();
-        let stream_problem = compression.and_then(|c| c.problem.as_ref());
-        if !args.json {
-            let counts = (intact, damaged, elements.as_str());
-            writeln!(out, "{}", file_line(&input, counts, coloured))?;
-        }
-        if let Some(tail) = compression.and_then(|c| c.ignored.as_ref()) {
-            eprintln!("{name}: note: {tail}");
-        }
-        if let Some(block) = compression.and_then(|c| c.oversized.as_ref()) {
-            eprintln!("{name}: note: {block}");
-        }
-        if let Some(note) = tfr_core::damage::unverified(&input.index) {
-            eprintln!("{name}: note: {note}; verify --thorough searches them");
-        }
-        if let Some(problem) = stream_problem {
-            // Frames decoded before the damage are listed above; the stream itself is damaged.
-            eprintln!("{name}: compressed stream damaged: {problem}");
-            status = status.max(Status::Damage);
-        }
+        status = status.max(file_summary(
+            out,
+            args,
+            &input,
+            (intact, &elements),
+            coloured,
+        )?);
         if let Some(tally) = run.tallies.get_mut(member) {
-            *tally = Some(tfr_core::dataset::Tally {
-                compression: compression.map(|c| c.compression),
-                ..tfr_core::dataset::Tally::of(&input.index, stream_problem.is_some())
-            });
-        }
-        if damaged > 0 {
-            status = status.max(Status::Damage);
+            *tally = Some(tally_of(&input));
         }
     }
     run.note_skipped();
     if run.is_dataset() {
         status = status.max(run.finish(args.json, false, out)?);
+    }
+    Ok(status)
+}
+
+/// What a dataset's summary counts of one listed file.
+fn tally_of(input: &Input) -> tfr_core::dataset::Tally {
+    let compression = input.source.compression();
+    let stream_problem = compression.and_then(|c| c.problem.as_ref());
+    tfr_core::dataset::Tally {
+        compression: compression.map(|c| c.compression),
+        ..tfr_core::dataset::Tally::of(&input.index, stream_problem.is_some())
+    }
+}
+
+/// Whether rows keep the features' names: JSON lists the names, and a terminal's rows fit as many
+/// as its width holds; a table written to a pipe prints each summary line as it is.
+fn feature_names(json: bool, width: Option<usize>) -> FeatureNames {
+    if json || width.is_some() {
+        FeatureNames::Kept
+    } else {
+        FeatureNames::Skipped
+    }
+}
+
+/// Lists the records of one file in order, gathered into elements when `grouper` is given: the
+/// outcome, and how many records were intact.
+fn list_records(
+    input: &mut Input,
+    progress: bool,
+    (names, rows): (FeatureNames, &Rows<'_>),
+    mut grouper: Option<&mut Grouper>,
+    layout: &ListLayout,
+    out: &mut impl Write,
+) -> std::io::Result<(Outcome, usize)> {
+    let placing = grouper.as_deref().map(Grouper::shared);
+    let mut intact = 0usize;
+    let mut notes = Vec::new();
+    let outcome = render_in_order(
+        input,
+        0,
+        None,
+        progress,
+        |input, decoder, frame, output| {
+            list_frame(
+                input,
+                decoder,
+                frame,
+                (names, rows, placing.as_deref()),
+                output,
+            )
+        },
+        out,
+        |input, (is_intact, record, placed), text| {
+            intact += usize::from(is_intact);
+            let Some(grouper) = grouper.as_deref_mut() else {
+                return Handed::AsIs;
+            };
+            let part = Part {
+                record,
+                plain: text.to_string(),
+                placed,
+            };
+            let shown = grouper.push(part, layout, &mut notes);
+            for note in notes.drain(..) {
+                eprintln!("{}: {note}", input.name());
+            }
+            Handed::Instead(shown)
+        },
+    )?;
+    Ok((outcome, intact))
+}
+
+/// The line that sums up one listed file (unless in JSON), the notes on its compressed stream
+/// and on frames not verified, and the status its damage leaves.
+fn file_summary(
+    out: &mut impl Write,
+    args: &ListArgs,
+    input: &Input,
+    (intact, elements): (usize, &str),
+    coloured: bool,
+) -> std::io::Result<Status> {
+    let name = input.name();
+    let mut status = Status::Clean;
+    let damaged = input.index.damaged_count();
+    let compression = input.source.compression();
+    let stream_problem = compression.and_then(|c| c.problem.as_ref());
+    if !args.json {
+        let counts = (intact, damaged, elements);
+        writeln!(out, "{}", file_line(input, counts, coloured))?;
+    }
+    if let Some(tail) = compression.and_then(|c| c.ignored.as_ref()) {
+        eprintln!("{name}: note: {tail}");
+    }
+    if let Some(block) = compression.and_then(|c| c.oversized.as_ref()) {
+        eprintln!("{name}: note: {block}");
+    }
+    if let Some(note) = tfr_core::damage::unverified(&input.index) {
+        eprintln!("{name}: note: {note}; verify --thorough searches them");
+    }
+    if let Some(problem) = stream_problem {
+        // Frames decoded before the damage are listed above; the stream itself is damaged.
+        eprintln!("{name}: compressed stream damaged: {problem}");
+        status = status.max(Status::Damage);
+    }
+    if damaged > 0 {
+        status = status.max(Status::Damage);
     }
     Ok(status)
 }

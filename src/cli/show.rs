@@ -13,7 +13,7 @@ use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
 use super::{Status, report_unusable};
 use tfr_core::damage;
-use tfr_core::dataset::features::SpecsBeside;
+use tfr_core::dataset::features::{FeatureSpecs, SpecsBeside};
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::{self, Placed};
 use tfr_core::frame::Frame;
@@ -90,25 +90,7 @@ pub fn run(
     // Records that are not the type a file of unknown protobuf was compared with: the first is
     // named, the rest counted.
     let mut mismatches = 0u64;
-    // A tensorflow-datasets shard: its features.json words the tree.
-    let specs = match args.format {
-        Format::Tree => {
-            let (specs, read) =
-                super::dataset::feature_specs(&mut SpecsBeside::default(), &args.file);
-            status = status.max(read);
-            specs
-        }
-        _ => None,
-    };
-    // A tf.data snapshot's shard: the tree groups its records into elements.
-    let mut grouper = match args.format {
-        Format::Tree => {
-            let (snapshot, read) = super::elements::snapshot_of(&args.file);
-            status = status.max(read);
-            snapshot.map(Grouper::new)
-        }
-        _ => None,
-    };
+    let (specs, mut grouper) = tree_context(args, &mut status);
     let placing = grouper.as_ref().map(Grouper::shared);
     let mut element_notes = Vec::new();
     let mut damaged_elements = false;
@@ -163,15 +145,7 @@ pub fn run(
             Handed::AsIs
         },
     )?;
-    if mismatches > 1 {
-        eprintln!(
-            "{}: {} in all are not a valid {} (the first is named above; `show -n N` names any \
-             other's reason)",
-            input.name(),
-            tfr_core::words::plural(mismatches, "record"),
-            input.decoder().expected_name()
-        );
-    }
+    note_mismatches(&input, mismatches);
     if let (Some(grouper), Outcome::Done { .. }) = (grouper.as_mut(), &outcome) {
         let rest = grouper.finish(input.index.len(), &ShowLayout, &mut element_notes);
         out.write_all(rest.as_bytes())?;
@@ -183,8 +157,51 @@ pub fn run(
     if damaged_elements {
         status = status.max(Status::Damage);
     }
+    Ok(report_end(&input, args, outcome, (start, end), status))
+}
+
+/// With `--format tree`: the feature specs of a tensorflow-datasets shard (its features.json
+/// words the tree) and, for a tf.data snapshot's shard, the grouper that gathers its records into
+/// elements. Other formats use neither.
+fn tree_context(
+    args: &ShowArgs,
+    status: &mut Status,
+) -> (Option<Arc<FeatureSpecs>>, Option<Grouper>) {
+    if args.format != Format::Tree {
+        return (None, None);
+    }
+    let (specs, read) = super::dataset::feature_specs(&mut SpecsBeside::default(), &args.file);
+    *status = (*status).max(read);
+    let (snapshot, read) = super::elements::snapshot_of(&args.file);
+    *status = (*status).max(read);
+    (specs, snapshot.map(Grouper::new))
+}
+
+/// After the first record that is not the type compared with (named as it was met): how many
+/// there were in all.
+fn note_mismatches(input: &Input, mismatches: u64) {
+    if mismatches > 1 {
+        eprintln!(
+            "{}: {} in all are not a valid {} (the first is named above; `show -n N` names any \
+             other's reason)",
+            input.name(),
+            tfr_core::words::plural(mismatches, "record"),
+            input.decoder().expected_name()
+        );
+    }
+}
+
+/// The status once the records are shown: the file changed under them, records asked for that
+/// do not exist, or a compressed stream that ends damaged.
+fn report_end(
+    input: &Input,
+    args: &ShowArgs,
+    outcome: Outcome,
+    (start, end): (usize, Option<usize>),
+    mut status: Status,
+) -> Status {
     match outcome {
-        Outcome::Changed(e) => return Ok(report_unusable(&e)),
+        Outcome::Changed(e) => return report_unusable(&e),
         // None of the records asked for exists: as `-n` past the end, an unusable request.
         Outcome::Done { next } if args.range.is_some() && next <= start => {
             let missing = missing_records((start, end), input.index.len()).unwrap_or_default();
@@ -211,7 +228,7 @@ pub fn run(
         eprintln!("{}: compressed stream damaged: {problem}", input.name());
         status = status.max(Status::Damage);
     }
-    Ok(status)
+    status
 }
 
 /// Why records `start..end` cannot be shown from a file of `count` frames, when none of them
@@ -313,46 +330,15 @@ fn render(
             output.push('\n');
         }
         Format::Tree => {
-            let mut out = Vec::new();
-            let heading = format!(
-                "record {}  (offset {}, {} bytes)",
-                frame.index,
-                frame.offset,
-                payload.len()
+            grouped = render_tree(
+                input,
+                decoder,
+                &frame,
+                (payload, &decoded),
+                rule_notes,
+                (specs, snapshot),
+                output,
             );
-            let placed = snapshot
-                .and_then(|s| element::place(s, decoder, &frame, Some((payload, &decoded))));
-            // Shown alone, a component still says where it belongs.
-            let alone = match &placed {
-                Some(p @ Placed { value: Ok(_), .. }) => {
-                    format!("{heading}  {}", element::whose(p.element, &p.path))
-                }
-                _ => heading.clone(),
-            };
-            let example = decoded
-                .typed(payload, decoder.table())
-                .filter(|m| m.type_name() == "Example");
-            let _ = match (specs, example) {
-                (Some(specs), Some(example)) => {
-                    tfr_core::dataset::features::write_example(&mut out, &heading, &example, specs)
-                }
-                _ => decoded
-                    .view(payload, decoder.table())
-                    .write_tree(&alone, &mut out),
-            };
-            let rules = match rule_notes {
-                true => super::teach::record_notes(data, &frame, &decoded, decoder.table()),
-                false => Vec::new(),
-            };
-            for line in &rules {
-                out.extend_from_slice(line.as_bytes());
-                out.push(b'\n');
-            }
-            output.push_str(&String::from_utf8_lossy(&out));
-            grouped = placed.map(|placed| {
-                let tree = component_tree(&placed, &heading, &decoded, payload, decoder, &rules);
-                (placed, tree)
-            });
         }
     }
     Rendered {
@@ -362,6 +348,62 @@ fn render(
         index: frame.index,
         placed: grouped,
     }
+}
+
+/// A record as a tree (worded by the dataset's feature specs when it has them), with the rules'
+/// notes when asked for; for a snapshot's shard, also where it is placed in its element and the
+/// tree it is shown with there.
+fn render_tree(
+    input: &Input,
+    decoder: &Decoder,
+    frame: &Frame,
+    (payload, decoded): (&[u8], &Decoded),
+    rule_notes: bool,
+    (specs, snapshot): (
+        Option<&tfr_core::dataset::features::FeatureSpecs>,
+        Option<&Arc<Snapshot>>,
+    ),
+    output: &mut String,
+) -> Option<(Placed, String)> {
+    let mut out = Vec::new();
+    let heading = format!(
+        "record {}  (offset {}, {} bytes)",
+        frame.index,
+        frame.offset,
+        payload.len()
+    );
+    let placed = snapshot.and_then(|s| element::place(s, decoder, frame, Some((payload, decoded))));
+    // Shown alone, a component still says where it belongs.
+    let alone = match &placed {
+        Some(p @ Placed { value: Ok(_), .. }) => {
+            format!("{heading}  {}", element::whose(p.element, &p.path))
+        }
+        _ => heading.clone(),
+    };
+    let example = decoded
+        .typed(payload, decoder.table())
+        .filter(|m| m.type_name() == "Example");
+    let _ = match (specs, example) {
+        (Some(specs), Some(example)) => {
+            tfr_core::dataset::features::write_example(&mut out, &heading, &example, specs)
+        }
+        _ => decoded
+            .view(payload, decoder.table())
+            .write_tree(&alone, &mut out),
+    };
+    let rules = match rule_notes {
+        true => super::teach::record_notes(input.data(), frame, decoded, decoder.table()),
+        false => Vec::new(),
+    };
+    for line in &rules {
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    output.push_str(&String::from_utf8_lossy(&out));
+    placed.map(|placed| {
+        let tree = component_tree(&placed, &heading, decoded, payload, decoder, &rules);
+        (placed, tree)
+    })
 }
 
 /// A record's tree as a component of its element: headed by the component's path, indented
