@@ -122,7 +122,17 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        // The server leaves its socket behind when killed: remove it too.
+        let socket = self
+            .tmux()
+            .args(["display-message", "-p", "#{socket_path}"])
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
         let _ = self.tmux().arg("kill-server").status();
+        if let Some(socket) = socket.filter(|s| !s.is_empty()) {
+            let _ = std::fs::remove_file(socket);
+        }
     }
 }
 
