@@ -31,7 +31,7 @@ def test_beam_reads_intact_records_and_reports_damage_as_a_side_output(tmp_path)
             "record": 192,
             "offset": 19276,
             "status": "data_crc_mismatch",
-            "reason": "the payload's CRC does not match",
+            "reason": "payload CRC mismatch (stored 0xe042b0d7, computed 0xe442b0d7): the payload or its CRC is damaged",
             "tensorflow_message": "corrupted record at 19288",
         }
     ]

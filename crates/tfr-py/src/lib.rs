@@ -14,9 +14,10 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 use tfr_core::columns::{Column, ColumnError, ColumnValues, ExampleColumns};
 use tfr_core::compress::Mode;
+use tfr_core::damage;
 use tfr_core::escape::{path_for_json, path_for_terminal};
 use tfr_core::example::{FeatureKind, top_features};
-use tfr_core::frame::{Frame, FrameStatus};
+use tfr_core::frame::Frame;
 use tfr_core::input::{Input, OpenOptions};
 use tfr_core::jsonformat::message_to_json;
 use tfr_core::payload::{Decoder, Reading};
@@ -66,7 +67,11 @@ impl NativeFile {
             reason,
         };
         if !frame.status.is_intact() {
-            return Err(damaged(status_text(frame.status).to_string()));
+            return Err(damaged(damage::problem(
+                frame,
+                &input.source,
+                input.is_last(frame.index),
+            )));
         }
         frame
             .payload(&input.source)
@@ -92,15 +97,18 @@ impl NativeFile {
     }
 }
 
-fn status_text(status: FrameStatus) -> &'static str {
-    match status {
-        FrameStatus::Intact => "intact",
-        FrameStatus::DataCrcMismatch => "the payload's CRC does not match",
-        FrameStatus::LengthCrcMismatch => "the length's CRC does not match",
-        FrameStatus::TruncatedRecord => "the file ends inside the record",
-        FrameStatus::LengthExceedsFile => "the length is larger than the file",
-        FrameStatus::PartialHeader => "the file ends inside the record's header",
-    }
+/// A damaged frame as the Python side's `Damage` is made from it: `(record, offset, status,
+/// reason, tensorflow_message)`, the reason in the command line's words.
+type DamageRow = (usize, u64, &'static str, String, Option<String>);
+
+fn damage_row(input: &Input, frame: &Frame) -> DamageRow {
+    (
+        frame.index,
+        frame.offset.0,
+        frame.status.name(),
+        damage::problem(frame, &input.source, input.is_last(frame.index)),
+        frame.tensorflow_message(),
+    )
 }
 
 /// One feature's values as the Python side builds them: the kind's name and either the packed
@@ -208,21 +216,12 @@ impl NativeFile {
     }
 
     /// The damaged frames as `(record, offset, status, reason, tensorflow_message)`.
-    #[allow(clippy::type_complexity)]
-    fn damage(&self) -> PyResult<Vec<(usize, u64, &'static str, &'static str, Option<String>)>> {
+    fn damage(&self) -> PyResult<Vec<DamageRow>> {
         let input = self.lock()?;
         Ok(input
             .index
             .damaged_frames(&input.source)
-            .map(|f| {
-                (
-                    f.index,
-                    f.offset.0,
-                    f.status.name(),
-                    status_text(f.status),
-                    f.tensorflow_message(),
-                )
-            })
+            .map(|f| damage_row(&input, &f))
             .collect())
     }
 
@@ -262,11 +261,7 @@ impl NativeFile {
         start: usize,
         stop: usize,
         columns: Option<Vec<String>>,
-    ) -> PyResult<(
-        usize,
-        Vec<BatchColumn<'py>>,
-        Vec<(usize, u64, &'static str, &'static str, Option<String>)>,
-    )> {
+    ) -> PyResult<(usize, Vec<BatchColumn<'py>>, Vec<DamageRow>)> {
         let input = self.lock()?;
         let gathered = py.detach(|| gather_batch(&input, start, stop, columns.as_deref()));
         let (gathered, skipped) = gathered.map_err(|problem| match problem {
@@ -284,18 +279,7 @@ impl NativeFile {
             .into_iter()
             .map(|c| column_to_python(py, c))
             .collect();
-        let skipped = skipped
-            .iter()
-            .map(|f| {
-                (
-                    f.index,
-                    f.offset.0,
-                    f.status.name(),
-                    status_text(f.status),
-                    f.tensorflow_message(),
-                )
-            })
-            .collect();
+        let skipped = skipped.iter().map(|f| damage_row(&input, f)).collect();
         Ok((rows, columns, skipped))
     }
 
