@@ -89,6 +89,38 @@ impl Tree {
         }
     }
 
+    /// The row of one feature: its values' line (worded by the dataset's feature specs when it
+    /// has them), and its values to open.
+    fn feature_row(
+        &self,
+        ctx: &Ctx<'_>,
+        reader: &EntryReader<'_>,
+        entry: &MapEntry,
+        (depth, parent): (usize, usize),
+    ) -> Node {
+        let feature = example::feature(reader, entry);
+        let mut row = Node::new(
+            depth,
+            Some(parent),
+            feature.shown_name(),
+            ctx.file(feature.span),
+        );
+        row.wire = Some(entry.last);
+        // A dataset's features name the record's own, not those of a payload inside it.
+        let specs = self
+            .record()
+            .and_then(|r| r.specs.as_deref())
+            .filter(|_| ctx.depth == 0);
+        let bytes_as = ctx.parsed.table.bytes_as(feature.key);
+        let declared = ctx.parsed.table.feature_type(feature.key);
+        row.detail = specs
+            .filter(|_| bytes_as.is_none() && declared.is_none())
+            .and_then(|s| tfr_core::dataset::features::describe(s, feature.key, &feature.values))
+            .unwrap_or_else(|| self.values_line(ctx, &feature.values, bytes_as, declared));
+        row.children = values_source(&feature.values, bytes_as, declared);
+        row
+    }
+
     /// A page of features or feature lists, by name.
     pub(super) fn named_rows(
         &mut self,
@@ -109,48 +141,12 @@ impl Tree {
             .iter()
             .take(FIELD_PAGE);
         for entry in page {
-            if lists {
-                let list = example::feature_list(&reader, entry);
-                let mut row =
-                    Node::new(depth, Some(parent), list.shown_name(), ctx.file(list.span));
-                row.wire = Some(entry.last);
-                row.detail = tfr_core::words::plural(list.len() as u64, "step");
-                if let Some(steps) = list.steps_field().filter(|_| !list.is_empty()) {
-                    row.children = Children::Later(Source::Steps(Page {
-                        field: steps.id(),
-                        nodes: Nodes::new(steps.nodes()),
-                        from: 0,
-                        at: ValuesAt::default(),
-                        bytes_as: ctx.parsed.table.bytes_as(list.key),
-                        declared: ctx.parsed.table.feature_type(list.key),
-                    }));
-                }
-                self.push(row);
+            let row = if lists {
+                feature_list_row(ctx, &reader, entry, (depth, parent))
             } else {
-                let feature = example::feature(&reader, entry);
-                let mut row = Node::new(
-                    depth,
-                    Some(parent),
-                    feature.shown_name(),
-                    ctx.file(feature.span),
-                );
-                row.wire = Some(entry.last);
-                // A dataset's features name the record's own, not those of a payload inside it.
-                let specs = self
-                    .record()
-                    .and_then(|r| r.specs.as_deref())
-                    .filter(|_| ctx.depth == 0);
-                let bytes_as = ctx.parsed.table.bytes_as(feature.key);
-                let declared = ctx.parsed.table.feature_type(feature.key);
-                row.detail = specs
-                    .filter(|_| bytes_as.is_none() && declared.is_none())
-                    .and_then(|s| {
-                        tfr_core::dataset::features::describe(s, feature.key, &feature.values)
-                    })
-                    .unwrap_or_else(|| self.values_line(ctx, &feature.values, bytes_as, declared));
-                row.children = values_source(&feature.values, bytes_as, declared);
-                self.push(row);
-            }
+                self.feature_row(ctx, &reader, entry, (depth, parent))
+            };
+            self.push(row);
         }
         let shown = (from + FIELD_PAGE).min(sorted.len());
         if shown < sorted.len() {
@@ -392,4 +388,28 @@ fn values_source(
         })),
         _ => Children::None,
     }
+}
+
+/// The row of one feature list: its number of steps, and its steps to open.
+fn feature_list_row(
+    ctx: &Ctx<'_>,
+    reader: &EntryReader<'_>,
+    entry: &MapEntry,
+    (depth, parent): (usize, usize),
+) -> Node {
+    let list = example::feature_list(reader, entry);
+    let mut row = Node::new(depth, Some(parent), list.shown_name(), ctx.file(list.span));
+    row.wire = Some(entry.last);
+    row.detail = tfr_core::words::plural(list.len() as u64, "step");
+    if let Some(steps) = list.steps_field().filter(|_| !list.is_empty()) {
+        row.children = Children::Later(Source::Steps(Page {
+            field: steps.id(),
+            nodes: Nodes::new(steps.nodes()),
+            from: 0,
+            at: ValuesAt::default(),
+            bytes_as: ctx.parsed.table.bytes_as(list.key),
+            declared: ctx.parsed.table.feature_type(list.key),
+        }));
+    }
+    row
 }
