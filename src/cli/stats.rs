@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::{Status, report_unusable};
+use super::{Messages, Status};
 use tfr_core::input::OpenOptions;
 use tfr_core::stats::figures::StatsReport;
 use tfr_core::stats::{report, run};
@@ -28,22 +28,23 @@ pub fn run(
     args: &StatsArgs,
     open: &OpenOptions,
     env: &super::env::Env,
+    messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let (inputs, mut status) = super::dataset::Run::resolve(&args.files);
-    inputs.note_skipped();
+    let inputs = super::dataset::Run::resolve_reporting(&args.files, messages);
+    inputs.note_skipped(messages);
     let plan = run::Plan::of(&inputs.dataset).with_roots(&args.files);
     for note in &plan.spec_notes {
         match note {
             // As `show` does: the figures are there, without what the dataset declares.
             run::SpecNote::Unusable(note) => {
-                status = status.max(report_unusable(&format!("{note}; figures made without it")));
+                messages.unusable(&format!("{note}; figures made without it"));
             }
-            run::SpecNote::Note(note) => eprintln!("{note}"),
+            run::SpecNote::Note(note) => messages.note(note),
         }
     }
     if plan.files.is_empty() {
-        return Ok(status.max(Status::Unusable));
+        return Ok(messages.raise(Status::Unusable));
     }
     let progress = super::progress::Progress::steps("summarising", 0, env.progress(false));
     let outcome = run::compute_observed(&plan, &open.decoder, &open.read, &|done, total| {
@@ -53,14 +54,14 @@ pub fn run(
     progress.finish();
     // Each message names its file already.
     for (_, error) in &outcome.unreadable {
-        status = status.max(report_unusable(error));
+        messages.unusable(error);
     }
     if !outcome.changed.is_empty() {
         // Figures partly from bytes that are no longer the file's are not shown at all.
         for change in &outcome.changed {
-            report_unusable(change);
+            messages.unusable(change);
         }
-        return Ok(Status::Unusable);
+        return Ok(messages.status());
     }
     let skews = report::skews(&outcome.groups);
     if args.json {
@@ -70,15 +71,15 @@ pub fn run(
         report::write_text(&outcome.groups, &plan.files, &skews, out)?;
     }
     for problem in &outcome.damaged_streams {
-        eprintln!("{problem}");
-        status = status.max(Status::Damage);
+        messages.note(problem);
+        messages.damage();
     }
     if outcome.groups.iter().any(|(_, s)| s.damaged > 0) {
-        status = status.max(Status::Damage);
+        messages.damage();
     }
     for problem in &inputs.dataset.problems {
-        eprintln!("tfr-inspect: {problem}");
-        status = status.max(Status::Damage);
+        messages.error(problem);
+        messages.damage();
     }
-    Ok(status)
+    Ok(messages.status())
 }

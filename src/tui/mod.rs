@@ -79,6 +79,7 @@ pub fn run(
     unopened: &[String],
     options: &OpenOptions,
     colour: bool,
+    messages: &crate::cli::Messages,
 ) -> anyhow::Result<Status> {
     let mut app = App::open(files, options)?;
     app.open_errors.splice(0..0, unopened.iter().cloned());
@@ -93,7 +94,7 @@ pub fn run(
     let outcome = event_loop(&mut app, &mut terminal, &reports, &tx, colour);
     drop(terminal);
     for error in &app.open_errors {
-        eprintln!("tfr-inspect: {error}");
+        messages.error(error);
     }
     outcome?;
     Ok(app.status())
