@@ -91,21 +91,8 @@ impl Tree {
 
     /// The row of one feature: its values' line (worded by the dataset's feature specs when it
     /// has them), and its values to open.
-    fn feature_row(
-        &self,
-        ctx: &Ctx<'_>,
-        reader: &EntryReader<'_>,
-        entry: &MapEntry,
-        (depth, parent): (usize, usize),
-    ) -> Node {
-        let feature = example::feature(reader, entry);
-        let mut row = Node::new(
-            depth,
-            Some(parent),
-            feature.shown_name(),
-            ctx.file(feature.span),
-        );
-        row.wire = Some(entry.last);
+    fn feature_row(&self, ctx: &Ctx<'_>, feature: &example::Feature<'_>, at: Place) -> Node {
+        let mut row = at.row(feature.shown_name(), ctx.file(feature.span));
         // A dataset's features name the record's own, not those of a payload inside it.
         let specs = self
             .record()
@@ -141,10 +128,15 @@ impl Tree {
             .iter()
             .take(FIELD_PAGE);
         for entry in page {
+            let at = Place {
+                depth,
+                parent,
+                wire: entry.last,
+            };
             let row = if lists {
-                feature_list_row(ctx, &reader, entry, (depth, parent))
+                feature_list_row(ctx, &example::feature_list(&reader, entry), at)
             } else {
-                self.feature_row(ctx, &reader, entry, (depth, parent))
+                self.feature_row(ctx, &example::feature(&reader, entry), at)
             };
             self.push(row);
         }
@@ -390,16 +382,27 @@ fn values_source(
     }
 }
 
+/// Where a feature's or a feature list's row goes: its depth, its parent row, and the wire node
+/// of its map entry.
+#[derive(Clone, Copy)]
+struct Place {
+    depth: usize,
+    parent: usize,
+    wire: u32,
+}
+
+impl Place {
+    /// A row here, labelled `label`, over the file's bytes `range`.
+    fn row(self, label: impl Into<String>, range: std::ops::Range<u64>) -> Node {
+        let mut row = Node::new(self.depth, Some(self.parent), label, range);
+        row.wire = Some(self.wire);
+        row
+    }
+}
+
 /// The row of one feature list: its number of steps, and its steps to open.
-fn feature_list_row(
-    ctx: &Ctx<'_>,
-    reader: &EntryReader<'_>,
-    entry: &MapEntry,
-    (depth, parent): (usize, usize),
-) -> Node {
-    let list = example::feature_list(reader, entry);
-    let mut row = Node::new(depth, Some(parent), list.shown_name(), ctx.file(list.span));
-    row.wire = Some(entry.last);
+fn feature_list_row(ctx: &Ctx<'_>, list: &example::FeatureList<'_>, at: Place) -> Node {
+    let mut row = at.row(list.shown_name(), ctx.file(list.span));
     row.detail = tfr_core::words::plural(list.len() as u64, "step");
     if let Some(steps) = list.steps_field().filter(|_| !list.is_empty()) {
         row.children = Children::Later(Source::Steps(Page {
