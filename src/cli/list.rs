@@ -72,65 +72,69 @@ fn write_row_in(
     nested: Option<&NestedFrames>,
     placed: Option<&Placed>,
 ) {
-    let Rows {
-        file,
-        split,
-        split_width,
-        json,
-        coloured,
-        width,
-    } = *rows;
-    let split_record = split.map(|(name, first)| (name, first + row.frame.index as u64));
-    if json {
-        let report = ListRow {
-            nested_frames: nested.map(NestedFrames::counted),
-            split: split_record.map(|(name, _)| name.raw().to_string()),
-            split_record: split_record.map(|(_, number)| number),
-            element: placed.map(|p| p.element),
-            component: placed.map(|p| p.path.clone()),
-            ..ListRow::new(file, row)
-        };
+    let split_record = rows
+        .split
+        .map(|(name, first)| (name, first + row.frame.index as u64));
+    let report = ListRow {
+        nested_frames: nested.map(NestedFrames::counted),
+        split: split_record.map(|(name, _)| name.raw().to_string()),
+        split_record: split_record.map(|(_, number)| number),
+        element: placed.map(|p| p.element),
+        component: placed.map(|p| p.path.clone()),
+        ..ListRow::new(rows.file, row)
+    };
+    print_row(out, rows, &report);
+}
+
+/// `list`'s one printer of a row: its JSON object, or its line of the table.
+fn print_row(out: &mut String, rows: &Rows<'_>, row: &ListRow) {
+    if rows.json {
         // A report of numbers and strings always serialises.
-        out.push_str(&tfr_core::pyjson::to_string(&report).unwrap_or_default());
+        out.push_str(&tfr_core::pyjson::to_string(row).unwrap_or_default());
         out.push('\n');
         return;
     }
     // Written in place, column by column: `list` writes millions of these.
     let f = &row.frame;
-    let painted = !f.status.is_intact() && coloured;
+    // A damaged frame's row says what is wrong with it.
+    let painted = row.problem.is_some() && rows.coloured;
     if painted {
         out.push_str("\x1b[31m");
     }
     let line_start = out.len();
     let mut digits = itoa::Buffer::new();
-    if let Some((_, n)) = split_record {
-        right(out, digits.format(n), split_width);
+    if let Some(n) = row.split_record {
+        right(out, digits.format(n), rows.split_width);
         out.push_str("  ");
     }
     let lead = out.len() - line_start;
     right(out, digits.format(f.index), 7);
     out.push_str("  ");
-    right(out, digits.format(f.offset.0), 12);
+    right(out, digits.format(f.offset), 12);
     out.push_str("  ");
-    right(out, f.declared_length.map_or("-", |l| digits.format(l)), 10);
+    right(out, f.length.map_or("-", |l| digits.format(l)), 10);
     out.push_str("  ");
-    left(out, verdict(f.status.length_crc_ok()), 7);
+    left(out, verdict(f.length_crc_ok), 7);
     out.push_str("  ");
-    left(out, verdict(f.status.data_crc_ok()), 8);
+    left(out, verdict(f.data_crc_ok), 8);
     out.push_str("  ");
-    left(
-        out,
-        row.kind.as_ref().map_or(f.status.name(), |k| k.name()),
-        18,
-    );
+    left(out, row.kind.as_deref().unwrap_or(f.status), 18);
     out.push_str("  ");
+    let summary = row.summary.as_deref().or(row.problem.as_deref());
+    let summary = summary.unwrap_or_default();
     // On a terminal, as many feature names as its width holds; in a pipe, the summary as is.
-    match width {
+    match rows.width {
         Some(width) => {
             let room = width.saturating_sub(lead + SUMMARY_COLUMN).max(20);
-            out.push_str(&tfr_core::summary::fitted_summary(row, room));
+            let names = row.feature_names.iter().flatten().map(String::as_str);
+            out.push_str(&tfr_core::summary::fit_names(
+                summary,
+                row.features,
+                names,
+                room,
+            ));
         }
-        None => out.push_str(&row.summary),
+        None => out.push_str(summary),
     }
     if painted {
         out.push_str("\x1b[0m");
@@ -528,6 +532,67 @@ mod tests {
             .map(|line| serde_json::from_str(line).unwrap())
             .collect();
         (status, rows)
+    }
+
+    /// A row of `list --json` as the typed report holds it, for the table printer.
+    fn report(problem: Option<&str>) -> ListRow {
+        let damaged = problem.is_some();
+        ListRow {
+            frame: tfr_core::summary::FrameFacts {
+                index: 3,
+                offset: 1234,
+                length: Some(56),
+                length_crc_ok: Some(true),
+                data_crc_ok: Some(!damaged),
+                status: if damaged { "data_crc_mismatch" } else { "ok" },
+                end: 1302,
+                after_resync: false,
+                tensorflow_offset: None,
+            },
+            file: "f".into(),
+            kind: (!damaged).then(|| "Example".into()),
+            features: (!damaged).then_some(4),
+            feature_names: (!damaged).then(|| vec!["alpha".into(), "b\x1b]2;x".into(), "c".into()]),
+            summary: (!damaged).then(|| "4 features: alpha, b, c, …".into()),
+            problem: problem.map(str::to_string),
+            nested_frames: None,
+            split: Some("train".into()),
+            split_record: Some(17),
+            element: None,
+            component: None,
+        }
+    }
+
+    #[test]
+    fn the_table_is_printed_from_the_typed_row_as_its_json_is() {
+        let split = (Untrusted::new("train"), 14);
+        let rows = Rows {
+            file: "f",
+            split: Some(&split),
+            split_width: 7,
+            json: false,
+            coloured: true,
+            width: Some(SUMMARY_COLUMN + 9 + 40),
+        };
+        let mut out = String::new();
+        print_row(&mut out, &rows, &report(None));
+        print_row(&mut out, &rows, &report(Some("payload CRC mismatch")));
+        // On a terminal, the names kept (escaped), and an ellipsis for the one not kept; damage in
+        // red.
+        assert_eq!(
+            out,
+            "     17        3          1234          56  ok       ok        Example             \
+             4 features: alpha, b\\033]2;x, c, …\n\
+             \x1b[31m     17        3          1234          56  ok       BAD       \
+             data_crc_mismatch   payload CRC mismatch\x1b[0m\n"
+        );
+        let mut json = String::new();
+        print_row(&mut json, &Rows { json: true, ..rows }, &report(None));
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            (&value["split_record"], &value["features"]),
+            (&17.into(), &4.into())
+        );
     }
 
     #[test]
