@@ -548,12 +548,7 @@ mod tests {
         ) {
             let stream: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
             let mut packed = blocks(&[&stream[..7000], &stream[7000..]]);
-            for (at, bits) in flips {
-                let at = at % packed.len();
-                packed[at] ^= bits;
-            }
-            packed.truncate(cut.max(1).min(packed.len()));
-            packed.extend_from_slice(&tail);
+            crate::compress::tests::damage(&mut packed, flips, cut, &tail);
             let limit = 15_000;
             match decompress(&packed, Compression::Snappy, limit) {
                 Ok(decoded) => {

@@ -325,18 +325,7 @@ fn tally_part(bytes: &[u8], part: Part, depth: usize, tally: &mut Tally) -> Resu
 mod tests {
     use super::*;
 
-    fn ld(field: u64, body: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        for mut n in [(field << 3) | 2, body.len() as u64] {
-            while n >= 0x80 {
-                out.push((n as u8) | 0x80);
-                n >>= 7;
-            }
-            out.push(n as u8);
-        }
-        out.extend_from_slice(body);
-        out
-    }
+    use crate::crafted::length_delimited as ld;
 
     #[test]
     fn text_nesting_and_statements_are_counted_outside_strings_and_comments() {
