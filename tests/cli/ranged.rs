@@ -282,3 +282,88 @@ fn the_inspector_opens_the_same_over_ranged_reads() {
         assert_eq!(screen(Some(ranged)), screen(None), "{}", file.display());
     }
 }
+
+/// `args` run in process, every input served through `serve`: what was written to stdout, what
+/// was said beside it (warnings and errors), and the status.
+fn run_saying(args: &[OsString], serve: ServeThrough) -> (String, String, Status) {
+    let mut argv: Vec<OsString> = vec!["tfr-inspect".into()];
+    argv.extend(args.iter().cloned());
+    let Parsed::Run(mut cli) = argv::parse(argv) else {
+        panic!("not a command: {args:?}");
+    };
+    argv::settle(&mut cli).unwrap();
+    let mut open = cli.decode.open_options().unwrap();
+    open.read.serve_through = Some(serve);
+    let command = cli.command.as_ref().expect("a subcommand");
+    let (mut out, mut said) = (Vec::new(), Vec::new());
+    let env = tfr_inspect::cli::Env::plain();
+    let messages = tfr_inspect::cli::Messages::to(&mut said);
+    let status = tfr_inspect::cli::dispatch(command, &open, &env, &messages, &mut out).unwrap();
+    drop(messages);
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    (text(out), text(said), status)
+}
+
+/// A file whose record 1 holds a payload longer than the ranged source serves at once, between
+/// two small records; and where that payload starts and ends.
+fn a_file_with_a_long_payload(dir: &Path) -> (PathBuf, u64, u64) {
+    use tfr_core::crafted::{FeatureValue, example};
+    let path = dir.join("long.tfrecord");
+    let small = example(&[("label", FeatureValue::Ints(vec![7]))]);
+    let long = example(&[(
+        "blob",
+        FeatureValue::Bytes(vec![vec![b'x'; (RANGE + 4096) as usize]]),
+    )]);
+    let mut bytes = Vec::new();
+    tfr_core::frame::write_record(&small, &mut bytes).unwrap();
+    let payload_start = bytes.len() as u64 + 12;
+    tfr_core::frame::write_record(&long, &mut bytes).unwrap();
+    tfr_core::frame::write_record(&small, &mut bytes).unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    (path, payload_start, payload_start + long.len() as u64)
+}
+
+#[test]
+fn a_payload_the_source_will_not_serve_at_once_is_an_error_naming_file_record_and_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, payload_start, payload_end) = a_file_with_a_long_payload(dir.path());
+    // The frames are whole and their CRCs match: the index reads a long payload in pieces.
+    for command in [&["verify"][..], &["index"]] {
+        let (out, said, status) = run_saying(&file_args(command, &file, &[]), ranged);
+        assert_eq!(status, Status::Clean, "{command:?}: {out}{said}");
+    }
+    // A command that needs the payload whole says it could not have it (naming the file, the
+    // record and the offset), instead of showing the record as empty, damaged or absent.
+    let source = tfr_core::source::Source::open(
+        &file,
+        &tfr_core::source::ReadOptions {
+            serve_through: Some(ranged),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let index = tfr_core::frame::FrameIndex::build(&source);
+    assert!(source.check_unchanged().is_ok());
+    assert_eq!(index.get(&source, 1).unwrap().payload(&source), None);
+    let error = source.check_unchanged().unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!(
+            "{}: record 1: cannot read at byte {payload_start}: bytes {payload_start}..{payload_end} are more than this source reads at once ({RANGE} bytes)",
+            file.display(),
+        )
+    );
+    for command in [
+        &["show"][..],
+        &["show", "-n", "1"],
+        &["list"],
+        &["list", "--json"],
+        &["stats", "--json"],
+        &["hex", "-n", "1"],
+    ] {
+        let args = file_args(command, &file, &[]);
+        let (out, said, status) = run_saying(&args, ranged);
+        assert_eq!(status, Status::Unusable, "{command:?}: {out}{said}");
+        assert!(!out.contains("data_crc_mismatch"), "{command:?}: {out}");
+    }
+}

@@ -275,3 +275,52 @@ impl Problem {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn duplicate(split: &str, paths: &[&str]) -> String {
+        Problem::DuplicateShard {
+            split: split.to_string(),
+            number: "00001".to_string(),
+            paths: paths.iter().map(PathBuf::from).collect(),
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_shard_twice_names_the_split_the_number_and_both_files() {
+        assert_eq!(
+            duplicate(
+                "train",
+                &["/d/train-00001-of-00004", "/e/train-00001-of-00004"]
+            ),
+            "train: shard 00001 appears twice: /d/train-00001-of-00004, /e/train-00001-of-00004"
+        );
+    }
+
+    #[test]
+    fn a_shard_more_than_twice_is_counted() {
+        let paths = ["/d/t-1-of-4", "/d/t-01-of-4", "/d/t-001-of-4"];
+        assert_eq!(
+            duplicate("t", &paths),
+            "t: shard 00001 appears 3 times: /d/t-1-of-4, /d/t-01-of-4, /d/t-001-of-4"
+        );
+    }
+
+    #[test]
+    fn a_duplicate_shard_message_escapes_the_split_and_the_paths() {
+        assert_eq!(
+            duplicate("tr\x1bain", &["/d/a\nb", "/d/c"]),
+            "tr\\033ain: shard 00001 appears twice: /d/a\\nb, /d/c"
+        );
+        let problem = Problem::DuplicateShard {
+            split: "train".to_string(),
+            number: "00001".to_string(),
+            paths: Vec::new(),
+        };
+        assert_eq!(problem.kind(), "duplicate_shard");
+        assert_eq!(problem.split(), Some("train"));
+    }
+}
