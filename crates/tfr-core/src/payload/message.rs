@@ -184,7 +184,7 @@ mod tests {
         );
         let view = decoded.view(&payload, decoder.table());
         assert_eq!(view.summary().line, "feature { key: \"a\" value { } }");
-        let tree = crate::payload::tree_of_record_0(&view);
+        let tree = crate::payload::tests::tree_of_record_0(&view);
         assert_eq!(
             tree,
             "record 0  tensorflow.Features\n  feature {\n    key: \"a\"\n    value {\n    }\n  }\n  \

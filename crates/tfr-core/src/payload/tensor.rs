@@ -339,7 +339,7 @@ mod tests {
             view.summary().line,
             "float32[2,3] [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]"
         );
-        let tree = crate::payload::tree_of_record_0(&view);
+        let tree = crate::payload::tests::tree_of_record_0(&view);
         assert!(
             tree.starts_with("record 0  TensorProto float32[2,3]\n"),
             "{tree}"
@@ -395,7 +395,7 @@ mod tests {
             view.summary().line,
             r#"string[3] ["north", "", "\377\000raw"]"#
         );
-        let tree = crate::payload::tree_of_record_0(&view);
+        let tree = crate::payload::tests::tree_of_record_0(&view);
         assert_eq!(
             tree,
             "record 0  TensorProto string[3]\n  [\"north\", \"\", \"\\377\\000raw\"]\n  \
