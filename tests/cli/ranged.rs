@@ -28,6 +28,12 @@ fn ranged(inner: Arc<dyn ByteSource>) -> Arc<dyn ByteSource> {
 /// `args` (after the program name) run in process, every input served through `serve`; what
 /// was written to stdout, and the status.
 fn run_in_process(args: &[&OsString], serve: Option<ServeThrough>) -> (String, Status) {
+    let (out, _, status) = run_saying(args, serve);
+    (out, status)
+}
+
+/// [`run_in_process`], with what was said beside the output (warnings and errors) as well.
+fn run_saying(args: &[&OsString], serve: Option<ServeThrough>) -> (String, String, Status) {
     let mut argv: Vec<OsString> = vec!["tfr-inspect".into()];
     argv.extend(args.iter().map(|a| (*a).clone()));
     let Parsed::Run(mut cli) = argv::parse(argv) else {
@@ -37,11 +43,22 @@ fn run_in_process(args: &[&OsString], serve: Option<ServeThrough>) -> (String, S
     let mut open = cli.decode.open_options().unwrap();
     open.read.serve_through = serve;
     let command = cli.command.as_ref().expect("a subcommand");
-    let mut out = Vec::new();
+    let (mut out, mut said) = (Vec::new(), Vec::new());
     let env = tfr_inspect::cli::Env::plain();
-    let messages = tfr_inspect::cli::Messages::to(std::io::sink());
+    let messages = tfr_inspect::cli::Messages::to(&mut said);
     let status = tfr_inspect::cli::dispatch(command, &open, &env, &messages, &mut out).unwrap();
-    (String::from_utf8(out).unwrap(), status)
+    drop(messages);
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    (text(out), text(said), status)
+}
+
+/// `file` opened as the commands open it, served through `serve`.
+fn open_served(file: &Path, serve: ServeThrough) -> tfr_core::source::Source {
+    let options = tfr_core::source::ReadOptions {
+        serve_through: Some(serve),
+        ..Default::default()
+    };
+    tfr_core::source::Source::open(file, &options).unwrap()
 }
 
 fn os(args: &[&str]) -> Vec<OsString> {
@@ -102,14 +119,7 @@ fn shards() -> Vec<PathBuf> {
 
 #[test]
 fn a_ranged_source_cannot_be_read_whole() {
-    let source = tfr_core::source::Source::open(
-        &testdata("examples.tfrecord"),
-        &tfr_core::source::ReadOptions {
-            serve_through: Some(ranged),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let source = open_served(&testdata("examples.tfrecord"), ranged);
     let err = tfr_core::bytes::whole(&source).unwrap_err();
     assert!(
         matches!(
@@ -250,14 +260,7 @@ fn a_read_that_fails_is_an_error_naming_the_file_and_the_offset() {
         let (_, status) = run_in_process(&args, Some(failing));
         assert_eq!(status, Status::Unusable, "{command:?}");
     }
-    let source = tfr_core::source::Source::open(
-        &file,
-        &tfr_core::source::ReadOptions {
-            serve_through: Some(failing),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let source = open_served(&file, failing);
     let _ = tfr_core::frame::FrameIndex::build(&source);
     let message = source.check_unchanged().unwrap_err().to_string();
     assert!(message.starts_with(&format!("{}: cannot read at byte ", file.display())));
@@ -281,27 +284,6 @@ fn the_inspector_opens_the_same_over_ranged_reads() {
         };
         assert_eq!(screen(Some(ranged)), screen(None), "{}", file.display());
     }
-}
-
-/// `args` run in process, every input served through `serve`: what was written to stdout, what
-/// was said beside it (warnings and errors), and the status.
-fn run_saying(args: &[OsString], serve: ServeThrough) -> (String, String, Status) {
-    let mut argv: Vec<OsString> = vec!["tfr-inspect".into()];
-    argv.extend(args.iter().cloned());
-    let Parsed::Run(mut cli) = argv::parse(argv) else {
-        panic!("not a command: {args:?}");
-    };
-    argv::settle(&mut cli).unwrap();
-    let mut open = cli.decode.open_options().unwrap();
-    open.read.serve_through = Some(serve);
-    let command = cli.command.as_ref().expect("a subcommand");
-    let (mut out, mut said) = (Vec::new(), Vec::new());
-    let env = tfr_inspect::cli::Env::plain();
-    let messages = tfr_inspect::cli::Messages::to(&mut said);
-    let status = tfr_inspect::cli::dispatch(command, &open, &env, &messages, &mut out).unwrap();
-    drop(messages);
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (text(out), text(said), status)
 }
 
 /// A file whose record 1 holds a payload longer than the ranged source serves at once, between
@@ -329,19 +311,14 @@ fn a_payload_the_source_will_not_serve_at_once_is_an_error_naming_file_record_an
     let (file, payload_start, payload_end) = a_file_with_a_long_payload(dir.path());
     // The frames are whole and their CRCs match: the index reads a long payload in pieces.
     for command in [&["verify"][..], &["index"]] {
-        let (out, said, status) = run_saying(&file_args(command, &file, &[]), ranged);
+        let args = file_args(command, &file, &[]);
+        let args: Vec<&OsString> = args.iter().collect();
+        let (out, said, status) = run_saying(&args, Some(ranged));
         assert_eq!(status, Status::Clean, "{command:?}: {out}{said}");
     }
     // A command that needs the payload whole says it could not have it (naming the file, the
     // record and the offset), instead of showing the record as empty, damaged or absent.
-    let source = tfr_core::source::Source::open(
-        &file,
-        &tfr_core::source::ReadOptions {
-            serve_through: Some(ranged),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let source = open_served(&file, ranged);
     let index = tfr_core::frame::FrameIndex::build(&source);
     assert!(source.check_unchanged().is_ok());
     assert_eq!(index.get(&source, 1).unwrap().payload(&source), None);
@@ -362,7 +339,8 @@ fn a_payload_the_source_will_not_serve_at_once_is_an_error_naming_file_record_an
         &["hex", "-n", "1"],
     ] {
         let args = file_args(command, &file, &[]);
-        let (out, said, status) = run_saying(&args, ranged);
+        let args: Vec<&OsString> = args.iter().collect();
+        let (out, said, status) = run_saying(&args, Some(ranged));
         assert_eq!(status, Status::Unusable, "{command:?}: {out}{said}");
         assert!(!out.contains("data_crc_mismatch"), "{command:?}: {out}");
     }
