@@ -130,17 +130,9 @@ pub fn describe_bytes(bytes: &[u8], is_string: bool) -> String {
         );
     }
     let kind = if is_string { "string" } else { "bytes" };
-    match std::str::from_utf8(bytes) {
-        Ok(text)
-            if !text
-                .chars()
-                .any(|c| c.is_control() && c != '\n' && c != '\t') =>
-        {
-            let shown: String = text.chars().take(48).collect();
-            let more = if shown.len() < text.len() { "…" } else { "" };
-            format!("{kind} {:?}{more}", shown)
-        }
-        _ => format!("{kind}, {}", plural(bytes.len() as u64, "byte")),
+    match crate::words::text_start(bytes) {
+        Some((shown, more)) => format!("{kind} {:?}{more}", shown),
+        None => format!("{kind}, {}", plural(bytes.len() as u64, "byte")),
     }
 }
 

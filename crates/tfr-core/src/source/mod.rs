@@ -79,6 +79,8 @@ pub struct Source {
     origin: Option<Origin>,
     /// Set when `bytes` are the decompressed stream of a compressed file.
     compression: Option<Compressed>,
+    /// The first payload that could not be read, by record ([`ByteSource::note_unread`]).
+    unread: std::sync::OnceLock<(usize, ReadError)>,
 }
 
 impl Source {
@@ -101,6 +103,7 @@ impl Source {
             bytes: Arc::from(bytes),
             origin: None,
             compression: None,
+            unread: std::sync::OnceLock::new(),
         }
     }
 
@@ -164,6 +167,9 @@ impl Source {
     /// is ever shown. It fails too when a read of bytes inside the stream failed
     /// ([`ByteSource::failure`]): what was computed took them for bytes that are not there.
     pub fn check_unchanged(&self) -> Result<()> {
+        if let Some((record, error)) = self.unread.get() {
+            return Err(self.read_error(Some(*record), error.clone()));
+        }
         if let Some(error) = self.failure() {
             return Err(Error::Read {
                 path: self.path.clone(),
@@ -221,6 +227,10 @@ impl ByteSource for Source {
 
     fn failure(&self) -> Option<ReadError> {
         self.bytes.failure()
+    }
+
+    fn note_unread(&self, record: usize, error: &ReadError) {
+        let _ = self.unread.set((record, error.clone()));
     }
 
     fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {

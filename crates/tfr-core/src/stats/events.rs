@@ -177,17 +177,8 @@ impl Run {
             Some((lo, hi)) => (lo.min(step), hi.max(step)),
             None => (step, step),
         });
-        let Some(values) = summary.field("value") else {
-            return;
-        };
-        for (value, _) in values.values() {
-            let Value::Message(value) = value else {
-                continue;
-            };
-            let tag = match singular(&value, "tag") {
-                Some(Value::String(tag, _)) => tag,
-                _ => &[],
-            };
+        for value in crate::event::value_messages(&summary) {
+            let tag = crate::event::tag_of(&value);
             let (plugin, named, scalar) = read_value(&value);
             let Some(stats) = self.tag_mut(tag) else {
                 continue;
