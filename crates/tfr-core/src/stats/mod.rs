@@ -18,10 +18,12 @@ pub mod events_report;
 pub mod fields;
 pub mod figures;
 pub mod numeric;
+pub mod partial;
 pub mod quantiles;
 pub mod report;
 pub mod run;
 pub mod sketch;
+pub mod wire;
 
 use std::collections::BTreeMap;
 
@@ -34,7 +36,19 @@ use numeric::{Histogram, Numeric, PerRecord};
 use sketch::{Distinct, Frequent};
 
 /// Where in a record a feature lives.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum Section {
     /// An Example's `features`.
     #[default]
@@ -59,7 +73,18 @@ impl Section {
 }
 
 /// A feature's place and name.
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct FeatureKey {
     pub section: Section,
     pub name: String,
@@ -92,7 +117,7 @@ impl FeatureKey {
 pub const MAX_FEATURES: usize = 1024;
 
 /// The features past the first [`MAX_FEATURES`] by name: counted, not summarised.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Folded {
     /// Their names (by hash: exact up to [`sketch::EXACT_DISTINCT`], then estimated).
     pub names: Distinct,
@@ -105,14 +130,14 @@ pub struct Folded {
 impl Folded {
     fn add(&mut self, key: &FeatureKey, present: u64, values: u64) {
         self.names.insert(key_hash(key));
-        self.present += present;
-        self.values += values;
+        self.present = self.present.saturating_add(present);
+        self.values = self.values.saturating_add(values);
     }
 
     fn merge(&mut self, other: &Folded) {
         self.names.merge(&other.names);
-        self.present += other.present;
-        self.values += other.values;
+        self.present = self.present.saturating_add(other.present);
+        self.values = self.values.saturating_add(other.values);
     }
 
     /// How many features were folded, and whether the count is exact.
@@ -142,7 +167,7 @@ fn kind_slot(kind: FeatureKind) -> usize {
 }
 
 /// Encoded images among a bytes feature's values, per format.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ImageSizes {
     pub count: u64,
     /// Images whose header gave no size.
@@ -170,8 +195,8 @@ impl ImageSizes {
 
     fn merge(&mut self, other: &ImageSizes) {
         let (mine, theirs) = (
-            self.count - self.without_size,
-            other.count - other.without_size,
+            self.count.saturating_sub(self.without_size),
+            other.count.saturating_sub(other.without_size),
         );
         if theirs > 0 {
             if mine == 0 {
@@ -188,18 +213,19 @@ impl ImageSizes {
                 );
             }
         }
-        self.count += other.count;
-        self.without_size += other.without_size;
+        self.count = self.count.saturating_add(other.count);
+        self.without_size = self.without_size.saturating_add(other.without_size);
     }
 }
 
 /// The values of a bytes feature.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BytesStats {
     /// Value lengths in bytes.
     pub lengths: Numeric,
     pub distinct: Distinct,
     pub frequent: Frequent,
+    #[serde(with = "wire::images")]
     pub images: BTreeMap<&'static str, ImageSizes>,
 }
 
@@ -225,7 +251,7 @@ impl BytesStats {
 }
 
 /// How many times each class (a ClassLabel's id, an enum's number) was met, with its name.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Labelled {
     /// Values counted.
     pub count: u64,
@@ -259,7 +285,7 @@ impl Labelled {
     }
 
     fn merge(&mut self, other: &Labelled) {
-        self.count += other.count;
+        self.count = self.count.saturating_add(other.count);
         self.frequent.merge(&other.frequent);
     }
 
@@ -332,7 +358,7 @@ pub struct Origin<'a> {
 }
 
 /// Everything known about one feature over the records read.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FeatureStats {
     /// Records holding the feature.
     pub present: u64,
@@ -348,6 +374,7 @@ pub struct FeatureStats {
     pub numeric: Numeric,
     pub bytes: BytesStats,
     /// Derived from the quantile sketch over the range of every split ([`with_histograms`]).
+    #[serde(skip)]
     pub histogram: Option<Histogram>,
     /// The type its schema declares (a field's `.proto` type, `features.json`'s `bool` or
     /// `ClassLabel`), when one does.
@@ -429,10 +456,10 @@ impl FeatureStats {
     }
 
     fn merge(&mut self, other: &FeatureStats) {
-        self.present += other.present;
+        self.present = self.present.saturating_add(other.present);
         for i in 0..KINDS.len() {
             if let (Some(a), Some(b)) = (self.kinds.get_mut(i), other.kinds.get(i)) {
-                *a += b;
+                *a = a.saturating_add(*b);
             }
             if let (Some(a), Some(b)) = (self.first_in.get_mut(i), other.first_in.get(i)) {
                 *a = match (*a, *b) {
@@ -448,8 +475,8 @@ impl FeatureStats {
         if self.declared.is_none() {
             self.declared.clone_from(&other.declared);
         }
-        self.bools[0] += other.bools[0];
-        self.bools[1] += other.bools[1];
+        self.bools[0] = self.bools[0].saturating_add(other.bools[0]);
+        self.bools[1] = self.bools[1].saturating_add(other.bools[1]);
         self.labels.merge(&other.labels);
         match (&mut self.histogram, &other.histogram) {
             (Some(a), Some(b)) => a.merge(b),
@@ -482,7 +509,7 @@ pub fn with_histograms(groups: &mut [(String, Stats)]) {
 }
 
 /// Statistics of a set of records (a split, a file).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
     /// Intact records read.
     pub records: u64,
@@ -491,6 +518,7 @@ pub struct Stats {
     /// Records per payload kind (`Example`, `SequenceExample`, `text`…).
     pub kinds: BTreeMap<String, u64>,
     /// The first [`MAX_FEATURES`] features by key.
+    #[serde(with = "wire::pairs")]
     pub features: BTreeMap<FeatureKey, FeatureStats>,
     /// The features past those.
     pub folded: Folded,
@@ -498,6 +526,7 @@ pub struct Stats {
     pub events: events::Runs,
     /// A key whose buffer is reused to look features up, so that a record's features cost no
     /// allocation once they are known.
+    #[serde(skip)]
     lookup: Scratch,
 }
 
@@ -663,10 +692,11 @@ impl Stats {
     }
 
     pub fn merge(&mut self, other: &Stats) {
-        self.records += other.records;
-        self.damaged += other.damaged;
+        self.records = self.records.saturating_add(other.records);
+        self.damaged = self.damaged.saturating_add(other.damaged);
         for (kind, n) in &other.kinds {
-            *self.kinds.entry(kind.clone()).or_default() += n;
+            let count = self.kinds.entry(kind.clone()).or_default();
+            *count = count.saturating_add(*n);
         }
         self.folded.merge(&other.folded);
         self.events.merge(&other.events);
