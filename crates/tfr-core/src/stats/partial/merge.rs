@@ -10,7 +10,7 @@
 //! a partial that is cut short, is not one, or was made with other parameters is an error naming
 //! it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -272,9 +272,11 @@ type EntryOf<'a> = dyn Fn(&Path) -> Option<(usize, &'a Part, &'a FileEntry)> + '
 /// The partials in the order of their first file read.
 fn in_file_order<'a>(parts: &'a [Part], plan: &Plan, entry_of: &EntryOf<'a>) -> Vec<&'a Part> {
     let mut order: Vec<usize> = Vec::new();
+    let mut seen = vec![false; parts.len()];
     for file in &plan.files {
         if let Some((p, _, _)) = entry_of(file) {
-            if !order.contains(&p) {
+            if let Some(seen @ false) = seen.get_mut(p).map(|s| &mut *s) {
+                *seen = true;
                 order.push(p);
             }
         }
@@ -297,9 +299,10 @@ fn problems<'a>(
     entry_of: &EntryOf<'a>,
 ) -> Vec<String> {
     let mut problems: Vec<String> = Vec::new();
+    let mut said: HashSet<&str> = HashSet::new();
     for part in in_file_order(parts, plan, entry_of) {
         for problem in &part.contents.problems {
-            if !problem.from_names && !problems.contains(&problem.text) {
+            if !problem.from_names && said.insert(&problem.text) {
                 problems.push(problem.text.clone());
             }
         }
@@ -311,9 +314,10 @@ fn problems<'a>(
 /// Each partial's notes, each once.
 fn notes<'a>(parts: &'a [Part], plan: &Plan, entry_of: &EntryOf<'a>) -> Vec<Note> {
     let mut notes: Vec<Note> = Vec::new();
+    let mut said: HashSet<&Note> = HashSet::new();
     for part in in_file_order(parts, plan, entry_of) {
         for note in &part.contents.notes {
-            if !notes.contains(note) {
+            if said.insert(note) {
                 notes.push(note.clone());
             }
         }

@@ -172,7 +172,7 @@ pub struct ProblemEntry {
 }
 
 /// A note of the run: `unusable` when it made the run's status 2.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Note {
     pub text: String,
     pub unusable: bool,
