@@ -233,3 +233,25 @@ fn a_partial_is_not_written_into_a_fifo() {
     let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
     assert!(std::os::unix::fs::FileTypeExt::is_fifo(&kind));
 }
+
+#[test]
+fn a_file_that_cannot_be_read_is_named_by_the_merge_as_by_one_pass() {
+    let dir = testdata("realworld/tfds/toy_parcels/2.0.0");
+    let out = tempfile::tempdir().unwrap();
+    let shard = out.path().join("a.tfrecord");
+    std::fs::copy(&shards(&dir)[0], &shard).unwrap();
+    let gone = out.path().join("gone.tfrecord");
+    let (a, b) = (out.path().join("a.tfrstats"), out.path().join("b.tfrstats"));
+    assert_eq!(partial(&[&shard], &a), Some(0));
+    // The partial of a file that cannot be read is written, and says so.
+    let (code, _, said) = stats(&["--partial", "-o"], &[&b, &gone]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("gone.tfrecord"), "{said}");
+    for json in [&[][..], &["--json"][..]] {
+        let whole = stats(json, &[&shard, &gone]);
+        let merged = stats(&[&["--merge"], json].concat(), &[&b, &a]);
+        assert_eq!(whole.0, Some(2), "{}", whole.2);
+        assert_eq!((merged.0, &merged.1), (whole.0, &whole.1), "{}", merged.2);
+        assert_eq!(merged.2, whole.2);
+    }
+}
