@@ -11,7 +11,9 @@
 //! not grow with the records or the names they use. Histograms are derived from each feature's
 //! quantile sketch ([`quantiles`]) once every split is summarised ([`with_histograms`]), over the
 //! range found across all splits, so that splits can be compared bucket by bucket ([`report`]
-//! flags the features whose kind or distribution differs between splits).
+//! flags the features whose kind or distribution differs between splits). Summaries are written
+//! and read back bit for bit ([`wire`]), so the summaries of a dataset's parts, made anywhere,
+//! merge into the statistics of the whole ([`partial`]).
 
 pub mod events;
 pub mod events_report;

@@ -1,5 +1,5 @@
 //! Partial statistics: what one pass found of some files, written so that partials of the parts
-//! of a dataset, made anywhere, merge into the statistics of the whole ([`merge`]), exactly as one
+//! of a dataset, made anywhere, merge into the statistics of the whole ([`merge()`]), exactly as one
 //! pass over all of it finds them.
 //!
 //! A partial (`.tfrstats`) is JSON Lines, three parts:
