@@ -18,6 +18,7 @@ pub mod records;
 pub mod salvage;
 pub mod show;
 pub mod stats;
+mod stats_partial;
 pub mod teach;
 pub mod verify;
 

@@ -18,6 +18,9 @@ fn stats_of(path: &Path, json: bool) -> (Status, String) {
     let args = StatsArgs {
         files: vec![path.to_path_buf()],
         json,
+        partial: false,
+        output: None,
+        merge: false,
     };
     let open = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
     let mut out = Vec::new();

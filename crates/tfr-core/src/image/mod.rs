@@ -59,6 +59,9 @@ pub fn sniff_format(bytes: &[u8]) -> Option<ImageFormat> {
     Some(format)
 }
 
+/// Every format name [`encoded_image_info`] gives.
+pub const FORMAT_NAMES: [&str; 6] = ["JPEG", "PNG", "GIF", "BMP", "WebP", "image"];
+
 /// Format name and dimensions from an encoded image's header, e.g. ("JPEG", Some((320, 213))).
 pub fn encoded_image_info(bytes: &[u8]) -> Option<(&'static str, Option<(u32, u32)>)> {
     let format = sniff_format(bytes)?;
