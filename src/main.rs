@@ -20,6 +20,8 @@ fn main() -> ExitCode {
         return ExitCode::from(Status::Unusable as u8);
     }
     cli::set_color_choice(cli.color);
+    // Arguments may be object URLs (gs://, s3://, az://, https://): the core asks this for them.
+    tfr_inspect::remote::Remotes::register(cli.anonymous);
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = match &cli.command {

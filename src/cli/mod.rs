@@ -62,6 +62,9 @@ pub struct Cli {
         global = true
     )]
     pub color: ColorChoice,
+    /// Read gs://, s3:// and az:// URLs without credentials, signing nothing (public buckets).
+    #[arg(long, global = true)]
+    pub anonymous: bool,
 }
 
 /// `--color`: when output is coloured.

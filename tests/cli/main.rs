@@ -21,6 +21,7 @@ mod payloads;
 mod plugins;
 mod quiz;
 mod readme_status;
+mod remote;
 mod salvage;
 mod show;
 mod snappy;

@@ -22,6 +22,7 @@ pub mod lines;
 mod map;
 mod open;
 mod prefetch;
+pub mod remote;
 mod spill;
 
 use std::fs::File;

@@ -84,6 +84,23 @@ fn open_raw(path: &Path, limit: u64) -> Result<Source> {
         path: path.to_path_buf(),
         source: e,
     };
+    if let Some(remote) = super::remote::claiming(path) {
+        let remote_err = |message| Error::Remote {
+            path: path.to_path_buf(),
+            message,
+        };
+        // The object's bytes arrive in a file of their own, read as a pipe's spill is.
+        return match remote.fetch(path, limit).map_err(remote_err)? {
+            Some(file) => {
+                let mapping = Mapping::new(&file).map_err(|e| Error::Spill {
+                    path: path.to_path_buf(),
+                    source: e,
+                })?;
+                Ok(Source::over(path, Box::new(mapping), None))
+            }
+            None => Ok(Source::over(path, Box::new(Vec::new()), None)),
+        };
+    }
     let file = File::open(path).map_err(io_err)?;
     let meta = file.metadata().map_err(io_err)?;
     if meta.is_dir() {

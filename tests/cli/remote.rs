@@ -1,0 +1,159 @@
+//! Shards read by URL print what the same bytes print on disk, the URL in place of the path:
+//! `testdata/` served by a small HTTP server on loopback (Range and ETag, written with the
+//! standard library), read by `list`, `show`, `hex`, `verify`, `stats`, `index` and `salvage`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+
+use super::{run, testdata};
+
+/// Serves the files under `root` on loopback until the test process ends; returns the base URL.
+fn serve(root: PathBuf) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let root = root.clone();
+            std::thread::spawn(move || answer(stream, &root));
+        }
+    });
+    base
+}
+
+fn answer(mut stream: TcpStream, root: &Path) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    let mut range = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some(value) = line.to_ascii_lowercase().strip_prefix("range: bytes=") {
+            let (a, b) = value.trim().split_once('-').unwrap();
+            range = Some((a.parse::<usize>().unwrap(), b.parse::<usize>().ok()));
+        }
+    }
+    let key = first
+        .split(' ')
+        .nth(1)
+        .unwrap_or("/")
+        .trim_start_matches('/');
+    let Ok(body) = std::fs::read(root.join(key)) else {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+        return;
+    };
+    let etag = format!(
+        "\"{}-{}\"",
+        body.len(),
+        body.iter().map(|b| *b as u64).sum::<u64>()
+    );
+    let (status, slice, content_range) = match range {
+        Some((start, end)) if start < body.len() => {
+            let end = end.map_or(body.len() - 1, |e| e.min(body.len() - 1));
+            (
+                "206 Partial Content",
+                &body[start..=end],
+                format!("Content-Range: bytes {start}-{end}/{}\r\n", body.len()),
+            )
+        }
+        _ => ("200 OK", &body[..], String::new()),
+    };
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nETag: {etag}\r\n{content_range}Connection: close\r\n\r\n",
+        slice.len()
+    );
+    let _ = stream.write_all(slice);
+}
+
+/// Runs `args` with `{}` standing for the file, once with the local path and once with its URL,
+/// and checks that both print the same (the URL in place of the path) with the same status.
+fn same_as_local(base: &str, name: &str, args: &[&str]) {
+    let local = testdata(name);
+    let url = format!("{base}{name}");
+    let with = |file: &str| -> Vec<String> { args.iter().map(|a| a.replace("{}", file)).collect() };
+    let on_disk = run(with(local.to_str().unwrap()));
+    let remote = run(with(&url));
+    assert!(
+        !on_disk.stdout.is_empty(),
+        "{args:?} on {name} printed nothing"
+    );
+    let shown = |bytes: &[u8], file: &str| String::from_utf8_lossy(bytes).replace(file, "FILE");
+    assert_eq!(
+        shown(&remote.stdout, &url),
+        shown(&on_disk.stdout, local.to_str().unwrap()),
+        "stdout of {args:?} on {name}"
+    );
+    assert_eq!(
+        shown(&remote.stderr, &url),
+        shown(&on_disk.stderr, local.to_str().unwrap()),
+        "stderr of {args:?} on {name}"
+    );
+    assert_eq!(
+        remote.status.code(),
+        on_disk.status.code(),
+        "{args:?} on {name}"
+    );
+}
+
+#[test]
+fn commands_print_for_a_url_what_they_print_for_the_file() {
+    let base = serve(testdata(""));
+    for name in [
+        "mnist_like.tfrecord",
+        "examples_gzip.tfrecord",
+        "corrupt/data_crc_bitflip.tfrecord",
+    ] {
+        same_as_local(&base, name, &["list", "{}"]);
+        same_as_local(&base, name, &["verify", "{}"]);
+        same_as_local(&base, name, &["verify", "--json", "{}"]);
+        same_as_local(&base, name, &["show", "--format", "json", "{}"]);
+        same_as_local(&base, name, &["hex", "{}", "-n", "0"]);
+        same_as_local(&base, name, &["stats", "--json", "{}"]);
+        same_as_local(&base, name, &["index", "--intact-only", "{}"]);
+    }
+}
+
+#[test]
+fn salvage_writes_from_a_url_the_file_it_writes_from_disk() {
+    let base = serve(testdata(""));
+    let dir = tempfile::tempdir().unwrap();
+    let name = "corrupt/data_crc_bitflip.tfrecord";
+    let from_disk = dir.path().join("disk.tfrecord");
+    let from_url = dir.path().join("url.tfrecord");
+    let disk = run([
+        "salvage",
+        testdata(name).to_str().unwrap(),
+        "-o",
+        from_disk.to_str().unwrap(),
+    ]);
+    let url = run([
+        "salvage",
+        &format!("{base}{name}"),
+        "-o",
+        from_url.to_str().unwrap(),
+    ]);
+    assert_eq!(url.status.code(), disk.status.code());
+    assert_eq!(
+        std::fs::read(&from_url).unwrap(),
+        std::fs::read(&from_disk).unwrap()
+    );
+}
+
+#[test]
+fn a_missing_object_is_unusable_input_naming_the_url() {
+    let base = serve(testdata(""));
+    let url = format!("{base}no/such.tfrecord");
+    let output = run(["verify", &url]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("tfr-inspect: {url}: no such object\n")
+    );
+}
