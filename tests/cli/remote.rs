@@ -36,10 +36,20 @@ fn answer(mut stream: TcpStream, root: &Path) {
             range = Some((a.parse::<usize>().unwrap(), b.parse::<usize>().ok()));
         }
     }
-    let key = first
-        .split(' ')
-        .nth(1)
-        .unwrap_or("/")
+    let target = first.split(' ').nth(1).unwrap_or("/");
+    // S3, path-style, bucket `b`: ListObjectsV2 and GET of a key.
+    if let Some(query) = target.strip_prefix("/b?") {
+        let body = list_objects(root, query);
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        return;
+    }
+    let key = target
+        .strip_prefix("/b/")
+        .unwrap_or(target)
         .trim_start_matches('/');
     let Ok(body) = std::fs::read(root.join(key)) else {
         let _ = write!(
@@ -70,6 +80,113 @@ fn answer(mut stream: TcpStream, root: &Path) {
         slice.len()
     );
     let _ = stream.write_all(slice);
+}
+
+/// The ListObjectsV2 answer for the keys under `root` that start with the query's prefix.
+fn list_objects(root: &Path, query: &str) -> String {
+    let prefix = query
+        .split('&')
+        .find_map(|p| p.strip_prefix("prefix="))
+        .unwrap_or("")
+        .replace("%2F", "/");
+    let mut keys = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let key = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string();
+                if key.starts_with(&prefix) {
+                    keys.push((key, entry.metadata().unwrap().len()));
+                }
+            }
+        }
+    }
+    keys.sort();
+    let contents: String = keys
+        .iter()
+        .map(|(key, size)| {
+            format!(
+                "<Contents><Key>{key}</Key><LastModified>2024-01-01T00:00:00.000Z</LastModified>\
+                 <ETag>\"{size}\"</ETag><Size>{size}</Size><StorageClass>STANDARD</StorageClass></Contents>"
+            )
+        })
+        .collect();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult><Name>b</Name>\
+         <Prefix>{prefix}</Prefix><KeyCount>{}</KeyCount><MaxKeys>1000</MaxKeys>\
+         <IsTruncated>false</IsTruncated>{contents}</ListBucketResult>",
+        keys.len()
+    )
+}
+
+/// Runs the binary with `args` against the S3 service at `base` (fake credentials).
+fn run_s3(base: &str, args: &[String]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tfr-inspect"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("AWS_ENDPOINT_URL", base.trim_end_matches('/'))
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .env("AWS_REGION", "us-east-1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn prefixes_and_globs_over_s3_are_the_dataset_their_directory_is() {
+    let base = serve(testdata(""));
+    let dir = "realworld/tfds/toy_parcels/2.0.0/";
+    let local = format!("{}/", testdata(dir.trim_end_matches('/')).to_str().unwrap());
+    let url = format!("s3://b/{dir}");
+    let cases: [&[&str]; 5] = [
+        &["verify", "{}"],
+        &["verify", "--json", "{}"],
+        &["list", "{}"],
+        &["stats", "--json", "{}"],
+        &["verify", "{}*-train.tfrecord-*"],
+    ];
+    for args in cases {
+        let with = |prefix: &str| -> Vec<String> {
+            args.iter().map(|a| a.replace("{}", prefix)).collect()
+        };
+        let on_disk = run(with(&local));
+        let remote = run_s3(&base, &with(&url));
+        let shown =
+            |bytes: &[u8], prefix: &str| String::from_utf8_lossy(bytes).replace(prefix, "DIR/");
+        assert!(!on_disk.stdout.is_empty(), "{args:?} printed nothing");
+        assert_eq!(
+            shown(&remote.stdout, &url),
+            shown(&on_disk.stdout, &local),
+            "{args:?}"
+        );
+        assert_eq!(
+            shown(&remote.stderr, &url),
+            shown(&on_disk.stderr, &local),
+            "{args:?}"
+        );
+        assert_eq!(remote.status.code(), on_disk.status.code(), "{args:?}");
+    }
+    // A prefix with nothing under it is a directory with no TFRecord file; a pattern that
+    // matches nothing says so.
+    let empty = run_s3(&base, &["verify".into(), "s3://b/nothing/".into()]);
+    assert_eq!(empty.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&empty.stderr),
+        "tfr-inspect: s3://b/nothing/: is a directory with no TFRecord file in it\n"
+    );
+    let unmatched = run_s3(&base, &["verify".into(), "s3://b/nothing/x-*".into()]);
+    assert_eq!(
+        String::from_utf8_lossy(&unmatched.stderr),
+        "tfr-inspect: s3://b/nothing/x-*: pattern matched nothing\n"
+    );
 }
 
 /// Runs `args` with `{}` standing for the file, once with the local path and once with its URL,
