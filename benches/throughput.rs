@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tfr_core::annotate::Annotated;
+use tfr_core::bytes::whole;
 use tfr_core::frame::FrameIndex;
 use tfr_core::input::OpenOptions;
 use tfr_core::payload::{Decoder, Reading};
@@ -127,7 +128,7 @@ const CRC_LIMIT: &str = "TFR_BENCH_CRC_LIMIT";
 /// Maps `path` as `verify` does and computes crc32c over all of it, on one core.
 fn crc_limit(path: &str) {
     let source = Source::open(Path::new(path), &ReadOptions::as_is()).unwrap();
-    println!("{:08x}", crc32c::crc32c(source.bytes()));
+    println!("{:08x}", crc32c::crc32c(whole(&source).unwrap()));
 }
 
 /// Opens the file as the CLI (`cli:PATH`) or the inspector (`tui:PATH`) does, indexes it fully,
@@ -251,7 +252,7 @@ fn main() {
     );
     for shard in &shards {
         let source = Source::open(&shard.path, &ReadOptions::as_is()).unwrap();
-        let data = source.bytes();
+        let data = whole(&source).unwrap();
         let len = data.len() as u64;
         // Warm the page cache and the mapping so both measurements read memory.
         black_box(crc32c::crc32c(data));
@@ -293,7 +294,7 @@ fn main() {
     write_file(&twin, shards[0].records, sizes[0], 100);
     let files = [shards[0].path.clone(), twin];
     let check = |path: &PathBuf| {
-        FrameIndex::build(Source::open(path, &ReadOptions::as_is()).unwrap().bytes()).len()
+        FrameIndex::build(&Source::open(path, &ReadOptions::as_is()).unwrap()).len()
     };
     black_box(files.iter().map(check).sum::<usize>());
     let sequential = best(3, || files.iter().map(check).sum::<usize>());
@@ -405,7 +406,7 @@ fn search(shard: &Shard) {
     let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
     let mut input = tfr_core::input::Input::open(&shard.path, &OpenOptions::new(decoder)).unwrap();
     input.settle_all();
-    let data = input.data();
+    let data = whole(input.data()).unwrap();
     black_box(crc32c::crc32c(data));
     let index = &input.index;
     for needle in ["no such text", "856", "100", "7"] {

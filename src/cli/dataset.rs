@@ -5,11 +5,12 @@
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Result;
 
 use super::{Status, report_unusable};
-use tfr_core::dataset::features::FeatureSpecs;
+use tfr_core::dataset::features::{FeatureSpecs, SpecNote, SpecsBeside};
 use tfr_core::dataset::{Dataset, Summary, Tally};
 use tfr_core::escape::Untrusted;
 use tfr_core::jsonformat::Json;
@@ -180,22 +181,20 @@ impl Run {
     }
 }
 
-/// The `features.json` beside `input` that words `show`'s tree and names `images`' classes,
-/// with what was not read of it (or why none of it was) said on standard error.
-pub fn feature_specs(input: &Path) -> (Option<FeatureSpecs>, Status) {
-    match FeatureSpecs::load_beside(input) {
-        None => (None, Status::Clean),
-        Some(Ok(specs)) => {
-            for note in &specs.notes {
-                eprintln!("{note}");
-            }
-            (Some(specs), Status::Clean)
-        }
+/// The `features.json` beside `input` that words `show`'s tree and names `images`' classes
+/// (read once per directory through `read`), with what was not read of it (or why none of it
+/// was) said on standard error.
+pub fn feature_specs(read: &mut SpecsBeside, input: &Path) -> (Option<Arc<FeatureSpecs>>, Status) {
+    let mut status = Status::Clean;
+    let specs = read.beside(input, |note| match note {
+        SpecNote::Note(note) => eprintln!("{note}"),
         // One that cannot be used (not a regular file, past a limit, not JSON) is named, and the
         // records are shown without it.
-        Some(Err(note)) => (
-            None,
-            super::report_unusable(&format!("{note}; records shown without it")),
-        ),
-    }
+        SpecNote::Unusable(note) => {
+            status = status.max(super::report_unusable(&format!(
+                "{note}; records shown without it"
+            )));
+        }
+    });
+    (specs, status)
 }

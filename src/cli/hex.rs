@@ -8,9 +8,12 @@ use anyhow::Result;
 use clap::Args;
 
 use super::palette::colour;
+use super::teach::token_bytes;
 use super::{Status, report_unusable};
 use tfr_core::annotate::{Annotated, Role, Token};
+use tfr_core::bytes::ByteSource;
 use tfr_core::input::{Input, OpenOptions};
+use tfr_core::span::{FileOffset, FileRange};
 
 #[derive(Debug, Args)]
 pub struct HexArgs {
@@ -57,7 +60,7 @@ fn tokens_json(
     file: &str,
     frame: &tfr_core::frame::Frame,
     kind: &str,
-    data: &[u8],
+    data: &dyn ByteSource,
     annotated: &Annotated,
 ) -> tfr_core::jsonformat::Json {
     use super::json_number as number;
@@ -65,17 +68,18 @@ fn tokens_json(
     let tokens = annotated
         .tokens()
         .map(|token| {
-            let bytes = usize::try_from(token.start)
-                .ok()
-                .zip(usize::try_from(token.end).ok())
-                .and_then(|(s, e)| data.get(s..e))
-                .unwrap_or_default();
+            let mut bytes = String::new();
+            if token_in_file(data, &token) {
+                for piece in tfr_core::bytes::pieces(data, token_range(&token)) {
+                    bytes.push_str(&hex_string(piece.unwrap_or_default()));
+                }
+            }
             Json::Object(vec![
                 ("start".into(), number(token.start)),
                 ("end".into(), number(token.end)),
                 ("depth".into(), number(token.depth)),
                 ("role".into(), Json::String(role_name(token.role).into())),
-                ("bytes".into(), Json::String(hex_string(bytes))),
+                ("bytes".into(), Json::String(bytes)),
                 ("meaning".into(), Json::String(annotated.meaning(&token))),
             ])
         })
@@ -88,6 +92,16 @@ fn tokens_json(
         ("status".into(), Json::String(frame.status.name().into())),
         ("tokens".into(), Json::Array(tokens)),
     ])
+}
+
+fn token_range(token: &Token) -> FileRange {
+    FileRange::new(FileOffset(token.start), FileOffset(token.end))
+}
+
+/// Whether the token's bytes are all in the file (those of one that runs past its end are not
+/// shown).
+fn token_in_file(data: &dyn ByteSource, token: &Token) -> bool {
+    token.end <= data.len()
 }
 
 /// Bytes shown in the hex column before a long token is elided.
@@ -108,7 +122,7 @@ fn hex_pairs(bytes: &[u8]) -> String {
 /// Writes the annotated lines of `tokens` over `data`, each as its `meaning` words it.
 pub fn write_tokens(
     out: &mut impl Write,
-    data: &[u8],
+    data: &dyn ByteSource,
     tokens: impl Iterator<Item = Token>,
     meaning: impl Fn(&Token) -> String,
     full: bool,
@@ -122,22 +136,23 @@ pub fn write_tokens(
         }
     };
     for token in tokens {
-        let bytes = usize::try_from(token.start)
-            .ok()
-            .zip(usize::try_from(token.end).ok())
-            .and_then(|(s, e)| data.get(s..e))
-            .unwrap_or_default();
+        // Read a row at a time: a token may be a stretch of the file of any length.
+        let len = if token_in_file(data, &token) {
+            token_range(&token).len()
+        } else {
+            0
+        };
         let indent = "  ".repeat(token.depth);
         let (on, off) = on(token.role);
         let meaning = meaning(&token);
-        if full && bytes.len() > SHOWN {
-            for (row, chunk) in bytes.chunks(16).enumerate() {
+        if full && len > SHOWN as u64 {
+            for (row, offset) in (token.start..token.end).step_by(16).enumerate() {
                 let meaning = if row == 0 {
                     format!("{indent}{meaning}")
                 } else {
                     String::new()
                 };
-                let offset = token.start + 16 * row as u64;
+                let chunk = token_bytes(data, &token, offset, 16);
                 writeln!(
                     out,
                     "{offset:>10}  {on}{:<47}{off}  {meaning}",
@@ -146,9 +161,11 @@ pub fn write_tokens(
             }
             continue;
         }
-        let shown = match bytes.get(..SHOWN - 2) {
-            Some(head) if bytes.len() > SHOWN => format!("{} …", hex_pairs(head)),
-            _ => hex_pairs(bytes),
+        let shown = if len > SHOWN as u64 {
+            let head = token_bytes(data, &token, token.start, SHOWN as u64 - 2);
+            format!("{} …", hex_pairs(head))
+        } else {
+            hex_pairs(token_bytes(data, &token, token.start, len))
         };
         writeln!(
             out,

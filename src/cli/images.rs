@@ -14,7 +14,7 @@
 //! Every destination is checked before anything is written: an existing file is replaced only
 //! with `--force` (and only if it is a regular file), and each file is written atomically.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::{self, IsTerminal, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -24,13 +24,15 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, print_error, report_unusable};
-use tfr_core::dataset::features::FeatureSpecs;
+use tfr_core::bytes::ByteSource;
+use tfr_core::dataset::features::{FeatureSpecs, SpecsBeside};
 use tfr_core::escape::path_for_terminal;
 use tfr_core::image::found::images_in;
 use tfr_core::image::overlay::Overlay;
 use tfr_core::image::{self, ImageHeader, font};
 use tfr_core::input::{Input, OpenOptions};
 use tfr_core::output::{OutputPolicy, write_atomically};
+use tfr_core::span::{FileOffset, FileRange};
 use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
@@ -116,7 +118,7 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
     }
     let mut names = HashSet::new();
     let mut plan = Vec::new();
-    let mut specs_by_dir: HashMap<PathBuf, Option<FeatureSpecs>> = HashMap::new();
+    let mut specs_read = SpecsBeside::default();
     for (file, input) in inputs.iter_mut().enumerate() {
         if let Some(n) = args.record {
             if let Err(e) = input.frame(n) {
@@ -136,15 +138,9 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             continue;
         }
         // Read once per directory, however many of its files are given.
-        let dir = input.source.path().parent().map(Path::to_path_buf);
-        let specs = specs_by_dir
-            .entry(dir.unwrap_or_default())
-            .or_insert_with(|| {
-                let (specs, read) = super::dataset::feature_specs(input.source.path());
-                status = status.max(read);
-                specs
-            });
-        let specs = specs.as_ref();
+        let (specs, read) = super::dataset::feature_specs(&mut specs_read, input.source.path());
+        status = status.max(read);
+        let specs = specs.as_deref();
         status = status.max(plan_file(
             args,
             input,
@@ -193,7 +189,9 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
         let Some(input) = inputs.get(item.file) else {
             continue;
         };
-        let bytes = input.data().get(item.bytes.clone()).unwrap_or_default();
+        let (start, end) = (item.bytes.start as u64, item.bytes.end as u64);
+        let range = FileRange::new(FileOffset(start), FileOffset(end));
+        let bytes = input.data().read(range).unwrap_or_default();
         // The pixels drawn on, kept for the sheet's thumbnail so that nothing is decoded twice.
         let mut drawn = None;
         let written = match &item.content {

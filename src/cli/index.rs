@@ -53,9 +53,8 @@ struct Indexed {
 
 fn read(args: &IndexArgs, read: &ReadOptions) -> Result<Indexed, Status> {
     let source = Source::open(&args.file, read).map_err(|e| report_unusable(&e))?;
-    let data = source.bytes();
-    let index = FrameIndex::build(data);
-    let entries = record_index::entries(&index, data);
+    let index = FrameIndex::build(&source);
+    let entries = record_index::entries(&index, &source);
     source.check_unchanged().map_err(|e| report_unusable(&e))?;
     let stream_damaged = source.compression().is_some_and(|c| c.problem.is_some());
     Ok(Indexed {

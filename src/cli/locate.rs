@@ -113,9 +113,8 @@ pub fn run(args: &LocateArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
         Err(e) => return Ok(report_unusable(&e)),
     };
     let name = tfr_core::escape::path_for_json(&args.file);
-    let data = source.bytes();
-    let index = FrameIndex::build(data);
-    let loc = recover::locate(&index, data, FileOffset(args.offset));
+    let index = FrameIndex::build(&source);
+    let loc = recover::locate(&index, &source, FileOffset(args.offset));
     if let Err(e) = source.check_unchanged() {
         return Ok(report_unusable(&e));
     }

@@ -274,6 +274,7 @@ impl DecodeArgs {
             limit: self
                 .max_decompressed
                 .unwrap_or(tfr_core::compress::DEFAULT_LIMIT),
+            serve_through: None,
         }
     }
 
@@ -330,20 +331,24 @@ pub fn print_error(err: &dyn std::fmt::Display) {
 
 /// Runs a parsed subcommand, writing to `out`.
 pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Result<Status> {
-    let open = match decode.open_options() {
-        Ok(open) => open,
-        Err(e) => return Ok(report_unusable(&e)),
-    };
+    match decode.open_options() {
+        Ok(open) => run_opening(command, &open, out),
+        Err(e) => Ok(report_unusable(&e)),
+    }
+}
+
+/// Runs a parsed subcommand that opens its inputs as `open` says, writing to `out`.
+pub fn run_opening(command: &Command, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
     match command {
-        Command::List(args) => list::run(args, &open, out, use_colour()),
-        Command::Show(args) => show::run(args, &open, std::io::stdout().is_terminal(), out),
-        Command::Hex(args) => hex::run(args, &open, out, use_colour()),
-        Command::Verify(args) => verify::run(args, &open, out, use_colour()),
-        Command::Locate(args) => locate::run(args, &open, out),
-        Command::Salvage(args) => salvage::run(args, &open, out),
+        Command::List(args) => list::run(args, open, out, use_colour()),
+        Command::Show(args) => show::run(args, open, std::io::stdout().is_terminal(), out),
+        Command::Hex(args) => hex::run(args, open, out, use_colour()),
+        Command::Verify(args) => verify::run(args, open, out, use_colour()),
+        Command::Locate(args) => locate::run(args, open, out),
+        Command::Salvage(args) => salvage::run(args, open, out),
         Command::Index(args) => index::run(args, &open.read, out),
-        Command::Stats(args) => stats::run(args, &open, out),
-        Command::Images(args) => images::run(args, &open, out),
+        Command::Stats(args) => stats::run(args, open, out),
+        Command::Images(args) => images::run(args, open, out),
         Command::Completions(args) => argv::completions(args, out),
         Command::Man(args) => argv::man(args, out),
         Command::Quiz(args) => {
@@ -352,7 +357,7 @@ pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Resu
                 echo: !stdin.is_terminal(),
                 lines: stdin.lock(),
             };
-            quiz::run(args, &open, &mut answers, out)
+            quiz::run(args, open, &mut answers, out)
         }
     }
 }

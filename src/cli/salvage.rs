@@ -16,6 +16,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{Status, json_number as number, report_unusable};
+use tfr_core::bytes::ByteSource;
 use tfr_core::escape::path_for_terminal;
 use tfr_core::frame::{Frame, FrameIndex};
 use tfr_core::input::OpenOptions;
@@ -57,7 +58,7 @@ pub struct SalvageArgs {
 /// Writes the records, then the nested frames when asked for; returns the bytes written.
 fn write_plan(
     plan: &SalvagePlan,
-    data: &[u8],
+    data: &dyn ByteSource,
     nested: bool,
     out: &mut dyn Write,
 ) -> io::Result<u64> {
@@ -74,7 +75,13 @@ fn write_checked(
     nested: bool,
     out: &mut dyn Write,
 ) -> io::Result<u64> {
-    let written = write_plan(plan, source.bytes(), nested, out)?;
+    let written = write_plan(plan, source, nested, out).map_err(|e| {
+        // A record whose bytes could not be read: say in which file.
+        match source.check_unchanged() {
+            Err(changed) => io::Error::other(changed),
+            Ok(()) => io::Error::other(format!("{}: {e}", path_for_terminal(source.path()))),
+        }
+    })?;
     source.check_unchanged().map_err(io::Error::other)?;
     Ok(written)
 }
@@ -278,9 +285,8 @@ fn salvage(
         Ok(source) => source,
         Err(e) => return Ok(report_unusable(&e)),
     };
-    let data = source.bytes();
-    let index = FrameIndex::build_with(data, budget);
-    let plan = SalvagePlan::new(&index, data);
+    let index = FrameIndex::build_with(&source, budget);
+    let plan = SalvagePlan::new(&index, &source);
     if let Err(e) = source.check_unchanged() {
         return Ok(report_unusable(&e));
     }
@@ -343,8 +349,8 @@ mod tests {
         }
         fs::write(&input, &bytes).unwrap();
         let source = Source::open(&input, &ReadOptions::as_is()).unwrap();
-        let index = FrameIndex::build(source.bytes());
-        let plan = SalvagePlan::new(&index, source.bytes());
+        let index = FrameIndex::build(&source);
+        let plan = SalvagePlan::new(&index, &source);
         assert_eq!(plan.kept.len(), 2000);
 
         fs::OpenOptions::new()

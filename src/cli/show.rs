@@ -13,6 +13,7 @@ use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
 use super::{Status, report_unusable};
 use tfr_core::damage;
+use tfr_core::dataset::features::SpecsBeside;
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::{self, Placed};
 use tfr_core::frame::Frame;
@@ -132,7 +133,8 @@ pub fn run(
     // A tensorflow-datasets shard: its features.json words the tree.
     let specs = match args.format {
         Format::Tree => {
-            let (specs, read) = super::dataset::feature_specs(&args.file);
+            let (specs, read) =
+                super::dataset::feature_specs(&mut SpecsBeside::default(), &args.file);
             status = status.max(read);
             specs
         }
@@ -161,7 +163,7 @@ pub fn run(
                 frame,
                 (args.format, args.notes),
                 single,
-                (specs.as_ref(), placing.as_ref()),
+                (specs.as_deref(), placing.as_ref()),
                 output,
             )
         },

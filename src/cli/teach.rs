@@ -12,12 +12,14 @@ use clap::{Args, ValueEnum};
 
 use super::palette::colour;
 use tfr_core::annotate::{Annotated, Token};
+use tfr_core::bytes::ByteSource;
 use tfr_core::explain::number::hex_bytes;
 use tfr_core::explain::{Explainer, Radix};
 use tfr_core::frame::Frame;
 use tfr_core::payload::Decoded;
 use tfr_core::rules::RuleBook;
 use tfr_core::schema::table::Table;
+use tfr_core::span::{FileOffset, FileRange};
 
 /// The teaching options of `hex`.
 #[derive(Debug, Clone, Default, Args)]
@@ -82,7 +84,7 @@ const HEX_WIDTH: usize = SHOWN * 3 - 1;
 /// One frame's walkthrough as the teaching options lay it out.
 pub struct Lesson<'a> {
     pub args: &'a TeachArgs,
-    pub data: &'a [u8],
+    pub data: &'a dyn ByteSource,
     pub annotated: &'a Annotated<'a>,
     /// Where offsets count from in the file: the frame's or the payload's first byte.
     pub payload_start: u64,
@@ -114,27 +116,28 @@ impl Lesson<'_> {
             lines
         };
         if self.args.dump {
-            return self.dump(out, &explainer, &extra);
+            return self.dump(out, &extra);
         }
         writeln!(out, "{:>10}  {:<HEX_WIDTH$}  meaning", "offset", "bytes")?;
         for token in self.annotated.tokens() {
-            let bytes = explainer.bytes(&token);
+            let len = token_len(self.data, &token);
             let indent = "  ".repeat(token.depth);
             let (on, off) = self.paint(&token);
             let meaning = self.annotated.meaning_in(&token, radix);
             let offset = self.offset(token.start);
-            if self.full && bytes.len() > SHOWN {
-                for (row, chunk) in bytes.chunks(16).enumerate() {
+            if self.full && len > SHOWN as u64 {
+                for (row, from) in (token.start..token.end).step_by(16).enumerate() {
                     let words = if row == 0 {
                         format!("{indent}{meaning}")
                     } else {
                         String::new()
                     };
-                    let at = self.offset(token.start + 16 * row as u64);
+                    let at = self.offset(from);
+                    let chunk = token_bytes(self.data, &token, from, 16);
                     writeln!(out, "{at:>10}  {on}{:<47}{off}  {words}", hex_bytes(chunk))?;
                 }
             } else {
-                let shown = elided(bytes);
+                let shown = elided(self.data, &token);
                 writeln!(
                     out,
                     "{offset:>10}  {on}{shown:<HEX_WIDTH$}{off}  {indent}{meaning}"
@@ -169,7 +172,6 @@ impl Lesson<'_> {
     fn dump(
         &self,
         out: &mut impl Write,
-        explainer: &Explainer<'_>,
         extra: &dyn Fn(&Token) -> Vec<String>,
     ) -> std::io::Result<()> {
         let radix = self.args.radix();
@@ -199,11 +201,10 @@ impl Lesson<'_> {
             open.retain(|t| t.end > line_start);
             self.dump_line(out, line_start, line_end, origin, &open)?;
             for token in &starting {
-                let bytes = explainer.bytes(token);
                 let indent = "  ".repeat(token.depth);
                 let (on, off) = self.paint(token);
                 let meaning = self.annotated.meaning_in(token, radix);
-                let shown = elided(bytes);
+                let shown = elided(self.data, token);
                 writeln!(
                     out,
                     "{:>10}{on}{shown:<HEX_WIDTH$}{off}  {indent}{meaning}",
@@ -244,7 +245,10 @@ impl Lesson<'_> {
                 hex.push(' ');
             }
             let byte = (at < end)
-                .then(|| usize::try_from(at).ok().and_then(|a| self.data.get(a)))
+                .then(|| {
+                    let range = FileRange::at(FileOffset(at), 1)?;
+                    self.data.read(range).ok()?.first()
+                })
                 .flatten();
             let Some(&byte) = byte else {
                 hex.push_str("   ");
@@ -264,17 +268,43 @@ impl Lesson<'_> {
     }
 }
 
-/// A token's bytes, the first eight and `…` when there are more than [`SHOWN`].
-fn elided(bytes: &[u8]) -> String {
-    match bytes.get(..SHOWN - 2) {
-        Some(head) if bytes.len() > SHOWN => format!("{} …", hex_bytes(head)),
-        _ => hex_bytes(bytes),
+/// A token's bytes, the first eight and `…` when there are more than [`SHOWN`] (none when the
+/// token runs past the end of the file).
+fn elided(data: &dyn ByteSource, token: &Token) -> String {
+    let len = token_len(data, token);
+    if len > SHOWN as u64 {
+        let head = token_bytes(data, token, token.start, SHOWN as u64 - 2);
+        format!("{} …", hex_bytes(head))
+    } else {
+        hex_bytes(token_bytes(data, token, token.start, len))
     }
+}
+
+/// How many of the token's bytes are shown: all, or none when it runs past the end of the file.
+fn token_len(data: &dyn ByteSource, token: &Token) -> u64 {
+    if token.end <= data.len() {
+        token.end.saturating_sub(token.start)
+    } else {
+        0
+    }
+}
+
+/// Up to `len` bytes of the token from `at` (as many as the token has), read as a range: a
+/// token may be a stretch of the file of any length.
+pub fn token_bytes<'a>(data: &'a dyn ByteSource, token: &Token, at: u64, len: u64) -> &'a [u8] {
+    let end = at.saturating_add(len).min(token.end);
+    data.read(FileRange::new(FileOffset(at), FileOffset(end)))
+        .unwrap_or_default()
 }
 
 /// The rule notes of one decoded record, one line each with where the token is: what
 /// `show --notes` prints after the record's tree.
-pub fn record_notes(data: &[u8], frame: &Frame, decoded: &Decoded, table: &Table) -> Vec<String> {
+pub fn record_notes(
+    data: &dyn ByteSource,
+    frame: &Frame,
+    decoded: &Decoded,
+    table: &Table,
+) -> Vec<String> {
     let annotated = Annotated::new(data, frame, Some(decoded), table);
     let Some(book) = RuleBook::of(&annotated, Radix::Decimal) else {
         return Vec::new();
@@ -283,16 +313,11 @@ pub fn record_notes(data: &[u8], frame: &Frame, decoded: &Decoded, table: &Table
     let mut lines = Vec::new();
     for token in annotated.tokens() {
         for note in book.notes(&token) {
-            let bytes = usize::try_from(token.start)
-                .ok()
-                .zip(usize::try_from(token.end).ok())
-                .and_then(|(s, e)| data.get(s..e))
-                .unwrap_or_default();
             lines.push(format!(
                 "  ! payload byte {} (file {}) {}: {note}",
                 token.start.saturating_sub(base),
                 token.start,
-                elided(bytes)
+                elided(data, &token)
             ));
         }
     }

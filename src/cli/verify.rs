@@ -125,7 +125,7 @@ fn check(
     let source = Source::open(path, &open.read)?;
     let (mut report, index) = judge(&source, budget, progress)?;
     if images {
-        let found = tfr_core::image::check::undecodable(source.bytes(), &index, &open.decoder);
+        let found = tfr_core::image::check::undecodable(&source, &index, &open.decoder);
         // Verdicts from the mapped bytes: worthless if the file shrank meanwhile.
         source.check_unchanged()?;
         report.images = found.undecodable.len();
@@ -158,7 +158,7 @@ fn judge(
     budget: ResyncBudget,
     progress: &Progress,
 ) -> Result<(Report, FrameIndex), Error> {
-    let data = source.bytes();
+    let data = source;
     progress.grow(source.len());
     // The intact frames from the start on every core, then the rest frame by frame.
     let mut index = FrameIndex::start_parallel(source, budget);

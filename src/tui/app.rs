@@ -43,11 +43,12 @@ use super::tree::{Parts, Record, Tree};
 use crate::hint::UserMessage;
 use crate::status::Status;
 use tfr_core::annotate::{Annotated, FrameTokens, Token};
-use tfr_core::dataset::features::FeatureSpecs;
+use tfr_core::dataset::features::{FeatureSpecs, SpecNote, SpecsBeside};
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::frame::{Frame, FrameIndex, IndexDelta};
 use tfr_core::image::Picture;
 use tfr_core::input::{Input, OpenOptions};
+use tfr_core::source::Source;
 use tfr_core::words::plural;
 
 /// At most this many lines list inputs that could not be opened (the last one says how many more).
@@ -88,7 +89,7 @@ pub struct FileView {
 /// what was said about reading them (files not read, and why).
 #[derive(Default)]
 pub(super) struct SpecsCache {
-    by_dir: HashMap<PathBuf, Option<Arc<FeatureSpecs>>>,
+    specs: SpecsBeside,
     /// The `tf.data` snapshots, by the directory of their side files.
     snapshots: HashMap<PathBuf, Option<Arc<Snapshot>>>,
     pub notes: Vec<String>,
@@ -112,26 +113,16 @@ impl SpecsCache {
 
     /// The `features.json` beside `path`, when it has one that reads.
     pub fn beside(&mut self, path: &Path) -> Option<Arc<FeatureSpecs>> {
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let notes = &mut self.notes;
-        self.by_dir
-            .entry(dir)
-            .or_insert_with(|| match FeatureSpecs::load_beside(path)? {
-                Ok(specs) => {
-                    notes.extend(specs.notes.iter().map(ToString::to_string));
-                    Some(Arc::new(specs))
-                }
-                Err(note) => {
-                    notes.push(note.to_string());
-                    None
-                }
-            })
-            .clone()
+        self.specs.beside(path, |note| match note {
+            SpecNote::Unusable(note) | SpecNote::Note(note) => notes.push(note),
+        })
     }
 }
 
 impl FileView {
-    pub fn data(&self) -> &[u8] {
+    /// The file's bytes, read by range.
+    pub fn data(&self) -> &Source {
         self.input.data()
     }
 
@@ -890,7 +881,7 @@ fn frame_view(file: &FileView, current: usize, frame: Frame) -> FrameView {
     let data = file.data();
     let mut view = frame_tree(file, current, frame);
     let end = frame.region_end.0.max(frame.frame_end().map_or(0, |e| e.0));
-    let end = end.min(data.len() as u64).max(frame.offset.0);
+    let end = end.min(data.len()).max(frame.offset.0);
     view.region = frame.offset.0..end;
     view.cursor = frame.offset.0;
     view.node = first_row(&view.tree);

@@ -10,9 +10,8 @@ use ratatui::text::Span;
 use ratatui::widgets::{Axis, Bar, BarChart, BarGroup, Block, Chart, Dataset, GraphType, Widget};
 
 use tfr_core::escape::bytes_for_terminal;
-use tfr_core::event::{self, Bucket};
+use tfr_core::event::Bucket;
 use tfr_core::input::Input;
-use tfr_core::payload::EVENT;
 
 /// Records read for a scalar's series: a longer file plots its first ones, and says so.
 pub const SERIES_RECORDS: usize = 50_000;
@@ -50,20 +49,26 @@ pub fn plot_for(
     cache: &mut SeriesCache,
 ) -> Option<Plot> {
     let decoder = input.decoder();
-    // Only files of events are plotted: other files' records are not decoded again here.
-    if !decoder.likely.as_ref().is_some_and(|k| k.is(&EVENT)) {
+    // Only files of a type that plots (events) are: other files' records are not decoded again
+    // here.
+    if !decoder
+        .likely
+        .as_ref()
+        .is_some_and(|k| k.payload_type().plots())
+    {
         return None;
     }
     let data = input.data();
     let payload = input.index.get(data, record)?.payload(data)?;
     let decoded = decoder.decode(payload);
-    if !decoded.kind.is(&EVENT) {
+    let view = decoded.view(payload, decoder.table());
+    if !view.payload_type().plots() {
         return None;
     }
-    let typed = decoded.typed(payload, decoder.table())?;
-    if let Some((tag, _)) = event::scalars(&typed).first() {
+    let scalars = view.scalars()?;
+    if let Some((tag, _)) = scalars.values.first() {
         let tag = tag.to_vec();
-        let step = event::step_of(&typed) as f64;
+        let step = scalars.step as f64;
         let key = (
             file.0,
             file.1,
@@ -82,7 +87,7 @@ pub fn plot_for(
             partial,
         });
     }
-    let histogram = event::histograms(&typed).into_iter().next()?;
+    let histogram = view.histograms().into_iter().next()?;
     let mut tag = bytes_for_terminal(histogram.tag).into_owned();
     if histogram.left_out() > 0 {
         tag.push_str(&format!(
@@ -110,11 +115,11 @@ fn series(input: &Input, tag: &[u8]) -> (Vec<(f64, f64)>, bool) {
             continue;
         };
         let decoded = decoder.decode(payload);
-        let Some(typed) = decoded.typed(payload, decoder.table()) else {
+        let Some(scalars) = decoded.view(payload, decoder.table()).scalars() else {
             continue;
         };
-        let step = event::step_of(&typed) as f64;
-        for (t, value) in event::scalars(&typed) {
+        let step = scalars.step as f64;
+        for (t, value) in scalars.values {
             if t == tag && value.is_finite() {
                 points.push((step, value));
             }

@@ -16,7 +16,6 @@ use tfr_core::payload::inner::{InnerReading, ValueReading};
 use tfr_core::schema::table::{FieldId, MessageId};
 use tfr_core::span::Span;
 use tfr_core::tensor::DType;
-use tfr_core::wire::ROOT;
 
 impl Tree {
     /// A row for a typed message value of field `label` (its merged parts).
@@ -68,25 +67,6 @@ impl Tree {
                     lists,
                 },
             );
-        }
-    }
-
-    /// The fields of the typed message (an Example's or SequenceExample's), then any top-level
-    /// fields protobuf does not know (kept as wire fields).
-    pub(super) fn feature_view(&mut self, ctx: &Ctx<'_>, parent: usize) {
-        let Some(typed) = ctx.parsed.root() else {
-            return;
-        };
-        for field in typed.fields() {
-            if let Some(Value::Message(message)) = field.singular() {
-                self.message_row(ctx, parent, &field.info().name, &message);
-            }
-        }
-        let tree = ctx.parsed.tree;
-        for child in tree.children(ROOT) {
-            if tree.node(child).is_some_and(|n| n.field().is_none()) {
-                self.wire_field(ctx, parent, child as u32);
-            }
         }
     }
 

@@ -12,6 +12,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
+use tfr_core::bytes::ByteSource;
 use tfr_core::frame::{Frame, FrameIndex};
 use tfr_core::input::Input;
 use tfr_core::summary::describe_frame;
@@ -121,7 +122,7 @@ fn length_text(frame: &Frame) -> String {
 
 /// The frame list for the visible rows.
 pub struct FrameList<'a> {
-    pub data: &'a [u8],
+    pub data: &'a dyn ByteSource,
     pub index: &'a FrameIndex,
     pub rows: &'a HashMap<usize, RowText>,
     pub top: usize,

@@ -14,6 +14,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
 use tfr_core::annotate::{Role, Token};
+use tfr_core::bytes::{ByteSource, read_up_to};
+use tfr_core::span::{FileOffset, FileRange};
 
 /// Bytes per row.
 pub const ROW: u64 = 16;
@@ -182,12 +184,10 @@ pub fn token_at(tokens: &[Token], offset: u64) -> Option<&Token> {
 }
 
 /// The explanation of the token under the cursor: its role, its bytes and what they mean.
-pub fn explain(data: &[u8], token: &Token, meaning: &str) -> String {
-    let bytes = usize::try_from(token.start)
-        .ok()
-        .zip(usize::try_from(token.end).ok())
-        .and_then(|(s, e)| data.get(s..e.min(s.saturating_add(8))))
-        .unwrap_or_default();
+pub fn explain(data: &dyn ByteSource, token: &Token, meaning: &str) -> String {
+    let start = FileOffset(token.start);
+    let end = FileOffset(token.end.min(token.start.saturating_add(8)));
+    let bytes = data.read(FileRange::new(start, end)).unwrap_or_default();
     let mut hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
     if token.end - token.start > 8 {
         hex.push("…".into());
@@ -204,7 +204,7 @@ pub fn explain(data: &[u8], token: &Token, meaning: &str) -> String {
 
 /// The hex pane's content for one frame.
 pub struct HexPane<'a> {
-    pub data: &'a [u8],
+    pub data: &'a dyn ByteSource,
     pub tokens: &'a [Token],
     /// The frame's bytes (its region: header through any skipped bytes).
     pub frame: Range<u64>,
@@ -268,11 +268,11 @@ impl Widget for HexPane<'_> {
                 usize::from(area.width),
                 dim,
             );
+            // The row's bytes in one read (fewer where the file ends first).
             let first = start.max(self.frame.start);
-            for offset in first..start.saturating_add(ROW).min(self.frame.end) {
-                let Some(byte) = usize::try_from(offset).ok().and_then(|o| self.data.get(o)) else {
-                    break;
-                };
+            let end = start.saturating_add(ROW).min(self.frame.end).max(first);
+            let row = read_up_to(self.data, FileOffset(first), end - first).unwrap_or_default();
+            for (offset, byte) in (first..).zip(row) {
                 self.draw_byte(&geometry, offset, *byte, buf);
             }
         }

@@ -3,7 +3,8 @@
 //! `update` needs the same rectangles as drawing does (how many rows a page is, which pane a mouse
 //! click landed in), so both call [`panes`] instead of each guessing.
 
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::widgets::Block;
 
 use super::hexview::ROW_WIDTH;
 
@@ -36,83 +37,35 @@ pub fn too_small(area: Rect) -> bool {
 
 /// The panes for a screen of `area`, with room for a preview when `preview` is set and `notices`
 /// lines for messages that stay on screen.
+///
+/// From the bottom up: the status line, the explanation, the notices; above them the frame list
+/// (three tenths of the body, at least 5 rows) and the main band, which holds the tree (and the
+/// preview) beside or above the hex pane.
 pub fn panes(area: Rect, preview: bool, notices: u16) -> Panes {
-    let status = Rect::new(
-        area.x,
-        area.bottom().saturating_sub(1),
-        area.width,
-        1.min(area.height),
-    );
-    let explain = Rect::new(
-        area.x,
-        area.bottom().saturating_sub(2),
-        area.width,
-        1.min(area.height.saturating_sub(1)),
-    );
     // Notices never take the rows the panes need at the smallest usable size.
     let notices = notices.min(area.height.saturating_sub(MIN_HEIGHT));
-    let notice_rect = Rect::new(
-        area.x,
-        area.bottom().saturating_sub(2 + notices),
-        area.width,
-        notices,
-    );
-    let body_height = area.height.saturating_sub(2 + notices);
-    let list_height = (body_height * 3 / 10).max(5).min(body_height);
-    let list = Rect::new(area.x, area.y, area.width, list_height);
-    let main_y = area.y + list_height;
-    let main_height = body_height - list_height;
-    let (tree_area, hex) = if area.width >= SIDE_BY_SIDE_WIDTH {
+    let [body, notice_rect, explain, status] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(notices),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let list_height = share(body.height, 3, 10).max(5).min(body.height);
+    let [list, main] =
+        Layout::vertical([Constraint::Length(list_height), Constraint::Fill(1)]).areas(body);
+    let wide = area.width >= SIDE_BY_SIDE_WIDTH;
+    let [tree_area, hex] = if wide {
         // Wide: the tree beside a hex pane that shows whole rows.
-        let hex_width = ROW_WIDTH + 2;
-        let tree_width = area.width - hex_width;
-        (
-            Rect::new(area.x, main_y, tree_width, main_height),
-            Rect::new(area.x + tree_width, main_y, hex_width, main_height),
-        )
+        Layout::horizontal([Constraint::Fill(1), Constraint::Length(ROW_WIDTH + 2)]).areas(main)
     } else {
         // Narrow (80 columns): the tree above the hex pane, both the screen's width, so tree
         // labels are not cut to a few letters and hex rows keep all 16 bytes and their text.
-        let tree_height = main_height / 2;
-        (
-            Rect::new(area.x, main_y, area.width, tree_height),
-            Rect::new(
-                area.x,
-                main_y + tree_height,
-                area.width,
-                main_height - tree_height,
-            ),
-        )
+        Layout::vertical([Constraint::Length(main.height / 2), Constraint::Fill(1)]).areas(main)
     };
-    let (tree, preview) = if !preview {
-        (tree_area, None)
-    } else if area.width >= SIDE_BY_SIDE_WIDTH && main_height >= 10 {
-        let preview_height = (main_height * 55 / 100).clamp(8, 22);
-        let tree_height = main_height - preview_height;
-        (
-            Rect::new(area.x, main_y, tree_area.width, tree_height),
-            Some(Rect::new(
-                area.x,
-                main_y + tree_height,
-                tree_area.width,
-                preview_height,
-            )),
-        )
-    } else if area.width < SIDE_BY_SIDE_WIDTH && tree_area.height >= 6 {
-        // Stacked: the preview takes the right third of the tree's band.
-        let preview_width = area.width / 3;
-        let tree_width = area.width - preview_width;
-        (
-            Rect::new(area.x, main_y, tree_width, tree_area.height),
-            Some(Rect::new(
-                area.x + tree_width,
-                main_y,
-                preview_width,
-                tree_area.height,
-            )),
-        )
-    } else {
-        (tree_area, None)
+    let (tree, preview) = match preview_split(tree_area, wide && preview, !wide && preview) {
+        Some([tree, preview]) => (tree, Some(preview)),
+        None => (tree_area, None),
     };
     Panes {
         list,
@@ -125,14 +78,34 @@ pub fn panes(area: Rect, preview: bool, notices: u16) -> Panes {
     }
 }
 
-/// The inside of a bordered pane.
+/// The tree's band split into the tree and an image preview, when one is wanted and there is
+/// room: below the tree on a wide screen (`below`), in the right third of the band when the tree
+/// is stacked over the hex pane (`beside`).
+fn preview_split(band: Rect, below: bool, beside: bool) -> Option<[Rect; 2]> {
+    if below && band.height >= 10 {
+        let preview_height = share(band.height, 55, 100).clamp(8, 22);
+        Some(
+            Layout::vertical([Constraint::Fill(1), Constraint::Length(preview_height)]).areas(band),
+        )
+    } else if beside && band.height >= 6 {
+        Some(
+            Layout::horizontal([Constraint::Fill(1), Constraint::Length(band.width / 3)])
+                .areas(band),
+        )
+    } else {
+        None
+    }
+}
+
+/// `parts` of `rows` in `of`, rounded down (a screen's rows, any number of them).
+fn share(rows: u16, parts: u16, of: u16) -> u16 {
+    let share = u32::from(rows) * u32::from(parts) / u32::from(of.max(1));
+    u16::try_from(share).unwrap_or(rows)
+}
+
+/// The inside of a bordered pane, as its block draws it.
 pub fn inner(rect: Rect) -> Rect {
-    Rect::new(
-        rect.x.saturating_add(1),
-        rect.y.saturating_add(1),
-        rect.width.saturating_sub(2),
-        rect.height.saturating_sub(2),
-    )
+    Block::bordered().inner(rect)
 }
 
 #[cfg(test)]
@@ -167,6 +140,133 @@ mod tests {
             assert!(a.bottom() <= 24 && a.right() <= 80);
             for b in &all[i + 1..] {
                 assert!(!a.intersects(*b), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    /// The rectangles as they were computed before the panes were laid out by constraints,
+    /// kept to show the layout did not move a cell.
+    fn by_arithmetic(area: Rect, preview: bool, notices: u16) -> Panes {
+        let status = Rect::new(area.x, area.bottom() - 1, area.width, 1);
+        let explain = Rect::new(area.x, area.bottom() - 2, area.width, 1);
+        let notices = notices.min(area.height - MIN_HEIGHT);
+        let notice_rect = Rect::new(area.x, area.bottom() - 2 - notices, area.width, notices);
+        let body_height = area.height - 2 - notices;
+        let list_height = (body_height * 3 / 10).max(5).min(body_height);
+        let list = Rect::new(area.x, area.y, area.width, list_height);
+        let main_y = area.y + list_height;
+        let main_height = body_height - list_height;
+        let wide = area.width >= SIDE_BY_SIDE_WIDTH;
+        let (tree_area, hex) = if wide {
+            let hex_width = ROW_WIDTH + 2;
+            let tree_width = area.width - hex_width;
+            (
+                Rect::new(area.x, main_y, tree_width, main_height),
+                Rect::new(area.x + tree_width, main_y, hex_width, main_height),
+            )
+        } else {
+            let tree_height = main_height / 2;
+            (
+                Rect::new(area.x, main_y, area.width, tree_height),
+                Rect::new(
+                    area.x,
+                    main_y + tree_height,
+                    area.width,
+                    main_height - tree_height,
+                ),
+            )
+        };
+        let (tree, preview) = if preview && wide && main_height >= 10 {
+            let preview_height = (main_height * 55 / 100).clamp(8, 22);
+            let tree_height = main_height - preview_height;
+            (
+                Rect::new(area.x, main_y, tree_area.width, tree_height),
+                Some(Rect::new(
+                    area.x,
+                    main_y + tree_height,
+                    tree_area.width,
+                    preview_height,
+                )),
+            )
+        } else if preview && !wide && tree_area.height >= 6 {
+            let preview_width = area.width / 3;
+            let tree_width = area.width - preview_width;
+            (
+                Rect::new(area.x, main_y, tree_width, tree_area.height),
+                Some(Rect::new(
+                    area.x + tree_width,
+                    main_y,
+                    preview_width,
+                    tree_area.height,
+                )),
+            )
+        } else {
+            (tree_area, None)
+        };
+        Panes {
+            list,
+            tree,
+            preview,
+            hex,
+            explain,
+            notices: notice_rect,
+            status,
+        }
+    }
+
+    #[test]
+    fn usable_screens_lay_out_cell_for_cell_as_before() {
+        // The sizes the rendering tests use, and those where a rule changes (the minimum, the
+        // side-by-side width, a preview's or the list's minimum height, odd and even rows).
+        let widths = [60, 70, 79, 80, 81, 120, 160, 200, 240];
+        let widths = widths
+            .into_iter()
+            .chain([SIDE_BY_SIDE_WIDTH - 1, SIDE_BY_SIDE_WIDTH]);
+        for width in widths {
+            for height in [12, 13, 19, 20, 24, 25, 40, 48, 60, 61] {
+                for (preview, notices) in [(false, 0), (true, 0), (false, 3), (true, 40)] {
+                    // Off the origin too: a pane's place is relative to the screen's.
+                    for (x, y) in [(0, 0), (3, 2)].into_iter().take(1 + usize::from(preview)) {
+                        let area = Rect::new(x, y, width, height);
+                        assert_eq!(
+                            panes(area, preview, notices),
+                            by_arithmetic(area, preview, notices),
+                            "{area:?} preview {preview} notices {notices}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn any_screen_lays_out_panes_inside_it_that_do_not_overlap() {
+        let widths = (0..=8).chain([MIN_WIDTH - 1, SIDE_BY_SIDE_WIDTH - 1, SIDE_BY_SIDE_WIDTH]);
+        for width in widths.chain([u16::MAX]) {
+            for height in (0..=MIN_HEIGHT + 2).chain([u16::MAX]) {
+                for (preview, notices) in [(false, 0), (true, u16::MAX)] {
+                    let area = Rect::new(0, 0, width, height);
+                    let p = panes(area, preview, notices);
+                    let all = [
+                        p.list,
+                        p.tree,
+                        p.preview.unwrap_or_default(),
+                        p.hex,
+                        p.notices,
+                        p.explain,
+                        p.status,
+                    ];
+                    for (i, a) in all.iter().enumerate() {
+                        let inside = a.is_empty() || area.intersection(*a) == *a;
+                        assert!(inside, "{a:?} outside {area:?}");
+                        let inner = inner(*a);
+                        assert!(inner.is_empty() || a.intersection(inner) == inner);
+                        for b in &all[i + 1..] {
+                            let apart = a.is_empty() || b.is_empty() || !a.intersects(*b);
+                            assert!(apart, "{a:?} {b:?} on {area:?}");
+                        }
+                    }
+                }
             }
         }
     }

@@ -248,7 +248,7 @@ fn index_file(
         let delta = index.delta_since(index.len());
         return tx.send(report(delta, true, false)).map_err(|_| ());
     };
-    let data = source.bytes();
+    let data = &source;
     let mut sent = index.len();
     let mut last = Instant::now();
     loop {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError};
 
-use tfr_core::bytes::{self, ByteSource};
+use tfr_core::bytes::ByteSource;
 use tfr_core::frame::FrameIndex;
 use tfr_core::payload::Decoder;
 use tfr_core::search::{Finished, HIT_CAP, Needle, SearchProgress, search_frames};
@@ -100,7 +100,7 @@ impl SearchRun {
                 decoder,
                 ..
             } = target;
-            let data = bytes::whole(bytes.as_ref());
+            let data = bytes.as_ref();
             let cancelled = || shared.progress.cancel.load(Ordering::Relaxed);
             shared.known.store(index.len() as u64, Ordering::Relaxed);
             while !index.is_complete() {

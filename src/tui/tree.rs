@@ -16,12 +16,13 @@ use std::sync::Arc;
 use tfr_core::dataset::features::FeatureSpecs;
 
 use tfr_core::annotate::{FrameTokens, Role, Token};
+use tfr_core::bytes::ByteSource;
 use tfr_core::decode::{MapEntry, Parsed};
 use tfr_core::decode::{Nodes, ValuesAt};
 use tfr_core::frame::{Frame, HEADER_LEN};
-use tfr_core::payload::{Decoded, TreeView};
+use tfr_core::payload::{Decoded, TreeRow};
 use tfr_core::schema::table::{FieldId, Table};
-use tfr_core::span::Span;
+use tfr_core::span::{FileOffset, FileRange, Span};
 use tfr_core::wire::{ROOT, WireTree};
 
 /// Values (and steps) of one list shown before the rest is summarised as "… N more".
@@ -45,11 +46,9 @@ pub struct Record {
 
 impl Record {
     /// The payload's bytes within the file bytes `data`.
-    pub fn bytes<'a>(&self, data: &'a [u8]) -> &'a [u8] {
-        let range = usize::try_from(self.payload.start)
-            .ok()
-            .zip(usize::try_from(self.payload.end).ok());
-        range.and_then(|(s, e)| data.get(s..e)).unwrap_or_default()
+    pub fn bytes<'a>(&self, data: &'a dyn ByteSource) -> &'a [u8] {
+        let range = FileRange::new(FileOffset(self.payload.start), FileOffset(self.payload.end));
+        data.read(range).unwrap_or_default()
     }
 
     /// The wire tree the rows show: the walk as the expected type when it failed part way.
@@ -63,9 +62,8 @@ impl Record {
 pub(super) enum Source {
     /// The fields of wire container `container`, from child node `from` on.
     Wire { container: u32, from: u32 },
-    /// The typed message's fields through the feature view, then the fields it does not declare
-    /// (for types whose [`TreeView`] is `Features`).
-    FeatureView,
+    /// The rows the payload's type opens it with ([`tfr_core::payload::PayloadType::tree_rows`]).
+    TypeRows,
     /// Features (or feature lists, with `lists`) in name order, from the `from`-th on.
     Named {
         field: FieldId,
@@ -379,10 +377,8 @@ impl Tree {
                 .map(|s| base + s.start as u64..base + s.end as u64),
         );
         let parsed = Parsed::new(record.tree(), bytes, &record.table);
-        match view.tree_view() {
-            TreeView::Features if parsed.root().is_some() => {
-                self.set_later(p, Source::FeatureView);
-            }
+        match view.tree_rows(&parsed) {
+            Some(_) => self.set_later(p, Source::TypeRows),
             _ if decoded.structure().is_some() => {
                 self.set_later(
                     p,
@@ -482,7 +478,7 @@ impl Tree {
 
     /// Expands or collapses row `i`; expanding makes its children from `data` (the file's bytes)
     /// if they are not made yet. A "… N more" row loads the next page in its place instead.
-    pub fn set_expanded(&mut self, i: usize, on: bool, data: &[u8]) {
+    pub fn set_expanded(&mut self, i: usize, on: bool, data: &dyn ByteSource) {
         if on && self.nodes.get(i).is_some_and(|n| n.more) {
             self.load_more(i, data);
             return;
@@ -529,7 +525,7 @@ impl Tree {
 
     /// The deepest row holding `offset`, making children along the way (but not loading pages):
     /// what the hex cursor selects.
-    pub fn descend_to(&mut self, offset: u64, data: &[u8]) -> Option<usize> {
+    pub fn descend_to(&mut self, offset: u64, data: &dyn ByteSource) -> Option<usize> {
         let mut owner = self.owner_of(offset)?;
         let Some(record) = self.record.clone() else {
             return Some(owner);
@@ -610,7 +606,9 @@ impl Tree {
     fn make_in(&mut self, i: usize, source: &Source, ctx: &Ctx<'_>) {
         match source.clone() {
             Source::Wire { container, from } => self.wire_fields(ctx, i, container, from),
-            Source::FeatureView => self.feature_view(ctx, i),
+            Source::TypeRows => {
+                self.type_rows(ctx, i);
+            }
             Source::Named {
                 field,
                 sorted,
@@ -627,13 +625,31 @@ impl Tree {
                 }
             }
             Source::Inner { .. } => {
-                let view = ctx.decoded.view(ctx.parsed.bytes, ctx.parsed.table);
-                match view.tree_view() {
-                    TreeView::Features if ctx.parsed.root().is_some() => self.feature_view(ctx, i),
-                    _ => self.wire_fields(ctx, i, ROOT as u32, ROOT as u32 + 1),
+                if !self.type_rows(ctx, i) {
+                    self.wire_fields(ctx, i, ROOT as u32, ROOT as u32 + 1);
                 }
             }
         }
+    }
+
+    /// The rows the payload's type opens it with under row `i`; false when its type shows it
+    /// field by field.
+    fn type_rows(&mut self, ctx: &Ctx<'_>, i: usize) -> bool {
+        let view = ctx.decoded.view(ctx.parsed.bytes, ctx.parsed.table);
+        let Some(rows) = view.tree_rows(&ctx.parsed) else {
+            return false;
+        };
+        for row in rows {
+            match row {
+                TreeRow::Message { label, message } => {
+                    self.message_row(ctx, i, label, &message);
+                }
+                TreeRow::Wire(node) => {
+                    self.wire_field(ctx, i, u32::try_from(node).unwrap_or(u32::MAX));
+                }
+            }
+        }
+        true
     }
 
     /// A new scope for the payload `decoded` found in file bytes `payload`, `depth` values deep:
@@ -656,7 +672,7 @@ impl Tree {
 
     /// Replaces "… N more" row `i` by the next page of its list (the first new item takes its
     /// place and index, so a selection on it stays in place).
-    pub fn load_more(&mut self, i: usize, data: &[u8]) {
+    pub fn load_more(&mut self, i: usize, data: &dyn ByteSource) {
         let Some(node) = self.nodes.get(i) else {
             return;
         };
@@ -769,5 +785,75 @@ impl Ctx<'_> {
 
     pub(super) fn parsed_node_end(&self, n: u32) -> Option<usize> {
         self.parsed.node(n).map(|n| n.data_span().end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tfr_core::annotate::FrameTokens;
+    use tfr_core::crafted::{encode_records, length_delimited};
+    use tfr_core::frame::FrameIndex;
+    use tfr_core::payload::{Decoder, PayloadKind, PayloadType, Reading};
+    use tfr_core::schema::Schema;
+
+    /// A payload type the inspector knows nothing of, which opens its payloads with their
+    /// top-level fields last first.
+    struct Reversed;
+
+    impl PayloadType for Reversed {
+        fn name(&self) -> &'static str {
+            "Reversed"
+        }
+
+        fn tree_rows<'a>(&self, parsed: &Parsed<'a>) -> Option<Vec<TreeRow<'a>>> {
+            let mut rows: Vec<TreeRow<'a>> =
+                parsed.tree.children(ROOT).map(TreeRow::Wire).collect();
+            rows.reverse();
+            Some(rows)
+        }
+    }
+
+    static REVERSED: Reversed = Reversed;
+
+    /// The labels of the payload row's children, for a record of three string fields no built-in type declares, decoded as
+    /// `kind`.
+    fn payload_rows(kind: PayloadKind) -> Vec<String> {
+        let payload = [5, 6, 7]
+            .map(|field| length_delimited(field, b"v"))
+            .concat();
+        let data = encode_records(&[&payload]);
+        let frame = FrameIndex::build(&data[..]).get(&data[..], 0).unwrap();
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let mut decoded = decoder.decode(&payload);
+        decoded.kind = kind;
+        let record = Record {
+            decoded,
+            table: decoder.schema.table().clone(),
+            payload: frame.payload_range().map(Range::from).unwrap(),
+            specs: None,
+        };
+        let own = FrameTokens::new(&data, &frame, true);
+        let parts = Parts {
+            own: &own,
+            damage: None,
+            record: Some((Arc::new(record), &payload)),
+        };
+        let tree = Tree::build(&frame, parts);
+        let name = tree
+            .nodes
+            .iter()
+            .position(|n| n.depth == 0 && n.label != "header");
+        let rows = tree.children(name.unwrap());
+        rows.iter().map(|&i| tree.nodes[i].label.clone()).collect()
+    }
+
+    #[test]
+    fn a_payload_type_of_its_own_opens_with_the_rows_it_gives() {
+        assert_eq!(payload_rows(PayloadKind::Protobuf), ["#5", "#6", "#7"]);
+        assert_eq!(
+            payload_rows(PayloadKind::Builtin(&REVERSED)),
+            ["#7", "#6", "#5"]
+        );
     }
 }

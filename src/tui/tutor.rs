@@ -13,11 +13,13 @@ use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::hexview::role_name;
 use tfr_core::annotate::{Annotated, Token};
+use tfr_core::bytes::ByteSource;
 use tfr_core::decode::Scalar;
 use tfr_core::explain::number::{hex_bytes, wire_name};
 use tfr_core::explain::{Explainer, Radix};
 use tfr_core::quiz::Question;
 use tfr_core::rules::{Fate, RuleBook};
+use tfr_core::span::{FileOffset, FileRange};
 use tfr_core::textformat::scalar_text;
 use tfr_core::wire::{NodeKind, ROOT};
 
@@ -108,7 +110,7 @@ pub fn rule_book<'a>(annotated: &Annotated<'a>, whole: bool) -> Option<RuleBook<
 pub fn explain_line(
     annotated: &Annotated<'_>,
     book: Option<&RuleBook<'_>>,
-    data: &[u8],
+    data: &dyn ByteSource,
     cursor: u64,
     tutor: &Tutor,
 ) -> String {
@@ -116,11 +118,7 @@ pub fn explain_line(
         return String::new();
     };
     let explainer = Explainer::new(annotated, data, Radix::Decimal);
-    let bytes = explainer.bytes(&token);
-    let mut hex = hex_bytes(bytes.get(..8).unwrap_or(bytes));
-    if bytes.len() > 8 {
-        hex.push_str(" …");
-    }
+    let hex = head_hex(data, &token, 8);
     let head = format!(
         "{}..{} {} {hex}",
         token.start,
@@ -141,11 +139,26 @@ pub fn explain_line(
     text
 }
 
+/// The first `n` bytes of `token` in hex, and `…` when it has more; nothing for a token that
+/// runs past the end of the file. Read as a range: a token may be a stretch of any length.
+fn head_hex(data: &dyn ByteSource, token: &Token, n: u64) -> String {
+    if token.end > data.len() {
+        return String::new();
+    }
+    let end = FileOffset(token.end.min(token.start.saturating_add(n)));
+    let head = data.read(FileRange::new(FileOffset(token.start), end));
+    let mut hex = hex_bytes(head.unwrap_or_default());
+    if token.end.saturating_sub(token.start) > n {
+        hex.push_str(" …");
+    }
+    hex
+}
+
 /// Step mode's panel: the token under the cursor derived, and the open messages counting down.
 pub fn step_panel(
     annotated: &Annotated<'_>,
     book: Option<&RuleBook<'_>>,
-    data: &[u8],
+    data: &dyn ByteSource,
     cursor: u64,
 ) -> Vec<PanelLine> {
     let mut lines = Vec::new();
@@ -154,16 +167,12 @@ pub fn step_panel(
         return lines;
     };
     let explainer = Explainer::new(annotated, data, Radix::Decimal);
-    let bytes = explainer.bytes(&token);
     let base = annotated.payload().map(|p| p.base());
     let place = match base.and_then(|b| token.start.checked_sub(b)) {
         Some(pos) => format!("payload 0x{pos:x}, file {}", token.start),
         None => format!("file {}", token.start),
     };
-    let mut hex = hex_bytes(bytes.get(..16).unwrap_or(bytes));
-    if bytes.len() > 16 {
-        hex.push_str(" …");
-    }
+    let hex = head_hex(data, &token, 16);
     lines.push(line(
         Look::Heading,
         format!("{} at {place}: {hex}", role_name(token.role)),
@@ -205,7 +214,7 @@ pub fn step_panel(
 }
 
 /// The quiz's panel: the question, the score, and what the last answer got.
-pub fn quiz_panel(state: &QuizState, data: &[u8], base: Option<u64>) -> Vec<PanelLine> {
+pub fn quiz_panel(state: &QuizState, data: &dyn ByteSource, base: Option<u64>) -> Vec<PanelLine> {
     let mut lines = vec![line(
         Look::Heading,
         format!("quiz · {} of {} right", state.right, state.asked),
@@ -213,11 +222,8 @@ pub fn quiz_panel(state: &QuizState, data: &[u8], base: Option<u64>) -> Vec<Pane
     match &state.question {
         Some(q) => {
             let token = &q.token;
-            let bytes = usize::try_from(token.start)
-                .ok()
-                .zip(usize::try_from(token.end).ok())
-                .and_then(|(s, e)| data.get(s..e))
-                .unwrap_or_default();
+            let range = FileRange::new(FileOffset(token.start), FileOffset(token.end));
+            let bytes = data.read(range).unwrap_or_default();
             let place = match base.and_then(|b| token.start.checked_sub(b)) {
                 Some(pos) => format!("payload 0x{pos:x} (file {})", token.start),
                 None => format!("file {}", token.start),

@@ -20,6 +20,7 @@ mod nested_payloads;
 mod payloads;
 mod plugins;
 mod quiz;
+mod ranged;
 mod readme_status;
 mod remote;
 mod salvage;

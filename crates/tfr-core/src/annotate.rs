@@ -9,6 +9,7 @@
 
 use std::ops::Range;
 
+use crate::bytes::ByteSource;
 use crate::decode::{Parsed, Scalar};
 use crate::frame::{FOOTER_LEN, Frame, HEADER_LEN, Header};
 use crate::payload::Decoded;
@@ -662,7 +663,7 @@ pub struct FrameTokens {
 impl FrameTokens {
     /// The tokens of `frame` over the file bytes `data`; `decoded` says whether the payload will be
     /// annotated from a decoding (else it is one token).
-    pub fn new(data: &[u8], frame: &Frame, decoded: bool) -> FrameTokens {
+    pub fn new<S: ByteSource + ?Sized>(data: &S, frame: &Frame, decoded: bool) -> FrameTokens {
         let mut own = FrameTokens::default();
         let offset = frame.offset.0;
         let mut site = 0u8;
@@ -731,7 +732,7 @@ impl FrameTokens {
                 if len > 0 {
                     let what = if header.crc_ok() {
                         let end = frame.region_end.0;
-                        let held = if end >= data.len() as u64 {
+                        let held = if end >= data.len() {
                             format!("the file's last {}", plural(len, "byte"))
                         } else {
                             format!(
@@ -744,7 +745,7 @@ impl FrameTokens {
                             header.length
                         )
                     } else {
-                        skipped(len, frame.region_end.0, data.len() as u64)
+                        skipped(len, frame.region_end.0, data.len())
                     };
                     own.head
                         .push(plain(payload_start, len, Role::Unparsed, what));
@@ -770,7 +771,7 @@ impl FrameTokens {
             let after = footer + FOOTER_LEN;
             if frame.region_end.0 > after {
                 let len = frame.region_end.0 - after;
-                let what = skipped(len, frame.region_end.0, data.len() as u64);
+                let what = skipped(len, frame.region_end.0, data.len());
                 own.tail.push(plain(after, len, Role::Unparsed, what));
             }
         }
@@ -797,8 +798,8 @@ pub struct Annotated<'a> {
 
 impl<'a> Annotated<'a> {
     /// The tokens of `frame` over the file bytes `data`, its payload read as `decoded`.
-    pub fn new(
-        data: &'a [u8],
+    pub fn new<S: ByteSource + ?Sized>(
+        data: &'a S,
         frame: &Frame,
         decoded: Option<&'a Decoded>,
         table: &'a Table,
@@ -808,9 +809,9 @@ impl<'a> Annotated<'a> {
     }
 
     /// [`Annotated::new`] with the frame's own tokens already made.
-    pub fn with(
+    pub fn with<S: ByteSource + ?Sized>(
         own: std::borrow::Cow<'a, FrameTokens>,
-        data: &'a [u8],
+        data: &'a S,
         frame: &Frame,
         decoded: Option<&'a Decoded>,
         table: &'a Table,

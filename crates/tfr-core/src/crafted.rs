@@ -248,3 +248,120 @@ pub fn zero_png(width: u32, height: u32) -> Vec<u8> {
     chunk(&mut png, b"IEND", b"");
     png
 }
+
+/// What a [`Ranged`] source served: reads answered, their bytes, and reads it refused.
+#[derive(Debug, Default)]
+pub struct ReadCounts {
+    pub reads: std::sync::atomic::AtomicU64,
+    pub bytes: std::sync::atomic::AtomicU64,
+    pub refused: std::sync::atomic::AtomicU64,
+}
+
+impl ReadCounts {
+    pub const fn new() -> ReadCounts {
+        ReadCounts {
+            reads: std::sync::atomic::AtomicU64::new(0),
+            bytes: std::sync::atomic::AtomicU64::new(0),
+            refused: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Counts of its own for one test, alive as long as the test process.
+    pub fn leaked() -> &'static ReadCounts {
+        Box::leak(Box::default())
+    }
+
+    /// Bytes served so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Reads answered so far.
+    pub fn reads(&self) -> u64 {
+        self.reads.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// A stand-in for an object store read by ranges: it serves any range of `inner` up to `limit`
+/// bytes, refuses longer ones with [`ReadError::TooLarge`] (so nothing can take the stream as
+/// one slice), fails reads that touch `failing` with [`ReadError::Unavailable`], and counts what
+/// it served.
+pub struct Ranged<S: ?Sized> {
+    limit: u64,
+    counts: &'static ReadCounts,
+    failing: Option<crate::span::FileRange>,
+    /// The first read that failed, as a remote source remembers it.
+    failed: std::sync::OnceLock<ReadError>,
+    inner: S,
+}
+
+use crate::bytes::{ByteSource, ReadError};
+use crate::span::FileRange;
+
+impl<S: ByteSource> Ranged<S> {
+    pub fn new(inner: S, limit: u64, counts: &'static ReadCounts) -> Ranged<S> {
+        Ranged {
+            limit,
+            counts,
+            failing: None,
+            failed: std::sync::OnceLock::new(),
+            inner,
+        }
+    }
+
+    /// Reads that touch `range` fail as a failed fetch would.
+    pub fn failing(self, range: FileRange) -> Ranged<S> {
+        Ranged {
+            failing: Some(range),
+            ..self
+        }
+    }
+}
+
+impl<S: ByteSource + ?Sized> ByteSource for Ranged<S> {
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+
+    fn read(&self, range: FileRange) -> Result<&[u8], ReadError> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if range.len() > self.limit {
+            self.counts.refused.fetch_add(1, Relaxed);
+            return Err(ReadError::TooLarge {
+                range,
+                limit: self.limit,
+            });
+        }
+        if self
+            .failing
+            .is_some_and(|bad| bad.overlaps(&range) || bad.contains(range.start))
+        {
+            let error = ReadError::Unavailable {
+                range,
+                reason: "the object changed since it was opened".into(),
+            };
+            let _ = self.failed.set(error.clone());
+            return Err(error);
+        }
+        let bytes = self.inner.read(range)?;
+        self.counts.reads.fetch_add(1, Relaxed);
+        self.counts.bytes.fetch_add(bytes.len() as u64, Relaxed);
+        Ok(bytes)
+    }
+
+    fn faulted(&self) -> bool {
+        self.inner.faulted()
+    }
+
+    fn failure(&self) -> Option<ReadError> {
+        self.failed.get().cloned().or_else(|| self.inner.failure())
+    }
+
+    fn will_walk(&self, range: FileRange) {
+        self.inner.will_walk(range)
+    }
+
+    fn walked(&self, range: FileRange) {
+        self.inner.walked(range)
+    }
+}

@@ -1,5 +1,6 @@
 //! Plain-language descriptions of damaged frames, with the offsets a user needs to act on them.
 
+use crate::bytes::ByteSource;
 use crate::frame::{FOOTER_LEN, Frame, FrameIndex, FrameStatus, HEADER_LEN, Header};
 use crate::span::{FileOffset, FileRange};
 use crate::words::plural;
@@ -15,7 +16,7 @@ pub const HUGE_LENGTH_CRASH: &str =
 
 /// What is wrong with a frame, in one sentence, with the error TensorFlow reports for it
 /// (empty for an intact frame).
-pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
+pub fn describe<S: ByteSource + ?Sized>(frame: &Frame, data: &S, is_last: bool) -> String {
     let mut text = problem(frame, data, is_last);
     if let Some(message) = frame.tensorflow_message() {
         text.push_str(&format!("; TensorFlow reports \"{message}\""));
@@ -27,10 +28,10 @@ pub fn describe(frame: &Frame, data: &[u8], is_last: bool) -> String {
 }
 
 /// What is wrong with a frame, without TensorFlow's view of it (empty for an intact frame).
-pub fn problem(frame: &Frame, data: &[u8], is_last: bool) -> String {
+pub fn problem<S: ByteSource + ?Sized>(frame: &Frame, data: &S, is_last: bool) -> String {
     let at_start = frame.offset == FileOffset::ZERO;
     let skipped = frame.region().len();
-    let file_len = data.len() as u64;
+    let file_len = data.len();
     let header = Header::read(data, frame.offset);
     match frame.status {
         FrameStatus::Intact => String::new(),
@@ -85,7 +86,8 @@ pub fn problem(frame: &Frame, data: &[u8], is_last: bool) -> String {
                 )
             };
             if at_start {
-                if let Some(kind) = crate::compress::sniff(data).map(|c| c.tensorflow_name()) {
+                if let Some(kind) = crate::compress::sniff_start(data).map(|c| c.tensorflow_name())
+                {
                     text.push_str(&format!(
                         "; the file starts like a {kind} stream: it was probably written with compression_type='{kind}'"
                     ));

@@ -8,7 +8,7 @@
 //! own hint.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::compress::Compression;
 use crate::escape::{for_terminal, path_for_terminal};
@@ -31,6 +31,17 @@ fn spill_message(path: &std::path::Path, source: &std::io::Error) -> String {
         "{}: cannot store its stream in a temporary file in {}{advice}: {source}",
         path_for_terminal(path),
         path_for_terminal(&dir)
+    )
+}
+
+/// "FILE: record N: cannot read bytes A..B at byte A: why".
+fn read_message(path: &Path, record: Option<usize>, error: &crate::bytes::ReadError) -> String {
+    let record = record.map(|r| format!("record {r}: ")).unwrap_or_default();
+    format!(
+        "{}: {record}cannot read at byte {}: {}",
+        path_for_terminal(path),
+        error.range().start,
+        for_terminal(&error.to_string())
     )
 }
 
@@ -80,6 +91,14 @@ pub enum Error {
         path_for_terminal(path)
     )]
     CutShort { path: PathBuf },
+
+    /// Bytes of the stream could not be read (a ranged source that failed or refused a read).
+    #[error("{}", read_message(path, *record, error))]
+    Read {
+        path: PathBuf,
+        record: Option<usize>,
+        error: crate::bytes::ReadError,
+    },
 
     #[error(
         "{}: record {index} does not exist (the file has {count} frames)",

@@ -11,9 +11,10 @@
 pub mod number;
 
 use crate::annotate::{Annotated, PayloadTokens, Role, Site, Token};
+use crate::bytes::ByteSource;
 use crate::crc;
 use crate::schema::table::{Field, Kind, Table};
-use crate::span::Span;
+use crate::span::{FileOffset, FileRange, Span};
 use crate::wire::{self, NodeKind, ROOT, WireTree};
 
 pub use number::wire_name;
@@ -23,7 +24,7 @@ pub use crate::words::Radix;
 /// Derivations of the tokens of one annotated frame.
 pub struct Explainer<'a> {
     annotated: &'a Annotated<'a>,
-    data: &'a [u8],
+    data: &'a dyn ByteSource,
     radix: Radix,
 }
 
@@ -47,7 +48,11 @@ impl<'a> At<'a> {
 
 impl<'a> Explainer<'a> {
     /// Derivations for the tokens of `annotated`, whose frame lies in the file bytes `data`.
-    pub fn new(annotated: &'a Annotated<'a>, data: &'a [u8], radix: Radix) -> Explainer<'a> {
+    pub fn new(
+        annotated: &'a Annotated<'a>,
+        data: &'a dyn ByteSource,
+        radix: Radix,
+    ) -> Explainer<'a> {
         Explainer {
             annotated,
             data,
@@ -57,12 +62,8 @@ impl<'a> Explainer<'a> {
 
     /// The bytes of `token`.
     pub fn bytes(&self, token: &Token) -> &'a [u8] {
-        let start = usize::try_from(token.start).ok();
-        let end = usize::try_from(token.end).ok();
-        start
-            .zip(end)
-            .and_then(|(s, e)| self.data.get(s..e))
-            .unwrap_or_default()
+        let range = FileRange::new(FileOffset(token.start), FileOffset(token.end));
+        self.data.read(range).unwrap_or_default()
     }
 
     fn at(&self, token: &Token) -> Option<At<'a>> {

@@ -111,7 +111,7 @@ pub struct Header {
 impl Header {
     /// Reads the 12-byte header at `offset`, if the data holds that many bytes there.
     pub fn read<S: ByteSource + ?Sized>(data: &S, offset: FileOffset) -> Option<Header> {
-        let bytes = data.read(FileRange::at(offset, HEADER_LEN)?)?;
+        let bytes = data.read(FileRange::at(offset, HEADER_LEN)?).ok()?;
         let (len_bytes, crc_bytes) = bytes.split_at_checked(8)?;
         Some(Header {
             length: u64::from_le_bytes(len_bytes.try_into().ok()?),
@@ -127,7 +127,7 @@ impl Header {
 
 /// The length field at `offset`, without checking its CRC (the index already did).
 fn read_length<S: ByteSource + ?Sized>(data: &S, offset: FileOffset) -> Option<u64> {
-    let bytes = data.read(FileRange::at(offset, 8)?)?;
+    let bytes = data.read(FileRange::at(offset, 8)?).ok()?;
     Some(u64::from_le_bytes(bytes.try_into().ok()?))
 }
 
@@ -163,9 +163,10 @@ impl Frame {
         FileRange::new(self.offset, self.region_end)
     }
 
-    /// The payload bytes, when [`Frame::payload_range`] exists.
+    /// The payload bytes, when [`Frame::payload_range`] exists and they can be read (a read
+    /// that fails is the source's [`ByteSource::failure`]).
     pub fn payload<'a, S: ByteSource + ?Sized>(&self, data: &'a S) -> Option<&'a [u8]> {
-        data.read(self.payload_range()?)
+        data.read(self.payload_range()?).ok()
     }
 
     /// Where the frame's whole extent `[offset, offset + 16 + length)` ends, when it fits.
@@ -196,7 +197,9 @@ impl Frame {
     /// The stored and the computed payload CRC, when the payload is in the file.
     pub fn data_crcs<S: ByteSource + ?Sized>(&self, data: &S) -> Option<(u32, u32)> {
         let payload = self.payload(data)?;
-        let stored = data.read(FileRange::at(self.payload_range()?.end, FOOTER_LEN)?)?;
+        let stored = data
+            .read(FileRange::at(self.payload_range()?.end, FOOTER_LEN)?)
+            .ok()?;
         Some((
             u32::from_le_bytes(stored.try_into().ok()?),
             masked_crc32c(payload),
@@ -274,7 +277,7 @@ fn frame_end(pos: u64, length: u64) -> Option<u64> {
 }
 
 fn examine<S: ByteSource + ?Sized>(data: &S, pos: u64, crcs: &mut LengthCrcCache) -> Candidate {
-    let header = FileRange::at(FileOffset(pos), HEADER_LEN).and_then(|r| data.read(r));
+    let header = FileRange::at(FileOffset(pos), HEADER_LEN).and_then(|r| data.read(r).ok());
     let Some((length, stored_crc)) = header.and_then(|h| {
         let length = u64::from_le_bytes(h.get(..8)?.try_into().ok()?);
         Some((length, u32::from_le_bytes(h.get(8..12)?.try_into().ok()?)))
@@ -317,8 +320,8 @@ fn payload_crcs_ok<S: ByteSource + ?Sized>(data: &S, frames: [(u64, u64); 3]) ->
 fn payload_and_crc<S: ByteSource + ?Sized>(data: &S, pos: u64, end: u64) -> Option<(&[u8], u32)> {
     let payload_start = FileOffset(pos.saturating_add(HEADER_LEN));
     let crc_start = FileOffset(end.saturating_sub(FOOTER_LEN));
-    let payload = data.read(FileRange::new(payload_start, crc_start))?;
-    let stored = data.read(FileRange::new(crc_start, FileOffset(end)))?;
+    let payload = data.read(FileRange::new(payload_start, crc_start)).ok()?;
+    let stored = data.read(FileRange::new(crc_start, FileOffset(end))).ok()?;
     Some((payload, u32::from_le_bytes(stored.try_into().ok()?)))
 }
 
@@ -417,6 +420,15 @@ impl FrameIndex {
     /// `data` must be the same bytes every call. Budgeting lets an interactive front end index a huge
     /// file in the background while showing the first frames at once.
     pub fn scan<S: ByteSource + ?Sized>(&mut self, data: &S, byte_budget: u64) -> bool {
+        // A source that holds its bytes at once (a mapped file) is scanned as one slice: each
+        // frame's reads are then plain slicing, not calls through the source.
+        match crate::bytes::whole(data) {
+            Ok(whole) => self.scan_over(whole, byte_budget),
+            Err(_) => self.scan_over(data, byte_budget),
+        }
+    }
+
+    fn scan_over<S: ByteSource + ?Sized>(&mut self, data: &S, byte_budget: u64) -> bool {
         debug_assert_eq!(data.len(), self.file_len);
         let stop_at = self.pos.saturating_add(byte_budget.max(1));
         while self.pos < self.file_len && self.pos < stop_at {

@@ -87,7 +87,7 @@ impl Input {
     /// intact frames when first asked for.
     pub fn decoder(&self) -> &Decoder {
         self.learned.get_or_init(|| {
-            let data = self.source.bytes();
+            let data = &self.source;
             let sample = self
                 .index
                 .frames(data)
@@ -106,8 +106,9 @@ impl Input {
         self.learned.get().is_some()
     }
 
-    pub fn data(&self) -> &[u8] {
-        self.source.bytes()
+    /// The bytes, read by range: the frames' and their payloads' ([`Frame::payload`]).
+    pub fn data(&self) -> &Source {
+        &self.source
     }
 
     /// Fails when the file shrank while it was read, so that nothing computed from the zeros
@@ -132,7 +133,7 @@ impl Input {
         // Where the settle step under way ends.
         let mut step_end = 0;
         while !self.index.is_complete() {
-            let data = self.source.bytes();
+            let data = &self.source;
             // Only the frames indexed since the last count.
             let frames = (counted..self.index.len()).filter_map(|i| self.index.get(data, i));
             learnable += frames
@@ -160,7 +161,7 @@ impl Input {
     /// Scans until frame `index` is final: the frame after it is found or the file is indexed.
     pub fn settle(&mut self, index: usize) {
         while self.index.len() <= index.saturating_add(1) && !self.index.is_complete() {
-            self.index.scan(self.source.bytes(), SCAN_STEP);
+            self.index.scan(&self.source, SCAN_STEP);
         }
     }
 
@@ -170,14 +171,13 @@ impl Input {
     /// a shard of many gigabytes read from a slow disk.
     pub fn index_ahead(&mut self, wanted: usize) {
         if self.index.len() <= wanted && !self.index.is_complete() {
-            self.index
-                .scan_parts_ahead(self.source.bytes(), AHEAD_BYTES);
+            self.index.scan_parts_ahead(&self.source, AHEAD_BYTES);
         }
     }
 
     /// Indexes the whole file.
     pub fn settle_all(&mut self) {
-        while !self.index.scan(self.source.bytes(), u64::MAX) {}
+        while !self.index.scan(&self.source, u64::MAX) {}
     }
 
     /// Whether frame `index` is the file's last.
@@ -212,7 +212,7 @@ impl Input {
 
     /// Frame `index` as the index holds it, without scanning further.
     pub fn indexed_frame(&self, index: usize) -> Option<Frame> {
-        self.index.get(self.source.bytes(), index)
+        self.index.get(&self.source, index)
     }
 
     /// One decoder per core, for commands that decode on all cores (they share the schema table).
@@ -226,7 +226,7 @@ impl Input {
     /// Frame `index`, scanning up to it; an error naming the frame count when there is none.
     pub fn frame(&mut self, index: usize) -> Result<Frame, Error> {
         self.settle(index);
-        if let Some(frame) = self.index.get(self.source.bytes(), index) {
+        if let Some(frame) = self.index.get(&self.source, index) {
             return Ok(frame);
         }
         self.settle_all();

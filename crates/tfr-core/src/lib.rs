@@ -57,6 +57,7 @@ pub mod nested;
 pub mod output;
 pub mod payload;
 pub mod pyfmt;
+pub mod pyjson;
 pub mod quiz;
 pub mod record_index;
 pub mod recover;

@@ -6,6 +6,7 @@
 //! file. They are still worth knowing about: they are found here by indexing the payload on its own,
 //! and every command reports them as nested in the damaged record rather than as records.
 
+use crate::bytes::ByteSource;
 use crate::frame::{Frame, FrameIndex, FrameStatus};
 use crate::jsonformat::Json;
 use crate::span::FileOffset;
@@ -28,7 +29,11 @@ impl<'a> NestedFrames<'a> {
     /// The intact frames inside `frame`'s payload, when `frame` is a damaged record whose length the
     /// scan trusted; `None` for any other frame or when nothing intact is inside. The payload is
     /// indexed with `index`'s resync budget.
-    pub fn find(index: &FrameIndex, data: &'a [u8], frame: &Frame) -> Option<NestedFrames<'a>> {
+    pub fn find<S: ByteSource + ?Sized>(
+        index: &FrameIndex,
+        data: &'a S,
+        frame: &Frame,
+    ) -> Option<NestedFrames<'a>> {
         if !length_trusted(index, data, frame) {
             return None;
         }
@@ -108,11 +113,11 @@ impl<'a> NestedFrames<'a> {
 
 /// Whether the scan trusted `frame`'s length: a payload CRC mismatch whose extent ends exactly
 /// where the file ends or the next frame, intact, begins.
-fn length_trusted(index: &FrameIndex, data: &[u8], frame: &Frame) -> bool {
+fn length_trusted<S: ByteSource + ?Sized>(index: &FrameIndex, data: &S, frame: &Frame) -> bool {
     if frame.status != FrameStatus::DataCrcMismatch || frame.frame_end() != Some(frame.region_end) {
         return false;
     }
-    frame.region_end == FileOffset(data.len() as u64)
+    frame.region_end == FileOffset(data.len())
         || index
             .get(data, frame.index + 1)
             .is_some_and(|next| next.status.is_intact())

@@ -29,7 +29,10 @@ impl fmt::Display for IndexEntry {
 }
 
 /// The intact frames of a fully scanned index, in file order.
-pub fn entries(index: &FrameIndex, data: &[u8]) -> Vec<IndexEntry> {
+pub fn entries<S: crate::bytes::ByteSource + ?Sized>(
+    index: &FrameIndex,
+    data: &S,
+) -> Vec<IndexEntry> {
     index
         .frames(data)
         .filter(|frame| frame.status.is_intact())

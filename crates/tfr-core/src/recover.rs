@@ -12,6 +12,7 @@
 use std::io::{self, Write};
 use std::ops::Range;
 
+use crate::bytes::ByteSource;
 use crate::frame::{FOOTER_LEN, Frame, FrameIndex, FrameStatus, HEADER_LEN, Header};
 use crate::nested::NestedFrames;
 use crate::span::{FileOffset, FileRange};
@@ -187,8 +188,12 @@ pub fn ranges_text(ranges: &[Range<usize>]) -> String {
 }
 
 /// Explains what `offset` in the (decompressed) stream is. `index` must be complete.
-pub fn locate(index: &FrameIndex, data: &[u8], offset: FileOffset) -> Location {
-    let stream_len = data.len() as u64;
+pub fn locate<S: ByteSource + ?Sized>(
+    index: &FrameIndex,
+    data: &S,
+    offset: FileOffset,
+) -> Location {
+    let stream_len = data.len();
     // Frames are re-read from the index on each pass rather than collected: an index of millions
     // of frames stays a packed `u64` each.
     let frames = || index.frames(data);
@@ -394,7 +399,7 @@ pub struct SalvagePlan<'a> {
 
 impl<'a> SalvagePlan<'a> {
     /// Sorts the frames of a complete `index` into kept and dropped.
-    pub fn new(index: &FrameIndex, data: &'a [u8]) -> SalvagePlan<'a> {
+    pub fn new<S: ByteSource + ?Sized>(index: &FrameIndex, data: &'a S) -> SalvagePlan<'a> {
         let mut plan = SalvagePlan {
             kept: Vec::new(),
             dropped: Vec::new(),
@@ -415,7 +420,7 @@ impl<'a> SalvagePlan<'a> {
             covered_to = frame.frame_end().unwrap_or(frame.region_end);
             plan.kept.push(frame);
         }
-        let end = FileOffset(data.len() as u64);
+        let end = FileOffset(data.len());
         if end > covered_to {
             plan.skipped.push(FileRange::new(covered_to, end));
         }
@@ -436,13 +441,26 @@ impl<'a> SalvagePlan<'a> {
     }
 
     /// Writes the kept records as a new TFRecord stream; returns the bytes written.
-    pub fn write(&self, data: &[u8], out: &mut (impl Write + ?Sized)) -> io::Result<u64> {
+    /// A payload that cannot be read fails the write, naming the record and where it failed.
+    pub fn write<S: ByteSource + ?Sized>(
+        &self,
+        data: &S,
+        out: &mut (impl Write + ?Sized),
+    ) -> io::Result<u64> {
         let mut written = 0u64;
         for frame in &self.kept {
-            let payload = frame.payload(data).ok_or_else(|| {
+            let no_payload = || {
                 io::Error::other(format!(
                     "frame {} has no payload in the stream",
                     frame.index
+                ))
+            };
+            let range = frame.payload_range().ok_or_else(no_payload)?;
+            let payload = data.read(range).map_err(|e| {
+                io::Error::other(format!(
+                    "record {}: cannot read at byte {}: {e}",
+                    frame.index,
+                    e.range().start
                 ))
             })?;
             written += crate::frame::write_record(payload, out)?;

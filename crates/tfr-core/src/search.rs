@@ -22,11 +22,9 @@ use rayon::prelude::*;
 
 use crate::decode::{MessageView, Scalar, Value};
 use crate::frame::FrameIndex;
-use crate::payload::{Decoded, Decoder, PayloadKind, TENSOR_MESSAGE};
+use crate::payload::{BUILTIN, Decoded, Decoder, PayloadKind, PayloadType};
 use crate::schema::table::{Cardinality, MessageId, Table};
 use crate::span::Span;
-use crate::tensor::Element;
-use crate::tensor::dtype::Layout;
 use crate::wire::{NodeKind, WireTree};
 use encodings::Encodings;
 use number::Number;
@@ -127,7 +125,7 @@ pub fn first_hit(
         decoded,
         table,
         &mut best,
-        tensor_type(table),
+        &hiding_types(table),
     );
     best.span
 }
@@ -135,15 +133,10 @@ pub fn first_hit(
 /// Whether `payload` holds a hit of `needle`, decoding it with `decoder` only when its bytes
 /// could hold one.
 pub fn payload_matches(needle: &Needle, payload: &[u8], decoder: &Decoder) -> bool {
-    matches_with(needle, payload, decoder, tensor_type(decoder.table()))
+    matches_with(needle, payload, decoder, &hiding_types(decoder.table()))
 }
 
-fn matches_with(
-    needle: &Needle,
-    payload: &[u8],
-    decoder: &Decoder,
-    tensor: Option<MessageId>,
-) -> bool {
+fn matches_with(needle: &Needle, payload: &[u8], decoder: &Decoder, hiding: &[Hiding]) -> bool {
     let found = needle.find(payload).is_some();
     let may_hold_number = || {
         needle
@@ -168,7 +161,7 @@ fn matches_with(
         &decoded,
         decoder.table(),
         &mut best,
-        tensor,
+        hiding,
     );
     best.span.is_some()
 }
@@ -189,7 +182,7 @@ fn hits(
     decoded: &Decoded,
     table: &Table,
     best: &mut Best,
-    tensor: Option<MessageId>,
+    hiding: &[Hiding],
 ) -> ControlFlow<()> {
     text_hits(needle, payload, decoded, best)?;
     let Some(number) = &needle.number else {
@@ -200,7 +193,8 @@ fn hits(
         Some(root) => {
             // Every value the typed layer reads is a wire value read as its field's type (merge
             // rules only drop some), so a payload none of whose wire values matches is passed
-            // over without building its views, unless it holds a tensor's content.
+            // over without building its views, unless it holds numbers beyond its fields (a
+            // tensor's content).
             let mut any = Best {
                 span: None,
                 any: true,
@@ -213,10 +207,10 @@ fn hits(
                 &mut any,
                 &mut scratch,
             );
-            if any.span.is_none() && !holds(&decoded.tree, table, tensor) {
+            if any.span.is_none() && !holds(&decoded.tree, table, hiding) {
                 return ControlFlow::Continue(());
             }
-            message_hits(number, &root, best, &mut scratch)
+            message_hits(number, &root, best, &mut scratch, hiding)
         }
         None => match decoded.structure() {
             Some(tree) => wire_hits(number, tree, payload, table, best, &mut scratch),
@@ -264,11 +258,12 @@ fn message_hits(
     message: &MessageView<'_>,
     best: &mut Best,
     scratch: &mut String,
+    hiding: &[Hiding],
 ) -> ControlFlow<()> {
     for field in message.fields() {
         let mut visit = |value: Value<'_>, span: Span| match value {
             Value::Scalar(scalar) if number.matches(&scalar, scratch) => best.offer(span),
-            Value::Message(inner) => message_hits(number, &inner, best, scratch),
+            Value::Message(inner) => message_hits(number, &inner, best, scratch, hiding),
             Value::Scalar(_) | Value::String(..) | Value::Bytes(..) => ControlFlow::Continue(()),
         };
         match field.info().cardinality {
@@ -284,70 +279,40 @@ fn message_hits(
             }
         }
     }
-    let full_name = message
-        .parsed()
-        .table
-        .message(message.id())
-        .map(|m| &*m.full_name);
-    if full_name == Some(TENSOR_MESSAGE) {
-        tensor_content_hits(number, message, best, scratch)?;
+    // The numbers its type holds beyond its fields, for a message of a type that has them.
+    if let Some((_, ty)) = hiding.iter().find(|(id, _)| *id == message.id()) {
+        ty.hidden_numbers(message, &mut |scalar, span| {
+            if number.matches(&scalar, scratch) {
+                best.offer(span)
+            } else {
+                ControlFlow::Continue(())
+            }
+        })?;
     }
     ControlFlow::Continue(())
 }
 
-/// Whether a typed walk holds a message of type `tensor` (a TensorProto, whose
-/// `tensor_content` holds numbers too).
-fn holds(tree: &WireTree, table: &Table, tensor: Option<MessageId>) -> bool {
-    tensor.is_some_and(|t| (0..tree.len()).any(|i| tree.message_type(i, table) == Some(t)))
+/// A message type whose registered payload type holds numbers beyond its fields' values (see
+/// [`PayloadType::hides_numbers`]), by its id in the schema searched.
+type Hiding = (MessageId, &'static dyn PayloadType);
+
+/// Whether a typed walk holds a message of a type in `hiding`.
+fn holds(tree: &WireTree, table: &Table, hiding: &[Hiding]) -> bool {
+    !hiding.is_empty()
+        && (0..tree.len()).any(|i| {
+            tree.message_type(i, table)
+                .is_some_and(|t| hiding.iter().any(|(id, _)| *id == t))
+        })
 }
 
-/// The schema's TensorProto, looked up once per search rather than per record.
-fn tensor_type(table: &Table) -> Option<MessageId> {
-    table.message_by_name(TENSOR_MESSAGE)
-}
-
-/// The elements of a TensorProto's `tensor_content` (the raw little-endian buffer
-/// `tf.io.serialize_tensor` writes), as the tree prints them: floats (16-, 32- and 64-bit) and
-/// integers. Only the bytes present are read, whatever the shape claims.
-fn tensor_content_hits(
-    number: &Number,
-    message: &MessageView<'_>,
-    best: &mut Best,
-    scratch: &mut String,
-) -> ControlFlow<()> {
-    let Some(content) = message.field("tensor_content") else {
-        return ControlFlow::Continue(());
-    };
-    let span = content.singular_span();
-    let Ok(tensor) = crate::tensor::read(message).tensor else {
-        return ControlFlow::Continue(());
-    };
-    let searched = matches!(
-        tensor.dtype().layout(),
-        Layout::F16
-            | Layout::Bf16
-            | Layout::F32
-            | Layout::F64
-            | Layout::Signed(_)
-            | Layout::Unsigned(_)
-    );
-    let Some(width) = tensor.dtype().width().filter(|w| searched && *w > 0) else {
-        return ControlFlow::Continue(());
-    };
-    for i in 0..span.len() / width {
-        let scalar = match tensor.get(i as u64) {
-            Some(Element::F32(x)) => Scalar::F32(x),
-            Some(Element::F64(x)) => Scalar::F64(x),
-            Some(Element::Int(v)) => Scalar::I64(v),
-            Some(Element::Uint(v)) => Scalar::U64(v),
-            _ => continue,
-        };
-        if number.matches(&scalar, scratch) {
-            let at = span.start + i * width;
-            best.offer(Span::new(at, at + width))?;
-        }
-    }
-    ControlFlow::Continue(())
+/// The schema's messages whose types hold numbers beyond their fields (a TensorProto), looked up
+/// once per search rather than per record.
+fn hiding_types(table: &Table) -> Vec<Hiding> {
+    BUILTIN
+        .iter()
+        .filter(|ty| ty.hides_numbers())
+        .filter_map(|ty| Some((table.message_by_name(ty.message()?)?, *ty)))
+        .collect()
 }
 
 /// Numbers of a payload walked without its type (or as the type it failed to be), as the tree's
@@ -418,8 +383,8 @@ pub enum Finished {
 /// Looks for `needle` in the payloads of frames `records` of `index`, on every core, handing
 /// the indices of the frames that hold a hit to `found` in file order, a wave at a time, with
 /// the frame number the search has covered up to.
-pub fn search_frames(
-    data: &[u8],
+pub fn search_frames<S: crate::bytes::ByteSource + ?Sized>(
+    data: &S,
     index: &FrameIndex,
     records: Range<usize>,
     decoder: &Decoder,
@@ -462,8 +427,8 @@ pub fn search_frames(
 }
 
 /// The frames of `chunk` that hold a hit; `None` when the search was cancelled meanwhile.
-fn search_chunk(
-    data: &[u8],
+fn search_chunk<S: crate::bytes::ByteSource + ?Sized>(
+    data: &S,
     index: &FrameIndex,
     chunk: Range<usize>,
     decoder: &Decoder,
@@ -472,7 +437,7 @@ fn search_chunk(
 ) -> Option<Vec<u64>> {
     let mut hits = Vec::new();
     let len = chunk.len() as u64;
-    let tensor = tensor_type(decoder.table());
+    let hiding = hiding_types(decoder.table());
     for i in chunk {
         if progress.cancel.load(Ordering::Relaxed) {
             return None;
@@ -480,7 +445,7 @@ fn search_chunk(
         let Some(payload) = index.get(data, i).and_then(|f| f.payload(data)) else {
             continue;
         };
-        if matches_with(needle, payload, decoder, tensor) {
+        if matches_with(needle, payload, decoder, &hiding) {
             hits.push(i as u64);
         }
     }

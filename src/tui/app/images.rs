@@ -10,10 +10,12 @@
 use std::ops::Range;
 
 use super::App;
+use tfr_core::bytes::ByteSource;
 use tfr_core::image::check::{check_image, check_structure};
 use tfr_core::image::found::images_in;
 use tfr_core::image::overlay::Overlay;
 use tfr_core::image::{self, NotDecoded, Picture, Purpose, SHOW_MAX_PIXELS};
+use tfr_core::span::{FileOffset, FileRange};
 
 /// Pixels of a record's images decoded completely to check them when it is selected, at most (as
 /// their headers give them): one image as large as a preview may be, or many small ones, so that
@@ -233,7 +235,8 @@ impl App {
 
     fn bytes_at(&self, r: &Range<u64>) -> Option<&[u8]> {
         let data = self.files.get(self.current)?.data();
-        data.get(usize::try_from(r.start).ok()?..usize::try_from(r.end).ok()?)
+        data.read(FileRange::new(FileOffset(r.start), FileOffset(r.end)))
+            .ok()
     }
 
     /// `<` / `>`: the previous or next frame of the feature list the preview shows (the first

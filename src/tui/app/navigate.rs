@@ -8,6 +8,7 @@
 use super::{App, Prompt};
 use crate::tui::hexview;
 use crate::tui::keymap::PromptKind;
+use tfr_core::bytes::ByteSource;
 use tfr_core::damage;
 use tfr_core::span::FileOffset;
 use tfr_core::words::{parse_number, plural};
@@ -64,7 +65,7 @@ impl App {
             return;
         };
         let data = file.data();
-        let len = data.len() as u64;
+        let len = data.len();
         if offset >= len {
             self.message = format!("offset {offset} is past the end of the file ({len} bytes)");
             return;
@@ -137,6 +138,6 @@ impl App {
     }
 }
 
-fn data_of(app: &App) -> &[u8] {
+fn data_of(app: &App) -> &dyn ByteSource {
     app.file().map_or(&[], |f| f.data())
 }

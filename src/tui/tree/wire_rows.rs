@@ -77,30 +77,7 @@ impl Tree {
         row.wire = Some(n);
         let count_fields = |c: u32| tree.children(c as usize).count();
         match node.kind() {
-            NodeKind::Message => {
-                let Some(id) = tree.message_type(n as usize, table) else {
-                    return;
-                };
-                let message = MessageView::new(ctx.parsed, id, &[n]);
-                match message.type_name() {
-                    // Feature containers inside other messages are shown through the typed layer.
-                    "Features" | "FeatureLists" => {
-                        let r = self.push(row);
-                        self.container_row(r, &message);
-                    }
-                    name => {
-                        row.detail = match self.node_reading(ctx, n) {
-                            Some(reading) => reading.detail,
-                            None => format!("{name}, {}", plural(count_fields(n) as u64, "field")),
-                        };
-                        row.children = Children::Later(Source::Wire {
-                            container: n,
-                            from: n + 1,
-                        });
-                        self.push(row);
-                    }
-                }
-            }
+            NodeKind::Message => self.message_field(ctx, row, n),
             NodeKind::Guessed | NodeKind::Group => {
                 let what = if node.kind() == NodeKind::Group {
                     "group"
@@ -114,50 +91,7 @@ impl Tree {
                 });
                 self.push(row);
             }
-            NodeKind::Bytes => {
-                let data = node.data_span();
-                let is_string = info.is_some_and(|f| f.kind == Kind::String);
-                row.detail = bytes_detail(ctx.parsed.slice(data), is_string);
-                row.value = Some(ctx.file(data));
-                let strings = tfr_core::payload::tensor_content_field(table).and_then(|field| {
-                    tfr_core::payload::string_list_at(ctx.parsed, n as usize, field)
-                });
-                let damaged = match strings {
-                    Some(Ok(list)) => {
-                        row.detail = format!(
-                            "{}: their lengths, then their bytes",
-                            plural(list.len(), "string")
-                        );
-                        row.children = Children::Later(Source::Strings { node: n, from: 0 });
-                        false
-                    }
-                    Some(Err(problem)) => {
-                        row.detail = format!("{}; not a string list: {problem}", row.detail);
-                        true
-                    }
-                    None => {
-                        if let Some(reading) = self.node_reading(ctx, n) {
-                            row.detail = reading.detail;
-                            row.children = Children::Later(Source::Reading { node: n });
-                        } else if info.is_some_and(|f| f.kind == Kind::Bytes) {
-                            // A bytes field may hold a payload of its own, as a feature's
-                            // value may.
-                            let reading = ValueReading {
-                                table,
-                                bytes_as: None,
-                                declared: None,
-                                depth: ctx.depth,
-                            };
-                            self.inner_value(ctx, &mut row, &reading, data);
-                        }
-                        false
-                    }
-                };
-                let r = self.push(row);
-                if damaged {
-                    self.mark(r);
-                }
-            }
+            NodeKind::Bytes => self.bytes_field(ctx, row, n),
             NodeKind::Packed => {
                 let kind = info.map_or(Kind::Uint64, |f| f.kind);
                 let count = tree.elements(n as usize, ctx.parsed.bytes, kind).count();
@@ -178,6 +112,89 @@ impl Tree {
                 row.detail = scalar_text(table, info.map(|f| f.kind), raw, node.data_span().len());
                 self.push(row);
             }
+        }
+    }
+
+    /// The row of message field occurrence `n`: a `Features` or `FeatureLists` by feature name,
+    /// any other message field by field (or as its payload type reads it).
+    fn message_field(&mut self, ctx: &Ctx<'_>, mut row: Node, n: u32) {
+        let tree = ctx.parsed.tree;
+        let table = ctx.parsed.table;
+        let Some(id) = tree.message_type(n as usize, table) else {
+            return;
+        };
+        let message = MessageView::new(ctx.parsed, id, &[n]);
+        match message.type_name() {
+            // Feature containers inside other messages are shown through the typed layer.
+            "Features" | "FeatureLists" => {
+                let r = self.push(row);
+                self.container_row(r, &message);
+            }
+            name => {
+                row.detail = match self.node_reading(ctx, n) {
+                    Some(reading) => reading.detail,
+                    None => format!(
+                        "{name}, {}",
+                        plural(tree.children(n as usize).count() as u64, "field")
+                    ),
+                };
+                row.children = Children::Later(Source::Wire {
+                    container: n,
+                    from: n + 1,
+                });
+                self.push(row);
+            }
+        }
+    }
+
+    /// The row of length-delimited data occurrence `n`: a string tensor's list of strings, what
+    /// the payload's type reads in it, or a bytes value (which may hold a payload of its own).
+    fn bytes_field(&mut self, ctx: &Ctx<'_>, mut row: Node, n: u32) {
+        let table = ctx.parsed.table;
+        let Some(node) = ctx.parsed.tree.node(n as usize) else {
+            return;
+        };
+        let info = node.field().and_then(|f| table.field(f));
+        let data = node.data_span();
+        let is_string = info.is_some_and(|f| f.kind == Kind::String);
+        row.detail = bytes_detail(ctx.parsed.slice(data), is_string);
+        row.value = Some(ctx.file(data));
+        let strings = tfr_core::payload::tensor_content_field(table)
+            .and_then(|field| tfr_core::payload::string_list_at(ctx.parsed, n as usize, field));
+        let damaged = match strings {
+            Some(Ok(list)) => {
+                row.detail = format!(
+                    "{}: their lengths, then their bytes",
+                    plural(list.len(), "string")
+                );
+                row.children = Children::Later(Source::Strings { node: n, from: 0 });
+                false
+            }
+            Some(Err(problem)) => {
+                row.detail = format!("{}; not a string list: {problem}", row.detail);
+                true
+            }
+            None => {
+                if let Some(reading) = self.node_reading(ctx, n) {
+                    row.detail = reading.detail;
+                    row.children = Children::Later(Source::Reading { node: n });
+                } else if info.is_some_and(|f| f.kind == Kind::Bytes) {
+                    // A bytes field may hold a payload of its own, as a feature's
+                    // value may.
+                    let reading = ValueReading {
+                        table,
+                        bytes_as: None,
+                        declared: None,
+                        depth: ctx.depth,
+                    };
+                    self.inner_value(ctx, &mut row, &reading, data);
+                }
+                false
+            }
+        };
+        let r = self.push(row);
+        if damaged {
+            self.mark(r);
         }
     }
 

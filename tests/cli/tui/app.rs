@@ -201,7 +201,7 @@ fn next_and_previous_damaged_frame() {
     let mut app = open(LENGTH_BITFLIP);
     app.update(Action::NextDamaged);
     let first = app.selected();
-    let data = app.file().unwrap().data();
+    let data = tfr_core::bytes::whole(app.file().unwrap().data()).unwrap();
     let index = app.file().unwrap().index();
     assert!(!index.get(data, first).unwrap().status.is_intact());
     assert!((0..first).all(|i| index.get(data, i).unwrap().status.is_intact()));
@@ -222,7 +222,7 @@ fn search_moves_through_matches_with_n_and_shift_n() {
     type_text(&mut app, "horse");
     app.update(Action::Submit);
     let first = (app.selected(), app.view.cursor);
-    let data = app.file().unwrap().data();
+    let data = tfr_core::bytes::whole(app.file().unwrap().data()).unwrap();
     let at = usize::try_from(first.1).unwrap();
     assert_eq!(&data[at..at + 5], b"horse");
     app.update(Action::SearchNext);
@@ -268,7 +268,7 @@ fn tree_and_hex_select_each_other() {
     let range = app.view.tree.nodes[feature2].range.clone();
     assert_eq!(app.view.cursor, range.start);
     // Hex -> tree: a byte of "dog" selects the value node owning it.
-    let data = app.file().unwrap().data();
+    let data = tfr_core::bytes::whole(app.file().unwrap().data()).unwrap();
     let dog = data.windows(3).position(|w| w == b"dog").unwrap() as u64;
     app.set_cursor(dog + 1);
     let node = &app.view.tree.nodes[app.view.node];
@@ -302,7 +302,9 @@ fn a_click_on_a_drawn_byte_puts_the_hex_cursor_on_it() {
         app.update(Action::Resize { width, height });
         let buf = render(&app, width, height);
         let geometry = app.hex_geometry();
-        let data = app.file().unwrap().data().to_vec();
+        let data = tfr_core::bytes::whole(app.file().unwrap().data())
+            .unwrap()
+            .to_vec();
         let mut clicked = 0;
         let symbol = |x, y| buf.cell((x, y)).unwrap().symbol().to_string();
         for offset in geometry.visible() {
@@ -456,7 +458,7 @@ fn value_bytes(app: &mut App, feature: &str) -> Vec<u8> {
     app.expand(f, true);
     let first = app.view.tree.children(f)[0];
     let value = app.view.tree.nodes[first].value.clone().unwrap();
-    let data = app.file().unwrap().data();
+    let data = tfr_core::bytes::whole(app.file().unwrap().data()).unwrap();
     data[value.start as usize..value.end as usize].to_vec()
 }
 
@@ -720,7 +722,7 @@ fn frame_nodes_are_worded_by_the_annotate_tokens_and_damage_describe() {
         for i in frames {
             app.go_to_record(i);
             let frame = app.view.frame.unwrap();
-            let data = app.file().unwrap().data();
+            let data = tfr_core::bytes::whole(app.file().unwrap().data()).unwrap();
             let is_last = app.file().unwrap().input.is_last(i);
             let mut checked = 0;
             for node in &app.view.tree.nodes {

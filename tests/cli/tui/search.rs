@@ -97,7 +97,7 @@ fn a_number_selects_the_record_and_the_value_holding_it() {
         app.message
     );
     // The cursor is on the varint, so the hex pane marks its bytes.
-    let data = app.file().unwrap().data();
+    let data = tfr_core::bytes::whole(app.file().unwrap().data()).unwrap();
     let at = usize::try_from(app.view.cursor).unwrap();
     assert_eq!(&data[at..at + 2], [0x81, 0x08]);
     // A float as the tree prints it.

@@ -282,6 +282,18 @@ pub struct Decoded {
 /// Which compression the first bytes announce, if any: a first SNAPPY block that decodes to a
 /// valid frame header (when `data` holds all of it: see [`snappy_first_block_span`]), a full gzip
 /// magic, or a valid zlib header without a preset dictionary.
+/// [`sniff`] over a stream read by range: only its first bytes, as many as detection looks at
+/// (a few, or SNAPPY's first block when the first four bytes give it a plausible length).
+pub fn sniff_start<S: crate::bytes::ByteSource + ?Sized>(data: &S) -> Option<Compression> {
+    use crate::bytes::read_up_to;
+    use crate::span::FileOffset;
+    let head = read_up_to(data, FileOffset::ZERO, 16).ok()?;
+    match snappy::first_block_span(head) {
+        Some(span) => sniff(read_up_to(data, FileOffset::ZERO, span as u64).ok()?),
+        None => sniff(head),
+    }
+}
+
 pub fn sniff(data: &[u8]) -> Option<Compression> {
     if snappy::sniff(data) {
         return Some(Compression::Snappy);

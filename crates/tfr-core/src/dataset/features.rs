@@ -305,6 +305,49 @@ impl LabelsReader<'_> {
     }
 }
 
+/// The `features.json` of each directory inputs come from, read once per directory: the one
+/// place every command and the inspector find the specs that word a file's features.
+#[derive(Debug, Default)]
+pub struct SpecsBeside {
+    by_dir: HashMap<PathBuf, Option<Arc<FeatureSpecs>>>,
+}
+
+/// What reading a `features.json` found to say (each names its file).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SpecNote {
+    /// A `features.json` that cannot be used: its files are read without it.
+    Unusable(String),
+    /// A note on one that is used (a labels file not read, for one).
+    Note(String),
+}
+
+impl SpecsBeside {
+    /// The `features.json` beside `input` (a file), when there is one that can be used. The
+    /// first time its directory is asked, what reading it found to say goes to `said`.
+    pub fn beside(
+        &mut self,
+        input: &Path,
+        mut said: impl FnMut(SpecNote),
+    ) -> Option<Arc<FeatureSpecs>> {
+        let dir = input.parent().map(Path::to_path_buf).unwrap_or_default();
+        self.by_dir
+            .entry(dir)
+            .or_insert_with(|| match FeatureSpecs::load_beside(input)? {
+                Ok(specs) => {
+                    for note in &specs.notes {
+                        said(SpecNote::Note(note.to_string()));
+                    }
+                    Some(Arc::new(specs))
+                }
+                Err(note) => {
+                    said(SpecNote::Unusable(note.to_string()));
+                    None
+                }
+            })
+            .clone()
+    }
+}
+
 impl FeatureSpecs {
     /// Reads `dir/features.json` and the labels files beside it: `None` when there is none, a
     /// note when it is there but cannot be used (not a regular file, too large, not the JSON

@@ -19,7 +19,7 @@ use super::{
     Candidate, FOOTER_LEN, FrameIndex, FrameStatus, HEADER_LEN, LengthCrcCache, examine, frame_end,
     pack, payload_crc_ok, payload_crcs_ok, read_length,
 };
-use crate::bytes::ByteSource;
+use crate::bytes::{ByteSource, ReadError};
 use crate::crc::{RunningCrc, masked_crc32c, masked_crc32c_three};
 use crate::resync::ResyncBudget;
 use crate::span::{FileOffset, FileRange};
@@ -125,13 +125,10 @@ impl FrameIndex {
         // was found in it.
         // The search tries every offset of up to a megabyte: through the bytes as one slice
         // when the source has them so, each try a read of twelve bytes without a call.
-        let whole = crate::bytes::whole(data);
-        let find = |from, to| {
-            if whole.len() as u64 == self.file_len {
-                find_start(whole, from, to)
-            } else {
-                find_start(data, from, to)
-            }
+        let whole = crate::bytes::whole(data).ok();
+        let find = |from, to| match whole {
+            Some(whole) => find_start(whole, from, to),
+            None => find_start(data, from, to),
         };
         let starts: Vec<Option<u64>> = (0..parts)
             .into_par_iter()
@@ -333,7 +330,7 @@ impl Window {
             }
             let piece = FileRange::new(FileOffset(pos), FileOffset(crc_start.min(self.end())));
             match self.read(piece) {
-                Some(bytes) if !bytes.is_empty() => crc.update(bytes),
+                Ok(bytes) if !bytes.is_empty() => crc.update(bytes),
                 _ => return false,
             }
             pos = piece.end.0;
@@ -342,6 +339,7 @@ impl Window {
             self.fill(data, crc_start);
         }
         self.read(FileRange::new(FileOffset(crc_start), FileOffset(end)))
+            .ok()
             .and_then(|stored| stored.try_into().ok())
             .is_some_and(|stored| crc.masked() == u32::from_le_bytes(stored))
     }
@@ -352,11 +350,18 @@ impl ByteSource for Window {
         self.stream_len
     }
 
-    fn read(&self, range: FileRange) -> Option<&[u8]> {
-        let from = range.start.0.checked_sub(self.start)?;
-        let to = range.end.0.checked_sub(self.start)?;
-        self.held()
-            .get(usize::try_from(from).ok()?..usize::try_from(to).ok()?)
+    /// Only ranges inside the window; any other is [`ReadError::OutOfRange`] of what it holds.
+    fn read(&self, range: FileRange) -> Result<&[u8], ReadError> {
+        let held = || {
+            let from = range.start.0.checked_sub(self.start)?;
+            let to = range.end.0.checked_sub(self.start)?;
+            self.held()
+                .get(usize::try_from(from).ok()?..usize::try_from(to).ok()?)
+        };
+        held().ok_or(ReadError::OutOfRange {
+            range,
+            len: self.end(),
+        })
     }
 }
 
@@ -367,11 +372,9 @@ impl ByteSource for Window {
 /// Every frame is judged by the same header and payload checks the sequential scan makes.
 /// Wherever this walk stops, the sequential scan takes over and judges the frame itself.
 fn walk_part<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walked {
-    let whole = crate::bytes::whole(data);
-    if whole.len() as u64 == data.len() {
-        walk_part_in_place(data, whole, start, target)
-    } else {
-        walk_part_in_windows(data, start, target)
+    match crate::bytes::whole(data) {
+        Ok(whole) => walk_part_in_place(data, whole, start, target),
+        Err(_) => walk_part_in_windows(data, start, target),
     }
 }
 
@@ -636,7 +639,7 @@ mod tests {
                 index.scan_intact_parts(&*source(data), WINDOW as u64 * 2 + 3, data.len() as u64);
                 index
             };
-            assert_eq!(crate::bytes::whole(&*source(&data)).is_empty(), ranged);
+            assert_eq!(crate::bytes::whole(&*source(&data)).is_err(), ranged);
             assert_eq!(parts_only(&data).scanned(), data.len() as u64);
             let parallel = build(&data);
             same(&parallel, &FrameIndex::build(&data[..]), &data);
@@ -690,10 +693,14 @@ mod tests {
             self.bytes.len() as u64
         }
 
-        fn read(&self, range: FileRange) -> Option<&[u8]> {
-            range
-                .slice(&self.bytes)
-                .filter(|_| range.len() <= Stingy::RANGE)
+        fn read(&self, range: FileRange) -> Result<&[u8], ReadError> {
+            if range.len() > Stingy::RANGE {
+                return Err(ReadError::TooLarge {
+                    range,
+                    limit: Stingy::RANGE,
+                });
+            }
+            self.bytes.read(range)
         }
 
         fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
@@ -767,7 +774,7 @@ mod tests {
                 most,
                 cut,
             };
-            assert!(crate::bytes::whole(&stingy).is_empty(), "walked in windows");
+            assert!(crate::bytes::whole(&stingy).is_err(), "walked in windows");
             let mut parts_only = FrameIndex::with_budget(len, ResyncBudget::DEFAULT);
             parts_only.scan_intact_parts(&stingy, part, len);
             if cut >= len {
@@ -800,7 +807,7 @@ mod tests {
             let mut broken = data.clone();
             broken[large.offset.0 as usize + 12 + at] ^= 0x10;
             let ranged = Stingy::ranged(broken.clone());
-            assert!(crate::bytes::whole(&ranged).is_empty());
+            assert!(crate::bytes::whole(&ranged).is_err());
             for source in [&broken as &dyn ByteSource, &ranged] {
                 let part = Some(1 << 20);
                 let parallel = FrameIndex::build_in_parts(source, ResyncBudget::DEFAULT, part);
@@ -870,7 +877,7 @@ mod tests {
         }
         assert!(!source.faulted());
         // The parts' pages were let go after their walks; the map still reads the file.
-        assert!(source.bytes() == data.as_slice());
+        assert!(crate::bytes::whole(&source).unwrap() == data.as_slice());
     }
 
     #[test]

@@ -96,7 +96,11 @@ pub fn structural_problems(payload: &[u8], decoder: &Decoder) -> usize {
 
 /// Every image of every intact frame of `index` that [`check_image`] refuses, or leaves
 /// undecoded as too large, in file order.
-pub fn undecodable(data: &[u8], index: &FrameIndex, decoder: &Decoder) -> ImageChecks {
+pub fn undecodable<S: crate::bytes::ByteSource + ?Sized>(
+    data: &S,
+    index: &FrameIndex,
+    decoder: &Decoder,
+) -> ImageChecks {
     let mut out = ImageChecks::default();
     for frame in index.frames(data) {
         if !frame.status.is_intact() {

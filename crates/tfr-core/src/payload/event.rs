@@ -8,11 +8,11 @@ use std::io::{self, Write};
 
 use super::plugin::{self, PluginValue, Row, write_rows};
 use super::{
-    ImageCandidates, Names, NodeReading, PayloadKind, PayloadType, PayloadView, Probe, Summary,
-    fallback,
+    ImageCandidates, Names, NodeReading, PayloadKind, PayloadType, PayloadView, Probe, Scalars,
+    Summary, fallback,
 };
 use crate::decode::{MessageView, Value};
-use crate::event::{self as events, FILE_VERSION_PREFIX};
+use crate::event::{self as events, FILE_VERSION_PREFIX, Histogram};
 use crate::schema::{ProtoFile, builtin};
 use crate::span::Span;
 use crate::textformat::message_to_text;
@@ -91,67 +91,10 @@ impl PayloadType for Event {
         };
         writeln!(out, "{heading}  Event {}", events::summarize(&typed))?;
         if let Some(Value::Message(summary)) = typed.field("summary").and_then(|f| f.singular()) {
-            let values: Vec<MessageView<'_>> = summary
-                .field("value")
-                .map(|f| {
-                    f.values()
-                        .filter_map(|(v, _)| match v {
-                            Value::Message(m) => Some(m),
-                            _ => None,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let tags: Vec<String> = values
-                .iter()
-                .map(|v| {
-                    crate::escape::bytes_for_terminal(plugin::string_field(v, "tag")).into_owned()
-                })
-                .collect();
-            let width =
-                crate::words::column_width(tags.iter().map(|t| crate::words::display_width(t)));
-            for (value, tag) in values.iter().zip(&tags) {
-                let tagged = events::tagged_value(value);
-                let what = match &tagged.reading {
-                    events::Reading::Plugin { line, .. } => line.clone(),
-                    reading => events::describe(&events::TaggedValue {
-                        tag: b"",
-                        reading: reading.clone(),
-                    })
-                    .trim_start()
-                    .to_string(),
-                };
-                writeln!(out, "  {} {what}", crate::words::pad_to(tag, width))?;
-                write_rows(out, &plugin_rows(value), 4)?;
-            }
+            write_summary_values(&summary, out)?;
         }
-        // A histogram's range, total and bucket counts, as TensorBoard's distribution shows it.
         for histogram in events::histograms(&typed) {
-            let buckets = &histogram.buckets;
-            let (Some(first), Some(last)) = (buckets.first(), buckets.last()) else {
-                continue;
-            };
-            let number = crate::words::short;
-            let total: f64 = buckets.iter().map(|b| b.count).sum();
-            let counts: Vec<String> = buckets.iter().map(|b| number(b.count)).collect();
-            // A histogram cut at the buckets read says so: its range and total are theirs.
-            let cut = match histogram.left_out() {
-                0 => String::new(),
-                left_out => format!(
-                    " in the first {} of {} buckets ({left_out} not shown)",
-                    buckets.len(),
-                    histogram.total_buckets
-                ),
-            };
-            writeln!(
-                out,
-                "  {} range {}..{}, {} values{cut}, counts [{}]",
-                crate::escape::bytes_for_terminal(histogram.tag),
-                number(first.left),
-                number(last.right),
-                number(total),
-                counts.join(", ")
-            )?;
+            write_histogram(&histogram, out)?;
         }
         if let Some(Value::Bytes(graph, span)) = typed.field("graph_def").and_then(|f| f.singular())
         {
@@ -240,6 +183,91 @@ impl PayloadType for Event {
             values,
         }
     }
+
+    /// An event file's scalars plot as lines over its steps.
+    fn plots(&self) -> bool {
+        true
+    }
+
+    fn scalars<'a>(&self, view: &PayloadView<'a>) -> Option<Scalars<'a>> {
+        let typed = view.typed()?;
+        Some(Scalars {
+            step: events::step_of(&typed),
+            values: events::scalars(&typed),
+        })
+    }
+
+    fn histograms<'a>(&self, view: &PayloadView<'a>) -> Vec<Histogram<'a>> {
+        view.typed()
+            .map(|typed| events::histograms(&typed))
+            .unwrap_or_default()
+    }
+}
+
+/// One line per value of an event's summary (its tag and what it holds), each followed by the
+/// rows its plugin reads in it.
+fn write_summary_values(summary: &MessageView<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let values: Vec<MessageView<'_>> = summary
+        .field("value")
+        .map(|f| {
+            f.values()
+                .filter_map(|(v, _)| match v {
+                    Value::Message(m) => Some(m),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let tags: Vec<String> = values
+        .iter()
+        .map(|v| crate::escape::bytes_for_terminal(plugin::string_field(v, "tag")).into_owned())
+        .collect();
+    let width = crate::words::column_width(tags.iter().map(|t| crate::words::display_width(t)));
+    for (value, tag) in values.iter().zip(&tags) {
+        let tagged = events::tagged_value(value);
+        let what = match &tagged.reading {
+            events::Reading::Plugin { line, .. } => line.clone(),
+            reading => events::describe(&events::TaggedValue {
+                tag: b"",
+                reading: reading.clone(),
+            })
+            .trim_start()
+            .to_string(),
+        };
+        writeln!(out, "  {} {what}", crate::words::pad_to(tag, width))?;
+        write_rows(out, &plugin_rows(value), 4)?;
+    }
+    Ok(())
+}
+
+/// A histogram's range, total and bucket counts, as TensorBoard's distribution shows it.
+fn write_histogram(histogram: &Histogram<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let buckets = &histogram.buckets;
+    let (Some(first), Some(last)) = (buckets.first(), buckets.last()) else {
+        return Ok(());
+    };
+    let number = crate::words::short;
+    let total: f64 = buckets.iter().map(|b| b.count).sum();
+    let counts: Vec<String> = buckets.iter().map(|b| number(b.count)).collect();
+    // A histogram cut at the buckets read says so: its range and total are theirs.
+    let cut = match histogram.left_out() {
+        0 => String::new(),
+        left_out => format!(
+            " in the first {} of {} buckets ({left_out} not shown)",
+            buckets.len(),
+            histogram.total_buckets
+        ),
+    };
+    writeln!(
+        out,
+        "  {} range {}..{}, {} values{cut}, counts [{}]",
+        crate::escape::bytes_for_terminal(histogram.tag),
+        number(first.left),
+        number(last.right),
+        number(total),
+        counts.join(", ")
+    )?;
+    Ok(())
 }
 
 /// The wire node of the event's `graph_def` a parser keeps.

@@ -5,8 +5,10 @@
 use std::io::{self, Write};
 
 use super::inner::{Indented, InnerReading, ValueReading};
-use super::{ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, TreeView, fallback};
-use crate::decode::MessageView;
+use super::{
+    ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, TreeRow, fallback, message,
+};
+use crate::decode::{MessageView, Parsed};
 use crate::example::{self as view, FeatureKind, FeatureValues, Features};
 use crate::keytext::{KeyTexts, write_key};
 use crate::schema::{ProtoFile, builtin};
@@ -20,14 +22,28 @@ const SEQUENCE_EXAMPLE_MESSAGE: &str = "tensorflow.SequenceExample";
 /// Feature values shown per feature, and steps per feature list, in the `show` tree.
 const SHOWN: usize = 8;
 
-/// `tf.train.Example`: named features.
-pub struct Example;
+/// `tf.train.Example` (named features) or `tf.train.SequenceExample` (context features and
+/// named lists of features): one type, as both are features by name in every view.
+pub struct FeatureMessage {
+    name: &'static str,
+    message: &'static str,
+    expected_name: &'static str,
+    /// A SequenceExample, which extends the Example and adds feature lists.
+    sequence: bool,
+}
 
-/// `tf.train.SequenceExample`: context features and named lists of features.
-pub struct SequenceExample;
-
-pub static EXAMPLE: Example = Example;
-pub static SEQUENCE_EXAMPLE: SequenceExample = SequenceExample;
+pub static EXAMPLE: FeatureMessage = FeatureMessage {
+    name: "Example",
+    message: EXAMPLE_MESSAGE,
+    expected_name: "tf.train.Example",
+    sequence: false,
+};
+pub static SEQUENCE_EXAMPLE: FeatureMessage = FeatureMessage {
+    name: "SequenceExample",
+    message: SEQUENCE_EXAMPLE_MESSAGE,
+    expected_name: "tf.train.SequenceExample",
+    sequence: true,
+};
 
 /// What the top level of a payload walked as an Example holds.
 struct TopLevel {
@@ -46,13 +62,13 @@ fn top_level(example: &WireTree) -> TopLevel {
     TopLevel { known, lists }
 }
 
-impl PayloadType for Example {
+impl PayloadType for FeatureMessage {
     fn name(&self) -> &'static str {
-        "Example"
+        self.name
     }
 
     fn message(&self) -> Option<&'static str> {
-        Some(EXAMPLE_MESSAGE)
+        Some(self.message)
     }
 
     fn protos(&self) -> &'static [ProtoFile] {
@@ -60,75 +76,26 @@ impl PayloadType for Example {
     }
 
     fn expected_name(&self) -> &'static str {
-        "tf.train.Example"
-    }
-
-    /// A valid Example that sets one of its fields: an unknown protobuf with no field 1 is not
-    /// taken for an empty Example.
-    fn detect(&self, probe: &mut Probe<'_>) -> bool {
-        probe
-            .valid_walk(EXAMPLE_MESSAGE)
-            .is_some_and(|tree| top_level(tree).known)
-    }
-
-    /// An Example with at least one feature, each holding a list.
-    fn fits_inside(&self, view: &PayloadView<'_>) -> bool {
-        view.typed().is_some_and(|typed| {
-            let features = view::top_features(&typed);
-            !features.is_empty() && all_hold_lists(&features)
-        })
-    }
-
-    fn summary(&self, view: &PayloadView<'_>) -> Summary {
-        features_summary(view, false)
-    }
-
-    fn write_tree(
-        &self,
-        view: &PayloadView<'_>,
-        heading: &str,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        match view.typed() {
-            Some(typed) => write_features_tree(out, heading, true, &typed, view),
-            None => fallback::write_plain(view, heading, out),
-        }
-    }
-
-    fn tree_view(&self) -> TreeView {
-        TreeView::Features
-    }
-
-    fn image_candidates(&self, view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
-        features_images(view, budget)
-    }
-}
-
-impl PayloadType for SequenceExample {
-    fn name(&self) -> &'static str {
-        "SequenceExample"
-    }
-
-    fn message(&self) -> Option<&'static str> {
-        Some(SEQUENCE_EXAMPLE_MESSAGE)
-    }
-
-    fn protos(&self) -> &'static [ProtoFile] {
-        builtin::EXAMPLE
-    }
-
-    fn expected_name(&self) -> &'static str {
-        "tf.train.SequenceExample"
+        self.expected_name
     }
 
     fn extends(&self) -> Option<&'static str> {
-        Some(EXAMPLE.name())
+        self.sequence.then_some(EXAMPLE.name)
     }
 
-    /// A valid Example with feature lists in field 2 (or with features, in a file of
-    /// SequenceExamples) that is also a valid SequenceExample. The Example walk comes first: it
-    /// is the one most files need, and the SequenceExample walk is made only when it may differ.
+    /// An Example: a valid one that sets one of its fields (an unknown protobuf with no field 1
+    /// is not taken for an empty Example).
+    ///
+    /// A SequenceExample: a valid Example with feature lists in field 2 (or with features, in a
+    /// file of SequenceExamples) that is also a valid SequenceExample. The Example walk comes
+    /// first: it is the one most files need, and the SequenceExample walk is made only when it
+    /// may differ.
     fn detect(&self, probe: &mut Probe<'_>) -> bool {
+        if !self.sequence {
+            return probe
+                .valid_walk(EXAMPLE_MESSAGE)
+                .is_some_and(|tree| top_level(tree).known);
+        }
         let likely = probe.likely().is_some_and(|k| k.is(self));
         let Some(top) = probe.valid_walk(EXAMPLE_MESSAGE).map(top_level) else {
             return false;
@@ -137,11 +104,14 @@ impl PayloadType for SequenceExample {
         prefer && (top.known || top.lists) && probe.valid_walk(SEQUENCE_EXAMPLE_MESSAGE).is_some()
     }
 
-    /// A SequenceExample with at least one context feature or feature list, each context
+    /// At least one feature (or, for a SequenceExample, context feature or feature list), each
     /// feature and each step holding a list.
     fn fits_inside(&self, view: &PayloadView<'_>) -> bool {
         view.typed().is_some_and(|typed| {
             let features = view::top_features(&typed);
+            if !self.sequence {
+                return !features.is_empty() && all_hold_lists(&features);
+            }
             let lists = view::feature_lists_of(&typed);
             let steps_hold_lists = lists.iter().all(|list| {
                 list.steps()
@@ -152,7 +122,7 @@ impl PayloadType for SequenceExample {
     }
 
     fn summary(&self, view: &PayloadView<'_>) -> Summary {
-        features_summary(view, true)
+        features_summary(view, self.sequence)
     }
 
     fn write_tree(
@@ -162,13 +132,13 @@ impl PayloadType for SequenceExample {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         match view.typed() {
-            Some(typed) => write_features_tree(out, heading, false, &typed, view),
+            Some(typed) => write_features_tree(out, heading, !self.sequence, &typed, view),
             None => fallback::write_plain(view, heading, out),
         }
     }
 
-    fn tree_view(&self) -> TreeView {
-        TreeView::Features
+    fn tree_rows<'a>(&self, parsed: &Parsed<'a>) -> Option<Vec<TreeRow<'a>>> {
+        message::message_rows(parsed)
     }
 
     fn image_candidates(&self, view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
@@ -493,7 +463,15 @@ mod tests {
         let payload = example(b"image", b"\x89PNG\r\n\x1a\nbroken");
         let decoded = decoder.decode(&payload);
         let view = decoded.view(&payload, decoder.table());
-        assert_eq!(view.tree_view(), TreeView::Features);
+        // The inspector opens it as its `features`, shown by name.
+        let rows = view.payload_type().tree_rows(&view.parsed()).unwrap();
+        assert!(matches!(
+            rows[..],
+            [TreeRow::Message {
+                label: "features",
+                ..
+            }]
+        ));
         let summary = view.summary();
         assert_eq!(summary.features, Some(2));
         assert_eq!(summary.line, "2 features: image, label");

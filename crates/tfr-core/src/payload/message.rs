@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use super::{Names, PayloadType, PayloadView, Summary, fallback};
-use crate::decode::{MessageView, Value};
+use super::{Names, PayloadType, PayloadView, Summary, TreeRow, fallback};
+use crate::decode::{MessageView, Parsed, Value};
 use crate::schema::table::MessageId;
 use crate::textformat::message_to_text;
 use crate::wire::ROOT;
@@ -143,6 +143,26 @@ pub(super) fn write_text(view: &PayloadView<'_>, out: &mut String) {
         Some(typed) => crate::textformat::write_message(&typed, 0, out),
         None => crate::textformat::write_bytes_text(view.payload, out),
     }
+}
+
+/// The inspector's rows for a typed message made of messages (an Example's `features`): each
+/// message field it sets, by name, then the top-level fields its type does not declare, as the
+/// wire holds them. `None` when `parsed` is not typed.
+pub(super) fn message_rows<'a>(parsed: &Parsed<'a>) -> Option<Vec<TreeRow<'a>>> {
+    let typed = parsed.root()?;
+    let mut rows = Vec::new();
+    for field in typed.fields() {
+        if let Some(Value::Message(message)) = field.singular() {
+            let label = &*field.info().name;
+            rows.push(TreeRow::Message { label, message });
+        }
+    }
+    let tree = parsed.tree;
+    let unknown = tree
+        .children(ROOT)
+        .filter(|&child| tree.node(child).is_some_and(|n| n.field().is_none()));
+    rows.extend(unknown.map(TreeRow::Wire));
+    Some(rows)
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE};
 pub use tensor::{TENSOR, TENSOR_MESSAGE, string_list_at, strings_text, tensor_content_field};
 pub use types::{
     BUILTIN, EXPECTED, FeatureNames, ImageCandidates, NAMES_KEPT, Names, NodeReading, PLUGINS,
-    PayloadType, PayloadView, Summary, TreeView,
+    PayloadType, PayloadView, Scalars, Summary, TreeRow,
 };
 
 use crate::decode::{self, Invalid, MessageView, Parsed};

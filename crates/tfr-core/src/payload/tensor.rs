@@ -3,11 +3,15 @@
 //! an n-d array, built on [`crate::tensor`].
 
 use std::io::{self, Write};
+use std::ops::ControlFlow;
 
 use super::{ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, fallback};
-use crate::decode::{MessageView, Parsed};
+use crate::decode::{MessageView, Parsed, Scalar};
 use crate::schema::table::{FieldId, Table};
 use crate::schema::{ProtoFile, builtin};
+use crate::span::Span;
+use crate::tensor::Element;
+use crate::tensor::dtype::Layout;
 use crate::tensor::{
     self, DEFAULT_EDGE_ITEMS, DType, Stats, StringList, TensorInfo, TensorProblem,
 };
@@ -107,6 +111,52 @@ impl PayloadType for Tensor {
             return ImageCandidates::default();
         };
         image_of(&typed).unwrap_or_default()
+    }
+
+    /// The elements of `tensor_content` (the raw little-endian buffer `tf.io.serialize_tensor`
+    /// writes).
+    fn hides_numbers(&self) -> bool {
+        true
+    }
+
+    /// The elements of `tensor_content`, as the tree prints them: floats (16-, 32- and 64-bit)
+    /// and integers. Only the bytes present are read, whatever the shape claims.
+    fn hidden_numbers(
+        &self,
+        message: &MessageView<'_>,
+        found: &mut dyn FnMut(Scalar, Span) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let Some(content) = message.field("tensor_content") else {
+            return ControlFlow::Continue(());
+        };
+        let span = content.singular_span();
+        let Ok(tensor) = tensor::read(message).tensor else {
+            return ControlFlow::Continue(());
+        };
+        let searched = matches!(
+            tensor.dtype().layout(),
+            Layout::F16
+                | Layout::Bf16
+                | Layout::F32
+                | Layout::F64
+                | Layout::Signed(_)
+                | Layout::Unsigned(_)
+        );
+        let Some(width) = tensor.dtype().width().filter(|w| searched && *w > 0) else {
+            return ControlFlow::Continue(());
+        };
+        for i in 0..span.len() / width {
+            let scalar = match tensor.get(i as u64) {
+                Some(Element::F32(x)) => Scalar::F32(x),
+                Some(Element::F64(x)) => Scalar::F64(x),
+                Some(Element::Int(v)) => Scalar::I64(v),
+                Some(Element::Uint(v)) => Scalar::U64(v),
+                _ => continue,
+            };
+            let at = span.start + i * width;
+            found(scalar, Span::new(at, at + width))?;
+        }
+        ControlFlow::Continue(())
     }
 }
 

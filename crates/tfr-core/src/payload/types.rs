@@ -8,10 +8,12 @@
 //! differently.
 
 use std::io::{self, Write};
+use std::ops::ControlFlow;
 
 use super::plugin::{self, Row, SummaryPlugin};
 use super::{Decoded, PayloadKind, Probe, event, example, fallback, message, tensor};
-use crate::decode::{MessageView, Parsed};
+use crate::decode::{MessageView, Parsed, Scalar};
+use crate::event::Histogram;
 use crate::schema::ProtoFile;
 use crate::schema::table::Table;
 use crate::span::Span;
@@ -99,9 +101,45 @@ pub trait PayloadType: Sync {
         message::write_text(view, out)
     }
 
-    /// How the inspector builds the payload's rows.
-    fn tree_view(&self) -> TreeView {
-        TreeView::Fields
+    /// The rows the inspector's tree opens the payload with, read from `parsed` (the walk the
+    /// tree shows), or `None` to show it field by field as the wire tree holds it, a page at a
+    /// time.
+    fn tree_rows<'a>(&self, _parsed: &Parsed<'a>) -> Option<Vec<TreeRow<'a>>> {
+        None
+    }
+
+    /// Whether the inspector plots the records of a file of this type (its
+    /// [`PayloadType::scalars`] over the file, its [`PayloadType::histograms`] one record at a
+    /// time).
+    fn plots(&self) -> bool {
+        false
+    }
+
+    /// The scalars the payload records, by tag, with the step they were recorded at.
+    fn scalars<'a>(&self, _view: &PayloadView<'a>) -> Option<Scalars<'a>> {
+        None
+    }
+
+    /// The histograms the payload records.
+    fn histograms<'a>(&self, _view: &PayloadView<'a>) -> Vec<Histogram<'a>> {
+        Vec::new()
+    }
+
+    /// Whether a message of this type's [`PayloadType::message`] holds numbers beyond its
+    /// fields' values, wherever it is met (a TensorProto's `tensor_content`): search looks for
+    /// them through [`PayloadType::hidden_numbers`].
+    fn hides_numbers(&self) -> bool {
+        false
+    }
+
+    /// Each number message `message` (of this type's message) holds beyond its fields' values,
+    /// with where it lies in the payload, as the tree shows it; stops when `found` breaks.
+    fn hidden_numbers(
+        &self,
+        _message: &MessageView<'_>,
+        _found: &mut dyn FnMut(Scalar, Span) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        ControlFlow::Continue(())
     }
 
     /// What the type reads in wire node `node` of the payload beyond its fields, for the
@@ -141,14 +179,26 @@ pub struct NodeReading {
     pub rows: Vec<Row>,
 }
 
-/// How the inspector shows a payload's rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TreeView {
-    /// Field by field, as the wire tree holds them.
-    Fields,
-    /// The typed message's fields, `Features` and `FeatureLists` as feature name → values, then
-    /// the fields the type does not declare.
-    Features,
+/// One row of a payload's top level in the inspector's tree (see [`PayloadType::tree_rows`]).
+#[derive(Debug, Clone)]
+pub enum TreeRow<'a> {
+    /// A typed message field's value, labelled with the field's name; the `Features` and
+    /// `FeatureLists` inside it are shown as feature name → values.
+    Message {
+        label: &'a str,
+        message: MessageView<'a>,
+    },
+    /// A field as the wire tree holds it: wire node `node`.
+    Wire(usize),
+}
+
+/// The scalars a payload records (see [`PayloadType::scalars`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scalars<'a> {
+    /// The step they were recorded at.
+    pub step: i64,
+    /// Each scalar's tag, as the file holds it, and value.
+    pub values: Vec<(&'a [u8], f64)>,
 }
 
 /// What `list` says a payload holds.
@@ -336,8 +386,17 @@ impl<'a> PayloadView<'a> {
         self.payload_type().write_text(self, out)
     }
 
-    pub fn tree_view(&self) -> TreeView {
-        self.payload_type().tree_view()
+    /// The rows the inspector's tree opens the payload with (see [`PayloadType::tree_rows`]).
+    pub fn tree_rows(&self, parsed: &Parsed<'a>) -> Option<Vec<TreeRow<'a>>> {
+        self.payload_type().tree_rows(parsed)
+    }
+
+    pub fn scalars(&self) -> Option<Scalars<'a>> {
+        self.payload_type().scalars(self)
+    }
+
+    pub fn histograms(&self) -> Vec<Histogram<'a>> {
+        self.payload_type().histograms(self)
     }
 
     pub fn image_candidates(&self, budget: usize) -> ImageCandidates {

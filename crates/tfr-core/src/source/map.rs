@@ -7,7 +7,7 @@
 
 use std::fs::File;
 
-use crate::bytes::ByteSource;
+use crate::bytes::{ByteSource, ReadError};
 use crate::span::FileRange;
 
 #[cfg(unix)]
@@ -45,8 +45,9 @@ impl ByteSource for Mapping {
         self.map.len() as u64
     }
 
-    fn read(&self, range: FileRange) -> Option<&[u8]> {
-        range.slice(&self.map)
+    #[inline]
+    fn read(&self, range: FileRange) -> Result<&[u8], ReadError> {
+        ByteSource::read(&self.map[..], range)
     }
 
     fn faulted(&self) -> bool {

@@ -30,12 +30,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use crate::bytes::{self, ByteSource};
+use crate::bytes::{ByteSource, ReadError};
 use crate::compress::Compressed;
 use crate::error::{Error, Result};
 use crate::span::FileRange;
 pub use huge::prefer_huge_pages;
-pub use open::{ReadOptions, choose};
+pub use open::{ReadOptions, ServeThrough, choose};
 pub use prefetch::prefetch;
 
 /// The file an input was read from, as it was when read.
@@ -130,17 +130,22 @@ impl Source {
         Arc::clone(&self.bytes)
     }
 
-    /// All the bytes, as one slice (every source this module opens holds them at once).
-    pub fn bytes(&self) -> &[u8] {
-        bytes::whole(self.bytes.as_ref())
-    }
-
     pub fn len(&self) -> u64 {
         self.bytes.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
+    }
+
+    /// The error for a read of this source that failed, naming the file, the record whose bytes
+    /// were read (when one was) and the offset.
+    pub fn read_error(&self, record: Option<usize>, error: ReadError) -> Error {
+        Error::Read {
+            path: self.path.clone(),
+            record,
+            error,
+        }
     }
 
     /// What tells a later opening of the same path whether it reads the same file: its length
@@ -157,8 +162,16 @@ impl Source {
     /// part mapped is still what it was.
     ///
     /// Callers check this after computing and before printing, so nothing computed from zeros
-    /// is ever shown.
+    /// is ever shown. It fails too when a read of bytes inside the stream failed
+    /// ([`ByteSource::failure`]): what was computed took them for bytes that are not there.
     pub fn check_unchanged(&self) -> Result<()> {
+        if let Some(error) = self.failure() {
+            return Err(Error::Read {
+                path: self.path.clone(),
+                record: None,
+                error,
+            });
+        }
         if !self.origin.as_ref().is_some_and(|o| o.mapped) {
             return Ok(());
         }
@@ -202,8 +215,13 @@ impl ByteSource for Source {
         self.bytes.len()
     }
 
-    fn read(&self, range: FileRange) -> Option<&[u8]> {
+    #[inline]
+    fn read(&self, range: FileRange) -> std::result::Result<&[u8], ReadError> {
         self.bytes.read(range)
+    }
+
+    fn failure(&self) -> Option<ReadError> {
+        self.bytes.failure()
     }
 
     fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
@@ -257,6 +275,11 @@ mod tests {
     use crate::compress::Compression;
     use std::io::Write;
 
+    /// Every byte of `source`, which these tests open from files small enough to read at once.
+    fn whole_of(source: &Source) -> &[u8] {
+        crate::bytes::whole(source).unwrap()
+    }
+
     /// Whether `bytes` lie in a mapping of a file rather than in anonymous memory.
     #[cfg(target_os = "linux")]
     fn file_backed(bytes: &[u8]) -> bool {
@@ -294,7 +317,7 @@ mod tests {
         let bytes: Vec<u8> = (0..16 * page).map(|i| (i % 251 + 1) as u8).collect();
         let (_dir, path) = temp_file(&bytes);
         let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
-        assert_eq!(source.bytes(), bytes.as_slice());
+        assert_eq!(whole_of(&source), bytes.as_slice());
         assert!(source.check_unchanged().is_ok());
 
         std::fs::OpenOptions::new()
@@ -303,7 +326,7 @@ mod tests {
             .unwrap()
             .set_len(2 * page as u64)
             .unwrap();
-        let data = source.bytes();
+        let data = whole_of(&source);
         // Past the new end: without the guard this read is a SIGBUS.
         assert_eq!(std::hint::black_box(data[10 * page]), 0);
         assert!(data[10 * page..].iter().all(|&b| b == 0));
@@ -349,16 +372,16 @@ mod tests {
         for source in [&mapped, &memory] {
             for range in [inside, all] {
                 source.will_walk(range);
-                assert!(source.bytes() == bytes.as_slice());
+                assert!(whole_of(source) == bytes.as_slice());
                 source.walked(range);
                 assert!(
-                    source.bytes() == bytes.as_slice(),
+                    whole_of(source) == bytes.as_slice(),
                     "the bytes read the same"
                 );
             }
         }
         // Read in whole, the map is resident; let go, it is not, until it is read again.
-        let at = mapped.bytes().as_ptr() as usize;
+        let at = whole_of(&mapped).as_ptr() as usize;
         let Some(before) = resident_kib(at) else {
             eprintln!("no Rss in /proc/self/smaps here: residency not checked");
             return;
@@ -369,7 +392,7 @@ mod tests {
         assert_eq!(resident_kib(at), Some(before));
         mapped.walked(all);
         assert_eq!(resident_kib(at), Some(0));
-        assert!(mapped.bytes() == bytes.as_slice());
+        assert!(whole_of(&mapped) == bytes.as_slice());
         assert_eq!(resident_kib(at), Some(before));
     }
 
@@ -407,8 +430,8 @@ mod tests {
         let source = Source::open(&path, &ReadOptions::default()).unwrap();
         // Spilled to a temporary file and mapped, not held in anonymous memory.
         #[cfg(target_os = "linux")]
-        assert!(file_backed(source.bytes()));
-        assert!(source.bytes() == plain.as_slice());
+        assert!(file_backed(whole_of(&source)));
+        assert!(whole_of(&source) == plain.as_slice());
         let info = source.compression().unwrap();
         assert_eq!(info.compression, Compression::Gzip);
         assert_eq!(info.problem, None);
@@ -448,7 +471,7 @@ mod tests {
         assert_eq!(source.len(), 100_000, "exactly the limit is allowed");
         // Spilled to a temporary file and mapped, not held in anonymous memory.
         #[cfg(target_os = "linux")]
-        assert!(file_backed(source.bytes()));
+        assert!(file_backed(whole_of(&source)));
         assert_eq!(source.change(), Change::Unchanged);
 
         let writer = feed(100_001);

@@ -7,7 +7,7 @@
 
 use std::fs::File;
 use std::path::Path;
-use std::sync::Once;
+use std::sync::{Arc, Once};
 
 use super::map::{self, Mapping};
 use super::spill::Spill;
@@ -20,13 +20,20 @@ use crate::error::{DecompressProblem, Error, Result};
 use crate::frame::Header;
 use crate::span::FileOffset;
 
+/// A reader every opened stream is served through (see [`ReadOptions::serve_through`]).
+pub type ServeThrough = fn(Arc<dyn ByteSource>) -> Arc<dyn ByteSource>;
+
 /// How an input's bytes are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct ReadOptions {
     /// Detect compression, or read the bytes as a given compression (or none).
     pub mode: Mode,
     /// Largest decompressed stream accepted, and the most read from a pipe, in bytes.
     pub limit: u64,
+    /// Serves the opened (and decompressed) stream through another reader: how tests read
+    /// local files as a ranged reader (an object store) would serve them, to show that every
+    /// command reads through ranges and prints the same. `None` everywhere else.
+    pub serve_through: Option<ServeThrough>,
 }
 
 impl Default for ReadOptions {
@@ -34,6 +41,7 @@ impl Default for ReadOptions {
         ReadOptions {
             mode: Mode::Auto,
             limit: DEFAULT_LIMIT,
+            serve_through: None,
         }
     }
 }
@@ -71,10 +79,16 @@ pub fn choose(data: &[u8], mode: Mode) -> Option<Compression> {
 /// Opens `path` as `options` say (see [`Source::open`]).
 pub(super) fn open(path: &Path, options: &ReadOptions) -> Result<Source> {
     let raw = open_raw(path, options.limit)?;
-    match choose(raw.bytes(), options.mode) {
-        None => Ok(raw),
-        Some(compression) => decompressed(raw, compression, options),
+    // Sniffing and decompressing read the file as it lies on disk: mapped, or spilled and mapped.
+    let whole = crate::bytes::whole(&raw).map_err(|e| raw.read_error(None, e))?;
+    let mut source = match choose(whole, options.mode) {
+        None => raw,
+        Some(compression) => decompressed(raw, compression, options)?,
+    };
+    if let Some(serve) = options.serve_through {
+        source.bytes = serve(source.bytes);
     }
+    Ok(source)
 }
 
 /// Opens `path` and maps its bytes as they are; a pipe is copied to a temporary file first.
@@ -159,7 +173,7 @@ fn decompressed(raw: Source, compression: Compression, options: &ReadOptions) ->
         source: e,
     };
     let mut spill = Spill::new().map_err(spill_err)?;
-    let data = raw.bytes();
+    let data = crate::bytes::whole(&raw).map_err(|e| raw.read_error(None, e))?;
     let outcome = compress::decompress_into(data, compression, options.limit, &mut spill);
     // Decoding read the compressed file: had it shrunk meanwhile, part of the output came from
     // zeros and is no use.

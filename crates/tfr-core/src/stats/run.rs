@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::{FeatureKey, Origin, Stats};
-use crate::dataset::features::FeatureSpecs;
+pub use crate::dataset::features::SpecNote;
+use crate::dataset::features::{FeatureSpecs, SpecsBeside};
 use crate::frame::FrameIndex;
 use crate::payload::Decoder;
 use crate::source::{ReadOptions, Source, Stamp};
@@ -38,40 +39,13 @@ pub struct Plan {
 /// Per file, the `features.json` in its directory (each directory read once), and what is to be
 /// said of those read: one that cannot be used (named, with why) and the notes of those used.
 fn specs_beside(files: &[PathBuf]) -> (Vec<Option<Arc<FeatureSpecs>>>, Vec<SpecNote>) {
-    let mut read: BTreeMap<PathBuf, Option<Arc<FeatureSpecs>>> = BTreeMap::new();
+    let mut read = SpecsBeside::default();
     let mut notes = Vec::new();
     let specs = files
         .iter()
-        .map(|file| {
-            let dir = file
-                .parent()
-                .unwrap_or(std::path::Path::new(""))
-                .to_path_buf();
-            read.entry(dir)
-                .or_insert_with(|| match FeatureSpecs::load_beside(file) {
-                    Some(Ok(specs)) => {
-                        notes.extend(specs.notes.iter().map(|n| SpecNote::Note(n.to_string())));
-                        Some(Arc::new(specs))
-                    }
-                    Some(Err(note)) => {
-                        notes.push(SpecNote::Unusable(note.to_string()));
-                        None
-                    }
-                    None => None,
-                })
-                .clone()
-        })
+        .map(|file| read.beside(file, |note| notes.push(note)))
         .collect();
     (specs, notes)
-}
-
-/// What reading the `features.json` files of a plan found to say (each names its file).
-#[derive(Debug, Clone, PartialEq)]
-pub enum SpecNote {
-    /// A `features.json` that cannot be used: its files are summarised without it.
-    Unusable(String),
-    /// A note on one that is used (a labels file not read, for one).
-    Note(String),
 }
 
 /// Per file, its directory relative to `root` (`.` for `root` itself), `/` between its names.
@@ -204,7 +178,7 @@ struct Opened {
 /// `base` after learning what the records of `source` usually are (as every other command
 /// learns it: from the file's name and its first intact payloads).
 fn learnt(base: &Decoder, source: &Source, index: &FrameIndex) -> Decoder {
-    let data = source.bytes();
+    let data = source;
     let sample = (0..index.len())
         .map_while(|f| index.get(data, f))
         .filter(|f| f.status.is_intact())
@@ -294,7 +268,7 @@ fn open_batch(
             let path = plan.files.get(file).ok_or("not read")?;
             Source::open(path, read)
                 .map(|source| {
-                    let index = FrameIndex::build(source.bytes());
+                    let index = FrameIndex::build(&source);
                     let decoder = learnt(decoder, &source, &index);
                     Opened {
                         source,
@@ -329,7 +303,7 @@ fn summarise_chunks(
             let (source, index, decoder) = sources.get(&file)?;
             let group = *plan.group_of.get(file)?;
             let mut stats = Stats::default();
-            let data = source.bytes();
+            let data = *source;
             for frame in (start..start + CHUNK).map_while(|f| index.get(data, f)) {
                 match frame.payload(data).filter(|_| frame.status.is_intact()) {
                     Some(payload) => add(decoder, &mut stats, payload, file),
