@@ -133,9 +133,12 @@ impl Dataset {
                         .errors
                         .push(format!("{shown}: pattern matched nothing")),
                     Ok(found) => candidates.extend(found.into_iter().map(|p| (p, Origin::Found))),
-                    Err(e) => dataset
-                        .errors
-                        .push(crate::escape::for_terminal(&e).into_owned()),
+                    Err(e) => {
+                        dataset
+                            .errors
+                            .push(crate::escape::for_terminal(&e).into_owned());
+                        not_searched.push(arg.clone());
+                    }
                 }
                 if prefix {
                     dirs.push(arg.clone());
