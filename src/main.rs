@@ -1,10 +1,10 @@
 //! The `tfr-inspect` binary: parse arguments, dispatch, map the outcome to an exit status.
 
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tfr_inspect::cli::{self, Command, DecodeArgs, Status};
+use tfr_inspect::cli::{self, Command, DecodeArgs, Env, Messages, Status};
 use tfr_inspect::tui;
 
 fn main() -> ExitCode {
@@ -19,18 +19,20 @@ fn main() -> ExitCode {
         cli::print_error(&message);
         return ExitCode::from(Status::Unusable as u8);
     }
-    cli::set_color_choice(cli.color);
+    // The one look at the terminal and the environment: everything below is handed `env`.
+    let env = Env::probe(cli.color);
+    let messages = Messages::stderr();
     // Arguments may be object URLs (gs://, s3://, az://, https://): the core asks this for them.
     tfr_inspect::remote::Remotes::register(cli.anonymous);
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = match &cli.command {
-        Some(command) => cli::run(command, &cli.decode, &mut out),
+        Some(command) => cli::run(command, &cli.decode, &env, &messages, &mut out),
         None if cli.files.is_empty() => {
-            eprintln!("tfr-inspect: no file given; try `tfr-inspect --help`");
+            messages.error(&"no file given; try `tfr-inspect --help`");
             Ok(Status::Unusable)
         }
-        None if std::io::stdout().is_terminal() => {
+        None if env.stdout.terminal => {
             drop(out);
             // Directories and patterns open as the TFRecord files they hold; arguments that
             // name none are listed on the inspector's screen with the files it cannot open.
@@ -43,7 +45,7 @@ fn main() -> ExitCode {
                 return exit(Ok(Status::Unusable));
             }
             // The inspector draws on a terminal: only `--color never` or NO_COLOR take colour away.
-            let colour = cli.color.colours(true);
+            let colour = env.stdout.colour;
             return exit(inspect(&files, &dataset.errors, &cli.decode, colour));
         }
         None => {
@@ -52,7 +54,7 @@ fn main() -> ExitCode {
                 files: cli.files.clone(),
                 json: false,
             };
-            cli::run(&Command::List(args), &cli.decode, &mut out)
+            cli::run(&Command::List(args), &cli.decode, &env, &messages, &mut out)
         }
     };
     let flushed = out.flush();

@@ -170,6 +170,54 @@ fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
     }
 }
 
+/// The records `--range` selects: from `start` to `end` (excluded), or to the last record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordRange {
+    pub start: usize,
+    pub end: Option<usize>,
+}
+
+/// Parses `A..B`, `A..=B`, `A..` and `..B` (clap's value parser for `--range`): an empty or
+/// reversed range is refused with the form that would select something.
+pub fn parse_range(text: &str) -> Result<RecordRange, String> {
+    let shown = tfr_core::escape::for_terminal(text);
+    let usage =
+        || format!("--range expects A..B, A..=B, A.. or ..B with record numbers, got `{shown}`");
+    let (a, b) = text.split_once("..").ok_or_else(usage)?;
+    let number = |n: &str| n.trim().parse::<usize>().map_err(|_| usage());
+    let start = if a.is_empty() { 0 } else { number(a)? };
+    let (last, inclusive) = match b.strip_prefix('=') {
+        Some(b) => (Some(number(b)?), true),
+        None if b.is_empty() => (None, false),
+        None => (Some(number(b)?), false),
+    };
+    let Some(last) = last else {
+        return Ok(RecordRange { start, end: None });
+    };
+    // `A..A` is empty only because its end is excluded; an end before the start is backwards
+    // whichever form it has.
+    if last < start {
+        return Err(format!(
+            "--range `{shown}` is reversed: it ends at {last}, before its start {start}"
+        ));
+    }
+    if last == start && !inclusive {
+        return Err(format!(
+            "--range `{shown}` selects no record (its end is excluded; `{start}..={start}` \
+             selects record {start})"
+        ));
+    }
+    let end = if inclusive {
+        last.saturating_add(1)
+    } else {
+        last
+    };
+    Ok(RecordRange {
+        start,
+        end: Some(end),
+    })
+}
+
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// The shell: bash, zsh, fish, powershell (or elvish).
@@ -199,6 +247,30 @@ pub fn man(_: &ManArgs, out: &mut impl Write) -> Result<Status> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_parse_and_empty_or_reversed_ones_say_which() {
+        let parsed = |t: &str| parse_range(t).map(|r| (r.start, r.end));
+        assert_eq!(parsed("3..5"), Ok((3, Some(5))));
+        assert_eq!(parsed("3..=3"), Ok((3, Some(4))));
+        assert_eq!(parsed("3.."), Ok((3, None)));
+        assert_eq!(parsed("..2"), Ok((0, Some(2))));
+        // Reversed: no `..=` makes it select anything.
+        assert_eq!(
+            parsed("3..=2").unwrap_err(),
+            "--range `3..=2` is reversed: it ends at 2, before its start 3"
+        );
+        assert_eq!(
+            parsed("5..1").unwrap_err(),
+            "--range `5..1` is reversed: it ends at 1, before its start 5"
+        );
+        // Empty only because the end is excluded: the inclusive form is offered.
+        assert_eq!(
+            parsed("3..3").unwrap_err(),
+            "--range `3..3` selects no record (its end is excluded; `3..=3` selects record 3)"
+        );
+        assert!(parsed("a..b").unwrap_err().starts_with("--range expects"));
+    }
 
     #[test]
     fn misspellings_find_their_subcommand_and_file_names_do_not() {

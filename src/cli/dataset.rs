@@ -11,9 +11,9 @@ use anyhow::Result;
 
 use super::{Status, report_unusable};
 use tfr_core::dataset::features::{FeatureSpecs, SpecNote, SpecsBeside};
+use tfr_core::dataset::report::SplitPlace;
 use tfr_core::dataset::{Dataset, Summary, Tally};
 use tfr_core::escape::Untrusted;
-use tfr_core::jsonformat::Json;
 
 /// A command's run over the files its arguments name.
 pub struct Run {
@@ -132,35 +132,32 @@ impl Run {
         }
     }
 
-    /// Members of the run's JSON objects that place a member in its split.
-    pub fn place_json(&self, member: usize) -> Vec<(String, Json)> {
-        let Some((split, first)) = self.first_record(member) else {
-            return Vec::new();
-        };
+    /// Where a member lies in its split: the split, the shard's number and the split-wide
+    /// number of its first record.
+    pub fn split_place(&self, member: usize) -> Option<SplitPlace> {
+        let (split, first) = self.first_record(member)?;
         let shard = self
             .dataset
             .members
             .get(member)
             .and_then(|m| m.shard)
             .and_then(|(s, n)| Some(self.dataset.splits.get(s)?.set.number_text(n)));
-        vec![
-            ("split".into(), Json::String(split.raw().to_string())),
-            ("shard".into(), shard.map_or(Json::Null, Json::String)),
-            (
-                "split_first_record".into(),
-                Json::Literal(first.to_string()),
-            ),
-        ]
+        Some(SplitPlace {
+            split: split.raw().to_string(),
+            shard,
+            split_first_record: first,
+        })
     }
 
     /// Ends a dataset run: the summary, as text (with the skipped files when `skipped`) or JSON.
     /// The status is damage when the dataset has a problem.
     pub fn finish(&self, json: bool, skipped: bool, out: &mut impl Write) -> Result<Status> {
         let summary = Summary::new(&self.dataset, &self.tallies);
+        let report = summary.report();
         if json {
-            writeln!(out, "{}", summary.to_json().to_string_sorted())?;
+            writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
         } else {
-            summary.write_text(out, skipped)?;
+            report.write_text(out, skipped)?;
         }
         Ok(if summary.problems.is_empty() {
             Status::Clean

@@ -9,10 +9,11 @@ use clap::Args;
 
 use super::palette::colour;
 use super::teach::token_bytes;
-use super::{Status, report_unusable};
-use tfr_core::annotate::{Annotated, Role, Token};
+use super::{Env, Messages, Status};
+use tfr_core::annotate::{Annotated, Token};
 use tfr_core::bytes::ByteSource;
 use tfr_core::input::{Input, OpenOptions};
+use tfr_core::report::hex::HexReport;
 use tfr_core::span::{FileOffset, FileRange};
 
 #[derive(Debug, Args)]
@@ -30,68 +31,6 @@ pub struct HexArgs {
     pub json: bool,
     #[command(flatten)]
     pub teach: super::teach::TeachArgs,
-}
-
-/// A token role's name in `--json`.
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Frame => "frame",
-        Role::BadCrc => "bad_crc",
-        Role::Tag => "tag",
-        Role::Length => "length",
-        Role::Value => "value",
-        Role::Data => "data",
-        Role::Unparsed => "unparsed",
-    }
-}
-
-/// Every byte of `bytes` as two hex digits, without separators.
-fn hex_string(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
-
-/// `hex --json`: the frame and its tokens, each with its file offsets (`start`, `end` excluded),
-/// nesting `depth`, `role`, `bytes` (hex) and `meaning` (the words of the text walkthrough).
-fn tokens_json(
-    file: &str,
-    frame: &tfr_core::frame::Frame,
-    kind: &str,
-    data: &dyn ByteSource,
-    annotated: &Annotated,
-) -> tfr_core::jsonformat::Json {
-    use super::json_number as number;
-    use tfr_core::jsonformat::Json;
-    let tokens = annotated
-        .tokens()
-        .map(|token| {
-            let mut bytes = String::new();
-            if token_in_file(data, &token) {
-                for piece in tfr_core::bytes::pieces(data, token_range(&token)) {
-                    bytes.push_str(&hex_string(piece.unwrap_or_default()));
-                }
-            }
-            Json::Object(vec![
-                ("start".into(), number(token.start)),
-                ("end".into(), number(token.end)),
-                ("depth".into(), number(token.depth)),
-                ("role".into(), Json::String(role_name(token.role).into())),
-                ("bytes".into(), Json::String(bytes)),
-                ("meaning".into(), Json::String(annotated.meaning(&token))),
-            ])
-        })
-        .collect();
-    Json::Object(vec![
-        ("file".into(), Json::String(file.into())),
-        ("record".into(), number(frame.index)),
-        ("offset".into(), number(frame.offset)),
-        ("kind".into(), Json::String(kind.into())),
-        ("status".into(), Json::String(frame.status.name().into())),
-        ("tokens".into(), Json::Array(tokens)),
-    ])
 }
 
 fn token_range(token: &Token) -> FileRange {
@@ -179,20 +118,21 @@ pub fn write_tokens(
 pub fn run(
     args: &HexArgs,
     open: &OpenOptions,
+    env: &Env,
+    messages: &Messages,
     out: &mut impl Write,
-    coloured: bool,
 ) -> Result<Status> {
     if args.json && args.teach.is_set() {
-        super::print_error(
+        messages.error(
             &"hex --json lists tokens; --explain, --notes, --radix, --offsets and --dump shape the text walkthrough only",
         );
-        return Ok(Status::Unusable);
+        return Ok(messages.raise(Status::Unusable));
     }
     let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
-        Err(e) => return Ok(report_unusable(&e)),
+        Err(e) => return Ok(messages.unusable(&e)),
     };
-    annotate_record(&mut input, args, out, coloured)
+    annotate_record(&mut input, args, env.stdout.colour, messages, out)
 }
 
 /// Prints the walkthrough of record `args.record` of `input`: the record number is checked
@@ -200,56 +140,73 @@ pub fn run(
 pub fn annotate_record(
     input: &mut Input,
     args: &HexArgs,
-    out: &mut impl Write,
     coloured: bool,
+    messages: &Messages,
+    out: &mut impl Write,
 ) -> Result<Status> {
     let frame = match input.frame(args.record) {
         Ok(frame) => frame,
-        Err(e) => return Ok(report_unusable(&e)),
+        Err(e) => return Ok(messages.unusable(&e)),
     };
     let data = input.data();
     let decoder = input.decoder();
     let decoded = frame.payload(data).map(|p| decoder.decode(p));
     if let Err(e) = input.check_unchanged() {
-        return Ok(report_unusable(&e));
+        return Ok(messages.unusable(&e));
     }
     let kind = decoded.as_ref().map_or("unreadable", |d| d.kind.name());
-    if args.json {
-        let annotated = Annotated::new(data, &frame, decoded.as_ref(), decoder.table());
-        let file = tfr_core::escape::path_for_json(input.source.path());
-        let json = tokens_json(&file, &frame, kind, data, &annotated);
-        if let Err(e) = input.check_unchanged() {
-            return Ok(report_unusable(&e));
-        }
-        writeln!(out, "{}", json.to_string_sorted())?;
-        return Ok(if frame.status.is_intact() {
-            Status::Clean
-        } else {
-            Status::Damage
-        });
-    }
-    writeln!(
-        out,
-        "{} record {}: frame at byte {}, {} ({})",
-        input.name(),
-        frame.index,
-        frame.offset,
-        kind,
-        frame.status.name()
-    )?;
     let annotated = Annotated::new(data, &frame, decoded.as_ref(), decoder.table());
+    if args.json {
+        let file = tfr_core::escape::path_for_json(input.source.path());
+        let report = HexReport::new(file, &frame, kind, data, &annotated);
+        if let Err(e) = input.check_unchanged() {
+            return Ok(messages.unusable(&e));
+        }
+        writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
+    } else {
+        writeln!(
+            out,
+            "{} record {}: frame at byte {}, {} ({})",
+            input.name(),
+            frame.index,
+            frame.offset,
+            kind,
+            frame.status.name()
+        )?;
+        write_walkthrough(args, data, &frame, &annotated, coloured, out)?;
+        // Meanings are read from the bytes while printing: a file cut short meanwhile is
+        // reported instead of ending the walkthrough as if it were whole.
+        if let Err(e) = input.check_unchanged() {
+            return Ok(messages.unusable(&e));
+        }
+    }
+    if !frame.status.is_intact() {
+        messages.damage();
+    }
+    Ok(messages.status())
+}
+
+/// The text printer: the lesson `--explain` and its kin ask for, or the annotated lines.
+fn write_walkthrough(
+    args: &HexArgs,
+    data: &dyn ByteSource,
+    frame: &tfr_core::frame::Frame,
+    annotated: &Annotated,
+    coloured: bool,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     if args.teach.is_set() {
         let lesson = super::teach::Lesson {
             args: &args.teach,
             data,
-            annotated: &annotated,
+            annotated,
             payload_start: frame
                 .payload_range()
                 .map_or(frame.offset.0 + tfr_core::frame::HEADER_LEN, |r| r.start.0),
             full: args.full,
             coloured,
         };
-        lesson.write(out)?;
+        lesson.write(out)
     } else {
         writeln!(out, "{:>10}  {:<HEX_WIDTH$}  meaning", "offset", "bytes")?;
         write_tokens(
@@ -259,16 +216,6 @@ pub fn annotate_record(
             |t| annotated.meaning(t),
             args.full,
             coloured,
-        )?;
+        )
     }
-    // Meanings are read from the bytes while printing: a file cut short meanwhile is reported
-    // instead of ending the walkthrough as if it were whole.
-    if let Err(e) = input.check_unchanged() {
-        return Ok(report_unusable(&e));
-    }
-    Ok(if frame.status.is_intact() {
-        Status::Clean
-    } else {
-        Status::Damage
-    })
 }

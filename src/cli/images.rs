@@ -15,7 +15,7 @@
 //! with `--force` (and only if it is a regular file), and each file is written atomically.
 
 use std::collections::HashSet;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -27,7 +27,7 @@ use super::{Status, print_error, report_unusable};
 use tfr_core::bytes::ByteSource;
 use tfr_core::dataset::features::{FeatureSpecs, SpecsBeside};
 use tfr_core::escape::path_for_terminal;
-use tfr_core::image::found::images_in;
+use tfr_core::image::found::{FoundImage, RecordImages, images_in};
 use tfr_core::image::overlay::Overlay;
 use tfr_core::image::{self, ImageHeader, font};
 use tfr_core::input::{Input, OpenOptions};
@@ -52,8 +52,8 @@ pub struct ImagesArgs {
     )]
     pub record: Option<usize>,
     /// Records A..B (B excluded), A..=B, A.. or ..B.
-    #[arg(long, value_name = "A..B")]
-    pub range: Option<String>,
+    #[arg(long, value_name = "A..B", value_parser = super::argv::parse_range)]
+    pub range: Option<super::argv::RecordRange>,
     /// Draw boxes, class names and keypoints: images that have them are written as PNG.
     #[arg(long)]
     pub boxes: bool,
@@ -95,27 +95,145 @@ const THUMB: u32 = 96;
 const SHEET_COLUMNS: u32 = 8;
 const SHEET_MAX: usize = 1024;
 
-pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+pub fn run(
+    args: &ImagesArgs,
+    open: &OpenOptions,
+    env: &super::env::Env,
+    out: &mut impl Write,
+) -> Result<Status> {
     let range = match (args.record, &args.range) {
         (Some(n), _) => (n, Some(n.saturating_add(1))),
-        (None, Some(text)) => match super::show::parse_range(text) {
-            Ok(range) => range,
-            Err(e) => return Ok(report_unusable(&e)),
-        },
+        (None, Some(range)) => (range.start, range.end),
         (None, None) => (0, None),
     };
     if args.out.exists() && !args.out.is_dir() {
         let message = format!("{}: not a directory", path_for_terminal(&args.out));
         return Ok(report_unusable(&message));
     }
+    let (mut inputs, mut status) = open_inputs(&args.files, open);
+    let (plan, planned) = plan_inputs(args, &mut inputs, range);
+    status = status.max(planned);
+    let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+    let policy = OutputPolicy {
+        inputs: &paths,
+        replace_existing: args.force,
+        stdout_is_terminal: env.stdout.terminal,
+    };
+    let sheet_path = args.out.join("sheet.png");
+    if !targets_free(args, &policy, &plan, &sheet_path) {
+        return Ok(Status::Unusable);
+    }
+    // What was planned was read from the files' pages: nothing of a file cut short is written.
+    for input in &inputs {
+        if let Err(e) = input.source.check_unchanged() {
+            return Ok(report_unusable(&e).max(status));
+        }
+    }
+    if plan.is_empty() {
+        writeln!(out, "no images in the records chosen")?;
+        return Ok(status);
+    }
+    if let Err(e) = std::fs::create_dir_all(&args.out) {
+        let message = format!("{}: {e}", path_for_terminal(&args.out));
+        return Ok(report_unusable(&message));
+    }
+    let mut thumbs = Vec::new();
+    for item in &plan {
+        let Some(input) = inputs.get(item.file) else {
+            continue;
+        };
+        let (start, end) = (item.bytes.start as u64, item.bytes.end as u64);
+        let range = FileRange::new(FileOffset(start), FileOffset(end));
+        let bytes = input.data().read(range).unwrap_or_default();
+        let drawn = match write_image(item, input, bytes, &policy) {
+            Written::Done(drawn) => drawn,
+            Written::Skipped(skipped) => {
+                status = status.max(skipped);
+                continue;
+            }
+            Written::Failed(e) => {
+                // A file cut short is the cause, whatever the write then made of it.
+                if let Err(changed) = input.source.check_unchanged() {
+                    return Ok(report_unusable(&changed).max(status));
+                }
+                return Ok(report_unusable(&e).max(status));
+            }
+        };
+        writeln!(out, "{}  {}", path_for_terminal(&item.path), item.what)?;
+        if args.sheet && thumbs.len() < SHEET_MAX {
+            match thumbnail(item, bytes, drawn) {
+                Ok(pixels) => thumbs.push((label(item, inputs.len()), pixels)),
+                Err(why) => eprintln!(
+                    "{}: record {} {}: not on the sheet: {why}",
+                    input.name(),
+                    item.record,
+                    tfr_core::escape::for_terminal(&item.feature)
+                ),
+            }
+        }
+    }
+    if args.sheet {
+        if let Err(e) = write_sheet(out, &sheet_path, &policy, &thumbs, plan.len())? {
+            return Ok(report_unusable(&e).max(status));
+        }
+    }
+    writeln!(
+        out,
+        "{} written to {}",
+        plural(plan.len() as u64, "image"),
+        path_for_terminal(&args.out)
+    )?;
+    Ok(status)
+}
+
+/// The inputs that open, each that does not told, and the status that leaves.
+fn open_inputs(files: &[PathBuf], open: &OpenOptions) -> (Vec<Input>, Status) {
     let mut status = Status::Clean;
     let mut inputs = Vec::new();
-    for path in &args.files {
+    for path in files {
         match Input::open(path, open) {
             Ok(input) => inputs.push(input),
             Err(e) => status = status.max(report_unusable(&e)),
         }
     }
+    (inputs, status)
+}
+
+/// Writes the contact sheet of the thumbnails and says so, with how many of the images written
+/// are not on it; a failed write is handed back to be reported with the run's status.
+fn write_sheet(
+    out: &mut impl Write,
+    sheet_path: &Path,
+    policy: &OutputPolicy,
+    thumbs: &[(String, RgbImage)],
+    written: usize,
+) -> io::Result<Result<(), tfr_core::output::OutputError>> {
+    let sheet = contact_sheet(thumbs);
+    if let Err(e) = write_atomically(sheet_path, policy, |w| write_png(w, &sheet)) {
+        return Ok(Err(e));
+    }
+    let left = written.saturating_sub(thumbs.len());
+    let more = if left > 0 {
+        format!(" ({left} not shown)")
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "{}  contact sheet of {}{more}",
+        path_for_terminal(sheet_path),
+        plural(thumbs.len() as u64, "image")
+    )?;
+    Ok(Ok(()))
+}
+
+/// The images of the chosen records of every input, and the worst status met finding them.
+fn plan_inputs(
+    args: &ImagesArgs,
+    inputs: &mut [Input],
+    range: (usize, Option<usize>),
+) -> (Vec<Planned>, Status) {
+    let mut status = Status::Clean;
     let mut names = HashSet::new();
     let mut plan = Vec::new();
     let mut specs_read = SpecsBeside::default();
@@ -150,148 +268,111 @@ pub fn run(args: &ImagesArgs, open: &OpenOptions, out: &mut impl Write) -> Resul
             &mut plan,
         ));
     }
-    let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-    let policy = OutputPolicy {
-        inputs: &paths,
-        replace_existing: args.force,
-        stdout_is_terminal: io::stdout().is_terminal(),
-    };
-    let sheet_path = args.out.join("sheet.png");
+    (plan, status)
+}
+
+/// Whether every file to be written (the images, and the sheet if asked for) may be: checked
+/// before the first is written, so that a refusal leaves nothing half done.
+fn targets_free(
+    args: &ImagesArgs,
+    policy: &OutputPolicy,
+    plan: &[Planned],
+    sheet_path: &Path,
+) -> bool {
     let targets = plan
         .iter()
         .map(|p| p.path.as_path())
-        .chain(args.sheet.then_some(sheet_path.as_path()));
+        .chain(args.sheet.then_some(sheet_path));
     for target in targets {
         if let Err(e) = policy.check(target) {
             print_error(&e);
             if !args.force {
                 print_error(&"nothing written; --force replaces existing files");
             }
-            return Ok(Status::Unusable);
+            return false;
         }
     }
-    // What was planned was read from the files' pages: nothing of a file cut short is written.
-    for input in &inputs {
-        if let Err(e) = input.source.check_unchanged() {
-            return Ok(report_unusable(&e).max(status));
-        }
-    }
-    if plan.is_empty() {
-        writeln!(out, "no images in the records chosen")?;
-        return Ok(status);
-    }
-    if let Err(e) = std::fs::create_dir_all(&args.out) {
-        let message = format!("{}: {e}", path_for_terminal(&args.out));
-        return Ok(report_unusable(&message));
-    }
-    let mut thumbs = Vec::new();
-    for item in &plan {
-        let Some(input) = inputs.get(item.file) else {
-            continue;
-        };
-        let (start, end) = (item.bytes.start as u64, item.bytes.end as u64);
-        let range = FileRange::new(FileOffset(start), FileOffset(end));
-        let bytes = input.data().read(range).unwrap_or_default();
-        // The pixels drawn on, kept for the sheet's thumbnail so that nothing is decoded twice.
-        let mut drawn = None;
-        let written = match &item.content {
-            Content::Stored => {
-                write_atomically(&item.path, &policy, |w| copy_checked(input, bytes, w))
+    true
+}
+
+/// What became of one planned image.
+enum Written {
+    /// Written; with the pixels drawn on, when an overlay was, for the sheet's thumbnail.
+    Done(Option<RgbImage>),
+    /// Not written, the reason already told, with the status it leaves.
+    Skipped(Status),
+    /// The write itself failed.
+    Failed(tfr_core::output::OutputError),
+}
+
+/// Writes one planned image from its bytes: as stored, as PNG from raw pixels, or as PNG with its
+/// overlay drawn.
+fn write_image(item: &Planned, input: &Input, bytes: &[u8], policy: &OutputPolicy) -> Written {
+    // The pixels drawn on, kept for the sheet's thumbnail so that nothing is decoded twice.
+    let mut drawn = None;
+    let written = match &item.content {
+        Content::Stored => write_atomically(&item.path, policy, |w| copy_checked(input, bytes, w)),
+        Content::Png {
+            shape,
+            overlay: None,
+        } => match image::raw_shape(bytes.len(), *shape) {
+            // Encoded from the file's pages: from zeros, if it was cut short meanwhile.
+            Some(raw) => write_atomically(&item.path, policy, |w| {
+                write_raw_png(w, bytes, raw)?;
+                match input.source.check_unchanged() {
+                    Ok(()) => Ok(()),
+                    Err(_) => changed(input),
+                }
+            }),
+            None => {
+                print_error(&format!("{}: {}: not an image", input.name(), item.what));
+                return Written::Skipped(Status::Damage);
             }
-            Content::Png {
-                shape,
-                overlay: None,
-            } => match image::raw_shape(bytes.len(), *shape) {
-                // Encoded from the file's pages: from zeros, if it was cut short meanwhile.
-                Some(raw) => write_atomically(&item.path, &policy, |w| {
-                    write_raw_png(w, bytes, raw)?;
-                    match input.source.check_unchanged() {
-                        Ok(()) => Ok(()),
-                        Err(_) => changed(input),
-                    }
-                }),
-                None => {
-                    print_error(&format!("{}: {}: not an image", input.name(), item.what));
-                    status = status.max(Status::Damage);
-                    continue;
-                }
-            },
-            Content::Png {
-                shape,
-                overlay: Some(overlay),
-            } => match with_overlay(bytes, *shape, overlay) {
-                // Decoded from the file's pages: from zeros, if it was cut short meanwhile.
-                Ok(_) if input.source.check_unchanged().is_err() => {
-                    write_atomically(&item.path, &policy, |_| changed(input))
-                }
-                Ok(pixels) => {
-                    let written = write_atomically(&item.path, &policy, |w| write_png(w, &pixels));
-                    drawn = Some(pixels);
-                    written
-                }
-                Err(why) => {
-                    print_error(&format!("{}: {}: {why}", input.name(), item.what));
-                    if why.is_broken() {
-                        status = status.max(Status::Damage);
-                    }
-                    continue;
-                }
-            },
-        };
-        if let Err(e) = written {
-            // A file cut short is the cause, whatever the write then made of it.
-            if let Err(changed) = input.source.check_unchanged() {
-                return Ok(report_unusable(&changed).max(status));
+        },
+        Content::Png {
+            shape,
+            overlay: Some(overlay),
+        } => match with_overlay(bytes, *shape, overlay) {
+            // Decoded from the file's pages: from zeros, if it was cut short meanwhile.
+            Ok(_) if input.source.check_unchanged().is_err() => {
+                write_atomically(&item.path, policy, |_| changed(input))
             }
-            return Ok(report_unusable(&e).max(status));
-        }
-        writeln!(out, "{}  {}", path_for_terminal(&item.path), item.what)?;
-        if args.sheet && thumbs.len() < SHEET_MAX {
-            let thumb = match drawn {
-                Some(pixels) => Ok(image::reduced_rgb(
-                    ::image::DynamicImage::ImageRgb8(pixels),
-                    THUMB,
-                )),
-                None => image::decode_picture(bytes, shape_of(item), THUMB)
-                    .unwrap_or(Err(image::NotDecoded::Broken("not an image".into())))
-                    .map(|picture| picture.pixels),
-            };
-            match thumb {
-                Ok(pixels) => thumbs.push((label(item, inputs.len()), pixels)),
-                Err(why) => eprintln!(
-                    "{}: record {} {}: not on the sheet: {why}",
-                    input.name(),
-                    item.record,
-                    tfr_core::escape::for_terminal(&item.feature)
-                ),
+            Ok(pixels) => {
+                let written = write_atomically(&item.path, policy, |w| write_png(w, &pixels));
+                drawn = Some(pixels);
+                written
             }
-        }
+            Err(why) => {
+                print_error(&format!("{}: {}: {why}", input.name(), item.what));
+                if why.is_broken() {
+                    return Written::Skipped(Status::Damage);
+                }
+                return Written::Skipped(Status::Clean);
+            }
+        },
+    };
+    match written {
+        Ok(()) => Written::Done(drawn),
+        Err(e) => Written::Failed(e),
     }
-    if args.sheet {
-        let sheet = contact_sheet(&thumbs);
-        if let Err(e) = write_atomically(&sheet_path, &policy, |w| write_png(w, &sheet)) {
-            return Ok(report_unusable(&e).max(status));
-        }
-        let left = plan.len().saturating_sub(thumbs.len());
-        let more = if left > 0 {
-            format!(" ({left} not shown)")
-        } else {
-            String::new()
-        };
-        writeln!(
-            out,
-            "{}  contact sheet of {}{more}",
-            path_for_terminal(&sheet_path),
-            plural(thumbs.len() as u64, "image")
-        )?;
+}
+
+/// The sheet's thumbnail of a written image: reduced from the pixels drawn on when there are
+/// some, else decoded from its bytes.
+fn thumbnail(
+    item: &Planned,
+    bytes: &[u8],
+    drawn: Option<RgbImage>,
+) -> Result<RgbImage, image::NotDecoded> {
+    match drawn {
+        Some(pixels) => Ok(image::reduced_rgb(
+            ::image::DynamicImage::ImageRgb8(pixels),
+            THUMB,
+        )),
+        None => image::decode_picture(bytes, shape_of(item), THUMB)
+            .unwrap_or(Err(image::NotDecoded::Broken("not an image".into())))
+            .map(|picture| picture.pixels),
     }
-    writeln!(
-        out,
-        "{} written to {}",
-        plural(plan.len() as u64, "image"),
-        path_for_terminal(&args.out)
-    )?;
-    Ok(status)
 }
 
 /// Bytes copied through a buffer at a time by [`copy_checked`].
@@ -364,66 +445,8 @@ fn plan_file(
         let view = decoded.view(payload, decoder.table());
         let found = images_in(&view, specs);
         for image in &found.images {
-            let overlay = found.overlay_of(image).filter(|_| args.boxes).cloned();
-            let header = ImageHeader::read(image.bytes);
-            // Boxes are drawn only on an image that may be decoded to be shown; a larger one is
-            // written as stored (or, raw, as PNG), with a note.
-            let overlay = overlay.filter(|_| match too_large_to_draw(image.bytes, found.shape) {
-                Some(note) => {
-                    eprintln!(
-                        "{}: record {record} {}: boxes not drawn: {note}",
-                        input.name(),
-                        tfr_core::escape::for_terminal(&image.name)
-                    );
-                    false
-                }
-                None => true,
-            });
-            let (ext, content, what) = match (header, overlay) {
-                (_, Some(overlay)) => (
-                    "png",
-                    Content::Png {
-                        shape: found.shape,
-                        overlay: Some(overlay.clone()),
-                    },
-                    format!(
-                        "{} with {}",
-                        describe(image.bytes, found.shape),
-                        marks(&overlay)
-                    ),
-                ),
-                (Some(h), None) => {
-                    // Written as stored all the same (the bytes are what the record holds), but
-                    // a reader should know; `verify --images` decodes every image fully.
-                    if let Err(reason) = image::check::check_structure(image.bytes, found.shape) {
-                        eprintln!(
-                            "{}: record {record} {}: written as stored, but {reason}",
-                            input.name(),
-                            tfr_core::escape::for_terminal(&image.name)
-                        );
-                    }
-                    (
-                        extension(h.format),
-                        Content::Stored,
-                        format!("{h}, as stored"),
-                    )
-                }
-                (None, None) => (
-                    "png",
-                    Content::Png {
-                        shape: found.shape,
-                        overlay: None,
-                    },
-                    describe(image.bytes, found.shape),
-                ),
-            };
-            let mut name = format!("{stem}.r{record}.{}", sanitise(image.key, &image.name));
-            if let Some(step) = image.step {
-                name.push_str(&format!(".s{step}"));
-            }
-            if image.value > 0 {
-                name.push_str(&format!(".v{}", image.value));
-            }
+            let (ext, content, what) = content_of(input, record, image, &found, args.boxes);
+            let name = file_name(&stem, record, image);
             let path = unique(&args.out, &name, ext, names);
             plan.push(Planned {
                 path,
@@ -437,6 +460,84 @@ fn plan_file(
         }
     }
     status
+}
+
+/// How one image found in a record is written: its file extension, how its file is made, and
+/// what it is (for the line that names the file). Notes why boxes are not drawn, or why an image
+/// written as stored may not open, as they are found.
+fn content_of(
+    input: &Input,
+    record: usize,
+    image: &FoundImage<'_>,
+    found: &RecordImages<'_>,
+    boxes: bool,
+) -> (&'static str, Content, String) {
+    let overlay = found.overlay_of(image).filter(|_| boxes).cloned();
+    let header = ImageHeader::read(image.bytes);
+    // Boxes are drawn only on an image that may be decoded to be shown; a larger one is
+    // written as stored (or, raw, as PNG), with a note.
+    let overlay = overlay.filter(|_| match too_large_to_draw(image.bytes, found.shape) {
+        Some(note) => {
+            eprintln!(
+                "{}: record {record} {}: boxes not drawn: {note}",
+                input.name(),
+                tfr_core::escape::for_terminal(&image.name)
+            );
+            false
+        }
+        None => true,
+    });
+    match (header, overlay) {
+        (_, Some(overlay)) => (
+            "png",
+            Content::Png {
+                shape: found.shape,
+                overlay: Some(overlay.clone()),
+            },
+            format!(
+                "{} with {}",
+                describe(image.bytes, found.shape),
+                marks(&overlay)
+            ),
+        ),
+        (Some(h), None) => {
+            // Written as stored all the same (the bytes are what the record holds), but
+            // a reader should know; `verify --images` decodes every image fully.
+            if let Err(reason) = image::check::check_structure(image.bytes, found.shape) {
+                eprintln!(
+                    "{}: record {record} {}: written as stored, but {reason}",
+                    input.name(),
+                    tfr_core::escape::for_terminal(&image.name)
+                );
+            }
+            (
+                extension(h.format),
+                Content::Stored,
+                format!("{h}, as stored"),
+            )
+        }
+        (None, None) => (
+            "png",
+            Content::Png {
+                shape: found.shape,
+                overlay: None,
+            },
+            describe(image.bytes, found.shape),
+        ),
+    }
+}
+
+/// The name of an image's file, before its extension: input file stem, record, feature, and the
+/// step and value within the feature when they are not the first.
+fn file_name(stem: &str, record: usize, image: &FoundImage<'_>) -> String {
+    let mut name = format!("{stem}.r{record}.{}", sanitise(image.key, &image.name));
+    if let Some(step) = image.step {
+        name.push_str(&format!(".s{step}"));
+    }
+    if image.value > 0 {
+        name.push_str(&format!(".v{}", image.value));
+    }
+    name
 }
 
 /// `JPEG 160x120` or `raw 28x28x1 uint8 grayscale`.

@@ -15,10 +15,11 @@ use super::{Status, report_unusable};
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::{self, Placed};
 use tfr_core::escape::Untrusted;
+use tfr_core::frame::Frame;
 use tfr_core::input::{Input, OpenOptions};
-use tfr_core::jsonformat::Json;
 use tfr_core::nested::NestedFrames;
-use tfr_core::summary::{FeatureNames, FrameRow, describe_frame_with, row_json};
+use tfr_core::payload::Decoder;
+use tfr_core::summary::{FeatureNames, FrameRow, ListRow, describe_frame_with};
 use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
@@ -33,17 +34,6 @@ pub struct ListArgs {
 
 /// Where the summary column starts in a row of the table (after the split's column, if any).
 const SUMMARY_COLUMN: usize = 7 + 2 + 12 + 2 + 10 + 2 + 7 + 2 + 8 + 2 + 18 + 2;
-
-/// The terminal's width when stdout is one.
-fn terminal_width() -> Option<usize> {
-    use std::io::IsTerminal;
-    if !std::io::stdout().is_terminal() {
-        return None;
-    }
-    crossterm::terminal::size()
-        .ok()
-        .map(|(w, _)| usize::from(w))
-}
 
 fn verdict(ok: Option<bool>) -> &'static str {
     match ok {
@@ -92,19 +82,16 @@ fn write_row_in(
     } = *rows;
     let split_record = split.map(|(name, first)| (name, first + row.frame.index as u64));
     if json {
-        let mut object = row_json(file, row);
-        if let (Json::Object(members), Some(nested)) = (&mut object, nested) {
-            members.push(("nested_frames".into(), nested.to_json()));
-        }
-        if let (Json::Object(members), Some((name, number))) = (&mut object, split_record) {
-            members.push(("split".into(), Json::String(name.raw().to_string())));
-            members.push(("split_record".into(), Json::Literal(number.to_string())));
-        }
-        if let (Json::Object(members), Some(placed)) = (&mut object, placed) {
-            members.push(("element".into(), Json::Literal(placed.element.to_string())));
-            members.push(("component".into(), Json::String(placed.path.clone())));
-        }
-        object.write(out);
+        let report = ListRow {
+            nested_frames: nested.map(NestedFrames::counted),
+            split: split_record.map(|(name, _)| name.raw().to_string()),
+            split_record: split_record.map(|(_, number)| number),
+            element: placed.map(|p| p.element),
+            component: placed.map(|p| p.path.clone()),
+            ..ListRow::new(file, row)
+        };
+        // A report of numbers and strings always serialises.
+        out.push_str(&tfr_core::pyjson::to_string(&report).unwrap_or_default());
         out.push('\n');
         return;
     }
@@ -178,11 +165,11 @@ pub fn run(
     args: &ListArgs,
     open: &OpenOptions,
     out: &mut impl Write,
-    coloured: bool,
+    env: &super::env::Env,
 ) -> Result<Status> {
     let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
     let files = run.paths();
-    let width = terminal_width();
+    let (coloured, width) = (env.stdout.colour, env.width);
     for (member, path) in files.iter().enumerate() {
         let split = run.first_record(member);
         let mut input = match Input::open(path, open) {
@@ -204,16 +191,7 @@ pub fn run(
         // A tf.data snapshot's shard: its records grouped into elements.
         let mut grouper = run.dataset.grouping(member).map(Grouper::new);
         // In a dataset, a column of split-wide record numbers, titled with the split's name.
-        let numbers = split.as_ref().map_or(String::new(), |(name, _)| {
-            format!(
-                "{}  ",
-                tfr_core::words::pad_left_to(&name.shown(), split_width)
-            )
-        });
-        let header = format!(
-            "{numbers}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  summary\n",
-            "index", "offset", "length", "len-crc", "data-crc", "kind"
-        );
+        let header = table_header(split.as_ref(), split_width);
         if !args.json {
             if files.len() > 1 {
                 let label = run.label(member).map(|l| format!(" ({l})"));
@@ -228,14 +206,6 @@ pub fn run(
             json: args.json,
             header,
         };
-        let placing = grouper.as_ref().map(Grouper::shared);
-        // JSON lists the names, and a terminal's rows fit as many as its width holds; a table
-        // written to a pipe prints each summary line as it is.
-        let names = if args.json || width.is_some() {
-            FeatureNames::Kept
-        } else {
-            FeatureNames::Skipped
-        };
         let rows = Rows {
             file: &json_name,
             split: split.as_ref(),
@@ -244,54 +214,14 @@ pub fn run(
             coloured,
             width,
         };
-        let mut intact = 0usize;
         let mut notes = Vec::new();
-        let outcome = render_in_order(
+        let (outcome, intact) = list_records(
             &mut input,
-            0,
-            None,
-            |input, decoder, frame, output| {
-                let mut row = describe_frame_with(input, decoder, frame, names);
-                let nested = NestedFrames::find(&input.index, input.data(), &frame);
-                if let Some(nested) = &nested {
-                    row.summary = format!("{}; {}", row.summary, nested.describe());
-                }
-                write_row(output, &rows, &row, nested.as_ref());
-                let placed = placing.as_deref().and_then(|snapshot| {
-                    let payload = frame.payload(input.data());
-                    let decoded = payload.map(|p| (p, decoder.decode(p)));
-                    let placed = element::place(
-                        snapshot,
-                        decoder,
-                        &frame,
-                        decoded.as_ref().map(|(p, d)| (*p, d)),
-                    )?;
-                    // JSON names the element and component in each record's object.
-                    let mut grouped = String::new();
-                    if rows.json {
-                        write_row_in(&mut grouped, &rows, &row, nested.as_ref(), Some(&placed));
-                    }
-                    Some((placed, grouped))
-                });
-                (frame.status.is_intact(), frame.index, placed)
-            },
+            env.progress(true),
+            (feature_names(args.json, width), &rows),
+            grouper.as_mut(),
+            &layout,
             out,
-            |input, (is_intact, record, placed), text| {
-                intact += usize::from(is_intact);
-                let Some(grouper) = grouper.as_mut() else {
-                    return Handed::AsIs;
-                };
-                let part = Part {
-                    record,
-                    plain: text.to_string(),
-                    placed,
-                };
-                let shown = grouper.push(part, &layout, &mut notes);
-                for note in notes.drain(..) {
-                    eprintln!("{}: {note}", input.name());
-                }
-                Handed::Instead(shown)
-            },
         )?;
         if let Outcome::Changed(e) = outcome {
             status = status.max(report_unusable(&e));
@@ -308,60 +238,19 @@ pub fn run(
                 if grouper.damaged {
                     status = status.max(Status::Damage);
                 }
-                let alone = match grouper.ungrouped {
-                    0 => String::new(),
-                    n => format!(", {} shown alone", plural(n, "record")),
-                };
-                format!(
-                    "; {} of {}{alone}",
-                    plural(grouper.elements, "element"),
-                    plural(grouper.snapshot().components() as u64, "component")
-                )
+                elements_text(grouper)
             }
             None => String::new(),
         };
-        let damaged = input.index.damaged_count();
-        let compression = input.source.compression();
-        let stream_problem = compression.and_then(|c| c.problem.as_ref());
-        if !args.json {
-            let compressed = compression
-                .map(|c| format!("{}; ", c.describe(input.source.len())))
-                .unwrap_or_default();
-            writeln!(
-                out,
-                "{name}: {compressed}{}, {intact} intact, {}, {}{}{elements}",
-                plural(input.index.len() as u64, "frame"),
-                super::paint(&format!("{damaged} damaged"), "31", coloured && damaged > 0),
-                plural(input.source.len(), "byte"),
-                if compression.is_some() {
-                    " decompressed"
-                } else {
-                    ""
-                }
-            )?;
-        }
-        if let Some(tail) = compression.and_then(|c| c.ignored.as_ref()) {
-            eprintln!("{name}: note: {tail}");
-        }
-        if let Some(block) = compression.and_then(|c| c.oversized.as_ref()) {
-            eprintln!("{name}: note: {block}");
-        }
-        if let Some(note) = tfr_core::damage::unverified(&input.index) {
-            eprintln!("{name}: note: {note}; verify --thorough searches them");
-        }
-        if let Some(problem) = stream_problem {
-            // Frames decoded before the damage are listed above; the stream itself is damaged.
-            eprintln!("{name}: compressed stream damaged: {problem}");
-            status = status.max(Status::Damage);
-        }
+        status = status.max(file_summary(
+            out,
+            args,
+            &input,
+            (intact, &elements),
+            coloured,
+        )?);
         if let Some(tally) = run.tallies.get_mut(member) {
-            *tally = Some(tfr_core::dataset::Tally {
-                compression: compression.map(|c| c.compression),
-                ..tfr_core::dataset::Tally::of(&input.index, stream_problem.is_some())
-            });
-        }
-        if damaged > 0 {
-            status = status.max(Status::Damage);
+            *tally = Some(tally_of(&input));
         }
     }
     run.note_skipped();
@@ -369,6 +258,200 @@ pub fn run(
         status = status.max(run.finish(args.json, false, out)?);
     }
     Ok(status)
+}
+
+/// What a dataset's summary counts of one listed file.
+fn tally_of(input: &Input) -> tfr_core::dataset::Tally {
+    let compression = input.source.compression();
+    let stream_problem = compression.and_then(|c| c.problem.as_ref());
+    tfr_core::dataset::Tally {
+        compression: compression.map(|c| c.compression),
+        ..tfr_core::dataset::Tally::of(&input.index, stream_problem.is_some())
+    }
+}
+
+/// Whether rows keep the features' names: JSON lists the names, and a terminal's rows fit as many
+/// as its width holds; a table written to a pipe prints each summary line as it is.
+fn feature_names(json: bool, width: Option<usize>) -> FeatureNames {
+    if json || width.is_some() {
+        FeatureNames::Kept
+    } else {
+        FeatureNames::Skipped
+    }
+}
+
+/// Lists the records of one file in order, gathered into elements when `grouper` is given: the
+/// outcome, and how many records were intact.
+fn list_records(
+    input: &mut Input,
+    progress: bool,
+    (names, rows): (FeatureNames, &Rows<'_>),
+    mut grouper: Option<&mut Grouper>,
+    layout: &ListLayout,
+    out: &mut impl Write,
+) -> std::io::Result<(Outcome, usize)> {
+    let placing = grouper.as_deref().map(Grouper::shared);
+    let mut intact = 0usize;
+    let mut notes = Vec::new();
+    let outcome = render_in_order(
+        input,
+        0,
+        None,
+        progress,
+        |input, decoder, frame, output| {
+            list_frame(
+                input,
+                decoder,
+                frame,
+                (names, rows, placing.as_deref()),
+                output,
+            )
+        },
+        out,
+        |input, (is_intact, record, placed), text| {
+            intact += usize::from(is_intact);
+            let Some(grouper) = grouper.as_deref_mut() else {
+                return Handed::AsIs;
+            };
+            let part = Part {
+                record,
+                plain: text.to_string(),
+                placed,
+            };
+            let shown = grouper.push(part, layout, &mut notes);
+            for note in notes.drain(..) {
+                eprintln!("{}: {note}", input.name());
+            }
+            Handed::Instead(shown)
+        },
+    )?;
+    Ok((outcome, intact))
+}
+
+/// The line that sums up one listed file (unless in JSON), the notes on its compressed stream
+/// and on frames not verified, and the status its damage leaves.
+fn file_summary(
+    out: &mut impl Write,
+    args: &ListArgs,
+    input: &Input,
+    (intact, elements): (usize, &str),
+    coloured: bool,
+) -> std::io::Result<Status> {
+    let name = input.name();
+    let mut status = Status::Clean;
+    let damaged = input.index.damaged_count();
+    let compression = input.source.compression();
+    let stream_problem = compression.and_then(|c| c.problem.as_ref());
+    if !args.json {
+        let counts = (intact, damaged, elements);
+        writeln!(out, "{}", file_line(input, counts, coloured))?;
+    }
+    if let Some(tail) = compression.and_then(|c| c.ignored.as_ref()) {
+        eprintln!("{name}: note: {tail}");
+    }
+    if let Some(block) = compression.and_then(|c| c.oversized.as_ref()) {
+        eprintln!("{name}: note: {block}");
+    }
+    if let Some(note) = tfr_core::damage::unverified(&input.index) {
+        eprintln!("{name}: note: {note}; verify --thorough searches them");
+    }
+    if let Some(problem) = stream_problem {
+        // Frames decoded before the damage are listed above; the stream itself is damaged.
+        eprintln!("{name}: compressed stream damaged: {problem}");
+        status = status.max(Status::Damage);
+    }
+    if damaged > 0 {
+        status = status.max(Status::Damage);
+    }
+    Ok(status)
+}
+
+/// Describes one frame and appends its line to `output`; with a snapshot, also the element and
+/// component the record is (and its JSON object naming them). Says whether the frame is intact,
+/// and its index.
+fn list_frame(
+    input: &Input,
+    decoder: &Decoder,
+    frame: Frame,
+    (names, rows, snapshot): (FeatureNames, &Rows<'_>, Option<&Snapshot>),
+    output: &mut String,
+) -> (bool, usize, Option<(Placed, String)>) {
+    let mut row = describe_frame_with(input, decoder, frame, names);
+    let nested = NestedFrames::find(&input.index, input.data(), &frame);
+    if let Some(nested) = &nested {
+        row.summary = format!("{}; {}", row.summary, nested.describe());
+    }
+    write_row(output, rows, &row, nested.as_ref());
+    let placed = snapshot.and_then(|snapshot| {
+        let payload = frame.payload(input.data());
+        let decoded = payload.map(|p| (p, decoder.decode(p)));
+        let placed = element::place(
+            snapshot,
+            decoder,
+            &frame,
+            decoded.as_ref().map(|(p, d)| (*p, d)),
+        )?;
+        // JSON names the element and component in each record's object.
+        let mut grouped = String::new();
+        if rows.json {
+            write_row_in(&mut grouped, rows, &row, nested.as_ref(), Some(&placed));
+        }
+        Some((placed, grouped))
+    });
+    (frame.status.is_intact(), frame.index, placed)
+}
+
+/// The table's header, after a column of split-wide record numbers titled with the split's name
+/// in a dataset.
+fn table_header(split: Option<&(Untrusted, u64)>, split_width: usize) -> String {
+    let numbers = split.map_or(String::new(), |(name, _)| {
+        format!(
+            "{}  ",
+            tfr_core::words::pad_left_to(&name.shown(), split_width)
+        )
+    });
+    format!(
+        "{numbers}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  summary\n",
+        "index", "offset", "length", "len-crc", "data-crc", "kind"
+    )
+}
+
+/// `; 4 elements of 2 components, 1 record shown alone` after a snapshot shard's counts.
+fn elements_text(grouper: &Grouper) -> String {
+    let alone = match grouper.ungrouped {
+        0 => String::new(),
+        n => format!(", {} shown alone", plural(n, "record")),
+    };
+    format!(
+        "; {} of {}{alone}",
+        plural(grouper.elements, "element"),
+        plural(grouper.snapshot().components() as u64, "component")
+    )
+}
+
+/// The line that ends a file's table: its frames, intact and damaged (red when `coloured`), and
+/// its size, then `elements` (a snapshot shard's, from [`elements_text`]).
+fn file_line(
+    input: &Input,
+    (intact, damaged, elements): (usize, usize, &str),
+    coloured: bool,
+) -> String {
+    let compression = input.source.compression();
+    let compressed = compression
+        .map(|c| format!("{}; ", c.describe(input.source.len())))
+        .unwrap_or_default();
+    format!(
+        "{}: {compressed}{}, {intact} intact, {}, {}{}{elements}",
+        input.name(),
+        plural(input.index.len() as u64, "frame"),
+        super::paint(&format!("{damaged} damaged"), "31", coloured && damaged > 0),
+        plural(input.source.len(), "byte"),
+        if compression.is_some() {
+            " decompressed"
+        } else {
+            ""
+        }
+    )
 }
 
 /// How `list` writes an element: one line (`element 3: id int64 3, …`), or in JSON each record's
@@ -396,5 +479,87 @@ impl Layout for ListLayout {
         } else {
             self.header.clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tfr_core::frame::write_record;
+    use tfr_core::payload::Reading;
+    use tfr_core::schema::Schema;
+
+    /// `list --json` of `file`, run in process.
+    fn listed(files: Vec<PathBuf>) -> (Status, Vec<serde_json::Value>) {
+        let args = ListArgs { files, json: true };
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let mut out = Vec::new();
+        let env = crate::cli::Env::plain();
+        let status = run(&args, &OpenOptions::new(decoder), &mut out, &env).unwrap();
+        let rows = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        (status, rows)
+    }
+
+    #[test]
+    fn a_damaged_record_holding_a_stream_names_its_frames_and_intact_rows_their_features() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested.tfrecord");
+        let mut inner = Vec::new();
+        for _ in 0..3 {
+            write_record(b"\x0a\x03abc", &mut inner).unwrap();
+        }
+        let mut file = Vec::new();
+        write_record(&[0x0a, 0x00], &mut file).unwrap();
+        let second = file.len() as u64;
+        write_record(&inner, &mut file).unwrap();
+        // The second record's payload CRC no longer matches.
+        if let Some(last) = file.last_mut() {
+            *last ^= 1;
+        }
+        std::fs::write(&path, &file).unwrap();
+        let (status, rows) = listed(vec![path.clone()]);
+        assert_eq!(status, Status::Damage);
+        let [intact, damaged] = &rows[..] else {
+            panic!("{rows:?}");
+        };
+        assert_eq!(intact["file"], path.to_string_lossy().as_ref());
+        assert_eq!(
+            (&intact["kind"], &intact["features"], &intact["summary"]),
+            (
+                &serde_json::json!("Example"),
+                &serde_json::json!(0),
+                &serde_json::json!("0 features")
+            )
+        );
+        assert_eq!(intact["feature_names"], serde_json::json!([]));
+        assert!(intact.get("problem").is_none() && intact.get("nested_frames").is_none());
+        let payload = second + 12;
+        let offsets: Vec<u64> = (0..3).map(|i| payload + i * 21).collect();
+        assert_eq!(
+            damaged["nested_frames"],
+            serde_json::json!({"count": 3, "offsets": offsets})
+        );
+        assert_eq!(
+            (
+                &damaged["status"],
+                &damaged["kind"],
+                &damaged["data_crc_ok"]
+            ),
+            (
+                &serde_json::json!("data_crc_mismatch"),
+                &serde_json::Value::Null,
+                &serde_json::json!(false)
+            )
+        );
+        let problem = damaged["problem"].as_str().unwrap();
+        assert!(
+            problem.contains("a TFRecord stream of 3 intact frames"),
+            "{problem}"
+        );
+        assert!(damaged.get("summary").is_none() && damaged.get("split").is_none());
     }
 }

@@ -4,11 +4,13 @@
 pub mod argv;
 pub mod dataset;
 pub mod elements;
+pub mod env;
 pub mod hex;
 pub mod images;
 pub mod index;
 pub mod list;
 pub mod locate;
+pub mod messages;
 pub mod palette;
 pub mod progress;
 pub mod quiz;
@@ -19,13 +21,12 @@ pub mod stats;
 pub mod teach;
 pub mod verify;
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 
-use crate::hint::UserMessage;
 use tfr_core::error::Error;
 use tfr_core::input::OpenOptions;
 use tfr_core::payload::{Decoder, Reading};
@@ -33,6 +34,8 @@ use tfr_core::schema::Schema;
 use tfr_core::source::ReadOptions;
 
 pub use crate::status::Status;
+pub use env::Env;
+pub use messages::{Messages, print_error, report_unusable};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -77,30 +80,6 @@ pub enum ColorChoice {
     Always,
     /// Never.
     Never,
-}
-
-impl ColorChoice {
-    /// Whether NO_COLOR (set and not empty) asks for no colour.
-    fn no_color_env() -> bool {
-        std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
-    }
-
-    /// Whether to colour what goes to a stream that is (`terminal`) or is not a terminal.
-    pub fn colours(self, terminal: bool) -> bool {
-        match self {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => terminal && !Self::no_color_env(),
-        }
-    }
-}
-
-/// The `--color` choice of this run, set once by `main`.
-static COLOR_CHOICE: std::sync::OnceLock<ColorChoice> = std::sync::OnceLock::new();
-
-/// Records the `--color` choice for [`use_colour`] (the first call wins).
-pub fn set_color_choice(choice: ColorChoice) {
-    let _ = COLOR_CHOICE.set(choice);
 }
 
 #[derive(Debug, Subcommand)]
@@ -287,20 +266,6 @@ impl DecodeArgs {
     }
 }
 
-/// A JSON number from anything that displays as one (a count, a [`tfr_core::span::FileOffset`]).
-pub fn json_number(n: impl std::fmt::Display) -> tfr_core::jsonformat::Json {
-    tfr_core::jsonformat::Json::Literal(n.to_string())
-}
-
-/// Whether to colour output written to stdout, as `--color` and NO_COLOR say.
-pub fn use_colour() -> bool {
-    COLOR_CHOICE
-        .get()
-        .copied()
-        .unwrap_or_default()
-        .colours(std::io::stdout().is_terminal())
-}
-
 /// Wraps `text` in the SGR sequence `sgr` (e.g. `"31"`, red) when `coloured`.
 pub fn paint(text: &str, sgr: &str, coloured: bool) -> String {
     if coloured {
@@ -310,54 +275,50 @@ pub fn paint(text: &str, sgr: &str, coloured: bool) -> String {
     }
 }
 
-/// Reports an input that could not be used (with the flag that helps, for a core error), and
-/// returns the status for it.
-pub fn report_unusable(err: &(impl UserMessage + ?Sized)) -> Status {
-    print_error(&err.user_message());
-    Status::Unusable
-}
-
-/// Prints an error on stderr as one line, with anything a file put in it escaped.
-///
-/// Core errors escape the names they hold already; escaping the whole line again changes nothing
-/// there (escaped text holds no control character), and covers messages that quote a path or a
-/// value without escaping it.
-pub fn print_error(err: &dyn std::fmt::Display) {
-    eprintln!(
-        "tfr-inspect: {}",
-        tfr_core::escape::for_terminal(&err.to_string())
-    );
-}
-
-/// Runs a parsed subcommand, writing to `out`.
-pub fn run(command: &Command, decode: &DecodeArgs, out: &mut impl Write) -> Result<Status> {
+/// Runs a parsed subcommand in `env`, writing its output to `out` and its messages to `messages`;
+/// returns the run's status. The decoding options are settled first: a schema that cannot be
+/// used is reported, and nothing is read.
+pub fn run(
+    command: &Command,
+    decode: &DecodeArgs,
+    env: &Env,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<Status> {
     match decode.open_options() {
-        Ok(open) => run_opening(command, &open, out),
-        Err(e) => Ok(report_unusable(&e)),
+        Ok(open) => dispatch(command, &open, env, messages, out),
+        Err(e) => Ok(messages.unusable(&e)),
     }
 }
 
-/// Runs a parsed subcommand that opens its inputs as `open` says, writing to `out`.
-pub fn run_opening(command: &Command, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
-    match command {
-        Command::List(args) => list::run(args, open, out, use_colour()),
-        Command::Show(args) => show::run(args, open, std::io::stdout().is_terminal(), out),
-        Command::Hex(args) => hex::run(args, open, out, use_colour()),
-        Command::Verify(args) => verify::run(args, open, out, use_colour()),
-        Command::Locate(args) => locate::run(args, open, out),
-        Command::Salvage(args) => salvage::run(args, open, out),
-        Command::Index(args) => index::run(args, &open.read, out),
-        Command::Stats(args) => stats::run(args, open, out),
-        Command::Images(args) => images::run(args, open, out),
-        Command::Completions(args) => argv::completions(args, out),
-        Command::Man(args) => argv::man(args, out),
+/// Runs `command` over inputs opened with `open`.
+pub fn dispatch(
+    command: &Command,
+    open: &OpenOptions,
+    env: &Env,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<Status> {
+    let status = match command {
+        Command::List(args) => list::run(args, open, out, env)?,
+        Command::Show(args) => show::run(args, open, env, out)?,
+        Command::Hex(args) => hex::run(args, open, env, messages, out)?,
+        Command::Verify(args) => verify::run(args, open, env, messages, out)?,
+        Command::Locate(args) => locate::run(args, open, messages, out)?,
+        Command::Salvage(args) => salvage::run(args, open, env, messages, out)?,
+        Command::Index(args) => index::run(args, &open.read, env, messages, out)?,
+        Command::Stats(args) => stats::run(args, open, env, out)?,
+        Command::Images(args) => images::run(args, open, env, out)?,
+        Command::Completions(args) => argv::completions(args, out)?,
+        Command::Man(args) => argv::man(args, out)?,
         Command::Quiz(args) => {
             let stdin = std::io::stdin();
             let mut answers = quiz::Answers {
-                echo: !stdin.is_terminal(),
+                echo: !env.stdin_terminal,
                 lines: stdin.lock(),
             };
-            quiz::run(args, open, &mut answers, out)
+            quiz::run(args, open, &mut answers, out)?
         }
-    }
+    };
+    Ok(messages.raise(status))
 }

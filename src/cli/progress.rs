@@ -1,11 +1,10 @@
 //! A progress bar on standard error for long runs of `list`, `show`, `verify` and `stats`.
 //!
-//! It appears only when standard error is a terminal, and only once the work has run for a moment
-//! (quick runs draw nothing). `list` and `show` draw it only when their own output goes elsewhere
+//! It appears only when standard error is a terminal (as the settled environment says), and only
+//! once the work has run for a moment (quick runs draw nothing). `list` and `show` draw it only when their own output goes elsewhere
 //! (a file or a pipe): on a terminal, the scrolling rows are progress enough and a bar would be
 //! drawn between them. It is cleared before anything else is printed to the terminal.
 
-use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -21,39 +20,20 @@ pub struct Progress {
     shown: AtomicBool,
 }
 
-/// Whether a bar may be drawn: stderr is a terminal, and (`stdout_matters`) stdout is not one.
-pub fn wanted(stderr_terminal: bool, stdout_terminal: bool, stdout_matters: bool) -> bool {
-    stderr_terminal && !(stdout_matters && stdout_terminal)
-}
-
 impl Progress {
-    /// A bar for `verb` over `total` bytes; drawn only when [`wanted`] says so for this process.
-    pub fn bytes(verb: &str, total: u64, stdout_matters: bool) -> Progress {
-        Progress::new(
+    /// A bar for `verb` over `total` bytes; drawn only when `on` (see [`super::env::Env::progress`]).
+    pub fn bytes(verb: &str, total: u64, on: bool) -> Progress {
+        Progress::drawn_if(
+            on,
             verb,
             total,
-            stdout_matters,
             "{wide_bar} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
         )
     }
 
     /// A bar for `verb` over `total` steps (chunks of records).
-    pub fn steps(verb: &str, total: u64, stdout_matters: bool) -> Progress {
-        Progress::new(
-            verb,
-            total,
-            stdout_matters,
-            "{wide_bar} {percent}% eta {eta}",
-        )
-    }
-
-    fn new(verb: &str, total: u64, stdout_matters: bool, fields: &str) -> Progress {
-        let on = wanted(
-            std::io::stderr().is_terminal(),
-            std::io::stdout().is_terminal(),
-            stdout_matters,
-        );
-        Progress::drawn_if(on, verb, total, fields)
+    pub fn steps(verb: &str, total: u64, on: bool) -> Progress {
+        Progress::drawn_if(on, verb, total, "{wide_bar} {percent}% eta {eta}")
     }
 
     /// A bar that counts and draws itself (once due) when `on`, and does nothing otherwise.
@@ -127,18 +107,6 @@ impl Drop for Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn drawn_only_on_a_terminal_and_not_over_rows_printed_to_it() {
-        assert!(wanted(true, false, true), "list > file");
-        assert!(wanted(true, true, false), "verify on a terminal");
-        assert!(
-            !wanted(true, true, true),
-            "list on a terminal scrolls its rows"
-        );
-        assert!(!wanted(false, false, true), "stderr redirected");
-        assert!(!wanted(false, true, false));
-    }
 
     #[test]
     fn a_wanted_bar_counts_and_one_not_wanted_has_nothing_to_draw() {

@@ -161,13 +161,14 @@ pub fn render_in_order<M: Send, W: io::Write + ?Sized>(
     input: &mut Input,
     start: usize,
     end: Option<usize>,
+    progress: bool,
     render: impl Fn(&Input, &Decoder, Frame, &mut String) -> M + Sync,
     out: &mut W,
     mut emit: impl FnMut(&Input, M, &str) -> Handed,
 ) -> io::Result<Outcome> {
     let workers = input.worker_decoders();
     // Long runs to a file or a pipe show their progress on stderr when it is a terminal.
-    let progress = super::progress::Progress::bytes("reading", input.source.len(), true);
+    let progress = super::progress::Progress::bytes("reading", input.source.len(), progress);
     let mut next = start;
     // The batch being written out, and the one rendered meanwhile.
     let mut ready: Batch<M> = Batch {
@@ -269,6 +270,7 @@ mod tests {
             &mut input,
             0,
             None,
+            false,
             |_, _, frame, output| output.push_str(&format!("{}\n", frame.index)),
             &mut out,
             |_, (), _| Handed::AsIs,
@@ -323,6 +325,7 @@ mod tests {
             &mut input,
             0,
             None,
+            false,
             |_, _, _, output| output.push_str(&"x".repeat(OUTPUT)),
             &mut out,
             |_, (), _| {
@@ -346,6 +349,7 @@ mod tests {
             &mut input,
             0,
             None,
+            false,
             |_, _, frame, output| {
                 output.push_str(&format!("{}\n", frame.index));
                 frame.index

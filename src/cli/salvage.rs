@@ -9,25 +9,22 @@
 //! standard output ends in an error, when the input shrank while being read, since records copied
 //! after the cut would be zeros.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
 
-use super::{Status, json_number as number, report_unusable};
+use super::{Env, Messages, Status};
 use tfr_core::bytes::ByteSource;
 use tfr_core::escape::path_for_terminal;
-use tfr_core::frame::{Frame, FrameIndex};
+use tfr_core::frame::FrameIndex;
 use tfr_core::input::OpenOptions;
-use tfr_core::jsonformat::Json;
-use tfr_core::nested::NestedFrames;
 use tfr_core::output::{Destination, OutputPolicy, write_atomically};
 use tfr_core::recover::SalvagePlan;
+use tfr_core::report::salvage::{SalvageOptions, SalvageReport};
 use tfr_core::resync::ResyncBudget;
 use tfr_core::source::{ReadOptions, Source};
-use tfr_core::span::FileRange;
-use tfr_core::summary::{FrameField, frame_members};
 use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
@@ -86,114 +83,34 @@ fn write_checked(
     Ok(written)
 }
 
-fn ranges_json(ranges: &[FileRange]) -> Json {
-    Json::Array(
-        ranges
-            .iter()
-            .map(|r| Json::Array(vec![number(r.start), number(r.end)]))
-            .collect(),
-    )
-}
-
-fn dropped_json(frame: &Frame) -> Json {
-    use FrameField::*;
-    let fields = [Index, Offset, Status, TensorflowOffsetOrNull];
-    Json::Object(frame_members(frame, &fields))
-}
-
-fn nested_json(nested: &NestedFrames) -> Json {
-    let mut members = frame_members(&nested.parent, &[FrameField::Index, FrameField::Offset]);
-    if let Json::Object(found) = nested.to_json() {
-        members.extend(found);
-    }
-    Json::Object(members)
-}
-
-fn report_json(args: &SalvageArgs, source: &Source, plan: &SalvagePlan, written: u64) -> Json {
-    let mut members = vec![
-        (
-            "input".to_string(),
-            Json::String(tfr_core::escape::path_for_json(&args.input)),
-        ),
-        (
-            "output".into(),
-            Json::String(tfr_core::escape::path_for_json(&args.output)),
-        ),
-        ("kept".into(), number(plan.kept.len())),
-        ("dropped".into(), number(plan.dropped.len())),
-        (
-            "dropped_frames".into(),
-            Json::Array(plan.dropped.iter().map(dropped_json).collect()),
-        ),
-        ("skipped_byte_ranges".into(), ranges_json(&plan.skipped)),
-        ("skipped_bytes".into(), number(plan.skipped_bytes())),
-        (
-            "nested".into(),
-            Json::Array(plan.nested.iter().map(nested_json).collect()),
-        ),
-        ("nested_frames".into(), number(plan.nested_count())),
-        (
-            "nested_written".into(),
-            number(if args.nested {
-                plan.nested_count() as u64
-            } else {
-                0
-            }),
-        ),
-        (
-            "unverified_byte_ranges".into(),
-            ranges_json(&plan.unverified),
-        ),
-        ("unverified_bytes".into(), number(plan.unverified_bytes())),
-        ("thorough".into(), Json::Literal(args.thorough.to_string())),
-        ("input_bytes".into(), number(source.len())),
-        ("bytes_written".into(), number(written)),
-    ];
-    if let Some(info) = source.compression() {
-        members.push((
-            "compression".into(),
-            Json::String(info.compression.name().into()),
-        ));
-        members.push((
-            "stream_problem".into(),
-            info.problem
-                .as_ref()
-                .map_or(Json::Null, |p| Json::String(p.to_string())),
-        ));
-    }
-    Json::Object(members)
-}
-
 /// One line per dropped frame, with what is nested in it.
-fn report_dropped(plan: &SalvagePlan, nested_written: bool, out: &mut dyn Write) -> io::Result<()> {
+fn report_dropped(report: &SalvageReport, out: &mut dyn Write) -> io::Result<()> {
     // Both lists are in stream order: walk them together.
-    let mut nested = plan.nested.iter().peekable();
-    for frame in &plan.dropped {
+    let mut nested = report.nested.iter().peekable();
+    for frame in &report.dropped_frames {
         write!(
             out,
             "dropped frame {} at byte {}: {}",
-            frame.index,
-            frame.offset,
-            frame.status.name()
+            frame.index, frame.offset, frame.status
         )?;
-        if let Some(inner) = nested.next_if(|n| n.parent.index == frame.index) {
-            let what = if nested_written {
+        if let Some(inner) = nested.next_if(|n| n.index == frame.index) {
+            let what = if report.nested_written > 0 {
                 "written after the records (--nested)"
             } else {
                 "not written (--nested writes them after the records)"
             };
-            write!(out, "; {}; {what}", inner.describe())?;
+            write!(out, "; {}; {what}", inner.description)?;
         }
         writeln!(out)?;
     }
     Ok(())
 }
 
-fn report_ranges(plan: &SalvagePlan, out: &mut dyn Write) -> io::Result<()> {
-    for range in &plan.skipped {
+fn report_ranges(report: &SalvageReport, out: &mut dyn Write) -> io::Result<()> {
+    for range in &report.skipped {
         writeln!(out, "skipped bytes {range} ({} bytes)", range.len())?;
     }
-    for range in &plan.unverified {
+    for range in &report.unverified {
         writeln!(
             out,
             "unverified bytes {range} ({} bytes): the resync work limit was reached, so the frame headers found there were not checked and intact records may be among them (--thorough checks them)",
@@ -203,26 +120,21 @@ fn report_ranges(plan: &SalvagePlan, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-fn report_text(
-    args: &SalvageArgs,
-    source: &Source,
-    plan: &SalvagePlan,
-    written: u64,
-    out: &mut dyn Write,
-) -> io::Result<()> {
+/// The text printer.
+fn report_text(args: &SalvageArgs, report: &SalvageReport, out: &mut dyn Write) -> io::Result<()> {
     let input = path_for_terminal(&args.input);
-    if let Some(info) = source.compression() {
+    if let Some(stream) = &report.stream {
         writeln!(
             out,
             "{input}: {}-compressed; salvaged from its decompressed stream into an uncompressed file (read it without compression_type)",
-            info.compression.tensorflow_name()
+            stream.tensorflow_name
         )?;
+        if let Some(p) = &stream.stream_problem {
+            writeln!(out, "{input}: compressed stream damaged: {p}")?;
+        }
     }
-    if let Some(p) = source.compression().and_then(|c| c.problem.as_ref()) {
-        writeln!(out, "{input}: compressed stream damaged: {p}")?;
-    }
-    report_dropped(plan, args.nested, out)?;
-    report_ranges(plan, out)?;
+    report_dropped(report, out)?;
+    report_ranges(report, out)?;
     let output = match args.output.as_os_str() == "-" {
         true => "standard output".to_string(),
         false => path_for_terminal(&args.output),
@@ -230,96 +142,111 @@ fn report_text(
     write!(
         out,
         "{output}: kept {} records, dropped {}, skipped {}; wrote {} bytes",
-        plan.kept.len(),
-        plural(plan.dropped.len() as u64, "damaged frame"),
-        plural(plan.skipped_bytes(), "byte"),
-        written
+        report.kept,
+        plural(report.dropped as u64, "damaged frame"),
+        plural(report.skipped_bytes, "byte"),
+        report.bytes_written
     )?;
-    let nested = plan.nested_count();
-    if nested > 0 {
+    if report.nested_frames > 0 {
         let what = if args.nested {
             "written after the records"
         } else {
             "not written"
         };
-        write!(out, "; {} {what}", plural(nested as u64, "nested frame"))?;
+        write!(
+            out,
+            "; {} {what}",
+            plural(report.nested_frames as u64, "nested frame")
+        )?;
     }
-    if !plan.unverified.is_empty() {
+    if !report.unverified.is_empty() {
         write!(
             out,
             "; {} unverified",
-            plural(plan.unverified_bytes(), "byte")
+            plural(report.unverified_bytes, "byte")
         )?;
     }
     writeln!(out)
 }
 
-pub fn run(args: &SalvageArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+pub fn run(
+    args: &SalvageArgs,
+    open: &OpenOptions,
+    env: &Env,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<Status> {
     let budget = if args.thorough {
         ResyncBudget::Unlimited
     } else {
         ResyncBudget::DEFAULT
     };
-    salvage(args, &open.read, budget, io::stdout().is_terminal(), out)
+    salvage(args, &open.read, budget, env, messages, out)
 }
 
-/// [`run`] with the resync budget and the terminal test given, so tests can choose them.
+/// [`run`] with the resync budget given, so tests can choose it.
 fn salvage(
     args: &SalvageArgs,
     read: &ReadOptions,
     budget: ResyncBudget,
-    stdout_is_terminal: bool,
+    env: &Env,
+    messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
     let inputs = [args.input.as_path()];
     let policy = OutputPolicy {
         inputs: &inputs,
         replace_existing: args.force,
-        stdout_is_terminal,
+        stdout_is_terminal: env.stdout.terminal,
     };
     let destination = match policy.check(&args.output) {
         Ok(destination) => destination,
-        Err(e) => return Ok(report_unusable(&e)),
+        Err(e) => return Ok(messages.unusable(&e)),
     };
     let source = match Source::open(&args.input, read) {
         Ok(source) => source,
-        Err(e) => return Ok(report_unusable(&e)),
+        Err(e) => return Ok(messages.unusable(&e)),
     };
     let index = FrameIndex::build_with(&source, budget);
     let plan = SalvagePlan::new(&index, &source);
     if let Err(e) = source.check_unchanged() {
-        return Ok(report_unusable(&e));
+        return Ok(messages.unusable(&e));
     }
     let write = |w: &mut dyn Write| write_checked(&plan, &source, args.nested, w);
-    let (written, report): (u64, &mut dyn Write) = match destination {
+    let (written, to_stderr) = match destination {
         Destination::Stdout => match write(out) {
             Ok(written) => {
                 out.flush()?;
-                (written, &mut io::stderr())
+                (written, true)
             }
-            Err(e) => return Ok(report_unusable(&e)),
+            Err(e) => return Ok(messages.unusable(&e)),
         },
         Destination::File(path) => match write_atomically(&path, &policy, write) {
-            Ok(written) => (written, out),
+            Ok(written) => (written, false),
             Err(e) => match source.check_unchanged() {
-                Err(shrank) => return Ok(report_unusable(&shrank)),
-                Ok(()) => return Ok(report_unusable(&e)),
+                Err(shrank) => return Ok(messages.unusable(&shrank)),
+                Ok(()) => return Ok(messages.unusable(&e)),
             },
         },
     };
+    let options = SalvageOptions {
+        nested: args.nested,
+        thorough: args.thorough,
+    };
+    let paths = (args.input.as_path(), args.output.as_path());
+    let report = SalvageReport::new(paths, &source, &plan, options, written);
+    // With the records on stdout, the report goes to stderr.
+    let mut stderr = messages.writer();
+    let sink: &mut dyn Write = if to_stderr { &mut *stderr } else { out };
     if args.json {
-        let json = report_json(args, &source, &plan, written).to_string_sorted();
-        writeln!(report, "{json}")?;
+        writeln!(sink, "{}", tfr_core::pyjson::to_string(&report)?)?;
     } else {
-        report_text(args, &source, &plan, written, report)?;
+        report_text(args, &report, sink)?;
     }
-    let stream_problem = source.compression().and_then(|c| c.problem.as_ref());
-    let damaged = !plan.dropped.is_empty() || !plan.skipped.is_empty() || stream_problem.is_some();
-    Ok(if damaged {
-        Status::Damage
-    } else {
-        Status::Clean
-    })
+    if report.damaged() {
+        messages.damage();
+    }
+    Ok(messages.status())
 }
 
 #[cfg(test)]
@@ -428,7 +355,16 @@ mod budget_tests {
             json,
         };
         let mut report = Vec::new();
-        let status = salvage(&args, &ReadOptions::default(), budget, false, &mut report).unwrap();
+        let messages = Messages::to(Vec::new());
+        let status = salvage(
+            &args,
+            &ReadOptions::default(),
+            budget,
+            &Env::plain(),
+            &messages,
+            &mut report,
+        )
+        .unwrap();
         let written = std::fs::read(&output).unwrap();
         (status, String::from_utf8(report).unwrap(), written)
     }
@@ -447,7 +383,7 @@ mod budget_tests {
             assert!(text.contains(&line), "{text}");
         }
         assert!(text.contains("--thorough checks them"), "{text}");
-        let unverified: u64 = ranges.iter().map(FileRange::len).sum();
+        let unverified: u64 = ranges.iter().map(tfr_core::span::FileRange::len).sum();
         assert!(
             text.contains(&format!("; {unverified} bytes unverified\n")),
             "{text}"

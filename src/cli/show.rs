@@ -6,19 +6,19 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
 use super::{Status, report_unusable};
 use tfr_core::damage;
-use tfr_core::dataset::features::SpecsBeside;
+use tfr_core::dataset::features::{FeatureSpecs, SpecsBeside};
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::{self, Placed};
 use tfr_core::frame::Frame;
 use tfr_core::input::{Input, OpenOptions};
-use tfr_core::jsonformat::{Json, raw_payload_json, write_message};
+use tfr_core::jsonformat::{RawPayload, write_message};
 use tfr_core::payload::{Decoded, Decoder, Reading};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -44,8 +44,8 @@ pub struct ShowArgs {
     )]
     pub record: Option<usize>,
     /// Show records A..B (B excluded), A..=B, A.. or ..B.
-    #[arg(long, value_name = "A..B")]
-    pub range: Option<String>,
+    #[arg(long, value_name = "A..B", value_parser = super::argv::parse_range)]
+    pub range: Option<super::argv::RecordRange>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Tree)]
     pub format: Format,
@@ -58,53 +58,16 @@ pub struct ShowArgs {
     pub notes: bool,
 }
 
-/// Parses `A..B`, `A..=B`, `A..` and `..B`: the first record and the end (excluded), if any.
-pub fn parse_range(text: &str) -> Result<(usize, Option<usize>)> {
-    let shown = tfr_core::escape::for_terminal(text);
-    let usage = || {
-        anyhow::anyhow!(
-            "--range expects A..B, A..=B, A.. or ..B with record numbers, got `{shown}`"
-        )
-    };
-    let (a, b) = text.split_once("..").ok_or_else(usage)?;
-    let number = |n: &str| n.trim().parse::<usize>().map_err(|_| usage());
-    let start = if a.is_empty() { 0 } else { number(a)? };
-    let (last, inclusive) = match b.strip_prefix('=') {
-        Some(b) => (Some(number(b)?), true),
-        None if b.is_empty() => (None, false),
-        None => (Some(number(b)?), false),
-    };
-    let Some(last) = last else {
-        return Ok((start, None));
-    };
-    // `A..A` is empty only because its end is excluded; an end before the start is backwards
-    // whichever form it has.
-    if last < start {
-        bail!("--range `{shown}` is reversed: it ends at {last}, before its start {start}");
-    }
-    if last == start && !inclusive {
-        bail!(
-            "--range `{shown}` selects no record (its end is excluded; `{start}..={start}` \
-             selects record {start})"
-        );
-    }
-    let end = if inclusive {
-        last.saturating_add(1)
-    } else {
-        last
-    };
-    Ok((start, Some(end)))
-}
-
 /// Prints the records `args` selects. On a `terminal`, text format escapes the characters that
 /// Python's `text_format` leaves raw but a terminal would act on (still valid text format, see
 /// [`tfr_core::pyfmt::text_format_for_terminal`]); piped output stays byte-identical to Python's.
 pub fn run(
     args: &ShowArgs,
     open: &OpenOptions,
-    terminal: bool,
+    env: &super::env::Env,
     out: &mut impl Write,
 ) -> Result<Status> {
+    let terminal = env.stdout.terminal;
     let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
         Err(e) => return Ok(report_unusable(&e)),
@@ -120,35 +83,14 @@ pub fn run(
             }
             (n, Some(n + 1), true)
         }
-        (None, Some(text)) => match parse_range(text) {
-            Ok((start, end)) => (start, end, false),
-            Err(e) => return Ok(report_unusable(&e)),
-        },
+        (None, Some(range)) => (range.start, range.end, false),
         (None, None) => (0, None, false),
     };
     let mut status = Status::Clean;
     // Records that are not the type a file of unknown protobuf was compared with: the first is
     // named, the rest counted.
     let mut mismatches = 0u64;
-    // A tensorflow-datasets shard: its features.json words the tree.
-    let specs = match args.format {
-        Format::Tree => {
-            let (specs, read) =
-                super::dataset::feature_specs(&mut SpecsBeside::default(), &args.file);
-            status = status.max(read);
-            specs
-        }
-        _ => None,
-    };
-    // A tf.data snapshot's shard: the tree groups its records into elements.
-    let mut grouper = match args.format {
-        Format::Tree => {
-            let (snapshot, read) = super::elements::snapshot_of(&args.file);
-            status = status.max(read);
-            snapshot.map(Grouper::new)
-        }
-        _ => None,
-    };
+    let (specs, mut grouper) = tree_context(args, &mut status);
     let placing = grouper.as_ref().map(Grouper::shared);
     let mut element_notes = Vec::new();
     let mut damaged_elements = false;
@@ -156,6 +98,7 @@ pub fn run(
         &mut input,
         start,
         end,
+        env.progress(true),
         |input, decoder, frame, output| {
             render(
                 input,
@@ -202,15 +145,7 @@ pub fn run(
             Handed::AsIs
         },
     )?;
-    if mismatches > 1 {
-        eprintln!(
-            "{}: {} in all are not a valid {} (the first is named above; `show -n N` names any \
-             other's reason)",
-            input.name(),
-            tfr_core::words::plural(mismatches, "record"),
-            input.decoder().expected_name()
-        );
-    }
+    note_mismatches(&input, mismatches);
     if let (Some(grouper), Outcome::Done { .. }) = (grouper.as_mut(), &outcome) {
         let rest = grouper.finish(input.index.len(), &ShowLayout, &mut element_notes);
         out.write_all(rest.as_bytes())?;
@@ -222,8 +157,51 @@ pub fn run(
     if damaged_elements {
         status = status.max(Status::Damage);
     }
+    Ok(report_end(&input, args, outcome, (start, end), status))
+}
+
+/// With `--format tree`: the feature specs of a tensorflow-datasets shard (its features.json
+/// words the tree) and, for a tf.data snapshot's shard, the grouper that gathers its records into
+/// elements. Other formats use neither.
+fn tree_context(
+    args: &ShowArgs,
+    status: &mut Status,
+) -> (Option<Arc<FeatureSpecs>>, Option<Grouper>) {
+    if args.format != Format::Tree {
+        return (None, None);
+    }
+    let (specs, read) = super::dataset::feature_specs(&mut SpecsBeside::default(), &args.file);
+    *status = (*status).max(read);
+    let (snapshot, read) = super::elements::snapshot_of(&args.file);
+    *status = (*status).max(read);
+    (specs, snapshot.map(Grouper::new))
+}
+
+/// After the first record that is not the type compared with (named as it was met): how many
+/// there were in all.
+fn note_mismatches(input: &Input, mismatches: u64) {
+    if mismatches > 1 {
+        eprintln!(
+            "{}: {} in all are not a valid {} (the first is named above; `show -n N` names any \
+             other's reason)",
+            input.name(),
+            tfr_core::words::plural(mismatches, "record"),
+            input.decoder().expected_name()
+        );
+    }
+}
+
+/// The status once the records are shown: the file changed under them, records asked for that
+/// do not exist, or a compressed stream that ends damaged.
+fn report_end(
+    input: &Input,
+    args: &ShowArgs,
+    outcome: Outcome,
+    (start, end): (usize, Option<usize>),
+    mut status: Status,
+) -> Status {
     match outcome {
-        Outcome::Changed(e) => return Ok(report_unusable(&e)),
+        Outcome::Changed(e) => return report_unusable(&e),
         // None of the records asked for exists: as `-n` past the end, an unusable request.
         Outcome::Done { next } if args.range.is_some() && next <= start => {
             let missing = missing_records((start, end), input.index.len()).unwrap_or_default();
@@ -250,7 +228,7 @@ pub fn run(
         eprintln!("{}: compressed stream damaged: {problem}", input.name());
         status = status.max(Status::Damage);
     }
-    Ok(status)
+    status
 }
 
 /// Why records `start..end` cannot be shown from a file of `count` frames, when none of them
@@ -352,46 +330,15 @@ fn render(
             output.push('\n');
         }
         Format::Tree => {
-            let mut out = Vec::new();
-            let heading = format!(
-                "record {}  (offset {}, {} bytes)",
-                frame.index,
-                frame.offset,
-                payload.len()
+            grouped = render_tree(
+                input,
+                decoder,
+                &frame,
+                (payload, &decoded),
+                rule_notes,
+                (specs, snapshot),
+                output,
             );
-            let placed = snapshot
-                .and_then(|s| element::place(s, decoder, &frame, Some((payload, &decoded))));
-            // Shown alone, a component still says where it belongs.
-            let alone = match &placed {
-                Some(p @ Placed { value: Ok(_), .. }) => {
-                    format!("{heading}  {}", element::whose(p.element, &p.path))
-                }
-                _ => heading.clone(),
-            };
-            let example = decoded
-                .typed(payload, decoder.table())
-                .filter(|m| m.type_name() == "Example");
-            let _ = match (specs, example) {
-                (Some(specs), Some(example)) => {
-                    tfr_core::dataset::features::write_example(&mut out, &heading, &example, specs)
-                }
-                _ => decoded
-                    .view(payload, decoder.table())
-                    .write_tree(&alone, &mut out),
-            };
-            let rules = match rule_notes {
-                true => super::teach::record_notes(data, &frame, &decoded, decoder.table()),
-                false => Vec::new(),
-            };
-            for line in &rules {
-                out.extend_from_slice(line.as_bytes());
-                out.push(b'\n');
-            }
-            output.push_str(&String::from_utf8_lossy(&out));
-            grouped = placed.map(|placed| {
-                let tree = component_tree(&placed, &heading, &decoded, payload, decoder, &rules);
-                (placed, tree)
-            });
         }
     }
     Rendered {
@@ -401,6 +348,62 @@ fn render(
         index: frame.index,
         placed: grouped,
     }
+}
+
+/// A record as a tree (worded by the dataset's feature specs when it has them), with the rules'
+/// notes when asked for; for a snapshot's shard, also where it is placed in its element and the
+/// tree it is shown with there.
+fn render_tree(
+    input: &Input,
+    decoder: &Decoder,
+    frame: &Frame,
+    (payload, decoded): (&[u8], &Decoded),
+    rule_notes: bool,
+    (specs, snapshot): (
+        Option<&tfr_core::dataset::features::FeatureSpecs>,
+        Option<&Arc<Snapshot>>,
+    ),
+    output: &mut String,
+) -> Option<(Placed, String)> {
+    let mut out = Vec::new();
+    let heading = format!(
+        "record {}  (offset {}, {} bytes)",
+        frame.index,
+        frame.offset,
+        payload.len()
+    );
+    let placed = snapshot.and_then(|s| element::place(s, decoder, frame, Some((payload, decoded))));
+    // Shown alone, a component still says where it belongs.
+    let alone = match &placed {
+        Some(p @ Placed { value: Ok(_), .. }) => {
+            format!("{heading}  {}", element::whose(p.element, &p.path))
+        }
+        _ => heading.clone(),
+    };
+    let example = decoded
+        .typed(payload, decoder.table())
+        .filter(|m| m.type_name() == "Example");
+    let _ = match (specs, example) {
+        (Some(specs), Some(example)) => {
+            tfr_core::dataset::features::write_example(&mut out, &heading, &example, specs)
+        }
+        _ => decoded
+            .view(payload, decoder.table())
+            .write_tree(&alone, &mut out),
+    };
+    let rules = match rule_notes {
+        true => super::teach::record_notes(input.data(), frame, decoded, decoder.table()),
+        false => Vec::new(),
+    };
+    for line in &rules {
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    output.push_str(&String::from_utf8_lossy(&out));
+    placed.map(|placed| {
+        let tree = component_tree(&placed, &heading, decoded, payload, decoder, &rules);
+        (placed, tree)
+    })
 }
 
 /// A record's tree as a component of its element: headed by the component's path, indented
@@ -471,16 +474,13 @@ fn write_json(decoder: &Decoder, decoded: &Decoded, payload: &[u8], out: &mut St
     if let Some(typed) = decoded.typed(payload, decoder.table()) {
         return write_message(&typed, out);
     }
-    let mut json = raw_payload_json(payload, decoder.parses_as_example(payload));
+    let mut raw = RawPayload::new(payload, decoder.parses_as_example(payload));
     // With --message, also say which type was asked for and that the payload is not one.
-    if let (Reading::As(message), Json::Object(members)) = (&decoder.reading, &mut json) {
-        members.push((
-            "message".into(),
-            Json::String(decoder.schema.message_name(*message).into()),
-        ));
-        members.push(("parses_as_message".into(), Json::Literal("false".into())));
+    if let Reading::As(message) = &decoder.reading {
+        raw = raw.not_a(decoder.schema.message_name(*message));
     }
-    json.write(out);
+    // A report of numbers and strings always serialises.
+    out.push_str(&tfr_core::pyjson::to_string(&raw).unwrap_or_default());
 }
 
 #[cfg(test)]
@@ -520,33 +520,16 @@ mod tests {
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();
-        let status = run(&args, &OpenOptions::new(decoder), terminal, &mut out).unwrap();
+        let env = crate::cli::env::Env {
+            stdout: crate::cli::env::Stream {
+                terminal,
+                colour: false,
+            },
+            ..crate::cli::env::Env::plain()
+        };
+        let status = run(&args, &OpenOptions::new(decoder), &env, &mut out).unwrap();
         assert_eq!(status, Status::Clean);
         String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn ranges_parse_and_empty_or_reversed_ones_say_which() {
-        let parsed = |t: &str| parse_range(t).map_err(|e| e.to_string());
-        assert_eq!(parsed("3..5"), Ok((3, Some(5))));
-        assert_eq!(parsed("3..=3"), Ok((3, Some(4))));
-        assert_eq!(parsed("3.."), Ok((3, None)));
-        assert_eq!(parsed("..2"), Ok((0, Some(2))));
-        // Reversed: no `..=` makes it select anything.
-        assert_eq!(
-            parsed("3..=2").unwrap_err(),
-            "--range `3..=2` is reversed: it ends at 2, before its start 3"
-        );
-        assert_eq!(
-            parsed("5..1").unwrap_err(),
-            "--range `5..1` is reversed: it ends at 1, before its start 5"
-        );
-        // Empty only because the end is excluded: the inclusive form is offered.
-        assert_eq!(
-            parsed("3..3").unwrap_err(),
-            "--range `3..3` selects no record (its end is excluded; `3..=3` selects record 3)"
-        );
-        assert!(parsed("a..b").unwrap_err().starts_with("--range expects"));
     }
 
     #[test]

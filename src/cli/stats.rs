@@ -1,6 +1,7 @@
 //! `stats`: per-feature statistics of a file, a shard set or a dataset, per split side by side,
-//! with the features that differ between splits flagged. Computed on all cores, two passes over
-//! the records (the second fills histograms over the range the first found), in bounded memory.
+//! with the features that differ between splits flagged. Computed on all cores in one pass over
+//! the records (histograms and quantiles come from each feature's quantile sketch), in bounded
+//! memory.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,6 +11,7 @@ use clap::Args;
 
 use super::{Status, report_unusable};
 use tfr_core::input::OpenOptions;
+use tfr_core::stats::figures::StatsReport;
 use tfr_core::stats::{report, run};
 
 #[derive(Debug, Args)]
@@ -22,7 +24,12 @@ pub struct StatsArgs {
     pub json: bool,
 }
 
-pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result<Status> {
+pub fn run(
+    args: &StatsArgs,
+    open: &OpenOptions,
+    env: &super::env::Env,
+    out: &mut impl Write,
+) -> Result<Status> {
     let (inputs, mut status) = super::dataset::Run::resolve(&args.files);
     inputs.note_skipped();
     let plan = run::Plan::of(&inputs.dataset).with_roots(&args.files);
@@ -38,7 +45,7 @@ pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result
     if plan.files.is_empty() {
         return Ok(status.max(Status::Unusable));
     }
-    let progress = super::progress::Progress::steps("summarising", 0, false);
+    let progress = super::progress::Progress::steps("summarising", 0, env.progress(false));
     let outcome = run::compute_observed(&plan, &open.decoder, &open.read, &|done, total| {
         progress.set_total(total);
         progress.set(done);
@@ -57,8 +64,8 @@ pub fn run(args: &StatsArgs, open: &OpenOptions, out: &mut impl Write) -> Result
     }
     let skews = report::skews(&outcome.groups);
     if args.json {
-        let json = report::to_json(&outcome.groups, &skews, &outcome.unreadable);
-        writeln!(out, "{}", json.to_string_sorted())?;
+        let report = StatsReport::new(&outcome.groups, &skews, &outcome.unreadable);
+        writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
     } else {
         report::write_text(&outcome.groups, &plan.files, &skews, out)?;
     }

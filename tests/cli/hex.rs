@@ -1,6 +1,8 @@
 //! `hex`: the annotated walkthrough.
 
-use super::{acts_on_a_terminal, hostile_example, run, stdout, temp_file, testdata, tfrecord};
+use super::{
+    acts_on_a_terminal, hostile_example, run, run_in_process, stdout, temp_file, testdata, tfrecord,
+};
 use crate::proto::ld;
 
 fn int64_feature(v: u8) -> Vec<u8> {
@@ -40,7 +42,7 @@ fn lines(text: &str) -> Vec<(u64, String, String)> {
 #[test]
 fn reproduces_the_classic_walkthrough() {
     let (_dir, path) = temp_file("mnist.tfrecord", &tfrecord(&[&mnist_example()]));
-    let output = run([
+    let output = run_in_process([
         "hex".as_ref(),
         path.as_os_str(),
         "-n".as_ref(),
@@ -197,7 +199,7 @@ fn colour_only_on_request_and_no_color_respected() {
 #[test]
 fn full_prints_every_byte_of_long_values() {
     let file = testdata("mnist_like.tfrecord");
-    let output = run([
+    let output = run_in_process([
         "hex".as_ref(),
         file.as_os_str(),
         "-n".as_ref(),
@@ -216,7 +218,7 @@ fn full_prints_every_byte_of_long_values() {
 #[test]
 fn a_damaged_record_is_walked_as_its_type_up_to_where_it_breaks() {
     let file = testdata("corrupt/zeroed_block.tfrecord");
-    let output = run([
+    let output = run_in_process([
         "hex".as_ref(),
         file.as_os_str(),
         "-n".as_ref(),

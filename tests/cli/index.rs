@@ -1,6 +1,6 @@
 //! `index`: the record index `tfrecord2idx` writes, and `index --check`.
 
-use super::{run, stderr, stdout, temp_file, testdata};
+use super::{run, run_in_process, stderr, stdout, temp_file, testdata};
 
 const SHARD: &str = "realworld/detection_train.record-00000-of-00001";
 const IDX: &str = "realworld/detection_train.idx";
@@ -11,7 +11,7 @@ fn expected_idx() -> Vec<u8> {
 
 #[test]
 fn prints_what_tfrecord2idx_writes_byte_for_byte() {
-    let output = run(["index".as_ref(), testdata(SHARD).as_os_str()]);
+    let output = run_in_process(["index".as_ref(), testdata(SHARD).as_os_str()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(output.stdout, expected_idx());
 }
@@ -44,7 +44,7 @@ fn writes_the_index_to_a_file_and_replaces_one_only_with_force() {
 
 #[test]
 fn check_accepts_the_right_index_and_names_a_changed_line() {
-    let ok = run([
+    let ok = run_in_process([
         "index".as_ref(),
         "--check".as_ref(),
         testdata(SHARD).as_os_str(),
@@ -58,7 +58,7 @@ fn check_accepts_the_right_index_and_names_a_changed_line() {
     let changed = text.replacen("5866 3263", "5866 3264", 1);
     assert_ne!(changed, text);
     let (_dir, idx) = temp_file("stale.idx", changed.as_bytes());
-    let wrong = run([
+    let wrong = run_in_process([
         "index".as_ref(),
         "--check".as_ref(),
         testdata(SHARD).as_os_str(),
@@ -75,7 +75,7 @@ fn check_accepts_the_right_index_and_names_a_changed_line() {
 
     let short: String = text.lines().take(7).map(|l| format!("{l}\n")).collect();
     let (_dir, idx) = temp_file("short.idx", short.as_bytes());
-    let wrong = run([
+    let wrong = run_in_process([
         "index".as_ref(),
         "--check".as_ref(),
         testdata(SHARD).as_os_str(),
@@ -113,7 +113,7 @@ fn a_damaged_file_is_refused_unless_its_intact_records_are_asked_for() {
 #[test]
 fn a_truncated_file_gets_no_line_past_its_end() {
     let file = testdata("corrupt/truncated_mid_payload.tfrecord");
-    let intact = run(["index".as_ref(), file.as_os_str(), "--intact-only".as_ref()]);
+    let intact = run_in_process(["index".as_ref(), file.as_os_str(), "--intact-only".as_ref()]);
     let size = std::fs::metadata(&file).unwrap().len();
     assert_eq!(stdout(&intact).lines().count(), 199);
     for line in stdout(&intact).lines() {

@@ -162,12 +162,93 @@ pub fn mkfifo(path: &Path) {
     assert!(made.success(), "mkfifo {}", path.display());
 }
 
-pub fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+/// What a run wrote to stdout and stderr: of the binary, or of a subcommand run in process.
+pub trait Captured {
+    fn out(&self) -> &[u8];
+    fn err(&self) -> &[u8];
 }
 
-pub fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
+impl Captured for Output {
+    fn out(&self) -> &[u8] {
+        &self.stdout
+    }
+
+    fn err(&self) -> &[u8] {
+        &self.stderr
+    }
+}
+
+pub fn stdout(output: &impl Captured) -> String {
+    String::from_utf8(output.out().to_vec()).expect("stdout is UTF-8")
+}
+
+pub fn stderr(output: &impl Captured) -> String {
+    String::from_utf8_lossy(output.err()).into_owned()
+}
+
+/// A subcommand run in this process by [`run_in_process`].
+pub struct Ran {
+    pub status: RanStatus,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+/// The exit status a run in process ends with, asked as of a process's.
+pub struct RanStatus(tfr_inspect::cli::Status);
+
+impl RanStatus {
+    pub fn code(&self) -> Option<i32> {
+        Some(self.0 as i32)
+    }
+
+    pub fn success(&self) -> bool {
+        self.0 == tfr_inspect::cli::Status::Clean
+    }
+}
+
+impl Captured for Ran {
+    fn out(&self) -> &[u8] {
+        &self.stdout
+    }
+
+    fn err(&self) -> &[u8] {
+        &self.stderr
+    }
+}
+
+/// Runs the subcommand `args` name (without the program name) in this process, as the binary
+/// runs it through a pipe: no terminal, no colour unless `--color always`. Its messages are
+/// captured; notes of the dataset layer (`verify` of several files) still go to this process's
+/// stderr.
+pub fn run_in_process<I, S>(args: I) -> Ran
+where
+    I: IntoIterator<Item = S>,
+    S: Into<std::ffi::OsString> + Clone,
+{
+    use clap::Parser;
+    use tfr_inspect::cli::{self, Cli, Env, Messages, env::Stream};
+    let argv = std::iter::once("tfr-inspect".into()).chain(args.into_iter().map(Into::into));
+    let mut parsed = Cli::try_parse_from(argv).expect("arguments parse");
+    cli::argv::settle(&mut parsed).expect("arguments settle");
+    let colour = parsed.color == cli::ColorChoice::Always;
+    let env = Env {
+        stdout: Stream {
+            terminal: false,
+            colour,
+        },
+        ..Env::plain()
+    };
+    let command = parsed.command.as_ref().expect("a subcommand");
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let status = {
+        let messages = Messages::to(&mut stderr);
+        cli::run(command, &parsed.decode, &env, &messages, &mut stdout).expect("runs")
+    };
+    Ran {
+        status: RanStatus(status),
+        stdout,
+        stderr,
+    }
 }
 
 /// Frames `payloads` as a TFRecord writer does.

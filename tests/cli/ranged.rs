@@ -38,7 +38,9 @@ fn run_in_process(args: &[&OsString], serve: Option<ServeThrough>) -> (String, S
     open.read.serve_through = serve;
     let command = cli.command.as_ref().expect("a subcommand");
     let mut out = Vec::new();
-    let status = tfr_inspect::cli::run_opening(command, &open, &mut out).unwrap();
+    let env = tfr_inspect::cli::Env::plain();
+    let messages = tfr_inspect::cli::Messages::to(std::io::sink());
+    let status = tfr_inspect::cli::dispatch(command, &open, &env, &messages, &mut out).unwrap();
     (String::from_utf8(out).unwrap(), status)
 }
 

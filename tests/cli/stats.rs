@@ -2,9 +2,28 @@
 //! (`scripts/stats_golden.py`, golden in `testdata/toy_parcels.stats.golden.json`), and the text
 //! view with its skew flags.
 
-use serde_json::Value;
+use std::path::Path;
 
-use super::{GIB, run, run_limited, stderr, stdout, temp_file, testdata, tfrecord};
+use serde_json::Value;
+use tfr_core::input::OpenOptions;
+use tfr_core::payload::{Decoder, Reading};
+use tfr_core::schema::Schema;
+use tfr_inspect::cli::stats::{StatsArgs, run as stats};
+use tfr_inspect::status::Status;
+
+use super::{GIB, run_limited, stderr, stdout, temp_file, testdata, tfrecord};
+
+/// `stats` (with `--json` when `json`) of `path`, run in process: its status and what it wrote.
+fn stats_of(path: &Path, json: bool) -> (Status, String) {
+    let args = StatsArgs {
+        files: vec![path.to_path_buf()],
+        json,
+    };
+    let open = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
+    let mut out = Vec::new();
+    let status = stats(&args, &open, &tfr_inspect::cli::Env::plain(), &mut out).unwrap();
+    (status, String::from_utf8(out).unwrap())
+}
 
 fn close(a: &Value, b: &Value, what: &str) {
     let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap_or(f64::NAN));
@@ -19,9 +38,9 @@ fn stats_json_agrees_with_python() {
     )
     .unwrap();
     let dir = testdata("realworld/tfds/toy_parcels/2.0.0");
-    let output = run(["stats".as_ref(), "--json".as_ref(), dir.as_os_str()]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let ours: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let (status, json) = stats_of(&dir, true);
+    assert_eq!(status, Status::Clean);
+    let ours: Value = serde_json::from_str(&json).unwrap();
     let splits = golden["splits"].as_array().unwrap();
     assert_eq!(splits.len(), 2);
     let mut compared = 0;
@@ -96,9 +115,8 @@ fn stats_json_agrees_with_python() {
 #[test]
 fn text_sets_splits_side_by_side_and_flags_skew() {
     let dir = testdata("realworld/tfds/toy_parcels/2.0.0");
-    let output = run(["stats".as_ref(), dir.as_os_str()]);
-    assert_eq!(output.status.code(), Some(0));
-    let text = stdout(&output);
+    let (status, text) = stats_of(&dir, false);
+    assert_eq!(status, Status::Clean);
     assert!(
         text.starts_with("train: 30 records (30 Example)\nvalidation: 8 records (8 Example)\n")
     );
@@ -162,14 +180,12 @@ fn a_kind_conflict_names_the_file_it_first_appears_in() {
         super::tfrecord(&[&float_example, &float_example]),
     )
     .unwrap();
-    let output = run(["stats".as_ref(), dir.path().as_os_str()]);
-    let text = stdout(&output);
+    let (_, text) = stats_of(dir.path(), false);
     assert!(
         text.contains("CONFLICT: float 2 (first in b.tfrecord), int64 1 (first in a.tfrecord)"),
         "{text}"
     );
-    let output = run(["stats".as_ref(), "--json".as_ref(), dir.path().as_os_str()]);
-    let json: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let json: Value = serde_json::from_str(&stats_of(dir.path(), true).1).unwrap();
     let x = &json["splits"][0]["features"][0];
     assert_eq!(x["kind_conflict"], true);
     assert_eq!(x["numeric"]["count"], 3);
@@ -209,13 +225,8 @@ fn text_prints_every_number_rounded_as_json_gives_it() {
     ];
     let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
     let (_dir, path) = super::temp_file("numbers.tfrecord", &super::tfrecord(&payloads));
-    let text = stdout(&run(["stats".as_ref(), path.as_os_str()]));
-    let json: Value = serde_json::from_str(&stdout(&run([
-        "stats".as_ref(),
-        "--json".as_ref(),
-        path.as_os_str(),
-    ])))
-    .unwrap();
+    let text = stats_of(&path, false).1;
+    let json: Value = serde_json::from_str(&stats_of(&path, true).1).unwrap();
     let features = json["splits"][0]["features"].as_array().unwrap();
     let sections: Vec<&str> = text.split("\n\n").collect();
     for (feature, section) in features.iter().zip(&sections[1..]) {
@@ -302,4 +313,112 @@ fn hundreds_of_thousands_of_names_do_not_take_a_sketch_each() {
     assert_eq!(other[2], format!("  present   {rest}"));
     assert_eq!(other[3], format!("  values    {rest}"));
     assert_eq!(other.len(), 4, "{other:?}");
+}
+
+#[test]
+fn quantiles_and_buckets_are_estimates_within_the_sketch_error() {
+    // 2000 floats over four orders of magnitude, both signs, and small integers: two splits.
+    let mut next = 0x2545_f491_4f6c_dd1du64;
+    let mut rand = move || {
+        next ^= next << 13;
+        next ^= next >> 7;
+        next ^= next << 17;
+        (next >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut xs: Vec<f32> = Vec::new();
+    let mut ys: Vec<i64> = Vec::new();
+    let mut payloads = [Vec::new(), Vec::new()];
+    for i in 0..2000 {
+        let x = ((rand() * 9.0 - 2.0).exp() * if i % 3 == 0 { -1.0 } else { 1.0 }) as f32;
+        let y = (rand() * 100.0) as i64 - 20;
+        xs.push(x);
+        ys.push(y);
+        payloads[i % 2].push(float_and_int(x, y));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (name, records) in [("train", &payloads[0]), ("test", &payloads[1])] {
+        let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+        std::fs::write(
+            dir.path().join(format!("{name}.tfrecord-00000-of-00001")),
+            super::tfrecord(&refs),
+        )
+        .unwrap();
+    }
+    let (status, json) = stats_of(dir.path(), true);
+    assert_eq!(status, Status::Clean);
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let split = |name: &str| {
+        json["splits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{json}"))
+            .clone()
+    };
+    let feature = |split: &Value, name: &str| {
+        split["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["feature"] == name)
+            .unwrap()["numeric"]
+            .clone()
+    };
+    let names = ["p1", "p5", "p25", "median", "p75", "p95", "p99"];
+    let shares = [0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99];
+    for (offset, name) in [(0, "train"), (1, "test")] {
+        let s = split(name);
+        let mut x: Vec<f64> = xs
+            .iter()
+            .skip(offset)
+            .step_by(2)
+            .map(|v| f64::from(*v))
+            .collect();
+        let mut y: Vec<i64> = ys.iter().skip(offset).step_by(2).copied().collect();
+        x.sort_by(f64::total_cmp);
+        y.sort_unstable();
+        let rank = |p: f64, n: usize| ((p * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let (nx, ny) = (feature(&s, "x"), feature(&s, "y"));
+        for (p, q) in shares.iter().zip(names) {
+            let truth = x[rank(*p, x.len())];
+            let got = nx["quantiles"][q].as_f64().unwrap();
+            assert!(
+                (got - truth).abs() <= truth.abs() / 128.0,
+                "{name} x {q}: {got} vs {truth}"
+            );
+            // Integers below 128 in magnitude are exact.
+            assert_eq!(
+                ny["quantiles"][q],
+                y[rank(*p, y.len())] as f64,
+                "{name} y {q}"
+            );
+        }
+        // The buckets share the edges of both splits; every value is counted once, and the
+        // integers' buckets are exact.
+        let (low, high) = (-20.0, 79.0);
+        assert_eq!(ny["histogram"]["low"], low);
+        let width = (high - low) / 10.0;
+        let mut exact = [0u64; 10];
+        for v in &y {
+            let b = (((*v as f64 - low) / width).floor() as usize).min(9);
+            exact[b] += 1;
+        }
+        assert_eq!(
+            ny["histogram"]["counts"],
+            serde_json::json!(exact),
+            "{name}"
+        );
+        let counts: Vec<u64> = nx["histogram"]["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        assert_eq!(counts.iter().sum::<u64>(), x.len() as u64);
+    }
+    assert_eq!(
+        feature(&split("train"), "x")["histogram"]["low"],
+        feature(&split("test"), "x")["histogram"]["low"]
+    );
 }

@@ -1,6 +1,6 @@
 //! `verify`: exit status and reports over the corrupt fixtures.
 
-use super::{run, stdout, testdata};
+use super::{run, run_in_process, stdout, testdata};
 
 #[test]
 fn clean_files_exit_zero() {
@@ -45,7 +45,7 @@ fn every_damaged_fixture_exits_one_and_names_the_frame() {
         )
         .expect("json");
         let problem = &expect["strict_reader"]["first_problem"];
-        let output = run(["verify".as_ref(), path.as_os_str(), "--json".as_ref()]);
+        let output = run_in_process(["verify".as_ref(), path.as_os_str(), "--json".as_ref()]);
         assert_eq!(output.status.code(), Some(1), "{name}");
         let report: serde_json::Value =
             serde_json::from_str(stdout(&output).trim()).expect("verify json");

@@ -215,7 +215,8 @@ fn hex_checks_the_record_number_before_decoding_anything() {
         teach: Default::default(),
     };
     let mut out = Vec::new();
-    let status = hex::annotate_record(&mut input, &args, &mut out, false).unwrap();
+    let messages = tfr_inspect::cli::Messages::to(Vec::new());
+    let status = hex::annotate_record(&mut input, &args, false, &messages, &mut out).unwrap();
     assert_eq!(status, Status::Unusable);
     assert!(out.is_empty());
     assert!(
@@ -223,7 +224,7 @@ fn hex_checks_the_record_number_before_decoding_anything() {
         "record 1 does not exist: nothing may be decoded to say so"
     );
     let args = hex::HexArgs { record: 0, ..args };
-    hex::annotate_record(&mut input, &args, &mut out, false).unwrap();
+    hex::annotate_record(&mut input, &args, false, &messages, &mut out).unwrap();
     assert!(input.has_learned());
 }
 

@@ -39,8 +39,10 @@ impl Session {
             "tfr-inspect-test-{}-{n}-{width}x{height}",
             std::process::id()
         );
-        let status = Command::new("tmux")
-            .args(["new-session", "-d", "-s", &name, "-x"])
+        let session = Session { name };
+        let status = session
+            .tmux()
+            .args(["new-session", "-d", "-s", &session.name, "-x"])
             .arg(width.to_string())
             .arg("-y")
             .arg(height.to_string())
@@ -49,11 +51,20 @@ impl Session {
             .status()
             .expect("run tmux");
         assert!(status.success(), "tmux new-session failed");
-        Some(Session { name })
+        Some(session)
+    }
+
+    /// A tmux command on this session's own server: with one server per session, a test that
+    /// ends (and kills its server) never takes down a server another test is starting on.
+    fn tmux(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.args(["-L", &self.name, "-f", "/dev/null"]);
+        command
     }
 
     fn keys(&self, keys: &[&str]) {
-        let status = Command::new("tmux")
+        let status = self
+            .tmux()
             .args(["send-keys", "-t", &self.name])
             .args(keys)
             .status()
@@ -62,7 +73,8 @@ impl Session {
     }
 
     fn text(&self, text: &str) {
-        let status = Command::new("tmux")
+        let status = self
+            .tmux()
             .args(["send-keys", "-t", &self.name, "-l", text])
             .status()
             .expect("tmux send-keys");
@@ -70,7 +82,8 @@ impl Session {
     }
 
     fn screen(&self) -> String {
-        let out = Command::new("tmux")
+        let out = self
+            .tmux()
             .args(["capture-pane", "-p", "-t", &self.name])
             .output()
             .expect("tmux capture-pane");
@@ -79,7 +92,8 @@ impl Session {
 
     /// The screen with its SGR attributes (`capture-pane -e`).
     fn screen_with_attributes(&self) -> String {
-        let out = Command::new("tmux")
+        let out = self
+            .tmux()
             .args(["capture-pane", "-p", "-e", "-t", &self.name])
             .output()
             .expect("tmux capture-pane");
@@ -108,9 +122,17 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .status();
+        // The server leaves its socket behind when killed: remove it too.
+        let socket = self
+            .tmux()
+            .args(["display-message", "-p", "#{socket_path}"])
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+        let _ = self.tmux().arg("kill-server").status();
+        if let Some(socket) = socket.filter(|s| !s.is_empty()) {
+            let _ = std::fs::remove_file(socket);
+        }
     }
 }
 
@@ -181,7 +203,8 @@ fn a_small_tmux_window_gets_a_message_and_resizing_recovers() {
     tmux.text(&format!("{BIN} {examples}; echo inspector-exited-$?"));
     tmux.keys(&["Enter"]);
     tmux.wait_text("terminal too small");
-    let status = Command::new("tmux")
+    let status = tmux
+        .tmux()
         .args(["resize-window", "-t", &tmux.name, "-x", "120", "-y", "40"])
         .status()
         .expect("tmux resize-window");

@@ -695,23 +695,7 @@ impl FrameTokens {
             Role::Frame,
             format!("length {} (u64 little-endian)", header.length),
         ));
-        let (crc_role, crc_meaning) = if header.crc_ok() {
-            (
-                Role::Frame,
-                format!(
-                    "masked crc32c of the length: 0x{:08x}, matches",
-                    header.stored_length_crc
-                ),
-            )
-        } else {
-            (
-                Role::BadCrc,
-                format!(
-                    "masked crc32c of the length: stored 0x{:08x}, expected 0x{:08x}: MISMATCH, the length is not trustworthy",
-                    header.stored_length_crc, header.computed_length_crc
-                ),
-            )
-        };
+        let (crc_role, crc_meaning) = length_crc_meaning(&header);
         own.head.push(plain(offset + 8, 4, crc_role, crc_meaning));
         let payload_start = offset + HEADER_LEN;
         match frame.payload_range() {
@@ -730,23 +714,7 @@ impl FrameTokens {
             None => {
                 let len = frame.region_end.0.saturating_sub(payload_start);
                 if len > 0 {
-                    let what = if header.crc_ok() {
-                        let end = frame.region_end.0;
-                        let held = if end >= data.len() {
-                            format!("the file's last {}", plural(len, "byte"))
-                        } else {
-                            format!(
-                                "{}, up to the next intact frame at byte {end}",
-                                plural(len, "byte")
-                            )
-                        };
-                        format!(
-                            "{held}, where the header announces a {}-byte payload and its 4-byte CRC",
-                            header.length
-                        )
-                    } else {
-                        skipped(len, frame.region_end.0, data.len())
-                    };
+                    let what = cut_payload_meaning(&header, frame, len, data.len());
                     own.head
                         .push(plain(payload_start, len, Role::Unparsed, what));
                 }
@@ -754,19 +722,7 @@ impl FrameTokens {
         }
         if let Some((stored, computed)) = frame.data_crcs(data) {
             let footer = frame.payload_range().map_or(payload_start, |r| r.end.0);
-            let (role, meaning) = if stored == computed {
-                (
-                    Role::Frame,
-                    format!("masked crc32c of the payload: 0x{stored:08x}, matches"),
-                )
-            } else {
-                (
-                    Role::BadCrc,
-                    format!(
-                        "masked crc32c of the payload: stored 0x{stored:08x}, expected 0x{computed:08x}: MISMATCH"
-                    ),
-                )
-            };
+            let (role, meaning) = payload_crc_meaning(stored, computed);
             own.tail.push(plain(footer, FOOTER_LEN, role, meaning));
             let after = footer + FOOTER_LEN;
             if frame.region_end.0 > after {
@@ -786,6 +742,66 @@ impl FrameTokens {
     /// The token starting at `start`, with its meaning.
     pub fn starting_at(&self, start: u64) -> Option<&(Token, String)> {
         self.iter().find(|(t, _)| t.start == start)
+    }
+}
+
+/// The meaning of a frame's length CRC: it matches, or the length cannot be trusted.
+fn length_crc_meaning(header: &Header) -> (Role, String) {
+    if header.crc_ok() {
+        (
+            Role::Frame,
+            format!(
+                "masked crc32c of the length: 0x{:08x}, matches",
+                header.stored_length_crc
+            ),
+        )
+    } else {
+        (
+            Role::BadCrc,
+            format!(
+                "masked crc32c of the length: stored 0x{:08x}, expected 0x{:08x}: MISMATCH, the length is not trustworthy",
+                header.stored_length_crc, header.computed_length_crc
+            ),
+        )
+    }
+}
+
+/// The meaning of the `len` bytes after a header that announces more than the frame's region
+/// holds: what is there, and (if the header itself is sound) what the header announced.
+fn cut_payload_meaning(header: &Header, frame: &Frame, len: u64, file_len: u64) -> String {
+    if header.crc_ok() {
+        let end = frame.region_end.0;
+        let held = if end >= file_len {
+            format!("the file's last {}", plural(len, "byte"))
+        } else {
+            format!(
+                "{}, up to the next intact frame at byte {end}",
+                plural(len, "byte")
+            )
+        };
+        format!(
+            "{held}, where the header announces a {}-byte payload and its 4-byte CRC",
+            header.length
+        )
+    } else {
+        skipped(len, frame.region_end.0, file_len)
+    }
+}
+
+/// The meaning of a frame's payload CRC: it matches, or stored and expected differ.
+fn payload_crc_meaning(stored: u32, computed: u32) -> (Role, String) {
+    if stored == computed {
+        (
+            Role::Frame,
+            format!("masked crc32c of the payload: 0x{stored:08x}, matches"),
+        )
+    } else {
+        (
+            Role::BadCrc,
+            format!(
+                "masked crc32c of the payload: stored 0x{stored:08x}, expected 0x{computed:08x}: MISMATCH"
+            ),
+        )
     }
 }
 

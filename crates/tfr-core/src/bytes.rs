@@ -133,66 +133,44 @@ impl<const N: usize> ByteSource for [u8; N] {
     }
 }
 
-impl<T: ByteSource + ?Sized> ByteSource for &T {
-    fn len(&self) -> u64 {
-        (**self).len()
-    }
+/// A byte source behind a pointer (`&T`, `Arc<T>`) answers as the source it points to, hints
+/// included.
+macro_rules! forward_byte_source {
+    ($($pointer:ty),*) => {$(
+        impl<T: ByteSource + ?Sized> ByteSource for $pointer {
+            fn len(&self) -> u64 {
+                (**self).len()
+            }
 
-    fn read(&self, range: FileRange) -> Result<&[u8], ReadError> {
-        (**self).read(range)
-    }
+            #[inline]
+            fn read(&self, range: FileRange) -> Result<&[u8], ReadError> {
+                (**self).read(range)
+            }
 
-    fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
-        (**self).copy_into(at, buf)
-    }
+            fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
+                (**self).copy_into(at, buf)
+            }
 
-    fn faulted(&self) -> bool {
-        (**self).faulted()
-    }
+            fn faulted(&self) -> bool {
+                (**self).faulted()
+            }
 
-    fn failure(&self) -> Option<ReadError> {
-        (**self).failure()
-    }
+            fn failure(&self) -> Option<ReadError> {
+                (**self).failure()
+            }
 
-    fn will_walk(&self, range: FileRange) {
-        (**self).will_walk(range)
-    }
+            fn will_walk(&self, range: FileRange) {
+                (**self).will_walk(range)
+            }
 
-    fn walked(&self, range: FileRange) {
-        (**self).walked(range)
-    }
+            fn walked(&self, range: FileRange) {
+                (**self).walked(range)
+            }
+        }
+    )*};
 }
 
-impl<T: ByteSource + ?Sized> ByteSource for Arc<T> {
-    fn len(&self) -> u64 {
-        (**self).len()
-    }
-
-    #[inline]
-    fn read(&self, range: FileRange) -> Result<&[u8], ReadError> {
-        (**self).read(range)
-    }
-
-    fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {
-        (**self).copy_into(at, buf)
-    }
-
-    fn faulted(&self) -> bool {
-        (**self).faulted()
-    }
-
-    fn failure(&self) -> Option<ReadError> {
-        (**self).failure()
-    }
-
-    fn will_walk(&self, range: FileRange) {
-        (**self).will_walk(range)
-    }
-
-    fn walked(&self, range: FileRange) {
-        (**self).walked(range)
-    }
-}
+forward_byte_source!(&T, Arc<T>);
 
 /// [`ByteSource::copy_into`] by copying what [`ByteSource::read`] serves. A source that serves
 /// only bounded ranges (ranged reads) is asked for as much as it says it serves, or half as much

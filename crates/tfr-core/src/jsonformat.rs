@@ -3,7 +3,7 @@
 //! the way Python prints them.
 //!
 //! Records are written straight from the views into one `String`, with no intermediate tree. The
-//! small [`Json`] builder remains for the tool's own report objects (`list --json`, `verify --json`).
+//! tool's own reports are serde types printed by [`crate::pyjson`].
 
 use std::borrow::Cow;
 
@@ -14,57 +14,6 @@ use crate::keytext::{KeyTexts, write_key};
 use crate::pyfmt::{json_bytes, json_string, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::textformat::scalar_text;
-
-/// A JSON value whose numbers are already formatted, so printing cannot change them.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Json {
-    Null,
-    Literal(String),
-    String(String),
-    Array(Vec<Json>),
-    Object(Vec<(String, Json)>),
-}
-
-impl Json {
-    /// Serialises with Python's default separators (`", "` and `": "`) and sorted keys.
-    pub fn write(&self, out: &mut String) {
-        match self {
-            Json::Null => out.push_str("null"),
-            Json::Literal(text) => out.push_str(text),
-            Json::String(text) => json_string(text, out),
-            Json::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    item.write(out);
-                }
-                out.push(']');
-            }
-            Json::Object(members) => {
-                let mut sorted: Vec<&(String, Json)> = members.iter().collect();
-                sorted.sort_by(|a, b| a.0.cmp(&b.0));
-                out.push('{');
-                for (i, (key, value)) in sorted.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    json_string(key, out);
-                    out.push_str(": ");
-                    value.write(out);
-                }
-                out.push('}');
-            }
-        }
-    }
-
-    pub fn to_string_sorted(&self) -> String {
-        let mut out = String::new();
-        self.write(&mut out);
-        out
-    }
-}
 
 /// The JSON object of a typed message, on one line.
 pub fn message_to_json(message: &MessageView<'_>) -> String {
@@ -346,20 +295,39 @@ fn quoted(text: &str, out: &mut String) {
     out.push('"');
 }
 
-/// The JSON line for a payload that is not a message: its length, whether protobuf would accept it
-/// as a `tf.train.Example`, and the bytes in base64.
-pub fn raw_payload_json(payload: &[u8], parses_as_example: bool) -> Json {
-    Json::Object(vec![
-        ("length".into(), Json::Literal(payload.len().to_string())),
-        (
-            "parses_as_example".into(),
-            Json::Literal(parses_as_example.to_string()),
-        ),
-        (
-            "payload_base64".into(),
-            Json::String(base64::engine::general_purpose::STANDARD.encode(payload)),
-        ),
-    ])
+/// What JSON says of a payload that is not a message: its length, whether protobuf would accept it
+/// as a `tf.train.Example`, and the bytes in base64; with the message type asked for (`--message`),
+/// that type and that the payload is not one.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RawPayload {
+    pub length: usize,
+    pub parses_as_example: bool,
+    pub payload_base64: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parses_as_message: Option<bool>,
+}
+
+impl RawPayload {
+    pub fn new(payload: &[u8], parses_as_example: bool) -> RawPayload {
+        RawPayload {
+            length: payload.len(),
+            parses_as_example,
+            payload_base64: base64::engine::general_purpose::STANDARD.encode(payload),
+            message: None,
+            parses_as_message: None,
+        }
+    }
+
+    /// The payload, read as `message` and found not to be one.
+    pub fn not_a(self, message: &str) -> RawPayload {
+        RawPayload {
+            message: Some(message.to_string()),
+            parses_as_message: Some(false),
+            ..self
+        }
+    }
 }
 
 #[cfg(test)]
@@ -423,6 +391,19 @@ mod tests {
             r#"{"a": 1}"#
         );
         assert_eq!(json(&unset), "{}");
+    }
+
+    #[test]
+    fn a_payload_that_is_no_message_is_its_length_and_base64_and_says_what_it_is_not() {
+        let raw = RawPayload::new(b"\xff\x1b[31m", false);
+        assert_eq!(
+            crate::pyjson::to_string(&raw).unwrap(),
+            r#"{"length": 6, "parses_as_example": false, "payload_base64": "/xtbMzFt"}"#
+        );
+        assert_eq!(
+            crate::pyjson::to_string(&raw.not_a("tensorflow.Event")).unwrap(),
+            r#"{"length": 6, "message": "tensorflow.Event", "parses_as_example": false, "parses_as_message": false, "payload_base64": "/xtbMzFt"}"#
+        );
     }
 
     #[test]

@@ -36,6 +36,7 @@
 
 pub mod annotate;
 pub mod bytes;
+pub mod columns;
 pub mod compress;
 #[cfg(any(test, feature = "test-support"))]
 pub mod crafted;
@@ -61,6 +62,7 @@ pub mod pyjson;
 pub mod quiz;
 pub mod record_index;
 pub mod recover;
+pub mod report;
 pub mod resync;
 pub mod rules;
 pub mod schema;

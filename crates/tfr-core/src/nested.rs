@@ -8,7 +8,6 @@
 
 use crate::bytes::ByteSource;
 use crate::frame::{Frame, FrameIndex, FrameStatus};
-use crate::jsonformat::Json;
 use crate::span::FileOffset;
 
 /// Offsets shown in a sentence before the rest are elided (JSON lists them all).
@@ -98,17 +97,20 @@ impl<'a> NestedFrames<'a> {
         )
     }
 
-    /// `{"count": N, "offsets": [...]}`.
-    pub fn to_json(&self) -> Json {
-        let number = |n: u64| Json::Literal(n.to_string());
-        Json::Object(vec![
-            ("count".into(), number(self.intact as u64)),
-            (
-                "offsets".into(),
-                Json::Array(self.frames().map(|f| number(f.offset.0)).collect()),
-            ),
-        ])
+    /// How many frames it holds and where: `{"count": N, "offsets": [...]}` in JSON.
+    pub fn counted(&self) -> NestedCount {
+        NestedCount {
+            count: self.intact as u64,
+            offsets: self.frames().map(|f| f.offset.0).collect(),
+        }
     }
+}
+
+/// The intact frames nested in a damaged record: how many, and their offsets in the file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct NestedCount {
+    pub count: u64,
+    pub offsets: Vec<u64>,
 }
 
 /// Whether the scan trusted `frame`'s length: a payload CRC mismatch whose extent ends exactly
@@ -188,7 +190,7 @@ mod tests {
                 .describe()
                 .contains(", 188, and 2 more): they are nested")
         );
-        let json = nested.to_json().to_string_sorted();
+        let json = crate::pyjson::to_string(&nested.counted()).unwrap();
         assert!(
             json.starts_with("{\"count\": 10, \"offsets\": [34, 56, "),
             "{json}"

@@ -107,13 +107,9 @@ impl Formatter for PythonStyle {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
-    use proptest::prelude::*;
     use serde::Serialize;
 
     use super::to_string;
-    use crate::jsonformat::Json;
 
     #[derive(Serialize)]
     struct Shard {
@@ -157,47 +153,5 @@ mod tests {
             to_string(text).unwrap(),
             r#""a\u001b]0;title\u0007\u007f\u00e9\ud83d\ude00\"\\\n""#
         );
-    }
-
-    /// A tree of the report builder's shape, written both ways.
-    fn both(members: &BTreeMap<String, (String, Vec<i64>)>) -> (String, String) {
-        let built = Json::Object(
-            members
-                .iter()
-                .map(|(key, (text, numbers))| {
-                    let numbers = numbers.iter().map(|n| Json::Literal(n.to_string()));
-                    let value = Json::Array(
-                        std::iter::once(Json::String(text.clone()))
-                            .chain(numbers)
-                            .collect(),
-                    );
-                    (key.clone(), value)
-                })
-                .collect(),
-        );
-        let serde_tree: BTreeMap<&String, Vec<serde_json::Value>> = members
-            .iter()
-            .map(|(key, (text, numbers))| {
-                let mut items = vec![serde_json::Value::from(text.as_str())];
-                items.extend(numbers.iter().map(|&n| serde_json::Value::from(n)));
-                (key, items)
-            })
-            .collect();
-        (built.to_string_sorted(), to_string(&serde_tree).unwrap())
-    }
-
-    proptest! {
-        /// The same text as the hand-built reports' writer, for any keys and strings.
-        #[test]
-        fn prints_what_the_report_builder_printed(
-            members in proptest::collection::btree_map(
-                any::<String>(),
-                (any::<String>(), proptest::collection::vec(any::<i64>(), 0..4)),
-                0..6,
-            )
-        ) {
-            let (built, serialised) = both(&members);
-            prop_assert_eq!(built, serialised);
-        }
     }
 }

@@ -5,8 +5,8 @@
 use crate::damage;
 use crate::frame::Frame;
 use crate::input::Input;
-use crate::jsonformat::Json;
 use crate::payload::{Decoded, Decoder, Names, PayloadKind, Summary};
+use serde::Serialize;
 
 /// What `list` says about one frame.
 pub struct FrameRow {
@@ -128,99 +128,99 @@ pub fn summarize(
     summary
 }
 
-/// What a JSON object describing a frame says about it; each output picks the members it needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrameField {
-    Index,
-    Offset,
-    /// The declared payload length (`null` when the header is unreadable).
-    Length,
-    /// `length_crc_ok` and `data_crc_ok` (`null` when not checked).
-    CrcVerdicts,
-    Status,
-    /// Where the bytes the frame owns end.
-    End,
-    AfterResync,
-    /// The offset TensorFlow names in its error, present only for frames it fails on.
-    TensorflowOffset,
-    /// The same, `null` for frames TensorFlow reads.
-    TensorflowOffsetOrNull,
+/// What every JSON output says about a frame the same way: where it is, its CRC verdicts, its
+/// status and where the bytes it owns end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FrameFacts {
+    pub index: u64,
+    pub offset: u64,
+    /// The declared payload length (`None` when the header is unreadable).
+    pub length: Option<u64>,
+    /// `None` when not checked.
+    pub length_crc_ok: Option<bool>,
+    pub data_crc_ok: Option<bool>,
+    pub status: &'static str,
+    pub end: u64,
+    pub after_resync: bool,
+    /// The offset TensorFlow names in its error, for frames it fails on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tensorflow_offset: Option<u64>,
 }
 
-/// The members describing `frame`, worded the same in every output (`list`, `locate`, `salvage`).
-pub fn frame_members(frame: &Frame, fields: &[FrameField]) -> Vec<(String, Json)> {
-    let number = |n: u64| Json::Literal(n.to_string());
-    let bool_or_null = |v: Option<bool>| v.map_or(Json::Null, |b| Json::Literal(b.to_string()));
-    let tensorflow = frame.tensorflow_offset().map(|tf| number(tf.0));
-    let mut members = Vec::new();
-    for field in fields {
-        let mut add = |name: &str, value: Json| members.push((name.to_string(), value));
-        match field {
-            FrameField::Index => add("index", number(frame.index as u64)),
-            FrameField::Offset => add("offset", number(frame.offset.0)),
-            FrameField::Length => add("length", frame.declared_length.map_or(Json::Null, number)),
-            FrameField::CrcVerdicts => {
-                add("length_crc_ok", bool_or_null(frame.status.length_crc_ok()));
-                add("data_crc_ok", bool_or_null(frame.status.data_crc_ok()));
-            }
-            FrameField::Status => add("status", Json::String(frame.status.name().into())),
-            FrameField::End => add("end", number(frame.region_end.0)),
-            FrameField::AfterResync => add(
-                "after_resync",
-                Json::Literal(frame.after_resync.to_string()),
-            ),
-            FrameField::TensorflowOffset => {
-                if let Some(tf) = &tensorflow {
-                    add("tensorflow_offset", tf.clone());
-                }
-            }
-            FrameField::TensorflowOffsetOrNull => add(
-                "tensorflow_offset",
-                tensorflow.clone().unwrap_or(Json::Null),
-            ),
+impl FrameFacts {
+    pub fn of(frame: &Frame) -> FrameFacts {
+        FrameFacts {
+            index: frame.index as u64,
+            offset: frame.offset.0,
+            length: frame.declared_length,
+            length_crc_ok: frame.status.length_crc_ok(),
+            data_crc_ok: frame.status.data_crc_ok(),
+            status: frame.status.name(),
+            end: frame.region_end.0,
+            after_resync: frame.after_resync,
+            tensorflow_offset: frame.tensorflow_offset().map(|tf| tf.0),
         }
     }
-    members
 }
 
-/// The frame as one JSON object, as `list --json` prints it.
-pub fn row_json(file: &str, row: &FrameRow) -> Json {
-    use FrameField::*;
-    let fields = [
-        Index,
-        Offset,
-        Length,
-        CrcVerdicts,
-        Status,
-        End,
-        AfterResync,
-        TensorflowOffset,
-    ];
-    let mut members = frame_members(&row.frame, &fields);
-    members.push(("file".to_string(), Json::String(file.to_string())));
-    members.push((
-        "kind".into(),
-        row.kind
-            .as_ref()
-            .map_or(Json::Null, |k| Json::String(k.name().into())),
-    ));
-    if let Some(n) = row.feature_count {
-        members.push(("features".into(), Json::Literal(n.to_string())));
-        let names = row
-            .feature_names
-            .iter()
-            .map(|name| Json::String(name.into()))
-            .collect();
-        members.push(("feature_names".into(), Json::Array(names)));
+/// One frame as `list --json` prints it: its facts, its file, and what its payload holds (or
+/// what is wrong with it), with where it lies in a dataset's split or a snapshot's element.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListRow {
+    #[serde(flatten)]
+    pub frame: FrameFacts,
+    /// The file's path as JSON gives paths.
+    pub file: String,
+    /// The payload's kind (`None` for a damaged frame).
+    pub kind: Option<String>,
+    /// The number of features, for payloads made of features.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub features: Option<usize>,
+    /// Their names, as the file holds them, at most [`NAMES_KEPT`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feature_names: Option<Vec<String>>,
+    /// An intact frame's summary: a tensor's dtype, shape and values, an event's step, tags and
+    /// values, a message's fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// What is wrong with a damaged frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    /// The intact frames a damaged record holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nested_frames: Option<crate::nested::NestedCount>,
+    /// In a dataset, the split and the split-wide number of the record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split_record: Option<u64>,
+    /// In a tf.data snapshot, the element and the component the record is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
+}
+
+impl ListRow {
+    /// The row of `row`, a frame of `file` (named as JSON names paths).
+    pub fn new(file: &str, row: &FrameRow) -> ListRow {
+        let features = row.feature_count;
+        let intact = row.frame.status.is_intact();
+        ListRow {
+            frame: FrameFacts::of(&row.frame),
+            file: file.to_string(),
+            kind: row.kind.as_ref().map(|k| k.name().to_string()),
+            features,
+            feature_names: features.map(|_| row.feature_names.iter().map(str::to_string).collect()),
+            summary: intact.then(|| row.summary.clone()),
+            problem: (!intact).then(|| row.summary.clone()),
+            nested_frames: None,
+            split: None,
+            split_record: None,
+            element: None,
+            component: None,
+        }
     }
-    if row.frame.status.is_intact() {
-        // What the table's summary column says: a tensor's dtype, shape and values, an event's
-        // step, tags and values, a message's fields.
-        members.push(("summary".into(), Json::String(row.summary.clone())));
-    } else {
-        members.push(("problem".into(), Json::String(row.summary.clone())));
-    }
-    Json::Object(members)
 }
 
 #[cfg(test)]

@@ -649,47 +649,7 @@ pub fn write_example(
     for (name, spec) in &specs.features {
         let shown = for_terminal(name);
         if let Spec::Sequence(inner) = spec {
-            let parts: Vec<(&String, &Spec, FeatureValues<'_>)> = inner
-                .iter()
-                .filter_map(|(k, s)| {
-                    let flat = if k.is_empty() {
-                        name.clone()
-                    } else {
-                        format!("{name}/{k}")
-                    };
-                    let f = features.named(&flat)?;
-                    done.push(flat);
-                    Some((k, s, f.values))
-                })
-                .collect();
-            let elements = parts
-                .iter()
-                .map(|(_, s, v)| v.len() / per_element(s))
-                .max()
-                .unwrap_or(0);
-            writeln!(
-                out,
-                "  {}  Sequence of {}",
-                pad_to(&shown, width),
-                plural(elements, "element")
-            )?;
-            for i in 0..elements.min(SHOWN) {
-                let cells: Vec<String> = parts
-                    .iter()
-                    .map(|(k, s, v)| {
-                        let value = element_text(s, v, i);
-                        if k.is_empty() {
-                            value
-                        } else {
-                            format!("{} {value}", for_terminal(k))
-                        }
-                    })
-                    .collect();
-                writeln!(out, "    [{i}] {}", cells.join("  "))?;
-            }
-            if elements > SHOWN {
-                writeln!(out, "    … {} more elements", elements - SHOWN)?;
-            }
+            write_sequence(out, name, inner, &features, width, &mut done)?;
             continue;
         }
         let Some(feature) = features.named(name) else {
@@ -723,6 +683,61 @@ pub fn write_example(
             pad_to(&kind, kind_width),
             crate::example::values_summary(&feature.values, None, SHOWN)
         )?;
+    }
+    Ok(())
+}
+
+/// A sequence feature of features.json, stored flat as one feature per part (`name/part`): its
+/// first elements, one line each with every part's value. The parts found are added to `done`.
+fn write_sequence(
+    out: &mut dyn Write,
+    name: &str,
+    inner: &BTreeMap<String, Spec>,
+    features: &Features<'_>,
+    width: usize,
+    done: &mut Vec<String>,
+) -> io::Result<()> {
+    let shown = for_terminal(name);
+    let parts: Vec<(&String, &Spec, FeatureValues<'_>)> = inner
+        .iter()
+        .filter_map(|(k, s)| {
+            let flat = if k.is_empty() {
+                name.to_string()
+            } else {
+                format!("{name}/{k}")
+            };
+            let f = features.named(&flat)?;
+            done.push(flat);
+            Some((k, s, f.values))
+        })
+        .collect();
+    let elements = parts
+        .iter()
+        .map(|(_, s, v)| v.len() / per_element(s))
+        .max()
+        .unwrap_or(0);
+    writeln!(
+        out,
+        "  {}  Sequence of {}",
+        pad_to(&shown, width),
+        plural(elements, "element")
+    )?;
+    for i in 0..elements.min(SHOWN) {
+        let cells: Vec<String> = parts
+            .iter()
+            .map(|(k, s, v)| {
+                let value = element_text(s, v, i);
+                if k.is_empty() {
+                    value
+                } else {
+                    format!("{} {value}", for_terminal(k))
+                }
+            })
+            .collect();
+        writeln!(out, "    [{i}] {}", cells.join("  "))?;
+    }
+    if elements > SHOWN {
+        writeln!(out, "    … {} more elements", elements - SHOWN)?;
     }
     Ok(())
 }

@@ -65,8 +65,9 @@ pub struct Member {
 }
 
 /// A file found among the inputs that is not a TFRecord file, with why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Skipped {
+    #[serde(rename = "file", serialize_with = "report::lossy_path")]
     pub path: PathBuf,
     pub reason: String,
 }
@@ -112,6 +113,30 @@ enum Origin {
 }
 
 impl Dataset {
+    /// Takes the paths a pattern matched: directories are searched, links to directories set
+    /// aside (as a directory's search does), files kept as candidates.
+    fn matched(&mut self, found: Vec<PathBuf>, candidates: &mut Vec<(PathBuf, Origin)>) {
+        for path in found {
+            let link = std::fs::symlink_metadata(&path);
+            if link.as_ref().is_ok_and(|m| m.is_dir()) {
+                match discover::walk(&path) {
+                    Ok(walk) => self.found(walk, candidates),
+                    Err(e) => self.errors.push(format!(
+                        "{}: cannot be searched: {e}",
+                        crate::escape::path_for_terminal(&path)
+                    )),
+                }
+            } else if link.is_ok_and(|m| m.is_symlink()) && path.is_dir() {
+                self.skipped.push(Skipped {
+                    path,
+                    reason: "a link to a directory, not followed (name it to search it)".into(),
+                });
+            } else {
+                candidates.push((path, Origin::Found));
+            }
+        }
+    }
+
     /// Resolves command-line arguments: files, directories and glob patterns.
     pub fn resolve(args: &[PathBuf]) -> Dataset {
         let mut dataset = Dataset::default();
@@ -162,30 +187,7 @@ impl Dataset {
                     Ok(found) if found.is_empty() => dataset
                         .errors
                         .push(format!("{shown}: pattern matched nothing")),
-                    Ok(found) => {
-                        for path in found {
-                            // As in a directory's search, a link to a directory is not followed.
-                            let link = std::fs::symlink_metadata(&path);
-                            if link.as_ref().is_ok_and(|m| m.is_dir()) {
-                                match discover::walk(&path) {
-                                    Ok(walk) => dataset.found(walk, &mut candidates),
-                                    Err(e) => dataset.errors.push(format!(
-                                        "{}: cannot be searched: {e}",
-                                        crate::escape::path_for_terminal(&path)
-                                    )),
-                                }
-                            } else if link.is_ok_and(|m| m.is_symlink()) && path.is_dir() {
-                                dataset.skipped.push(Skipped {
-                                    path,
-                                    reason:
-                                        "a link to a directory, not followed (name it to search it)"
-                                            .into(),
-                                });
-                            } else {
-                                candidates.push((path, Origin::Found));
-                            }
-                        }
-                    }
+                    Ok(found) => dataset.matched(found, &mut candidates),
                     Err(e) => dataset
                         .errors
                         .push(format!("{shown}: not a valid pattern: {e}")),

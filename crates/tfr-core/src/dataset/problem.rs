@@ -124,6 +124,34 @@ fn paths(paths: &[PathBuf]) -> String {
         .join(", ")
 }
 
+/// Missing shards named: `shard 3`, or `shards 3, 5 and 2 more` past the first few named.
+fn missing_list(count: u64, first: &[String]) -> String {
+    let mut listed = first.join(", ");
+    let more = count.saturating_sub(first.len() as u64);
+    if more > 0 {
+        listed.push_str(&format!(" and {more} more"));
+    }
+    let noun = if count == 1 { "shard" } else { "shards" };
+    format!("{noun} {listed}")
+}
+
+/// How many times a shard number appears, in words.
+fn times(n: usize) -> String {
+    match n {
+        2 => "twice".to_string(),
+        n => format!("{n} times"),
+    }
+}
+
+/// The shard counts the names of a split give, each with how many names give it.
+fn totals_said(totals: &[(String, usize)]) -> String {
+    let says: Vec<String> = totals
+        .iter()
+        .map(|(total, n)| format!("{n} says {total}"))
+        .collect();
+    says.join(", ")
+}
+
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = |split: &str| crate::escape::for_terminal(split).into_owned();
@@ -134,49 +162,30 @@ impl fmt::Display for Problem {
                 first,
                 total,
                 examples,
-            } => {
-                let mut listed = first.join(", ");
-                let more = count.saturating_sub(first.len() as u64);
-                if more > 0 {
-                    listed.push_str(&format!(" and {more} more"));
-                }
-                let noun = if *count == 1 { "shard" } else { "shards" };
-                write!(
-                    f,
-                    "{}: {noun} {listed} of {total} missing ({})",
-                    name(split),
-                    paths(examples)
-                )?;
-                Ok(())
-            }
+            } => write!(
+                f,
+                "{}: {} of {total} missing ({})",
+                name(split),
+                missing_list(*count, first),
+                paths(examples)
+            ),
             Problem::DuplicateShard {
                 split,
                 number,
                 paths: found,
-            } => {
-                let times = match found.len() {
-                    2 => "twice".to_string(),
-                    n => format!("{n} times"),
-                };
-                write!(
-                    f,
-                    "{}: shard {number} appears {times}: {}",
-                    name(split),
-                    paths(found)
-                )
-            }
-            Problem::TotalsDisagree { split, totals } => {
-                let says: Vec<String> = totals
-                    .iter()
-                    .map(|(total, n)| format!("{n} says {total}"))
-                    .collect();
-                write!(
-                    f,
-                    "{}: shards disagree on how many there are: {}",
-                    name(split),
-                    says.join(", ")
-                )
-            }
+            } => write!(
+                f,
+                "{}: shard {number} appears {}: {}",
+                name(split),
+                times(found.len()),
+                paths(found)
+            ),
+            Problem::TotalsDisagree { split, totals } => write!(
+                f,
+                "{}: shards disagree on how many there are: {}",
+                name(split),
+                totals_said(totals)
+            ),
             Problem::NumberPastTotal { split, path } => write!(
                 f,
                 "{}: {} has a shard number past the count its name gives",

@@ -3,10 +3,12 @@
 
 use std::collections::HashSet;
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Serialize, Serializer};
 
 use crate::escape::path_for_terminal;
 use crate::frame::FrameIndex;
-use crate::jsonformat::Json;
 use crate::words::plural;
 
 use super::{Dataset, Problem, ShardCount};
@@ -161,44 +163,172 @@ impl<'d> Summary<'d> {
         }
     }
 
+    /// The summary as data: per split its counts, the problems, skipped files, snapshots and the
+    /// verdict.
+    pub fn report(&self) -> DatasetReport {
+        let split = |name: &str, split: Option<usize>| {
+            let (files, unreadable, total) = self.split_total(split);
+            let named = split
+                .and_then(|i| self.dataset.splits.get(i))
+                .map(|s| NamedSplit {
+                    shards_named: s.set.total(),
+                    dataset_info: s.info.as_ref().map(|(path, _)| path.clone()),
+                });
+            SplitCount {
+                name: name.to_string(),
+                files,
+                unreadable,
+                frames: total.frames,
+                intact: total.intact,
+                damaged: total.damaged,
+                payload_bytes: total.payload_bytes,
+                named,
+            }
+        };
+        let mut splits: Vec<SplitCount> = self
+            .dataset
+            .splits
+            .iter()
+            .enumerate()
+            .map(|(i, s)| split(s.name.raw(), Some(i)))
+            .collect();
+        if self.split_total(None).0 > 0 {
+            splits.push(split("other files", None));
+        }
+        let problems = self.problems.iter().map(|p| ProblemText {
+            kind: p.kind(),
+            split: p.split().map(str::to_string),
+            problem: p.to_string(),
+        });
+        DatasetReport {
+            dataset: DatasetFigures {
+                ok: self.ok(),
+                verdict: self.verdict(),
+                not_read: self.not_read(),
+                splits,
+                problems: problems.collect(),
+                skipped: self.dataset.skipped.clone(),
+                snapshots: self.snapshots.iter().map(|c| c.figures.clone()).collect(),
+                snapshot_lines: self.snapshots.iter().map(|c| c.line.clone()).collect(),
+            },
+        }
+    }
+}
+
+/// What a command over a dataset concludes, as `--json` prints it: `{"dataset": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DatasetReport {
+    pub dataset: DatasetFigures,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DatasetFigures {
+    pub ok: bool,
+    pub verdict: Verdict,
+    /// Members that could not be read, and arguments that could not be used.
+    pub not_read: u64,
+    /// Each split, then `other files` (the members that are no shard) when there are any.
+    pub splits: Vec<SplitCount>,
+    pub problems: Vec<ProblemText>,
+    pub skipped: Vec<super::Skipped>,
+    pub snapshots: Vec<super::snapshot::count::SnapshotCount>,
+    /// Each snapshot's line of the text summary, worded where it was counted.
+    #[serde(skip)]
+    pub snapshot_lines: Vec<String>,
+}
+
+/// The members of a split (or of no split) and the sum of their tallies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SplitCount {
+    pub name: String,
+    pub files: u64,
+    pub unreadable: u64,
+    pub frames: u64,
+    pub intact: u64,
+    pub damaged: u64,
+    pub payload_bytes: u64,
+    /// What a split has beside its members (`None` for `other files`).
+    #[serde(flatten)]
+    pub named: Option<NamedSplit>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NamedSplit {
+    /// The shard count its names give (`-of-NNNNN`).
+    pub shards_named: Option<u64>,
+    /// The `dataset_info.json` that describes it.
+    #[serde(serialize_with = "lossy_optional_path")]
+    pub dataset_info: Option<PathBuf>,
+}
+
+/// Where a member lies in its split (`verify --json` gives it per member).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SplitPlace {
+    pub split: String,
+    /// The shard's number as its name writes it (`00001`), for a shard.
+    pub shard: Option<String>,
+    /// The split-wide number of its first record.
+    pub split_first_record: u64,
+}
+
+/// A problem of the dataset: its kind, the split it concerns, and its words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProblemText {
+    pub kind: &'static str,
+    pub split: Option<String>,
+    pub problem: String,
+}
+
+impl Serialize for Verdict {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Verdict::Ok => "ok",
+            Verdict::Damaged => "damaged",
+            Verdict::Incomplete => "incomplete",
+        })
+    }
+}
+
+/// A path in a report, as JSON gives paths ([`crate::escape::path_for_json`]).
+pub fn lossy_path<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&crate::escape::path_for_json(path))
+}
+
+fn lossy_optional_path<S: Serializer>(path: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
+    match path {
+        Some(path) => lossy_path(path, s),
+        None => s.serialize_none(),
+    }
+}
+
+impl DatasetReport {
     /// One line per split, one per problem, one per skipped file (when `skipped` is asked for:
     /// `list` names them on standard error instead), and the verdict.
     pub fn write_text(&self, out: &mut dyn Write, skipped: bool) -> io::Result<()> {
-        let mut lines = Vec::new();
+        let d = &self.dataset;
         // The splits a problem concerns, found once.
-        let troubled: HashSet<&str> = self.problems.iter().filter_map(Problem::split).collect();
-        for (i, split) in self.dataset.splits.iter().enumerate() {
-            let agrees = split.info.is_some() && !troubled.contains(split.name.raw());
-            lines.push(self.split_line(split.name.raw(), Some(i), agrees));
+        let troubled: HashSet<&str> = d
+            .problems
+            .iter()
+            .filter_map(|p| p.split.as_deref())
+            .collect();
+        for split in &d.splits {
+            writeln!(out, "{}", split_line(split, &troubled))?;
         }
-        let (loose, _, _) = self.split_total(None);
-        if loose > 0 {
-            lines.push(self.split_line("other files", None, false));
-        }
-        lines.extend(self.snapshots.iter().map(|c| c.line.clone()));
-        for line in lines {
+        for line in &d.snapshot_lines {
             writeln!(out, "{line}")?;
         }
-        for problem in &self.problems {
-            writeln!(out, "{problem}")?;
+        for problem in &d.problems {
+            writeln!(out, "{}", problem.problem)?;
         }
         if skipped {
-            for file in &self.dataset.skipped {
-                writeln!(
-                    out,
-                    "{}: skipped: {}",
-                    path_for_terminal(&file.path),
-                    file.reason
-                )?;
+            for file in &d.skipped {
+                let path = path_for_terminal(&file.path);
+                writeln!(out, "{path}: skipped: {}", file.reason)?;
             }
         }
-        let (mut members, mut frames, mut damaged) = (0u64, 0u64, 0u64);
-        for tally in self.tallies.iter().flatten() {
-            frames += tally.frames;
-            damaged += tally.damaged;
-        }
-        members += self.dataset.members.len() as u64;
-        let not_read = match self.not_read() {
+        let sum = |f: fn(&SplitCount) -> u64| d.splits.iter().map(f).sum::<u64>();
+        let not_read = match d.not_read {
             0 => String::new(),
             n => format!(
                 "; {} not read (named on standard error)",
@@ -207,113 +337,47 @@ impl<'d> Summary<'d> {
         };
         writeln!(
             out,
-            "dataset: {}: {}, {}, {}, {damaged} damaged, {}{not_read}",
-            self.verdict().word(),
-            plural(self.dataset.splits.len() as u64, "split"),
-            plural(members, "file"),
-            plural(frames, "frame"),
-            plural(self.problems.len() as u64, "dataset problem"),
+            "dataset: {}: {}, {}, {}, {} damaged, {}{not_read}",
+            d.verdict.word(),
+            plural(
+                d.splits.iter().filter(|s| s.named.is_some()).count() as u64,
+                "split"
+            ),
+            plural(sum(|s| s.files), "file"),
+            plural(sum(|s| s.frames), "frame"),
+            sum(|s| s.damaged),
+            plural(d.problems.len() as u64, "dataset problem"),
         )
     }
+}
 
-    /// The line of split `split` (`None`: the members that are no shard); `agrees` when it has
-    /// `dataset_info.json` and no problem concerns it.
-    fn split_line(&self, name: &str, split: Option<usize>, agrees: bool) -> String {
-        let (members, unreadable, total) = self.split_total(split);
-        let noun = if split.is_some() { "shard" } else { "file" };
-        let mut line = format!(
-            "{}: {}, {}, {} intact, {} damaged, {} of records",
-            crate::escape::for_terminal(name),
-            plural(members, noun),
-            plural(total.frames, "frame"),
-            total.intact,
-            total.damaged,
-            plural(total.payload_bytes, "byte"),
-        );
-        if unreadable > 0 {
-            line.push_str(&format!(", {unreadable} unreadable"));
-        }
-        // What was not read cannot be said to agree.
-        if agrees && unreadable == 0 {
-            line.push_str("; agrees with dataset_info.json");
-        }
-        line
+/// The line of a split (or of the members that are no shard): it agrees when it has
+/// `dataset_info.json`, no problem concerns it and every member was read.
+fn split_line(split: &SplitCount, troubled: &HashSet<&str>) -> String {
+    let noun = if split.named.is_some() {
+        "shard"
+    } else {
+        "file"
+    };
+    let mut line = format!(
+        "{}: {}, {}, {} intact, {} damaged, {} of records",
+        crate::escape::for_terminal(&split.name),
+        plural(split.files, noun),
+        plural(split.frames, "frame"),
+        split.intact,
+        split.damaged,
+        plural(split.payload_bytes, "byte"),
+    );
+    if split.unreadable > 0 {
+        line.push_str(&format!(", {} unreadable", split.unreadable));
     }
-
-    /// The summary as one JSON object: splits, problems, skipped files and the verdict.
-    pub fn to_json(&self) -> Json {
-        let number = |n: u64| Json::Literal(n.to_string());
-        let split_json = |name: &str, split: Option<usize>| {
-            let (members, unreadable, total) = self.split_total(split);
-            let mut members_json = vec![
-                ("name".to_string(), Json::String(name.to_string())),
-                ("files".into(), number(members)),
-                ("unreadable".into(), number(unreadable)),
-                ("frames".into(), number(total.frames)),
-                ("intact".into(), number(total.intact)),
-                ("damaged".into(), number(total.damaged)),
-                ("payload_bytes".into(), number(total.payload_bytes)),
-            ];
-            if let Some(s) = split.and_then(|i| self.dataset.splits.get(i)) {
-                members_json.push((
-                    "shards_named".into(),
-                    s.set.total().map_or(Json::Null, number),
-                ));
-                members_json.push((
-                    "dataset_info".into(),
-                    s.info.as_ref().map_or(Json::Null, |(path, _)| {
-                        Json::String(crate::escape::path_for_json(path))
-                    }),
-                ));
-            }
-            Json::Object(members_json)
-        };
-        let mut splits: Vec<Json> = self
-            .dataset
-            .splits
-            .iter()
-            .enumerate()
-            .map(|(i, s)| split_json(s.name.raw(), Some(i)))
-            .collect();
-        if self.split_total(None).0 > 0 {
-            splits.push(split_json("other files", None));
-        }
-        let problems = self.problems.iter().map(|p| {
-            Json::Object(vec![
-                ("kind".into(), Json::String(p.kind().into())),
-                (
-                    "split".into(),
-                    p.split().map_or(Json::Null, |s| Json::String(s.into())),
-                ),
-                ("problem".into(), Json::String(p.to_string())),
-            ])
-        });
-        let skipped = self.dataset.skipped.iter().map(|s| {
-            Json::Object(vec![
-                (
-                    "file".into(),
-                    Json::String(crate::escape::path_for_json(&s.path)),
-                ),
-                ("reason".into(), Json::String(s.reason.clone())),
-            ])
-        });
-        Json::Object(vec![(
-            "dataset".into(),
-            Json::Object(vec![
-                ("ok".into(), Json::Literal(self.ok().to_string())),
-                (
-                    "verdict".into(),
-                    Json::String(self.verdict().word().to_ascii_lowercase()),
-                ),
-                ("not_read".into(), number(self.not_read())),
-                ("splits".into(), Json::Array(splits)),
-                ("problems".into(), Json::Array(problems.collect())),
-                ("skipped".into(), Json::Array(skipped.collect())),
-                (
-                    "snapshots".into(),
-                    Json::Array(self.snapshots.iter().map(|c| c.json.clone()).collect()),
-                ),
-            ]),
-        )])
+    let described = split
+        .named
+        .as_ref()
+        .is_some_and(|n| n.dataset_info.is_some());
+    // What was not read cannot be said to agree.
+    if described && !troubled.contains(split.name.as_str()) && split.unreadable == 0 {
+        line.push_str("; agrees with dataset_info.json");
     }
+    line
 }

@@ -216,11 +216,49 @@ fn two_hundred_thousand_shards_group_in_one_pass() {
     let summary = Summary::new(&dataset, &tallies);
     assert!(summary.ok());
     let mut text = Vec::new();
-    summary.write_text(&mut text, false).unwrap();
+    summary.report().write_text(&mut text, false).unwrap();
     let text = String::from_utf8(text).unwrap();
     assert!(
         text.starts_with("train: 100000 shards, 200000 frames, 200000 intact, 0 damaged"),
         "{}",
         text.lines().next().unwrap_or_default()
+    );
+}
+
+#[test]
+fn the_summary_report_prints_as_text_and_json_from_the_same_counts() {
+    let root = Path::new("/nonexistent-dataset-root");
+    let mut dataset = Dataset::default();
+    dataset.group(
+        vec![
+            root.join("train-00000-of-00002"),
+            root.join("train-00001-of-00002"),
+            root.join("loose.tfrecord"),
+        ],
+        &[],
+    );
+    let tally = |frames: u64, damaged: u64| Tally {
+        frames,
+        intact: frames - damaged,
+        damaged,
+        payload_bytes: 10 * (frames - damaged),
+        compression: None,
+    };
+    // The second shard could not be read.
+    let tallies = vec![Some(tally(3, 1)), None, Some(tally(2, 0))];
+    let report = Summary::new(&dataset, &tallies).report();
+    let json = crate::pyjson::to_string(&report).unwrap();
+    assert_eq!(
+        json,
+        r#"{"dataset": {"not_read": 1, "ok": false, "problems": [], "skipped": [], "snapshots": [], "splits": [{"damaged": 1, "dataset_info": null, "files": 2, "frames": 3, "intact": 2, "name": "train", "payload_bytes": 20, "shards_named": 2, "unreadable": 1}, {"damaged": 0, "files": 1, "frames": 2, "intact": 2, "name": "other files", "payload_bytes": 20, "unreadable": 0}], "verdict": "damaged"}}"#
+    );
+    let mut text = Vec::new();
+    report.write_text(&mut text, true).unwrap();
+    assert_eq!(
+        String::from_utf8(text).unwrap(),
+        "train: 2 shards, 3 frames, 2 intact, 1 damaged, 20 bytes of records, 1 unreadable\n\
+         other files: 1 file, 2 frames, 2 intact, 0 damaged, 20 bytes of records\n\
+         dataset: DAMAGED: 1 split, 3 files, 5 frames, 1 damaged, 0 dataset problems; \
+         1 input not read (named on standard error)\n"
     );
 }

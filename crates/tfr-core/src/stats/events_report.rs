@@ -6,7 +6,6 @@ use std::io::{self, Write};
 
 use super::events::{MAX_TAGS, Run, Runs, Series, Tag};
 use crate::escape::{bytes_for_terminal, for_terminal};
-use crate::jsonformat::Json;
 use crate::words::{column_width, display_width, pad_to, plural, short};
 
 /// `3`, `0..2`, or `-` when there is no step.
@@ -131,103 +130,4 @@ pub fn write_text(runs: &Runs, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     Ok(())
-}
-
-fn float(x: f64) -> Json {
-    if x.is_finite() {
-        Json::Literal(format!("{x:?}"))
-    } else {
-        Json::Null
-    }
-}
-
-fn int(n: u64) -> Json {
-    Json::Literal(n.to_string())
-}
-
-fn steps_json(steps: Option<(i64, i64)>) -> Json {
-    match steps {
-        Some((lo, hi)) => Json::Object(vec![
-            ("min".into(), Json::Literal(lo.to_string())),
-            ("max".into(), Json::Literal(hi.to_string())),
-        ]),
-        None => Json::Null,
-    }
-}
-
-fn tag_json(tag: &[u8], stats: &Tag) -> Json {
-    let at = |(step, value): (i64, f64)| {
-        Json::Object(vec![
-            ("step".into(), Json::Literal(step.to_string())),
-            ("value".into(), float(value)),
-        ])
-    };
-    let scalars = stats.scalars.map_or(Json::Null, |s| {
-        Json::Object(vec![
-            ("count".into(), int(s.count)),
-            ("first".into(), at(s.first)),
-            ("last".into(), at(s.last)),
-            ("min".into(), s.min.map_or(Json::Null, float)),
-            ("max".into(), s.max.map_or(Json::Null, float)),
-            ("nan".into(), int(s.nan)),
-        ])
-    });
-    Json::Object(vec![
-        (
-            "tag".into(),
-            Json::String(String::from_utf8_lossy(tag).into_owned()),
-        ),
-        ("values".into(), int(stats.count)),
-        ("steps".into(), steps_json(stats.steps)),
-        (
-            "plugins".into(),
-            Json::Object(
-                stats
-                    .by_plugin()
-                    .into_iter()
-                    .map(|(p, n)| (p, int(n)))
-                    .collect(),
-            ),
-        ),
-        ("scalars".into(), scalars),
-    ])
-}
-
-/// Every run as JSON: `[{"run": ".", "events": 2, "tags": [...]}, ...]`.
-pub fn to_json(runs: &Runs) -> Json {
-    Json::Array(
-        runs.runs
-            .iter()
-            .map(|(name, run)| {
-                let (folded, exact) = run.folded_tags.count();
-                Json::Object(vec![
-                    ("run".into(), Json::String(name.clone())),
-                    ("events".into(), int(run.events)),
-                    (
-                        "other".into(),
-                        Json::Object(
-                            run.other
-                                .iter()
-                                .map(|(what, n)| (what.clone(), int(*n)))
-                                .collect(),
-                        ),
-                    ),
-                    ("steps".into(), steps_json(run.steps)),
-                    (
-                        "tags".into(),
-                        Json::Array(run.tags.iter().map(|(t, s)| tag_json(t, s)).collect()),
-                    ),
-                    (
-                        "folded_tags".into(),
-                        Json::Object(vec![
-                            ("count".into(), int(folded)),
-                            ("count_exact".into(), Json::Literal(exact.to_string())),
-                            ("values".into(), int(run.folded_values)),
-                            ("tracked_at_most".into(), int(MAX_TAGS as u64)),
-                        ]),
-                    ),
-                ])
-            })
-            .collect(),
-    )
 }

@@ -8,14 +8,17 @@
 //! Every summary takes constant space per feature (see [`sketch`] and [`numeric`]) and merges,
 //! and at most [`MAX_FEATURES`] features are summarised per split (the rest are counted in
 //! [`Folded`]), so shards are summarised on all cores and combined ([`run`]) in memory that does
-//! not grow with the records or the names they use; histograms take a second pass,
-//! over the range the first one found across all splits, so that splits can be compared bucket by
-//! bucket ([`report`] flags the features whose kind or distribution differs between splits).
+//! not grow with the records or the names they use. Histograms are derived from each feature's
+//! quantile sketch ([`quantiles`]) once every split is summarised ([`with_histograms`]), over the
+//! range found across all splits, so that splits can be compared bucket by bucket ([`report`]
+//! flags the features whose kind or distribution differs between splits).
 
 pub mod events;
 pub mod events_report;
 pub mod fields;
+pub mod figures;
 pub mod numeric;
+pub mod quantiles;
 pub mod report;
 pub mod run;
 pub mod sketch;
@@ -344,7 +347,7 @@ pub struct FeatureStats {
     /// Float and int64 values.
     pub numeric: Numeric,
     pub bytes: BytesStats,
-    /// Filled by the second pass, over the range of every split.
+    /// Derived from the quantile sketch over the range of every split ([`with_histograms`]).
     pub histogram: Option<Histogram>,
     /// The type its schema declares (a field's `.proto` type, `features.json`'s `bool` or
     /// `ClassLabel`), when one does.
@@ -452,6 +455,28 @@ impl FeatureStats {
             (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.histogram = Some(b.clone()),
             _ => {}
+        }
+    }
+}
+
+/// Fills the histogram of every numeric feature of `groups` from its quantile sketch, over the
+/// range of that feature across all of them, so that groups share their buckets.
+pub fn with_histograms(groups: &mut [(String, Stats)]) {
+    let mut ranges: BTreeMap<FeatureKey, (f64, f64)> = BTreeMap::new();
+    for (_, stats) in groups.iter() {
+        for (key, feature) in &stats.features {
+            if let Some((lo, hi)) = feature.numeric.range() {
+                let range = ranges.entry(key.clone()).or_insert((lo, hi));
+                *range = (range.0.min(lo), range.1.max(hi));
+            }
+        }
+    }
+    for (_, stats) in groups.iter_mut() {
+        for (key, feature) in &mut stats.features {
+            feature.histogram = ranges.get(key).map(|range| {
+                let numeric = &feature.numeric;
+                numeric.quantiles.histogram(*range, numeric.integral())
+            });
         }
     }
 }
@@ -635,82 +660,6 @@ impl Stats {
         }
         self.features.insert(key, stats);
         Some(())
-    }
-
-    /// Adds one record's numbers to the histograms of the features `ranges` names.
-    pub fn add_to_histograms(
-        &mut self,
-        decoder: &Decoder,
-        payload: &[u8],
-        ranges: &BTreeMap<FeatureKey, (f64, f64)>,
-    ) {
-        let decoded = decoder.decode(payload);
-        if let Some(message) = user_message(&decoded, payload, decoder) {
-            let mut key = FeatureKey {
-                section: Section::Fields,
-                name: String::new(),
-            };
-            fields::walk(&message, &mut |path, _, leaf| {
-                let value = match leaf {
-                    Leaf::Scalar(Scalar::I32(v)) => f64::from(v),
-                    Leaf::Scalar(Scalar::I64(v)) => v as f64,
-                    Leaf::Scalar(Scalar::U32(v)) => f64::from(v),
-                    Leaf::Scalar(Scalar::U64(v)) => v as f64,
-                    Leaf::Scalar(Scalar::F32(v)) => f64::from(v),
-                    Leaf::Scalar(Scalar::F64(v)) => v,
-                    _ => return,
-                };
-                key.name.clear();
-                key.name.push_str(path);
-                let Some((low, high)) = ranges.get(&key) else {
-                    return;
-                };
-                if !self.features.contains_key(&key) {
-                    self.features.insert(key.clone(), FeatureStats::default());
-                }
-                let Some(stats) = self.features.get_mut(&key) else {
-                    return;
-                };
-                stats
-                    .histogram
-                    .get_or_insert_with(|| Histogram::new(*low, *high))
-                    .add(value);
-            });
-            return;
-        }
-        let Some((message, section)) = example_view(&decoded, payload, decoder) else {
-            return;
-        };
-        let mut add = |key: FeatureKey, values: &FeatureValues<'_>| {
-            let Some((low, high)) = ranges.get(&key) else {
-                return;
-            };
-            let stats = self.features.entry(key).or_default();
-            let histogram = stats
-                .histogram
-                .get_or_insert_with(|| Histogram::new(*low, *high));
-            match values.kind() {
-                FeatureKind::Float => values.floats().for_each(|v| histogram.add(f64::from(v))),
-                FeatureKind::Int64 => values.ints().for_each(|v| histogram.add(v as f64)),
-                _ => {}
-            }
-        };
-        for feature in top_features(&message).iter() {
-            let name = feature.name().into_owned();
-            add(FeatureKey { section, name }, &feature.values);
-        }
-        for list in feature_lists_of(&message).iter() {
-            for step in list.steps() {
-                let name = list.name().into_owned();
-                add(
-                    FeatureKey {
-                        section: Section::FeatureLists,
-                        name,
-                    },
-                    &step.values,
-                );
-            }
-        }
     }
 
     pub fn merge(&mut self, other: &Stats) {

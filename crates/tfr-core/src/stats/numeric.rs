@@ -1,6 +1,9 @@
 //! Numbers in constant space: count, min, max, mean and standard deviation (Welford, merged with
-//! Chan's formula), zeros, NaN and infinities; a value-per-record counter; and an equal-width
-//! histogram over a range fixed after a first pass, so that splits share their buckets.
+//! Chan's formula), zeros, NaN and infinities, and a quantile sketch of the finite values
+//! ([`Quantiles`]); a value-per-record counter; and an equal-width histogram over a range fixed
+//! once every split is summarised (derived from the sketch), so that splits share their buckets.
+
+use super::quantiles::Quantiles;
 
 /// Buckets of every histogram.
 pub const BUCKETS: usize = 10;
@@ -23,10 +26,25 @@ pub struct Numeric {
     pub int_range: Option<(i64, i64)>,
     /// Some value was an integer `int_range` cannot hold (a uint64 past `i64::MAX`).
     pub beyond_int: bool,
+    /// The finite values' quantile sketch.
+    pub quantiles: Quantiles,
+    /// Some value was a float (not added as an integer).
+    pub any_float: bool,
 }
 
 impl Numeric {
+    /// Adds a float.
     pub fn add(&mut self, value: f64) {
+        self.any_float = true;
+        self.add_value(value);
+    }
+
+    /// Whether every value was an integer (so the sketch can name integers exactly).
+    pub fn integral(&self) -> bool {
+        !self.any_float
+    }
+
+    fn add_value(&mut self, value: f64) {
         if value.is_nan() {
             self.nan += 1;
             return;
@@ -50,6 +68,7 @@ impl Numeric {
             self.max = self.max.max(value);
         }
         self.count += 1;
+        self.quantiles.add(value);
         let delta = value - self.mean;
         self.mean += delta / self.count as f64;
         self.m2 += delta * (value - self.mean);
@@ -60,7 +79,7 @@ impl Numeric {
             Some((lo, hi)) => (lo.min(value), hi.max(value)),
             None => (value, value),
         });
-        self.add(value as f64);
+        self.add_value(value as f64);
     }
 
     /// An unsigned 64-bit value: past `i64::MAX` it is kept as the double nearest it, and the
@@ -70,7 +89,7 @@ impl Numeric {
             Ok(v) => self.add_int(v),
             Err(_) => {
                 self.beyond_int = true;
-                self.add(value as f64);
+                self.add_value(value as f64);
             }
         }
     }
@@ -81,6 +100,8 @@ impl Numeric {
         self.pos_inf += other.pos_inf;
         self.neg_inf += other.neg_inf;
         self.beyond_int |= other.beyond_int;
+        self.any_float |= other.any_float;
+        self.quantiles.merge(&other.quantiles);
         self.int_range = match (self.int_range, other.int_range) {
             (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
             (a, b) => a.or(b),
@@ -184,6 +205,11 @@ impl Histogram {
 
     /// Counts a finite value (others are counted by [`Numeric`] alone).
     pub fn add(&mut self, value: f64) {
+        self.add_n(value, 1);
+    }
+
+    /// Counts `n` times a finite value.
+    pub fn add_n(&mut self, value: f64, n: u64) {
         if !value.is_finite() || value < self.low || value > self.high {
             return;
         }
@@ -194,7 +220,7 @@ impl Histogram {
             0
         };
         if let Some(count) = self.counts.get_mut(bucket.min(BUCKETS - 1)) {
-            *count += 1;
+            *count += n;
         }
     }
 

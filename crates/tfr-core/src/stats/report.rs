@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use super::numeric::Histogram;
 use super::{FeatureKey, FeatureStats, KINDS, Stats};
 use crate::escape::{bytes_for_terminal, for_terminal, path_for_terminal};
-use crate::jsonformat::Json;
 use crate::words::{column_width, display_width, pad_to};
 
 /// Presence rates further apart than this between splits are flagged.
@@ -21,11 +20,9 @@ pub const DISTRIBUTION_SKEW: f64 = 0.25;
 const CATEGORICAL: u64 = 100;
 /// Frequent values shown per split in the table.
 const TOP_SHOWN: usize = 3;
-/// Frequent values given in JSON.
-const TOP_JSON: usize = 10;
 
 /// A feature that differs between two splits.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Skew {
     pub feature: String,
     /// `kind`, `presence`, `range` or `distribution`.
@@ -57,23 +54,32 @@ fn range_text(f: &FeatureStats) -> Option<(String, String)> {
     }
 }
 
+/// A row's cells: one per split, `-` where the split lacks the feature.
+fn cells(
+    key: &FeatureKey,
+    splits: &[(String, Stats)],
+    f: &dyn Fn(&Stats, &FeatureStats) -> String,
+) -> Vec<String> {
+    splits
+        .iter()
+        .map(|(_, s)| s.features.get(key).map_or("-".into(), |fs| f(s, fs)))
+        .collect()
+}
+
 /// The rows of one feature's table: a label and a cell per split (empty where absent).
 fn rows(
     key: &FeatureKey,
     splits: &[(String, Stats)],
     files: &[PathBuf],
 ) -> Vec<(String, Vec<String>)> {
-    let cells = |f: &dyn Fn(&Stats, &FeatureStats) -> String| -> Vec<String> {
-        splits
-            .iter()
-            .map(|(_, s)| s.features.get(key).map_or("-".into(), |fs| f(s, fs)))
-            .collect()
-    };
+    let cells = |f: &dyn Fn(&Stats, &FeatureStats) -> String| cells(key, splits, f);
     let any = |p: &dyn Fn(&FeatureStats) -> bool| {
         splits
             .iter()
             .any(|(_, s)| s.features.get(key).is_some_and(p))
     };
+    let per_record =
+        |p: &super::numeric::PerRecord| format!("{}..{}, mean {}", p.min, p.max, short(p.mean()));
     let mut rows = vec![
         (
             "kind".to_string(),
@@ -83,54 +89,13 @@ fn rows(
             "present".into(),
             cells(&|s, f| format!("{} ({})", f.present, percent(f.present, s.records))),
         ),
-        (
-            "values/record".into(),
-            cells(&|_, f| {
-                format!(
-                    "{}..{}, mean {}",
-                    f.values.min,
-                    f.values.max,
-                    short(f.values.mean())
-                )
-            }),
-        ),
+        ("values/record".into(), cells(&|_, f| per_record(&f.values))),
     ];
     if key.section == super::Section::FeatureLists {
-        rows.push((
-            "steps/record".into(),
-            cells(&|_, f| {
-                format!(
-                    "{}..{}, mean {}",
-                    f.steps.min,
-                    f.steps.max,
-                    short(f.steps.mean())
-                )
-            }),
-        ));
+        rows.push(("steps/record".into(), cells(&|_, f| per_record(&f.steps))));
     }
     if any(&|f| f.numeric.count + f.numeric.nan + f.numeric.pos_inf + f.numeric.neg_inf > 0) {
-        let range = |f: &FeatureStats| range_text(f).unwrap_or(("-".into(), "-".into()));
-        rows.push(("min".into(), cells(&|_, f| range(f).0)));
-        rows.push(("max".into(), cells(&|_, f| range(f).1)));
-        rows.push(("mean".into(), cells(&|_, f| short(f.numeric.mean))));
-        rows.push(("std".into(), cells(&|_, f| short(f.numeric.std()))));
-        rows.push((
-            "zeros/NaN/inf".into(),
-            cells(&|_, f| {
-                let n = &f.numeric;
-                format!("{}/{}/{}", n.zeros, n.nan, n.pos_inf + n.neg_inf)
-            }),
-        ));
-        let bounds = splits
-            .iter()
-            .find_map(|(_, s)| s.features.get(key)?.histogram.as_ref())
-            .map(|h| format!("histogram {}..{}", short(h.low), short(h.high)));
-        if let Some(label) = bounds {
-            rows.push((
-                label,
-                cells(&|_, f| f.histogram.as_ref().map_or("-".into(), sparkline)),
-            ));
-        }
+        rows.extend(numeric_rows(key, splits));
     }
     if any(&|f| f.bytes.lengths.count > 0) {
         rows.push((
@@ -156,6 +121,49 @@ fn rows(
     }
     if any(&|f| f.labels.count > 0) {
         rows.push(("top values".into(), cells(&|_, f| classes_cell(f))));
+    }
+    rows
+}
+
+/// The rows of a feature's numbers: range, mean, spread, zeros and the like, and the histogram
+/// (over the same buckets in every split).
+fn numeric_rows(key: &FeatureKey, splits: &[(String, Stats)]) -> Vec<(String, Vec<String>)> {
+    let cells = |f: &dyn Fn(&Stats, &FeatureStats) -> String| cells(key, splits, f);
+    let range = |f: &FeatureStats| range_text(f).unwrap_or(("-".into(), "-".into()));
+    let mut rows = vec![
+        ("min".into(), cells(&|_, f| range(f).0)),
+        ("max".into(), cells(&|_, f| range(f).1)),
+        ("mean".into(), cells(&|_, f| short(f.numeric.mean))),
+        ("std".into(), cells(&|_, f| short(f.numeric.std()))),
+        (
+            "zeros/NaN/inf".into(),
+            cells(&|_, f| {
+                let n = &f.numeric;
+                format!("{}/{}/{}", n.zeros, n.nan, n.pos_inf + n.neg_inf)
+            }),
+        ),
+    ];
+    if splits
+        .iter()
+        .any(|(_, s)| s.features.get(key).is_some_and(|f| f.numeric.count > 0))
+    {
+        rows.push((
+            "p1/5/25/50/75/95/99".into(),
+            cells(&|_, f| {
+                super::figures::QuantileFigures::of(&f.numeric)
+                    .map_or("-".into(), |q| q.values().map(short).join("/"))
+            }),
+        ));
+    }
+    let bounds = splits
+        .iter()
+        .find_map(|(_, s)| s.features.get(key)?.histogram.as_ref())
+        .map(|h| format!("histogram {}..{}", short(h.low), short(h.high)));
+    if let Some(label) = bounds {
+        rows.push((
+            label,
+            cells(&|_, f| f.histogram.as_ref().map_or("-".into(), sparkline)),
+        ));
     }
     rows
 }
@@ -281,33 +289,7 @@ pub fn write_text(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     for (name, stats) in splits {
-        let kinds: Vec<String> = stats
-            .kinds
-            .iter()
-            .map(|(k, n)| format!("{n} {k}"))
-            .collect();
-        let mut line = format!(
-            "{}: {}",
-            crate::escape::for_terminal(name),
-            crate::words::plural(stats.records, "record")
-        );
-        if !kinds.is_empty() {
-            let _ = write!(line, " ({})", kinds.join(", "));
-        }
-        if stats.damaged > 0 {
-            let damaged = crate::words::plural(stats.damaged, "damaged frame");
-            let _ = write!(line, ", {damaged} passed over (verify names them)");
-        }
-        if stats.folded.present > 0 {
-            let _ = write!(
-                line,
-                "; {} past the first {} by name folded into \"other {}s\"",
-                folded_cell(stats),
-                super::MAX_FEATURES,
-                noun([stats])
-            );
-        }
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", split_line(name, stats))?;
     }
     for (name, stats) in splits {
         if stats.events.is_empty() {
@@ -328,92 +310,148 @@ pub fn write_text(
         .collect();
     for key in keys {
         writeln!(out)?;
-        let rows = rows(key, splits, files);
-        let label_width = column_width(rows.iter().map(|(l, _)| display_width(l)));
-        let widths: Vec<usize> = (0..splits.len())
-            .map(|i| {
-                column_width(
-                    rows.iter()
-                        .filter_map(|(_, c)| c.get(i))
-                        .chain(header.get(i))
-                        .map(|c| display_width(c)),
-                )
-            })
-            .collect();
-        let line = |label: &str, cells: &[String]| {
-            let mut line = format!("  {}", pad_to(label, label_width));
-            for (cell, width) in cells.iter().zip(&widths) {
-                let _ = write!(line, "  {}", pad_to(cell, *width));
-            }
-            line.trim_end().to_string()
-        };
-        let name = key.shown_text();
-        if splits.len() > 1 {
-            writeln!(out, "{}", line(&name, &header).trim_start())?;
-        } else {
-            writeln!(out, "{name}")?;
-        }
-        for (label, cells) in &rows {
-            writeln!(out, "{}", line(label, cells))?;
-        }
-        for skew in skews.iter().filter(|s| s.feature == key.shown()) {
-            writeln!(out, "  ! {} skew: {}", skew.flag, skew.detail)?;
-        }
+        write_feature(key, splits, files, &header, skews, out)?;
     }
     if splits.iter().any(|(_, s)| s.folded.present > 0) {
         writeln!(out)?;
-        writeln!(
-            out,
-            "other {}s (past the first {} by name: counted, not summarised)",
-            noun(splits.iter().map(|(_, s)| s)),
-            super::MAX_FEATURES
-        )?;
-        let rows: [(&str, Vec<String>); 3] = [
-            (
-                if noun(splits.iter().map(|(_, s)| s)) == "field" {
-                    "fields"
-                } else {
-                    "features"
-                },
-                splits.iter().map(|(_, s)| folded_count(s)).collect(),
-            ),
-            (
-                "present",
-                splits
-                    .iter()
-                    .map(|(_, s)| s.folded.present.to_string())
-                    .collect(),
-            ),
-            (
-                "values",
-                splits
-                    .iter()
-                    .map(|(_, s)| s.folded.values.to_string())
-                    .collect(),
-            ),
-        ];
-        let width = |i: usize| {
-            rows.iter()
-                .filter_map(|(_, c)| c.get(i))
-                .chain(header.get(i))
-                .map(|c| c.chars().count())
-                .max()
-                .unwrap_or(0)
-        };
-        if splits.len() > 1 {
-            let mut line = format!("  {:<8}", "");
-            for (i, name) in header.iter().enumerate() {
-                let _ = write!(line, "  {name:<w$}", w = width(i));
-            }
-            writeln!(out, "{}", line.trim_end())?;
+        write_folded(splits, &header, out)?;
+    }
+    Ok(())
+}
+
+/// A split's heading: its records, their kinds, damage passed over and features folded.
+fn split_line(name: &str, stats: &Stats) -> String {
+    let kinds: Vec<String> = stats
+        .kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    let mut line = format!(
+        "{}: {}",
+        crate::escape::for_terminal(name),
+        crate::words::plural(stats.records, "record")
+    );
+    if !kinds.is_empty() {
+        let _ = write!(line, " ({})", kinds.join(", "));
+    }
+    if stats.damaged > 0 {
+        let damaged = crate::words::plural(stats.damaged, "damaged frame");
+        let _ = write!(line, ", {damaged} passed over (verify names them)");
+    }
+    if stats.folded.present > 0 {
+        let _ = write!(
+            line,
+            "; {} past the first {} by name folded into \"other {}s\"",
+            folded_cell(stats),
+            super::MAX_FEATURES,
+            noun([stats])
+        );
+    }
+    line
+}
+
+/// One feature's table: a row per figure, a column per split (titled when there are several),
+/// then the skews found for it.
+fn write_feature(
+    key: &FeatureKey,
+    splits: &[(String, Stats)],
+    files: &[PathBuf],
+    header: &[String],
+    skews: &[Skew],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let rows = rows(key, splits, files);
+    let label_width = column_width(rows.iter().map(|(l, _)| display_width(l)));
+    let widths: Vec<usize> = (0..splits.len())
+        .map(|i| {
+            column_width(
+                rows.iter()
+                    .filter_map(|(_, c)| c.get(i))
+                    .chain(header.get(i))
+                    .map(|c| display_width(c)),
+            )
+        })
+        .collect();
+    let line = |label: &str, cells: &[String]| {
+        let mut line = format!("  {}", pad_to(label, label_width));
+        for (cell, width) in cells.iter().zip(&widths) {
+            let _ = write!(line, "  {}", pad_to(cell, *width));
         }
-        for (label, cells) in &rows {
-            let mut line = format!("  {label:<8}");
-            for (i, cell) in cells.iter().enumerate() {
-                let _ = write!(line, "  {cell:<w$}", w = width(i));
-            }
-            writeln!(out, "{}", line.trim_end())?;
+        line.trim_end().to_string()
+    };
+    let name = key.shown_text();
+    if splits.len() > 1 {
+        writeln!(out, "{}", line(&name, header).trim_start())?;
+    } else {
+        writeln!(out, "{name}")?;
+    }
+    for (label, cells) in &rows {
+        writeln!(out, "{}", line(label, cells))?;
+    }
+    for skew in skews.iter().filter(|s| s.feature == key.shown()) {
+        writeln!(out, "  ! {} skew: {}", skew.flag, skew.detail)?;
+    }
+    Ok(())
+}
+
+/// The table of the features past the first [`super::MAX_FEATURES`]: how many, how often
+/// present, how many values.
+fn write_folded(
+    splits: &[(String, Stats)],
+    header: &[String],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let noun = noun(splits.iter().map(|(_, s)| s));
+    writeln!(
+        out,
+        "other {noun}s (past the first {} by name: counted, not summarised)",
+        super::MAX_FEATURES
+    )?;
+    let rows: [(&str, Vec<String>); 3] = [
+        (
+            if noun == "field" {
+                "fields"
+            } else {
+                "features"
+            },
+            splits.iter().map(|(_, s)| folded_count(s)).collect(),
+        ),
+        (
+            "present",
+            splits
+                .iter()
+                .map(|(_, s)| s.folded.present.to_string())
+                .collect(),
+        ),
+        (
+            "values",
+            splits
+                .iter()
+                .map(|(_, s)| s.folded.values.to_string())
+                .collect(),
+        ),
+    ];
+    let width = |i: usize| {
+        rows.iter()
+            .filter_map(|(_, c)| c.get(i))
+            .chain(header.get(i))
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    if splits.len() > 1 {
+        let mut line = format!("  {:<8}", "");
+        for (i, name) in header.iter().enumerate() {
+            let _ = write!(line, "  {name:<w$}", w = width(i));
         }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    for (label, cells) in &rows {
+        let mut line = format!("  {label:<8}");
+        for (i, cell) in cells.iter().enumerate() {
+            let _ = write!(line, "  {cell:<w$}", w = width(i));
+        }
+        writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
 }
@@ -487,316 +525,88 @@ pub fn skews(splits: &[(String, Stats)]) -> Vec<Skew> {
                 let (Some(fa), Some(fb)) = (fa, fb) else {
                     continue;
                 };
-                if fa.kind() != fb.kind() {
-                    flag(
-                        "kind",
-                        format!("{} in {a_name}, {} in {b_name}", fa.kind(), fb.kind()),
-                    );
-                }
-                if let (Some((alo, ahi)), Some((blo, bhi)), Some(ta), Some(tb)) = (
-                    fa.numeric.range(),
-                    fb.numeric.range(),
-                    range_text(fa),
-                    range_text(fb),
-                ) {
-                    let outside = |mean: f64, lo: f64, hi: f64| mean < lo || mean > hi;
-                    if ahi < blo
-                        || bhi < alo
-                        || outside(fa.numeric.mean, blo, bhi)
-                        || outside(fb.numeric.mean, alo, ahi)
-                    {
-                        flag(
-                            "range",
-                            format!(
-                                "{a_name} {}..{} (mean {}), {b_name} {}..{} (mean {})",
-                                ta.0,
-                                ta.1,
-                                short(fa.numeric.mean),
-                                tb.0,
-                                tb.1,
-                                short(fb.numeric.mean)
-                            ),
-                        );
-                    }
-                }
-                if let (Some(ha), Some(hb)) = (&fa.histogram, &fb.histogram) {
-                    let d = ha.distance(hb);
-                    if d > DISTRIBUTION_SKEW {
-                        flag(
-                            "distribution",
-                            format!(
-                                "histograms of {a_name} and {b_name} differ by {} (L-infinity) in a bucket",
-                                short(d)
-                            ),
-                        );
-                    }
-                }
-                let categorical = |f: &FeatureStats| {
-                    let (n, exact) = f.bytes.distinct.count();
-                    exact && n > 0 && n <= CATEGORICAL && !f.bytes.frequent.approximate
-                };
-                if categorical(fa) && categorical(fb) {
-                    let (pa, pb) = (
-                        fa.bytes.frequent.frequencies(fa.bytes.lengths.count),
-                        fb.bytes.frequent.frequencies(fb.bytes.lengths.count),
-                    );
-                    let d = pa
-                        .iter()
-                        .map(|(h, p)| (p - pb.get(h).copied().unwrap_or(0.0)).abs())
-                        .chain(
-                            pb.iter()
-                                .map(|(h, p)| (p - pa.get(h).copied().unwrap_or(0.0)).abs()),
-                        )
-                        .fold(0.0, f64::max);
-                    if d > DISTRIBUTION_SKEW {
-                        flag(
-                            "distribution",
-                            format!(
-                                "value shares of {a_name} and {b_name} differ by {} (L-infinity) for some value",
-                                short(d)
-                            ),
-                        );
-                    }
-                }
+                pair_skews((&a_name, fa), (&b_name, fb), &mut flag);
             }
         }
     }
     found
 }
 
-fn float(x: f64) -> Json {
-    if x.is_finite() {
-        Json::Literal(format!("{x:?}"))
-    } else {
-        Json::Null
+/// The kind, range and distribution skews of a feature between two splits (named as shown).
+fn pair_skews(
+    (a_name, fa): (&str, &FeatureStats),
+    (b_name, fb): (&str, &FeatureStats),
+    flag: &mut dyn FnMut(&'static str, String),
+) {
+    if fa.kind() != fb.kind() {
+        flag(
+            "kind",
+            format!("{} in {a_name}, {} in {b_name}", fa.kind(), fb.kind()),
+        );
     }
-}
-
-fn int(n: u64) -> Json {
-    Json::Literal(n.to_string())
-}
-
-/// A feature's kind in JSON: as stored, but `bool` for a bool `features.json` declares, and a
-/// field's declared type.
-fn kind_json(section: super::Section, f: &FeatureStats) -> String {
-    match (section, f.declared.as_deref()) {
-        (super::Section::Fields, Some(declared)) => declared.to_string(),
-        (_, Some("bool")) => "bool".into(),
-        _ => f.kind().into(),
-    }
-}
-
-fn feature_json(key: &FeatureKey, s: &Stats, f: &FeatureStats) -> Json {
-    let per_record = |p: &super::numeric::PerRecord| {
-        Json::Object(vec![
-            ("min".into(), int(p.min)),
-            ("mean".into(), float(p.mean())),
-            ("max".into(), int(p.max)),
-        ])
-    };
-    let kinds = KINDS
-        .iter()
-        .zip(f.kinds)
-        .filter(|(_, n)| *n > 0)
-        .map(|(k, n)| (k.to_string(), int(n)))
-        .collect();
-    let mut members = vec![
-        ("feature".to_string(), Json::String(key.shown())),
-        ("section".into(), Json::String(key.section.name().into())),
-        ("name".into(), Json::String(key.name.clone())),
-        ("present".into(), int(f.present)),
-        (
-            "present_fraction".into(),
-            float(share(f.present, s.records)),
-        ),
-        ("kind".into(), Json::String(kind_json(key.section, f))),
-        ("kinds".into(), Json::Object(kinds)),
-        (
-            "kind_conflict".into(),
-            Json::Literal((f.kinds_seen().len() > 1).to_string()),
-        ),
-        ("values_per_record".into(), per_record(&f.values)),
-    ];
-    if key.section == super::Section::FeatureLists {
-        members.push(("steps_per_record".into(), per_record(&f.steps)));
-    }
-    if let Some(declared) = &f.declared {
-        members.push(("declared".into(), Json::String(declared.clone())));
-    }
-    if f.bools.iter().sum::<u64>() > 0 {
-        members.push((
-            "bool".into(),
-            Json::Object(vec![
-                ("true".into(), int(f.bools[1])),
-                ("false".into(), int(f.bools[0])),
-            ]),
-        ));
-    }
-    if f.labels.count > 0 {
-        let top = f.labels.top(TOP_JSON).into_iter().map(|(number, name, n)| {
-            Json::Object(vec![
-                ("value".into(), Json::Literal(number.to_string())),
-                (
-                    "name".into(),
-                    name.map_or(Json::Null, |n| Json::String(n.to_string())),
+    if let (Some((alo, ahi)), Some((blo, bhi)), Some(ta), Some(tb)) = (
+        fa.numeric.range(),
+        fb.numeric.range(),
+        range_text(fa),
+        range_text(fb),
+    ) {
+        let outside = |mean: f64, lo: f64, hi: f64| mean < lo || mean > hi;
+        if ahi < blo
+            || bhi < alo
+            || outside(fa.numeric.mean, blo, bhi)
+            || outside(fb.numeric.mean, alo, ahi)
+        {
+            flag(
+                "range",
+                format!(
+                    "{a_name} {}..{} (mean {}), {b_name} {}..{} (mean {})",
+                    ta.0,
+                    ta.1,
+                    short(fa.numeric.mean),
+                    tb.0,
+                    tb.1,
+                    short(fb.numeric.mean)
                 ),
-                ("count".into(), int(n)),
-            ])
-        });
-        members.push((
-            "classes".into(),
-            Json::Object(vec![
-                ("count".into(), int(f.labels.count)),
-                ("top".into(), Json::Array(top.collect())),
-                (
-                    "top_exact".into(),
-                    Json::Literal((!f.labels.approximate()).to_string()),
-                ),
-            ]),
-        ));
-    }
-    let n = &f.numeric;
-    if n.count + n.nan + n.pos_inf + n.neg_inf > 0 {
-        let (min, max) = match (n.int_range, n.range()) {
-            (Some((lo, hi)), _) if f.kinds[1] == 0 && !n.beyond_int => {
-                (Json::Literal(lo.to_string()), Json::Literal(hi.to_string()))
-            }
-            (_, Some((lo, hi))) => (float(lo), float(hi)),
-            _ => (Json::Null, Json::Null),
-        };
-        let mut numeric = vec![
-            ("count".to_string(), int(n.count)),
-            ("min".into(), min),
-            ("max".into(), max),
-            ("mean".into(), float(n.mean)),
-            ("std".into(), float(n.std())),
-            ("zeros".into(), int(n.zeros)),
-            ("nan".into(), int(n.nan)),
-            ("inf".into(), int(n.pos_inf + n.neg_inf)),
-        ];
-        if let Some(h) = &f.histogram {
-            numeric.push((
-                "histogram".into(),
-                Json::Object(vec![
-                    ("low".into(), float(h.low)),
-                    ("high".into(), float(h.high)),
-                    (
-                        "counts".into(),
-                        Json::Array(h.counts.iter().map(|c| int(*c)).collect()),
-                    ),
-                ]),
-            ));
+            );
         }
-        members.push(("numeric".into(), Json::Object(numeric)));
     }
-    let b = &f.bytes;
-    if b.lengths.count > 0 {
-        let (distinct, exact) = b.distinct.count();
-        let top = b.frequent.top(TOP_JSON).into_iter().map(|(v, c)| {
-            Json::Object(vec![
-                (
-                    "value".into(),
-                    Json::String(String::from_utf8_lossy(v).into_owned()),
+    if let (Some(ha), Some(hb)) = (&fa.histogram, &fb.histogram) {
+        let d = ha.distance(hb);
+        if d > DISTRIBUTION_SKEW {
+            flag(
+                "distribution",
+                format!(
+                    "histograms of {a_name} and {b_name} differ by {} (L-infinity) in a bucket",
+                    short(d)
                 ),
-                ("count".into(), int(c)),
-            ])
-        });
-        let images = b.images.iter().map(|(format, s)| {
-            (
-                format.to_string(),
-                Json::Object(vec![
-                    ("count".into(), int(s.count)),
-                    (
-                        "width".into(),
-                        Json::Array(vec![int(s.width.0.into()), int(s.width.1.into())]),
-                    ),
-                    (
-                        "height".into(),
-                        Json::Array(vec![int(s.height.0.into()), int(s.height.1.into())]),
-                    ),
-                ]),
+            );
+        }
+    }
+    let categorical = |f: &FeatureStats| {
+        let (n, exact) = f.bytes.distinct.count();
+        exact && n > 0 && n <= CATEGORICAL && !f.bytes.frequent.approximate
+    };
+    if categorical(fa) && categorical(fb) {
+        let (pa, pb) = (
+            fa.bytes.frequent.frequencies(fa.bytes.lengths.count),
+            fb.bytes.frequent.frequencies(fb.bytes.lengths.count),
+        );
+        let d = pa
+            .iter()
+            .map(|(h, p)| (p - pb.get(h).copied().unwrap_or(0.0)).abs())
+            .chain(
+                pb.iter()
+                    .map(|(h, p)| (p - pa.get(h).copied().unwrap_or(0.0)).abs()),
             )
-        });
-        members.push((
-            "bytes".into(),
-            Json::Object(vec![
-                ("count".into(), int(b.lengths.count)),
-                (
-                    "length".into(),
-                    Json::Object(vec![
-                        ("min".into(), float(b.lengths.min)),
-                        ("mean".into(), float(b.lengths.mean)),
-                        ("max".into(), float(b.lengths.max)),
-                    ]),
+            .fold(0.0, f64::max);
+        if d > DISTRIBUTION_SKEW {
+            flag(
+                "distribution",
+                format!(
+                    "value shares of {a_name} and {b_name} differ by {} (L-infinity) for some value",
+                    short(d)
                 ),
-                ("distinct".into(), int(distinct)),
-                ("distinct_exact".into(), Json::Literal(exact.to_string())),
-                ("top".into(), Json::Array(top.collect())),
-                (
-                    "top_exact".into(),
-                    Json::Literal((!b.frequent.approximate).to_string()),
-                ),
-                ("images".into(), Json::Object(images.collect())),
-            ]),
-        ));
+            );
+        }
     }
-    Json::Object(members)
-}
-
-/// Everything as one JSON object: per split its records and features, the skews, unreadable files.
-pub fn to_json(
-    splits: &[(String, Stats)],
-    skews: &[Skew],
-    unreadable: &[(PathBuf, String)],
-) -> Json {
-    let splits = splits.iter().map(|(name, s)| {
-        let (folded, exact) = s.folded.count();
-        Json::Object(vec![
-            ("name".into(), Json::String(name.clone())),
-            ("records".into(), int(s.records)),
-            ("damaged".into(), int(s.damaged)),
-            (
-                "folded_features".into(),
-                Json::Object(vec![
-                    ("count".into(), int(folded)),
-                    ("count_exact".into(), Json::Literal(exact.to_string())),
-                    ("present".into(), int(s.folded.present)),
-                    ("values".into(), int(s.folded.values)),
-                    ("tracked_at_most".into(), int(super::MAX_FEATURES as u64)),
-                ]),
-            ),
-            (
-                "kinds".into(),
-                Json::Object(s.kinds.iter().map(|(k, n)| (k.clone(), int(*n))).collect()),
-            ),
-            ("runs".into(), super::events_report::to_json(&s.events)),
-            (
-                "features".into(),
-                Json::Array(
-                    s.features
-                        .iter()
-                        .map(|(k, f)| feature_json(k, s, f))
-                        .collect(),
-                ),
-            ),
-        ])
-    });
-    let skews = skews.iter().map(|s| {
-        Json::Object(vec![
-            ("feature".into(), Json::String(s.feature.clone())),
-            ("flag".into(), Json::String(s.flag.into())),
-            ("detail".into(), Json::String(s.detail.clone())),
-        ])
-    });
-    let unreadable = unreadable.iter().map(|(p, e)| {
-        Json::Object(vec![
-            ("file".into(), Json::String(crate::escape::path_for_json(p))),
-            ("error".into(), Json::String(e.clone())),
-        ])
-    });
-    Json::Object(vec![
-        ("splits".into(), Json::Array(splits.collect())),
-        ("skew".into(), Json::Array(skews.collect())),
-        ("unreadable".into(), Json::Array(unreadable.collect())),
-    ])
 }

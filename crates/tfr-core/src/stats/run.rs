@@ -1,9 +1,10 @@
 //! Statistics over many files on all cores: each file is opened and indexed, its frames are cut
 //! into chunks, and rayon's threads summarise the chunks, each into a
 //! [`Stats`] of its own. The chunks' summaries are merged into their group's (split's) in chunk
-//! order, so the result does not depend on how the threads shared the work; a second pass fills
-//! the histograms over the range the first found for each feature across every group. Memory is the
-//! frame indexes plus the bounded summaries, whatever the number of records.
+//! order, so the result does not depend on how the threads shared the work. One pass reads every
+//! record; the histograms are derived at the end from each feature's quantile sketch, over the
+//! range found for it across every group. Memory is the frame indexes plus the bounded
+//! summaries, whatever the number of records.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,12 +12,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use std::sync::Arc;
 
-use super::{FeatureKey, Origin, Stats};
+use super::{Origin, Stats};
 pub use crate::dataset::features::SpecNote;
 use crate::dataset::features::{FeatureSpecs, SpecsBeside};
 use crate::frame::FrameIndex;
 use crate::payload::Decoder;
-use crate::source::{ReadOptions, Source, Stamp};
+use crate::source::{ReadOptions, Source};
 
 /// Frames summarised as one unit of work.
 const CHUNK: usize = 1024;
@@ -158,8 +159,7 @@ pub struct Outcome {
     pub groups: Vec<(String, Stats)>,
     /// Files that could not be read, with why (the message names the file).
     pub unreadable: Vec<(PathBuf, String)>,
-    /// Files that changed while they were read (shrank, or were rewritten between the passes),
-    /// each named with how: the figures came partly from bytes that are no longer the file's,
+    /// Files that shrank while they were read, each named with how: the figures came partly from bytes that are no longer the file's,
     /// and must not be shown.
     pub changed: Vec<String>,
     /// Compressed files whose stream is damaged past the records summarised (cut short or
@@ -230,29 +230,11 @@ pub fn compute(plan: &Plan, decoder: &Decoder, read: &ReadOptions) -> Outcome {
 /// order, and closed when their batch is done.
 pub const OPEN_AT_ONCE: usize = 256;
 
-/// What is known of one file between the two passes.
-enum Read {
-    /// Could not be opened (the error says why, naming the file).
-    Unreadable(String),
-    Indexed(Box<Indexed>),
-}
-
-/// A file indexed in the first pass.
-struct Indexed {
-    index: FrameIndex,
-    decoder: Decoder,
-    /// Kept open for the second pass when the files all fit in one batch or it cannot be opened
-    /// again (a pipe).
-    source: Option<Source>,
-    /// Says whether a new opening reads the same file.
-    stamp: Option<Stamp>,
-}
-
 /// What [`summarise_chunks`] does with each intact payload: its file's decoder, the chunk's
 /// summary, the payload and its file.
 type AddPayload<'a> = dyn Fn(&Decoder, &mut Stats, &[u8], usize) + Sync + 'a;
 
-/// An open file as the passes read it: its bytes, frames and decoder.
+/// An open file as the pass reads it: its bytes, frames and decoder.
 type Open<'a> = (&'a Source, &'a FrameIndex, &'a Decoder);
 
 /// Opens and indexes files `batch` of `plan` on rayon's threads, in the batch's order.
@@ -324,12 +306,10 @@ fn chunks_of(sources: &BTreeMap<usize, Open<'_>>) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// [`compute`], telling `progress(done, total)` as chunks of records are summarised (both passes
-/// count: `total` is twice the chunks of the files indexed so far), from whichever thread
-/// finished one.
+/// [`compute`], telling `progress(done, total)` as chunks of records are summarised (`total` is
+/// the chunks of the files indexed so far), from whichever thread finished one.
 ///
-/// Files are opened [`OPEN_AT_ONCE`] at a time. A file that shrank while it was read, or was
-/// changed between the passes, makes the figures untrustworthy: it is named in
+/// Files are opened [`OPEN_AT_ONCE`] at a time. A file that shrank while it was read makes the figures untrustworthy: it is named in
 /// [`Outcome::changed`], and the figures must not be shown.
 pub fn compute_observed(
     plan: &Plan,
@@ -339,7 +319,6 @@ pub fn compute_observed(
 ) -> Outcome {
     let threads = rayon::current_num_threads();
     let n = plan.files.len();
-    let keep_all = n <= OPEN_AT_ONCE;
     let batches: Vec<std::ops::Range<usize>> = (0..n)
         .step_by(OPEN_AT_ONCE)
         .map(|start| start..n.min(start + OPEN_AT_ONCE))
@@ -351,10 +330,11 @@ pub fn compute_observed(
         progress(done.fetch_add(1, Ordering::Relaxed) as u64 + 1, total);
     };
     let mut merged = vec![Stats::default(); plan.groups.len()];
-    let mut files: Vec<Read> = Vec::with_capacity(n);
+    // Per file, why it could not be opened.
+    let mut unreadable: Vec<Option<String>> = Vec::with_capacity(n);
     let mut changed = Vec::new();
     let mut damaged_streams = Vec::new();
-    // First pass: everything but the histograms, a batch of files at a time. Each chunk is
+    // One pass, a batch of files at a time. Each chunk is
     // summarised on its own and the summaries are merged in chunk order, so that sums of floats
     // come out the same on every run, however the threads happened to share the chunks.
     for batch in &batches {
@@ -370,7 +350,7 @@ pub fn compute_observed(
             })
             .collect();
         let chunks = chunks_of(&sources);
-        total.fetch_add(2 * chunks.len() as u64, Ordering::Relaxed);
+        total.fetch_add(chunks.len() as u64, Ordering::Relaxed);
         summarise_chunks(
             plan,
             &chunks,
@@ -387,12 +367,8 @@ pub fn compute_observed(
             },
         );
         for opened in opened {
-            files.push(match opened {
-                Ok(Opened {
-                    source,
-                    index,
-                    decoder,
-                }) => {
+            unreadable.push(match opened {
+                Ok(Opened { source, .. }) => {
                     // Figures from a file cut short came partly from zeros.
                     if let Err(e) = source.check_unchanged() {
                         changed.push(e.to_string());
@@ -403,108 +379,22 @@ pub fn compute_observed(
                             crate::escape::path_for_terminal(source.path())
                         ));
                     }
-                    let stamp = source.stamp();
-                    let keep = keep_all || stamp.is_none();
-                    Read::Indexed(Box::new(Indexed {
-                        index,
-                        decoder,
-                        source: keep.then_some(source),
-                        stamp,
-                    }))
+                    None
                 }
-                Err(e) => Read::Unreadable(e),
+                Err(e) => Some(e),
             });
         }
     }
-    // The range of each numeric feature across every group.
-    let mut ranges: BTreeMap<FeatureKey, (f64, f64)> = BTreeMap::new();
-    for stats in &merged {
-        for (key, feature) in &stats.features {
-            if let Some((lo, hi)) = feature.numeric.range() {
-                let range = ranges.entry(key.clone()).or_insert((lo, hi));
-                *range = (range.0.min(lo), range.1.max(hi));
-            }
-        }
-    }
-    // Second pass: histograms over those ranges, the files opened again a batch at a time when
-    // they were not kept open.
-    for batch in &batches {
-        let mut reopened: BTreeMap<usize, Source> = BTreeMap::new();
-        for file in batch.clone() {
-            let (Some(Read::Indexed(indexed)), Some(path)) =
-                (files.get(file), plan.files.get(file))
-            else {
-                continue;
-            };
-            let Indexed {
-                source: None,
-                stamp,
-                ..
-            } = indexed.as_ref()
-            else {
-                continue;
-            };
-            match Source::open(path, read) {
-                Ok(source) if source.stamp() == *stamp => {
-                    reopened.insert(file, source);
-                }
-                Ok(_) => changed.push(format!(
-                    "{}: changed between the two passes over it",
-                    crate::escape::path_for_terminal(path)
-                )),
-                Err(e) => changed.push(e.to_string()),
-            }
-        }
-        let sources: BTreeMap<usize, Open<'_>> = batch
-            .clone()
-            .filter_map(|file| match files.get(file)? {
-                Read::Indexed(indexed) => {
-                    let source = indexed.source.as_ref().or(reopened.get(&file))?;
-                    Some((file, (source, &indexed.index, &indexed.decoder)))
-                }
-                Read::Unreadable(_) => None,
-            })
-            .collect();
-        let chunks = chunks_of(&sources);
-        summarise_chunks(
-            plan,
-            &chunks,
-            &sources,
-            threads,
-            &tick,
-            &|decoder, stats, payload, _| stats.add_to_histograms(decoder, payload, &ranges),
-            |group, one| {
-                let Some(all) = merged.get_mut(group) else {
-                    return;
-                };
-                for (key, feature) in &one.features {
-                    if let (Some(h), Some(target)) = (&feature.histogram, all.features.get_mut(key))
-                    {
-                        match &mut target.histogram {
-                            Some(existing) => existing.merge(h),
-                            None => target.histogram = Some(h.clone()),
-                        }
-                    }
-                }
-            },
-        );
-        for (source, _, _) in sources.values() {
-            if let Err(e) = source.check_unchanged() {
-                changed.push(e.to_string());
-            }
-        }
-    }
     changed.dedup();
-    let unreadable = files
-        .iter()
+    let unreadable = unreadable
+        .into_iter()
         .zip(&plan.files)
-        .filter_map(|(read, path)| match read {
-            Read::Unreadable(e) => Some((path.clone(), e.clone())),
-            Read::Indexed(_) => None,
-        })
+        .filter_map(|(error, path)| Some((path.clone(), error?)))
         .collect();
+    let mut groups: Vec<(String, Stats)> = plan.groups.iter().cloned().zip(merged).collect();
+    super::with_histograms(&mut groups);
     Outcome {
-        groups: plan.groups.iter().cloned().zip(merged).collect(),
+        groups,
         unreadable,
         changed,
         damaged_streams,
@@ -566,7 +456,7 @@ mod tests {
     }
 
     #[test]
-    fn progress_counts_every_chunk_of_both_passes() {
+    fn progress_counts_every_chunk_once() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let path = dir.path().join("many.tfrecord");
         let mut bytes = Vec::new();
@@ -594,8 +484,8 @@ mod tests {
         });
         let mut seen = seen.into_inner().unwrap_or_default();
         seen.sort_unstable();
-        // Three chunks of records, each summarised in both passes.
-        assert_eq!(seen, (1..=6).map(|d| (d, 6)).collect::<Vec<_>>());
+        // Three chunks of records, each summarised once.
+        assert_eq!(seen, (1..=3).map(|d| (d, 3)).collect::<Vec<_>>());
     }
 
     fn decoder() -> Decoder {
@@ -641,7 +531,7 @@ mod tests {
     }
 
     #[test]
-    fn files_past_the_batch_are_opened_again_for_the_second_pass() {
+    fn files_past_the_batch_are_all_summarised() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let files: Vec<PathBuf> = (0..OPEN_AT_ONCE + 3)
             .map(|i| {
@@ -680,11 +570,12 @@ mod tests {
             .values()
             .next()
             .unwrap_or_else(|| panic!("no feature"));
-        // Both passes saw every file: the histogram counts every value.
+        // Every batch was summarised: the histogram and the quantiles count every value.
         let histogram = feature
             .histogram
             .as_ref()
             .unwrap_or_else(|| panic!("no histogram"));
         assert_eq!(histogram.counts.iter().sum::<u64>(), n as u64);
+        assert_eq!(feature.numeric.quantiles.count(), n as u64);
     }
 }

@@ -4,20 +4,51 @@
 //! (a run that was started again leaves the old run's directory beside the new one).
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
 
 use super::{METADATA_FILE, Snapshot};
 use crate::dataset::{Member, Problem, SnapshotSet, Tally};
 use crate::escape::path_for_terminal;
-use crate::jsonformat::Json;
 use crate::words::plural;
 
-/// A snapshot's line in a dataset's summary, its JSON, and what disagrees.
+/// A snapshot's line in a dataset's summary, its figures, and what disagrees.
 #[derive(Debug, Clone)]
 pub struct Counted {
     pub line: String,
-    pub json: Json,
+    pub figures: SnapshotCount,
     pub problems: Vec<Problem>,
+}
+
+/// What a snapshot's shards hold, against its metadata.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SnapshotCount {
+    #[serde(serialize_with = "crate::dataset::report::lossy_path")]
+    pub dir: PathBuf,
+    /// Which writer wrote it (`snapshot.metadata`'s version, or the one its files look like).
+    pub writer: String,
+    /// Whether the element spec gives the components' names.
+    pub named: bool,
+    /// The element's components, when its spec is known.
+    pub components: Option<Vec<Component>>,
+    /// Shards of the run the metadata names.
+    pub shards: u64,
+    pub records: u64,
+    /// Records over components, when every shard was read.
+    pub elements: Option<u64>,
+    /// What the metadata promises.
+    pub num_elements: Option<i64>,
+    pub other_run_shards: u64,
+}
+
+/// One component of a snapshot's element.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Component {
+    pub path: String,
+    pub dtype: String,
+    #[serde(rename = "type")]
+    pub kind: String,
 }
 
 /// The name of the run directory a shard (`<run>/<N>.shard/<C>.snapshot`) lies in.
@@ -97,44 +128,28 @@ pub fn count(set: &SnapshotSet, members: &[Member], tallies: &[Option<Tally>]) -
         plural(shards, "shard"),
         snapshot.describe_element(),
     );
-    let number = |v: u64| Json::Literal(v.to_string());
-    let components = snapshot.element.as_ref().map_or(Json::Null, |e| {
-        Json::Array(
-            e.components
-                .iter()
-                .map(|c| {
-                    Json::Object(vec![
-                        ("path".into(), Json::String(c.path.clone())),
-                        (
-                            "dtype".into(),
-                            Json::String(super::spec::dtype_name(c.dtype)),
-                        ),
-                        ("type".into(), Json::String(c.type_text())),
-                    ])
-                })
-                .collect(),
-        )
+    let components = snapshot.element.as_ref().map(|e| {
+        let component = |c: &super::spec::Component| Component {
+            path: c.path.clone(),
+            dtype: super::spec::dtype_name(c.dtype),
+            kind: c.type_text(),
+        };
+        e.components.iter().map(component).collect()
     });
-    let json = Json::Object(vec![
-        (
-            "dir".into(),
-            Json::String(crate::escape::path_for_json(&snapshot.dir)),
-        ),
-        ("writer".into(), Json::String(snapshot.writer().into())),
-        ("named".into(), Json::Literal(snapshot.named.to_string())),
-        ("components".into(), components),
-        ("shards".into(), number(shards)),
-        ("records".into(), number(records)),
-        ("elements".into(), elements.map_or(Json::Null, number)),
-        (
-            "num_elements".into(),
-            promised.map_or(Json::Null, |p| Json::Literal(p.to_string())),
-        ),
-        ("other_run_shards".into(), number(other_runs)),
-    ]);
+    let figures = SnapshotCount {
+        dir: snapshot.dir.clone(),
+        writer: snapshot.writer().to_string(),
+        named: snapshot.named,
+        components,
+        shards,
+        records,
+        elements,
+        num_elements: promised,
+        other_run_shards: other_runs,
+    };
     Counted {
         line,
-        json,
+        figures,
         problems,
     }
 }

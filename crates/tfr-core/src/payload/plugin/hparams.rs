@@ -432,26 +432,7 @@ impl SummaryPlugin for Hparams {
                 if let Some(time) = time_created_secs {
                     rows.push(Row::new("time_created", wall_time(time)));
                 }
-                let shown = hparams.iter().take(ROWS_SHOWN).map(|h| {
-                    let mut detail: Vec<String> = Vec::new();
-                    if let Some(t) = &h.data_type {
-                        detail.push(type_word(t));
-                    }
-                    match &h.domain {
-                        Domain::Interval { .. } => {
-                            detail.push(format!("interval {}", h.domain.text()))
-                        }
-                        Domain::Discrete(_) => detail.push(format!("one of {}", h.domain.text())),
-                        Domain::None => {}
-                    }
-                    if !h.display_name.is_empty() {
-                        detail.push(format!("shown as {}", quoted(h.display_name.as_bytes())));
-                    }
-                    if !h.description.is_empty() {
-                        detail.push(quoted(h.description.as_bytes()));
-                    }
-                    Row::new(text(&h.name), detail.join(", ")).at(h.span)
-                });
+                let shown = hparams.iter().take(ROWS_SHOWN).map(hparam_info_row);
                 let mut children: Vec<Row> = shown.collect();
                 if hparams.len() > ROWS_SHOWN {
                     children.push(more_row((hparams.len() - ROWS_SHOWN) as u64, "hparam"));
@@ -460,19 +441,7 @@ impl SummaryPlugin for Hparams {
                 let mut children: Vec<Row> = metrics
                     .iter()
                     .take(ROWS_SHOWN)
-                    .map(|m| {
-                        let mut detail: Vec<String> = Vec::new();
-                        if !m.display_name.is_empty() {
-                            detail.push(format!("shown as {}", quoted(m.display_name.as_bytes())));
-                        }
-                        if let Some(kind) = &m.dataset_type {
-                            detail.push(kind.clone());
-                        }
-                        if !m.description.is_empty() {
-                            detail.push(quoted(m.description.as_bytes()));
-                        }
-                        Row::new(m.name(), detail.join(", ")).at(m.span)
-                    })
+                    .map(metric_info_row)
                     .collect();
                 if metrics.len() > ROWS_SHOWN {
                     children.push(more_row((metrics.len() - ROWS_SHOWN) as u64, "metric"));
@@ -525,4 +494,45 @@ impl SummaryPlugin for Hparams {
         }
         rows
     }
+}
+
+/// An experiment's hparam as a row: its name, then its type, domain, display name and
+/// description, those it has.
+fn hparam_info_row(h: &HparamInfo) -> Row {
+    let mut detail: Vec<String> = Vec::new();
+    if let Some(t) = &h.data_type {
+        detail.push(type_word(t));
+    }
+    match &h.domain {
+        Domain::Interval { .. } => detail.push(format!("interval {}", h.domain.text())),
+        Domain::Discrete(_) => detail.push(format!("one of {}", h.domain.text())),
+        Domain::None => {}
+    }
+    if !h.display_name.is_empty() {
+        detail.push(format!("shown as {}", quoted(h.display_name.as_bytes())));
+    }
+    if !h.description.is_empty() {
+        detail.push(quoted(h.description.as_bytes()));
+    }
+    Row::new(
+        escape::for_terminal(&h.name).into_owned(),
+        detail.join(", "),
+    )
+    .at(h.span)
+}
+
+/// An experiment's metric as a row: its name, then its display name, dataset type and
+/// description, those it has.
+fn metric_info_row(m: &MetricInfo) -> Row {
+    let mut detail: Vec<String> = Vec::new();
+    if !m.display_name.is_empty() {
+        detail.push(format!("shown as {}", quoted(m.display_name.as_bytes())));
+    }
+    if let Some(kind) = &m.dataset_type {
+        detail.push(kind.clone());
+    }
+    if !m.description.is_empty() {
+        detail.push(quoted(m.description.as_bytes()));
+    }
+    Row::new(m.name(), detail.join(", ")).at(m.span)
 }

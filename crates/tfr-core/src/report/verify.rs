@@ -1,0 +1,484 @@
+//! `verify`'s verdict on one file: both CRCs of every frame, that the file ends on a frame
+//! boundary, the state of a compressed stream, and (when asked) whether every image decodes.
+//!
+//! A GZIP or ZLIB file is judged in its decompressed stream; a damaged stream is one more
+//! problem, reported last with its compressed offset. Frames nested inside a damaged record are
+//! reported with that record, not counted as frames. A file that shrinks while it is checked is
+//! not judged: the check fails with the error that says so.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{NestedCount, Progress, ser};
+use crate::compress::{Compressed, IgnoredTail, OversizedBlock, StreamProblemKind};
+use crate::damage;
+use crate::dataset::Tally;
+use crate::dataset::report::SplitPlace;
+use crate::error::Error;
+use crate::frame::{FrameIndex, FrameStatus};
+use crate::image::check::Undecodable;
+use crate::input::OpenOptions;
+use crate::nested::NestedFrames;
+use crate::resync::ResyncBudget;
+use crate::source::Source;
+use crate::span::{FileOffset, FileRange};
+
+/// How a file is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerifyOptions {
+    pub budget: ResyncBudget,
+    /// Decode every image of every intact record.
+    pub images: bool,
+}
+
+/// What is damaged: one frame, the compressed stream the frames were read from, or an image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Damaged {
+    Frame(FrameStatus),
+    Stream(StreamProblemKind),
+    /// An image in an intact record that does not decode.
+    Image,
+}
+
+impl Damaged {
+    /// The machine name (`status` in JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            Damaged::Frame(status) => status.name(),
+            Damaged::Stream(kind) => kind.name(),
+            Damaged::Image => "image_undecodable",
+        }
+    }
+}
+
+impl Serialize for Damaged {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// One problem found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Problem {
+    /// The frame's index; `None` for a problem of the compressed stream.
+    pub index: Option<usize>,
+    /// Where the damage starts.
+    #[serde(serialize_with = "ser::offset")]
+    pub offset: FileOffset,
+    pub status: Damaged,
+    /// The bytes the damage covers (empty at the decompressed offset for a stream problem).
+    #[serde(rename = "skipped", serialize_with = "ser::range")]
+    pub region: FileRange,
+    #[serde(rename = "problem")]
+    pub description: String,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser::optional_offset"
+    )]
+    pub tensorflow_offset: Option<FileOffset>,
+    /// Where decoding stopped in the compressed file, for a problem of the compressed stream.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compressed_offset: Option<u64>,
+    /// Frames nested inside the damaged record.
+    #[serde(rename = "nested_frames", skip_serializing_if = "Option::is_none")]
+    pub nested: Option<NestedCount>,
+}
+
+/// An image too large to decode within the budget: a note, not damage.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImageNote {
+    pub index: usize,
+    #[serde(serialize_with = "ser::offset")]
+    pub offset: FileOffset,
+    pub feature: String,
+    pub note: String,
+    /// The sentence the text output gives.
+    #[serde(skip)]
+    pub text: String,
+}
+
+impl ImageNote {
+    fn of(image: &Undecodable) -> ImageNote {
+        ImageNote {
+            index: image.record,
+            offset: image.at,
+            feature: image.feature.clone(),
+            note: image.reason.clone(),
+            text: image.describe_note(),
+        }
+    }
+}
+
+/// What `--images` found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImageCounts {
+    /// Undecodable images (each is also a problem).
+    #[serde(rename = "images_undecodable")]
+    pub undecodable: usize,
+    #[serde(rename = "images_not_decoded")]
+    pub not_decoded: Vec<ImageNote>,
+}
+
+/// Resync candidates left unverified (see [`FrameIndex::unverified_candidates`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unverified {
+    #[serde(rename = "unverified_candidates")]
+    pub candidates: u64,
+    /// Where they are, merged.
+    #[serde(rename = "unverified_byte_ranges", serialize_with = "ser::ranges")]
+    pub ranges: Vec<FileRange>,
+    /// The sentence that says so.
+    #[serde(skip)]
+    pub note: Option<String>,
+}
+
+/// Trailing bytes TensorFlow skips.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IgnoredBytes {
+    pub compressed_offset: u64,
+    pub length: u64,
+    pub reason: String,
+}
+
+/// A SNAPPY block TensorFlow's reader cannot hold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TooLargeBlock {
+    pub block: u64,
+    pub compressed_offset: u64,
+    pub compressed_length: u64,
+    pub decompressed_length: u64,
+    pub tensorflow_message: String,
+}
+
+/// How a compressed file was stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Compression {
+    pub compression: &'static str,
+    pub compressed_bytes: u64,
+    /// Decompressed bytes per compressed byte.
+    pub ratio: f64,
+    #[serde(rename = "ignored_tail", skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<IgnoredBytes>,
+    #[serde(rename = "beyond_tensorflow", skip_serializing_if = "Option::is_none")]
+    pub oversized: Option<TooLargeBlock>,
+    /// What the stream is, for the text output's sentences.
+    #[serde(skip)]
+    pub stream: Compressed,
+}
+
+impl Compression {
+    fn of(stream: &Compressed, decompressed: u64) -> Compression {
+        Compression {
+            compression: stream.compression.name(),
+            compressed_bytes: stream.compressed_len,
+            ratio: stream.ratio(decompressed),
+            ignored: stream
+                .ignored
+                .as_ref()
+                .map(|tail: &IgnoredTail| IgnoredBytes {
+                    compressed_offset: tail.compressed_offset,
+                    length: tail.len,
+                    reason: tail.reason.to_string(),
+                }),
+            oversized: stream
+                .oversized
+                .as_ref()
+                .map(|b: &OversizedBlock| TooLargeBlock {
+                    block: b.index,
+                    compressed_offset: b.compressed_offset,
+                    compressed_length: b.compressed_len,
+                    decompressed_length: b.decompressed_len,
+                    tensorflow_message: b.tensorflow_message(),
+                }),
+            stream: stream.clone(),
+        }
+    }
+}
+
+/// The verdict on one file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileVerdict {
+    /// Bytes of the file (of its decompressed stream, when compressed).
+    pub bytes: u64,
+    pub frames: usize,
+    pub intact: usize,
+    /// Damaged frames (a stream or image problem is no frame).
+    pub damaged: usize,
+    /// No problem of any kind.
+    pub ok: bool,
+    pub problems: Vec<Problem>,
+    #[serde(flatten)]
+    pub images: Option<ImageCounts>,
+    #[serde(flatten)]
+    pub unverified: Option<Unverified>,
+    #[serde(flatten)]
+    pub compression: Option<Compression>,
+    /// Frames and payload bytes, for a dataset's summary.
+    #[serde(skip)]
+    pub tally: Tally,
+}
+
+/// One file's line of `verify --json`: its name and place, then its verdict or the error that
+/// kept it from being checked.
+#[derive(Debug, Serialize)]
+pub struct FileLine<'a> {
+    /// The file's name, escaped for JSON.
+    pub file: String,
+    #[serde(flatten)]
+    pub place: Option<SplitPlace>,
+    #[serde(flatten)]
+    pub outcome: Outcome<'a>,
+}
+
+/// A file's verdict, or why it has none.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Outcome<'a> {
+    Checked(&'a FileVerdict),
+    Unusable { error: String },
+}
+
+/// The verdicts on a run's files, in the order given: each file's, or the error that kept it
+/// from being checked. A dataset's verdict is its [`crate::dataset::Summary`] over [`Self::tallies`].
+#[derive(Debug)]
+pub struct VerifyReport {
+    pub files: Vec<Result<FileVerdict, Error>>,
+}
+
+impl VerifyReport {
+    /// Checks `paths`, one file per core.
+    pub fn check(
+        paths: &[std::path::PathBuf],
+        open: &OpenOptions,
+        options: VerifyOptions,
+        progress: &dyn Progress,
+    ) -> VerifyReport {
+        use rayon::prelude::*;
+        VerifyReport {
+            files: paths
+                .par_iter()
+                .map(|path| check_file(path, open, options, progress))
+                .collect(),
+        }
+    }
+
+    /// What each file held (`None` for one that could not be checked), for a dataset's summary.
+    pub fn tallies(&self) -> Vec<Option<Tally>> {
+        let tally = |verdict: &Result<FileVerdict, Error>| verdict.as_ref().ok().map(|v| v.tally);
+        self.files.iter().map(tally).collect()
+    }
+
+    /// Whether every file was checked and found intact.
+    pub fn ok(&self) -> bool {
+        self.files.iter().all(|f| f.as_ref().is_ok_and(|v| v.ok))
+    }
+}
+
+/// Bytes indexed between two progress reports.
+const PROGRESS_STEP: u64 = 64 << 20;
+
+/// Checks the file at `path`.
+pub fn check_file(
+    path: &Path,
+    open: &OpenOptions,
+    options: VerifyOptions,
+    progress: &dyn Progress,
+) -> Result<FileVerdict, Error> {
+    let source = Source::open(path, &open.read)?;
+    let (mut verdict, index) = judge(&source, options.budget, progress)?;
+    if options.images {
+        let found = crate::image::check::undecodable(&source, &index, &open.decoder);
+        // Verdicts from the mapped bytes: worthless if the file shrank meanwhile.
+        source.check_unchanged()?;
+        verdict.images = Some(ImageCounts {
+            undecodable: found.undecodable.len(),
+            not_decoded: found.not_decoded.iter().map(ImageNote::of).collect(),
+        });
+        verdict
+            .problems
+            .extend(found.undecodable.into_iter().map(|bad| Problem {
+                index: Some(bad.record),
+                offset: bad.frame.start,
+                region: bad.frame,
+                status: Damaged::Image,
+                tensorflow_offset: None,
+                compressed_offset: None,
+                description: bad.describe(),
+                nested: None,
+            }));
+        // In file order; a problem of the compressed stream stays last.
+        verdict
+            .problems
+            .sort_by_key(|p| (p.index.is_none(), p.region.start, p.index));
+        verdict.ok = verdict.problems.is_empty();
+    }
+    Ok(verdict)
+}
+
+/// Checks every frame of `source`; the verdict, and the index it was made from.
+pub fn judge(
+    source: &Source,
+    budget: ResyncBudget,
+    progress: &dyn Progress,
+) -> Result<(FileVerdict, FrameIndex), Error> {
+    let index = scan(source, budget, progress);
+    let mut problems = frame_problems(&index, source);
+    // Every verdict above came from the mapped bytes: worthless if the file shrank meanwhile.
+    source.check_unchanged()?;
+    let stream = source.compression();
+    let stream_damaged = stream.is_some_and(|c| c.problem.is_some());
+    let tally = Tally {
+        compression: stream.map(|c| c.compression),
+        ..Tally::of(&index, stream_damaged)
+    };
+    if let Some(p) = stream.and_then(|c| c.problem.as_ref()) {
+        let at = FileOffset(p.decompressed_offset);
+        problems.push(Problem {
+            index: None,
+            offset: at,
+            region: FileRange::new(at, at),
+            status: Damaged::Stream(p.kind),
+            tensorflow_offset: None,
+            compressed_offset: Some(p.compressed_offset),
+            description: format!("compressed stream damaged: {p}"),
+            nested: None,
+        });
+    }
+    let damaged = problems
+        .iter()
+        .filter(|p| matches!(p.status, Damaged::Frame(_)))
+        .count();
+    let unverified = (index.unverified_candidates() > 0).then(|| Unverified {
+        candidates: index.unverified_candidates(),
+        ranges: index.unverified_ranges().to_vec(),
+        note: damage::unverified(&index),
+    });
+    let verdict = FileVerdict {
+        bytes: source.len(),
+        frames: index.len(),
+        intact: index.len() - damaged,
+        damaged,
+        ok: problems.is_empty(),
+        problems,
+        images: None,
+        unverified,
+        compression: stream.map(|c| Compression::of(c, source.len())),
+        tally,
+    };
+    Ok((verdict, index))
+}
+
+/// Indexes every frame: the intact frames from the start on every core, then the rest frame by
+/// frame, saying how far it got.
+fn scan(source: &Source, budget: ResyncBudget, progress: &dyn Progress) -> FrameIndex {
+    let data = source;
+    progress.grow(source.len());
+    let mut index = FrameIndex::start_parallel(source, budget);
+    progress.advance(index.scanned());
+    let mut scanned = index.scanned();
+    loop {
+        let done = index.scan(data, PROGRESS_STEP);
+        progress.advance(index.scanned().saturating_sub(scanned));
+        scanned = index.scanned();
+        if done {
+            return index;
+        }
+    }
+}
+
+/// A problem for each damaged frame, with what is nested in it.
+fn frame_problems(index: &FrameIndex, data: &Source) -> Vec<Problem> {
+    let count = index.len();
+    index
+        .damaged_frames(data)
+        .map(|frame| {
+            let nested = NestedFrames::find(index, data, &frame);
+            let mut description = damage::describe(&frame, data, frame.index + 1 == count);
+            if let Some(nested) = &nested {
+                description = format!("{description}; {}", nested.describe());
+            }
+            Problem {
+                index: Some(frame.index),
+                offset: frame.region().start,
+                region: frame.region(),
+                status: Damaged::Frame(frame.status),
+                tensorflow_offset: frame.tensorflow_offset(),
+                compressed_offset: None,
+                description,
+                nested: nested.as_ref().map(NestedCount::of),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+mod tests {
+    use super::*;
+    use crate::source::ReadOptions;
+
+    #[test]
+    fn a_file_that_shrank_while_checked_is_not_judged() {
+        let mut bytes = Vec::new();
+        for _ in 0..4000 {
+            crate::frame::write_record(&[7; 100], &mut bytes).unwrap();
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shard.tfrecord");
+        std::fs::write(&path, &bytes).unwrap();
+        let source = Source::open(&path, &ReadOptions::as_is()).unwrap();
+        let (verdict, _) = judge(&source, ResyncBudget::DEFAULT, &()).unwrap();
+        assert_eq!(
+            (verdict.frames, verdict.intact, verdict.ok),
+            (4000, 4000, true)
+        );
+
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_len(1000).unwrap();
+        let err = judge(&source, ResyncBudget::DEFAULT, &()).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{} shrank from {} to 1000 bytes while being read",
+                path.display(),
+                bytes.len()
+            )
+        );
+    }
+
+    #[test]
+    fn a_damaged_frame_is_a_problem_in_json_as_the_text_names_it() {
+        let mut bytes = Vec::new();
+        for _ in 0..3 {
+            crate::frame::write_record(&[7; 10], &mut bytes).unwrap();
+        }
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shard.tfrecord");
+        std::fs::write(&path, &bytes).unwrap();
+        let options = VerifyOptions {
+            budget: ResyncBudget::DEFAULT,
+            images: false,
+        };
+        let verdict = check_file(
+            &path,
+            &OpenOptions::new(crate::payload::Decoder::new(
+                crate::schema::Schema::builtin(),
+                crate::payload::Reading::Auto,
+            )),
+            options,
+            &(),
+        )
+        .unwrap();
+        assert_eq!((verdict.frames, verdict.intact, verdict.damaged), (3, 2, 1));
+        assert_eq!(
+            crate::pyjson::to_string(&verdict.problems[0]).unwrap(),
+            "{\"index\": 2, \"offset\": 52, \"problem\": \"payload CRC mismatch (stored \
+             0xb08594fd, computed 0xb18594fd): the payload or its CRC is damaged; TensorFlow \
+             reports \\\"corrupted record at 64\\\"\", \"skipped\": [52, 78], \"status\": \
+             \"data_crc_mismatch\", \"tensorflow_offset\": 64}"
+        );
+    }
+}
