@@ -107,10 +107,10 @@ fn answer(
     }
     if let Fault::Status(status, times) = fault {
         if n < times {
-            let reason = if status == 429 {
-                "Too Many Requests"
-            } else {
-                "Service Unavailable"
+            let reason = match status {
+                429 => "Too Many Requests",
+                500 => "Internal Server Error",
+                _ => "Service Unavailable",
             };
             let _ = write!(
                 stream,
@@ -144,6 +144,14 @@ fn answer(
                 &body[start as usize..=end as usize],
                 format!("Content-Range: bytes {start}-{end}/{len}\r\n"),
             )
+        }
+        // A range that starts past the end: 416, as S3 and GCS answer for an empty object.
+        Some(_) if fault != Fault::IgnoreRange => {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */{len}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            return;
         }
         _ => ("200 OK", &body[..], String::new()),
     };
@@ -203,12 +211,24 @@ fn busy_answers_are_retried_until_the_object_comes() {
 }
 
 #[test]
-fn a_server_that_stays_busy_is_an_error_naming_the_url() {
-    let server = serve(body(), Fault::Status(503, usize::MAX));
-    let error = read(&server).unwrap_err();
-    assert!(error.to_string().starts_with(&server.url), "{error}");
-    // The first try and the retries, no more.
-    assert_eq!(server.requests.load(Ordering::SeqCst), 4 + 4);
+fn a_server_that_stays_failing_is_an_error_naming_the_url() {
+    for status in [503, 500] {
+        let server = serve(body(), Fault::Status(status, usize::MAX));
+        let error = read(&server).unwrap_err();
+        assert!(error.to_string().starts_with(&server.url), "{error}");
+        assert!(error.to_string().contains(&status.to_string()), "{error}");
+        // The first try and its retries, no more: a failing server is not taken for one that
+        // ignores Range (which would cost a plain GET and its retries again).
+        assert_eq!(server.requests.load(Ordering::SeqCst), 4, "{status}");
+    }
+}
+
+#[test]
+fn an_empty_object_is_read_with_one_plain_get_after_its_range_is_refused() {
+    let server = serve(Vec::new(), Fault::None);
+    assert_eq!(read(&server).unwrap(), Vec::<u8>::new());
+    // 416 to the ranged GET, then one plain GET.
+    assert_eq!(server.requests.load(Ordering::SeqCst), 2);
 }
 
 #[test]

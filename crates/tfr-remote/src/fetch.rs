@@ -103,9 +103,10 @@ impl Remote {
                         .map_err(|e| Error::from_store(url, e, &built.hint))?;
                     Ok(First::Ranged { meta, range, bytes })
                 }
-                Err(e) if is_final(&e) => Err(Error::from_store(url, e, &built.hint)),
                 // Range ignored (a 200 where 206 was asked), or a range the object cannot
-                // serve (an empty object): one streaming GET of the whole.
+                // serve (an empty object): one streaming GET of the whole. Anything else (a
+                // server still failing after its retries, a refused credential) is the answer.
+                Err(e) if !range_not_served(&e) => Err(Error::from_store(url, e, &built.hint)),
                 Err(_) => {
                     let result = store
                         .get_opts(&path, GetOptions::default())
@@ -195,15 +196,28 @@ enum First {
     Whole(GetResult),
 }
 
-/// Errors a streaming GET would only repeat.
-fn is_final(error: &object_store::Error) -> bool {
-    matches!(
+/// Whether a ranged GET failed only because of its range: the server ignored Range (a 200 where
+/// a 206 was asked), or the object cannot serve one (416, an empty object). Then one plain GET
+/// reads it; for any other failure a plain GET would only fail again, at the cost of a request.
+///
+/// `object_store` keeps these errors' types private, so their wording is what tells them apart.
+fn range_not_served(error: &object_store::Error) -> bool {
+    if !matches!(
         error,
-        object_store::Error::NotFound { .. }
-            | object_store::Error::Unauthenticated { .. }
-            | object_store::Error::PermissionDenied { .. }
-            | object_store::Error::Precondition { .. }
-    ) || chain(error).to_ascii_lowercase().contains("credential")
+        object_store::Error::Generic { .. } | object_store::Error::NotSupported { .. }
+    ) {
+        return false;
+    }
+    let text = chain(error);
+    [
+        // The clouds' clients, and the web server's.
+        "Received non-partial response when range requested",
+        "Range request not supported by",
+        "416 Range Not Satisfiable",
+        "but object was only",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
 }
 
 fn write_at(url: &ObjectUrl, file: &File, at: u64, bytes: &[u8]) -> Result<(), Error> {
@@ -301,6 +315,11 @@ impl Shared {
             return Err(cut_short(&self.url, bytes.len() as u64, expected));
         }
         write_at(&self.url, &self.file, range.start, &bytes)
+    }
+
+    fn failure(&self) -> Option<Error> {
+        let parts = self.parts.lock().unwrap_or_else(|e| e.into_inner());
+        parts.failed.clone()
     }
 
     fn finish(&self, indexes: Range<usize>, result: Result<(), Error>) {
@@ -509,6 +528,11 @@ impl LazyObject {
             let fetch = async {
                 let _global = cap.acquire().await;
                 let _own = shared.per_object.acquire().await;
+                // Once the object has failed (rewritten, gone), the parts still waiting for a
+                // place are not fetched: every read will fail the same way anyway.
+                if let Some(error) = shared.failure() {
+                    return Err(error);
+                }
                 shared.get_part(index).await
             };
             let result = tokio::time::timeout(deadline, fetch)

@@ -14,18 +14,23 @@ use object_store::memory::InMemory;
 use object_store::path::Path;
 use object_store::throttle::{ThrottleConfig, ThrottledStore};
 use object_store::{
-    CopyOptions, GetOptions, GetResult, GetResultPayload, ListResult, MultipartUpload, ObjectMeta,
-    ObjectStore, ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload, PutResult,
+    CopyOptions, GetOptions, GetRange, GetResult, GetResultPayload, ListResult, MultipartUpload,
+    ObjectMeta, ObjectStore, ObjectStoreExt, PutMultipartOptions, PutOptions, PutPayload,
+    PutResult,
 };
 
 use crate::{Error, ObjectUrl, Remote, RemoteOptions};
 
-/// Counts the GETs and listings that reach the store under it.
+/// Counts the GETs and listings that reach the store under it, and keeps the ranges asked.
 #[derive(Debug)]
 struct Counting<T> {
     inner: T,
     gets: AtomicU64,
     lists: AtomicU64,
+    ranges: std::sync::Mutex<Vec<Option<GetRange>>>,
+    /// After this many GETs, the object at the key is replaced by these bytes (before the GET
+    /// that passes the count is answered).
+    rewrite: Option<(u64, Path, Vec<u8>)>,
 }
 
 impl<T> Counting<T> {
@@ -34,7 +39,13 @@ impl<T> Counting<T> {
             inner,
             gets: AtomicU64::new(0),
             lists: AtomicU64::new(0),
+            ranges: std::sync::Mutex::new(Vec::new()),
+            rewrite: None,
         }
+    }
+
+    fn ranges(&self) -> Vec<Option<GetRange>> {
+        self.ranges.lock().unwrap().clone()
     }
 }
 
@@ -68,7 +79,16 @@ impl<T: ObjectStore> ObjectStore for Counting<T> {
         location: &Path,
         options: GetOptions,
     ) -> object_store::Result<GetResult> {
-        self.gets.fetch_add(1, Ordering::SeqCst);
+        let n = self.gets.fetch_add(1, Ordering::SeqCst);
+        self.ranges.lock().unwrap().push(options.range.clone());
+        if let Some((after, key, bytes)) = &self.rewrite {
+            if n == *after {
+                self.inner
+                    .put(key, PutPayload::from(bytes.clone()))
+                    .await
+                    .unwrap();
+            }
+        }
         self.inner.get_opts(location, options).await
     }
 
@@ -291,13 +311,27 @@ fn wait_for(done: impl Fn() -> bool) {
     assert!(done(), "not reached in 5 s");
 }
 
+/// A store with the latency of a real one in front of `memory`, counted.
+fn throttled(memory: InMemory) -> Arc<Counting<ThrottledStore<InMemory>>> {
+    Arc::new(Counting::new(ThrottledStore::new(
+        memory,
+        ThrottleConfig {
+            wait_get_per_call: Duration::from_millis(2),
+            ..ThrottleConfig::default()
+        },
+    )))
+}
+
+/// A 1 GiB shard is 64 parts of 16 MiB; here the part is scaled down (16 KiB) so that the same
+/// shape (63 whole parts and a short last one) stays small.
 #[test]
-fn an_object_of_64_parts_is_filled_with_64_requests_and_the_last_range_clamped() {
-    let part = 64 << 10;
-    let bytes: Vec<u8> = (0..64 * part - 1000).map(shaped_byte).collect();
+fn a_1_gib_shaped_object_is_filled_with_64_requests_each_range_clamped_to_its_size() {
+    let part = 16 << 10;
+    let size = 64 * part - 1000;
+    let bytes: Vec<u8> = (0..size).map(shaped_byte).collect();
     let memory = InMemory::new();
     put(&memory, "d/x.tfrecord", bytes.clone());
-    let counting = Arc::new(Counting::new(memory));
+    let counting = throttled(memory);
     let remote = Arc::new(Remote::over_store(options(part), counting.clone()).unwrap());
     let object = remote.open(&url("s3://b/d/x.tfrecord")).unwrap();
     let file = object.fill().unwrap();
@@ -306,11 +340,54 @@ fn an_object_of_64_parts_is_filled_with_64_requests_and_the_last_range_clamped()
     let mut back = vec![0; bytes.len()];
     std::os::unix::fs::FileExt::read_exact_at(file, &mut back, 0).unwrap();
     assert!(back == bytes);
+    // Every part once, and no range past the end: the last asks for the 15,384 bytes there are.
+    let mut asked: Vec<(u64, u64)> = counting
+        .ranges()
+        .into_iter()
+        .map(|r| match r {
+            Some(GetRange::Bounded(r)) => (r.start, r.end),
+            other => panic!("not a bounded range: {other:?}"),
+        })
+        .collect();
+    asked.sort_unstable();
+    let expected: Vec<(u64, u64)> = (0..64)
+        .map(|i| (i * part, ((i + 1) * part).min(size)))
+        .collect();
+    assert_eq!(asked, expected);
+    assert_eq!(asked.last(), Some(&(63 * part, size)));
     // Filled once: reading again costs nothing.
     object.fill().unwrap();
     let mut buf = vec![0; 3 * part as usize];
     assert_eq!(object.read_at(5, &mut buf).unwrap(), buf.len());
     assert_eq!(counting.gets.load(Ordering::SeqCst), 64);
+}
+
+#[test]
+fn an_object_rewritten_while_its_parts_are_fetched_is_caught() {
+    let part = 1024;
+    let memory = InMemory::new();
+    put(&memory, "k", vec![1; 64 * part as usize]);
+    let mut counting = Counting::new(ThrottledStore::new(
+        memory,
+        ThrottleConfig {
+            wait_get_per_call: Duration::from_millis(2),
+            ..ThrottleConfig::default()
+        },
+    ));
+    // Rewritten (same size, new ETag) when the tenth GET arrives.
+    counting.rewrite = Some((9, Path::from("k"), vec![2; 64 * part as usize]));
+    let counting = Arc::new(counting);
+    let remote = Arc::new(Remote::over_store(options(part), counting.clone()).unwrap());
+    let object = remote.open(&url("s3://b/k")).unwrap();
+    let error = object.fill().err().unwrap();
+    assert_eq!(
+        error,
+        Error::Rewritten {
+            url: "s3://b/k".into()
+        }
+    );
+    // Stopped at the change: the parts already asked for, not the 64.
+    assert!(counting.gets.load(Ordering::SeqCst) < 64);
 }
 
 #[test]
