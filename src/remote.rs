@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use tfr_core::compress::Mode;
+use tfr_core::source::RemoteObject;
 use tfr_core::source::remote::RemoteInputs;
-use tfr_remote::{Env, ObjectUrl, Remote, RemoteOptions};
+use tfr_remote::{Env, LazyObject, ObjectUrl, Remote, RemoteOptions};
 
 /// The application's reader of URLs.
 pub struct Remotes {
@@ -97,10 +98,57 @@ impl RemoteInputs for Remotes {
             .map_err(|e| format!("{url}: cannot keep the temporary file: {e}"))
     }
 
+    fn open(&self, path: &Path, limit: u64) -> Result<Arc<dyn RemoteObject>, String> {
+        let url = url_of(path)?;
+        let object = self.remote()?.open(&url).map_err(|e| e.to_string())?;
+        if object.len() > limit {
+            return Err(tfr_remote::Error::TooLarge {
+                url: url.to_string(),
+                len: object.len(),
+                limit,
+            }
+            .to_string());
+        }
+        Ok(Arc::new(OnDemandObject(object)))
+    }
+
     fn read_start(&self, path: &Path, limit: u64) -> Result<Option<(Vec<u8>, u64)>, String> {
         let url = url_of(path)?;
         self.remote()?
             .read_start(&url, limit)
             .map_err(|e| e.to_string())
+    }
+}
+
+/// An object the inspector reads as it goes: parts fetched when a read touches them.
+struct OnDemandObject(LazyObject);
+
+impl RemoteObject for OnDemandObject {
+    fn len(&self) -> u64 {
+        self.0.len()
+    }
+
+    fn head(&self) -> &[u8] {
+        self.0.head()
+    }
+
+    fn file(&self) -> &File {
+        self.0.file()
+    }
+
+    fn fetch(&self, range: std::ops::Range<u64>) -> Result<(), String> {
+        self.0.fetch_range(range).map_err(|e| e.to_string())
+    }
+
+    fn fetch_all(&self) -> Result<&File, String> {
+        self.0.fill_streaming().map_err(|e| e.to_string())
+    }
+
+    fn fetched(&self) -> u64 {
+        self.0.fetched()
+    }
+
+    fn part_size(&self) -> u64 {
+        self.0.part_size()
     }
 }

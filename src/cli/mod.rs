@@ -254,6 +254,7 @@ impl DecodeArgs {
                 .max_decompressed
                 .unwrap_or(tfr_core::compress::DEFAULT_LIMIT),
             serve_through: None,
+            on_demand: false,
         }
     }
 

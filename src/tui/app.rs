@@ -411,6 +411,21 @@ impl App {
         out
     }
 
+    /// The background indexer of file `file` stopped on bytes that could not be read (an
+    /// object's part that could not be fetched): the frames found before stay, the error is
+    /// shown and printed on leaving, and the session ends with exit 2.
+    pub fn index_failed(&mut self, file: usize, error: tfr_core::bytes::ReadError) {
+        let Some(view) = self.files.get_mut(file) else {
+            return;
+        };
+        view.indexing = false;
+        let message = view.input.source.read_error(None, error).to_string();
+        self.message = format!("indexing stopped: {message}");
+        if !self.open_errors.contains(&message) {
+            self.open_errors.push(message);
+        }
+    }
+
     /// Takes the frames the background indexer found in file `file` since its last report.
     pub fn index_update(&mut self, file: usize, delta: IndexDelta, done: bool) {
         let Some(view) = self.files.get_mut(file) else {

@@ -5,23 +5,32 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use super::{run, testdata};
 
 /// Serves the files under `root` on loopback until the test process ends; returns the base URL.
-fn serve(root: PathBuf) -> String {
+pub fn serve(root: PathBuf) -> String {
+    serve_counted(root).0
+}
+
+/// [`serve`], and the paths asked for so far, in the order asked.
+pub fn serve_counted(root: PathBuf) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/", listener.local_addr().unwrap());
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&asked);
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let root = root.clone();
-            std::thread::spawn(move || answer(stream, &root));
+            let log = Arc::clone(&log);
+            std::thread::spawn(move || answer(stream, &root, &log));
         }
     });
-    base
+    (base, asked)
 }
 
-fn answer(mut stream: TcpStream, root: &Path) {
+fn answer(mut stream: TcpStream, root: &Path, log: &Mutex<Vec<String>>) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut first = String::new();
     reader.read_line(&mut first).unwrap();
@@ -37,6 +46,7 @@ fn answer(mut stream: TcpStream, root: &Path) {
         }
     }
     let target = first.split(' ').nth(1).unwrap_or("/");
+    log.lock().unwrap().push(target.to_string());
     // S3, path-style, bucket `b`: ListObjectsV2 and GET of a key.
     if let Some(query) = target.strip_prefix("/b?") {
         let body = list_objects(root, query);

@@ -391,6 +391,44 @@ impl LazyObject {
         Ok(len)
     }
 
+    /// Fetches the parts `range` lies in that are not fetched yet (reading ahead in the direction
+    /// of travel, as [`LazyObject::read_at`] does) and returns once they are all in
+    /// [`LazyObject::file`].
+    pub fn fetch_range(&self, range: Range<u64>) -> Result<(), Error> {
+        let end = range.end.min(self.shared.len);
+        if range.start >= end {
+            return Ok(());
+        }
+        let size = self.shared.part_size;
+        self.ensure((range.start / size) as usize..end.div_ceil(size) as usize)
+    }
+
+    /// The temporary file the parts land in, as long as the object: bytes of a part not fetched
+    /// yet read as zeros there, so read only what [`LazyObject::fetch_range`] has fetched.
+    pub fn file(&self) -> &File {
+        &self.shared.file
+    }
+
+    /// The bytes of one ranged GET.
+    pub fn part_size(&self) -> u64 {
+        self.shared.part_size
+    }
+
+    /// How many of the object's bytes are in the temporary file so far.
+    pub fn fetched(&self) -> u64 {
+        let parts = self.shared.parts.lock().unwrap_or_else(|e| e.into_inner());
+        parts
+            .states
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s == State::Done)
+            .map(|(i, _)| {
+                let range = self.shared.range_of(i);
+                range.end - range.start
+            })
+            .sum()
+    }
+
     /// Fetches every part not fetched yet (as many in flight as the caps allow) and returns the
     /// temporary file holding the whole object.
     pub fn fill(&self) -> Result<&File, Error> {

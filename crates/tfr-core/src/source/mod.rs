@@ -37,6 +37,7 @@ use crate::span::FileRange;
 pub use huge::prefer_huge_pages;
 pub use open::{ReadOptions, ServeThrough, choose};
 pub use prefetch::prefetch;
+pub use remote::{OnDemand, RemoteObject};
 
 /// The file an input was read from, as it was when read.
 struct Origin {
@@ -80,6 +81,15 @@ pub struct Source {
     origin: Option<Origin>,
     /// Set when `bytes` are the decompressed stream of a compressed file.
     compression: Option<Compressed>,
+    /// Set when `bytes` are an object's, fetched as they are read.
+    on_demand: Option<Arc<dyn remote::RemoteObject>>,
+}
+
+/// How much of an object read on demand has been fetched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fetched {
+    pub bytes: u64,
+    pub len: u64,
 }
 
 impl Source {
@@ -102,6 +112,7 @@ impl Source {
             bytes: Arc::from(bytes),
             origin: None,
             compression: None,
+            on_demand: None,
         }
     }
 
@@ -114,6 +125,15 @@ impl Source {
 
     fn into_origin(self) -> Option<Origin> {
         self.origin
+    }
+
+    /// How much of the object has been fetched, when its bytes are fetched as they are read
+    /// ([`ReadOptions::on_demand`]).
+    pub fn fetched(&self) -> Option<Fetched> {
+        self.on_demand.as_ref().map(|o| Fetched {
+            bytes: o.fetched(),
+            len: o.len(),
+        })
     }
 
     /// How the file was compressed, when `bytes` are its decompressed stream.
