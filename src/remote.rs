@@ -132,6 +132,10 @@ impl RemoteObject for OnDemandObject {
         self.0.head()
     }
 
+    fn etag(&self) -> Option<&str> {
+        self.0.etag()
+    }
+
     fn file(&self) -> &File {
         self.0.file()
     }

@@ -16,6 +16,7 @@ pub mod features;
 pub mod framelist;
 pub mod help;
 pub mod hexview;
+pub mod index_cache;
 pub mod keymap;
 pub mod layout;
 pub mod preview;
@@ -89,7 +90,11 @@ pub fn run(
     // as it is read (by the background indexer, and where the user goes).
     let mut options = options.clone();
     options.read.on_demand = true;
-    let mut app = App::open(files, &options)?;
+    let cache = index_cache::IndexCache::from_env(
+        std::env::var_os("XDG_CACHE_HOME").as_deref(),
+        std::env::var_os("HOME").as_deref(),
+    );
+    let mut app = App::open_with_cache(files, &options, cache)?;
     app.open_errors.splice(0..0, unopened.iter().cloned());
     let (tx, reports) = mpsc::channel();
     spawn_indexer(&mut app, tx.clone());

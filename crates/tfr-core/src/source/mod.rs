@@ -136,6 +136,11 @@ impl Source {
         })
     }
 
+    /// The ETag of the object read on demand, when its store gave one.
+    pub fn etag(&self) -> Option<&str> {
+        self.on_demand.as_ref().and_then(|o| o.etag())
+    }
+
     /// How the file was compressed, when `bytes` are its decompressed stream.
     pub fn compression(&self) -> Option<&Compressed> {
         self.compression.as_ref()

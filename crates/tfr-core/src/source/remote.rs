@@ -44,6 +44,9 @@ pub trait RemoteObject: Send + Sync {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// The ETag every part is pinned to, when the store gave one: with the URL and the size,
+    /// what names these bytes.
+    fn etag(&self) -> Option<&str>;
     /// Its first bytes (what opening fetched), to tell whether it is compressed.
     fn head(&self) -> &[u8];
     /// The file the bytes land in, as long as the object; only bytes [`RemoteObject::fetch`]
@@ -171,6 +174,9 @@ mod tests {
         }
         fn head(&self) -> &[u8] {
             &[]
+        }
+        fn etag(&self) -> Option<&str> {
+            None
         }
         fn file(&self) -> &File {
             &self.file
