@@ -23,7 +23,9 @@ fn main() -> ExitCode {
     let env = Env::probe(cli.color);
     let messages = Messages::stderr();
     // Arguments may be object URLs (gs://, s3://, az://, https://): the core asks this for them.
-    tfr_inspect::remote::Remotes::register(cli.anonymous);
+    tfr_inspect::remote::Remotes::new(cli.anonymous)
+        .limited(cli.max_bytes, env.progress(false))
+        .install();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = match &cli.command {

@@ -14,7 +14,7 @@ pub fn serve(root: PathBuf) -> String {
     serve_counted(root).0
 }
 
-/// [`serve`], and the paths asked for so far, in the order asked.
+/// [`serve`], and the requests (`GET /path`) made so far, in the order made.
 pub fn serve_counted(root: PathBuf) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/", listener.local_addr().unwrap());
@@ -46,7 +46,8 @@ fn answer(mut stream: TcpStream, root: &Path, log: &Mutex<Vec<String>>) {
         }
     }
     let target = first.split(' ').nth(1).unwrap_or("/");
-    log.lock().unwrap().push(target.to_string());
+    let method = first.split(' ').next().unwrap_or("");
+    log.lock().unwrap().push(format!("{method} {target}"));
     // S3, path-style, bucket `b`: ListObjectsV2 and GET of a key.
     if let Some(query) = target.strip_prefix("/b?") {
         let body = list_objects(root, query);
@@ -283,4 +284,53 @@ fn a_missing_object_is_unusable_input_naming_the_url() {
         String::from_utf8_lossy(&output.stderr),
         format!("tfr-inspect: {url}: no such object\n")
     );
+}
+
+#[test]
+fn max_bytes_refuses_a_read_that_would_pass_it_before_reading_any_byte() {
+    let root = tempfile::tempdir().unwrap();
+    let shard = std::fs::read(testdata("mnist_like.tfrecord")).unwrap();
+    std::fs::write(root.path().join("a.tfrecord"), &shard).unwrap();
+    let (base, asked) = serve_counted(root.path().to_path_buf());
+    let url = format!("{base}a.tfrecord");
+    let len = shard.len();
+    // One byte short: refused after one HEAD, no GET.
+    let short = (len - 1).to_string();
+    let refused = run(["verify", &url, "--max-bytes", &short]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        format!(
+            "tfr-inspect: {url}: not read: its {len} bytes ({}) would pass --max-bytes {short} \
+             (0 bytes read before it)\n",
+            tfr_core::words::binary_size(len as u64)
+        )
+    );
+    assert!(refused.stdout.is_empty());
+    assert_eq!(*asked.lock().unwrap(), ["HEAD /a.tfrecord"]);
+    // Exactly the object: read, and the same as without a limit.
+    let exact = run(["verify", &url, "--max-bytes", &len.to_string()]);
+    let unlimited = run(["verify", &url]);
+    assert_eq!(exact.status.code(), Some(0));
+    assert_eq!(exact.stdout, unlimited.stdout);
+    assert_eq!(exact.stderr, unlimited.stderr);
+    // Two objects and room for one: the first is verified, the second refused.
+    let two = run([
+        "verify",
+        &url,
+        &url,
+        "--max-bytes",
+        &(len + len / 2).to_string(),
+    ]);
+    assert_eq!(two.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&two.stderr);
+    assert!(
+        stderr.ends_with(&format!(
+            "would pass --max-bytes {} ({len} bytes ({}) read before it)\n",
+            len + len / 2,
+            tfr_core::words::binary_size(len as u64)
+        )),
+        "{stderr}"
+    );
+    assert!(!two.stdout.is_empty());
 }

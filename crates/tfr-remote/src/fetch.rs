@@ -19,7 +19,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use object_store::path::Path as StorePath;
-use object_store::{GetOptions, GetRange, GetResult, ObjectStore};
+use object_store::{GetOptions, GetRange, GetResult, ObjectStore, ObjectStoreExt};
 
 use crate::error::{Error, chain};
 use crate::store::Remote;
@@ -183,6 +183,24 @@ impl Remote {
             remote: Arc::clone(self),
             shared,
             head,
+        })
+    }
+}
+
+impl Remote {
+    /// The object's size, from one HEAD request (no bytes of it): what a limit on the bytes to
+    /// read checks before any are.
+    pub fn size_of(self: &Arc<Remote>, url: &ObjectUrl) -> Result<u64, Error> {
+        let built = self.store(url)?;
+        let path = store_path(url);
+        let deadline = self.options.part_deadline();
+        self.block_on(url, deadline, "the object's size", async {
+            built
+                .store
+                .head(&path)
+                .await
+                .map(|meta| meta.size)
+                .map_err(|e| Error::from_store(url, e, &built.hint))
         })
     }
 }
@@ -427,6 +445,40 @@ impl LazyObject {
                 range.end - range.start
             })
             .sum()
+    }
+
+    /// [`LazyObject::fill`], telling `report` how many bytes are here every fifth of a second
+    /// while it waits.
+    pub fn fill_reporting(&self, report: &dyn Fn(u64)) -> Result<&File, Error> {
+        let count = self.part_count();
+        {
+            let mut parts = self.shared.parts.lock().unwrap_or_else(|e| e.into_inner());
+            for index in 0..count {
+                if parts.states.get(index) == Some(&State::Missing) {
+                    if let Some(state) = parts.states.get_mut(index) {
+                        *state = State::Fetching;
+                    }
+                    self.spawn(index);
+                }
+            }
+        }
+        loop {
+            report(self.fetched());
+            let parts = self.shared.parts.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(error) = &parts.failed {
+                return Err(error.clone());
+            }
+            if parts.states.iter().all(|s| *s == State::Done) {
+                drop(parts);
+                report(self.fetched());
+                return Ok(&self.shared.file);
+            }
+            let _ = self
+                .shared
+                .ready
+                .wait_timeout(parts, Duration::from_millis(200))
+                .unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     /// Fetches every part not fetched yet (as many in flight as the caps allow) and returns the

@@ -38,7 +38,7 @@ fn a_remote_shard_shows_frame_0_after_its_first_part_and_fetches_the_rest_as_it_
     let (base, asked) = serve_counted(dir.path().to_path_buf());
     let shard_gets = |asked: &Mutex<Vec<String>>| {
         let asked = asked.lock().unwrap();
-        asked.iter().filter(|p| *p == "/train.tfrecord").count()
+        asked.iter().filter(|p| *p == "GET /train.tfrecord").count()
     };
     let url = format!("{base}train.tfrecord");
     let mut options = OpenOptions::new(decoder());
@@ -55,7 +55,7 @@ fn a_remote_shard_shows_frame_0_after_its_first_part_and_fetches_the_rest_as_it_
     assert_eq!(shard_gets(&asked), 1);
     assert_eq!(
         *asked.lock().unwrap(),
-        ["/train.tfrecord", "/features.json"]
+        ["GET /train.tfrecord", "GET /features.json"]
     );
     // Indexing to the end fetches the two other parts, once each.
     let mut app = app;
@@ -83,7 +83,7 @@ fn a_cached_index_opens_a_remote_shard_whole_and_a_jump_costs_one_request() {
     let (base, asked) = serve_counted(dir.path().to_path_buf());
     let shard_gets = || {
         let asked = asked.lock().unwrap();
-        asked.iter().filter(|p| *p == "/train.tfrecord").count()
+        asked.iter().filter(|p| *p == "GET /train.tfrecord").count()
     };
     let url = format!("{base}train.tfrecord");
     let mut options = OpenOptions::new(decoder());
