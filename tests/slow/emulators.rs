@@ -346,9 +346,28 @@ fn gcs_objects_prefixes_and_patterns_print_what_their_local_copies_print() {
 
 #[test]
 fn azure_objects_prefixes_and_patterns_print_what_their_local_copies_print() {
-    if let Some(bucket) = Bucket::new(Service::Azure, "az") {
-        bucket.check_reading();
-    }
+    let Some(bucket) = Bucket::new(Service::Azure, "az") else {
+        return;
+    };
+    bucket.check_reading();
+    // Azurite's other settings, as Azure's tools read them: the development account at the
+    // address AZURITE_BLOB_STORAGE_URL gives.
+    let args = ["verify".to_string(), bucket.url("ds/")];
+    let connection = bucket.run(&args);
+    let development = Command::new(BIN)
+        .args(&args)
+        .env(
+            "AZURE_STORAGE_CONNECTION_STRING",
+            "UseDevelopmentStorage=true",
+        )
+        .env("AZURITE_BLOB_STORAGE_URL", &bucket.endpoint)
+        .output()
+        .unwrap();
+    assert_eq!(connection.status.code(), Some(1));
+    assert!(!connection.stdout.is_empty());
+    assert_eq!(development.stdout, connection.stdout);
+    assert_eq!(development.stderr, connection.stderr);
+    assert_eq!(development.status.code(), connection.status.code());
 }
 
 #[test]
