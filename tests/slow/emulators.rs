@@ -208,9 +208,8 @@ impl Bucket {
 
     /// The binary with `args`, pointed at the emulator.
     fn run(&self, args: &[String]) -> Output {
-        Command::new(BIN)
+        binary()
             .args(args)
-            .env_remove("NO_COLOR")
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .output()
             .unwrap()
@@ -223,11 +222,7 @@ impl Bucket {
         let url = self.url(key);
         let with =
             |input: &str| -> Vec<String> { args.iter().map(|a| a.replace("{}", input)).collect() };
-        let on_disk = Command::new(BIN)
-            .args(with(&local))
-            .env_remove("NO_COLOR")
-            .output()
-            .unwrap();
+        let on_disk = binary().args(with(&local)).output().unwrap();
         let remote = self.run(&with(&url));
         // Messages may name other objects than the input (a missing shard's neighbours): the
         // whole root is replaced.
@@ -354,7 +349,7 @@ fn azure_objects_prefixes_and_patterns_print_what_their_local_copies_print() {
     // address AZURITE_BLOB_STORAGE_URL gives.
     let args = ["verify".to_string(), bucket.url("ds/")];
     let connection = bucket.run(&args);
-    let development = Command::new(BIN)
+    let development = binary()
         .args(&args)
         .env(
             "AZURE_STORAGE_CONNECTION_STRING",
@@ -416,6 +411,30 @@ fn the_inspector_on_an_s3_url_opens_on_the_screen_of_its_local_copy() {
     assert!(remote.contains("record 0 ·"), "{remote}");
     assert!(remote.contains("IN"), "the title names the input: {remote}");
     assert_eq!(remote, inspector(&on_disk, &local));
+}
+
+/// The binary, with none of the caller's cloud settings (a developer's own credentials or
+/// endpoints would point it elsewhere).
+fn binary() -> Command {
+    let mut command = Command::new(BIN);
+    command.env_remove("NO_COLOR");
+    for (name, _) in std::env::vars_os() {
+        let cloud = name.to_str().is_some_and(|n| {
+            [
+                "AWS_",
+                "GOOGLE_",
+                "AZURE_",
+                "AZURITE_",
+                "STORAGE_EMULATOR_HOST",
+            ]
+            .iter()
+            .any(|p| n.starts_with(p))
+        });
+        if cloud {
+            command.env_remove(name);
+        }
+    }
+    command
 }
 
 /// Creates `name` on the emulator at `endpoint` with the service's own request.
