@@ -8,20 +8,20 @@ use tfr_inspect::cli::{self, Command, DecodeArgs, Env, Messages, Status};
 use tfr_inspect::tui;
 
 fn main() -> ExitCode {
+    let messages = Messages::stderr();
     let mut cli = match cli::argv::parse(std::env::args_os().collect()) {
         cli::argv::Parsed::Run(cli) => cli,
         cli::argv::Parsed::Typo(message) => {
-            cli::print_error(&message);
+            messages.error(&message);
             return ExitCode::from(Status::Unusable as u8);
         }
     };
     if let Err(message) = cli::argv::settle(&mut cli) {
-        cli::print_error(&message);
+        messages.error(&message);
         return ExitCode::from(Status::Unusable as u8);
     }
     // The one look at the terminal and the environment: everything below is handed `env`.
     let env = Env::probe(cli.color);
-    let messages = Messages::stderr();
     // Arguments may be object URLs (gs://, s3://, az://, https://): the core asks this for them.
     tfr_inspect::remote::Remotes::new(cli.anonymous)
         .limited(cli.max_bytes, env.progress(false))
@@ -42,13 +42,14 @@ fn main() -> ExitCode {
             let files: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
             if files.is_empty() {
                 for error in &dataset.errors {
-                    cli::print_error(error);
+                    messages.error(error);
                 }
-                return exit(Ok(Status::Unusable));
+                return exit(Ok(Status::Unusable), &messages);
             }
             // The inspector draws on a terminal: only `--color never` or NO_COLOR take colour away.
             let colour = env.stdout.colour;
-            return exit(inspect(&files, &dataset.errors, &cli.decode, colour));
+            let status = inspect(&files, &dataset.errors, &cli.decode, colour, &messages);
+            return exit(status, &messages);
         }
         None => {
             // Not a terminal: behave like `list` so pipelines get plain text.
@@ -63,10 +64,10 @@ fn main() -> ExitCode {
     match (result, flushed) {
         (Err(e), _) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         (Ok(_), Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            cli::print_error(&e);
+            messages.error(&e);
             ExitCode::from(Status::Unusable as u8)
         }
-        (result, _) => exit(result),
+        (result, _) => exit(result, &messages),
     }
 }
 
@@ -76,16 +77,17 @@ fn inspect(
     unopened: &[String],
     decode: &DecodeArgs,
     colour: bool,
+    messages: &Messages,
 ) -> anyhow::Result<Status> {
-    tui::run(files, unopened, &decode.open_options()?, colour)
+    tui::run(files, unopened, &decode.open_options()?, colour, messages)
 }
 
-fn exit(result: anyhow::Result<Status>) -> ExitCode {
+fn exit(result: anyhow::Result<Status>, messages: &Messages) -> ExitCode {
     match result {
         Ok(status) => ExitCode::from(status as u8),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            cli::print_error(&tfr_inspect::hint::chain_message(&e));
+            messages.error(&tfr_inspect::hint::chain_message(&e));
             ExitCode::from(Status::Unusable as u8)
         }
     }

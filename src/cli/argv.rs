@@ -170,6 +170,33 @@ fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
     }
 }
 
+/// `-n N` or `--range A..B`: the records `show` and `images` take.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RecordChoice {
+    /// Only record N (0-based, as `list` numbers frames).
+    #[arg(
+        short = 'n',
+        long = "record",
+        value_name = "N",
+        conflicts_with = "range"
+    )]
+    pub record: Option<usize>,
+    /// Records A..B (B excluded), A..=B, A.. or ..B.
+    #[arg(long, value_name = "A..B", value_parser = parse_range)]
+    pub range: Option<RecordRange>,
+}
+
+impl RecordChoice {
+    /// The first record chosen and the one after the last (`None`: to the end of the file).
+    pub fn bounds(&self) -> (usize, Option<usize>) {
+        match (self.record, &self.range) {
+            (Some(n), _) => (n, Some(n.saturating_add(1))),
+            (None, Some(range)) => (range.start, range.end),
+            (None, None) => (0, None),
+        }
+    }
+}
+
 /// The records `--range` selects: from `start` to `end` (excluded), or to the last record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordRange {

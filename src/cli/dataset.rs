@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use super::{Status, report_unusable};
+use super::{Messages, Status};
 use tfr_core::dataset::features::{FeatureSpecs, SpecNote, SpecsBeside};
 use tfr_core::dataset::report::SplitPlace;
 use tfr_core::dataset::{Dataset, Summary, Tally};
@@ -36,20 +36,15 @@ struct Starts {
 }
 
 impl Run {
-    /// Resolves `args`, reporting the arguments that cannot be used; the status says whether any
-    /// could not.
-    pub fn resolve(args: &[PathBuf]) -> (Run, Status) {
+    /// Resolves `args`, with the arguments that cannot be used (each message names its argument)
+    /// for the caller to report as unusable.
+    pub fn resolve(args: &[PathBuf]) -> (Run, Vec<String>) {
         let dataset = Dataset::resolve(args);
-        let mut status = Status::Clean;
-        for error in &dataset.errors {
-            status = status.max(report_unusable(error));
-        }
+        let mut unusable = dataset.errors.clone();
         // A tf.data snapshot's side files that cannot be used: named, as a features.json is, and
         // its records listed one by one.
         for set in &dataset.snapshots {
-            for note in &set.snapshot.notes {
-                status = status.max(report_unusable(&note.to_string()));
-            }
+            unusable.extend(set.snapshot.notes.iter().map(ToString::to_string));
         }
         let tallies = vec![None; dataset.members.len()];
         let starts = RefCell::new(Starts {
@@ -62,8 +57,17 @@ impl Run {
                 tallies,
                 starts,
             },
-            status,
+            unusable,
         )
+    }
+
+    /// [`Run::resolve`], with the arguments that cannot be used reported through `messages`.
+    pub fn resolve_reporting(args: &[PathBuf], messages: &Messages) -> Run {
+        let (run, unusable) = Run::resolve(args);
+        for error in &unusable {
+            messages.unusable(error);
+        }
+        run
     }
 
     /// The files to read, in order.
@@ -166,32 +170,32 @@ impl Run {
         })
     }
 
-    /// Names the files set aside on standard error, once each.
-    pub fn note_skipped(&self) {
+    /// Names the files set aside, once each.
+    pub fn note_skipped(&self, messages: &Messages) {
         for file in &self.dataset.skipped {
-            eprintln!(
+            messages.note(&format_args!(
                 "{}: skipped: {}",
                 tfr_core::escape::path_for_terminal(&file.path),
                 file.reason
-            );
+            ));
         }
     }
 }
 
 /// The `features.json` beside `input` that words `show`'s tree and names `images`' classes
 /// (read once per directory through `read`), with what was not read of it (or why none of it
-/// was) said on standard error.
-pub fn feature_specs(read: &mut SpecsBeside, input: &Path) -> (Option<Arc<FeatureSpecs>>, Status) {
-    let mut status = Status::Clean;
-    let specs = read.beside(input, |note| match note {
-        SpecNote::Note(note) => eprintln!("{note}"),
+/// was) said through `messages`.
+pub fn feature_specs(
+    read: &mut SpecsBeside,
+    input: &Path,
+    messages: &Messages,
+) -> Option<Arc<FeatureSpecs>> {
+    read.beside(input, |note| match note {
+        SpecNote::Note(note) => messages.note(&note),
         // One that cannot be used (not a regular file, past a limit, not JSON) is named, and the
         // records are shown without it.
         SpecNote::Unusable(note) => {
-            status = status.max(super::report_unusable(&format!(
-                "{note}; records shown without it"
-            )));
+            messages.unusable(&format!("{note}; records shown without it"));
         }
-    });
-    (specs, status)
+    })
 }

@@ -10,23 +10,20 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::Status;
+use super::Messages;
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::Placed;
 
 /// The snapshot a file lies in, when its records are grouped into elements, with what was said
-/// about its side files (on standard error) and the status that leaves.
-pub fn snapshot_of(path: &Path) -> (Option<Arc<Snapshot>>, Status) {
-    let Some(snapshot) = Snapshot::for_shard(path) else {
-        return (None, Status::Clean);
-    };
-    let mut status = Status::Clean;
+/// about its side files said through `messages`.
+pub fn snapshot_of(path: &Path, messages: &Messages) -> Option<Arc<Snapshot>> {
+    let snapshot = Snapshot::for_shard(path)?;
     for note in &snapshot.notes {
         // As a features.json that cannot be used: named, and the records shown without it.
-        status = status.max(super::report_unusable(&note.to_string()));
+        messages.unusable(&note.to_string());
     }
     let grouped = snapshot.components() > 0;
-    (grouped.then(|| Arc::new(snapshot)), status)
+    grouped.then(|| Arc::new(snapshot))
 }
 
 /// One record as handed over: its index, its output alone, and as its component.

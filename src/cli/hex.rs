@@ -1,6 +1,5 @@
 //! `hex`: the annotated walkthrough of one frame.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -47,17 +46,6 @@ fn token_in_file(data: &dyn ByteSource, token: &Token) -> bool {
 const SHOWN: usize = 10;
 const HEX_WIDTH: usize = SHOWN * 3 - 1;
 
-fn hex_pairs(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 3);
-    for (i, b) in bytes.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
-
 /// Writes the annotated lines of `tokens` over `data`, each as its `meaning` words it.
 pub fn write_tokens(
     out: &mut impl Write,
@@ -95,16 +83,16 @@ pub fn write_tokens(
                 writeln!(
                     out,
                     "{offset:>10}  {on}{:<47}{off}  {meaning}",
-                    hex_pairs(chunk)
+                    tfr_core::explain::number::hex_bytes(chunk)
                 )?;
             }
             continue;
         }
         let shown = if len > SHOWN as u64 {
             let head = token_bytes(data, &token, token.start, SHOWN as u64 - 2);
-            format!("{} …", hex_pairs(head))
+            format!("{} …", tfr_core::explain::number::hex_bytes(head))
         } else {
-            hex_pairs(token_bytes(data, &token, token.start, len))
+            tfr_core::explain::number::hex_bytes(token_bytes(data, &token, token.start, len))
         };
         writeln!(
             out,

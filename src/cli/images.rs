@@ -23,7 +23,7 @@ use ::image::{ImageEncoder, Rgb, RgbImage};
 use anyhow::Result;
 use clap::Args;
 
-use super::{Status, print_error, report_unusable};
+use super::{Messages, Status};
 use tfr_core::bytes::ByteSource;
 use tfr_core::dataset::features::{FeatureSpecs, SpecsBeside};
 use tfr_core::escape::path_for_terminal;
@@ -43,17 +43,8 @@ pub struct ImagesArgs {
     /// The directory to write into (made when missing).
     #[arg(short = 'o', long = "out", value_name = "DIR", required = true)]
     pub out: PathBuf,
-    /// Only record N (0-based, as `list` numbers frames).
-    #[arg(
-        short = 'n',
-        long = "record",
-        value_name = "N",
-        conflicts_with = "range"
-    )]
-    pub record: Option<usize>,
-    /// Records A..B (B excluded), A..=B, A.. or ..B.
-    #[arg(long, value_name = "A..B", value_parser = super::argv::parse_range)]
-    pub range: Option<super::argv::RecordRange>,
+    #[command(flatten)]
+    pub records: super::argv::RecordChoice,
     /// Draw boxes, class names and keypoints: images that have them are written as PNG.
     #[arg(long)]
     pub boxes: bool,
@@ -99,20 +90,15 @@ pub fn run(
     args: &ImagesArgs,
     open: &OpenOptions,
     env: &super::env::Env,
+    messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let range = match (args.record, &args.range) {
-        (Some(n), _) => (n, Some(n.saturating_add(1))),
-        (None, Some(range)) => (range.start, range.end),
-        (None, None) => (0, None),
-    };
     if args.out.exists() && !args.out.is_dir() {
         let message = format!("{}: not a directory", path_for_terminal(&args.out));
-        return Ok(report_unusable(&message));
+        return Ok(messages.unusable(&message));
     }
-    let (mut inputs, mut status) = open_inputs(&args.files, open);
-    let (plan, planned) = plan_inputs(args, &mut inputs, range);
-    status = status.max(planned);
+    let mut inputs = open_inputs(&args.files, open, messages);
+    let plan = plan_inputs(args, &mut inputs, messages);
     let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
     let policy = OutputPolicy {
         inputs: &paths,
@@ -120,61 +106,29 @@ pub fn run(
         stdout_is_terminal: env.stdout.terminal,
     };
     let sheet_path = args.out.join("sheet.png");
-    if !targets_free(args, &policy, &plan, &sheet_path) {
-        return Ok(Status::Unusable);
+    if !targets_free(args, &policy, &plan, &sheet_path, messages) {
+        return Ok(messages.raise(Status::Unusable));
     }
     // What was planned was read from the files' pages: nothing of a file cut short is written.
     for input in &inputs {
         if let Err(e) = input.source.check_unchanged() {
-            return Ok(report_unusable(&e).max(status));
+            return Ok(messages.unusable(&e));
         }
     }
     if plan.is_empty() {
         writeln!(out, "no images in the records chosen")?;
-        return Ok(status);
+        return Ok(messages.status());
     }
     if let Err(e) = std::fs::create_dir_all(&args.out) {
         let message = format!("{}: {e}", path_for_terminal(&args.out));
-        return Ok(report_unusable(&message));
+        return Ok(messages.unusable(&message));
     }
-    let mut thumbs = Vec::new();
-    for item in &plan {
-        let Some(input) = inputs.get(item.file) else {
-            continue;
-        };
-        let (start, end) = (item.bytes.start as u64, item.bytes.end as u64);
-        let range = FileRange::new(FileOffset(start), FileOffset(end));
-        let bytes = input.data().read(range).unwrap_or_default();
-        let drawn = match write_image(item, input, bytes, &policy) {
-            Written::Done(drawn) => drawn,
-            Written::Skipped(skipped) => {
-                status = status.max(skipped);
-                continue;
-            }
-            Written::Failed(e) => {
-                // A file cut short is the cause, whatever the write then made of it.
-                if let Err(changed) = input.source.check_unchanged() {
-                    return Ok(report_unusable(&changed).max(status));
-                }
-                return Ok(report_unusable(&e).max(status));
-            }
-        };
-        writeln!(out, "{}  {}", path_for_terminal(&item.path), item.what)?;
-        if args.sheet && thumbs.len() < SHEET_MAX {
-            match thumbnail(item, bytes, drawn) {
-                Ok(pixels) => thumbs.push((label(item, inputs.len()), pixels)),
-                Err(why) => eprintln!(
-                    "{}: record {} {}: not on the sheet: {why}",
-                    input.name(),
-                    item.record,
-                    tfr_core::escape::for_terminal(&item.feature)
-                ),
-            }
-        }
-    }
+    let Some(thumbs) = write_images(args, (&inputs, &plan), &policy, messages, out)? else {
+        return Ok(messages.status());
+    };
     if args.sheet {
         if let Err(e) = write_sheet(out, &sheet_path, &policy, &thumbs, plan.len())? {
-            return Ok(report_unusable(&e).max(status));
+            return Ok(messages.unusable(&e));
         }
     }
     writeln!(
@@ -183,20 +137,67 @@ pub fn run(
         plural(plan.len() as u64, "image"),
         path_for_terminal(&args.out)
     )?;
-    Ok(status)
+    Ok(messages.status())
 }
 
-/// The inputs that open, each that does not told, and the status that leaves.
-fn open_inputs(files: &[PathBuf], open: &OpenOptions) -> (Vec<Input>, Status) {
-    let mut status = Status::Clean;
+/// Writes every planned image and names it on `out`: the labelled thumbnails for the sheet (when
+/// asked for one), or `None` when a write failed (said through `messages`) and nothing more is
+/// written.
+fn write_images(
+    args: &ImagesArgs,
+    (inputs, plan): (&[Input], &[Planned]),
+    policy: &OutputPolicy,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> io::Result<Option<Vec<(String, RgbImage)>>> {
+    let mut thumbs = Vec::new();
+    for item in plan {
+        let Some(input) = inputs.get(item.file) else {
+            continue;
+        };
+        let (start, end) = (item.bytes.start as u64, item.bytes.end as u64);
+        let range = FileRange::new(FileOffset(start), FileOffset(end));
+        let bytes = input.data().read(range).unwrap_or_default();
+        let drawn = match write_image(item, input, bytes, policy, messages) {
+            Written::Done(drawn) => drawn,
+            Written::Skipped => continue,
+            Written::Failed(e) => {
+                // A file cut short is the cause, whatever the write then made of it.
+                match input.source.check_unchanged() {
+                    Err(changed) => messages.unusable(&changed),
+                    Ok(()) => messages.unusable(&e),
+                };
+                return Ok(None);
+            }
+        };
+        writeln!(out, "{}  {}", path_for_terminal(&item.path), item.what)?;
+        if args.sheet && thumbs.len() < SHEET_MAX {
+            match thumbnail(item, bytes, drawn) {
+                Ok(pixels) => thumbs.push((label(item, inputs.len()), pixels)),
+                Err(why) => messages.note(&format_args!(
+                    "{}: record {} {}: not on the sheet: {why}",
+                    input.name(),
+                    item.record,
+                    tfr_core::escape::for_terminal(&item.feature)
+                )),
+            }
+        }
+    }
+    Ok(Some(thumbs))
+}
+
+/// The inputs that open; each that does not is said through `messages`.
+fn open_inputs(files: &[PathBuf], open: &OpenOptions, messages: &Messages) -> Vec<Input> {
     let mut inputs = Vec::new();
     for path in files {
         match Input::open(path, open) {
             Ok(input) => inputs.push(input),
-            Err(e) => status = status.max(report_unusable(&e)),
+            Err(e) => {
+                messages.unusable(&e);
+            }
         }
     }
-    (inputs, status)
+    inputs
 }
 
 /// Writes the contact sheet of the thumbnails and says so, with how many of the images written
@@ -227,22 +228,17 @@ fn write_sheet(
     Ok(Ok(()))
 }
 
-/// The images of the chosen records of every input, and the worst status met finding them.
-fn plan_inputs(
-    args: &ImagesArgs,
-    inputs: &mut [Input],
-    range: (usize, Option<usize>),
-) -> (Vec<Planned>, Status) {
-    let mut status = Status::Clean;
+/// The images of the chosen records of every input; what stands in the way is said through
+/// `messages`.
+fn plan_inputs(args: &ImagesArgs, inputs: &mut [Input], messages: &Messages) -> Vec<Planned> {
+    let range = args.records.bounds();
     let mut names = HashSet::new();
     let mut plan = Vec::new();
     let mut specs_read = SpecsBeside::default();
     for (file, input) in inputs.iter_mut().enumerate() {
-        if let Some(n) = args.record {
-            if let Err(e) = input.frame(n) {
-                status = status.max(report_unusable(&e));
-                continue;
-            }
+        if let Some(Err(e)) = args.records.record.map(|n| input.frame(n)) {
+            messages.unusable(&e);
+            continue;
         }
         // Indexed as far as the records asked for: `-n 0` of a huge file reads its first frames.
         match range.1 {
@@ -251,24 +247,19 @@ fn plan_inputs(
         }
         let count = input.index.len();
         if let Some(missing) = super::show::missing_records(range, count) {
-            let message = format!("{}: {missing}", input.name());
-            status = status.max(report_unusable(&message));
+            messages.unusable(&format!("{}: {missing}", input.name()));
             continue;
         }
         // Read once per directory, however many of its files are given.
-        let (specs, read) = super::dataset::feature_specs(&mut specs_read, input.source.path());
-        status = status.max(read);
-        let specs = specs.as_deref();
-        status = status.max(plan_file(
+        let specs = super::dataset::feature_specs(&mut specs_read, input.source.path(), messages);
+        let planning = Planning {
             args,
-            input,
-            specs,
-            (file, range),
-            &mut names,
-            &mut plan,
-        ));
+            specs: specs.as_deref(),
+            messages,
+        };
+        planning.plan_file(input, (file, range), &mut names, &mut plan);
     }
-    (plan, status)
+    plan
 }
 
 /// Whether every file to be written (the images, and the sheet if asked for) may be: checked
@@ -278,6 +269,7 @@ fn targets_free(
     policy: &OutputPolicy,
     plan: &[Planned],
     sheet_path: &Path,
+    messages: &Messages,
 ) -> bool {
     let targets = plan
         .iter()
@@ -285,9 +277,9 @@ fn targets_free(
         .chain(args.sheet.then_some(sheet_path));
     for target in targets {
         if let Err(e) = policy.check(target) {
-            print_error(&e);
+            messages.error(&e);
             if !args.force {
-                print_error(&"nothing written; --force replaces existing files");
+                messages.error(&"nothing written; --force replaces existing files");
             }
             return false;
         }
@@ -299,15 +291,22 @@ fn targets_free(
 enum Written {
     /// Written; with the pixels drawn on, when an overlay was, for the sheet's thumbnail.
     Done(Option<RgbImage>),
-    /// Not written, the reason already told, with the status it leaves.
-    Skipped(Status),
+    /// Not written, the reason already told.
+    Skipped,
     /// The write itself failed.
     Failed(tfr_core::output::OutputError),
 }
 
 /// Writes one planned image from its bytes: as stored, as PNG from raw pixels, or as PNG with its
 /// overlay drawn.
-fn write_image(item: &Planned, input: &Input, bytes: &[u8], policy: &OutputPolicy) -> Written {
+/// Why an image is not written is said through `messages`, and one that is broken is damage.
+fn write_image(
+    item: &Planned,
+    input: &Input,
+    bytes: &[u8],
+    policy: &OutputPolicy,
+    messages: &Messages,
+) -> Written {
     // The pixels drawn on, kept for the sheet's thumbnail so that nothing is decoded twice.
     let mut drawn = None;
     let written = match &item.content {
@@ -325,8 +324,13 @@ fn write_image(item: &Planned, input: &Input, bytes: &[u8], policy: &OutputPolic
                 }
             }),
             None => {
-                print_error(&format!("{}: {}: not an image", input.name(), item.what));
-                return Written::Skipped(Status::Damage);
+                messages.error(&format_args!(
+                    "{}: {}: not an image",
+                    input.name(),
+                    item.what
+                ));
+                messages.damage();
+                return Written::Skipped;
             }
         },
         Content::Png {
@@ -343,11 +347,11 @@ fn write_image(item: &Planned, input: &Input, bytes: &[u8], policy: &OutputPolic
                 written
             }
             Err(why) => {
-                print_error(&format!("{}: {}: {why}", input.name(), item.what));
+                messages.error(&format_args!("{}: {}: {why}", input.name(), item.what));
                 if why.is_broken() {
-                    return Written::Skipped(Status::Damage);
+                    messages.damage();
                 }
-                return Written::Skipped(Status::Clean);
+                return Written::Skipped;
             }
         },
     };
@@ -409,121 +413,133 @@ fn shape_of(item: &Planned) -> Option<(u32, u32, u32)> {
     }
 }
 
-/// Plans the images of records `range` of `input` (input number `file`).
-fn plan_file(
-    args: &ImagesArgs,
-    input: &Input,
-    specs: Option<&FeatureSpecs>,
-    (file, (start, end)): (usize, (usize, Option<usize>)),
-    names: &mut HashSet<PathBuf>,
-    plan: &mut Vec<Planned>,
-) -> Status {
-    let mut status = Status::Clean;
-    let data = input.data();
-    let decoder = input.decoder();
-    let stem = file_stem(input.source.path());
-    let end = end.unwrap_or(usize::MAX).min(input.index.len());
-    for record in start..end {
-        let Some(frame) = input.index.get(data, record) else {
-            break;
-        };
-        let payload = match frame.payload(data) {
-            Some(p) if frame.status.is_intact() => p,
-            _ => {
-                let problem = tfr_core::damage::describe(&frame, data, input.is_last(record));
-                eprintln!("{}: record {record}: skipped: {problem}", input.name());
-                status = Status::Damage;
-                continue;
-            }
-        };
-        let base = frame
-            .payload_range()
-            .map(Range::<u64>::from)
-            .and_then(|r| usize::try_from(r.start).ok())
-            .unwrap_or(0);
-        let decoded = decoder.decode(payload);
-        let view = decoded.view(payload, decoder.table());
-        let found = images_in(&view, specs);
-        for image in &found.images {
-            let (ext, content, what) = content_of(input, record, image, &found, args.boxes);
-            let name = file_name(&stem, record, image);
-            let path = unique(&args.out, &name, ext, names);
-            plan.push(Planned {
-                path,
-                bytes: base + image.span.start..base + image.span.end,
-                content,
-                file,
-                record,
-                feature: image.name.clone(),
-                what: format!("record {record} {}: {what}", image.name),
-            });
-        }
-    }
-    status
+/// What planning one input's images needs: the arguments, the dataset's feature specs (which
+/// name classes), and where notes go.
+struct Planning<'a, 'm, 'w> {
+    args: &'a ImagesArgs,
+    specs: Option<&'a FeatureSpecs>,
+    messages: &'m Messages<'w>,
 }
 
-/// How one image found in a record is written: its file extension, how its file is made, and
-/// what it is (for the line that names the file). Notes why boxes are not drawn, or why an image
-/// written as stored may not open, as they are found.
-fn content_of(
-    input: &Input,
-    record: usize,
-    image: &FoundImage<'_>,
-    found: &RecordImages<'_>,
-    boxes: bool,
-) -> (&'static str, Content, String) {
-    let overlay = found.overlay_of(image).filter(|_| boxes).cloned();
-    let header = ImageHeader::read(image.bytes);
-    // Boxes are drawn only on an image that may be decoded to be shown; a larger one is
-    // written as stored (or, raw, as PNG), with a note.
-    let overlay = overlay.filter(|_| match too_large_to_draw(image.bytes, found.shape) {
-        Some(note) => {
-            eprintln!(
-                "{}: record {record} {}: boxes not drawn: {note}",
-                input.name(),
-                tfr_core::escape::for_terminal(&image.name)
-            );
-            false
+impl Planning<'_, '_, '_> {
+    /// Plans the images of records `range` of `input` (input number `file`); a damaged record is
+    /// skipped, named, and is damage.
+    fn plan_file(
+        &self,
+        input: &Input,
+        (file, (start, end)): (usize, (usize, Option<usize>)),
+        names: &mut HashSet<PathBuf>,
+        plan: &mut Vec<Planned>,
+    ) {
+        let args = self.args;
+        let data = input.data();
+        let decoder = input.decoder();
+        let stem = file_stem(input.source.path());
+        let end = end.unwrap_or(usize::MAX).min(input.index.len());
+        for record in start..end {
+            let Some(frame) = input.index.get(data, record) else {
+                break;
+            };
+            let payload = match frame.payload(data) {
+                Some(p) if frame.status.is_intact() => p,
+                _ => {
+                    let problem = tfr_core::damage::describe(&frame, data, input.is_last(record));
+                    self.messages.note(&format_args!(
+                        "{}: record {record}: skipped: {problem}",
+                        input.name()
+                    ));
+                    self.messages.damage();
+                    continue;
+                }
+            };
+            let base = frame
+                .payload_range()
+                .map(Range::<u64>::from)
+                .and_then(|r| usize::try_from(r.start).ok())
+                .unwrap_or(0);
+            let decoded = decoder.decode(payload);
+            let view = decoded.view(payload, decoder.table());
+            let found = images_in(&view, self.specs);
+            for image in &found.images {
+                let (ext, content, what) = self.content_of(input, record, image, &found);
+                let name = file_name(&stem, record, image);
+                let path = unique(&args.out, &name, ext, names);
+                plan.push(Planned {
+                    path,
+                    bytes: base + image.span.start..base + image.span.end,
+                    content,
+                    file,
+                    record,
+                    feature: image.name.clone(),
+                    what: format!("record {record} {}: {what}", image.name),
+                });
+            }
         }
-        None => true,
-    });
-    match (header, overlay) {
-        (_, Some(overlay)) => (
-            "png",
-            Content::Png {
-                shape: found.shape,
-                overlay: Some(overlay.clone()),
-            },
-            format!(
-                "{} with {}",
-                describe(image.bytes, found.shape),
-                marks(&overlay)
-            ),
-        ),
-        (Some(h), None) => {
-            // Written as stored all the same (the bytes are what the record holds), but
-            // a reader should know; `verify --images` decodes every image fully.
-            if let Err(reason) = image::check::check_structure(image.bytes, found.shape) {
-                eprintln!(
-                    "{}: record {record} {}: written as stored, but {reason}",
+    }
+
+    /// How one image found in a record is written: its file extension, how its file is made, and
+    /// what it is (for the line that names the file). Notes why boxes are not drawn, or why an image
+    /// written as stored may not open, as they are found.
+    fn content_of(
+        &self,
+        input: &Input,
+        record: usize,
+        image: &FoundImage<'_>,
+        found: &RecordImages<'_>,
+    ) -> (&'static str, Content, String) {
+        let overlay = found.overlay_of(image).filter(|_| self.args.boxes).cloned();
+        let header = ImageHeader::read(image.bytes);
+        // Boxes are drawn only on an image that may be decoded to be shown; a larger one is
+        // written as stored (or, raw, as PNG), with a note.
+        let overlay = overlay.filter(|_| match too_large_to_draw(image.bytes, found.shape) {
+            Some(note) => {
+                self.messages.note(&format_args!(
+                    "{}: record {record} {}: boxes not drawn: {note}",
                     input.name(),
                     tfr_core::escape::for_terminal(&image.name)
-                );
+                ));
+                false
             }
-            (
-                extension(h.format),
-                Content::Stored,
-                format!("{h}, as stored"),
-            )
+            None => true,
+        });
+        match (header, overlay) {
+            (_, Some(overlay)) => (
+                "png",
+                Content::Png {
+                    shape: found.shape,
+                    overlay: Some(overlay.clone()),
+                },
+                format!(
+                    "{} with {}",
+                    describe(image.bytes, found.shape),
+                    marks(&overlay)
+                ),
+            ),
+            (Some(h), None) => {
+                // Written as stored all the same (the bytes are what the record holds), but
+                // a reader should know; `verify --images` decodes every image fully.
+                if let Err(reason) = image::check::check_structure(image.bytes, found.shape) {
+                    self.messages.note(&format_args!(
+                        "{}: record {record} {}: written as stored, but {reason}",
+                        input.name(),
+                        tfr_core::escape::for_terminal(&image.name)
+                    ));
+                }
+                (
+                    extension(h.format),
+                    Content::Stored,
+                    format!("{h}, as stored"),
+                )
+            }
+            (None, None) => (
+                "png",
+                Content::Png {
+                    shape: found.shape,
+                    overlay: None,
+                },
+                describe(image.bytes, found.shape),
+            ),
         }
-        (None, None) => (
-            "png",
-            Content::Png {
-                shape: found.shape,
-                overlay: None,
-            },
-            describe(image.bytes, found.shape),
-        ),
     }
 }
 

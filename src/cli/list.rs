@@ -11,7 +11,7 @@ use clap::Args;
 
 use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
-use super::{Status, report_unusable};
+use super::{Messages, Status};
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::{self, Placed};
 use tfr_core::escape::Untrusted;
@@ -72,65 +72,69 @@ fn write_row_in(
     nested: Option<&NestedFrames>,
     placed: Option<&Placed>,
 ) {
-    let Rows {
-        file,
-        split,
-        split_width,
-        json,
-        coloured,
-        width,
-    } = *rows;
-    let split_record = split.map(|(name, first)| (name, first + row.frame.index as u64));
-    if json {
-        let report = ListRow {
-            nested_frames: nested.map(NestedFrames::counted),
-            split: split_record.map(|(name, _)| name.raw().to_string()),
-            split_record: split_record.map(|(_, number)| number),
-            element: placed.map(|p| p.element),
-            component: placed.map(|p| p.path.clone()),
-            ..ListRow::new(file, row)
-        };
+    let split_record = rows
+        .split
+        .map(|(name, first)| (name, first + row.frame.index as u64));
+    let report = ListRow {
+        nested_frames: nested.map(NestedFrames::counted),
+        split: split_record.map(|(name, _)| name.raw().to_string()),
+        split_record: split_record.map(|(_, number)| number),
+        element: placed.map(|p| p.element),
+        component: placed.map(|p| p.path.clone()),
+        ..ListRow::new(rows.file, row)
+    };
+    print_row(out, rows, &report);
+}
+
+/// `list`'s one printer of a row: its JSON object, or its line of the table.
+fn print_row(out: &mut String, rows: &Rows<'_>, row: &ListRow) {
+    if rows.json {
         // A report of numbers and strings always serialises.
-        out.push_str(&tfr_core::pyjson::to_string(&report).unwrap_or_default());
+        out.push_str(&tfr_core::pyjson::to_string(row).unwrap_or_default());
         out.push('\n');
         return;
     }
     // Written in place, column by column: `list` writes millions of these.
     let f = &row.frame;
-    let painted = !f.status.is_intact() && coloured;
+    // A damaged frame's row says what is wrong with it.
+    let painted = row.problem.is_some() && rows.coloured;
     if painted {
         out.push_str("\x1b[31m");
     }
     let line_start = out.len();
     let mut digits = itoa::Buffer::new();
-    if let Some((_, n)) = split_record {
-        right(out, digits.format(n), split_width);
+    if let Some(n) = row.split_record {
+        right(out, digits.format(n), rows.split_width);
         out.push_str("  ");
     }
     let lead = out.len() - line_start;
     right(out, digits.format(f.index), 7);
     out.push_str("  ");
-    right(out, digits.format(f.offset.0), 12);
+    right(out, digits.format(f.offset), 12);
     out.push_str("  ");
-    right(out, f.declared_length.map_or("-", |l| digits.format(l)), 10);
+    right(out, f.length.map_or("-", |l| digits.format(l)), 10);
     out.push_str("  ");
-    left(out, verdict(f.status.length_crc_ok()), 7);
+    left(out, verdict(f.length_crc_ok), 7);
     out.push_str("  ");
-    left(out, verdict(f.status.data_crc_ok()), 8);
+    left(out, verdict(f.data_crc_ok), 8);
     out.push_str("  ");
-    left(
-        out,
-        row.kind.as_ref().map_or(f.status.name(), |k| k.name()),
-        18,
-    );
+    left(out, row.kind.as_deref().unwrap_or(f.status), 18);
     out.push_str("  ");
+    let summary = row.summary.as_deref().or(row.problem.as_deref());
+    let summary = summary.unwrap_or_default();
     // On a terminal, as many feature names as its width holds; in a pipe, the summary as is.
-    match width {
+    match rows.width {
         Some(width) => {
             let room = width.saturating_sub(lead + SUMMARY_COLUMN).max(20);
-            out.push_str(&tfr_core::summary::fitted_summary(row, room));
+            let names = row.feature_names.iter().flatten().map(String::as_str);
+            out.push_str(&tfr_core::summary::fit_names(
+                summary,
+                row.features,
+                names,
+                room,
+            ));
         }
-        None => out.push_str(&row.summary),
+        None => out.push_str(summary),
     }
     if painted {
         out.push_str("\x1b[0m");
@@ -164,100 +168,122 @@ fn pad(out: &mut String, n: usize) {
 pub fn run(
     args: &ListArgs,
     open: &OpenOptions,
-    out: &mut impl Write,
     env: &super::env::Env,
+    messages: &Messages,
+    out: &mut impl Write,
 ) -> Result<Status> {
-    let (mut run, mut status) = super::dataset::Run::resolve(&args.files);
+    let mut run = super::dataset::Run::resolve_reporting(&args.files, messages);
     let files = run.paths();
-    let (coloured, width) = (env.stdout.colour, env.width);
     for (member, path) in files.iter().enumerate() {
-        let split = run.first_record(member);
         let mut input = match Input::open(path, open) {
             Ok(input) => input,
             Err(e) => {
-                status = status.max(report_unusable(&e));
+                messages.unusable(&e);
                 continue;
             }
         };
-        let name = input.name();
-        let split_width = split.as_ref().map_or(0, |(name, _)| {
-            tfr_core::words::column_width([tfr_core::words::display_width(&name.shown()), 7])
-        });
-        if let Some(note) = &input.decoder().note {
-            eprintln!("{name}: note: {}", tfr_core::escape::for_terminal(note));
-        }
-        // JSON escapes what it holds itself.
-        let json_name = tfr_core::escape::path_for_json(input.source.path());
-        // A tf.data snapshot's shard: its records grouped into elements.
-        let mut grouper = run.dataset.grouping(member).map(Grouper::new);
-        // In a dataset, a column of split-wide record numbers, titled with the split's name.
-        let header = table_header(split.as_ref(), split_width);
-        if !args.json {
-            if files.len() > 1 {
-                let label = run.label(member).map(|l| format!(" ({l})"));
-                writeln!(out, "== {name}{}", label.unwrap_or_default())?;
-            }
-            match &grouper {
-                Some(g) => writeln!(out, "{}", super::elements::heading(g.snapshot()))?,
-                None => out.write_all(header.as_bytes())?,
-            }
-        }
-        let layout = ListLayout {
-            json: args.json,
-            header,
-        };
-        let rows = Rows {
-            file: &json_name,
-            split: split.as_ref(),
-            split_width,
-            json: args.json,
-            coloured,
-            width,
-        };
-        let mut notes = Vec::new();
-        let (outcome, intact) = list_records(
+        let listed = list_file(
             &mut input,
-            env.progress(true),
-            (feature_names(args.json, width), &rows),
-            grouper.as_mut(),
-            &layout,
+            (&run, member, files.len() > 1),
+            args.json,
+            env,
+            messages,
             out,
         )?;
-        if let Outcome::Changed(e) = outcome {
-            status = status.max(report_unusable(&e));
-            continue;
-        }
-        // The records of an element the shard ends inside, one by one.
-        let elements = match grouper.as_mut() {
-            Some(grouper) => {
-                let rest = grouper.finish(input.index.len(), &layout, &mut notes);
-                out.write_all(rest.as_bytes())?;
-                for note in notes.drain(..) {
-                    eprintln!("{name}: {note}");
-                }
-                if grouper.damaged {
-                    status = status.max(Status::Damage);
-                }
-                elements_text(grouper)
+        if listed {
+            if let Some(tally) = run.tallies.get_mut(member) {
+                *tally = Some(tally_of(&input));
             }
-            None => String::new(),
-        };
-        status = status.max(file_summary(
-            out,
-            args,
-            &input,
-            (intact, &elements),
-            coloured,
-        )?);
-        if let Some(tally) = run.tallies.get_mut(member) {
-            *tally = Some(tally_of(&input));
         }
     }
-    run.note_skipped();
+    run.note_skipped(messages);
     if run.is_dataset() {
-        status = status.max(run.finish(args.json, false, out)?);
+        messages.raise(run.finish(args.json, false, out)?);
     }
-    Ok(status)
+    Ok(messages.status())
+}
+
+/// Lists one file, member `member` of `run` (with a heading naming it when `several` files are
+/// listed): its rows and the line that sums it up. False when the file changed while it was read
+/// (said through `messages`), so that nothing it held is counted.
+fn list_file(
+    input: &mut Input,
+    (run, member, several): (&super::dataset::Run, usize, bool),
+    json: bool,
+    env: &super::env::Env,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<bool> {
+    let split = run.first_record(member);
+    let name = input.name();
+    let split_width = split.as_ref().map_or(0, |(name, _)| {
+        tfr_core::words::column_width([tfr_core::words::display_width(&name.shown()), 7])
+    });
+    if let Some(note) = &input.decoder().note {
+        let note = tfr_core::escape::for_terminal(note);
+        messages.note(&format_args!("{name}: note: {note}"));
+    }
+    // JSON escapes what it holds itself.
+    let json_name = tfr_core::escape::path_for_json(input.source.path());
+    // A tf.data snapshot's shard: its records grouped into elements.
+    let mut grouper = run.dataset.grouping(member).map(Grouper::new);
+    // In a dataset, a column of split-wide record numbers, titled with the split's name.
+    let header = table_header(split.as_ref(), split_width);
+    if !json {
+        if several {
+            let label = run.label(member).map(|l| format!(" ({l})"));
+            writeln!(out, "== {name}{}", label.unwrap_or_default())?;
+        }
+        match &grouper {
+            Some(g) => writeln!(out, "{}", super::elements::heading(g.snapshot()))?,
+            None => out.write_all(header.as_bytes())?,
+        }
+    }
+    let layout = ListLayout { json, header };
+    let rows = Rows {
+        file: &json_name,
+        split: split.as_ref(),
+        split_width,
+        json,
+        coloured: env.stdout.colour,
+        width: env.width,
+    };
+    let (outcome, intact) = list_records(
+        input,
+        env.progress(true),
+        (feature_names(json, env.width), &rows),
+        grouper.as_mut(),
+        (&layout, messages),
+        out,
+    )?;
+    if let Outcome::Changed(e) = outcome {
+        messages.unusable(&e);
+        return Ok(false);
+    }
+    // The records of an element the shard ends inside, one by one.
+    let elements = match grouper.as_mut() {
+        Some(grouper) => {
+            let mut notes = Vec::new();
+            let rest = grouper.finish(input.index.len(), &layout, &mut notes);
+            out.write_all(rest.as_bytes())?;
+            for note in notes {
+                messages.note(&format_args!("{name}: {note}"));
+            }
+            if grouper.damaged {
+                messages.damage();
+            }
+            elements_text(grouper)
+        }
+        None => String::new(),
+    };
+    file_summary(
+        out,
+        (json, env.stdout.colour),
+        input,
+        (intact, &elements),
+        messages,
+    )?;
+    Ok(true)
 }
 
 /// What a dataset's summary counts of one listed file.
@@ -287,7 +313,7 @@ fn list_records(
     progress: bool,
     (names, rows): (FeatureNames, &Rows<'_>),
     mut grouper: Option<&mut Grouper>,
-    layout: &ListLayout,
+    (layout, messages): (&ListLayout, &Messages),
     out: &mut impl Write,
 ) -> std::io::Result<(Outcome, usize)> {
     let placing = grouper.as_deref().map(Grouper::shared);
@@ -320,7 +346,7 @@ fn list_records(
             };
             let shown = grouper.push(part, layout, &mut notes);
             for note in notes.drain(..) {
-                eprintln!("{}: {note}", input.name());
+                messages.note(&format_args!("{}: {note}", input.name()));
             }
             Handed::Instead(shown)
         },
@@ -328,42 +354,45 @@ fn list_records(
     Ok((outcome, intact))
 }
 
-/// The line that sums up one listed file (unless in JSON), the notes on its compressed stream
-/// and on frames not verified, and the status its damage leaves.
+/// The line that sums up one listed file (unless in JSON; its damaged count red when `coloured`),
+/// then through `messages` the notes on its compressed stream and on frames not verified, and its
+/// damage.
 fn file_summary(
     out: &mut impl Write,
-    args: &ListArgs,
+    (json, coloured): (bool, bool),
     input: &Input,
     (intact, elements): (usize, &str),
-    coloured: bool,
-) -> std::io::Result<Status> {
+    messages: &Messages,
+) -> std::io::Result<()> {
     let name = input.name();
-    let mut status = Status::Clean;
     let damaged = input.index.damaged_count();
     let compression = input.source.compression();
-    let stream_problem = compression.and_then(|c| c.problem.as_ref());
-    if !args.json {
+    if !json {
         let counts = (intact, damaged, elements);
         writeln!(out, "{}", file_line(input, counts, coloured))?;
     }
     if let Some(tail) = compression.and_then(|c| c.ignored.as_ref()) {
-        eprintln!("{name}: note: {tail}");
+        messages.note(&format_args!("{name}: note: {tail}"));
     }
     if let Some(block) = compression.and_then(|c| c.oversized.as_ref()) {
-        eprintln!("{name}: note: {block}");
+        messages.note(&format_args!("{name}: note: {block}"));
     }
     if let Some(note) = tfr_core::damage::unverified(&input.index) {
-        eprintln!("{name}: note: {note}; verify --thorough searches them");
+        messages.note(&format_args!(
+            "{name}: note: {note}; verify --thorough searches them"
+        ));
     }
-    if let Some(problem) = stream_problem {
+    if let Some(problem) = compression.and_then(|c| c.problem.as_ref()) {
         // Frames decoded before the damage are listed above; the stream itself is damaged.
-        eprintln!("{name}: compressed stream damaged: {problem}");
-        status = status.max(Status::Damage);
+        messages.note(&format_args!(
+            "{name}: compressed stream damaged: {problem}"
+        ));
+        messages.damage();
     }
     if damaged > 0 {
-        status = status.max(Status::Damage);
+        messages.damage();
     }
-    Ok(status)
+    Ok(())
 }
 
 /// Describes one frame and appends its line to `output`; with a snapshot, also the element and
@@ -495,13 +524,75 @@ mod tests {
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();
         let env = crate::cli::Env::plain();
-        let status = run(&args, &OpenOptions::new(decoder), &mut out, &env).unwrap();
+        let messages = Messages::to(std::io::sink());
+        let status = run(&args, &OpenOptions::new(decoder), &env, &messages, &mut out).unwrap();
         let rows = String::from_utf8(out)
             .unwrap()
             .lines()
             .map(|line| serde_json::from_str(line).unwrap())
             .collect();
         (status, rows)
+    }
+
+    /// A row of `list --json` as the typed report holds it, for the table printer.
+    fn report(problem: Option<&str>) -> ListRow {
+        let damaged = problem.is_some();
+        ListRow {
+            frame: tfr_core::summary::FrameFacts {
+                index: 3,
+                offset: 1234,
+                length: Some(56),
+                length_crc_ok: Some(true),
+                data_crc_ok: Some(!damaged),
+                status: if damaged { "data_crc_mismatch" } else { "ok" },
+                end: 1302,
+                after_resync: false,
+                tensorflow_offset: None,
+            },
+            file: "f".into(),
+            kind: (!damaged).then(|| "Example".into()),
+            features: (!damaged).then_some(4),
+            feature_names: (!damaged).then(|| vec!["alpha".into(), "b\x1b]2;x".into(), "c".into()]),
+            summary: (!damaged).then(|| "4 features: alpha, b, c, …".into()),
+            problem: problem.map(str::to_string),
+            nested_frames: None,
+            split: Some("train".into()),
+            split_record: Some(17),
+            element: None,
+            component: None,
+        }
+    }
+
+    #[test]
+    fn the_table_is_printed_from_the_typed_row_as_its_json_is() {
+        let split = (Untrusted::new("train"), 14);
+        let rows = Rows {
+            file: "f",
+            split: Some(&split),
+            split_width: 7,
+            json: false,
+            coloured: true,
+            width: Some(SUMMARY_COLUMN + 9 + 40),
+        };
+        let mut out = String::new();
+        print_row(&mut out, &rows, &report(None));
+        print_row(&mut out, &rows, &report(Some("payload CRC mismatch")));
+        // On a terminal, the names kept (escaped), and an ellipsis for the one not kept; damage in
+        // red.
+        assert_eq!(
+            out,
+            "     17        3          1234          56  ok       ok        Example             \
+             4 features: alpha, b\\033]2;x, c, …\n\
+             \x1b[31m     17        3          1234          56  ok       BAD       \
+             data_crc_mismatch   payload CRC mismatch\x1b[0m\n"
+        );
+        let mut json = String::new();
+        print_row(&mut json, &Rows { json: true, ..rows }, &report(None));
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            (&value["split_record"], &value["features"]),
+            (&17.into(), &4.into())
+        );
     }
 
     #[test]

@@ -90,18 +90,6 @@ impl<'w> Messages<'w> {
     }
 }
 
-/// Reports an input that could not be used (with the flag that helps, for a core error) on the
-/// process's stderr, and returns the status for it. For commands that keep their own status.
-pub fn report_unusable(err: &(impl UserMessage + ?Sized)) -> Status {
-    print_error(&err.user_message());
-    Status::Unusable
-}
-
-/// Prints an error on the process's stderr as one [`error_line`].
-pub fn print_error(err: &dyn Display) {
-    eprintln!("{}", error_line(err));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

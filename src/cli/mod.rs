@@ -18,6 +18,7 @@ pub mod records;
 pub mod salvage;
 pub mod show;
 pub mod stats;
+mod stats_partial;
 pub mod teach;
 pub mod verify;
 
@@ -35,7 +36,7 @@ use tfr_core::source::ReadOptions;
 
 pub use crate::status::Status;
 pub use env::Env;
-pub use messages::{Messages, print_error, report_unusable};
+pub use messages::Messages;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -310,15 +311,15 @@ pub fn dispatch(
     out: &mut impl Write,
 ) -> Result<Status> {
     let status = match command {
-        Command::List(args) => list::run(args, open, out, env)?,
-        Command::Show(args) => show::run(args, open, env, out)?,
+        Command::List(args) => list::run(args, open, env, messages, out)?,
+        Command::Show(args) => show::run(args, open, env, messages, out)?,
         Command::Hex(args) => hex::run(args, open, env, messages, out)?,
         Command::Verify(args) => verify::run(args, open, env, messages, out)?,
         Command::Locate(args) => locate::run(args, open, messages, out)?,
         Command::Salvage(args) => salvage::run(args, open, env, messages, out)?,
         Command::Index(args) => index::run(args, &open.read, env, messages, out)?,
-        Command::Stats(args) => stats::run(args, open, env, out)?,
-        Command::Images(args) => images::run(args, open, env, out)?,
+        Command::Stats(args) => stats::run(args, open, env, messages, out)?,
+        Command::Images(args) => images::run(args, open, env, messages, out)?,
         Command::Completions(args) => argv::completions(args, out)?,
         Command::Man(args) => argv::man(args, out)?,
         Command::Quiz(args) => {
@@ -327,7 +328,7 @@ pub fn dispatch(
                 echo: !env.stdin_terminal,
                 lines: stdin.lock(),
             };
-            quiz::run(args, open, &mut answers, out)?
+            quiz::run(args, open, &mut answers, messages, out)?
         }
     };
     Ok(messages.raise(status))

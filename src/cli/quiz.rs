@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::{Status, report_unusable};
+use super::{Messages, Status};
 use tfr_core::annotate::Annotated;
 use tfr_core::explain::number::hex_bytes;
 use tfr_core::explain::{Explainer, Radix};
@@ -50,15 +50,16 @@ pub fn run(
     args: &QuizArgs,
     open: &OpenOptions,
     answers: &mut Answers<impl BufRead>,
+    messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
     let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
-        Err(e) => return Ok(report_unusable(&e)),
+        Err(e) => return Ok(messages.unusable(&e)),
     };
     let frame = match input.frame(args.record) {
         Ok(frame) => frame,
-        Err(e) => return Ok(report_unusable(&e)),
+        Err(e) => return Ok(messages.unusable(&e)),
     };
     let data = input.data();
     let decoder = input.decoder();
@@ -72,21 +73,11 @@ pub fn run(
             input.name(),
             frame.index
         )?;
-        return Ok(Status::Clean);
+        return Ok(messages.status());
     };
-    let from = match args.from.as_deref() {
-        None => base,
-        Some("exercise") => match quiz::exercise_start(&annotated) {
-            Some(at) => at,
-            None => {
-                let why = "--from exercise: the record is not an Example with two features";
-                return Ok(report_unusable(why));
-            }
-        },
-        Some(text) => match parse_number(text) {
-            Ok(at) => at,
-            Err(e) => return Ok(report_unusable(&format!("--from: {e}"))),
-        },
+    let from = match start(args.from.as_deref(), &annotated, base) {
+        Ok(at) => at,
+        Err(why) => return Ok(messages.unusable(&why)),
     };
     let kind = decoded.as_ref().map_or("unreadable", |d| d.kind.name());
     writeln!(
@@ -95,11 +86,39 @@ pub fn run(
         input.name(),
         frame.index
     )?;
+    let questions = quiz::questions(&annotated, &explainer, from).take(args.questions);
+    let (asked, right) = ask_each(questions, answers, (base, &explainer), out)?;
+    if asked == 0 {
+        writeln!(out, "nothing to ask from byte {from} on")?;
+    } else {
+        writeln!(out, "score: {right} of {asked}")?;
+    }
+    Ok(messages.status())
+}
+
+/// Where `--from` starts the quiz (the payload's first byte without it), or why it cannot.
+fn start(from: Option<&str>, annotated: &Annotated<'_>, base: u64) -> Result<u64, String> {
+    match from {
+        None => Ok(base),
+        Some("exercise") => quiz::exercise_start(annotated).ok_or_else(|| {
+            "--from exercise: the record is not an Example with two features".to_string()
+        }),
+        Some(text) => parse_number(text).map_err(|e| format!("--from: {e}")),
+    }
+}
+
+/// Asks each question and checks the answer read for it, until the questions or the answers run
+/// out: how many were asked and answered, and how many right.
+fn ask_each(
+    questions: impl Iterator<Item = Question>,
+    answers: &mut Answers<impl BufRead>,
+    (base, explainer): (u64, &Explainer<'_>),
+    out: &mut impl Write,
+) -> std::io::Result<(usize, usize)> {
     let mut asked = 0;
     let mut right = 0;
-    for question in quiz::questions(&annotated, &explainer, from).take(args.questions) {
-        asked += 1;
-        ask(out, &question, asked, base, &explainer)?;
+    for question in questions {
+        ask(out, &question, asked + 1, base, explainer)?;
         out.flush()?;
         let line = match read_line(&mut answers.lines, ANSWER_BOUND)? {
             Some(line) if !line.cut => line.text(),
@@ -110,39 +129,44 @@ pub fn run(
                 };
                 writeln!(out)?;
                 writeln!(out, "  ({why}) it is {}", question.answer)?;
-                asked -= 1;
                 break;
             }
         };
-        let line = line.trim();
-        // Typed or piped in: escaped before it is written back.
-        let shown = tfr_core::escape::for_terminal(line);
-        if answers.echo {
-            writeln!(out, "{shown}")?;
-        }
-        if line.is_empty() {
-            writeln!(out, "  it is {}:", question.answer)?;
-        } else if question.check(line) {
-            right += 1;
-            writeln!(out, "  right: {}", question.answer)?;
-            continue;
-        } else {
-            writeln!(
-                out,
-                "  not quite: you said {shown}; it is {}:",
-                question.answer
-            )?;
-        }
-        for step in &question.derivation {
-            writeln!(out, "  | {step}")?;
-        }
+        asked += 1;
+        right += usize::from(check(out, &question, line.trim(), answers.echo)?);
     }
-    if asked == 0 {
-        writeln!(out, "nothing to ask from byte {from} on")?;
+    Ok((asked, right))
+}
+
+/// Checks one answer (echoed when `echo`): whether it is right; when it is not, or is empty,
+/// how the answer is derived.
+fn check(
+    out: &mut impl Write,
+    question: &Question,
+    line: &str,
+    echo: bool,
+) -> std::io::Result<bool> {
+    // Typed or piped in: escaped before it is written back.
+    let shown = tfr_core::escape::for_terminal(line);
+    if echo {
+        writeln!(out, "{shown}")?;
+    }
+    if line.is_empty() {
+        writeln!(out, "  it is {}:", question.answer)?;
+    } else if question.check(line) {
+        writeln!(out, "  right: {}", question.answer)?;
+        return Ok(true);
     } else {
-        writeln!(out, "score: {right} of {asked}")?;
+        writeln!(
+            out,
+            "  not quite: you said {shown}; it is {}:",
+            question.answer
+        )?;
     }
-    Ok(Status::Clean)
+    for step in &question.derivation {
+        writeln!(out, "  | {step}")?;
+    }
+    Ok(false)
 }
 
 /// `question 1: payload 0x3 (file 15): 0a` and what it asks.

@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 
 use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
-use super::{Status, report_unusable};
+use super::{Messages, Status};
 use tfr_core::damage;
 use tfr_core::dataset::features::{FeatureSpecs, SpecsBeside};
 use tfr_core::dataset::snapshot::Snapshot;
@@ -35,17 +35,8 @@ pub enum Format {
 pub struct ShowArgs {
     /// The TFRecord file.
     pub file: PathBuf,
-    /// Show only record N (0-based, as `list` numbers frames).
-    #[arg(
-        short = 'n',
-        long = "record",
-        value_name = "N",
-        conflicts_with = "range"
-    )]
-    pub record: Option<usize>,
-    /// Show records A..B (B excluded), A..=B, A.. or ..B.
-    #[arg(long, value_name = "A..B", value_parser = super::argv::parse_range)]
-    pub range: Option<super::argv::RecordRange>,
+    #[command(flatten)]
+    pub records: super::argv::RecordChoice,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Tree)]
     pub format: Format,
@@ -65,35 +56,30 @@ pub fn run(
     args: &ShowArgs,
     open: &OpenOptions,
     env: &super::env::Env,
+    messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let terminal = env.stdout.terminal;
     let mut input = match Input::open(&args.file, open) {
         Ok(input) => input,
-        Err(e) => return Ok(report_unusable(&e)),
+        Err(e) => return Ok(messages.unusable(&e)),
     };
     if let Some(note) = &input.decoder().note {
         let note = tfr_core::escape::for_terminal(note);
-        eprintln!("{}: note: {note}", input.name());
+        messages.note(&format_args!("{}: note: {note}", input.name()));
     }
-    let (start, end, single) = match (args.record, &args.range) {
-        (Some(n), _) => {
-            if let Err(e) = input.frame(n) {
-                return Ok(report_unusable(&e));
-            }
-            (n, Some(n + 1), true)
-        }
-        (None, Some(range)) => (range.start, range.end, false),
-        (None, None) => (0, None, false),
-    };
-    let mut status = Status::Clean;
-    // Records that are not the type a file of unknown protobuf was compared with: the first is
-    // named, the rest counted.
-    let mut mismatches = 0u64;
-    let (specs, mut grouper) = tree_context(args, &mut status);
+    let (start, end) = args.records.bounds();
+    let single = args.records.record.is_some();
+    if let Some(Err(e)) = args.records.record.map(|n| input.frame(n)) {
+        return Ok(messages.unusable(&e));
+    }
+    let (specs, grouper) = tree_context(args, messages);
     let placing = grouper.as_ref().map(Grouper::shared);
-    let mut element_notes = Vec::new();
-    let mut damaged_elements = false;
+    let mut handing = Handing {
+        messages,
+        grouper,
+        mismatches: 0,
+        for_terminal: env.stdout.terminal && args.format == Format::Text,
+    };
     let outcome = render_in_order(
         &mut input,
         start,
@@ -111,53 +97,20 @@ pub fn run(
             )
         },
         out,
-        |input, mut record, output| {
-            for note in &record.notes {
-                eprintln!("{}: {note}", input.name());
-            }
-            if let Some(grouper) = grouper.as_mut() {
-                status = status.max(record.status);
-                let part = Part {
-                    record: record.index,
-                    plain: output.to_string(),
-                    placed: record.placed.take(),
-                };
-                let shown = grouper.push(part, &ShowLayout, &mut element_notes);
-                for note in element_notes.drain(..) {
-                    eprintln!("{}: {note}", input.name());
-                }
-                damaged_elements |= grouper.damaged;
-                return Handed::Instead(shown);
-            }
-            if let Some(note) = &record.mismatch {
-                mismatches += 1;
-                if mismatches == 1 {
-                    eprintln!("{}: {note}", input.name());
-                }
-            }
-            status = status.max(record.status);
-            // The header line holds nothing a terminal would act on.
-            if terminal && args.format == Format::Text {
-                if let Cow::Owned(safe) = tfr_core::pyfmt::text_format_for_terminal(output) {
-                    return Handed::Instead(safe);
-                }
-            }
-            Handed::AsIs
-        },
+        |input, record, output| handing.hand(input, record, output),
     )?;
-    note_mismatches(&input, mismatches);
-    if let (Some(grouper), Outcome::Done { .. }) = (grouper.as_mut(), &outcome) {
-        let rest = grouper.finish(input.index.len(), &ShowLayout, &mut element_notes);
+    handing.note_mismatches(&input);
+    if let (Some(grouper), Outcome::Done { .. }) = (handing.grouper.as_mut(), &outcome) {
+        let mut notes = Vec::new();
+        let rest = grouper.finish(input.index.len(), &ShowLayout, &mut notes);
         out.write_all(rest.as_bytes())?;
-        for note in element_notes.drain(..) {
-            eprintln!("{}: {note}", input.name());
-        }
-        damaged_elements |= grouper.damaged;
+        note_each(messages, &input, notes);
     }
-    if damaged_elements {
-        status = status.max(Status::Damage);
+    if handing.grouper.as_ref().is_some_and(|g| g.damaged) {
+        messages.damage();
     }
-    Ok(report_end(&input, args, outcome, (start, end), status))
+    report_end(&input, args, outcome, (start, end), messages);
+    Ok(messages.status())
 }
 
 /// With `--format tree`: the feature specs of a tensorflow-datasets shard (its features.json
@@ -165,55 +118,109 @@ pub fn run(
 /// elements. Other formats use neither.
 fn tree_context(
     args: &ShowArgs,
-    status: &mut Status,
+    messages: &Messages,
 ) -> (Option<Arc<FeatureSpecs>>, Option<Grouper>) {
     if args.format != Format::Tree {
         return (None, None);
     }
-    let (specs, read) = super::dataset::feature_specs(&mut SpecsBeside::default(), &args.file);
-    *status = (*status).max(read);
-    let (snapshot, read) = super::elements::snapshot_of(&args.file);
-    *status = (*status).max(read);
+    let specs = super::dataset::feature_specs(&mut SpecsBeside::default(), &args.file, messages);
+    let snapshot = super::elements::snapshot_of(&args.file, messages);
     (specs, snapshot.map(Grouper::new))
 }
 
-/// After the first record that is not the type compared with (named as it was met): how many
-/// there were in all.
-fn note_mismatches(input: &Input, mismatches: u64) {
-    if mismatches > 1 {
-        eprintln!(
-            "{}: {} in all are not a valid {} (the first is named above; `show -n N` names any \
-             other's reason)",
-            input.name(),
-            tfr_core::words::plural(mismatches, "record"),
-            input.decoder().expected_name()
-        );
+/// Says each of `notes` about `input`, as `FILE: note`.
+fn note_each(messages: &Messages, input: &Input, notes: impl IntoIterator<Item = String>) {
+    for note in notes {
+        messages.note(&format_args!("{}: {note}", input.name()));
     }
 }
 
-/// The status once the records are shown: the file changed under them, records asked for that
-/// do not exist, or a compressed stream that ends damaged.
+/// What `show` keeps while the rendered records are handed over in order: where notes go, the
+/// grouper of a snapshot's shard, and how many records were not the type a file of unknown
+/// protobuf was compared with (the first is named, the rest counted).
+struct Handing<'m, 'w> {
+    messages: &'m Messages<'w>,
+    grouper: Option<Grouper>,
+    mismatches: u64,
+    /// Text format written to a terminal: escaped where Python's would make it act.
+    for_terminal: bool,
+}
+
+impl Handing<'_, '_> {
+    /// Says what rendering `record` found, and hands over its output: gathered into its element
+    /// in a snapshot's shard, escaped for a terminal in text format, else as it is.
+    fn hand(&mut self, input: &Input, mut record: Rendered, output: &str) -> Handed {
+        note_each(self.messages, input, record.notes.drain(..));
+        self.messages.raise(record.status);
+        if let Some(grouper) = self.grouper.as_mut() {
+            let part = Part {
+                record: record.index,
+                plain: output.to_string(),
+                placed: record.placed.take(),
+            };
+            let mut notes = Vec::new();
+            let shown = grouper.push(part, &ShowLayout, &mut notes);
+            note_each(self.messages, input, notes);
+            return Handed::Instead(shown);
+        }
+        if let Some(note) = record.mismatch {
+            self.mismatches += 1;
+            if self.mismatches == 1 {
+                note_each(self.messages, input, [note]);
+            }
+        }
+        // The header line holds nothing a terminal would act on.
+        if self.for_terminal {
+            if let Cow::Owned(safe) = tfr_core::pyfmt::text_format_for_terminal(output) {
+                return Handed::Instead(safe);
+            }
+        }
+        Handed::AsIs
+    }
+
+    /// After the first record that is not the type compared with (named as it was met): how
+    /// many there were in all.
+    fn note_mismatches(&self, input: &Input) {
+        if self.mismatches > 1 {
+            self.messages.note(&format_args!(
+                "{}: {} in all are not a valid {} (the first is named above; `show -n N` names \
+                 any other's reason)",
+                input.name(),
+                tfr_core::words::plural(self.mismatches, "record"),
+                input.decoder().expected_name()
+            ));
+        }
+    }
+}
+
+/// Once the records are shown, through `messages`: the file changed under them, records asked
+/// for that do not exist, or a compressed stream that ends damaged.
 fn report_end(
     input: &Input,
     args: &ShowArgs,
     outcome: Outcome,
     (start, end): (usize, Option<usize>),
-    mut status: Status,
-) -> Status {
+    messages: &Messages,
+) {
     match outcome {
-        Outcome::Changed(e) => return report_unusable(&e),
+        Outcome::Changed(e) => {
+            messages.unusable(&e);
+            return;
+        }
         // None of the records asked for exists: as `-n` past the end, an unusable request.
-        Outcome::Done { next } if args.range.is_some() && next <= start => {
+        Outcome::Done { next } if args.records.range.is_some() && next <= start => {
             let missing = missing_records((start, end), input.index.len()).unwrap_or_default();
-            status = status.max(report_unusable(&format!("{}: {missing}", input.name())));
+            messages.unusable(&format!("{}: {missing}", input.name()));
         }
         // Some exist: they are shown, and the rest named.
-        Outcome::Done { next } if end.is_some_and(|end| next < end) => eprintln!(
-            "{}: records {next}..{} do not exist (the file has {})",
-            input.name(),
-            end.unwrap_or(next),
-            tfr_core::words::plural(input.index.len() as u64, "frame")
-        ),
+        Outcome::Done { next } if end.is_some_and(|end| next < end) => {
+            messages.note(&format_args!(
+                "{}: records {next}..{} do not exist (the file has {})",
+                input.name(),
+                end.unwrap_or(next),
+                tfr_core::words::plural(input.index.len() as u64, "frame")
+            ));
+        }
         Outcome::Done { .. } => {}
     }
     // Records shown up to the end of a compressed stream that ends damaged (cut or corrupt after
@@ -225,10 +232,12 @@ fn report_end(
         .and_then(|c| c.problem.as_ref())
         .filter(|_| reached_end)
     {
-        eprintln!("{}: compressed stream damaged: {problem}", input.name());
-        status = status.max(Status::Damage);
+        messages.note(&format_args!(
+            "{}: compressed stream damaged: {problem}",
+            input.name()
+        ));
+        messages.damage();
     }
-    status
 }
 
 /// Why records `start..end` cannot be shown from a file of `count` frames, when none of them
@@ -275,21 +284,7 @@ fn render(
     let data = input.data();
     let mut notes = Vec::new();
     let Some(payload) = frame.payload(data) else {
-        let problem = damage::describe(&frame, data, input.is_last(frame.index));
-        notes.push(format!(
-            "record {} at byte {}: skipped: {problem}",
-            frame.index, frame.offset
-        ));
-        let placed = snapshot
-            .and_then(|s| element::place(s, decoder, &frame, None))
-            .map(|p| (p, String::new()));
-        return Rendered {
-            notes,
-            status: Status::Damage,
-            mismatch: None,
-            index: frame.index,
-            placed,
-        };
+        return skipped(input, decoder, &frame, snapshot);
     };
     let mut status = Status::Clean;
     if !frame.status.is_intact() {
@@ -301,18 +296,7 @@ fn render(
     }
     let decoded = decoder.decode(payload);
     let mut mismatch = None;
-    if let Some(invalid) = &decoded.invalid {
-        let note = format!(
-            "record {}: not a valid {}: {} (payload byte {}, file byte {})",
-            frame.index,
-            decoder.expected_name(),
-            invalid.what(),
-            invalid.at(),
-            frame
-                .offset
-                .saturating_add(tfr_core::frame::HEADER_LEN)
-                .offset_by(invalid.at())
-        );
+    if let Some(note) = invalid_note(decoder, &decoded, &frame) {
         match decoder.reading {
             Reading::Auto => mismatch = Some(note),
             _ => notes.push(note),
@@ -348,6 +332,48 @@ fn render(
         index: frame.index,
         placed: grouped,
     }
+}
+
+/// A record whose payload cannot be read: skipped, with why, and damage; in a snapshot's shard,
+/// still placed in its element (with nothing to show there).
+fn skipped(
+    input: &Input,
+    decoder: &Decoder,
+    frame: &Frame,
+    snapshot: Option<&Arc<Snapshot>>,
+) -> Rendered {
+    let problem = damage::describe(frame, input.data(), input.is_last(frame.index));
+    let note = format!(
+        "record {} at byte {}: skipped: {problem}",
+        frame.index, frame.offset
+    );
+    let placed = snapshot
+        .and_then(|s| element::place(s, decoder, frame, None))
+        .map(|p| (p, String::new()));
+    Rendered {
+        notes: vec![note],
+        status: Status::Damage,
+        mismatch: None,
+        index: frame.index,
+        placed,
+    }
+}
+
+/// Why a record is not a valid instance of the type it was read as, with where (in its payload
+/// and in the file) the decoding stopped.
+fn invalid_note(decoder: &Decoder, decoded: &Decoded, frame: &Frame) -> Option<String> {
+    let invalid = decoded.invalid.as_ref()?;
+    Some(format!(
+        "record {}: not a valid {}: {} (payload byte {}, file byte {})",
+        frame.index,
+        decoder.expected_name(),
+        invalid.what(),
+        invalid.at(),
+        frame
+            .offset
+            .saturating_add(tfr_core::frame::HEADER_LEN)
+            .offset_by(invalid.at())
+    ))
 }
 
 /// A record as a tree (worded by the dataset's feature specs when it has them), with the rules'
@@ -489,31 +515,22 @@ mod tests {
     use tfr_core::payload::Reading;
     use tfr_core::schema::Schema;
 
-    /// An Example holding one bytes feature `key` = [`value`], encoded by hand.
-    fn example(key: &[u8], value: &[u8]) -> Vec<u8> {
-        fn field(number: u8, body: &[u8]) -> Vec<u8> {
-            let length = u8::try_from(body.len()).expect("short field");
-            [&[number << 3 | 2, length][..], body].concat()
-        }
-        let feature = field(2, &field(1, &field(1, value)));
-        let entry = [field(1, key), feature].concat();
-        field(1, &field(1, &entry))
-    }
-
     fn show_text(terminal: bool) -> String {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("unicode.tfrecord");
-        let payload = example(
-            "k\u{9b}2J\u{202e}gpj".as_bytes(),
-            "\u{202e}txt.exe\u{2028}".as_bytes(),
-        );
+        let payload = tfr_core::crafted::example(&[(
+            "k\u{9b}2J\u{202e}gpj",
+            tfr_core::crafted::FeatureValue::Bytes(vec!["\u{202e}txt.exe\u{2028}".into()]),
+        )]);
         let mut file = Vec::new();
         tfr_core::frame::write_record(&payload, &mut file).unwrap();
         std::fs::write(&path, file).unwrap();
         let args = ShowArgs {
             file: path,
-            record: Some(0),
-            range: None,
+            records: crate::cli::argv::RecordChoice {
+                record: Some(0),
+                range: None,
+            },
             format: Format::Text,
             json: false,
             notes: false,
@@ -527,7 +544,8 @@ mod tests {
             },
             ..crate::cli::env::Env::plain()
         };
-        let status = run(&args, &OpenOptions::new(decoder), &env, &mut out).unwrap();
+        let messages = Messages::to(std::io::sink());
+        let status = run(&args, &OpenOptions::new(decoder), &env, &messages, &mut out).unwrap();
         assert_eq!(status, Status::Clean);
         String::from_utf8(out).unwrap()
     }

@@ -9,41 +9,66 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::{Status, report_unusable};
+use super::{Messages, Status};
 use tfr_core::input::OpenOptions;
 use tfr_core::stats::figures::StatsReport;
 use tfr_core::stats::{report, run};
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// TFRecord files, directories (searched for TFRecord files) or glob patterns.
+    /// TFRecord files, directories (searched for TFRecord files) or glob patterns; with
+    /// `--merge`, partials written by `--partial`.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// One JSON object instead of text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "partial")]
     pub json: bool,
+    /// Write the files' summaries to `-o OUT.tfrstats` instead of a report, for `--merge` to
+    /// combine with the partials of the rest of the dataset.
+    #[arg(long, requires = "output", conflicts_with = "merge")]
+    pub partial: bool,
+    /// Where `--partial` writes its partial: a new path or a regular file (replaced).
+    #[arg(short = 'o', long, value_name = "OUT.tfrstats", requires = "partial")]
+    pub output: Option<PathBuf>,
+    /// Merge the partials FILES into the report `stats` gives over all the files they
+    /// summarise.
+    #[arg(long)]
+    pub merge: bool,
 }
 
 pub fn run(
     args: &StatsArgs,
     open: &OpenOptions,
     env: &super::env::Env,
+    messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let (inputs, mut status) = super::dataset::Run::resolve(&args.files);
-    inputs.note_skipped();
+    if args.merge {
+        return super::stats_partial::merge(args, messages, out);
+    }
+    let inputs = super::dataset::Run::resolve_reporting(&args.files, messages);
+    inputs.note_skipped(messages);
     let plan = run::Plan::of(&inputs.dataset).with_roots(&args.files);
     for note in &plan.spec_notes {
         match note {
             // As `show` does: the figures are there, without what the dataset declares.
             run::SpecNote::Unusable(note) => {
-                status = status.max(report_unusable(&format!("{note}; figures made without it")));
+                messages.unusable(&format!("{note}; figures made without it"));
             }
-            run::SpecNote::Note(note) => eprintln!("{note}"),
+            run::SpecNote::Note(note) => messages.note(note),
         }
     }
     if plan.files.is_empty() {
-        return Ok(status.max(Status::Unusable));
+        return Ok(messages.raise(Status::Unusable));
+    }
+    if let Some(output) = args.output.as_deref().filter(|_| args.partial) {
+        let partial = super::stats_partial::Partial {
+            inputs: &inputs,
+            plan: &plan,
+            args: &args.files,
+            output,
+        };
+        return partial.write(open, env, messages, out);
     }
     let progress = super::progress::Progress::steps("summarising", 0, env.progress(false));
     let outcome = run::compute_observed(&plan, &open.decoder, &open.read, &|done, total| {
@@ -51,34 +76,53 @@ pub fn run(
         progress.set(done);
     });
     progress.finish();
+    let problems: Vec<String> = inputs
+        .dataset
+        .problems
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    report(&outcome, &plan.files, &problems, args.json, messages, out)
+}
+
+/// Prints the report of `outcome` over `files` (on `out`, text or `json`) and the messages of the
+/// files it names and of the dataset's `problems`, and returns the run's status.
+pub fn report(
+    outcome: &run::Outcome,
+    files: &[PathBuf],
+    problems: &[String],
+    json: bool,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<Status> {
     // Each message names its file already.
     for (_, error) in &outcome.unreadable {
-        status = status.max(report_unusable(error));
+        messages.unusable(error);
     }
     if !outcome.changed.is_empty() {
         // Figures partly from bytes that are no longer the file's are not shown at all.
         for change in &outcome.changed {
-            report_unusable(change);
+            messages.unusable(change);
         }
-        return Ok(Status::Unusable);
+        return Ok(messages.status());
     }
     let skews = report::skews(&outcome.groups);
-    if args.json {
+    if json {
         let report = StatsReport::new(&outcome.groups, &skews, &outcome.unreadable);
         writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
     } else {
-        report::write_text(&outcome.groups, &plan.files, &skews, out)?;
+        report::write_text(&outcome.groups, files, &skews, out)?;
     }
     for problem in &outcome.damaged_streams {
-        eprintln!("{problem}");
-        status = status.max(Status::Damage);
+        messages.note(problem);
+        messages.damage();
     }
     if outcome.groups.iter().any(|(_, s)| s.damaged > 0) {
-        status = status.max(Status::Damage);
+        messages.damage();
     }
-    for problem in &inputs.dataset.problems {
-        eprintln!("tfr-inspect: {problem}");
-        status = status.max(Status::Damage);
+    for problem in problems {
+        messages.error(problem);
+        messages.damage();
     }
-    Ok(status)
+    Ok(messages.status())
 }

@@ -73,8 +73,7 @@ pub fn run(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let (mut run, status) = Run::resolve(&args.files);
-    messages.raise(status);
+    let mut run = Run::resolve_reporting(&args.files, messages);
     let files = run.paths();
     let options = VerifyOptions {
         budget: match args.thorough {
@@ -127,7 +126,7 @@ pub fn run(
     if run.is_dataset() {
         messages.raise(run.finish(args.json, true, out)?);
     } else {
-        run.note_skipped();
+        run.note_skipped(messages);
     }
     Ok(messages.status())
 }

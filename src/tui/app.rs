@@ -251,6 +251,52 @@ pub(crate) fn open_input(
     Ok(input)
 }
 
+/// The views of `paths`: the first few opened (with their frame indexes from `cache` when it has
+/// them; past them, files are opened when they are needed,
+/// see `opening.rs`), each with its dataset's feature specs and snapshot; and why each that could
+/// not be opened could not.
+fn open_files(
+    paths: &[PathBuf],
+    options: &OpenOptions,
+    cache: Option<&IndexCache>,
+    specs: &mut SpecsCache,
+) -> (Vec<FileView>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    for path in paths {
+        let opened = if files.len() < opening::MAX_OPEN {
+            open_input(path, options, cache).map(Some)
+        } else {
+            Ok(None)
+        };
+        let (input, open, closed_as) = match opened {
+            Ok(Some(input)) => (input, true, None),
+            Ok(None) => {
+                let (input, stamp) = opening::deferred(path, options);
+                (input, false, stamp)
+            }
+            Err(e) => {
+                problems.push(e.user_message());
+                continue;
+            }
+        };
+        files.push(FileView {
+            specs: specs.beside(path),
+            snapshot: specs.snapshot_of(path),
+            indexing: (open || closed_as.is_some()) && !input.index.is_complete(),
+            input,
+            selected: 0,
+            list_top: 0,
+            generation: 0,
+            grew: None,
+            open,
+            used: 0,
+            closed_as,
+        });
+    }
+    (files, problems)
+}
+
 impl App {
     /// Opens `paths` as `options` say (compression, decompression limit, decoder). Files that
     /// cannot be opened are listed in [`App::open_errors`]; it fails only when none can be.
@@ -265,41 +311,8 @@ impl App {
         options: &OpenOptions,
         cache: Option<IndexCache>,
     ) -> anyhow::Result<App> {
-        let mut files = Vec::new();
-        let mut problems = Vec::new();
         let mut specs = SpecsCache::default();
-        for path in paths {
-            // Past the first few, files are opened when they are needed (`opening.rs`).
-            let opened = if files.len() < opening::MAX_OPEN {
-                open_input(path, options, cache.as_ref()).map(Some)
-            } else {
-                Ok(None)
-            };
-            let (input, open, closed_as) = match opened {
-                Ok(Some(input)) => (input, true, None),
-                Ok(None) => {
-                    let (input, stamp) = opening::deferred(path, options);
-                    (input, false, stamp)
-                }
-                Err(e) => {
-                    problems.push(e.user_message());
-                    continue;
-                }
-            };
-            files.push(FileView {
-                specs: specs.beside(path),
-                snapshot: specs.snapshot_of(path),
-                indexing: (open || closed_as.is_some()) && !input.index.is_complete(),
-                input,
-                selected: 0,
-                list_top: 0,
-                generation: 0,
-                grew: None,
-                open,
-                used: 0,
-                closed_as,
-            });
-        }
+        let (files, problems) = open_files(paths, options, cache.as_ref(), &mut specs);
         if files.is_empty() {
             anyhow::bail!("{}", problems.join("; "));
         }

@@ -7,7 +7,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
-use ratatui::widgets::{Block, Clear, Widget};
+use ratatui::widgets::{Block, Widget};
 
 use super::app::App;
 use super::help::wrap;
@@ -65,13 +65,7 @@ impl Widget for Details<'_> {
             .unwrap_or(u16::MAX)
             .saturating_add(2)
             .min(area.height);
-        let rect = Rect::new(
-            area.x + (area.width - width) / 2,
-            area.y + (area.height - height) / 2,
-            width,
-            height,
-        );
-        Clear.render(rect, buf);
+        let rect = super::layout::cleared_middle(area, (width, height), buf);
         let block = Block::bordered().title(" whole text · w or Esc closes ");
         let inner = block.inner(rect);
         block.render(rect, buf);

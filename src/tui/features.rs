@@ -89,6 +89,25 @@ impl Tree {
         }
     }
 
+    /// The row of one feature: its values' line (worded by the dataset's feature specs when it
+    /// has them), and its values to open.
+    fn feature_row(&self, ctx: &Ctx<'_>, feature: &example::Feature<'_>, at: Place) -> Node {
+        let mut row = at.row(feature.shown_name(), ctx.file(feature.span));
+        // A dataset's features name the record's own, not those of a payload inside it.
+        let specs = self
+            .record()
+            .and_then(|r| r.specs.as_deref())
+            .filter(|_| ctx.depth == 0);
+        let bytes_as = ctx.parsed.table.bytes_as(feature.key);
+        let declared = ctx.parsed.table.feature_type(feature.key);
+        row.detail = specs
+            .filter(|_| bytes_as.is_none() && declared.is_none())
+            .and_then(|s| tfr_core::dataset::features::describe(s, feature.key, &feature.values))
+            .unwrap_or_else(|| self.values_line(ctx, &feature.values, bytes_as, declared));
+        row.children = values_source(&feature.values, bytes_as, declared);
+        row
+    }
+
     /// A page of features or feature lists, by name.
     pub(super) fn named_rows(
         &mut self,
@@ -109,48 +128,17 @@ impl Tree {
             .iter()
             .take(FIELD_PAGE);
         for entry in page {
-            if lists {
-                let list = example::feature_list(&reader, entry);
-                let mut row =
-                    Node::new(depth, Some(parent), list.shown_name(), ctx.file(list.span));
-                row.wire = Some(entry.last);
-                row.detail = tfr_core::words::plural(list.len() as u64, "step");
-                if let Some(steps) = list.steps_field().filter(|_| !list.is_empty()) {
-                    row.children = Children::Later(Source::Steps(Page {
-                        field: steps.id(),
-                        nodes: Nodes::new(steps.nodes()),
-                        from: 0,
-                        at: ValuesAt::default(),
-                        bytes_as: ctx.parsed.table.bytes_as(list.key),
-                        declared: ctx.parsed.table.feature_type(list.key),
-                    }));
-                }
-                self.push(row);
+            let at = Place {
+                depth,
+                parent,
+                wire: entry.last,
+            };
+            let row = if lists {
+                feature_list_row(ctx, &example::feature_list(&reader, entry), at)
             } else {
-                let feature = example::feature(&reader, entry);
-                let mut row = Node::new(
-                    depth,
-                    Some(parent),
-                    feature.shown_name(),
-                    ctx.file(feature.span),
-                );
-                row.wire = Some(entry.last);
-                // A dataset's features name the record's own, not those of a payload inside it.
-                let specs = self
-                    .record()
-                    .and_then(|r| r.specs.as_deref())
-                    .filter(|_| ctx.depth == 0);
-                let bytes_as = ctx.parsed.table.bytes_as(feature.key);
-                let declared = ctx.parsed.table.feature_type(feature.key);
-                row.detail = specs
-                    .filter(|_| bytes_as.is_none() && declared.is_none())
-                    .and_then(|s| {
-                        tfr_core::dataset::features::describe(s, feature.key, &feature.values)
-                    })
-                    .unwrap_or_else(|| self.values_line(ctx, &feature.values, bytes_as, declared));
-                row.children = values_source(&feature.values, bytes_as, declared);
-                self.push(row);
-            }
+                self.feature_row(ctx, &example::feature(&reader, entry), at)
+            };
+            self.push(row);
         }
         let shown = (from + FIELD_PAGE).min(sorted.len());
         if shown < sorted.len() {
@@ -392,4 +380,39 @@ fn values_source(
         })),
         _ => Children::None,
     }
+}
+
+/// Where a feature's or a feature list's row goes: its depth, its parent row, and the wire node
+/// of its map entry.
+#[derive(Clone, Copy)]
+struct Place {
+    depth: usize,
+    parent: usize,
+    wire: u32,
+}
+
+impl Place {
+    /// A row here, labelled `label`, over the file's bytes `range`.
+    fn row(self, label: impl Into<String>, range: std::ops::Range<u64>) -> Node {
+        let mut row = Node::new(self.depth, Some(self.parent), label, range);
+        row.wire = Some(self.wire);
+        row
+    }
+}
+
+/// The row of one feature list: its number of steps, and its steps to open.
+fn feature_list_row(ctx: &Ctx<'_>, list: &example::FeatureList<'_>, at: Place) -> Node {
+    let mut row = at.row(list.shown_name(), ctx.file(list.span));
+    row.detail = tfr_core::words::plural(list.len() as u64, "step");
+    if let Some(steps) = list.steps_field().filter(|_| !list.is_empty()) {
+        row.children = Children::Later(Source::Steps(Page {
+            field: steps.id(),
+            nodes: Nodes::new(steps.nodes()),
+            from: 0,
+            at: ValuesAt::default(),
+            bytes_as: ctx.parsed.table.bytes_as(list.key),
+            declared: ctx.parsed.table.feature_type(list.key),
+        }));
+    }
+    row
 }

@@ -242,7 +242,7 @@ impl FrameList<'_> {
             tfr_core::summary::fit_names(
                 &text.summary,
                 text.feature_count,
-                &text.feature_names,
+                text.feature_names.iter(),
                 remaining(x),
             )
         });

@@ -6,7 +6,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::widgets::{Block, Clear, Widget};
+use ratatui::widgets::{Block, Widget};
 
 use super::keymap;
 
@@ -88,13 +88,7 @@ impl Widget for Help {
             .unwrap_or(u16::MAX)
             .saturating_add(4);
         let height = wanted.min(area.height);
-        let rect = Rect::new(
-            area.x + (area.width - width) / 2,
-            area.y + (area.height - height) / 2,
-            width,
-            height,
-        );
-        Clear.render(rect, buf);
+        let rect = super::layout::cleared_middle(area, (width, height), buf);
         let block = Block::bordered()
             .title(TITLE)
             .border_style(Style::default().fg(Color::Yellow));

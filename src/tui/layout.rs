@@ -3,8 +3,9 @@
 //! `update` needs the same rectangles as drawing does (how many rows a page is, which pane a mouse
 //! click landed in), so both call [`panes`] instead of each guessing.
 
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::widgets::Block;
+use ratatui::widgets::{Block, Clear, Widget};
 
 use super::hexview::ROW_WIDTH;
 
@@ -28,6 +29,20 @@ pub struct Panes {
     /// Lines above the explanation that list inputs that could not be opened (height 0 if none).
     pub notices: Rect,
     pub status: Rect,
+}
+
+/// A window of `width` x `height` (no larger than `area`) in the middle of `area`, rounded up and
+/// to the left, cleared for an overlay drawn over the panes (the help, the whole text).
+pub fn cleared_middle(area: Rect, (width, height): (u16, u16), buf: &mut Buffer) -> Rect {
+    let (width, height) = (width.min(area.width), height.min(area.height));
+    let rect = Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    );
+    Clear.render(rect, buf);
+    rect
 }
 
 /// Whether `area` is too small to lay the panes out.

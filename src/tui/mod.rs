@@ -85,6 +85,7 @@ pub fn run(
     unopened: &[String],
     options: &OpenOptions,
     colour: bool,
+    messages: &crate::cli::Messages,
 ) -> anyhow::Result<Status> {
     // A remote shard shows its first frames once its first part is here; the rest is fetched
     // as it is read (by the background indexer, and where the user goes).
@@ -107,7 +108,7 @@ pub fn run(
     let outcome = event_loop(&mut app, &mut terminal, &reports, &tx, colour);
     drop(terminal);
     for error in &app.open_errors {
-        eprintln!("tfr-inspect: {error}");
+        messages.error(error);
     }
     outcome?;
     Ok(app.status())

@@ -29,6 +29,7 @@ mod snappy;
 mod snapshot;
 mod stats;
 mod stats_known;
+mod stats_partial;
 mod teach;
 mod tui;
 mod unix;
@@ -218,8 +219,7 @@ impl Captured for Ran {
 
 /// Runs the subcommand `args` name (without the program name) in this process, as the binary
 /// runs it through a pipe: no terminal, no colour unless `--color always`. Its messages are
-/// captured; notes of the dataset layer (`verify` of several files) still go to this process's
-/// stderr.
+/// captured.
 pub fn run_in_process<I, S>(args: I) -> Ran
 where
     I: IntoIterator<Item = S>,

@@ -28,6 +28,12 @@ fn ranged(inner: Arc<dyn ByteSource>) -> Arc<dyn ByteSource> {
 /// `args` (after the program name) run in process, every input served through `serve`; what
 /// was written to stdout, and the status.
 fn run_in_process(args: &[&OsString], serve: Option<ServeThrough>) -> (String, Status) {
+    let (out, _, status) = run_saying(args, serve);
+    (out, status)
+}
+
+/// [`run_in_process`], with what was said beside the output (warnings and errors) as well.
+fn run_saying(args: &[&OsString], serve: Option<ServeThrough>) -> (String, String, Status) {
     let mut argv: Vec<OsString> = vec!["tfr-inspect".into()];
     argv.extend(args.iter().map(|a| (*a).clone()));
     let Parsed::Run(mut cli) = argv::parse(argv) else {
@@ -37,11 +43,22 @@ fn run_in_process(args: &[&OsString], serve: Option<ServeThrough>) -> (String, S
     let mut open = cli.decode.open_options().unwrap();
     open.read.serve_through = serve;
     let command = cli.command.as_ref().expect("a subcommand");
-    let mut out = Vec::new();
+    let (mut out, mut said) = (Vec::new(), Vec::new());
     let env = tfr_inspect::cli::Env::plain();
-    let messages = tfr_inspect::cli::Messages::to(std::io::sink());
+    let messages = tfr_inspect::cli::Messages::to(&mut said);
     let status = tfr_inspect::cli::dispatch(command, &open, &env, &messages, &mut out).unwrap();
-    (String::from_utf8(out).unwrap(), status)
+    drop(messages);
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    (text(out), text(said), status)
+}
+
+/// `file` opened as the commands open it, served through `serve`.
+fn open_served(file: &Path, serve: ServeThrough) -> tfr_core::source::Source {
+    let options = tfr_core::source::ReadOptions {
+        serve_through: Some(serve),
+        ..Default::default()
+    };
+    tfr_core::source::Source::open(file, &options).unwrap()
 }
 
 fn os(args: &[&str]) -> Vec<OsString> {
@@ -102,14 +119,7 @@ fn shards() -> Vec<PathBuf> {
 
 #[test]
 fn a_ranged_source_cannot_be_read_whole() {
-    let source = tfr_core::source::Source::open(
-        &testdata("examples.tfrecord"),
-        &tfr_core::source::ReadOptions {
-            serve_through: Some(ranged),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let source = open_served(&testdata("examples.tfrecord"), ranged);
     let err = tfr_core::bytes::whole(&source).unwrap_err();
     assert!(
         matches!(
@@ -250,14 +260,7 @@ fn a_read_that_fails_is_an_error_naming_the_file_and_the_offset() {
         let (_, status) = run_in_process(&args, Some(failing));
         assert_eq!(status, Status::Unusable, "{command:?}");
     }
-    let source = tfr_core::source::Source::open(
-        &file,
-        &tfr_core::source::ReadOptions {
-            serve_through: Some(failing),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let source = open_served(&file, failing);
     let _ = tfr_core::frame::FrameIndex::build(&source);
     let message = source.check_unchanged().unwrap_err().to_string();
     assert!(message.starts_with(&format!("{}: cannot read at byte ", file.display())));
@@ -280,5 +283,65 @@ fn the_inspector_opens_the_same_over_ranged_reads() {
             crate::tui::render(&app, 120, 40)
         };
         assert_eq!(screen(Some(ranged)), screen(None), "{}", file.display());
+    }
+}
+
+/// A file whose record 1 holds a payload longer than the ranged source serves at once, between
+/// two small records; and where that payload starts and ends.
+fn a_file_with_a_long_payload(dir: &Path) -> (PathBuf, u64, u64) {
+    use tfr_core::crafted::{FeatureValue, example};
+    let path = dir.join("long.tfrecord");
+    let small = example(&[("label", FeatureValue::Ints(vec![7]))]);
+    let long = example(&[(
+        "blob",
+        FeatureValue::Bytes(vec![vec![b'x'; (RANGE + 4096) as usize]]),
+    )]);
+    let mut bytes = Vec::new();
+    tfr_core::frame::write_record(&small, &mut bytes).unwrap();
+    let payload_start = bytes.len() as u64 + 12;
+    tfr_core::frame::write_record(&long, &mut bytes).unwrap();
+    tfr_core::frame::write_record(&small, &mut bytes).unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    (path, payload_start, payload_start + long.len() as u64)
+}
+
+#[test]
+fn a_payload_the_source_will_not_serve_at_once_is_an_error_naming_file_record_and_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, payload_start, payload_end) = a_file_with_a_long_payload(dir.path());
+    // The frames are whole and their CRCs match: the index reads a long payload in pieces.
+    for command in [&["verify"][..], &["index"]] {
+        let args = file_args(command, &file, &[]);
+        let args: Vec<&OsString> = args.iter().collect();
+        let (out, said, status) = run_saying(&args, Some(ranged));
+        assert_eq!(status, Status::Clean, "{command:?}: {out}{said}");
+    }
+    // A command that needs the payload whole says it could not have it (naming the file, the
+    // record and the offset), instead of showing the record as empty, damaged or absent.
+    let source = open_served(&file, ranged);
+    let index = tfr_core::frame::FrameIndex::build(&source);
+    assert!(source.check_unchanged().is_ok());
+    assert_eq!(index.get(&source, 1).unwrap().payload(&source), None);
+    let error = source.check_unchanged().unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!(
+            "{}: record 1: cannot read at byte {payload_start}: bytes {payload_start}..{payload_end} are more than this source reads at once ({RANGE} bytes)",
+            file.display(),
+        )
+    );
+    for command in [
+        &["show"][..],
+        &["show", "-n", "1"],
+        &["list"],
+        &["list", "--json"],
+        &["stats", "--json"],
+        &["hex", "-n", "1"],
+    ] {
+        let args = file_args(command, &file, &[]);
+        let args: Vec<&OsString> = args.iter().collect();
+        let (out, said, status) = run_saying(&args, Some(ranged));
+        assert_eq!(status, Status::Unusable, "{command:?}: {out}{said}");
+        assert!(!out.contains("data_crc_mismatch"), "{command:?}: {out}");
     }
 }

@@ -18,10 +18,15 @@ fn stats_of(path: &Path, json: bool) -> (Status, String) {
     let args = StatsArgs {
         files: vec![path.to_path_buf()],
         json,
+        partial: false,
+        output: None,
+        merge: false,
     };
     let open = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
     let mut out = Vec::new();
-    let status = stats(&args, &open, &tfr_inspect::cli::Env::plain(), &mut out).unwrap();
+    let messages = tfr_inspect::cli::Messages::to(std::io::sink());
+    let env = tfr_inspect::cli::Env::plain();
+    let status = stats(&args, &open, &env, &messages, &mut out).unwrap();
     (status, String::from_utf8(out).unwrap())
 }
 

@@ -509,20 +509,12 @@ fn string_meaning(index: u32, bytes: &[u8], radix: Radix) -> String {
     if let Some(image) = crate::image::ImageHeader::read(bytes) {
         return format!("string {index}, {size}: {image}");
     }
-    match std::str::from_utf8(bytes) {
-        Ok(text)
-            if !text
-                .chars()
-                .any(|c| c.is_control() && c != '\n' && c != '\t') =>
-        {
-            let shown: String = text.chars().take(48).collect();
-            let more = if shown.len() < text.len() { "…" } else { "" };
-            format!(
-                "string {index}, {size}: {}{more}",
-                crate::example::quoted(&shown)
-            )
-        }
-        _ => format!("string {index}, {size}"),
+    match crate::words::text_start(bytes) {
+        Some((shown, more)) => format!(
+            "string {index}, {size}: {}{more}",
+            crate::example::quoted(&shown)
+        ),
+        None => format!("string {index}, {size}"),
     }
 }
 

@@ -88,6 +88,12 @@ pub trait ByteSource: Send + Sync {
         None
     }
 
+    /// Remembers that the payload of record `record` could not be read (`error`): the caller
+    /// that needed it goes on without it, and the command reports the first such read
+    /// ([`crate::source::Source::check_unchanged`]) instead of taking the record for one
+    /// without a payload. Only a source a command checks remembers it.
+    fn note_unread(&self, _record: usize, _error: &ReadError) {}
+
     /// Says that `range` is about to be read through once, front to back (a part of `verify`'s
     /// walk over every byte). A mapped file fills in the range's page-table entries in one call
     /// instead of taking a fault every few pages. A hint: nothing else changes.
@@ -157,6 +163,10 @@ macro_rules! forward_byte_source {
 
             fn failure(&self) -> Option<ReadError> {
                 (**self).failure()
+            }
+
+            fn note_unread(&self, record: usize, error: &ReadError) {
+                (**self).note_unread(record, error)
             }
 
             fn will_walk(&self, range: FileRange) {

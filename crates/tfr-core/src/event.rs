@@ -131,26 +131,35 @@ pub fn describe(value: &TaggedValue<'_>) -> String {
 
 /// The values of a `tensorflow.Summary`, read as TensorBoard's plugins read them.
 pub fn summary_values<'a>(summary: &MessageView<'a>) -> Vec<TaggedValue<'a>> {
+    value_messages(summary).iter().map(tagged_value).collect()
+}
+
+/// The `Summary.Value` messages of a `tensorflow.Summary`, in the order sent.
+pub fn value_messages<'a>(summary: &MessageView<'a>) -> Vec<MessageView<'a>> {
     let Some(values) = summary.field("value") else {
         return Vec::new();
     };
     values
         .values()
         .filter_map(|(value, _)| match value {
-            Value::Message(value) => Some(tagged_value(&value)),
+            Value::Message(value) => Some(value),
             _ => None,
         })
         .collect()
 }
 
-/// One `Summary.Value`, read as TensorBoard's plugins read it.
-pub fn tagged_value<'a>(value: &MessageView<'a>) -> TaggedValue<'a> {
-    let tag = match singular(value, "tag") {
+/// The tag of a `Summary.Value`: empty when it has none.
+pub fn tag_of<'a>(value: &MessageView<'a>) -> &'a [u8] {
+    match singular(value, "tag") {
         Some(Value::String(tag, _)) => tag,
         _ => &[],
-    };
+    }
+}
+
+/// One `Summary.Value`, read as TensorBoard's plugins read it.
+pub fn tagged_value<'a>(value: &MessageView<'a>) -> TaggedValue<'a> {
     TaggedValue {
-        tag,
+        tag: tag_of(value),
         reading: reading_of(value),
     }
 }
@@ -278,18 +287,9 @@ pub fn histograms<'a>(event: &MessageView<'a>) -> Vec<Histogram<'a>> {
     let Some(Value::Message(summary)) = singular(event, "summary") else {
         return Vec::new();
     };
-    let Some(values) = summary.field("value") else {
-        return Vec::new();
-    };
     let mut found = Vec::new();
-    for (value, _) in values.values() {
-        let Value::Message(value) = value else {
-            continue;
-        };
-        let tag = match singular(&value, "tag") {
-            Some(Value::String(tag, _)) => tag,
-            _ => &[],
-        };
+    for value in value_messages(&summary) {
+        let tag = tag_of(&value);
         if let Some(Value::Message(histo)) = singular(&value, "histo") {
             let (buckets, total_buckets) = tf1_buckets(&histo);
             found.push(Histogram {

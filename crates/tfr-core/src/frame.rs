@@ -17,7 +17,7 @@
 
 mod parallel;
 
-use crate::bytes::ByteSource;
+use crate::bytes::{ByteSource, ReadError};
 use crate::crc::{masked_crc32c, masked_crc32c_three};
 use crate::resync::{ResyncBudget, UnverifiedRanges};
 use crate::span::{FileOffset, FileRange};
@@ -163,10 +163,18 @@ impl Frame {
         FileRange::new(self.offset, self.region_end)
     }
 
-    /// The payload bytes, when [`Frame::payload_range`] exists and they can be read (a read
-    /// that fails is the source's [`ByteSource::failure`]).
+    /// The payload bytes, when [`Frame::payload_range`] exists and they can be read. A read
+    /// that fails (a source that will not serve the payload at once, a fetch that failed) is
+    /// noted with the source ([`ByteSource::note_unread`]), which the command reports, naming
+    /// the record and the offset, rather than take the record for one without a payload.
     pub fn payload<'a, S: ByteSource + ?Sized>(&self, data: &'a S) -> Option<&'a [u8]> {
-        data.read(self.payload_range()?).ok()
+        match data.read(self.payload_range()?) {
+            Ok(payload) => Some(payload),
+            Err(error) => {
+                data.note_unread(self.index, &error);
+                None
+            }
+        }
     }
 
     /// Where the frame's whole extent `[offset, offset + 16 + length)` ends, when it fits.
@@ -196,13 +204,11 @@ impl Frame {
 
     /// The stored and the computed payload CRC, when the payload is in the file.
     pub fn data_crcs<S: ByteSource + ?Sized>(&self, data: &S) -> Option<(u32, u32)> {
-        let payload = self.payload(data)?;
-        let stored = data
-            .read(FileRange::at(self.payload_range()?.end, FOOTER_LEN)?)
-            .ok()?;
+        let payload = self.payload_range()?;
+        let stored = data.read(FileRange::at(payload.end, FOOTER_LEN)?).ok()?;
         Some((
             u32::from_le_bytes(stored.try_into().ok()?),
-            masked_crc32c(payload),
+            masked_crc_of(data, payload)?,
         ))
     }
 }
@@ -301,8 +307,41 @@ fn examine<S: ByteSource + ?Sized>(data: &S, pos: u64, crcs: &mut LengthCrcCache
 
 /// Whether the payload CRC of the frame `[pos, end)` matches (the frame is known to fit).
 fn payload_crc_ok<S: ByteSource + ?Sized>(data: &S, pos: u64, end: u64) -> bool {
-    payload_and_crc(data, pos, end)
-        .is_some_and(|(payload, stored)| masked_crc32c(payload) == stored)
+    let payload = FileRange::new(
+        FileOffset(pos.saturating_add(HEADER_LEN)),
+        FileOffset(end.saturating_sub(FOOTER_LEN)),
+    );
+    let stored = data
+        .read(FileRange::new(payload.end, FileOffset(end)))
+        .ok()
+        .and_then(|stored| stored.try_into().ok())
+        .map(u32::from_le_bytes);
+    stored.is_some_and(|stored| masked_crc_of(data, payload) == Some(stored))
+}
+
+/// The masked CRC of the bytes of `range`, read in as few pieces as the source serves them (a
+/// ranged source may refuse a payload longer than it reads at once: that is no damage); `None`
+/// when they cannot all be read.
+fn masked_crc_of<S: ByteSource + ?Sized>(data: &S, range: FileRange) -> Option<u32> {
+    if let Ok(bytes) = data.read(range) {
+        return Some(masked_crc32c(bytes));
+    }
+    let mut crc = crate::crc::RunningCrc::default();
+    let mut at = range.start;
+    let mut piece = range.len();
+    while at < range.end {
+        let end = FileOffset(at.0.saturating_add(piece).min(range.end.0));
+        match data.read(FileRange::new(at, end)) {
+            Ok(bytes) if !bytes.is_empty() => {
+                crc.update(bytes);
+                at = end;
+            }
+            Err(ReadError::TooLarge { limit, .. }) if limit > 0 && limit < piece => piece = limit,
+            Err(ReadError::TooLarge { .. }) if piece > 1 => piece /= 2,
+            _ => return None,
+        }
+    }
+    Some(crc.masked())
 }
 
 /// [`payload_crc_ok`] for three frames (known to fit), their CRCs computed together.

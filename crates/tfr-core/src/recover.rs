@@ -279,30 +279,44 @@ pub fn locate<S: ByteSource + ?Sized>(
     location
 }
 
+/// The explanation `locate` gives: where the byte lies, what is wrong with its frame (and what
+/// TensorFlow says there), and which frames around it are intact.
 fn explain(loc: &Location, frame: &Frame) -> String {
-    let mut text = String::new();
+    let mut text = where_in_frame(loc, frame);
+    text.push_str(&frame_state(loc, frame));
+    text.push_str(&intact_around(loc));
+    text
+}
+
+/// The first sentence: which part of which frame holds the byte.
+fn where_in_frame(loc: &Location, frame: &Frame) -> String {
     let at = loc.offset;
     let where_ = loc.part.map_or("", |p| p.describe());
     let length = frame
         .declared_length
         .map_or(String::new(), |l| format!(", declared length {l}"));
     if frame.status == FrameStatus::PartialHeader {
-        text.push_str(&format!(
+        format!(
             "byte {at} is in the last {} bytes of the stream, which start at byte {}. ",
             FileOffset(loc.stream_len).distance_from(frame.offset),
             frame.offset
-        ));
+        )
     } else if loc.part == Some(Part::Skipped) {
-        text.push_str(&format!(
+        format!(
             "byte {at} is in the damaged bytes after the header of frame {} (starting at byte {}{length}): no intact frame covers it. ",
             frame.index, frame.offset
-        ));
+        )
     } else {
-        text.push_str(&format!(
+        format!(
             "byte {at} is {where_} of frame {} (starting at byte {}{length}). ",
             frame.index, frame.offset
-        ));
+        )
     }
+}
+
+/// Whether the frame is intact, and if not, what is wrong and what TensorFlow reports.
+fn frame_state(loc: &Location, frame: &Frame) -> String {
+    let mut text = String::new();
     if frame.status == FrameStatus::Intact {
         text.push_str(
             "That frame is intact: both CRCs match, so TensorFlow would not report an error here. If TensorFlow did, it read a different file (or this file with a different compression_type). ",
@@ -316,28 +330,32 @@ fn explain(loc: &Location, frame: &Frame) -> String {
         text.push_str(&format!("{problem}. "));
     }
     if let Some(message) = &loc.tensorflow_message {
+        let crash = crash_note(frame.status);
         if loc.matches_tensorflow {
             let why = if frame.status == FrameStatus::DataCrcMismatch {
                 "the payload start, frame + 12"
             } else {
                 "the frame start"
             };
-            let crash = crash_note(frame.status);
             text.push_str(&format!(
                 "This is exactly where TensorFlow reports \"{message}\"{crash} ({why}). "
             ));
         } else {
-            let crash = crash_note(frame.status);
             text.push_str(&format!(
                 "TensorFlow reports this frame as \"{message}\"{crash}. "
             ));
         }
     }
-    text.push_str(&format!(
+    text
+}
+
+/// How many frames before the byte's frame are intact, and which after it.
+fn intact_around(loc: &Location) -> String {
+    let mut text = format!(
         "{} before it {} intact",
         plural(loc.intact_before, "frame"),
         if loc.intact_before == 1 { "is" } else { "are" }
-    ));
+    );
     if loc.tensorflow_fails {
         text.push_str(&format!(
             " (a strict reader such as TensorFlow returns {} before its first error)",

@@ -414,6 +414,154 @@ impl FileResolver for DescriptorSetFiles {
     }
 }
 
+fn schema_err(path: &Path, message: String) -> Error {
+    Error::Schema {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+/// The files a compile opens beside the built-in ones: each file of the descriptor sets by name,
+/// with the set it came from, and each of the user's `.proto` files with the name it is imported
+/// as.
+struct OpenedFiles {
+    from_sets: Vec<(String, PathBuf)>,
+    protos: Vec<(PathBuf, String)>,
+}
+
+/// The resolver a compile of `sources` reads through, in the order that decides which copy of a
+/// file wins, and the files to open with it.
+fn resolver_for(
+    sources: &Sources,
+    builtin: Vec<&'static ProtoFile>,
+    ledger: &Rc<RefCell<Ledger>>,
+) -> Result<(ChainFileResolver, OpenedFiles)> {
+    let mut resolver = ChainFileResolver::new();
+    let mut opened = OpenedFiles {
+        from_sets: Vec::new(),
+        protos: Vec::new(),
+    };
+    // Descriptor sets first: a set holding `event.proto` is the user's word on it.
+    if !sources.descriptor_sets.is_empty() {
+        let mut files = Vec::new();
+        for path in &sources.descriptor_sets {
+            for file in read_descriptor_set(path, &mut ledger.borrow_mut())? {
+                opened
+                    .from_sets
+                    .push((file.name().to_string(), path.clone()));
+                files.push(file);
+            }
+        }
+        resolver.add(DescriptorSetFiles(files));
+    }
+    resolver.add(BuiltinFiles(builtin));
+    for dir in &sources.include {
+        if !dir.is_dir() {
+            return Err(schema_err(dir, "no such include directory".into()));
+        }
+        resolver.add(IncludeDir {
+            dir: dir.clone(),
+            ledger: Rc::clone(ledger),
+        });
+    }
+    for file in &sources.protos {
+        let (dir, name) = locate_proto(file, &sources.include)
+            .ok_or_else(|| schema_err(file, no_such_proto(&sources.include)))?;
+        if let Some(dir) = dir {
+            resolver.add(IncludeDir {
+                dir,
+                ledger: Rc::clone(ledger),
+            });
+        }
+        opened.protos.push((file.clone(), name));
+    }
+    resolver.add(GoogleFileResolver::new());
+    Ok((resolver, opened))
+}
+
+/// Compiles the built-in files, then the descriptor sets' and the user's: an error names the
+/// file the user gave, not the import it came through.
+fn compile_files(
+    resolver: ChainFileResolver,
+    builtin: &[&'static ProtoFile],
+    files: &OpenedFiles,
+    ledger: &Rc<RefCell<Ledger>>,
+) -> Result<DescriptorPool> {
+    let mut compiler = protox::Compiler::with_file_resolver(resolver);
+    compiler.include_imports(true);
+    for file in builtin {
+        compiler
+            .open_file(file.path)
+            .map_err(|e| schema_err(Path::new(file.path), e.to_string()))?;
+    }
+    for (name, set) in &files.from_sets {
+        compiler
+            .open_file(name)
+            .map_err(|e| schema_err(set, format!("{name}: {}", wording(&e))))?;
+    }
+    for (file, name) in &files.protos {
+        if let Err(e) = compiler.open_file(name).map(|_| ()) {
+            let pool = compiler.descriptor_pool();
+            return Err(compile_error(&e, &ledger.borrow(), &pool, (file, name)));
+        }
+    }
+    Ok(compiler.descriptor_pool())
+}
+
+/// The messages the user's files define at top level: the candidates when none is named.
+fn defined_messages(pool: &DescriptorPool, table: &Table, files: &OpenedFiles) -> Vec<MessageId> {
+    let own: Vec<&str> = files
+        .protos
+        .iter()
+        .map(|(_, name)| name.as_str())
+        .chain(files.from_sets.iter().map(|(name, _)| name.as_str()))
+        .collect();
+    pool.all_messages()
+        .filter(|m| m.parent_message().is_none() && own.contains(&m.parent_file().name()))
+        .filter_map(|m| table.message_by_name(m.full_name()))
+        .collect()
+}
+
+/// Gives `table` the message types of bytes fields (`--field-type`, and TensorBoard's graphs,
+/// which are GraphDefs in a bytes field) and of bytes features (`--field-type feature:NAME`).
+fn declare_field_types(
+    table: &mut Table,
+    sources: &Sources,
+    pool: &DescriptorPool,
+    defined: &[MessageId],
+) -> Result<()> {
+    let graph = ("tensorflow.Event.graph_def", "tensorflow.GraphDef");
+    let builtin_embeds = std::iter::once(graph).map(|(a, b)| (a.to_string(), b.to_string()));
+    for (path, type_name) in builtin_embeds.chain(sources.field_types.iter().cloned()) {
+        // The flag stands where a file would.
+        let flag = format!("--field-type {path}");
+        if let Some(feature) = path.strip_prefix(FEATURE_PREFIX) {
+            let name = type_name.trim_start_matches('.');
+            let message = table
+                .message_by_name(name)
+                .ok_or_else(|| Error::NoSuchMessage {
+                    path: Some(PathBuf::from(&flag)),
+                    name: name.to_string(),
+                    known: suggestions(pool, name, defined, table),
+                })?;
+            if sources.bytes_as.iter().any(|(n, _)| n == feature) {
+                return Err(schema_err(
+                    Path::new(&flag),
+                    format!(
+                        "feature `{feature}` is also given --bytes-as: its values are either numbers or a message"
+                    ),
+                ));
+            }
+            table.declare_feature_type(feature, message);
+            continue;
+        }
+        table
+            .embed(&path, &type_name)
+            .map_err(|message| schema_err(Path::new(&path), message))?;
+    }
+    Ok(())
+}
+
 impl Schema {
     /// The registered payload types' protos only: compiled once per process (the pool and the
     /// table are shared, so every further one is a copy of two pointers).
@@ -465,81 +613,12 @@ impl Schema {
     }
 
     fn compile(sources: &Sources) -> Result<Schema> {
-        let schema_err = |path: &Path, message: String| Error::Schema {
-            path: path.to_path_buf(),
-            message,
-        };
-        let builtin = builtin::files();
         let ledger = Rc::new(RefCell::new(Ledger::default()));
-        let mut resolver = ChainFileResolver::new();
-        // Descriptor sets first: a set holding `event.proto` is the user's word on it.
-        // Each file of the sets, by name, with the set it came from.
-        let mut set_files: Vec<(String, PathBuf)> = Vec::new();
-        if !sources.descriptor_sets.is_empty() {
-            let mut files = Vec::new();
-            for path in &sources.descriptor_sets {
-                for file in read_descriptor_set(path, &mut ledger.borrow_mut())? {
-                    set_files.push((file.name().to_string(), path.clone()));
-                    files.push(file);
-                }
-            }
-            resolver.add(DescriptorSetFiles(files));
-        }
-        resolver.add(BuiltinFiles(builtin.clone()));
-        for dir in &sources.include {
-            if !dir.is_dir() {
-                return Err(schema_err(dir, "no such include directory".into()));
-            }
-            resolver.add(IncludeDir {
-                dir: dir.clone(),
-                ledger: Rc::clone(&ledger),
-            });
-        }
-        let mut user_files: Vec<(PathBuf, String)> = Vec::new();
-        for file in &sources.protos {
-            let (dir, name) = locate_proto(file, &sources.include)
-                .ok_or_else(|| schema_err(file, no_such_proto(&sources.include)))?;
-            if let Some(dir) = dir {
-                resolver.add(IncludeDir {
-                    dir,
-                    ledger: Rc::clone(&ledger),
-                });
-            }
-            user_files.push((file.clone(), name));
-        }
-        resolver.add(GoogleFileResolver::new());
-        let mut compiler = protox::Compiler::with_file_resolver(resolver);
-        compiler.include_imports(true);
-        for file in &builtin {
-            compiler
-                .open_file(file.path)
-                .map_err(|e| schema_err(Path::new(file.path), e.to_string()))?;
-        }
-        for (name, set) in &set_files {
-            compiler
-                .open_file(name)
-                .map_err(|e| schema_err(set, format!("{name}: {}", wording(&e))))?;
-        }
-        for (file, name) in &user_files {
-            if let Err(e) = compiler.open_file(name).map(|_| ()) {
-                let pool = compiler.descriptor_pool();
-                return Err(compile_error(&e, &ledger.borrow(), &pool, (file, name)));
-            }
-        }
-        let pool = compiler.descriptor_pool();
-        let table = Table::new(&pool);
-        let find = |name: &str| table.message_by_name(name);
-        // The messages the user's files define at top level: the candidates when none is named.
-        let own: Vec<&str> = user_files
-            .iter()
-            .map(|(_, name)| name.as_str())
-            .chain(set_files.iter().map(|(name, _)| name.as_str()))
-            .collect();
-        let defined: Vec<MessageId> = pool
-            .all_messages()
-            .filter(|m| m.parent_message().is_none() && own.contains(&m.parent_file().name()))
-            .filter_map(|m| find(m.full_name()))
-            .collect();
+        let builtin = builtin::files();
+        let (resolver, files) = resolver_for(sources, builtin.clone(), &ledger)?;
+        let pool = compile_files(resolver, &builtin, &files, &ledger)?;
+        let mut table = Table::new(&pool);
+        let defined = defined_messages(&pool, &table, &files);
         let first_file = sources
             .protos
             .first()
@@ -554,44 +633,17 @@ impl Schema {
             None => None,
             Some(name) => {
                 let name = name.trim_start_matches('.');
-                let found = find(name).ok_or_else(|| Error::NoSuchMessage {
-                    path: first_file.clone(),
-                    name: name.to_string(),
-                    known: suggestions(&pool, name, &defined, &table),
-                })?;
-                Some(found)
-            }
-        };
-        let mut table = table;
-        // TensorBoard's graphs are GraphDefs in a bytes field.
-        let graph = ("tensorflow.Event.graph_def", "tensorflow.GraphDef");
-        let builtin_embeds = std::iter::once(graph).map(|(a, b)| (a.to_string(), b.to_string()));
-        for (path, type_name) in builtin_embeds.chain(sources.field_types.iter().cloned()) {
-            if let Some(feature) = path.strip_prefix(FEATURE_PREFIX) {
-                let name = type_name.trim_start_matches('.');
-                let message = table
+                let found = table
                     .message_by_name(name)
                     .ok_or_else(|| Error::NoSuchMessage {
-                        // The flag stands where a file would.
-                        path: Some(PathBuf::from(format!("--field-type {path}"))),
+                        path: first_file.clone(),
                         name: name.to_string(),
                         known: suggestions(&pool, name, &defined, &table),
                     })?;
-                if sources.bytes_as.iter().any(|(n, _)| n == feature) {
-                    return Err(schema_err(
-                        Path::new(&format!("--field-type {path}")),
-                        format!(
-                            "feature `{feature}` is also given --bytes-as: its values are either numbers or a message"
-                        ),
-                    ));
-                }
-                table.declare_feature_type(feature, message);
-                continue;
+                Some(found)
             }
-            table
-                .embed(&path, &type_name)
-                .map_err(|message| schema_err(Path::new(&path), message))?;
-        }
+        };
+        declare_field_types(&mut table, sources, &pool, &defined)?;
         for (name, dtype) in &sources.bytes_as {
             table.show_bytes_as(name, *dtype);
         }

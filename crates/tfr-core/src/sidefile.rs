@@ -30,6 +30,13 @@ pub enum Unread {
     Io(std::io::Error),
 }
 
+impl Unread {
+    /// Whether the file is not there, which a side file may well be.
+    pub fn is_missing(&self) -> bool {
+        matches!(self, Unread::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
 impl fmt::Display for Unread {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -163,6 +170,14 @@ pub fn read(path: &Path, limit: u64) -> Result<SideFile, Unread> {
         bytes,
         id: identity(&meta),
     })
+}
+
+/// [`read`], with `None` for a file that is not there.
+pub fn read_if_there(path: &Path, limit: u64) -> Option<Result<SideFile, Unread>> {
+    match read(path, limit) {
+        Err(why) if why.is_missing() => None,
+        read => Some(read),
+    }
 }
 
 #[cfg(test)]

@@ -71,22 +71,33 @@ pub fn describe_frame_with(
 /// (`7 features: image/class/label, image/class/text, …`), names escaped for a terminal; other
 /// rows' summaries as they are.
 pub fn fitted_summary(row: &FrameRow, room: usize) -> String {
-    fit_names(&row.summary, row.feature_count, &row.feature_names, room)
+    fit_names(
+        &row.summary,
+        row.feature_count,
+        row.feature_names.iter(),
+        room,
+    )
 }
 
 /// [`fitted_summary`] over its parts: `summary` is `HEAD: a, b, c, d, …` as the payload type
-/// words it, `count` the number of features and `names` their names.
-pub fn fit_names(summary: &str, count: Option<usize>, names: &Names, room: usize) -> String {
+/// words it, `count` the number of features and `names` their names (as the file holds them).
+pub fn fit_names<'n>(
+    summary: &str,
+    count: Option<usize>,
+    names: impl IntoIterator<Item = &'n str>,
+    room: usize,
+) -> String {
     let (Some(count), Some((head, _))) = (count, summary.split_once(": ")) else {
         return summary.to_string();
     };
-    if names.is_empty() {
+    let mut names = names.into_iter().peekable();
+    if names.peek().is_none() {
         return summary.to_string();
     }
     let width = crate::words::display_width;
     let mut line = format!("{head}: ");
     let mut listed = 0;
-    for name in names.iter() {
+    for name in names {
         let name = crate::escape::name_for_terminal(name.as_bytes());
         let sep = if listed == 0 { "" } else { ", " };
         // Room is kept for the closing ", …" unless this is the last name.
@@ -229,32 +240,35 @@ mod fit_tests {
 
     #[test]
     fn as_many_names_as_fit_then_an_ellipsis() {
-        let names = ["alpha", "beta", "gamma", "delta", "epsilon"]
+        let names: Names = ["alpha", "beta", "gamma", "delta", "epsilon"]
             .into_iter()
             .collect();
         let line = "5 features: alpha, beta, gamma, delta, …";
         assert_eq!(
-            fit_names(line, Some(5), &names, 200),
+            fit_names(line, Some(5), names.iter(), 200),
             "5 features: alpha, beta, gamma, delta, epsilon"
         );
         assert_eq!(
-            fit_names(line, Some(5), &names, 30),
+            fit_names(line, Some(5), names.iter(), 30),
             "5 features: alpha, beta, …"
         );
-        assert_eq!(fit_names(line, Some(5), &names, 5), "5 features: alpha, …");
+        assert_eq!(
+            fit_names(line, Some(5), names.iter(), 5),
+            "5 features: alpha, …"
+        );
         // A row of more features than names kept ends with the ellipsis.
         assert_eq!(
-            fit_names(line, Some(9), &names, 200),
+            fit_names(line, Some(9), names.iter(), 200),
             "5 features: alpha, beta, gamma, delta, epsilon, …"
         );
         // Names are escaped for the terminal; rows without features are kept.
-        let hostile = ["a\x1b[31m"].into_iter().collect();
+        let hostile: Names = ["a\x1b[31m"].into_iter().collect();
         assert_eq!(
-            fit_names("1 feature: x", Some(1), &hostile, 80),
+            fit_names("1 feature: x", Some(1), hostile.iter(), 80),
             "1 feature: a\\033[31m"
         );
         assert_eq!(
-            fit_names("payload CRC mismatch: x", None, &Names::default(), 80),
+            fit_names("payload CRC mismatch: x", None, Names::default().iter(), 80),
             "payload CRC mismatch: x"
         );
     }

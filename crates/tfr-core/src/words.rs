@@ -4,6 +4,24 @@
 
 use std::num::ParseIntError;
 
+/// How many characters of a string a one-line description shows.
+const TEXT_SHOWN: usize = 48;
+
+/// When `bytes` read as text (UTF-8 with no control character but newline and tab): their first
+/// characters, as many as a one-line description shows, and `…` when there are more.
+pub fn text_start(bytes: &[u8]) -> Option<(String, &'static str)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    if text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return None;
+    }
+    let shown: String = text.chars().take(TEXT_SHOWN).collect();
+    let more = if shown.len() < text.len() { "…" } else { "" };
+    Some((shown, more))
+}
+
 /// `1 byte`, `2 bytes`, `0 frames`: the one plural rule of every message.
 pub fn plural(n: impl Count, noun: &str) -> String {
     let n = n.count();

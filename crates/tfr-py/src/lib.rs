@@ -83,6 +83,22 @@ impl NativeFile {
         path_for_terminal(&self.path)
     }
 
+    /// Calls `read` with record `index`'s frame and payload; a damaged record raises
+    /// `DamagedRecordError` instead.
+    fn with_payload<R>(
+        &self,
+        py: Python<'_>,
+        index: isize,
+        read: impl FnOnce(&Input, &Frame, &[u8]) -> PyResult<R>,
+    ) -> PyResult<R> {
+        let input = self.lock()?;
+        let frame = Self::frame_at(&input, index)?;
+        match Self::intact_payload(&input, &frame) {
+            Ok(payload) => read(&input, &frame, payload),
+            Err(damaged) => Err(self.damaged_error(py, damaged)),
+        }
+    }
+
     fn damaged_error(&self, py: Python<'_>, damaged: Damaged) -> PyErr {
         // The attribute is the path as Python gave it; the message escapes it.
         let path = path_for_json(&self.path);
@@ -186,12 +202,7 @@ impl NativeFile {
 
     /// The payload of record `index`; a damaged record raises `DamagedRecordError`.
     fn __getitem__<'py>(&self, py: Python<'py>, index: isize) -> PyResult<Bound<'py, PyBytes>> {
-        let input = self.lock()?;
-        let frame = Self::frame_at(&input, index)?;
-        match Self::intact_payload(&input, &frame) {
-            Ok(payload) => Ok(PyBytes::new(py, payload)),
-            Err(damaged) => Err(self.damaged_error(py, damaged)),
-        }
+        self.with_payload(py, index, |_, _, payload| Ok(PyBytes::new(py, payload)))
     }
 
     /// Every frame as `(offset, declared_length, status, length_crc_ok, data_crc_ok)`.
@@ -227,22 +238,17 @@ impl NativeFile {
 
     /// Record `index` as an Example's columns: name to `(kind, packed numbers, byte strings)`.
     fn example_columns<'py>(&self, py: Python<'py>, index: isize) -> PyResult<Bound<'py, PyDict>> {
-        let input = self.lock()?;
-        let frame = Self::frame_at(&input, index)?;
-        let payload = match Self::intact_payload(&input, &frame) {
-            Ok(payload) => payload,
-            Err(damaged) => return Err(self.damaged_error(py, damaged)),
-        };
-        let decoder = input.decoder();
-        let columns = py
-            .detach(|| example_columns(decoder, payload))
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "{}: record {} is not a tf.train.Example",
-                    self.shown(),
-                    frame.index
-                ))
-            })?;
+        let columns = self.with_payload(py, index, |input, frame, payload| {
+            let decoder = input.decoder();
+            py.detach(|| example_columns(decoder, payload))
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "{}: record {} is not a tf.train.Example",
+                        self.shown(),
+                        frame.index
+                    ))
+                })
+        })?;
         let dict = PyDict::new(py);
         for (name, (kind, packed, strings)) in columns {
             let strings = PyList::new(py, strings.iter().map(|s| PyBytes::new(py, s)))?;
@@ -285,25 +291,21 @@ impl NativeFile {
 
     /// Record `index` as protobuf's canonical JSON, as `json_format.MessageToJson` writes it.
     fn record_json(&self, py: Python<'_>, index: isize) -> PyResult<String> {
-        let input = self.lock()?;
-        let frame = Self::frame_at(&input, index)?;
-        let payload = match Self::intact_payload(&input, &frame) {
-            Ok(payload) => payload,
-            Err(damaged) => return Err(self.damaged_error(py, damaged)),
-        };
-        let decoder = input.decoder();
-        py.detach(|| {
-            let decoded = decoder.decode(payload);
-            decoded
-                .typed(payload, decoder.table())
-                .map(|message| message_to_json(&message))
-        })
-        .ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "{}: record {} is not a message of a known type",
-                self.shown(),
-                frame.index
-            ))
+        self.with_payload(py, index, |input, frame, payload| {
+            let decoder = input.decoder();
+            py.detach(|| {
+                let decoded = decoder.decode(payload);
+                decoded
+                    .typed(payload, decoder.table())
+                    .map(|message| message_to_json(&message))
+            })
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "{}: record {} is not a message of a known type",
+                    self.shown(),
+                    frame.index
+                ))
+            })
         })
     }
 }

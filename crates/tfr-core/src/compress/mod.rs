@@ -870,30 +870,28 @@ mod tests {
 
     #[test]
     fn bad_trailers_fail_as_tensorflow_says() {
-        let mut packed = gzip(b"payload");
-        let n = packed.len();
-        packed[n - 1] ^= 1;
-        let problem = decompress(&packed, Compression::Gzip, DEFAULT_LIMIT)
-            .unwrap()
-            .problem
-            .unwrap();
-        assert_eq!(problem.kind, StreamProblemKind::ChecksumMismatch);
-        assert_eq!(
-            problem.tensorflow_message.as_deref(),
-            Some("inflate() failed with error -3: incorrect length check")
-        );
-        let mut packed = zlib(b"payload");
-        let n = packed.len();
-        packed[n - 1] ^= 1;
-        let problem = decompress(&packed, Compression::Zlib, DEFAULT_LIMIT)
-            .unwrap()
-            .problem
-            .unwrap();
-        assert_eq!(problem.kind, StreamProblemKind::ChecksumMismatch);
-        assert_eq!(
-            problem.tensorflow_message.as_deref(),
-            Some("inflate() failed with error -3: incorrect data check")
-        );
+        for (kind, mut packed, message) in [
+            (
+                Compression::Gzip,
+                gzip(b"payload"),
+                "incorrect length check",
+            ),
+            (Compression::Zlib, zlib(b"payload"), "incorrect data check"),
+        ] {
+            let n = packed.len();
+            packed[n - 1] ^= 1;
+            let problem = decompress(&packed, kind, DEFAULT_LIMIT)
+                .unwrap()
+                .problem
+                .unwrap();
+            assert_eq!(
+                problem.kind,
+                StreamProblemKind::ChecksumMismatch,
+                "{kind:?}"
+            );
+            let expected = format!("inflate() failed with error -3: {message}");
+            assert_eq!(problem.tensorflow_message, Some(expected));
+        }
     }
 
     #[test]
@@ -908,6 +906,17 @@ mod tests {
             let err = decompress(&packed, kind, len - 1).unwrap_err();
             assert_eq!(err.limit, len - 1, "{kind:?}");
         }
+    }
+
+    /// `packed` damaged as a property test draws it: the `flips` XORed in, cut to `cut` bytes
+    /// (at least one kept), then `tail` appended.
+    pub(super) fn damage(packed: &mut Vec<u8>, flips: Vec<(usize, u8)>, cut: usize, tail: &[u8]) {
+        for (at, bits) in flips {
+            let at = at % packed.len();
+            packed[at] ^= bits;
+        }
+        packed.truncate(cut.max(1).min(packed.len()));
+        packed.extend_from_slice(tail);
     }
 
     proptest::proptest! {
@@ -926,12 +935,7 @@ mod tests {
             } else {
                 (Compression::Zlib, zlib(&data))
             };
-            for (at, bits) in flips {
-                let at = at % packed.len();
-                packed[at] ^= bits;
-            }
-            packed.truncate(cut.max(1).min(packed.len()));
-            packed.extend_from_slice(&tail);
+            damage(&mut packed, flips, cut, &tail);
             let limit = 15_000;
             match decompress(&packed, kind, limit) {
                 Ok(decoded) => {

@@ -140,78 +140,27 @@ fn decode(
     let mut index = 0u64;
     while pos < data.len() {
         let at = pos as u64;
-        let stop = |kind, detail: String, tensorflow: Option<String>| Outcome {
+        let stop = |problem: BlockProblem| Outcome {
             len: written,
             problem: Some(StreamProblem {
-                kind,
+                kind: problem.kind,
                 compressed_offset: at,
                 decompressed_offset: written,
-                detail,
-                tensorflow_message: tensorflow,
+                detail: problem.detail,
+                tensorflow_message: problem.tensorflow,
             }),
             ignored: None,
             oversized: oversized.clone(),
         };
-        let rest = data.len() - pos;
-        let Some(len) = block_length(data, pos) else {
-            let detail = format!(
-                "the compressed data ends inside the 4-byte length of SNAPPY block {index} ({rest} of its bytes are there; TensorFlow's reader stops there without an error of its own)"
-            );
-            return Ok(stop(StreamProblemKind::Truncated, detail, None));
+        let (len, block) = match next_block(data, pos, index) {
+            Ok(found) => found,
+            Err(problem) => return Ok(stop(problem)),
         };
-        let len = u64::from(len);
-        let start = pos + LENGTH_LEN;
-        let there = (rest - LENGTH_LEN) as u64;
-        if len > there {
-            let detail = format!(
-                "the compressed data ends inside SNAPPY block {index}, whose length field gives {len} bytes where {there} remain"
-            );
-            let tensorflow = if len > TENSORFLOW_BUFFER {
-                too_small("Input", len)
-            } else {
-                format!("Failed to read {len} bytes from file. Possible data corruption.")
-            };
-            return Ok(stop(StreamProblemKind::Truncated, detail, Some(tensorflow)));
-        }
-        // At most the bytes that are there, so this fits in usize.
-        let end = start.saturating_add(len as usize);
-        let block = data.get(start..end).unwrap_or_default();
-        let corrupt = |why: String| {
-            let detail = format!(
-                "corrupt SNAPPY block {index} ({len} compressed bytes after its length field): {why}"
-            );
-            (StreamProblemKind::Corrupt, detail)
+        let plain = match claimed_len(block, len, index, block_limit) {
+            Ok(plain) => plain,
+            Err(problem) => return Ok(stop(problem)),
         };
-        let plain = match snap::raw::decompress_len(block) {
-            Ok(plain) if !block.is_empty() => plain as u64,
-            Ok(_) => {
-                let (kind, detail) = corrupt("an empty block, with no decompressed length".into());
-                let tf = "Parsing error in Snappy_GetUncompressedLength";
-                return Ok(stop(kind, detail, Some(tf.into())));
-            }
-            Err(e) => {
-                let (kind, detail) = corrupt(e.to_string());
-                let tf = "Parsing error in Snappy_GetUncompressedLength";
-                return Ok(stop(kind, detail, Some(tf.into())));
-            }
-        };
-        if plain > len.saturating_mul(MAX_EXPANSION) {
-            let (kind, detail) = corrupt(format!(
-                "it claims {plain} decompressed bytes, more than snappy can expand {len} bytes to"
-            ));
-            return Ok(stop(kind, detail, Some("Snappy_Uncompress failed".into())));
-        }
-        if plain > block_limit as u64 {
-            let detail = format!(
-                "SNAPPY block {index} decompresses to {plain} bytes, more than the {block_limit} a block may hold here"
-            );
-            let tensorflow = too_small("Output", plain);
-            return Ok(stop(
-                StreamProblemKind::BlockTooLarge,
-                detail,
-                Some(tensorflow),
-            ));
-        }
+        // The stream limit is the caller's: passing it stops the read, it is not damage.
         if written.saturating_add(plain) > limit {
             return Err(Stopped::Limit(LimitExceeded {
                 compression: Compression::Snappy,
@@ -222,8 +171,8 @@ fn decode(
         // Bounded above by the block limit, so this fits in usize.
         buffer.resize(plain as usize, 0);
         if let Err(e) = decoder.decompress(block, &mut buffer) {
-            let (kind, detail) = corrupt(e.to_string());
-            return Ok(stop(kind, detail, Some("Snappy_Uncompress failed".into())));
+            let why = e.to_string();
+            return Ok(stop(corrupt(index, len, why, "Snappy_Uncompress failed")));
         }
         if oversized.is_none() && (len > TENSORFLOW_BUFFER || plain > TENSORFLOW_BUFFER) {
             oversized = Some(OversizedBlock {
@@ -235,7 +184,7 @@ fn decode(
         }
         out.write_all(&buffer)?;
         written = written.saturating_add(plain);
-        pos = end;
+        pos = pos.saturating_add(LENGTH_LEN).saturating_add(block.len());
         index += 1;
     }
     Ok(Outcome {
@@ -244,6 +193,95 @@ fn decode(
         ignored: None,
         oversized,
     })
+}
+
+/// Why block decoding stopped at a block: the problem's kind and wording, and the error
+/// TensorFlow's reader fails with there, if it fails.
+struct BlockProblem {
+    kind: StreamProblemKind,
+    detail: String,
+    tensorflow: Option<String>,
+}
+
+/// The block whose length field starts at `pos` (`pos` is inside `data`): the length the field
+/// gives and the compressed bytes, when they are all there.
+fn next_block(data: &[u8], pos: usize, index: u64) -> Result<(u64, &[u8]), BlockProblem> {
+    let rest = data.len() - pos;
+    let Some(len) = block_length(data, pos) else {
+        return Err(BlockProblem {
+            kind: StreamProblemKind::Truncated,
+            detail: format!(
+                "the compressed data ends inside the 4-byte length of SNAPPY block {index} ({rest} of its bytes are there; TensorFlow's reader stops there without an error of its own)"
+            ),
+            tensorflow: None,
+        });
+    };
+    let len = u64::from(len);
+    let start = pos + LENGTH_LEN;
+    let there = (rest - LENGTH_LEN) as u64;
+    if len > there {
+        let tensorflow = if len > TENSORFLOW_BUFFER {
+            too_small("Input", len)
+        } else {
+            format!("Failed to read {len} bytes from file. Possible data corruption.")
+        };
+        return Err(BlockProblem {
+            kind: StreamProblemKind::Truncated,
+            detail: format!(
+                "the compressed data ends inside SNAPPY block {index}, whose length field gives {len} bytes where {there} remain"
+            ),
+            tensorflow: Some(tensorflow),
+        });
+    }
+    // At most the bytes that are there, so this fits in usize.
+    let end = start.saturating_add(len as usize);
+    Ok((len, data.get(start..end).unwrap_or_default()))
+}
+
+/// The decompressed length `block` claims, refused before any buffer is sized when snappy
+/// cannot expand its `len` compressed bytes that far or it passes `block_limit`.
+fn claimed_len(
+    block: &[u8],
+    len: u64,
+    index: u64,
+    block_limit: usize,
+) -> Result<u64, BlockProblem> {
+    const NO_LENGTH: &str = "Parsing error in Snappy_GetUncompressedLength";
+    let plain = match snap::raw::decompress_len(block) {
+        Ok(plain) if !block.is_empty() => plain as u64,
+        Ok(_) => {
+            let why = "an empty block, with no decompressed length".into();
+            return Err(corrupt(index, len, why, NO_LENGTH));
+        }
+        Err(e) => return Err(corrupt(index, len, e.to_string(), NO_LENGTH)),
+    };
+    if plain > len.saturating_mul(MAX_EXPANSION) {
+        let why = format!(
+            "it claims {plain} decompressed bytes, more than snappy can expand {len} bytes to"
+        );
+        return Err(corrupt(index, len, why, "Snappy_Uncompress failed"));
+    }
+    if plain > block_limit as u64 {
+        return Err(BlockProblem {
+            kind: StreamProblemKind::BlockTooLarge,
+            detail: format!(
+                "SNAPPY block {index} decompresses to {plain} bytes, more than the {block_limit} a block may hold here"
+            ),
+            tensorflow: Some(too_small("Output", plain)),
+        });
+    }
+    Ok(plain)
+}
+
+/// Block `index` of `len` compressed bytes is no valid snappy block, for reason `why`.
+fn corrupt(index: u64, len: u64, why: String, tensorflow: &str) -> BlockProblem {
+    BlockProblem {
+        kind: StreamProblemKind::Corrupt,
+        detail: format!(
+            "corrupt SNAPPY block {index} ({len} compressed bytes after its length field): {why}"
+        ),
+        tensorflow: Some(tensorflow.into()),
+    }
 }
 
 /// TensorFlow's message for a block larger than one of its buffers.
@@ -510,12 +548,7 @@ mod tests {
         ) {
             let stream: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
             let mut packed = blocks(&[&stream[..7000], &stream[7000..]]);
-            for (at, bits) in flips {
-                let at = at % packed.len();
-                packed[at] ^= bits;
-            }
-            packed.truncate(cut.max(1).min(packed.len()));
-            packed.extend_from_slice(&tail);
+            crate::compress::tests::damage(&mut packed, flips, cut, &tail);
             let limit = 15_000;
             match decompress(&packed, Compression::Snappy, limit) {
                 Ok(decoded) => {

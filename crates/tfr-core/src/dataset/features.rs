@@ -251,9 +251,7 @@ impl LabelsReader<'_> {
             let (file, meta) = match sidefile::open_regular(&path) {
                 Ok(opened) => opened,
                 // No labels file: ids are shown as numbers, as they always were.
-                Err(sidefile::Unread::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Arc::default();
-                }
+                Err(why) if why.is_missing() => return Arc::default(),
                 Err(why) => return self.unread(path, format!("not read: {why}")),
             };
             drop(file);
@@ -271,9 +269,7 @@ impl LabelsReader<'_> {
         }
         let bytes = match sidefile::read(&path, sidefile::METADATA_LIMIT.min(self.budget)) {
             Ok(side) => side.bytes,
-            Err(sidefile::Unread::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Arc::default();
-            }
+            Err(why) if why.is_missing() => return Arc::default(),
             Err(why) => return self.unread(path, format!("not read: {why}")),
         };
         self.budget = self.budget.saturating_sub(bytes.len() as u64);
@@ -358,11 +354,8 @@ impl FeatureSpecs {
             path: path.clone(),
             message,
         };
-        let text = match sidefile::read(&path, sidefile::METADATA_LIMIT) {
+        let text = match sidefile::read_if_there(&path, sidefile::METADATA_LIMIT)? {
             Ok(side) => side.bytes,
-            Err(sidefile::Unread::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                return None;
-            }
             Err(why) => return Some(Err(note(format!("not read: {why}")))),
         };
         let mut reader = LabelsReader {

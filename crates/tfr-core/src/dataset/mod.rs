@@ -12,6 +12,7 @@ pub mod discover;
 pub mod features;
 pub mod numbering;
 mod problem;
+mod regroup;
 pub mod report;
 pub mod shards;
 pub mod snapshot;

@@ -154,93 +154,7 @@ fn totals_said(totals: &[(String, usize)]) -> String {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = |split: &str| crate::escape::for_terminal(split).into_owned();
         match self {
-            Problem::MissingShards {
-                split,
-                count,
-                first,
-                total,
-                examples,
-            } => write!(
-                f,
-                "{}: {} of {total} missing ({})",
-                name(split),
-                missing_list(*count, first),
-                paths(examples)
-            ),
-            Problem::DuplicateShard {
-                split,
-                number,
-                paths: found,
-            } => write!(
-                f,
-                "{}: shard {number} appears {}: {}",
-                name(split),
-                times(found.len()),
-                paths(found)
-            ),
-            Problem::TotalsDisagree { split, totals } => write!(
-                f,
-                "{}: shards disagree on how many there are: {}",
-                name(split),
-                totals_said(totals)
-            ),
-            Problem::NumberPastTotal { split, path } => write!(
-                f,
-                "{}: {} has a shard number past the count its name gives",
-                name(split),
-                path_for_terminal(path)
-            ),
-            Problem::InfoShardCount {
-                split,
-                info,
-                listed,
-                found,
-            } => write!(
-                f,
-                "{}: {} found; {} lists {listed}",
-                name(split),
-                plural(*found, "shard"),
-                path_for_terminal(info)
-            ),
-            Problem::RecordCount {
-                split,
-                info,
-                path,
-                promised,
-                found,
-            } => write!(
-                f,
-                "{}: {} holds {}; {} says {promised}",
-                name(split),
-                path_for_terminal(path),
-                plural(*found, "record"),
-                path_for_terminal(info)
-            ),
-            Problem::NumBytes {
-                split,
-                info,
-                promised,
-                found,
-            } => write!(
-                f,
-                "{}: its records hold {}; {} says numBytes {promised}",
-                name(split),
-                plural(*found, "byte"),
-                path_for_terminal(info)
-            ),
-            Problem::SplitMissing {
-                split,
-                info,
-                prefix,
-            } => write!(
-                f,
-                "{}: {} lists it, but no shard of it was found (named {}-NNNNN-of-MMMMM)",
-                name(split),
-                path_for_terminal(info),
-                crate::escape::for_terminal(prefix)
-            ),
             Problem::Metadata { path, message } => write!(
                 f,
                 "{}: cannot be read: {}",
@@ -266,6 +180,147 @@ impl fmt::Display for Problem {
                 path_for_terminal(path),
                 plural(*records, "record")
             ),
+            // The rest concern one split, and lead with its name.
+            in_split => {
+                if let Some(split) = in_split.split() {
+                    write!(f, "{}: ", crate::escape::for_terminal(split))?;
+                }
+                in_split.fmt_within_split(f)
+            }
         }
+    }
+}
+
+impl Problem {
+    /// What is wrong within the split, after its name.
+    fn fmt_within_split(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::MissingShards {
+                count,
+                first,
+                total,
+                examples,
+                ..
+            } => write!(
+                f,
+                "{} of {total} missing ({})",
+                missing_list(*count, first),
+                paths(examples)
+            ),
+            Problem::DuplicateShard {
+                number,
+                paths: found,
+                ..
+            } => write!(
+                f,
+                "shard {number} appears {}: {}",
+                times(found.len()),
+                paths(found)
+            ),
+            Problem::TotalsDisagree { totals, .. } => write!(
+                f,
+                "shards disagree on how many there are: {}",
+                totals_said(totals)
+            ),
+            Problem::NumberPastTotal { path, .. } => write!(
+                f,
+                "{} has a shard number past the count its name gives",
+                path_for_terminal(path)
+            ),
+            Problem::InfoShardCount {
+                info,
+                listed,
+                found,
+                ..
+            } => write!(
+                f,
+                "{} found; {} lists {listed}",
+                plural(*found, "shard"),
+                path_for_terminal(info)
+            ),
+            Problem::RecordCount {
+                info,
+                path,
+                promised,
+                found,
+                ..
+            } => write!(
+                f,
+                "{} holds {}; {} says {promised}",
+                path_for_terminal(path),
+                plural(*found, "record"),
+                path_for_terminal(info)
+            ),
+            Problem::NumBytes {
+                info,
+                promised,
+                found,
+                ..
+            } => write!(
+                f,
+                "its records hold {}; {} says numBytes {promised}",
+                plural(*found, "byte"),
+                path_for_terminal(info)
+            ),
+            Problem::SplitMissing { info, prefix, .. } => write!(
+                f,
+                "{} lists it, but no shard of it was found (named {}-NNNNN-of-MMMMM)",
+                path_for_terminal(info),
+                crate::escape::for_terminal(prefix)
+            ),
+            // Of no split: `fmt` writes them whole.
+            Problem::Metadata { .. }
+            | Problem::SnapshotElements { .. }
+            | Problem::SnapshotPartialElement { .. } => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn duplicate(split: &str, paths: &[&str]) -> String {
+        Problem::DuplicateShard {
+            split: split.to_string(),
+            number: "00001".to_string(),
+            paths: paths.iter().map(PathBuf::from).collect(),
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_shard_twice_names_the_split_the_number_and_both_files() {
+        assert_eq!(
+            duplicate(
+                "train",
+                &["/d/train-00001-of-00004", "/e/train-00001-of-00004"]
+            ),
+            "train: shard 00001 appears twice: /d/train-00001-of-00004, /e/train-00001-of-00004"
+        );
+    }
+
+    #[test]
+    fn a_shard_more_than_twice_is_counted() {
+        let paths = ["/d/t-1-of-4", "/d/t-01-of-4", "/d/t-001-of-4"];
+        assert_eq!(
+            duplicate("t", &paths),
+            "t: shard 00001 appears 3 times: /d/t-1-of-4, /d/t-01-of-4, /d/t-001-of-4"
+        );
+    }
+
+    #[test]
+    fn a_duplicate_shard_message_escapes_the_split_and_the_paths() {
+        assert_eq!(
+            duplicate("tr\x1bain", &["/d/a\nb", "/d/c"]),
+            "tr\\033ain: shard 00001 appears twice: /d/a\\nb, /d/c"
+        );
+        let problem = Problem::DuplicateShard {
+            split: "train".to_string(),
+            number: "00001".to_string(),
+            paths: Vec::new(),
+        };
+        assert_eq!(problem.kind(), "duplicate_shard");
+        assert_eq!(problem.split(), Some("train"));
     }
 }

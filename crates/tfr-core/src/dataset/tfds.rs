@@ -65,11 +65,8 @@ impl DatasetInfo {
             path: path.clone(),
             message,
         };
-        let text = match sidefile::read(&path, sidefile::METADATA_LIMIT) {
+        let text = match sidefile::read_if_there(&path, sidefile::METADATA_LIMIT)? {
             Ok(side) => side.bytes,
-            Err(sidefile::Unread::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                return None;
-            }
             Err(why) => return Some(Err(problem(why.to_string()))),
         };
         Some(DatasetInfo::parse(&path, &text).map_err(problem))

@@ -26,13 +26,7 @@ impl Overlay {
         self.tint_masks(image);
         let (w, h) = image.dimensions();
         let thick = w.min(h).div_ceil(256).max(1);
-        for mark in &self.boxes {
-            let (Some(r), Some(class)) = (
-                self.rect_on(mark, (w, h), size),
-                self.classes.get(mark.class),
-            ) else {
-                continue;
-            };
+        for (r, class) in self.boxes_on((w, h), size) {
             outline(image, r, thick, Rgb(class.colour));
         }
         for p in &self.points {
@@ -61,15 +55,24 @@ impl Overlay {
         }
         // Names after every box, so that no box's edge crosses a name.
         let scale = if w.min(h) >= 400 { 2 } else { 1 };
-        for mark in &self.boxes {
-            let (Some(r), Some(class)) = (
-                self.rect_on(mark, (w, h), size),
-                self.classes.get(mark.class),
-            ) else {
-                continue;
-            };
+        for (r, class) in self.boxes_on((w, h), size) {
             label(image, r, thick, scale, class);
         }
+    }
+
+    /// Each box that lands on a grid of `grid` pixels drawn for an image of `size`, with its
+    /// class (a box of a class the overlay does not have is not drawn).
+    fn boxes_on(
+        &self,
+        grid: (u32, u32),
+        size: (u32, u32),
+    ) -> impl Iterator<Item = (GridRect, &Class)> + '_ {
+        self.boxes.iter().filter_map(move |mark| {
+            Some((
+                self.rect_on(mark, grid, size)?,
+                self.classes.get(mark.class)?,
+            ))
+        })
     }
     /// Tints each mask's pixels half way to its class colour (a mask of another size than the
     /// image is scaled onto it; one that does not decode within what is decoded to be shown is

@@ -59,6 +59,9 @@ pub fn sniff_format(bytes: &[u8]) -> Option<ImageFormat> {
     Some(format)
 }
 
+/// Every format name [`encoded_image_info`] gives.
+pub const FORMAT_NAMES: [&str; 6] = ["JPEG", "PNG", "GIF", "BMP", "WebP", "image"];
+
 /// Format name and dimensions from an encoded image's header, e.g. ("JPEG", Some((320, 213))).
 pub fn encoded_image_info(bytes: &[u8]) -> Option<(&'static str, Option<(u32, u32)>)> {
     let format = sniff_format(bytes)?;
@@ -130,17 +133,9 @@ pub fn describe_bytes(bytes: &[u8], is_string: bool) -> String {
         );
     }
     let kind = if is_string { "string" } else { "bytes" };
-    match std::str::from_utf8(bytes) {
-        Ok(text)
-            if !text
-                .chars()
-                .any(|c| c.is_control() && c != '\n' && c != '\t') =>
-        {
-            let shown: String = text.chars().take(48).collect();
-            let more = if shown.len() < text.len() { "…" } else { "" };
-            format!("{kind} {:?}{more}", shown)
-        }
-        _ => format!("{kind}, {}", plural(bytes.len() as u64, "byte")),
+    match crate::words::text_start(bytes) {
+        Some((shown, more)) => format!("{kind} {:?}{more}", shown),
+        None => format!("{kind}, {}", plural(bytes.len() as u64, "byte")),
     }
 }
 

@@ -279,13 +279,7 @@ fn graph_def_node(view: &PayloadView<'_>) -> Option<usize> {
 
 /// Where a summary's encoded images lie.
 fn summary_images(summary: &MessageView<'_>, into: &mut Vec<Span>) {
-    let Some(values) = summary.field("value") else {
-        return;
-    };
-    for (value, _) in values.values() {
-        let Value::Message(value) = value else {
-            continue;
-        };
+    for value in crate::event::value_messages(summary) {
         if let Some(Value::Message(image)) = value.field("image").and_then(|f| f.singular()) {
             if let Some(encoded) = image.field("encoded_image_string") {
                 into.push(encoded.singular_span());

@@ -475,9 +475,7 @@ mod tests {
         let summary = view.summary();
         assert_eq!(summary.features, Some(2));
         assert_eq!(summary.line, "2 features: image, label");
-        let mut out = Vec::new();
-        view.write_tree("record 0", &mut out).unwrap();
-        let tree = String::from_utf8(out).unwrap();
+        let tree = crate::payload::tests::tree_of_record_0(&view);
         assert!(
             tree.starts_with("record 0  Example, 2 features\n"),
             "{tree}"

@@ -252,18 +252,7 @@ mod tests {
     use super::*;
     use crate::schema::Schema;
 
-    /// A length-delimited field.
-    fn field(number: u8, body: &[u8]) -> Vec<u8> {
-        let mut out = vec![number << 3 | 2];
-        let mut n = body.len();
-        while n >= 0x80 {
-            out.push((n as u8) | 0x80);
-            n >>= 7;
-        }
-        out.push(n as u8);
-        out.extend_from_slice(body);
-        out
-    }
+    use crate::crafted::length_delimited as field;
 
     /// An Example with one bytes feature `key` = [`value`].
     fn example(key: &[u8], value: &[u8]) -> Vec<u8> {

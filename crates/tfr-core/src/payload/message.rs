@@ -184,9 +184,7 @@ mod tests {
         );
         let view = decoded.view(&payload, decoder.table());
         assert_eq!(view.summary().line, "feature { key: \"a\" value { } }");
-        let mut out = Vec::new();
-        view.write_tree("record 0", &mut out).unwrap();
-        let tree = String::from_utf8(out).unwrap();
+        let tree = crate::payload::tests::tree_of_record_0(&view);
         assert_eq!(
             tree,
             "record 0  tensorflow.Features\n  feature {\n    key: \"a\"\n    value {\n    }\n  }\n  \

@@ -526,6 +526,13 @@ fn typed(kind: PayloadKind, tree: WireTree) -> Decoded {
 mod tests {
     use super::*;
 
+    /// The tree `show` prints for `view` as record 0 (tests of the payload types compare it).
+    pub(super) fn tree_of_record_0(view: &PayloadView<'_>) -> String {
+        let mut out = Vec::new();
+        view.write_tree("record 0", &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     fn decoder() -> Decoder {
         Decoder::new(Schema::builtin(), Reading::Auto)
     }

@@ -339,9 +339,7 @@ mod tests {
             view.summary().line,
             "float32[2,3] [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]"
         );
-        let mut out = Vec::new();
-        view.write_tree("record 0", &mut out).unwrap();
-        let tree = String::from_utf8(out).unwrap();
+        let tree = crate::payload::tests::tree_of_record_0(&view);
         assert!(
             tree.starts_with("record 0  TensorProto float32[2,3]\n"),
             "{tree}"
@@ -397,9 +395,7 @@ mod tests {
             view.summary().line,
             r#"string[3] ["north", "", "\377\000raw"]"#
         );
-        let mut out = Vec::new();
-        view.write_tree("record 0", &mut out).unwrap();
-        let tree = String::from_utf8(out).unwrap();
+        let tree = crate::payload::tests::tree_of_record_0(&view);
         assert_eq!(
             tree,
             "record 0  TensorProto string[3]\n  [\"north\", \"\", \"\\377\\000raw\"]\n  \

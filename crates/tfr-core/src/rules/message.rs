@@ -112,27 +112,30 @@ impl<'a> Found<'a> {
             return;
         };
         let before = nodes.iter().filter(|n| **n < winner).count();
-        for node in nodes {
-            let text = if *node == winner {
-                format!(
-                    "`{}` was set {} before (first at {}): the last value wins, and this is it",
-                    info.name,
-                    times(before),
-                    self.at(nodes.first().copied().unwrap_or(winner)),
-                )
+        let kept = format!(
+            "`{}` was set {} before (first at {}): the last value wins, and this is it",
+            info.name,
+            times(before),
+            self.at(nodes.first().copied().unwrap_or(winner)),
+        );
+        let dropped = format!(
+            "`{}` is set again at {}: the last value wins, so parsers drop this one",
+            info.name,
+            self.at(winner)
+        );
+        self.note_last_wins(nodes, winner, Rule::LastWins, [kept, dropped]);
+    }
+
+    /// Notes each of `nodes` under `rule`: `winner`, whose value parsers keep, with the first
+    /// of `texts`, and every other, whose value they drop, with the second.
+    fn note_last_wins(&mut self, nodes: &[u32], winner: u32, rule: Rule, texts: [String; 2]) {
+        let [kept, dropped] = texts;
+        for &node in nodes {
+            if node == winner {
+                self.note(node, rule, kept.clone(), Fate::Kept);
             } else {
-                format!(
-                    "`{}` is set again at {}: the last value wins, so parsers drop this one",
-                    info.name,
-                    self.at(winner)
-                )
-            };
-            let fate = if *node == winner {
-                Fate::Kept
-            } else {
-                Fate::Dropped
-            };
-            self.note(*node, Rule::LastWins, text, fate);
+                self.note(node, rule, dropped.clone(), Fate::Dropped);
+            }
         }
     }
 
@@ -269,27 +272,17 @@ impl<'a> Found<'a> {
             let Some(&winner) = nodes.last() else {
                 continue;
             };
-            for node in nodes {
-                let text = if *node == winner {
-                    format!(
-                        "this key of `{}` was sent {} before: the last entry wins, and this is it",
-                        info.name,
-                        times(nodes.len() - 1)
-                    )
-                } else {
-                    format!(
-                        "this key of `{}` is sent again at {}: the last entry wins, so parsers drop this one",
-                        info.name,
-                        self.at(winner)
-                    )
-                };
-                let fate = if *node == winner {
-                    Fate::Kept
-                } else {
-                    Fate::Dropped
-                };
-                self.note(*node, Rule::MapKeyRepeated, text, fate);
-            }
+            let kept = format!(
+                "this key of `{}` was sent {} before: the last entry wins, and this is it",
+                info.name,
+                times(nodes.len() - 1)
+            );
+            let dropped = format!(
+                "this key of `{}` is sent again at {}: the last entry wins, so parsers drop this one",
+                info.name,
+                self.at(winner)
+            );
+            self.note_last_wins(nodes, winner, Rule::MapKeyRepeated, [kept, dropped]);
         }
     }
 

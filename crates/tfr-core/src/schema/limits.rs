@@ -8,7 +8,9 @@
 
 use std::collections::HashMap;
 use std::io::Read;
+use std::iter::Peekable;
 use std::path::{Path, PathBuf};
+use std::str::Chars;
 
 /// The most bytes the files of a schema (its `.proto` files, imports included, and descriptor
 /// sets) may hold together.
@@ -119,43 +121,12 @@ pub fn check_text(text: &str) -> Result<(), String> {
     while let Some(c) = chars.next() {
         match c {
             '\n' => line += 1,
-            '/' if chars.peek() == Some(&'/') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        line += 1;
-                        break;
-                    }
-                }
-            }
+            '/' if chars.peek() == Some(&'/') => line += skip_line_comment(&mut chars),
             '/' if chars.peek() == Some(&'*') => {
                 chars.next();
-                let mut star = false;
-                for c in chars.by_ref() {
-                    match c {
-                        '/' if star => break,
-                        '\n' => line += 1,
-                        _ => {}
-                    }
-                    star = c == '*';
-                }
+                line += skip_block_comment(&mut chars);
             }
-            '"' | '\'' => {
-                let quote = c;
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' => {
-                            chars.next();
-                        }
-                        '\n' => {
-                            // An unterminated string: the parser reports it.
-                            line += 1;
-                            break;
-                        }
-                        c if c == quote => break,
-                        _ => {}
-                    }
-                }
-            }
+            '"' | '\'' => line += skip_string(&mut chars, c),
             '{' | '[' | '(' | '<' => {
                 depth += 1;
                 if depth > MAX_NESTING {
@@ -180,6 +151,47 @@ pub fn check_text(text: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Skips the rest of a `//` comment, its newline included; returns the lines passed.
+fn skip_line_comment(chars: &mut Peekable<Chars<'_>>) -> usize {
+    for c in chars.by_ref() {
+        if c == '\n' {
+            return 1;
+        }
+    }
+    0
+}
+
+/// Skips the rest of a `/* */` comment after its `/*`; returns the lines passed.
+fn skip_block_comment(chars: &mut Peekable<Chars<'_>>) -> usize {
+    let mut lines = 0;
+    let mut star = false;
+    for c in chars.by_ref() {
+        match c {
+            '/' if star => break,
+            '\n' => lines += 1,
+            _ => {}
+        }
+        star = c == '*';
+    }
+    lines
+}
+
+/// Skips the rest of a string opened by `quote`; returns the lines passed.
+fn skip_string(chars: &mut Peekable<Chars<'_>>, quote: char) -> usize {
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            // An unterminated string: the parser reports it.
+            '\n' => return 1,
+            c if c == quote => break,
+            _ => {}
+        }
+    }
+    0
 }
 
 /// The declarations of a parsed `.proto` file, counted without recursion.
@@ -313,18 +325,7 @@ fn tally_part(bytes: &[u8], part: Part, depth: usize, tally: &mut Tally) -> Resu
 mod tests {
     use super::*;
 
-    fn ld(field: u64, body: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        for mut n in [(field << 3) | 2, body.len() as u64] {
-            while n >= 0x80 {
-                out.push((n as u8) | 0x80);
-                n >>= 7;
-            }
-            out.push(n as u8);
-        }
-        out.extend_from_slice(body);
-        out
-    }
+    use crate::crafted::length_delimited as ld;
 
     #[test]
     fn text_nesting_and_statements_are_counted_outside_strings_and_comments() {

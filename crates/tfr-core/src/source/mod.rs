@@ -83,6 +83,8 @@ pub struct Source {
     compression: Option<Compressed>,
     /// Set when `bytes` are an object's, fetched as they are read.
     on_demand: Option<Arc<dyn remote::RemoteObject>>,
+    /// The first payload that could not be read, by record ([`ByteSource::note_unread`]).
+    unread: std::sync::OnceLock<(usize, ReadError)>,
 }
 
 /// How much of an object read on demand has been fetched.
@@ -113,6 +115,7 @@ impl Source {
             origin: None,
             compression: None,
             on_demand: None,
+            unread: std::sync::OnceLock::new(),
         }
     }
 
@@ -190,6 +193,9 @@ impl Source {
     /// is ever shown. It fails too when a read of bytes inside the stream failed
     /// ([`ByteSource::failure`]): what was computed took them for bytes that are not there.
     pub fn check_unchanged(&self) -> Result<()> {
+        if let Some((record, error)) = self.unread.get() {
+            return Err(self.read_error(Some(*record), error.clone()));
+        }
         if let Some(error) = self.failure() {
             return Err(Error::Read {
                 path: self.path.clone(),
@@ -247,6 +253,10 @@ impl ByteSource for Source {
 
     fn failure(&self) -> Option<ReadError> {
         self.bytes.failure()
+    }
+
+    fn note_unread(&self, record: usize, error: &ReadError) {
+        let _ = self.unread.set((record, error.clone()));
     }
 
     fn copy_into(&self, at: u64, buf: &mut [u8]) -> usize {

@@ -16,13 +16,17 @@ pub const MAX_TAGS: usize = super::MAX_FEATURES;
 pub const MAX_RUNS: usize = super::MAX_FEATURES;
 
 /// One tag's scalars: the first and last (with their steps), the range, how many.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Series {
     pub count: u64,
+    #[serde(with = "super::wire::step_value")]
     pub first: (i64, f64),
+    #[serde(with = "super::wire::step_value")]
     pub last: (i64, f64),
     /// Of the values that are numbers (NaN aside); `None` when all are NaN.
+    #[serde(with = "super::wire::opt_bits")]
     pub min: Option<f64>,
+    #[serde(with = "super::wire::opt_bits")]
     pub max: Option<f64>,
     pub nan: u64,
 }
@@ -42,9 +46,9 @@ impl Series {
 
     /// Adds `later`, whose values all came after these.
     fn merge(&mut self, later: &Series) {
-        self.count += later.count;
+        self.count = self.count.saturating_add(later.count);
         self.last = later.last;
-        self.nan += later.nan;
+        self.nan = self.nan.saturating_add(later.nan);
         self.min = pick(self.min, later.min, f64::min);
         self.max = pick(self.max, later.max, f64::max);
     }
@@ -58,7 +62,7 @@ fn pick(a: Option<f64>, b: Option<f64>, f: fn(f64, f64) -> f64) -> Option<f64> {
 }
 
 /// One tag of a run.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tag {
     /// Values with this tag.
     pub count: u64,
@@ -83,13 +87,14 @@ impl Tag {
     }
 
     fn merge(&mut self, later: &Tag) {
-        self.count += later.count;
+        self.count = self.count.saturating_add(later.count);
         self.steps = match (self.steps, later.steps) {
             (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
             (a, b) => a.or(b),
         };
         for (plugin, n) in &later.plugins {
-            *self.plugins.entry(plugin.clone()).or_default() += n;
+            let count = self.plugins.entry(plugin.clone()).or_default();
+            *count = count.saturating_add(*n);
         }
         if self.plugin.is_none() {
             self.plugin.clone_from(&later.plugin);
@@ -110,14 +115,15 @@ impl Tag {
                 ("", None) => "tensor".to_string(),
                 (p, _) => p.to_string(),
             };
-            *by.entry(name).or_default() += n;
+            let count: &mut u64 = by.entry(name).or_default();
+            *count = count.saturating_add(*n);
         }
         by
     }
 }
 
 /// One run: its events, what those that are not summaries hold, and its tags.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Run {
     pub events: u64,
     /// Events that hold no summary, by what they hold (`file_version`, `graph_def`,
@@ -125,6 +131,7 @@ pub struct Run {
     pub other: BTreeMap<String, u64>,
     /// The smallest and largest step of its summaries.
     pub steps: Option<(i64, i64)>,
+    #[serde(with = "super::wire::pairs")]
     pub tags: BTreeMap<Vec<u8>, Tag>,
     /// Tags past the first [`MAX_TAGS`] by name: how many values they held.
     pub folded_values: u64,
@@ -160,7 +167,7 @@ impl Run {
     }
 
     fn fold(&mut self, tag: &[u8], values: u64) {
-        self.folded_values += values;
+        self.folded_values = self.folded_values.saturating_add(values);
         self.folded_tags.insert(super::sketch::hash(tag));
     }
 
@@ -177,17 +184,8 @@ impl Run {
             Some((lo, hi)) => (lo.min(step), hi.max(step)),
             None => (step, step),
         });
-        let Some(values) = summary.field("value") else {
-            return;
-        };
-        for (value, _) in values.values() {
-            let Value::Message(value) = value else {
-                continue;
-            };
-            let tag = match singular(&value, "tag") {
-                Some(Value::String(tag, _)) => tag,
-                _ => &[],
-            };
+        for value in crate::event::value_messages(&summary) {
+            let tag = crate::event::tag_of(&value);
             let (plugin, named, scalar) = read_value(&value);
             let Some(stats) = self.tag_mut(tag) else {
                 continue;
@@ -207,15 +205,16 @@ impl Run {
     }
 
     fn merge(&mut self, later: &Run) {
-        self.events += later.events;
+        self.events = self.events.saturating_add(later.events);
         for (what, n) in &later.other {
-            *self.other.entry(what.clone()).or_default() += n;
+            let count = self.other.entry(what.clone()).or_default();
+            *count = count.saturating_add(*n);
         }
         self.steps = match (self.steps, later.steps) {
             (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
             (a, b) => a.or(b),
         };
-        self.folded_values += later.folded_values;
+        self.folded_values = self.folded_values.saturating_add(later.folded_values);
         self.folded_tags.merge(&later.folded_tags);
         for (name, tag) in &later.tags {
             match self.tags.get_mut(name) {
@@ -302,7 +301,7 @@ fn singular<'a>(message: &MessageView<'a>, name: &str) -> Option<Value<'a>> {
 }
 
 /// Every run's summary.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Runs {
     pub runs: BTreeMap<String, Run>,
     /// Events of runs past the first [`MAX_RUNS`] by name.
@@ -327,7 +326,7 @@ impl Runs {
             Some((last, _)) if run > last.as_str() => false,
             _ => {
                 if let Some((_, dropped)) = self.runs.pop_last() {
-                    self.folded_events += dropped.events;
+                    self.folded_events = self.folded_events.saturating_add(dropped.events);
                 }
                 true
             }
@@ -336,7 +335,7 @@ impl Runs {
 
     /// Adds `later`, whose events all came after these.
     pub fn merge(&mut self, later: &Runs) {
-        self.folded_events += later.folded_events;
+        self.folded_events = self.folded_events.saturating_add(later.folded_events);
         for (name, run) in &later.runs {
             match self.runs.get_mut(name) {
                 Some(mine) => mine.merge(run),
@@ -344,7 +343,7 @@ impl Runs {
                     if self.make_room(name) {
                         self.runs.insert(name.clone(), run.clone());
                     } else {
-                        self.folded_events += run.events;
+                        self.folded_events = self.folded_events.saturating_add(run.events);
                     }
                 }
             }

@@ -378,7 +378,7 @@ impl FeatureFigures {
             values_per_record: (&f.values).into(),
             steps_per_record: (key.section == Section::FeatureLists).then(|| (&f.steps).into()),
             declared: f.declared.clone(),
-            bool: (f.bools.iter().sum::<u64>() > 0).then_some(BoolCounts {
+            bool: (f.bools.iter().any(|n| *n > 0)).then_some(BoolCounts {
                 trues: f.bools[1],
                 falses: f.bools[0],
             }),

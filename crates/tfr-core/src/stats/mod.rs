@@ -11,17 +11,21 @@
 //! not grow with the records or the names they use. Histograms are derived from each feature's
 //! quantile sketch ([`quantiles`]) once every split is summarised ([`with_histograms`]), over the
 //! range found across all splits, so that splits can be compared bucket by bucket ([`report`]
-//! flags the features whose kind or distribution differs between splits).
+//! flags the features whose kind or distribution differs between splits). Summaries are written
+//! and read back bit for bit ([`wire`]), so the summaries of a dataset's parts, made anywhere,
+//! merge into the statistics of the whole ([`partial`]).
 
 pub mod events;
 pub mod events_report;
 pub mod fields;
 pub mod figures;
 pub mod numeric;
+pub mod partial;
 pub mod quantiles;
 pub mod report;
 pub mod run;
 pub mod sketch;
+pub mod wire;
 
 use std::collections::BTreeMap;
 
@@ -34,7 +38,19 @@ use numeric::{Histogram, Numeric, PerRecord};
 use sketch::{Distinct, Frequent};
 
 /// Where in a record a feature lives.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum Section {
     /// An Example's `features`.
     #[default]
@@ -59,7 +75,18 @@ impl Section {
 }
 
 /// A feature's place and name.
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct FeatureKey {
     pub section: Section,
     pub name: String,
@@ -92,7 +119,7 @@ impl FeatureKey {
 pub const MAX_FEATURES: usize = 1024;
 
 /// The features past the first [`MAX_FEATURES`] by name: counted, not summarised.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Folded {
     /// Their names (by hash: exact up to [`sketch::EXACT_DISTINCT`], then estimated).
     pub names: Distinct,
@@ -105,14 +132,14 @@ pub struct Folded {
 impl Folded {
     fn add(&mut self, key: &FeatureKey, present: u64, values: u64) {
         self.names.insert(key_hash(key));
-        self.present += present;
-        self.values += values;
+        self.present = self.present.saturating_add(present);
+        self.values = self.values.saturating_add(values);
     }
 
     fn merge(&mut self, other: &Folded) {
         self.names.merge(&other.names);
-        self.present += other.present;
-        self.values += other.values;
+        self.present = self.present.saturating_add(other.present);
+        self.values = self.values.saturating_add(other.values);
     }
 
     /// How many features were folded, and whether the count is exact.
@@ -142,7 +169,7 @@ fn kind_slot(kind: FeatureKind) -> usize {
 }
 
 /// Encoded images among a bytes feature's values, per format.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ImageSizes {
     pub count: u64,
     /// Images whose header gave no size.
@@ -170,8 +197,8 @@ impl ImageSizes {
 
     fn merge(&mut self, other: &ImageSizes) {
         let (mine, theirs) = (
-            self.count - self.without_size,
-            other.count - other.without_size,
+            self.count.saturating_sub(self.without_size),
+            other.count.saturating_sub(other.without_size),
         );
         if theirs > 0 {
             if mine == 0 {
@@ -188,18 +215,19 @@ impl ImageSizes {
                 );
             }
         }
-        self.count += other.count;
-        self.without_size += other.without_size;
+        self.count = self.count.saturating_add(other.count);
+        self.without_size = self.without_size.saturating_add(other.without_size);
     }
 }
 
 /// The values of a bytes feature.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BytesStats {
     /// Value lengths in bytes.
     pub lengths: Numeric,
     pub distinct: Distinct,
     pub frequent: Frequent,
+    #[serde(with = "wire::images")]
     pub images: BTreeMap<&'static str, ImageSizes>,
 }
 
@@ -225,7 +253,7 @@ impl BytesStats {
 }
 
 /// How many times each class (a ClassLabel's id, an enum's number) was met, with its name.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Labelled {
     /// Values counted.
     pub count: u64,
@@ -259,7 +287,7 @@ impl Labelled {
     }
 
     fn merge(&mut self, other: &Labelled) {
-        self.count += other.count;
+        self.count = self.count.saturating_add(other.count);
         self.frequent.merge(&other.frequent);
     }
 
@@ -332,7 +360,7 @@ pub struct Origin<'a> {
 }
 
 /// Everything known about one feature over the records read.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FeatureStats {
     /// Records holding the feature.
     pub present: u64,
@@ -348,6 +376,7 @@ pub struct FeatureStats {
     pub numeric: Numeric,
     pub bytes: BytesStats,
     /// Derived from the quantile sketch over the range of every split ([`with_histograms`]).
+    #[serde(skip)]
     pub histogram: Option<Histogram>,
     /// The type its schema declares (a field's `.proto` type, `features.json`'s `bool` or
     /// `ClassLabel`), when one does.
@@ -429,10 +458,10 @@ impl FeatureStats {
     }
 
     fn merge(&mut self, other: &FeatureStats) {
-        self.present += other.present;
+        self.present = self.present.saturating_add(other.present);
         for i in 0..KINDS.len() {
             if let (Some(a), Some(b)) = (self.kinds.get_mut(i), other.kinds.get(i)) {
-                *a += b;
+                *a = a.saturating_add(*b);
             }
             if let (Some(a), Some(b)) = (self.first_in.get_mut(i), other.first_in.get(i)) {
                 *a = match (*a, *b) {
@@ -448,8 +477,8 @@ impl FeatureStats {
         if self.declared.is_none() {
             self.declared.clone_from(&other.declared);
         }
-        self.bools[0] += other.bools[0];
-        self.bools[1] += other.bools[1];
+        self.bools[0] = self.bools[0].saturating_add(other.bools[0]);
+        self.bools[1] = self.bools[1].saturating_add(other.bools[1]);
         self.labels.merge(&other.labels);
         match (&mut self.histogram, &other.histogram) {
             (Some(a), Some(b)) => a.merge(b),
@@ -482,7 +511,7 @@ pub fn with_histograms(groups: &mut [(String, Stats)]) {
 }
 
 /// Statistics of a set of records (a split, a file).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Stats {
     /// Intact records read.
     pub records: u64,
@@ -491,6 +520,7 @@ pub struct Stats {
     /// Records per payload kind (`Example`, `SequenceExample`, `text`…).
     pub kinds: BTreeMap<String, u64>,
     /// The first [`MAX_FEATURES`] features by key.
+    #[serde(with = "wire::pairs")]
     pub features: BTreeMap<FeatureKey, FeatureStats>,
     /// The features past those.
     pub folded: Folded,
@@ -498,6 +528,7 @@ pub struct Stats {
     pub events: events::Runs,
     /// A key whose buffer is reused to look features up, so that a record's features cost no
     /// allocation once they are known.
+    #[serde(skip)]
     lookup: Scratch,
 }
 
@@ -663,10 +694,11 @@ impl Stats {
     }
 
     pub fn merge(&mut self, other: &Stats) {
-        self.records += other.records;
-        self.damaged += other.damaged;
+        self.records = self.records.saturating_add(other.records);
+        self.damaged = self.damaged.saturating_add(other.damaged);
         for (kind, n) in &other.kinds {
-            *self.kinds.entry(kind.clone()).or_default() += n;
+            let count = self.kinds.entry(kind.clone()).or_default();
+            *count = count.saturating_add(*n);
         }
         self.folded.merge(&other.folded);
         self.events.merge(&other.events);

@@ -9,14 +9,18 @@ use super::quantiles::Quantiles;
 pub const BUCKETS: usize = 10;
 
 /// Summary of finite and non-finite numbers.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Numeric {
     /// Finite values.
     pub count: u64,
+    #[serde(with = "super::wire::bits")]
     pub min: f64,
+    #[serde(with = "super::wire::bits")]
     pub max: f64,
+    #[serde(with = "super::wire::bits")]
     pub mean: f64,
     /// Sum of squared deviations from the mean.
+    #[serde(with = "super::wire::bits")]
     m2: f64,
     pub zeros: u64,
     pub nan: u64,
@@ -95,10 +99,10 @@ impl Numeric {
     }
 
     pub fn merge(&mut self, other: &Numeric) {
-        self.zeros += other.zeros;
-        self.nan += other.nan;
-        self.pos_inf += other.pos_inf;
-        self.neg_inf += other.neg_inf;
+        self.zeros = self.zeros.saturating_add(other.zeros);
+        self.nan = self.nan.saturating_add(other.nan);
+        self.pos_inf = self.pos_inf.saturating_add(other.pos_inf);
+        self.neg_inf = self.neg_inf.saturating_add(other.neg_inf);
         self.beyond_int |= other.beyond_int;
         self.any_float |= other.any_float;
         self.quantiles.merge(&other.quantiles);
@@ -117,11 +121,11 @@ impl Numeric {
             self.m2 = other.m2;
             return;
         }
-        let n = (self.count + other.count) as f64;
+        let n = self.count.saturating_add(other.count) as f64;
         let delta = other.mean - self.mean;
         self.mean += delta * other.count as f64 / n;
         self.m2 += other.m2 + delta * delta * self.count as f64 * other.count as f64 / n;
-        self.count += other.count;
+        self.count = self.count.saturating_add(other.count);
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
     }
@@ -142,7 +146,7 @@ impl Numeric {
 }
 
 /// Per-record counts (values per record, steps per record): min, max and their sum.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PerRecord {
     pub records: u64,
     pub min: u64,
@@ -173,7 +177,7 @@ impl PerRecord {
         }
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
-        self.records += other.records;
+        self.records = self.records.saturating_add(other.records);
         self.sum = self.sum.saturating_add(other.sum);
     }
 
@@ -220,20 +224,25 @@ impl Histogram {
             0
         };
         if let Some(count) = self.counts.get_mut(bucket.min(BUCKETS - 1)) {
-            *count += n;
+            *count = count.saturating_add(n);
         }
     }
 
     pub fn merge(&mut self, other: &Histogram) {
         for (a, b) in self.counts.iter_mut().zip(other.counts) {
-            *a += b;
+            *a = a.saturating_add(b);
         }
+    }
+
+    /// The values counted.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().fold(0, |sum, n| sum.saturating_add(*n))
     }
 
     /// The largest difference in the share of values per bucket between two histograms over
     /// the same range (the L-infinity distance TFDV compares splits with).
     pub fn distance(&self, other: &Histogram) -> f64 {
-        let total = |h: &Histogram| h.counts.iter().sum::<u64>().max(1) as f64;
+        let total = |h: &Histogram| h.total().max(1) as f64;
         let (a, b) = (total(self), total(other));
         self.counts
             .iter()

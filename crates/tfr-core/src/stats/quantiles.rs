@@ -99,13 +99,14 @@ impl Quantiles {
     }
 
     pub fn merge(&mut self, other: &Quantiles) {
-        self.zeros += other.zeros;
+        self.zeros = self.zeros.saturating_add(other.zeros);
         for (ours, theirs) in [
             (&mut self.positive, &other.positive),
             (&mut self.negative, &other.negative),
         ] {
             for (bin, n) in theirs {
-                *ours.entry(*bin).or_insert(0) += n;
+                let count = ours.entry(*bin).or_insert(0);
+                *count = count.saturating_add(*n);
             }
             collapse(ours);
         }
@@ -113,7 +114,15 @@ impl Quantiles {
 
     /// Values counted.
     pub fn count(&self) -> u64 {
-        self.zeros + self.positive.values().sum::<u64>() + self.negative.values().sum::<u64>()
+        self.positive
+            .values()
+            .chain(self.negative.values())
+            .fold(self.zeros, |sum, n| sum.saturating_add(*n))
+    }
+
+    /// Whether it holds no more bins than a sketch keeps (as one read from a partial must).
+    pub fn within_bounds(&self) -> bool {
+        self.positive.len() <= MAX_BINS && self.negative.len() <= MAX_BINS
     }
 
     /// Every bin as the value it stands for ([`representative`]) and its count, in ascending
@@ -145,7 +154,7 @@ impl Quantiles {
         let rank = ((q.clamp(0.0, 1.0) * n as f64).ceil() as u64).clamp(1, n);
         let mut seen = 0u64;
         for (value, count) in self.ascending(integral) {
-            seen += count;
+            seen = seen.saturating_add(count);
             if seen >= rank {
                 return Some(value.clamp(min, max));
             }

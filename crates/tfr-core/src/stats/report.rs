@@ -113,7 +113,7 @@ fn rows(
     if any(&|f| !f.bytes.images.is_empty()) {
         rows.push(("images".into(), cells(&|_, f| images_cell(f))));
     }
-    if any(&|f| f.bools.iter().sum::<u64>() > 0) {
+    if any(&|f| f.bools.iter().any(|n| *n > 0)) {
         rows.push((
             "true/false".into(),
             cells(&|_, f| format!("{}/{}", f.bools[1], f.bools[0])),
@@ -225,7 +225,7 @@ fn sparkline(h: &Histogram) -> String {
                 .unwrap_or('█'),
         })
         .collect::<String>()
-        + &format!(" {}", h.counts.iter().sum::<u64>())
+        + &format!(" {}", h.total())
 }
 
 fn distinct_cell(f: &FeatureStats) -> String {

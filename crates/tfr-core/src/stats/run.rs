@@ -1,7 +1,9 @@
 //! Statistics over many files on all cores: each file is opened and indexed, its frames are cut
 //! into chunks, and rayon's threads summarise the chunks, each into a
-//! [`Stats`] of its own. The chunks' summaries are merged into their group's (split's) in chunk
-//! order, so the result does not depend on how the threads shared the work. One pass reads every
+//! [`Stats`] of its own. The chunks' summaries are merged into their file's summary in chunk
+//! order, and the files' into their group's (split's) in file order ([`Fold`]), so the result
+//! does not depend on how the threads shared the work, and a merge of partials made of the same
+//! files' summaries ([`super::partial`]) comes to the same figures. One pass reads every
 //! record; the histograms are derived at the end from each feature's quantile sketch, over the
 //! range found for it across every group. Memory is the frame indexes plus the bounded
 //! summaries, whatever the number of records.
@@ -20,7 +22,7 @@ use crate::payload::Decoder;
 use crate::source::{ReadOptions, Source};
 
 /// Frames summarised as one unit of work.
-const CHUNK: usize = 1024;
+pub const CHUNK: usize = 1024;
 
 /// The files to summarise and the group (split) each belongs to.
 pub struct Plan {
@@ -91,6 +93,17 @@ impl Plan {
     /// The members of `dataset`, each in the group of its split; files of no split form one more
     /// group (named after the file when it is the only one).
     pub fn of(dataset: &crate::dataset::Dataset) -> Plan {
+        let files: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
+        let (specs, spec_notes) = specs_beside(&files);
+        Plan {
+            specs,
+            spec_notes,
+            ..Plan::without_specs(dataset)
+        }
+    }
+
+    /// [`Plan::of`] without reading any `features.json`: for figures summarised already.
+    pub fn without_specs(dataset: &crate::dataset::Dataset) -> Plan {
         let mut groups: Vec<String> = dataset
             .splits
             .iter()
@@ -106,7 +119,6 @@ impl Plan {
             groups.push(name);
         }
         let files: Vec<PathBuf> = dataset.members.iter().map(|m| m.path.clone()).collect();
-        let (specs, spec_notes) = specs_beside(&files);
         Plan {
             group_of: dataset
                 .members
@@ -115,18 +127,23 @@ impl Plan {
                 .collect(),
             groups,
             runs: runs_under(&files, &common_dir(&files)),
-            specs,
-            spec_notes,
+            specs: vec![None; files.len()],
+            spec_notes: Vec::new(),
             files,
         }
     }
 
     /// Names each file's run after the directory among `roots` it was found under (the log
     /// directory given), the deepest when several hold it; files under none keep theirs.
-    pub fn with_roots(mut self, roots: &[PathBuf]) -> Plan {
+    pub fn with_roots(self, roots: &[PathBuf]) -> Plan {
         // Files given one by one are no roots: a shell's expansion of a glob may give thousands,
         // and each file is matched against every directory given.
-        let dirs: Vec<&PathBuf> = roots.iter().filter(|r| r.is_dir()).collect();
+        let dirs: Vec<PathBuf> = roots.iter().filter(|r| r.is_dir()).cloned().collect();
+        self.with_dirs(&dirs)
+    }
+
+    /// [`Plan::with_roots`] with the roots known to be directories.
+    pub fn with_dirs(mut self, dirs: &[PathBuf]) -> Plan {
         if dirs.is_empty() {
             return self;
         }
@@ -155,6 +172,7 @@ impl Plan {
 }
 
 /// The statistics of every group, and the files that could not be read.
+#[derive(Debug)]
 pub struct Outcome {
     pub groups: Vec<(String, Stats)>,
     /// Files that could not be read, with why (the message names the file).
@@ -264,10 +282,9 @@ fn open_batch(
 }
 
 /// Summarises `chunks` (file, first frame) of the files `sources` (by file number) in chunk
-/// order, merging each into its group through `take`; `add` is given each intact payload with
-/// its file, and damaged frames are counted.
+/// order, handing each chunk's summary with its file to `take`; `add` is given each intact
+/// payload with its file, and damaged frames are counted.
 fn summarise_chunks(
-    plan: &Plan,
     chunks: &[(usize, usize)],
     sources: &BTreeMap<usize, Open<'_>>,
     threads: usize,
@@ -283,7 +300,6 @@ fn summarise_chunks(
             tick();
             let &(file, start) = chunks.get(i)?;
             let (source, index, decoder) = sources.get(&file)?;
-            let group = *plan.group_of.get(file)?;
             let mut stats = Stats::default();
             let data = *source;
             for frame in (start..start + CHUNK).map_while(|f| index.get(data, f)) {
@@ -292,9 +308,9 @@ fn summarise_chunks(
                     None => stats.damaged += 1,
                 }
             }
-            Some((group, stats))
+            Some((file, stats))
         },
-        |(group, stats)| take(group, stats),
+        |(file, stats)| take(file, stats),
     );
 }
 
@@ -304,6 +320,91 @@ fn chunks_of(sources: &BTreeMap<usize, Open<'_>>) -> Vec<(usize, usize)> {
         .iter()
         .flat_map(|(&file, (_, index, _))| (0..index.len()).step_by(CHUNK).map(move |s| (file, s)))
         .collect()
+}
+
+/// What the pass found of one file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileResult {
+    /// Its chunks' summaries merged in chunk order; `None` when it has no frame (or could not be
+    /// read).
+    pub stats: Option<Stats>,
+    /// Why it could not be read (the message names the file).
+    pub unreadable: Option<String>,
+    /// How it shrank while it was read.
+    pub changed: Option<String>,
+    /// Its compressed stream's damage past the records summarised.
+    pub damaged_stream: Option<String>,
+}
+
+/// Hands the files of one batch to `take` in file order, each as soon as its last chunk is
+/// summarised, so that at most one file's summary is being built at a time.
+struct InFileOrder<'a, F> {
+    opened: &'a [Result<Opened, String>],
+    first: usize,
+    /// The next file not yet handed over.
+    next: usize,
+    current: Option<(usize, Stats)>,
+    take: &'a mut F,
+}
+
+impl<F: FnMut(usize, FileResult)> InFileOrder<'_, F> {
+    fn chunk(&mut self, file: usize, stats: Stats) {
+        match &mut self.current {
+            Some((f, summary)) if *f == file => summary.merge(&stats),
+            _ => {
+                self.hand_over(file);
+                self.current = Some((file, stats));
+            }
+        }
+    }
+
+    /// Hands over every file before `end`.
+    fn hand_over(&mut self, end: usize) {
+        let mut current = self.current.take();
+        while self.next < end {
+            let file = self.next;
+            let stats = match current.take() {
+                Some((f, stats)) if f == file => Some(stats),
+                other => {
+                    current = other;
+                    None
+                }
+            };
+            let result = self.checked(file, stats);
+            (self.take)(file, result);
+            self.next += 1;
+        }
+        self.current = current;
+    }
+
+    /// `stats` of `file` with what reading it found: whether it could be opened, whether it
+    /// changed while read, whether its compressed stream is damaged.
+    fn checked(&self, file: usize, stats: Option<Stats>) -> FileResult {
+        match file
+            .checked_sub(self.first)
+            .and_then(|i| self.opened.get(i))
+        {
+            Some(Ok(Opened { source, .. })) => FileResult {
+                stats,
+                unreadable: None,
+                // Figures from a file cut short came partly from zeros.
+                changed: source.check_unchanged().err().map(|e| e.to_string()),
+                damaged_stream: source.compression().and_then(|c| c.problem.as_ref()).map(
+                    |problem| {
+                        format!(
+                            "{}: compressed stream damaged: {problem}",
+                            crate::escape::path_for_terminal(source.path())
+                        )
+                    },
+                ),
+            },
+            Some(Err(e)) => FileResult {
+                unreadable: Some(e.clone()),
+                ..FileResult::default()
+            },
+            None => FileResult::default(),
+        }
+    }
 }
 
 /// [`compute`], telling `progress(done, total)` as chunks of records are summarised (`total` is
@@ -317,27 +418,36 @@ pub fn compute_observed(
     read: &ReadOptions,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Outcome {
+    let mut fold = Fold::new(plan.groups.len());
+    each_file(plan, decoder, read, progress, |file, result| {
+        if let (Some(&group), Some(path)) = (plan.group_of.get(file), plan.files.get(file)) {
+            fold.add(group, path, result);
+        }
+    });
+    fold.finish(&plan.groups)
+}
+
+/// Summarises every file of `plan` in one pass, handing each file's result to `take` in file
+/// order (telling `progress` as [`compute_observed`] does). Each chunk is summarised on its own
+/// and a file's chunk summaries are merged in chunk order, so that sums of floats come out the
+/// same on every run, however the threads happened to share the chunks.
+pub fn each_file(
+    plan: &Plan,
+    decoder: &Decoder,
+    read: &ReadOptions,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    mut take: impl FnMut(usize, FileResult),
+) {
     let threads = rayon::current_num_threads();
     let n = plan.files.len();
-    let batches: Vec<std::ops::Range<usize>> = (0..n)
-        .step_by(OPEN_AT_ONCE)
-        .map(|start| start..n.min(start + OPEN_AT_ONCE))
-        .collect();
     let total = std::sync::atomic::AtomicU64::new(0);
     let done = AtomicUsize::new(0);
     let tick = || {
         let total = total.load(Ordering::Relaxed);
         progress(done.fetch_add(1, Ordering::Relaxed) as u64 + 1, total);
     };
-    let mut merged = vec![Stats::default(); plan.groups.len()];
-    // Per file, why it could not be opened.
-    let mut unreadable: Vec<Option<String>> = Vec::with_capacity(n);
-    let mut changed = Vec::new();
-    let mut damaged_streams = Vec::new();
-    // One pass, a batch of files at a time. Each chunk is
-    // summarised on its own and the summaries are merged in chunk order, so that sums of floats
-    // come out the same on every run, however the threads happened to share the chunks.
-    for batch in &batches {
+    for start in (0..n).step_by(OPEN_AT_ONCE) {
+        let batch = start..n.min(start + OPEN_AT_ONCE);
         let opened = open_batch(plan, batch.clone(), (decoder, read));
         let sources: BTreeMap<usize, Open<'_>> = opened
             .iter()
@@ -351,8 +461,14 @@ pub fn compute_observed(
             .collect();
         let chunks = chunks_of(&sources);
         total.fetch_add(chunks.len() as u64, Ordering::Relaxed);
+        let mut order = InFileOrder {
+            opened: &opened,
+            first: batch.start,
+            next: batch.start,
+            current: None,
+            take: &mut take,
+        };
         summarise_chunks(
-            plan,
             &chunks,
             &sources,
             threads,
@@ -360,44 +476,54 @@ pub fn compute_observed(
             &|decoder, stats, payload, file| {
                 stats.add_payload(decoder, payload, &plan.origin(file));
             },
-            |group, stats| {
-                if let Some(all) = merged.get_mut(group) {
-                    all.merge(&stats);
-                }
-            },
+            |file, stats| order.chunk(file, stats),
         );
-        for opened in opened {
-            unreadable.push(match opened {
-                Ok(Opened { source, .. }) => {
-                    // Figures from a file cut short came partly from zeros.
-                    if let Err(e) = source.check_unchanged() {
-                        changed.push(e.to_string());
-                    }
-                    if let Some(problem) = source.compression().and_then(|c| c.problem.as_ref()) {
-                        damaged_streams.push(format!(
-                            "{}: compressed stream damaged: {problem}",
-                            crate::escape::path_for_terminal(source.path())
-                        ));
-                    }
-                    None
-                }
-                Err(e) => Some(e),
-            });
+        order.hand_over(batch.end);
+    }
+}
+
+/// Files' results folded into their groups in the order they are added: one pass adds them in
+/// plan order, and a merge of partials in the same order, so both come to the same figures.
+pub struct Fold {
+    groups: Vec<Stats>,
+    unreadable: Vec<(PathBuf, String)>,
+    changed: Vec<String>,
+    damaged_streams: Vec<String>,
+}
+
+impl Fold {
+    pub fn new(groups: usize) -> Fold {
+        Fold {
+            groups: vec![Stats::default(); groups],
+            unreadable: Vec::new(),
+            changed: Vec::new(),
+            damaged_streams: Vec::new(),
         }
     }
-    changed.dedup();
-    let unreadable = unreadable
-        .into_iter()
-        .zip(&plan.files)
-        .filter_map(|(error, path)| Some((path.clone(), error?)))
-        .collect();
-    let mut groups: Vec<(String, Stats)> = plan.groups.iter().cloned().zip(merged).collect();
-    super::with_histograms(&mut groups);
-    Outcome {
-        groups,
-        unreadable,
-        changed,
-        damaged_streams,
+
+    /// Adds the result of file `path`, of group `group`.
+    pub fn add(&mut self, group: usize, path: &std::path::Path, result: FileResult) {
+        if let (Some(stats), Some(all)) = (&result.stats, self.groups.get_mut(group)) {
+            all.merge(stats);
+        }
+        if let Some(error) = result.unreadable {
+            self.unreadable.push((path.to_path_buf(), error));
+        }
+        self.changed.extend(result.changed);
+        self.damaged_streams.extend(result.damaged_stream);
+    }
+
+    /// The outcome, each group named by `names`, with its histograms.
+    pub fn finish(mut self, names: &[String]) -> Outcome {
+        self.changed.dedup();
+        let mut groups: Vec<(String, Stats)> = names.iter().cloned().zip(self.groups).collect();
+        super::with_histograms(&mut groups);
+        Outcome {
+            groups,
+            unreadable: self.unreadable,
+            changed: self.changed,
+            damaged_streams: self.damaged_streams,
+        }
     }
 }
 

@@ -5,14 +5,16 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::wire::Hash;
+
 /// Distinct values counted exactly (by 64-bit hash) before switching to an estimate.
 pub const EXACT_DISTINCT: usize = 4096;
 /// HyperLogLog precision: 2^12 registers, a standard error of about 1.6%.
-const HLL_BITS: u32 = 12;
+pub const HLL_BITS: u32 = 12;
 /// Values whose counts are kept; more make the counts lower bounds.
 pub const FREQUENT_SLOTS: usize = 1024;
 /// How much of a value is kept to show it.
-const SAMPLE_BYTES: usize = 64;
+pub const SAMPLE_BYTES: usize = 64;
 
 /// A value's 64-bit hash: XXH3 (64 bits, seed 0), a specified algorithm, so that sketches made on
 /// other machines or by other builds merge with these (the standard library's hasher may change
@@ -144,7 +146,7 @@ impl Frequent {
                 .counts
                 .entry(*hash)
                 .or_insert_with(|| (0, sample.clone()));
-            entry.0 += count;
+            entry.0 = entry.0.saturating_add(*count);
         }
         self.approximate |= other.approximate;
         self.purge();
@@ -168,6 +170,116 @@ impl Frequent {
             .iter()
             .map(|(h, (c, _))| (*h, *c as f64 / total.max(1) as f64))
             .collect()
+    }
+}
+
+/// [`Distinct`] as a partial holds it: the exact hashes in order, or the registers.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum DistinctWire {
+    Exact(Vec<Hash>),
+    Estimated(Vec<u8>),
+}
+
+impl serde::Serialize for Distinct {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Distinct::Exact(set) => {
+                let mut hashes: Vec<Hash> = set.iter().map(|h| Hash(*h)).collect();
+                hashes.sort_unstable();
+                DistinctWire::Exact(hashes)
+            }
+            Distinct::Estimated(registers) => DistinctWire::Estimated(registers.clone()),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Distinct {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Distinct, D::Error> {
+        use serde::de::Error;
+        match DistinctWire::deserialize(d)? {
+            DistinctWire::Exact(hashes) => {
+                if hashes.len() > EXACT_DISTINCT {
+                    return Err(D::Error::custom(format!(
+                        "more than {EXACT_DISTINCT} exact distinct hashes"
+                    )));
+                }
+                let n = hashes.len();
+                let set: HashSet<u64> = hashes.into_iter().map(|h| h.0).collect();
+                if set.len() != n {
+                    return Err(D::Error::custom("a distinct hash is given twice"));
+                }
+                Ok(Distinct::Exact(set))
+            }
+            DistinctWire::Estimated(registers) => {
+                let max_rank = 64 - HLL_BITS + 1;
+                if registers.len() != 1 << HLL_BITS
+                    || registers.iter().any(|r| u32::from(*r) > max_rank)
+                {
+                    return Err(D::Error::custom(format!(
+                        "HyperLogLog registers must be {} ranks of at most {max_rank}",
+                        1 << HLL_BITS
+                    )));
+                }
+                Ok(Distinct::Estimated(registers))
+            }
+        }
+    }
+}
+
+/// [`Frequent`] as a partial holds it: per value, by hash order, its hash, count and sample.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct FrequentWire {
+    counts: Vec<(Hash, u64, Vec<u8>)>,
+    approximate: bool,
+}
+
+impl serde::Serialize for Frequent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut counts: Vec<(Hash, u64, Vec<u8>)> = self
+            .counts
+            .iter()
+            .map(|(h, (c, sample))| (Hash(*h), *c, sample.clone()))
+            .collect();
+        counts.sort_unstable_by_key(|(h, _, _)| *h);
+        FrequentWire {
+            counts,
+            approximate: self.approximate,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Frequent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Frequent, D::Error> {
+        use serde::de::Error;
+        let wire = FrequentWire::deserialize(d)?;
+        // `insert` purges on reaching twice the slots, so fewer are ever held.
+        if wire.counts.len() >= 2 * FREQUENT_SLOTS {
+            return Err(D::Error::custom(format!(
+                "{} frequent values, more than a summary holds ({})",
+                wire.counts.len(),
+                2 * FREQUENT_SLOTS - 1
+            )));
+        }
+        let n = wire.counts.len();
+        let mut counts = HashMap::with_capacity(n);
+        for (hash, count, sample) in wire.counts {
+            if count == 0 || sample.len() > SAMPLE_BYTES {
+                return Err(D::Error::custom(
+                    "a frequent value with no count or a sample past 64 bytes",
+                ));
+            }
+            counts.insert(hash.0, (count, sample));
+        }
+        if counts.len() != n {
+            return Err(D::Error::custom("a frequent value is given twice"));
+        }
+        Ok(Frequent {
+            counts,
+            approximate: wire.approximate,
+        })
     }
 }
 

@@ -11,7 +11,7 @@ use super::{
     HAS_ERROR, MAX_DEPTH, MAX_TAG_OR_LENGTH_BYTES, NONE, Node, NodeKind, ROOT, WireError,
     WireErrorKind, WireTree, WireType, read_varint, whole_varints,
 };
-use crate::schema::table::{Kind, MessageId, Reading, Table};
+use crate::schema::table::{Kind, MessageId, Reading, Table, Tags};
 use crate::span::Span;
 
 /// Lets another thread follow a long walk and stop it.
@@ -128,6 +128,40 @@ struct Walked {
     error: Option<WireError>,
 }
 
+/// A body's walk stopped by an error at `at`: the rest of its region, to `end`, is not walked.
+fn stopped(end: usize, at: usize, kind: WireErrorKind) -> Walked {
+    Walked {
+        body_end: end,
+        next: end,
+        error: Some(WireError { at, kind }),
+    }
+}
+
+/// Where a body that meets an end-group tag of field `number` (at `tag`) ends: there, when it is
+/// the group that tag closes; otherwise the tag is an error.
+fn end_group(terminator: Terminator, number: u32, tag: Span, end: usize) -> Walked {
+    match terminator {
+        Terminator::EndGroup(open) if open == number => Walked {
+            body_end: tag.start,
+            next: tag.end,
+            error: None,
+        },
+        Terminator::EndGroup(open) => stopped(
+            end,
+            tag.start,
+            WireErrorKind::MismatchedEndGroup {
+                expected: open,
+                found: number,
+            },
+        ),
+        Terminator::RegionEnd => stopped(
+            end,
+            tag.start,
+            WireErrorKind::UnexpectedEndGroup { field: number },
+        ),
+    }
+}
+
 /// How the value after a tag was read.
 enum Read {
     /// A leaf node: its kind, end and length-prefix size.
@@ -182,11 +216,7 @@ impl Walker<'_> {
         depth: usize,
         terminator: Terminator,
     ) -> Walked {
-        let stop = |at: usize, kind| Walked {
-            body_end: end,
-            next: end,
-            error: Some(WireError { at, kind }),
-        };
+        let stop = |at: usize, kind| stopped(end, at, kind);
         if depth > MAX_DEPTH {
             return stop(start, WireErrorKind::TooDeep);
         }
@@ -201,19 +231,9 @@ impl Walker<'_> {
                 };
             }
             let tag_start = pos;
-            // Fields 1 to 15 have one-byte tags, which can be neither too long nor too large.
-            let (tag, after_tag) = match self.bytes.get(pos) {
-                Some(&byte) if byte < 0x80 => (u64::from(byte), pos + 1),
-                _ => match read_varint(self.bytes, pos, end) {
-                    Ok((_, after)) if after - tag_start > MAX_TAG_OR_LENGTH_BYTES => {
-                        return stop(tag_start, WireErrorKind::TagTooLong);
-                    }
-                    Ok((tag, _)) if tag > u64::from(u32::MAX) => {
-                        return stop(tag_start, WireErrorKind::TagTooLarge);
-                    }
-                    Ok(v) => v,
-                    Err(kind) => return stop(tag_start, kind),
-                },
+            let (tag, after_tag) = match self.tag(pos, end) {
+                Ok(read) => read,
+                Err(kind) => return stop(tag_start, kind),
             };
             let number = (tag >> 3) as u32;
             let Some(wire_type) = WireType::from_bits(tag & 7) else {
@@ -223,58 +243,12 @@ impl Walker<'_> {
             if number == 0 && !(one_byte_tag && skipped_group(terminator, message)) {
                 return stop(tag_start, WireErrorKind::FieldNumberZero);
             }
+            let tag_span = Span::new(tag_start, after_tag);
             if wire_type == WireType::EndGroup {
-                return match terminator {
-                    Terminator::EndGroup(open) if open == number => Walked {
-                        body_end: tag_start,
-                        next: after_tag,
-                        error: None,
-                    },
-                    Terminator::EndGroup(open) => stop(
-                        tag_start,
-                        WireErrorKind::MismatchedEndGroup {
-                            expected: open,
-                            found: number,
-                        },
-                    ),
-                    Terminator::RegionEnd => stop(
-                        tag_start,
-                        WireErrorKind::UnexpectedEndGroup { field: number },
-                    ),
-                };
+                return end_group(terminator, number, tag_span, end);
             }
-            // Looked up once here: the value's reading and a packed run's check both need it.
-            let found = tags.and_then(|t| t.field(number, wire_type));
-            let field = found.map(|(id, _)| id);
-            let info = found.map(|(_, info)| info);
-            let head = Node {
-                start: tag_start as u32,
-                end: after_tag as u32,
-                next: 0,
-                parent: container as u32,
-                tag: tag as u32,
-                field: field.map_or(NONE, |f| f.0),
-                kind: NodeKind::Varint,
-                tag_len: (after_tag - tag_start) as u8,
-                extra_len: 0,
-                flags: 0,
-            };
-            match self.value(head, info, after_tag, end, wire_type, depth) {
-                Ok((Read::Leaf(kind, value_end, prefix), _)) => {
-                    // A leaf has no subtree: its end is the next index, known before the push.
-                    let at = self.push(Node {
-                        end: value_end as u32,
-                        next: self.nodes.len() as u32 + 1,
-                        kind,
-                        extra_len: prefix,
-                        ..head
-                    });
-                    if kind == NodeKind::Packed {
-                        self.check_packed(at, number, info);
-                    }
-                    pos = value_end;
-                }
-                Ok((Read::Pushed, next)) => pos = next,
+            match self.field(container, tags, tag, wire_type, tag_span, end, depth) {
+                Ok(next) => pos = next,
                 Err(kind) => return stop(tag_start, kind),
             }
         }
@@ -285,6 +259,72 @@ impl Walker<'_> {
                 error: None,
             },
             Terminator::EndGroup(field) => stop(end, WireErrorKind::UnterminatedGroup { field }),
+        }
+    }
+
+    /// Reads the tag at `pos`: its value and the position after it.
+    #[inline]
+    fn tag(&self, pos: usize, end: usize) -> Result<(u64, usize), WireErrorKind> {
+        // Fields 1 to 15 have one-byte tags, which can be neither too long nor too large.
+        match self.bytes.get(pos) {
+            Some(&byte) if byte < 0x80 => Ok((u64::from(byte), pos + 1)),
+            _ => match read_varint(self.bytes, pos, end) {
+                Ok((_, after)) if after - pos > MAX_TAG_OR_LENGTH_BYTES => {
+                    Err(WireErrorKind::TagTooLong)
+                }
+                Ok((tag, _)) if tag > u64::from(u32::MAX) => Err(WireErrorKind::TagTooLarge),
+                read => read,
+            },
+        }
+    }
+
+    /// Walks the value of the field whose tag (`tag`, at `tag_span`) was just read, as a child
+    /// of `container`; returns the position after it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn field(
+        &mut self,
+        container: usize,
+        tags: Option<Tags<'_>>,
+        tag: u64,
+        wire_type: WireType,
+        tag_span: Span,
+        end: usize,
+        depth: usize,
+    ) -> Result<usize, WireErrorKind> {
+        let number = (tag >> 3) as u32;
+        // Looked up once here: the value's reading and a packed run's check both need it.
+        let found = tags.and_then(|t| t.field(number, wire_type));
+        let field = found.map(|(id, _)| id);
+        let info = found.map(|(_, info)| info);
+        let head = Node {
+            start: tag_span.start as u32,
+            end: tag_span.end as u32,
+            next: 0,
+            parent: container as u32,
+            tag: tag as u32,
+            field: field.map_or(NONE, |f| f.0),
+            kind: NodeKind::Varint,
+            tag_len: tag_span.len() as u8,
+            extra_len: 0,
+            flags: 0,
+        };
+        match self.value(head, info, tag_span.end, end, wire_type, depth)? {
+            (Read::Leaf(kind, value_end, prefix), _) => {
+                // A leaf has no subtree: its end is the next index, known before the push.
+                let at = self.push(Node {
+                    end: value_end as u32,
+                    next: self.nodes.len() as u32 + 1,
+                    kind,
+                    extra_len: prefix,
+                    ..head
+                });
+                if kind == NodeKind::Packed {
+                    self.check_packed(at, number, info);
+                }
+                Ok(value_end)
+            }
+            (Read::Pushed, next) => Ok(next),
         }
     }
 

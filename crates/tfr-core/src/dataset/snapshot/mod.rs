@@ -137,7 +137,7 @@ enum Side {
 fn read_side(path: &Path) -> Side {
     match sidefile::read(path, SIDE_LIMIT) {
         Ok(file) => Side::Read(file.bytes),
-        Err(sidefile::Unread::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Side::Missing,
+        Err(why) if why.is_missing() => Side::Missing,
         Err(why) => Side::Unread(format!("not read: {why}")),
     }
 }

@@ -218,6 +218,28 @@ fn joined<'a>(chunks: &[&'a [u8]]) -> Cow<'a, [u8]> {
     }
 }
 
+/// The member of a `StructuredValue`'s oneof `kind` that is set, with its bytes: the last
+/// member sent is the one kept; a message member sent more than once is merged.
+fn kind_of(bytes: &[u8]) -> Result<(Option<u32>, Cow<'_, [u8]>), String> {
+    let mut kind: Option<u32> = None;
+    let mut chunks: Vec<&[u8]> = Vec::new();
+    for field in fields(bytes) {
+        let (number, wire) = field.map_err(|b| bad_text(&b, "StructuredValue"))?;
+        let member = matches!(number, 1 | 11..=14 | 31..=35 | 51..=56);
+        if !member {
+            continue;
+        }
+        if kind != Some(number) {
+            chunks.clear();
+        }
+        kind = Some(number);
+        if let Wire::Bytes(data) = wire {
+            chunks.push(data);
+        }
+    }
+    Ok((kind, joined(&chunks)))
+}
+
 /// The name of a `StructuredValue` member that holds a value, not a spec.
 fn value_kind(number: u32) -> Option<&'static str> {
     Some(match number {
@@ -254,26 +276,7 @@ impl Reader {
             ));
         }
         self.node()?;
-        // The oneof `kind`: the last member sent is the one kept; a message member sent more
-        // than once is merged.
-        let mut kind: Option<u32> = None;
-        let mut chunks: Vec<&[u8]> = Vec::new();
-        for field in fields(bytes) {
-            let (number, wire) = field.map_err(|b| bad_text(&b, "StructuredValue"))?;
-            let member = matches!(number, 1 | 11..=14 | 31..=35 | 51..=56);
-            if !member {
-                continue;
-            }
-            if kind != Some(number) {
-                chunks.clear();
-            }
-            kind = Some(number);
-            if let Wire::Bytes(data) = wire {
-                chunks.push(data);
-            }
-        }
-        let data = joined(&chunks);
-        let at = |suffix: &str| format!("{path}{suffix}");
+        let (kind, data) = kind_of(bytes)?;
         match kind {
             None => Err(format!(
                 "a StructuredValue at {} sets no kind",
@@ -301,70 +304,90 @@ impl Reader {
                     composite: Some(class),
                 })
             }
-            Some(n @ (51 | 52)) => {
-                let mut items = Vec::new();
-                for field in fields(&data) {
-                    let (number, wire) = field.map_err(|b| bad_text(&b, "TupleValue"))?;
-                    if let (1, Wire::Bytes(item)) = (number, wire) {
-                        let i = items.len();
-                        items.push(self.value(item, &at(&format!("[{i}]")), depth + 1)?);
-                    }
-                }
-                Ok(Structure::Sequence {
-                    tuple: n == 52,
-                    items,
-                })
-            }
-            Some(53) => {
-                // A map: the last entry of a key is kept; keys in sorted order, as tf.nest has them.
-                let mut entries: BTreeMap<String, Vec<&[u8]>> = BTreeMap::new();
-                for field in fields(&data) {
-                    let (number, wire) = field.map_err(|b| bad_text(&b, "DictValue"))?;
-                    if let (1, Wire::Bytes(entry)) = (number, wire) {
-                        self.node()?;
-                        let (key, value) = pair(entry, "DictValue entry")?;
-                        entries.insert(key, value);
-                    }
-                }
-                let mut items = Vec::with_capacity(entries.len());
-                for (key, value) in entries {
-                    let sub = self.child_path(path, &key);
-                    let value = self.value(&joined(&value), &sub, depth + 1)?;
-                    items.push((key, value));
-                }
-                Ok(Structure::Dict(items))
-            }
-            Some(54) => {
-                let mut name = String::new();
-                let mut pairs = Vec::new();
-                for field in fields(&data) {
-                    let (number, wire) = field.map_err(|b| bad_text(&b, "NamedTupleValue"))?;
-                    match (number, wire) {
-                        (1, Wire::Bytes(text)) => name = String::from_utf8_lossy(text).into(),
-                        (2, Wire::Bytes(entry)) => {
-                            self.node()?;
-                            pairs.push(pair(entry, "PairValue")?);
-                        }
-                        _ => {}
-                    }
-                }
-                let mut fields_out = Vec::with_capacity(pairs.len());
-                for (key, value) in pairs {
-                    let sub = self.child_path(path, &key);
-                    let value = self.value(&joined(&value), &sub, depth + 1)?;
-                    fields_out.push((key, value));
-                }
-                Ok(Structure::NamedTuple {
-                    name,
-                    fields: fields_out,
-                })
-            }
+            Some(n @ (51 | 52)) => Ok(Structure::Sequence {
+                tuple: n == 52,
+                items: self.sequence(&data, path, depth)?,
+            }),
+            Some(53) => Ok(Structure::Dict(self.dict(&data, path, depth)?)),
+            Some(54) => self.named_tuple(&data, path, depth),
             Some(n) => Err(format!(
                 "{} holds a {}, not a spec of tensors",
                 shown_path(path),
                 value_kind(n).unwrap_or("value")
             )),
         }
+    }
+
+    /// The items of a `ListValue` or `TupleValue`.
+    fn sequence(
+        &mut self,
+        data: &[u8],
+        path: &str,
+        depth: usize,
+    ) -> Result<Vec<Structure>, String> {
+        let mut items = Vec::new();
+        for field in fields(data) {
+            let (number, wire) = field.map_err(|b| bad_text(&b, "TupleValue"))?;
+            if let (1, Wire::Bytes(item)) = (number, wire) {
+                let i = items.len();
+                items.push(self.value(item, &format!("{path}[{i}]"), depth + 1)?);
+            }
+        }
+        Ok(items)
+    }
+
+    /// A `DictValue`: the last entry of a key is kept; keys in sorted order, as tf.nest has them.
+    fn dict(
+        &mut self,
+        data: &[u8],
+        path: &str,
+        depth: usize,
+    ) -> Result<Vec<(String, Structure)>, String> {
+        let mut entries: BTreeMap<String, Vec<&[u8]>> = BTreeMap::new();
+        for field in fields(data) {
+            let (number, wire) = field.map_err(|b| bad_text(&b, "DictValue"))?;
+            if let (1, Wire::Bytes(entry)) = (number, wire) {
+                self.node()?;
+                let (key, value) = pair(entry, "DictValue entry")?;
+                entries.insert(key, value);
+            }
+        }
+        self.keyed(entries, path, depth)
+    }
+
+    /// A `NamedTupleValue`: its name and its fields in the order sent.
+    fn named_tuple(&mut self, data: &[u8], path: &str, depth: usize) -> Result<Structure, String> {
+        let mut name = String::new();
+        let mut pairs = Vec::new();
+        for field in fields(data) {
+            let (number, wire) = field.map_err(|b| bad_text(&b, "NamedTupleValue"))?;
+            match (number, wire) {
+                (1, Wire::Bytes(text)) => name = String::from_utf8_lossy(text).into(),
+                (2, Wire::Bytes(entry)) => {
+                    self.node()?;
+                    pairs.push(pair(entry, "PairValue")?);
+                }
+                _ => {}
+            }
+        }
+        let fields = self.keyed(pairs, path, depth)?;
+        Ok(Structure::NamedTuple { name, fields })
+    }
+
+    /// Reads each keyed value (its pieces merged) at the key's path below `path`.
+    fn keyed<'a>(
+        &mut self,
+        pairs: impl IntoIterator<Item = (String, Vec<&'a [u8]>)>,
+        path: &str,
+        depth: usize,
+    ) -> Result<Vec<(String, Structure)>, String> {
+        let mut out = Vec::new();
+        for (key, value) in pairs {
+            let sub = self.child_path(path, &key);
+            let value = self.value(&joined(&value), &sub, depth + 1)?;
+            out.push((key, value));
+        }
+        Ok(out)
     }
 
     fn child_path(&self, path: &str, key: &str) -> String {
