@@ -6,5 +6,6 @@
 
 pub mod cli;
 pub mod hint;
+pub mod remote;
 pub mod status;
 pub mod tui;

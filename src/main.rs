@@ -22,6 +22,10 @@ fn main() -> ExitCode {
     }
     // The one look at the terminal and the environment: everything below is handed `env`.
     let env = Env::probe(cli.color);
+    // Arguments may be object URLs (gs://, s3://, az://, https://): the core asks this for them.
+    tfr_inspect::remote::Remotes::new(cli.anonymous)
+        .limited(cli.max_bytes, env.progress(false))
+        .install();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = match &cli.command {

@@ -66,6 +66,18 @@ pub struct Cli {
         global = true
     )]
     pub color: ColorChoice,
+    /// Read gs://, s3:// and az:// URLs without credentials, signing nothing (public buckets).
+    #[arg(long, global = true)]
+    pub anonymous: bool,
+    /// Read at most N bytes of objects named by URL: a read that would pass N is refused
+    /// before it starts (exit 2). Counts the objects read, not listings or small side files.
+    #[arg(long, global = true, value_name = "N", value_parser = parse_byte_count)]
+    pub max_bytes: Option<u64>,
+}
+
+/// `--max-bytes`: a count of bytes as `parse_number` reads one.
+fn parse_byte_count(text: &str) -> Result<u64, String> {
+    tfr_core::words::parse_number(text).map_err(|e| e.to_string())
 }
 
 /// `--color`: when output is coloured.
@@ -252,6 +264,7 @@ impl DecodeArgs {
                 .max_decompressed
                 .unwrap_or(tfr_core::compress::DEFAULT_LIMIT),
             serve_through: None,
+            on_demand: false,
         }
     }
 

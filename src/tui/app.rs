@@ -36,6 +36,7 @@ use ratatui::layout::Rect;
 use super::decoding::{self, Decoding};
 use super::framelist::{self, RowText};
 use super::hexview::{HexGeometry, ROW};
+use super::index_cache::IndexCache;
 use super::keymap::{Action, Mode, PromptKind};
 use super::layout::{self, Panes};
 use super::search::{SEARCH_INLINE_BYTES, SearchRun};
@@ -233,21 +234,38 @@ pub struct App {
     pub tutor: super::tutor::Tutor,
     /// Counts the files shown, to close the least recently shown (see `opening.rs`).
     clock: u64,
+    /// Where complete frame indexes of remote shards are kept.
+    pub index_cache: Option<IndexCache>,
 }
 
-/// The views of `paths`: the first few opened (past them, files are opened when they are needed,
+/// Opens `path` as [`Input::open`] does, with its frame index from `cache` when it has it.
+pub(crate) fn open_input(
+    path: &Path,
+    options: &OpenOptions,
+    cache: Option<&IndexCache>,
+) -> Result<Input, tfr_core::error::Error> {
+    let mut input = Input::open(path, options)?;
+    if let Some(index) = cache.and_then(|c| c.load(&input)) {
+        input.index = index;
+    }
+    Ok(input)
+}
+
+/// The views of `paths`: the first few opened (with their frame indexes from `cache` when it has
+/// them; past them, files are opened when they are needed,
 /// see `opening.rs`), each with its dataset's feature specs and snapshot; and why each that could
 /// not be opened could not.
 fn open_files(
     paths: &[PathBuf],
     options: &OpenOptions,
+    cache: Option<&IndexCache>,
     specs: &mut SpecsCache,
 ) -> (Vec<FileView>, Vec<String>) {
     let mut files = Vec::new();
     let mut problems = Vec::new();
     for path in paths {
         let opened = if files.len() < opening::MAX_OPEN {
-            Input::open(path, options).map(Some)
+            open_input(path, options, cache).map(Some)
         } else {
             Ok(None)
         };
@@ -283,8 +301,18 @@ impl App {
     /// Opens `paths` as `options` say (compression, decompression limit, decoder). Files that
     /// cannot be opened are listed in [`App::open_errors`]; it fails only when none can be.
     pub fn open(paths: &[PathBuf], options: &OpenOptions) -> anyhow::Result<App> {
+        App::open_with_cache(paths, options, None)
+    }
+
+    /// [`App::open`], taking the frame indexes of remote shards from `cache` and keeping them
+    /// there once complete (see [`IndexCache`]).
+    pub fn open_with_cache(
+        paths: &[PathBuf],
+        options: &OpenOptions,
+        cache: Option<IndexCache>,
+    ) -> anyhow::Result<App> {
         let mut specs = SpecsCache::default();
-        let (files, problems) = open_files(paths, options, &mut specs);
+        let (files, problems) = open_files(paths, options, cache.as_ref(), &mut specs);
         if files.is_empty() {
             anyhow::bail!("{}", problems.join("; "));
         }
@@ -322,6 +350,7 @@ impl App {
             index_jobs: Vec::new(),
             tutor: Default::default(),
             clock: 0,
+            index_cache: cache,
         };
         if !app.files.first().is_some_and(|f| f.open) {
             // The first files could not be opened: the first that can be is shown.
@@ -339,8 +368,14 @@ impl App {
     pub fn index_now(&mut self) {
         // A closed file has no bytes here to index (the background indexer reads its own).
         for file in self.files.iter_mut().filter(|f| f.open) {
+            let was_complete = file.input.index.is_complete();
             file.input.settle_all();
             file.indexing = false;
+            if !was_complete {
+                if let Some(cache) = &self.index_cache {
+                    cache.store(&file.input);
+                }
+            }
         }
         self.reload_frame();
         self.refresh();
@@ -422,13 +457,34 @@ impl App {
         out
     }
 
+    /// The background indexer of file `file` stopped on bytes that could not be read (an
+    /// object's part that could not be fetched): the frames found before stay, the error is
+    /// shown and printed on leaving, and the session ends with exit 2.
+    pub fn index_failed(&mut self, file: usize, error: tfr_core::bytes::ReadError) {
+        let Some(view) = self.files.get_mut(file) else {
+            return;
+        };
+        view.indexing = false;
+        let message = view.input.source.read_error(None, error).to_string();
+        self.message = format!("indexing stopped: {message}");
+        if !self.open_errors.contains(&message) {
+            self.open_errors.push(message);
+        }
+    }
+
     /// Takes the frames the background indexer found in file `file` since its last report.
     pub fn index_update(&mut self, file: usize, delta: IndexDelta, done: bool) {
         let Some(view) = self.files.get_mut(file) else {
             return;
         };
+        let was_complete = view.input.index.is_complete();
         view.input.index.apply(delta);
         view.indexing = !done && !view.input.index.is_complete();
+        if !was_complete && view.input.index.is_complete() {
+            if let Some(cache) = &self.index_cache {
+                cache.store(&view.input);
+            }
+        }
         // The last row's summary depends on whether it is the file's last frame.
         self.rows.clear();
         if file == self.current {

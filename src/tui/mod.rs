@@ -16,6 +16,7 @@ pub mod features;
 pub mod framelist;
 pub mod help;
 pub mod hexview;
+pub mod index_cache;
 pub mod keymap;
 pub mod layout;
 pub mod preview;
@@ -25,7 +26,8 @@ pub mod tutor;
 pub mod view;
 
 use std::io::{Stdout, Write, stdout};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
@@ -42,6 +44,7 @@ use ratatui::layout::Rect;
 
 use crate::status::Status;
 use app::{App, Effect};
+use tfr_core::bytes::{ByteSource, ReadError};
 use tfr_core::frame::{FrameIndex, IndexDelta};
 use tfr_core::input::{Input, OpenOptions};
 use tfr_core::source::{ReadOptions, Source};
@@ -60,6 +63,9 @@ struct IndexReport {
     done: bool,
     /// The file changed under the indexer: nothing it found can be trusted.
     stale: bool,
+    /// Why the object's bytes stopped coming (a fetch that failed): indexing stops where it
+    /// was, with what was found before.
+    failure: Option<ReadError>,
 }
 
 /// Opens `files` in the inspector and runs it until the user quits. `options` (how files are read
@@ -81,7 +87,15 @@ pub fn run(
     colour: bool,
     messages: &crate::cli::Messages,
 ) -> anyhow::Result<Status> {
-    let mut app = App::open(files, options)?;
+    // A remote shard shows its first frames once its first part is here; the rest is fetched
+    // as it is read (by the background indexer, and where the user goes).
+    let mut options = options.clone();
+    options.read.on_demand = true;
+    let cache = index_cache::IndexCache::from_env(
+        std::env::var_os("XDG_CACHE_HOME").as_deref(),
+        std::env::var_os("HOME").as_deref(),
+    );
+    let mut app = App::open_with_cache(files, &options, cache)?;
     app.open_errors.splice(0..0, unopened.iter().cloned());
     let (tx, reports) = mpsc::channel();
     spawn_indexer(&mut app, tx.clone());
@@ -169,22 +183,45 @@ fn take_reports(app: &mut App, reports: &Receiver<IndexReport>) -> bool {
         } else {
             app.index_update(report.file, report.delta, report.done);
         }
+        if let Some(failure) = report.failure {
+            app.index_failed(report.file, failure);
+        }
         any = true;
     }
     any
 }
 
+/// What a background indexer reads: the file again, or (for an object read on demand) the
+/// bytes the UI reads, shared.
+enum IndexBytes {
+    Reopen(PathBuf),
+    Shared(Arc<dyn ByteSource>),
+}
+
+impl IndexBytes {
+    /// How the indexer can read `input`, when it can (see [`reopenable`]).
+    fn of(input: &Input) -> Option<IndexBytes> {
+        if input.source.fetched().is_some() {
+            // Fetching is the slow part: one fetch serves the indexer and the UI.
+            Some(IndexBytes::Shared(input.source.shared_bytes()))
+        } else if reopenable(input) {
+            Some(IndexBytes::Reopen(input.source.path().to_path_buf()))
+        } else {
+            None
+        }
+    }
+}
+
 /// Indexes every file not yet complete in one background thread, file after file.
 fn spawn_indexer(app: &mut App, tx: Sender<IndexReport>) {
-    let mut jobs: Vec<(usize, PathBuf, FrameIndex)> = Vec::new();
+    let mut jobs: Vec<(usize, IndexBytes, FrameIndex)> = Vec::new();
     for (i, file) in app.files.iter_mut().enumerate() {
         if !file.indexing {
             continue;
         }
-        if reopenable(&file.input) {
+        if let Some(bytes) = IndexBytes::of(&file.input) {
             // The thread continues from what the UI has indexed so far and sends only new frames.
-            let path = file.input.source.path().to_path_buf();
-            jobs.push((i, path, file.input.index.clone()));
+            jobs.push((i, bytes, file.input.index.clone()));
         } else {
             file.input.settle_all();
             file.indexing = false;
@@ -192,8 +229,8 @@ fn spawn_indexer(app: &mut App, tx: Sender<IndexReport>) {
     }
     if !jobs.is_empty() {
         std::thread::spawn(move || {
-            for (file, path, index) in jobs {
-                if index_file(file, 0, &path, index, &tx).is_err() {
+            for (file, bytes, index) in jobs {
+                if index_file(file, 0, bytes, index, &tx).is_err() {
                     return;
                 }
             }
@@ -215,14 +252,13 @@ fn spawn_reindexer(app: &mut App, file: usize, tx: Sender<IndexReport>) {
     let Some(view) = app.files.get_mut(file) else {
         return;
     };
-    if !reopenable(&view.input) {
+    let Some(bytes) = IndexBytes::of(&view.input) else {
         view.input.settle_all();
         view.indexing = false;
         return;
-    }
-    let path = view.input.source.path().to_path_buf();
+    };
     let (generation, index) = (view.generation, view.input.index.clone());
-    std::thread::spawn(move || index_file(file, generation, &path, index, &tx));
+    std::thread::spawn(move || index_file(file, generation, bytes, index, &tx));
 }
 
 /// Scans one file onward from `index` in [`INDEX_STEP`]s, sending the frames found since the last
@@ -230,7 +266,7 @@ fn spawn_reindexer(app: &mut App, file: usize, tx: Sender<IndexReport>) {
 fn index_file(
     file: usize,
     generation: u64,
-    path: &Path,
+    bytes: IndexBytes,
     mut index: FrameIndex,
     tx: &Sender<IndexReport>,
 ) -> Result<(), ()> {
@@ -240,21 +276,45 @@ fn index_file(
         delta,
         done,
         stale,
+        failure: None,
     };
-    let source = Source::open(path, &ReadOptions::as_is())
-        .ok()
-        .filter(|s| s.len() == index.file_len());
-    let Some(source) = source else {
-        // The file changed or vanished since it was opened: keep what the UI has.
-        let delta = index.delta_since(index.len());
-        return tx.send(report(delta, true, false)).map_err(|_| ());
+    let (reopened, shared) = match bytes {
+        IndexBytes::Shared(bytes) => (None, Some(bytes)),
+        IndexBytes::Reopen(path) => {
+            let source = Source::open(&path, &ReadOptions::as_is())
+                .ok()
+                .filter(|s| s.len() == index.file_len());
+            if source.is_none() {
+                // The file changed or vanished since it was opened: keep what the UI has.
+                let delta = index.delta_since(index.len());
+                return tx.send(report(delta, true, false)).map_err(|_| ());
+            }
+            (source, None)
+        }
     };
-    let data = &source;
+    let data: &dyn ByteSource = match (&reopened, &shared) {
+        (Some(source), _) => source,
+        (None, Some(bytes)) => &**bytes,
+        (None, None) => return Ok(()),
+    };
     let mut sent = index.len();
     let mut last = Instant::now();
     loop {
         let done = index.scan(data, INDEX_STEP);
-        if source.check_unchanged().is_err() {
+        // A file must not have changed; an object's parts must all have been fetched. Either
+        // way what this step found may rest on bytes that were not there, and is dropped.
+        if let (None, Some(error)) = (&reopened, data.failure()) {
+            let delta = index.delta_since(index.len());
+            let stopped = IndexReport {
+                failure: Some(error),
+                ..report(delta, true, false)
+            };
+            return tx.send(stopped).map_err(|_| ());
+        }
+        if reopened
+            .as_ref()
+            .is_some_and(|s| s.check_unchanged().is_err())
+        {
             // Part of what was scanned may have been zeros: the UI reads the file again.
             let delta = index.delta_since(index.len());
             return tx.send(report(delta, true, true)).map_err(|_| ());

@@ -343,6 +343,13 @@ impl App {
             let pct = tfr_core::words::percent_done(index.scanned(), index.file_len()).min(99);
             parts.push(format!("indexing {pct}%"));
         }
+        if let Some(fetched) = file.input.source.fetched().filter(|f| f.bytes < f.len) {
+            parts.push(format!(
+                "fetched {} of {}",
+                tfr_core::words::binary_size(fetched.bytes),
+                tfr_core::words::binary_size(fetched.len)
+            ));
+        }
         if !self.message.is_empty() {
             parts.push(self.message.clone());
         }

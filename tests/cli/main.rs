@@ -22,6 +22,7 @@ mod plugins;
 mod quiz;
 mod ranged;
 mod readme_status;
+mod remote;
 mod salvage;
 mod show;
 mod snappy;

@@ -1,8 +1,9 @@
-//! The slow tests of the binary: the real inspector in a real terminal through tmux, and records
-//! far larger than the fixtures. Kept apart from the fast tests (`tests/cli`) so those can be run
+//! The slow tests of the binary: the real inspector in a real terminal through tmux, records
+//! far larger than the fixtures, and shards in emulators of the clouds' object stores. Kept apart from the fast tests (`tests/cli`) so those can be run
 //! alone while working (`cargo test --test cli`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
+mod emulators;
 mod large;
 mod tmux;
 

@@ -17,12 +17,12 @@ const DAMAGED: &str = concat!(
 );
 
 /// A detached tmux session, killed when dropped.
-struct Session {
+pub(crate) struct Session {
     name: String,
 }
 
 impl Session {
-    fn start(width: u16, height: u16) -> Option<Session> {
+    pub(crate) fn start(width: u16, height: u16) -> Option<Session> {
         if std::env::var_os("TFR_SKIP_TMUX").is_some_and(|v| v == "1") {
             eprintln!("TFR_SKIP_TMUX=1: skipping the tmux test");
             return None;
@@ -62,7 +62,7 @@ impl Session {
         command
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let status = self
             .tmux()
             .args(["send-keys", "-t", &self.name])
@@ -72,7 +72,7 @@ impl Session {
         assert!(status.success());
     }
 
-    fn text(&self, text: &str) {
+    pub(crate) fn text(&self, text: &str) {
         let status = self
             .tmux()
             .args(["send-keys", "-t", &self.name, "-l", text])
@@ -81,7 +81,7 @@ impl Session {
         assert!(status.success());
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = self
             .tmux()
             .args(["capture-pane", "-p", "-t", &self.name])
@@ -101,7 +101,7 @@ impl Session {
     }
 
     /// Waits until the screen satisfies `ok`, failing with the screen after a while.
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -115,7 +115,7 @@ impl Session {
         }
     }
 
-    fn wait_text(&self, text: &str) -> String {
+    pub(crate) fn wait_text(&self, text: &str) -> String {
         self.wait_for(text, |s| s.contains(text))
     }
 }

@@ -121,6 +121,10 @@ pub enum Error {
     #[error("{}: {}", path_for_terminal(path), for_terminal(message))]
     Schema { path: PathBuf, message: String },
 
+    /// An input named by URL that could not be read; the message names the URL.
+    #[error("{}", for_terminal(message))]
+    Remote { path: PathBuf, message: String },
+
     /// The user's .proto files define several top-level messages and none was named.
     #[error(
         "{}: defines several messages; name the payload type, one of: {}",

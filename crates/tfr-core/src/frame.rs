@@ -449,6 +449,32 @@ impl FrameIndex {
         index
     }
 
+    /// The complete index of a stream of `file_len` bytes whose frames are all intact and are
+    /// `entries` (a record index, as [`crate::record_index::entries`] gives it and `index`
+    /// writes it): what a cache of an earlier scan of the same bytes holds. `None` unless the
+    /// entries tile the stream exactly, each frame at least a header and a footer long.
+    pub fn from_record_index(
+        file_len: u64,
+        entries: &[crate::record_index::IndexEntry],
+    ) -> Option<FrameIndex> {
+        let mut index = FrameIndex::new(file_len);
+        let mut at = 0u64;
+        for entry in entries {
+            let payload = entry.len.checked_sub(HEADER_LEN + FOOTER_LEN)?;
+            if entry.offset.0 != at || at > OFFSET_MASK {
+                return None;
+            }
+            index.push(at, FrameStatus::Intact, false);
+            index.intact_payload = index.intact_payload.checked_add(payload)?;
+            at = at.checked_add(entry.len)?;
+        }
+        if at != file_len {
+            return None;
+        }
+        index.pos = file_len;
+        Some(index)
+    }
+
     /// The resync work budget this index scans with.
     pub fn budget(&self) -> ResyncBudget {
         self.budget

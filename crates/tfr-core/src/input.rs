@@ -132,7 +132,16 @@ impl Input {
         let mut counted = 0;
         // Where the settle step under way ends.
         let mut step_end = 0;
+        // An object read on demand shows what its first part holds: past half of it the sample
+        // stops, so that a scan step (which may take three large frames at once) needs no other
+        // part (the inspector indexes on in the background).
+        let fetched = self.source.fetched().map(|f| f.bytes);
         while !self.index.is_complete() {
+            if fetched.is_some_and(|f| {
+                !self.index.is_empty() && self.index.scanned().saturating_mul(2) > f
+            }) {
+                break;
+            }
             let data = &self.source;
             // Only the frames indexed since the last count.
             let frames = (counted..self.index.len()).filter_map(|i| self.index.get(data, i));

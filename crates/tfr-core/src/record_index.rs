@@ -54,6 +54,26 @@ pub fn write(entries: &[IndexEntry], out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// Reads a whole index as `tfrecord2idx` writes it, of a stream of `file_len` bytes: `None`
+/// when a line is not `offset length`, or there are more lines than such a stream has frames
+/// (one per 16 bytes at most), so a wrong or endless input costs no more than the stream could.
+pub fn read(idx: &mut impl BufRead, file_len: u64) -> io::Result<Option<Vec<IndexEntry>>> {
+    let most = file_len / (crate::frame::HEADER_LEN + crate::frame::FOOTER_LEN);
+    let mut entries = Vec::new();
+    while let Some(raw) = read_line(idx, LINE_BOUND)? {
+        let entry = if raw.cut {
+            None
+        } else {
+            parse_line(&raw.text())
+        };
+        match entry {
+            Some(entry) if (entries.len() as u64) < most => entries.push(entry),
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(entries))
+}
+
 /// The first line of an existing index that disagrees with the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mismatch {
@@ -216,6 +236,46 @@ mod tests {
             write_record(p, &mut out).unwrap();
         }
         out
+    }
+
+    #[test]
+    fn an_index_read_back_is_the_scanned_index_and_a_wrong_one_is_refused() {
+        let data = file(&[b"a", b"", b"hello world"]);
+        let scanned = FrameIndex::build(data.as_slice());
+        let mut written = Vec::new();
+        write(&entries(&scanned, data.as_slice()), &mut written).unwrap();
+        assert_eq!(String::from_utf8_lossy(&written), "0 17\n17 16\n33 27\n");
+        let read_back = read(&mut written.as_slice(), data.len() as u64)
+            .unwrap()
+            .unwrap();
+        let cached = FrameIndex::from_record_index(data.len() as u64, &read_back).unwrap();
+        assert!(cached.is_complete());
+        assert_eq!(cached.len(), 3);
+        assert_eq!(cached.damaged_count(), 0);
+        let frames = |index: &FrameIndex| -> Vec<_> {
+            index
+                .frames(data.as_slice())
+                .map(|f| (f.offset, f.status, f.payload(data.as_slice())))
+                .collect()
+        };
+        assert_eq!(frames(&cached), frames(&scanned));
+        // Entries that do not tile the stream exactly, or lines that are not an index.
+        let len = data.len() as u64;
+        for bad in [
+            "0 17\n17 16\n",
+            "0 17\n18 15\n33 27\n",
+            "0 17\n17 16\n33 28\n",
+        ] {
+            let entries = read(&mut bad.as_bytes(), len).unwrap().unwrap();
+            assert!(
+                FrameIndex::from_record_index(len, &entries).is_none(),
+                "{bad}"
+            );
+        }
+        assert_eq!(read(&mut "0 17\nx\n".as_bytes(), len).unwrap(), None);
+        // No more lines than the stream could have frames.
+        let endless = "0 16\n".repeat(10);
+        assert_eq!(read(&mut endless.as_bytes(), 16 * 9).unwrap(), None);
     }
 
     fn index_of(data: &[u8]) -> Vec<IndexEntry> {

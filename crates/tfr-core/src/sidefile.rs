@@ -142,6 +142,14 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata), Unread> {
 
 /// Reads `path` whole when it is a regular file of at most `limit` bytes.
 pub fn read(path: &Path, limit: u64) -> Result<SideFile, Unread> {
+    if let Some(remote) = crate::source::remote::claiming(path) {
+        return match remote.read_start(path, limit) {
+            Ok(Some((_, len))) if len > limit => Err(Unread::TooLarge { len, limit }),
+            Ok(Some((bytes, _))) => Ok(SideFile { bytes, id: None }),
+            Ok(None) => Err(Unread::Io(std::io::ErrorKind::NotFound.into())),
+            Err(message) => Err(Unread::Io(std::io::Error::other(message))),
+        };
+    }
     let (file, meta) = open_regular(path)?;
     if meta.len() > limit {
         return Err(Unread::TooLarge {

@@ -35,7 +35,7 @@ impl App {
             return true;
         }
         let path = view.input.source.path().to_path_buf();
-        let mut input = match Input::open(&path, &self.open) {
+        let mut input = match super::open_input(&path, &self.open, self.index_cache.as_ref()) {
             Ok(input) => input,
             Err(e) => {
                 let message = e.user_message();

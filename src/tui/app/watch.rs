@@ -84,7 +84,7 @@ impl App {
             return;
         }
         let path = view.input.source.path().to_path_buf();
-        let (input, note) = match Input::open(&path, &self.open) {
+        let (input, note) = match super::open_input(&path, &self.open, self.index_cache.as_ref()) {
             Ok(input) => (input, note),
             Err(e) => {
                 // Nothing readable is left: show no frames rather than stale ones.

@@ -4,6 +4,7 @@
 
 mod app;
 mod images;
+mod remote;
 mod search;
 mod tutor;
 mod unix;

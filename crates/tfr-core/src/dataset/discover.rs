@@ -59,6 +59,22 @@ pub fn named_as_tfrecord(path: &Path) -> bool {
 /// its whole first block, which is read when its length field is plausible (at most about
 /// 1.2 MB: see [`compress::snappy_first_block_span`]).
 pub fn sniff(path: &Path) -> Result<Sniff, Unread> {
+    if let Some(remote) = crate::source::remote::claiming(path) {
+        let unread = |m: String| Unread::Io(std::io::Error::other(m));
+        let start = |n| match remote.read_start(path, n) {
+            Ok(Some((head, _))) => Ok(head),
+            Ok(None) => Err(Unread::Io(std::io::ErrorKind::NotFound.into())),
+            Err(m) => Err(unread(m)),
+        };
+        let mut head = start(HEADER_LEN)?;
+        let plain = Header::read(&head, crate::span::FileOffset(0)).is_some_and(|h| h.crc_ok());
+        if !plain && compress::sniff(&head).is_none() {
+            if let Some(span) = compress::snappy_first_block_span(&head) {
+                head = start(span as u64)?;
+            }
+        }
+        return Ok(sniff_bytes(&head, named_as_tfrecord(path)));
+    }
     let (file, _) = sidefile::open_regular(path)?;
     let mut file = std::io::BufReader::new(file);
     let mut head = Vec::with_capacity(HEADER_LEN as usize);

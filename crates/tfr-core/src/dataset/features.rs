@@ -244,18 +244,23 @@ struct LabelsReader<'a> {
 impl LabelsReader<'_> {
     fn labels(&mut self, name: &str) -> Arc<Labels> {
         let path = self.dir.join(name);
-        let (file, meta) = match sidefile::open_regular(&path) {
-            Ok(opened) => opened,
-            // No labels file: ids are shown as numbers, as they always were.
-            Err(why) if why.is_missing() => return Arc::default(),
-            Err(why) => return self.unread(path, format!("not read: {why}")),
+        // An object named by URL has no identity to share and is read (and sized) at once.
+        let (id, len) = if crate::source::remote::claiming(&path).is_some() {
+            (None, 0)
+        } else {
+            let (file, meta) = match sidefile::open_regular(&path) {
+                Ok(opened) => opened,
+                // No labels file: ids are shown as numbers, as they always were.
+                Err(why) if why.is_missing() => return Arc::default(),
+                Err(why) => return self.unread(path, format!("not read: {why}")),
+            };
+            drop(file);
+            (sidefile::identity(&meta), meta.len())
         };
-        drop(file);
-        let id = sidefile::identity(&meta);
         if let Some(labels) = id.and_then(|id| self.read.get(&id)) {
             return Arc::clone(labels);
         }
-        if meta.len() > self.budget {
+        if len > self.budget {
             let message = format!(
                 "not read: the labels files of one features.json are read up to {} in all",
                 sidefile::size_text(LABELS_BUDGET)
@@ -264,6 +269,7 @@ impl LabelsReader<'_> {
         }
         let bytes = match sidefile::read(&path, sidefile::METADATA_LIMIT.min(self.budget)) {
             Ok(side) => side.bytes,
+            Err(why) if why.is_missing() => return Arc::default(),
             Err(why) => return self.unread(path, format!("not read: {why}")),
         };
         self.budget = self.budget.saturating_sub(bytes.len() as u64);

@@ -146,7 +146,30 @@ impl Dataset {
         // Directories part of which could not be searched (named already).
         let mut not_searched: Vec<PathBuf> = Vec::new();
         for arg in args {
-            if arg.is_dir() {
+            if let Some(remote) = crate::source::remote::claiming(arg) {
+                // A URL: one object as a named file, a prefix as a directory, a pattern as a glob.
+                if !remote.names_many(arg) {
+                    candidates.push((arg.clone(), Origin::Named));
+                    continue;
+                }
+                let shown = crate::escape::path_for_terminal(arg);
+                let prefix = arg.to_string_lossy().ends_with('/');
+                match remote.expand(arg) {
+                    Ok(found) if found.is_empty() && !prefix => dataset
+                        .errors
+                        .push(format!("{shown}: pattern matched nothing")),
+                    Ok(found) => candidates.extend(found.into_iter().map(|p| (p, Origin::Found))),
+                    Err(e) => {
+                        dataset
+                            .errors
+                            .push(crate::escape::for_terminal(&e).into_owned());
+                        not_searched.push(arg.clone());
+                    }
+                }
+                if prefix {
+                    dirs.push(arg.clone());
+                }
+            } else if arg.is_dir() {
                 match discover::walk(arg) {
                     Ok(walk) => {
                         if !walk.errors.is_empty() {

@@ -22,6 +22,7 @@ pub mod lines;
 mod map;
 mod open;
 mod prefetch;
+pub mod remote;
 mod spill;
 
 use std::fs::File;
@@ -36,6 +37,7 @@ use crate::span::FileRange;
 pub use huge::prefer_huge_pages;
 pub use open::{ReadOptions, ServeThrough, choose};
 pub use prefetch::prefetch;
+pub use remote::{OnDemand, RemoteObject};
 
 /// The file an input was read from, as it was when read.
 struct Origin {
@@ -79,8 +81,17 @@ pub struct Source {
     origin: Option<Origin>,
     /// Set when `bytes` are the decompressed stream of a compressed file.
     compression: Option<Compressed>,
+    /// Set when `bytes` are an object's, fetched as they are read.
+    on_demand: Option<Arc<dyn remote::RemoteObject>>,
     /// The first payload that could not be read, by record ([`ByteSource::note_unread`]).
     unread: std::sync::OnceLock<(usize, ReadError)>,
+}
+
+/// How much of an object read on demand has been fetched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fetched {
+    pub bytes: u64,
+    pub len: u64,
 }
 
 impl Source {
@@ -103,6 +114,7 @@ impl Source {
             bytes: Arc::from(bytes),
             origin: None,
             compression: None,
+            on_demand: None,
             unread: std::sync::OnceLock::new(),
         }
     }
@@ -116,6 +128,20 @@ impl Source {
 
     fn into_origin(self) -> Option<Origin> {
         self.origin
+    }
+
+    /// How much of the object has been fetched, when its bytes are fetched as they are read
+    /// ([`ReadOptions::on_demand`]).
+    pub fn fetched(&self) -> Option<Fetched> {
+        self.on_demand.as_ref().map(|o| Fetched {
+            bytes: o.fetched(),
+            len: o.len(),
+        })
+    }
+
+    /// The ETag of the object read on demand, when its store gave one.
+    pub fn etag(&self) -> Option<&str> {
+        self.on_demand.as_ref().and_then(|o| o.etag())
     }
 
     /// How the file was compressed, when `bytes` are its decompressed stream.

@@ -34,6 +34,10 @@ pub struct ReadOptions {
     /// local files as a ranged reader (an object store) would serve them, to show that every
     /// command reads through ranges and prints the same. `None` everywhere else.
     pub serve_through: Option<ServeThrough>,
+    /// An object named by URL is fetched as it is read (its first part at opening, the others
+    /// when a read touches them) instead of whole before it is opened: how the inspector shows
+    /// a remote shard's first frames at once. A compressed object is still fetched whole.
+    pub on_demand: bool,
 }
 
 impl Default for ReadOptions {
@@ -42,6 +46,7 @@ impl Default for ReadOptions {
             mode: Mode::Auto,
             limit: DEFAULT_LIMIT,
             serve_through: None,
+            on_demand: false,
         }
     }
 }
@@ -78,12 +83,18 @@ pub fn choose(data: &[u8], mode: Mode) -> Option<Compression> {
 
 /// Opens `path` as `options` say (see [`Source::open`]).
 pub(super) fn open(path: &Path, options: &ReadOptions) -> Result<Source> {
-    let raw = open_raw(path, options.limit)?;
-    // Sniffing and decompressing read the file as it lies on disk: mapped, or spilled and mapped.
-    let whole = crate::bytes::whole(&raw).map_err(|e| raw.read_error(None, e))?;
-    let mut source = match choose(whole, options.mode) {
-        None => raw,
-        Some(compression) => decompressed(raw, compression, options)?,
+    let raw = open_raw(path, options)?;
+    // An object read on demand was judged plain from its first part already.
+    let mut source = if raw.on_demand.is_some() {
+        raw
+    } else {
+        // Sniffing and decompressing read the file as it lies on disk: mapped, or spilled and
+        // mapped.
+        let whole = crate::bytes::whole(&raw).map_err(|e| raw.read_error(None, e))?;
+        match choose(whole, options.mode) {
+            None => raw,
+            Some(compression) => decompressed(raw, compression, options)?,
+        }
     };
     if let Some(serve) = options.serve_through {
         source.bytes = serve(source.bytes);
@@ -92,12 +103,33 @@ pub(super) fn open(path: &Path, options: &ReadOptions) -> Result<Source> {
 }
 
 /// Opens `path` and maps its bytes as they are; a pipe is copied to a temporary file first.
-fn open_raw(path: &Path, limit: u64) -> Result<Source> {
+fn open_raw(path: &Path, options: &ReadOptions) -> Result<Source> {
     raise_open_file_limit();
+    let limit = options.limit;
     let io_err = |e: std::io::Error| Error::Io {
         path: path.to_path_buf(),
         source: e,
     };
+    if let Some(remote) = super::remote::claiming(path) {
+        let remote_err = |message| Error::Remote {
+            path: path.to_path_buf(),
+            message,
+        };
+        if options.on_demand {
+            return open_on_demand(path, remote, options);
+        }
+        // The object's bytes arrive in a file of their own, read as a pipe's spill is.
+        return match remote.fetch(path, limit).map_err(remote_err)? {
+            Some(file) => {
+                let mapping = Mapping::new(&file).map_err(|e| Error::Spill {
+                    path: path.to_path_buf(),
+                    source: e,
+                })?;
+                Ok(Source::over(path, Box::new(mapping), None))
+            }
+            None => Ok(Source::over(path, Box::new(Vec::new()), None)),
+        };
+    }
     let file = File::open(path).map_err(io_err)?;
     let meta = file.metadata().map_err(io_err)?;
     if meta.is_dir() {
@@ -146,6 +178,36 @@ fn open_raw(path: &Path, limit: u64) -> Result<Source> {
         });
     }
     Ok(Source::over(path, spilled(spill, path)?, None))
+}
+
+/// Opens the object `path` names with its first part: a plain object is then read on demand, a
+/// compressed one is fetched whole (its decompression reads it front to back anyway).
+fn open_on_demand(
+    path: &Path,
+    remote: &dyn super::remote::RemoteInputs,
+    options: &ReadOptions,
+) -> Result<Source> {
+    let remote_err = |message| Error::Remote {
+        path: path.to_path_buf(),
+        message,
+    };
+    let spill_err = |e| Error::Spill {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let object = remote.open(path, options.limit).map_err(remote_err)?;
+    if object.is_empty() {
+        return Ok(Source::over(path, Box::new(Vec::new()), None));
+    }
+    if choose(object.head(), options.mode).is_some() {
+        let file = object.fetch_all().map_err(remote_err)?;
+        let mapping = Mapping::new(file).map_err(spill_err)?;
+        return Ok(Source::over(path, Box::new(mapping), None));
+    }
+    let bytes = super::remote::OnDemand::new(Arc::clone(&object)).map_err(spill_err)?;
+    let mut source = Source::over(path, Box::new(bytes), None);
+    source.on_demand = Some(object);
+    Ok(source)
 }
 
 /// The decompressed stream of `raw`, spilled to a temporary file and mapped.

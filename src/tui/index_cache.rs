@@ -1,0 +1,153 @@
+//! The frame index of a remote shard, kept on disk once it is complete, so that opening the same
+//! object again (same URL, same ETag, same size) shows all its frames at once and a jump anywhere
+//! costs the one request of the part it lands in, instead of a scan that fetches every part.
+//!
+//! The cache is a directory of record indexes in the format `index` writes (`tfrecord2idx`'s:
+//! one `offset length` line per record), under `$XDG_CACHE_HOME/tfr-inspect/` (or
+//! `~/.cache/tfr-inspect/`). Each is named by a hash of its key and has the key beside it
+//! (`NAME.key`), checked before the index is used, so two keys that hash alike never share an
+//! index. Both are written atomically. Only indexes of shards whose every frame is intact are
+//! kept: the format cannot say where a damaged frame is.
+
+use std::ffi::OsStr;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use tfr_core::frame::FrameIndex;
+use tfr_core::input::Input;
+use tfr_core::output::{OutputPolicy, write_atomically};
+use tfr_core::record_index;
+
+/// The most bytes of a key file read: a URL, an ETag and a size.
+const KEY_BOUND: u64 = 64 << 10;
+
+/// Where the frame indexes of remote shards are kept.
+#[derive(Debug, Clone)]
+pub struct IndexCache {
+    dir: PathBuf,
+}
+
+impl IndexCache {
+    pub fn new(dir: PathBuf) -> IndexCache {
+        IndexCache { dir }
+    }
+
+    /// The cache under `XDG_CACHE_HOME` (when it is an absolute path, as the XDG base
+    /// directory specification requires), else under `HOME`'s `.cache`; none without either.
+    pub fn from_env(xdg_cache_home: Option<&OsStr>, home: Option<&OsStr>) -> Option<IndexCache> {
+        let base = xdg_cache_home
+            .map(Path::new)
+            .filter(|p| p.is_absolute())
+            .map(Path::to_path_buf)
+            .or_else(|| {
+                home.map(Path::new)
+                    .filter(|p| p.is_absolute())
+                    .map(|h| h.join(".cache"))
+            })?;
+        Some(IndexCache::new(base.join("tfr-inspect")))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The cached index of `input`'s bytes, when there is one for its URL, ETag and size and it
+    /// describes a stream of that size.
+    pub fn load(&self, input: &Input) -> Option<FrameIndex> {
+        let (name, key) = cache_key(input)?;
+        let key_path = self.dir.join(format!("{name}.key"));
+        let mut stored = String::new();
+        std::fs::File::open(key_path)
+            .ok()?
+            .take(KEY_BOUND)
+            .read_to_string(&mut stored)
+            .ok()?;
+        if stored != key {
+            return None;
+        }
+        let file = std::fs::File::open(self.dir.join(format!("{name}.idx"))).ok()?;
+        let len = input.source.len();
+        let entries = record_index::read(&mut BufReader::new(file), len).ok()??;
+        FrameIndex::from_record_index(len, &entries)
+    }
+
+    /// Keeps `input`'s index, when it is complete, every frame is intact and its bytes have an
+    /// ETag; returns whether it was written.
+    pub fn store(&self, input: &Input) -> bool {
+        let index = &input.index;
+        if !index.is_complete() || index.damaged_count() > 0 {
+            return false;
+        }
+        let Some((name, key)) = cache_key(input) else {
+            return false;
+        };
+        let entries = record_index::entries(index, &input.source);
+        if entries.len() != index.len() || std::fs::create_dir_all(&self.dir).is_err() {
+            return false;
+        }
+        let policy = OutputPolicy {
+            inputs: &[],
+            replace_existing: true,
+            stdout_is_terminal: false,
+        };
+        // The key goes first: an index is only used once its key is there and the same.
+        let write =
+            |path: PathBuf, bytes: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>| {
+                write_atomically(&path, &policy, |out| bytes(out)).is_ok()
+            };
+        write(self.dir.join(format!("{name}.key")), &|out| {
+            out.write_all(key.as_bytes())
+        }) && write(self.dir.join(format!("{name}.idx")), &|out| {
+            record_index::write(&entries, out)
+        })
+    }
+}
+
+/// The file name and the key of `input`'s cached index: its URL, ETag and size. `None` for
+/// bytes that are not an object read on demand with an ETag.
+fn cache_key(input: &Input) -> Option<(String, String)> {
+    let source = &input.source;
+    source.fetched()?;
+    let etag = source.etag()?;
+    let url = source.path().to_str()?;
+    let key = format!("{url}\n{etag}\n{}\n", source.len());
+    Some((format!("{:016x}", fnv1a(key.as_bytes())), key))
+}
+
+/// 64-bit FNV-1a: a name for a key that stays the same from one run (and build) to the next.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
+        (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_is_under_xdg_cache_home_else_home_and_only_at_absolute_paths() {
+        let dir = |x: Option<&str>, h: Option<&str>| {
+            IndexCache::from_env(x.map(OsStr::new), h.map(OsStr::new)).map(|c| c.dir)
+        };
+        assert_eq!(
+            dir(Some("/x/cache"), Some("/home/u")),
+            Some(PathBuf::from("/x/cache/tfr-inspect"))
+        );
+        assert_eq!(
+            dir(None, Some("/home/u")),
+            Some(PathBuf::from("/home/u/.cache/tfr-inspect"))
+        );
+        assert_eq!(
+            dir(Some("relative"), Some("/home/u")),
+            Some(PathBuf::from("/home/u/.cache/tfr-inspect"))
+        );
+        assert_eq!(dir(None, None), None);
+    }
+
+    #[test]
+    fn names_are_fnv1a() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

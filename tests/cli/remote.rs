@@ -1,0 +1,336 @@
+//! Shards read by URL print what the same bytes print on disk, the URL in place of the path:
+//! `testdata/` served by a small HTTP server on loopback (Range and ETag, written with the
+//! standard library), read by `list`, `show`, `hex`, `verify`, `stats`, `index` and `salvage`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::{run, testdata};
+
+/// Serves the files under `root` on loopback until the test process ends; returns the base URL.
+pub fn serve(root: PathBuf) -> String {
+    serve_counted(root).0
+}
+
+/// [`serve`], and the requests (`GET /path`) made so far, in the order made.
+pub fn serve_counted(root: PathBuf) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/", listener.local_addr().unwrap());
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&asked);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let root = root.clone();
+            let log = Arc::clone(&log);
+            std::thread::spawn(move || answer(stream, &root, &log));
+        }
+    });
+    (base, asked)
+}
+
+fn answer(mut stream: TcpStream, root: &Path, log: &Mutex<Vec<String>>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    let mut range = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some(value) = line.to_ascii_lowercase().strip_prefix("range: bytes=") {
+            let (a, b) = value.trim().split_once('-').unwrap();
+            range = Some((a.parse::<usize>().unwrap(), b.parse::<usize>().ok()));
+        }
+    }
+    let target = first.split(' ').nth(1).unwrap_or("/");
+    let method = first.split(' ').next().unwrap_or("");
+    log.lock().unwrap().push(format!("{method} {target}"));
+    // S3, path-style, bucket `b`: ListObjectsV2 and GET of a key.
+    if let Some(query) = target.strip_prefix("/b?") {
+        let body = list_objects(root, query);
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        return;
+    }
+    let key = target
+        .strip_prefix("/b/")
+        .unwrap_or(target)
+        .trim_start_matches('/');
+    let Ok(body) = std::fs::read(root.join(key)) else {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+        return;
+    };
+    let etag = format!(
+        "\"{}-{}\"",
+        body.len(),
+        body.iter().map(|b| *b as u64).sum::<u64>()
+    );
+    let (status, slice, content_range) = match range {
+        Some((start, end)) if start < body.len() => {
+            let end = end.map_or(body.len() - 1, |e| e.min(body.len() - 1));
+            (
+                "206 Partial Content",
+                &body[start..=end],
+                format!("Content-Range: bytes {start}-{end}/{}\r\n", body.len()),
+            )
+        }
+        _ => ("200 OK", &body[..], String::new()),
+    };
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nETag: {etag}\r\n{content_range}Connection: close\r\n\r\n",
+        slice.len()
+    );
+    let _ = stream.write_all(slice);
+}
+
+/// The ListObjectsV2 answer for the keys under `root` that start with the query's prefix.
+fn list_objects(root: &Path, query: &str) -> String {
+    let prefix = query
+        .split('&')
+        .find_map(|p| p.strip_prefix("prefix="))
+        .unwrap_or("")
+        .replace("%2F", "/");
+    let mut keys = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let key = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_string();
+                if key.starts_with(&prefix) {
+                    keys.push((key, entry.metadata().unwrap().len()));
+                }
+            }
+        }
+    }
+    keys.sort();
+    let contents: String = keys
+        .iter()
+        .map(|(key, size)| {
+            format!(
+                "<Contents><Key>{key}</Key><LastModified>2024-01-01T00:00:00.000Z</LastModified>\
+                 <ETag>\"{size}\"</ETag><Size>{size}</Size><StorageClass>STANDARD</StorageClass></Contents>"
+            )
+        })
+        .collect();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult><Name>b</Name>\
+         <Prefix>{prefix}</Prefix><KeyCount>{}</KeyCount><MaxKeys>1000</MaxKeys>\
+         <IsTruncated>false</IsTruncated>{contents}</ListBucketResult>",
+        keys.len()
+    )
+}
+
+/// Runs the binary with `args` against the S3 service at `base` (fake credentials).
+fn run_s3(base: &str, args: &[String]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tfr-inspect"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("AWS_ENDPOINT_URL", base.trim_end_matches('/'))
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .env("AWS_REGION", "us-east-1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn prefixes_and_globs_over_s3_are_the_dataset_their_directory_is() {
+    let base = serve(testdata(""));
+    let dir = "realworld/tfds/toy_parcels/2.0.0/";
+    let local = format!("{}/", testdata(dir.trim_end_matches('/')).to_str().unwrap());
+    let url = format!("s3://b/{dir}");
+    let cases: [&[&str]; 5] = [
+        &["verify", "{}"],
+        &["verify", "--json", "{}"],
+        &["list", "{}"],
+        &["stats", "--json", "{}"],
+        &["verify", "{}*-train.tfrecord-*"],
+    ];
+    for args in cases {
+        let with = |prefix: &str| -> Vec<String> {
+            args.iter().map(|a| a.replace("{}", prefix)).collect()
+        };
+        let on_disk = run(with(&local));
+        let remote = run_s3(&base, &with(&url));
+        let shown =
+            |bytes: &[u8], prefix: &str| String::from_utf8_lossy(bytes).replace(prefix, "DIR/");
+        assert!(!on_disk.stdout.is_empty(), "{args:?} printed nothing");
+        assert_eq!(
+            shown(&remote.stdout, &url),
+            shown(&on_disk.stdout, &local),
+            "{args:?}"
+        );
+        assert_eq!(
+            shown(&remote.stderr, &url),
+            shown(&on_disk.stderr, &local),
+            "{args:?}"
+        );
+        assert_eq!(remote.status.code(), on_disk.status.code(), "{args:?}");
+    }
+    // A prefix with nothing under it is a directory with no TFRecord file; a pattern that
+    // matches nothing says so.
+    let empty = run_s3(&base, &["verify".into(), "s3://b/nothing/".into()]);
+    assert_eq!(empty.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&empty.stderr),
+        "tfr-inspect: s3://b/nothing/: is a directory with no TFRecord file in it\n"
+    );
+    let unmatched = run_s3(&base, &["verify".into(), "s3://b/nothing/x-*".into()]);
+    assert_eq!(
+        String::from_utf8_lossy(&unmatched.stderr),
+        "tfr-inspect: s3://b/nothing/x-*: pattern matched nothing\n"
+    );
+}
+
+/// Runs `args` with `{}` standing for the file, once with the local path and once with its URL,
+/// and checks that both print the same (the URL in place of the path) with the same status.
+fn same_as_local(base: &str, name: &str, args: &[&str]) {
+    let local = testdata(name);
+    let url = format!("{base}{name}");
+    let with = |file: &str| -> Vec<String> { args.iter().map(|a| a.replace("{}", file)).collect() };
+    let on_disk = run(with(local.to_str().unwrap()));
+    let remote = run(with(&url));
+    assert!(
+        !on_disk.stdout.is_empty(),
+        "{args:?} on {name} printed nothing"
+    );
+    let shown = |bytes: &[u8], file: &str| String::from_utf8_lossy(bytes).replace(file, "FILE");
+    assert_eq!(
+        shown(&remote.stdout, &url),
+        shown(&on_disk.stdout, local.to_str().unwrap()),
+        "stdout of {args:?} on {name}"
+    );
+    assert_eq!(
+        shown(&remote.stderr, &url),
+        shown(&on_disk.stderr, local.to_str().unwrap()),
+        "stderr of {args:?} on {name}"
+    );
+    assert_eq!(
+        remote.status.code(),
+        on_disk.status.code(),
+        "{args:?} on {name}"
+    );
+}
+
+#[test]
+fn commands_print_for_a_url_what_they_print_for_the_file() {
+    let base = serve(testdata(""));
+    for name in [
+        "mnist_like.tfrecord",
+        "examples_gzip.tfrecord",
+        "corrupt/data_crc_bitflip.tfrecord",
+    ] {
+        same_as_local(&base, name, &["list", "{}"]);
+        same_as_local(&base, name, &["verify", "{}"]);
+        same_as_local(&base, name, &["verify", "--json", "{}"]);
+        same_as_local(&base, name, &["show", "--format", "json", "{}"]);
+        same_as_local(&base, name, &["hex", "{}", "-n", "0"]);
+        same_as_local(&base, name, &["stats", "--json", "{}"]);
+        same_as_local(&base, name, &["index", "--intact-only", "{}"]);
+    }
+}
+
+#[test]
+fn salvage_writes_from_a_url_the_file_it_writes_from_disk() {
+    let base = serve(testdata(""));
+    let dir = tempfile::tempdir().unwrap();
+    let name = "corrupt/data_crc_bitflip.tfrecord";
+    let from_disk = dir.path().join("disk.tfrecord");
+    let from_url = dir.path().join("url.tfrecord");
+    let disk = run([
+        "salvage",
+        testdata(name).to_str().unwrap(),
+        "-o",
+        from_disk.to_str().unwrap(),
+    ]);
+    let url = run([
+        "salvage",
+        &format!("{base}{name}"),
+        "-o",
+        from_url.to_str().unwrap(),
+    ]);
+    assert_eq!(url.status.code(), disk.status.code());
+    assert_eq!(
+        std::fs::read(&from_url).unwrap(),
+        std::fs::read(&from_disk).unwrap()
+    );
+}
+
+#[test]
+fn a_missing_object_is_unusable_input_naming_the_url() {
+    let base = serve(testdata(""));
+    let url = format!("{base}no/such.tfrecord");
+    let output = run(["verify", &url]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("tfr-inspect: {url}: no such object\n")
+    );
+}
+
+#[test]
+fn max_bytes_refuses_a_read_that_would_pass_it_before_reading_any_byte() {
+    let root = tempfile::tempdir().unwrap();
+    let shard = std::fs::read(testdata("mnist_like.tfrecord")).unwrap();
+    std::fs::write(root.path().join("a.tfrecord"), &shard).unwrap();
+    let (base, asked) = serve_counted(root.path().to_path_buf());
+    let url = format!("{base}a.tfrecord");
+    let len = shard.len();
+    // One byte short: refused after one HEAD, no GET.
+    let short = (len - 1).to_string();
+    let refused = run(["verify", &url, "--max-bytes", &short]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        format!(
+            "tfr-inspect: {url}: not read: its {len} bytes ({}) would pass --max-bytes {short} \
+             (0 bytes read before it)\n",
+            tfr_core::words::binary_size(len as u64)
+        )
+    );
+    assert!(refused.stdout.is_empty());
+    assert_eq!(*asked.lock().unwrap(), ["HEAD /a.tfrecord"]);
+    // Exactly the object: read, and the same as without a limit.
+    let exact = run(["verify", &url, "--max-bytes", &len.to_string()]);
+    let unlimited = run(["verify", &url]);
+    assert_eq!(exact.status.code(), Some(0));
+    assert_eq!(exact.stdout, unlimited.stdout);
+    assert_eq!(exact.stderr, unlimited.stderr);
+    // Two objects and room for one: the first is verified, the second refused.
+    let two = run([
+        "verify",
+        &url,
+        &url,
+        "--max-bytes",
+        &(len + len / 2).to_string(),
+    ]);
+    assert_eq!(two.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&two.stderr);
+    assert!(
+        stderr.ends_with(&format!(
+            "would pass --max-bytes {} ({len} bytes ({}) read before it)\n",
+            len + len / 2,
+            tfr_core::words::binary_size(len as u64)
+        )),
+        "{stderr}"
+    );
+    assert!(!two.stdout.is_empty());
+}
