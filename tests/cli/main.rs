@@ -28,6 +28,7 @@ mod snappy;
 mod snapshot;
 mod stats;
 mod stats_known;
+mod stats_text;
 mod teach;
 mod tui;
 mod unix;
