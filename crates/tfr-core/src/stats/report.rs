@@ -226,14 +226,18 @@ fn numeric_rows(columns: &[Column<'_>]) -> Vec<(String, Vec<String>)> {
             }),
         ));
     }
-    let bounds = numeric
-        .iter()
-        .find_map(|n| n.histogram.as_ref())
-        .map(|h| format!("histogram {}..{}", short(h.low), short(h.high)));
-    if let Some(label) = bounds {
+    if let Some(h) = numeric.iter().find_map(|n| n.histogram.as_ref()) {
+        // Every split shares the buckets: one where the feature has no numbers counts none.
+        let empty = HistogramFigures {
+            counts: vec![0; h.counts.len()],
+            ..h.clone()
+        };
         rows.push((
-            label,
-            numbers(&|n| n.histogram.as_ref().map_or("-".into(), sparkline)),
+            format!("histogram {}..{}", short(h.low), short(h.high)),
+            cells(columns, &|_, f| match &f.numeric {
+                Some(n) => n.histogram.as_ref().map_or("-".into(), sparkline),
+                None => sparkline(&empty),
+            }),
         ));
     }
     rows
@@ -662,5 +666,65 @@ fn pair_skews(
                 ),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crafted::{FeatureValue, example};
+    use crate::payload::{Decoder, Reading};
+    use crate::schema::Schema;
+    use crate::stats::{Origin, with_histograms};
+
+    fn split(values: &[FeatureValue]) -> Stats {
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let mut stats = Stats::default();
+        for value in values {
+            let payload = example(&[("x", value.clone())]);
+            stats.add_payload(&decoder, &payload, &Origin::default());
+        }
+        stats
+    }
+
+    #[test]
+    fn a_split_where_a_feature_has_no_numbers_shows_none_in_the_shared_rows() {
+        let mut splits = vec![
+            (
+                "test".to_string(),
+                split(&[FeatureValue::Bytes(vec![b"a".to_vec()])]),
+            ),
+            (
+                "train".to_string(),
+                split(&[FeatureValue::Ints(vec![1, 4]), FeatureValue::Ints(vec![2])]),
+            ),
+        ];
+        with_histograms(&mut splits);
+        let report = StatsReport::new(&splits, &[], &skews(&splits), &[]);
+        let test = &report.splits[0].features[0];
+        assert!(test.numeric.is_none() && test.bytes.is_some());
+        let mut text = Vec::new();
+        write_text(&report, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let row = |label: &str| {
+            text.lines()
+                .find(|l| l.trim_start().starts_with(label))
+                .unwrap_or_else(|| panic!("no {label} in\n{text}"))
+                .split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(row("min"), ["min", "-", "1"], "{text}");
+        assert_eq!(row("mean"), ["mean", "0", "2.333"], "{text}");
+        // The buckets are every split's: the one without numbers counts none in them.
+        let histogram = "  histogram 1..4                  0  █  █     █ 3";
+        assert!(text.lines().any(|l| l == histogram), "{text}");
+        assert_eq!(row("length"), ["length", "1..1, mean 1", "0..0, mean 0"]);
+        assert_eq!(row("distinct"), ["distinct", "1", "0"]);
+        assert!(
+            text.contains("! kind skew: bytes in test, int64 in train"),
+            "{text}"
+        );
     }
 }
