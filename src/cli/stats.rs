@@ -107,11 +107,11 @@ pub fn report(
         return Ok(messages.status());
     }
     let skews = report::skews(&outcome.groups);
+    let report = StatsReport::new(&outcome.groups, files, &skews, &outcome.unreadable);
     if json {
-        let report = StatsReport::new(&outcome.groups, &skews, &outcome.unreadable);
         writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
     } else {
-        report::write_text(&outcome.groups, files, &skews, out)?;
+        report::write_text(&report, out)?;
     }
     for problem in &outcome.damaged_streams {
         messages.note(problem);

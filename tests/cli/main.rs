@@ -30,6 +30,7 @@ mod snapshot;
 mod stats;
 mod stats_known;
 mod stats_partial;
+mod stats_text;
 mod teach;
 mod tui;
 mod unix;

@@ -6,6 +6,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 
 use super::{App, Pane};
 use tfr_core::dataset::Dataset;
+use tfr_core::stats::figures::StatsReport;
 use tfr_core::stats::{report, run};
 
 /// The pane's text, and the worker computing it.
@@ -40,7 +41,8 @@ impl App {
             let outcome = run::compute(&plan, &decoder, &read);
             let skews = report::skews(&outcome.groups);
             let mut text = Vec::new();
-            let written = report::write_text(&outcome.groups, &plan.files, &skews, &mut text);
+            let figures = StatsReport::new(&outcome.groups, &plan.files, &skews, &[]);
+            let written = report::write_text(&figures, &mut text);
             let lines = match written {
                 // Figures partly from bytes that are no longer the file's are not shown.
                 _ if !outcome.changed.is_empty() => std::iter::once("no statistics:".to_string())

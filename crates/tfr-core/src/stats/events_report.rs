@@ -1,25 +1,26 @@
 //! TensorBoard's runs as `stats` prints them: per run a table of its tags (values, steps, the
 //! plugins that read them, and a scalar's first, last, smallest and largest value), the text
-//! `tensorboard --inspect` gives; or the same in JSON.
+//! `tensorboard --inspect` gives, printed from the runs' figures ([`RunFigures`]) as JSON gives
+//! them.
 
 use std::io::{self, Write};
 
-use super::events::{MAX_TAGS, Run, Runs, Series, Tag};
+use super::figures::{AtStep, RunFigures, ScalarFigures, StepRange, TagFigures};
 use crate::escape::{bytes_for_terminal, for_terminal};
 use crate::words::{column_width, display_width, pad_to, plural, short};
 
 /// `3`, `0..2`, or `-` when there is no step.
-fn steps_text(steps: Option<(i64, i64)>) -> String {
+fn steps_text(steps: Option<StepRange>) -> String {
     match steps {
-        Some((lo, hi)) if lo == hi => lo.to_string(),
-        Some((lo, hi)) => format!("{lo}..{hi}"),
+        Some(StepRange { min, max }) if min == max => min.to_string(),
+        Some(StepRange { min, max }) => format!("{min}..{max}"),
         None => "-".into(),
     }
 }
 
 /// `scalars 3`, `histograms 2, images 1`.
-fn plugins_text(tag: &Tag) -> String {
-    tag.by_plugin()
+fn plugins_text(tag: &TagFigures) -> String {
+    tag.plugins
         .iter()
         .map(|(plugin, n)| format!("{} {n}", for_terminal(plugin)))
         .collect::<Vec<_>>()
@@ -27,12 +28,12 @@ fn plugins_text(tag: &Tag) -> String {
 }
 
 /// A value at its step: `0.5 @1`.
-fn at_step((step, value): (i64, f64)) -> String {
-    format!("{} @{step}", short(value))
+fn at_step(at: AtStep) -> String {
+    format!("{} @{}", short(at.value), at.step)
 }
 
-fn scalar_cells(series: Option<&Series>) -> [String; 4] {
-    let Some(s) = series else {
+fn scalar_cells(scalars: Option<&ScalarFigures>) -> [String; 4] {
+    let Some(s) = scalars else {
         return Default::default();
     };
     let or_nan = |x: Option<f64>| x.map_or("NaN".to_string(), short);
@@ -45,10 +46,10 @@ fn scalar_cells(series: Option<&Series>) -> [String; 4] {
 }
 
 /// The heading of a run: `run trial_1: 5 events (1 file_version), steps 0..1`.
-fn run_heading(name: &str, run: &Run) -> String {
+fn run_heading(run: &RunFigures) -> String {
     let mut line = format!(
         "run {}: {}",
-        for_terminal(name),
+        for_terminal(&run.run),
         plural(run.events, "event")
     );
     if !run.other.is_empty() {
@@ -62,41 +63,42 @@ fn run_heading(name: &str, run: &Run) -> String {
     if run.steps.is_some() {
         line.push_str(&format!(", steps {}", steps_text(run.steps)));
     }
-    if run.folded_values > 0 {
-        let (n, exact) = run.folded_tags.count();
-        let approx = if exact { "" } else { "~" };
+    let folded = &run.folded_tags;
+    if folded.values > 0 {
+        let approx = if folded.count_exact { "" } else { "~" };
         line.push_str(&format!(
-            "; {approx}{} past the first {MAX_TAGS} by name counted, not summarised ({})",
-            plural(n, "tag"),
-            plural(run.folded_values, "value")
+            "; {approx}{} past the first {} by name counted, not summarised ({})",
+            plural(folded.count, "tag"),
+            folded.tracked_at_most,
+            plural(folded.values, "value")
         ));
     }
     line
 }
 
-/// Writes each run's tags as a table.
-pub fn write_text(runs: &Runs, out: &mut dyn Write) -> io::Result<()> {
-    for (name, run) in &runs.runs {
+/// Writes each run's tags as a table, then the events of the runs past those summarised.
+pub fn write_text(runs: &[RunFigures], folded_events: u64, out: &mut dyn Write) -> io::Result<()> {
+    for run in runs {
         writeln!(out)?;
-        writeln!(out, "{}", run_heading(name, run))?;
+        writeln!(out, "{}", run_heading(run))?;
         if run.tags.is_empty() {
             continue;
         }
-        let scalars = run.tags.values().any(|t| t.scalars.is_some());
+        let scalars = run.tags.iter().any(|t| t.scalars.is_some());
         let mut header = vec!["tag", "values", "steps", "plugins"];
         if scalars {
             header.extend(["first", "last", "min", "max"]);
         }
         let mut table: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
-        for (tag, stats) in &run.tags {
+        for tag in &run.tags {
             let mut row = vec![
-                bytes_for_terminal(tag).into_owned(),
-                stats.count.to_string(),
-                steps_text(stats.steps),
-                plugins_text(stats),
+                bytes_for_terminal(&tag.tag.0).into_owned(),
+                tag.values.to_string(),
+                steps_text(tag.steps),
+                plugins_text(tag),
             ];
             if scalars {
-                row.extend(scalar_cells(stats.scalars.as_ref()));
+                row.extend(scalar_cells(tag.scalars.as_ref()));
             }
             table.push(row);
         }
@@ -120,12 +122,12 @@ pub fn write_text(runs: &Runs, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "{}", line.trim_end())?;
         }
     }
-    if runs.folded_events > 0 {
+    if folded_events > 0 {
         writeln!(out)?;
         writeln!(
             out,
             "{} of runs past the first {} by name: counted, not summarised",
-            plural(runs.folded_events, "event"),
+            plural(folded_events, "event"),
             super::events::MAX_RUNS
         )?;
     }

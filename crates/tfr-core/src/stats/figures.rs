@@ -1,9 +1,11 @@
 //! The statistics as plain data: every figure `stats --json` prints, typed (counts as integers,
 //! shares and means as floats), built from the summaries by [`StatsReport::new`] and written by
-//! serde ([`crate::pyjson`]). A float that is not finite serialises as `null`.
+//! serde ([`crate::pyjson`]). A float that is not finite serialises as `null`. The text
+//! ([`super::report::write_text`]) is printed from the same figures; what only the text shows
+//! (the file a kind is first met in, a frequent value's own bytes) is kept in members JSON skips.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -40,6 +42,9 @@ pub struct SplitFigures {
     pub folded_features: FoldedCount,
     pub kinds: BTreeMap<String, u64>,
     pub runs: Vec<RunFigures>,
+    /// Events of runs past the first [`super::events::MAX_RUNS`] by name.
+    #[serde(skip)]
+    pub folded_run_events: u64,
     pub features: Vec<FeatureFigures>,
 }
 
@@ -77,6 +82,9 @@ impl From<&PerRecord> for PerRecordFigures {
 /// One feature (or field) of a split.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FeatureFigures {
+    /// What `feature`, `section` and `name` are made from.
+    #[serde(skip)]
+    pub key: FeatureKey,
     /// `label`, `context/fps`, `feature_lists/frame/embedding`.
     pub feature: String,
     pub section: &'static str,
@@ -86,6 +94,12 @@ pub struct FeatureFigures {
     pub kind: String,
     pub kinds: BTreeMap<&'static str, u64>,
     pub kind_conflict: bool,
+    /// The kind most of its values were stored as (`kind` may name what a schema declares).
+    #[serde(skip)]
+    pub stored_as: &'static str,
+    /// Per kind in `kinds` (`none` aside), the name of the file it was first met in.
+    #[serde(skip)]
+    pub first_in: BTreeMap<&'static str, PathBuf>,
     pub values_per_record: PerRecordFigures,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps_per_record: Option<PerRecordFigures>,
@@ -202,6 +216,13 @@ pub struct HistogramFigures {
     pub counts: Vec<u64>,
 }
 
+impl HistogramFigures {
+    /// The values counted (saturating: counts merged from partials may be huge).
+    pub fn total(&self) -> u64 {
+        self.counts.iter().fold(0, |sum, n| sum.saturating_add(*n))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BytesFigures {
     pub count: u64,
@@ -220,11 +241,22 @@ pub struct LengthFigures {
     pub max: f64,
 }
 
-/// A frequent value (as text, bytes that are not UTF-8 replaced) and how often it was met.
+/// A frequent value and how often it was met.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TopValue {
-    pub value: String,
+    pub value: RecordBytes,
     pub count: u64,
+}
+
+/// Bytes from the records (a value, a tag): JSON gives them as text, bytes that are not UTF-8
+/// replaced by U+FFFD; the text escapes them ([`crate::escape::bytes_for_terminal`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordBytes(pub Vec<u8>);
+
+impl Serialize for RecordBytes {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&String::from_utf8_lossy(&self.0))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -233,6 +265,9 @@ pub struct ImageFigures {
     /// Smallest and largest.
     pub width: [u32; 2],
     pub height: [u32; 2],
+    /// Of `count`, those whose size could not be read.
+    #[serde(skip)]
+    pub without_size: u64,
 }
 
 /// One run of TensorBoard events and its tags.
@@ -260,8 +295,7 @@ impl StepRange {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TagFigures {
-    /// The tag as text, bytes that are not UTF-8 replaced.
-    pub tag: String,
+    pub tag: RecordBytes,
     pub values: u64,
     pub steps: Option<StepRange>,
     pub plugins: BTreeMap<String, u64>,
@@ -301,16 +335,18 @@ fn share(part: u64, whole: u64) -> f64 {
 }
 
 impl StatsReport {
-    /// The figures of `splits`, with the skews found between them and the files not read.
+    /// The figures of `splits`, read from `files` (the members their kinds are first met in),
+    /// with the skews found between them and the files not read.
     pub fn new(
         splits: &[(String, Stats)],
+        files: &[PathBuf],
         skews: &[Skew],
         unreadable: &[(PathBuf, String)],
     ) -> StatsReport {
         StatsReport {
             splits: splits
                 .iter()
-                .map(|(name, s)| SplitFigures::new(name, s))
+                .map(|(name, s)| SplitFigures::new(name, s, files))
                 .collect(),
             skew: skews.to_vec(),
             unreadable: unreadable
@@ -325,7 +361,7 @@ impl StatsReport {
 }
 
 impl SplitFigures {
-    fn new(name: &str, s: &Stats) -> SplitFigures {
+    fn new(name: &str, s: &Stats, files: &[PathBuf]) -> SplitFigures {
         let (count, count_exact) = s.folded.count();
         SplitFigures {
             name: name.to_string(),
@@ -340,10 +376,11 @@ impl SplitFigures {
             },
             kinds: s.kinds.clone(),
             runs: runs(&s.events),
+            folded_run_events: s.events.folded_events,
             features: s
                 .features
                 .iter()
-                .map(|(key, f)| FeatureFigures::new(key, s.records, f))
+                .map(|(key, f)| FeatureFigures::new(key, s.records, f, files))
                 .collect(),
         }
     }
@@ -360,8 +397,17 @@ fn kind_name(section: Section, f: &FeatureStats) -> String {
 }
 
 impl FeatureFigures {
-    fn new(key: &FeatureKey, records: u64, f: &FeatureStats) -> FeatureFigures {
+    fn new(key: &FeatureKey, records: u64, f: &FeatureStats, files: &[PathBuf]) -> FeatureFigures {
+        let first_in = KINDS
+            .iter()
+            .zip(f.kinds.iter().zip(f.first_in))
+            .filter(|(name, (n, _))| **n > 0 && **name != "none")
+            .filter_map(|(name, (_, first))| {
+                let file = files.get(first?)?.file_name()?;
+                Some((*name, Path::new(file).to_path_buf()))
+            });
         FeatureFigures {
+            key: key.clone(),
             feature: key.shown(),
             section: key.section.name(),
             name: key.name.clone(),
@@ -375,6 +421,8 @@ impl FeatureFigures {
                 .map(|(k, n)| (*k, n))
                 .collect(),
             kind_conflict: f.kinds_seen().len() > 1,
+            stored_as: f.kind(),
+            first_in: first_in.collect(),
             values_per_record: (&f.values).into(),
             steps_per_record: (key.section == Section::FeatureLists).then(|| (&f.steps).into()),
             declared: f.declared.clone(),
@@ -446,7 +494,7 @@ fn bytes(f: &FeatureStats) -> Option<BytesFigures> {
     }
     let (distinct, distinct_exact) = b.distinct.count();
     let top = b.frequent.top(TOP).into_iter().map(|(v, count)| TopValue {
-        value: String::from_utf8_lossy(v).into_owned(),
+        value: RecordBytes(v.to_vec()),
         count,
     });
     let images = b.images.iter().map(|(format, s)| {
@@ -454,6 +502,7 @@ fn bytes(f: &FeatureStats) -> Option<BytesFigures> {
             count: s.count,
             width: [s.width.0, s.width.1],
             height: [s.height.0, s.height.1],
+            without_size: s.without_size,
         };
         (*format, figures)
     });
@@ -507,7 +556,7 @@ impl RunFigures {
 impl TagFigures {
     fn new(tag: &[u8], stats: &Tag) -> TagFigures {
         TagFigures {
-            tag: String::from_utf8_lossy(tag).into_owned(),
+            tag: RecordBytes(tag.to_vec()),
             values: stats.count,
             steps: StepRange::of(stats.steps),
             plugins: stats.by_plugin(),
@@ -544,7 +593,7 @@ mod tests {
         for payload in records {
             stats.add_payload(&decoder, payload, &Origin::default());
         }
-        let report = StatsReport::new(&[("train".into(), stats)], &[], &[]);
+        let report = StatsReport::new(&[("train".into(), stats)], &[], &[], &[]);
         report.splits.into_iter().next().unwrap()
     }
 

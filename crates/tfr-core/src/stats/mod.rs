@@ -839,8 +839,8 @@ mod tests {
         assert_eq!(stats.folded.count(), (76, true));
         assert_eq!((stats.folded.present, stats.folded.values), (152, 152));
         let mut text = Vec::new();
-        report::write_text(&[("wide".into(), stats)], &[], &[], &mut text)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let figures = figures::StatsReport::new(&[("wide".into(), stats)], &[], &[], &[]);
+        report::write_text(&figures, &mut text).unwrap_or_else(|e| panic!("{e}"));
         let text = String::from_utf8_lossy(&text);
         assert!(
             text.starts_with(&format!(

@@ -1,13 +1,18 @@
 //! Statistics as people and scripts read them: per feature a table with one column per split,
 //! side by side, then the features whose kind, presence, range or distribution differs between
-//! splits (the train/serving skew TFDV reports); or one JSON object with every number.
+//! splits (the train/serving skew TFDV reports); or one JSON object with every number. Both are
+//! printed from the one [`StatsReport`]: the text rounds its figures ([`short`], [`percent`]),
+//! JSON gives them whole.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::path::PathBuf;
 
-use super::numeric::Histogram;
-use super::{FeatureKey, FeatureStats, KINDS, Stats};
+use super::figures::{
+    BoolCounts, BytesFigures, Classes, FeatureFigures, FoldedCount, HistogramFigures,
+    LengthFigures, Number, NumericFigures, PerRecordFigures, SplitFigures, StatsReport,
+};
+use super::{FeatureKey, FeatureStats, Section, Stats};
 use crate::escape::{bytes_for_terminal, for_terminal, path_for_terminal};
 use crate::words::{column_width, display_width, pad_to};
 
@@ -54,129 +59,204 @@ fn range_text(f: &FeatureStats) -> Option<(String, String)> {
     }
 }
 
+/// One split's column of a feature's table: the split's records and the feature's figures
+/// there, if it has the feature.
+#[derive(Clone, Copy)]
+struct Column<'a> {
+    records: u64,
+    feature: Option<&'a FeatureFigures>,
+}
+
 /// A row's cells: one per split, `-` where the split lacks the feature.
-fn cells(
-    key: &FeatureKey,
-    splits: &[(String, Stats)],
-    f: &dyn Fn(&Stats, &FeatureStats) -> String,
-) -> Vec<String> {
-    splits
+fn cells(columns: &[Column<'_>], f: &dyn Fn(u64, &FeatureFigures) -> String) -> Vec<String> {
+    columns
         .iter()
-        .map(|(_, s)| s.features.get(key).map_or("-".into(), |fs| f(s, fs)))
+        .map(|c| c.feature.map_or("-".into(), |fs| f(c.records, fs)))
         .collect()
 }
 
-/// The rows of one feature's table: a label and a cell per split (empty where absent).
-fn rows(
-    key: &FeatureKey,
-    splits: &[(String, Stats)],
-    files: &[PathBuf],
-) -> Vec<(String, Vec<String>)> {
-    let cells = |f: &dyn Fn(&Stats, &FeatureStats) -> String| cells(key, splits, f);
-    let any = |p: &dyn Fn(&FeatureStats) -> bool| {
-        splits
-            .iter()
-            .any(|(_, s)| s.features.get(key).is_some_and(p))
-    };
-    let per_record =
-        |p: &super::numeric::PerRecord| format!("{}..{}, mean {}", p.min, p.max, short(p.mean()));
+/// `1..3, mean 1.667`.
+fn per_record(p: &PerRecordFigures) -> String {
+    format!("{}..{}, mean {}", p.min, p.max, short(p.mean))
+}
+
+/// The rows of one feature's table: a label and a cell per split.
+fn rows(key: &FeatureKey, columns: &[Column<'_>]) -> Vec<(String, Vec<String>)> {
+    let cells = |f: &dyn Fn(u64, &FeatureFigures) -> String| cells(columns, f);
+    let any =
+        |p: &dyn Fn(&FeatureFigures) -> bool| columns.iter().any(|c| c.feature.is_some_and(p));
     let mut rows = vec![
-        (
-            "kind".to_string(),
-            cells(&|_, f| kind_cell(key.section, f, files)),
-        ),
+        ("kind".to_string(), cells(&|_, f| kind_cell(f))),
         (
             "present".into(),
-            cells(&|s, f| format!("{} ({})", f.present, percent(f.present, s.records))),
+            cells(&|records, f| format!("{} ({})", f.present, percent(f.present, records))),
         ),
-        ("values/record".into(), cells(&|_, f| per_record(&f.values))),
+        (
+            "values/record".into(),
+            cells(&|_, f| per_record(&f.values_per_record)),
+        ),
     ];
-    if key.section == super::Section::FeatureLists {
-        rows.push(("steps/record".into(), cells(&|_, f| per_record(&f.steps))));
+    if key.section == Section::FeatureLists {
+        rows.push((
+            "steps/record".into(),
+            cells(&|_, f| {
+                per_record(&f.steps_per_record.unwrap_or(PerRecordFigures {
+                    min: 0,
+                    mean: 0.0,
+                    max: 0,
+                }))
+            }),
+        ));
     }
-    if any(&|f| f.numeric.count + f.numeric.nan + f.numeric.pos_inf + f.numeric.neg_inf > 0) {
-        rows.extend(numeric_rows(key, splits));
+    if any(&|f| f.numeric.is_some()) {
+        rows.extend(numeric_rows(columns));
     }
-    if any(&|f| f.bytes.lengths.count > 0) {
+    if any(&|f| f.bytes.is_some()) {
+        let bytes = |f: &dyn Fn(&BytesFigures) -> String| {
+            cells(&|_, fs| fs.bytes.as_ref().map_or_else(|| f(&NO_BYTES), f))
+        };
         rows.push((
             "length".into(),
-            cells(&|_, f| {
-                let l = &f.bytes.lengths;
+            bytes(&|b| {
+                let l = &b.length;
                 format!("{}..{}, mean {}", short(l.min), short(l.max), short(l.mean))
             }),
         ));
-        rows.push(("distinct".into(), cells(&|_, f| distinct_cell(f))));
-        if any(&|f| f.bytes.images.is_empty() && f.bytes.lengths.count > 0) {
-            rows.push(("top values".into(), cells(&|_, f| top_cell(f))));
+        rows.push((
+            "distinct".into(),
+            bytes(&|b| approximate(b.distinct, b.distinct_exact)),
+        ));
+        if any(&|f| f.bytes.as_ref().is_some_and(|b| b.images.is_empty())) {
+            rows.push(("top values".into(), bytes(&top_cell)));
         }
     }
-    if any(&|f| !f.bytes.images.is_empty()) {
-        rows.push(("images".into(), cells(&|_, f| images_cell(f))));
-    }
-    if any(&|f| f.bools.iter().any(|n| *n > 0)) {
+    if any(&|f| f.bytes.as_ref().is_some_and(|b| !b.images.is_empty())) {
         rows.push((
-            "true/false".into(),
-            cells(&|_, f| format!("{}/{}", f.bools[1], f.bools[0])),
+            "images".into(),
+            cells(&|_, f| f.bytes.as_ref().map_or(String::new(), images_cell)),
         ));
     }
-    if any(&|f| f.labels.count > 0) {
-        rows.push(("top values".into(), cells(&|_, f| classes_cell(f))));
+    if any(&|f| f.bool.is_some()) {
+        rows.push((
+            "true/false".into(),
+            cells(&|_, f| {
+                let b = f.bool.unwrap_or(BoolCounts {
+                    trues: 0,
+                    falses: 0,
+                });
+                format!("{}/{}", b.trues, b.falses)
+            }),
+        ));
+    }
+    if any(&|f| f.classes.is_some()) {
+        rows.push((
+            "top values".into(),
+            cells(&|_, f| f.classes.as_ref().map_or(String::new(), classes_cell)),
+        ));
     }
     rows
 }
 
+/// The figures of a feature without bytes values, in a table where other splits have them.
+const NO_BYTES: BytesFigures = BytesFigures {
+    count: 0,
+    length: LengthFigures {
+        min: 0.0,
+        mean: 0.0,
+        max: 0.0,
+    },
+    distinct: 0,
+    distinct_exact: true,
+    top: Vec::new(),
+    top_exact: true,
+    images: BTreeMap::new(),
+};
+
+/// The figures of a feature without numbers, in a table where other splits have them.
+const NO_NUMBERS: NumericFigures = NumericFigures {
+    count: 0,
+    min: None,
+    max: None,
+    mean: 0.0,
+    std: 0.0,
+    zeros: 0,
+    nan: 0,
+    inf: 0,
+    quantiles: None,
+    histogram: None,
+};
+
+/// A smallest or largest value: int64 features exactly, others rounded by [`short`].
+fn number(n: Option<Number>) -> String {
+    match n {
+        Some(Number::Int(n)) => n.to_string(),
+        Some(Number::Float(x)) => short(x),
+        None => "-".into(),
+    }
+}
+
 /// The rows of a feature's numbers: range, mean, spread, zeros and the like, and the histogram
 /// (over the same buckets in every split).
-fn numeric_rows(key: &FeatureKey, splits: &[(String, Stats)]) -> Vec<(String, Vec<String>)> {
-    let cells = |f: &dyn Fn(&Stats, &FeatureStats) -> String| cells(key, splits, f);
-    let range = |f: &FeatureStats| range_text(f).unwrap_or(("-".into(), "-".into()));
+fn numeric_rows(columns: &[Column<'_>]) -> Vec<(String, Vec<String>)> {
+    let numbers = |f: &dyn Fn(&NumericFigures) -> String| {
+        cells(columns, &|_, fs| {
+            fs.numeric.as_ref().map_or_else(|| f(&NO_NUMBERS), f)
+        })
+    };
     let mut rows = vec![
-        ("min".into(), cells(&|_, f| range(f).0)),
-        ("max".into(), cells(&|_, f| range(f).1)),
-        ("mean".into(), cells(&|_, f| short(f.numeric.mean))),
-        ("std".into(), cells(&|_, f| short(f.numeric.std()))),
+        ("min".into(), numbers(&|n| number(n.min))),
+        ("max".into(), numbers(&|n| number(n.max))),
+        ("mean".into(), numbers(&|n| short(n.mean))),
+        ("std".into(), numbers(&|n| short(n.std))),
         (
             "zeros/NaN/inf".into(),
-            cells(&|_, f| {
-                let n = &f.numeric;
-                format!("{}/{}/{}", n.zeros, n.nan, n.pos_inf + n.neg_inf)
-            }),
+            numbers(&|n| format!("{}/{}/{}", n.zeros, n.nan, n.inf)),
         ),
     ];
-    if splits
+    let numeric: Vec<&NumericFigures> = columns
         .iter()
-        .any(|(_, s)| s.features.get(key).is_some_and(|f| f.numeric.count > 0))
-    {
+        .filter_map(|c| c.feature?.numeric.as_ref())
+        .collect();
+    if numeric.iter().any(|n| n.count > 0) {
         rows.push((
             "p1/5/25/50/75/95/99".into(),
-            cells(&|_, f| {
-                super::figures::QuantileFigures::of(&f.numeric)
+            numbers(&|n| {
+                n.quantiles
                     .map_or("-".into(), |q| q.values().map(short).join("/"))
             }),
         ));
     }
-    let bounds = splits
-        .iter()
-        .find_map(|(_, s)| s.features.get(key)?.histogram.as_ref())
-        .map(|h| format!("histogram {}..{}", short(h.low), short(h.high)));
-    if let Some(label) = bounds {
+    if let Some(h) = numeric.iter().find_map(|n| n.histogram.as_ref()) {
+        // Every split shares the buckets: one where the feature has no numbers counts none.
+        let empty = HistogramFigures {
+            counts: vec![0; h.counts.len()],
+            ..h.clone()
+        };
         rows.push((
-            label,
-            cells(&|_, f| f.histogram.as_ref().map_or("-".into(), sparkline)),
+            format!("histogram {}..{}", short(h.low), short(h.high)),
+            cells(columns, &|_, f| match &f.numeric {
+                Some(n) => n.histogram.as_ref().map_or("-".into(), sparkline),
+                None => sparkline(&empty),
+            }),
         ));
     }
     rows
 }
 
 /// The most frequent classes: `2 "large" 12, 0 "small" 9`.
-fn classes_cell(f: &FeatureStats) -> String {
-    let approx = if f.labels.approximate() { "≥" } else { "" };
-    f.labels
-        .top(TOP_SHOWN)
+fn classes_cell(c: &Classes) -> String {
+    let approx = if c.top_exact { "" } else { "≥" };
+    c.top
         .iter()
-        .map(|(number, name, n)| match name {
-            Some(name) => format!("{number} {} {approx}{n}", quoted(name.as_bytes())),
-            None => format!("{number} (no name) {approx}{n}"),
+        .take(TOP_SHOWN)
+        .map(|class| match &class.name {
+            Some(name) => format!(
+                "{} {} {approx}{}",
+                class.value,
+                quoted(name.as_bytes()),
+                class.count
+            ),
+            None => format!("{} (no name) {approx}{}", class.value, class.count),
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -184,27 +264,26 @@ fn classes_cell(f: &FeatureStats) -> String {
 
 /// What a feature holds: its kind (a conflict when records disagree), or what its schema
 /// declares: a field's type, or `features.json`'s type with the kind it is stored as.
-fn kind_cell(section: super::Section, f: &FeatureStats, files: &[PathBuf]) -> String {
-    match (&f.declared, section) {
-        (Some(declared), super::Section::Fields) => return for_terminal(declared).into_owned(),
-        (Some(declared), _) if f.kinds_seen().len() < 2 => {
-            return format!("{} (stored as {})", for_terminal(declared), f.kind());
+fn kind_cell(f: &FeatureFigures) -> String {
+    match (&f.declared, f.key.section) {
+        (Some(declared), Section::Fields) => return for_terminal(declared).into_owned(),
+        (Some(declared), _) if !f.kind_conflict => {
+            return format!("{} (stored as {})", for_terminal(declared), f.stored_as);
         }
         _ => {}
     }
-    let seen = f.kinds_seen();
-    if seen.len() < 2 {
-        return f.kind().to_string();
+    if !f.kind_conflict {
+        return f.stored_as.to_string();
     }
-    let parts: Vec<String> = KINDS
+    let parts: Vec<String> = f
+        .kinds
         .iter()
-        .zip(f.kinds.iter().zip(f.first_in))
-        .filter(|(name, (n, _))| **n > 0 && **name != "none")
-        .map(|(name, (n, first))| {
-            let file = first
-                .and_then(|i| files.get(i))
-                .and_then(|p| p.file_name())
-                .map(|n| path_for_terminal(std::path::Path::new(n)))
+        .filter(|(name, _)| **name != "none")
+        .map(|(name, n)| {
+            let file = f
+                .first_in
+                .get(name)
+                .map(|p| path_for_terminal(p))
                 .unwrap_or_default();
             format!("{name} {n} (first in {file})")
         })
@@ -212,7 +291,7 @@ fn kind_cell(section: super::Section, f: &FeatureStats, files: &[PathBuf]) -> St
     format!("CONFLICT: {}", parts.join(", "))
 }
 
-fn sparkline(h: &Histogram) -> String {
+fn sparkline(h: &HistogramFigures) -> String {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
     let top = h.counts.iter().copied().max().unwrap_or(0).max(1);
     h.counts
@@ -220,7 +299,7 @@ fn sparkline(h: &Histogram) -> String {
         .map(|c| match c {
             0 => ' ',
             c => BARS
-                .get(usize::try_from(c * 7 / top).unwrap_or(7))
+                .get(usize::try_from(c.saturating_mul(7) / top).unwrap_or(7))
                 .copied()
                 .unwrap_or('█'),
         })
@@ -228,10 +307,12 @@ fn sparkline(h: &Histogram) -> String {
         + &format!(" {}", h.total())
 }
 
-fn distinct_cell(f: &FeatureStats) -> String {
-    match f.bytes.distinct.count() {
-        (n, true) => n.to_string(),
-        (n, false) => format!("~{n}"),
+/// `998976`, or `~998976` when the count is estimated.
+fn approximate(n: u64, exact: bool) -> String {
+    if exact {
+        n.to_string()
+    } else {
+        format!("~{n}")
     }
 }
 
@@ -244,27 +325,21 @@ fn quoted(value: &[u8]) -> String {
     format!("\"{shown}\"")
 }
 
-fn top_cell(f: &FeatureStats) -> String {
-    let approx = if f.bytes.frequent.approximate {
-        "≥"
-    } else {
-        ""
-    };
-    f.bytes
-        .frequent
-        .top(TOP_SHOWN)
+fn top_cell(b: &BytesFigures) -> String {
+    let approx = if b.top_exact { "" } else { "≥" };
+    b.top
         .iter()
-        .map(|(v, n)| format!("{} {approx}{n}", quoted(v)))
+        .take(TOP_SHOWN)
+        .map(|v| format!("{} {approx}{}", quoted(&v.value.0), v.count))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-fn images_cell(f: &FeatureStats) -> String {
-    f.bytes
-        .images
+fn images_cell(b: &BytesFigures) -> String {
+    b.images
         .iter()
         .map(|(format, s)| {
-            let span = |(a, b): (u32, u32)| {
+            let span = |[a, b]: [u32; 2]| {
                 if a == b {
                     a.to_string()
                 } else {
@@ -281,70 +356,79 @@ fn images_cell(f: &FeatureStats) -> String {
         .join(", ")
 }
 
-/// Writes the statistics as text: a header per split, then per feature its table.
-pub fn write_text(
-    splits: &[(String, Stats)],
-    files: &[PathBuf],
-    skews: &[Skew],
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    for (name, stats) in splits {
-        writeln!(out, "{}", split_line(name, stats))?;
+/// Writes the report as text: a line per split, each split's runs of events, then per feature
+/// its table and the features folded past the first ones.
+pub fn write_text(report: &StatsReport, out: &mut dyn Write) -> io::Result<()> {
+    let splits = &report.splits;
+    let noun = noun(splits);
+    for split in splits {
+        writeln!(out, "{}", split_line(split, self::noun([split])))?;
     }
-    for (name, stats) in splits {
-        if stats.events.is_empty() {
+    for split in splits {
+        if split.runs.is_empty() && split.folded_run_events == 0 {
             continue;
         }
         if splits.len() > 1 {
             writeln!(out)?;
-            writeln!(out, "{}:", crate::escape::for_terminal(name))?;
+            writeln!(out, "{}:", for_terminal(&split.name))?;
         }
-        super::events_report::write_text(&stats.events, out)?;
+        super::events_report::write_text(&split.runs, split.folded_run_events, out)?;
     }
-    let mut keys: Vec<&FeatureKey> = splits.iter().flat_map(|(_, s)| s.features.keys()).collect();
-    keys.sort();
-    keys.dedup();
+    let by_key: Vec<BTreeMap<&FeatureKey, &FeatureFigures>> = splits
+        .iter()
+        .map(|s| s.features.iter().map(|f| (&f.key, f)).collect())
+        .collect();
+    let keys: BTreeSet<&FeatureKey> = by_key.iter().flat_map(|m| m.keys().copied()).collect();
     let header: Vec<String> = splits
         .iter()
-        .map(|(n, _)| crate::escape::for_terminal(n).into_owned())
+        .map(|s| for_terminal(&s.name).into_owned())
         .collect();
     for key in keys {
+        let columns: Vec<Column<'_>> = splits
+            .iter()
+            .zip(&by_key)
+            .map(|(s, m)| Column {
+                records: s.records,
+                feature: m.get(key).copied(),
+            })
+            .collect();
         writeln!(out)?;
-        write_feature(key, splits, files, &header, skews, out)?;
+        write_feature(key, &columns, &header, &report.skew, out)?;
     }
-    if splits.iter().any(|(_, s)| s.folded.present > 0) {
+    if splits.iter().any(|s| s.folded_features.present > Some(0)) {
         writeln!(out)?;
-        write_folded(splits, &header, out)?;
+        write_folded(splits, noun, &header, out)?;
     }
     Ok(())
 }
 
 /// A split's heading: its records, their kinds, damage passed over and features folded.
-fn split_line(name: &str, stats: &Stats) -> String {
-    let kinds: Vec<String> = stats
+fn split_line(split: &SplitFigures, noun: &str) -> String {
+    let kinds: Vec<String> = split
         .kinds
         .iter()
         .map(|(k, n)| format!("{n} {k}"))
         .collect();
     let mut line = format!(
         "{}: {}",
-        crate::escape::for_terminal(name),
-        crate::words::plural(stats.records, "record")
+        for_terminal(&split.name),
+        crate::words::plural(split.records, "record")
     );
     if !kinds.is_empty() {
         let _ = write!(line, " ({})", kinds.join(", "));
     }
-    if stats.damaged > 0 {
-        let damaged = crate::words::plural(stats.damaged, "damaged frame");
+    if split.damaged > 0 {
+        let damaged = crate::words::plural(split.damaged, "damaged frame");
         let _ = write!(line, ", {damaged} passed over (verify names them)");
     }
-    if stats.folded.present > 0 {
+    let folded = &split.folded_features;
+    if folded.present > Some(0) {
+        let approx = if folded.count_exact { "" } else { "~" };
         let _ = write!(
             line,
-            "; {} past the first {} by name folded into \"other {}s\"",
-            folded_cell(stats),
-            super::MAX_FEATURES,
-            noun([stats])
+            "; {approx}{} past the first {} by name folded into \"other {noun}s\"",
+            crate::words::plural(folded.count, noun),
+            folded.tracked_at_most,
         );
     }
     line
@@ -354,15 +438,14 @@ fn split_line(name: &str, stats: &Stats) -> String {
 /// then the skews found for it.
 fn write_feature(
     key: &FeatureKey,
-    splits: &[(String, Stats)],
-    files: &[PathBuf],
+    columns: &[Column<'_>],
     header: &[String],
     skews: &[Skew],
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let rows = rows(key, splits, files);
+    let rows = rows(key, columns);
     let label_width = column_width(rows.iter().map(|(l, _)| display_width(l)));
-    let widths: Vec<usize> = (0..splits.len())
+    let widths: Vec<usize> = (0..columns.len())
         .map(|i| {
             column_width(
                 rows.iter()
@@ -380,7 +463,7 @@ fn write_feature(
         line.trim_end().to_string()
     };
     let name = key.shown_text();
-    if splits.len() > 1 {
+    if columns.len() > 1 {
         writeln!(out, "{}", line(&name, header).trim_start())?;
     } else {
         writeln!(out, "{name}")?;
@@ -388,25 +471,31 @@ fn write_feature(
     for (label, cells) in &rows {
         writeln!(out, "{}", line(label, cells))?;
     }
-    for skew in skews.iter().filter(|s| s.feature == key.shown()) {
+    let shown = key.shown();
+    for skew in skews.iter().filter(|s| s.feature == shown) {
         writeln!(out, "  ! {} skew: {}", skew.flag, skew.detail)?;
     }
     Ok(())
 }
 
-/// The table of the features past the first [`super::MAX_FEATURES`]: how many, how often
-/// present, how many values.
+/// The table of the features past the first ones summarised: how many, how often present, how
+/// many values.
 fn write_folded(
-    splits: &[(String, Stats)],
+    splits: &[SplitFigures],
+    noun: &str,
     header: &[String],
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let noun = noun(splits.iter().map(|(_, s)| s));
+    let tracked = splits.first().map_or(super::MAX_FEATURES as u64, |s| {
+        s.folded_features.tracked_at_most
+    });
     writeln!(
         out,
-        "other {noun}s (past the first {} by name: counted, not summarised)",
-        super::MAX_FEATURES
+        "other {noun}s (past the first {tracked} by name: counted, not summarised)"
     )?;
+    let folded = |f: &dyn Fn(&FoldedCount) -> String| -> Vec<String> {
+        splits.iter().map(|s| f(&s.folded_features)).collect()
+    };
     let rows: [(&str, Vec<String>); 3] = [
         (
             if noun == "field" {
@@ -414,22 +503,10 @@ fn write_folded(
             } else {
                 "features"
             },
-            splits.iter().map(|(_, s)| folded_count(s)).collect(),
+            folded(&|c| approximate(c.count, c.count_exact)),
         ),
-        (
-            "present",
-            splits
-                .iter()
-                .map(|(_, s)| s.folded.present.to_string())
-                .collect(),
-        ),
-        (
-            "values",
-            splits
-                .iter()
-                .map(|(_, s)| s.folded.values.to_string())
-                .collect(),
-        ),
+        ("present", folded(&|c| c.present.unwrap_or(0).to_string())),
+        ("values", folded(&|c| c.values.to_string())),
     ];
     let width = |i: usize| {
         rows.iter()
@@ -456,31 +533,12 @@ fn write_folded(
     Ok(())
 }
 
-/// `998976 features`, or `~998976 features` when the count is estimated.
-fn folded_cell(stats: &Stats) -> String {
-    let approx = if stats.folded.count().1 { "" } else { "~" };
-    format!(
-        "{approx}{}",
-        crate::words::plural(stats.folded.count().0, noun([stats]))
-    )
-}
-
 /// What the records' summaries are of: a schema's message `field`s, or Example `feature`s.
-fn noun<'a>(stats: impl IntoIterator<Item = &'a Stats>) -> &'static str {
-    let fields = stats.into_iter().any(|s| {
-        s.features
-            .keys()
-            .any(|k| k.section == super::Section::Fields)
-    });
+fn noun<'a>(splits: impl IntoIterator<Item = &'a SplitFigures>) -> &'static str {
+    let fields = splits
+        .into_iter()
+        .any(|s| s.features.iter().any(|f| f.key.section == Section::Fields));
     if fields { "field" } else { "feature" }
-}
-
-/// `998976`, or `~998976` when the count is estimated.
-fn folded_count(stats: &Stats) -> String {
-    match stats.folded.count() {
-        (n, true) => n.to_string(),
-        (n, false) => format!("~{n}"),
-    }
 }
 
 /// The features that differ between splits, per pair of splits.
@@ -608,5 +666,65 @@ fn pair_skews(
                 ),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crafted::{FeatureValue, example};
+    use crate::payload::{Decoder, Reading};
+    use crate::schema::Schema;
+    use crate::stats::{Origin, with_histograms};
+
+    fn split(values: &[FeatureValue]) -> Stats {
+        let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
+        let mut stats = Stats::default();
+        for value in values {
+            let payload = example(&[("x", value.clone())]);
+            stats.add_payload(&decoder, &payload, &Origin::default());
+        }
+        stats
+    }
+
+    #[test]
+    fn a_split_where_a_feature_has_no_numbers_shows_none_in_the_shared_rows() {
+        let mut splits = vec![
+            (
+                "test".to_string(),
+                split(&[FeatureValue::Bytes(vec![b"a".to_vec()])]),
+            ),
+            (
+                "train".to_string(),
+                split(&[FeatureValue::Ints(vec![1, 4]), FeatureValue::Ints(vec![2])]),
+            ),
+        ];
+        with_histograms(&mut splits);
+        let report = StatsReport::new(&splits, &[], &skews(&splits), &[]);
+        let test = &report.splits[0].features[0];
+        assert!(test.numeric.is_none() && test.bytes.is_some());
+        let mut text = Vec::new();
+        write_text(&report, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let row = |label: &str| {
+            text.lines()
+                .find(|l| l.trim_start().starts_with(label))
+                .unwrap_or_else(|| panic!("no {label} in\n{text}"))
+                .split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(row("min"), ["min", "-", "1"], "{text}");
+        assert_eq!(row("mean"), ["mean", "0", "2.333"], "{text}");
+        // The buckets are every split's: the one without numbers counts none in them.
+        let histogram = "  histogram 1..4                  0  █  █     █ 3";
+        assert!(text.lines().any(|l| l == histogram), "{text}");
+        assert_eq!(row("length"), ["length", "1..1, mean 1", "0..0, mean 0"]);
+        assert_eq!(row("distinct"), ["distinct", "1", "0"]);
+        assert!(
+            text.contains("! kind skew: bytes in test, int64 in train"),
+            "{text}"
+        );
     }
 }

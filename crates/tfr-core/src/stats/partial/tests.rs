@@ -112,8 +112,8 @@ fn reports(
 ) -> (String, String, Vec<String>) {
     let skews = report::skews(&outcome.groups);
     let mut text = Vec::new();
-    report::write_text(&outcome.groups, files, &skews, &mut text).unwrap_or_else(|e| panic!("{e}"));
-    let json = StatsReport::new(&outcome.groups, &skews, &outcome.unreadable);
+    let json = StatsReport::new(&outcome.groups, files, &skews, &outcome.unreadable);
+    report::write_text(&json, &mut text).unwrap_or_else(|e| panic!("{e}"));
     let json = crate::pyjson::to_string(&json).unwrap_or_else(|e| panic!("{e}"));
     let mut said = problems;
     said.extend(outcome.damaged_streams.iter().cloned());
