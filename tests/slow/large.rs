@@ -250,3 +250,37 @@ fn selecting_another_record_while_one_decodes_shows_the_new_one() {
     app.finish_decoding();
     assert!(app.rows[&0].summary.starts_with("20000 features"));
 }
+
+#[test]
+fn q_quits_while_a_record_decodes_without_waiting_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "one.tfrecord", &[&many_features(20_000)]);
+    let decoder = DecodeArgs::default().decoder().unwrap();
+    let mut app = App::open(&[path], &OpenOptions::new(decoder.clone())).unwrap();
+    app.index_now();
+    // The record is too large to decode between two keys: a worker decodes it, and the screen
+    // says so.
+    assert!(app.decoding_percent().is_some());
+    let screen = screen_of(&app);
+    assert!(screen.contains("decoding record 0"), "{screen}");
+    // `q` ends the event loop at once; the decoding is left to the worker (dropped with the
+    // app, which cancels it), not finished first.
+    app.update(Action::Quit);
+    assert!(app.quit);
+    assert!(app.decoding_percent().is_some());
+}
+
+/// `app` drawn on a 160 by 48 TestBackend, as text.
+fn screen_of(app: &App) -> String {
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    let buf = terminal.backend().buffer().clone();
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf.cell((x, y)).map_or(" ", |c| c.symbol()))
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
