@@ -224,6 +224,23 @@ where
     I: IntoIterator<Item = S>,
     S: Into<std::ffi::OsString> + Clone,
 {
+    let (status, stdout, stderr) = run_in_process_or_fail(args);
+    Ran {
+        status: RanStatus(status.expect("runs")),
+        stdout,
+        stderr,
+    }
+}
+
+/// As [`run_in_process`], for a run that may fail: the error the binary would print and exit 2
+/// with is returned instead of failing the test.
+pub fn run_in_process_or_fail<I, S>(
+    args: I,
+) -> (anyhow::Result<tfr_inspect::cli::Status>, Vec<u8>, Vec<u8>)
+where
+    I: IntoIterator<Item = S>,
+    S: Into<std::ffi::OsString> + Clone,
+{
     use clap::Parser;
     use tfr_inspect::cli::{self, Cli, Env, Messages, env::Stream};
     let argv = std::iter::once("tfr-inspect".into()).chain(args.into_iter().map(Into::into));
@@ -241,13 +258,9 @@ where
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let status = {
         let messages = Messages::to(&mut stderr);
-        cli::run(command, &parsed.decode, &env, &messages, &mut stdout).expect("runs")
+        cli::run(command, &parsed.decode, &env, &messages, &mut stdout)
     };
-    Ran {
-        status: RanStatus(status),
-        stdout,
-        stderr,
-    }
+    (status, stdout, stderr)
 }
 
 /// Frames `payloads` as a TFRecord writer does.
