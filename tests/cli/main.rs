@@ -192,6 +192,16 @@ pub struct Ran {
     pub stderr: Vec<u8>,
 }
 
+impl std::fmt::Debug for Ran {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ran")
+            .field("status", &self.status.code())
+            .field("stdout", &String::from_utf8_lossy(&self.stdout))
+            .field("stderr", &String::from_utf8_lossy(&self.stderr))
+            .finish()
+    }
+}
+
 /// The exit status a run in process ends with, asked as of a process's.
 pub struct RanStatus(tfr_inspect::cli::Status);
 
