@@ -1,6 +1,6 @@
 //! `show` and `list` agree, record by record, with python protobuf's goldens.
 
-use super::{run, stdout, testdata};
+use super::{run_in_process as run, stdout, testdata};
 
 const FIXTURES: [&str; 7] = [
     "examples",

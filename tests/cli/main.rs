@@ -195,6 +195,16 @@ pub struct Ran {
     pub stderr: Vec<u8>,
 }
 
+impl std::fmt::Debug for Ran {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ran")
+            .field("status", &self.status.code())
+            .field("stdout", &String::from_utf8_lossy(&self.stdout))
+            .field("stderr", &String::from_utf8_lossy(&self.stderr))
+            .finish()
+    }
+}
+
 /// The exit status a run in process ends with, asked as of a process's.
 pub struct RanStatus(tfr_inspect::cli::Status);
 
@@ -226,6 +236,23 @@ where
     I: IntoIterator<Item = S>,
     S: Into<std::ffi::OsString> + Clone,
 {
+    let (status, stdout, stderr) = run_in_process_or_fail(args);
+    Ran {
+        status: RanStatus(status.expect("runs")),
+        stdout,
+        stderr,
+    }
+}
+
+/// As [`run_in_process`], for a run that may fail: the error the binary would print and exit 2
+/// with is returned instead of failing the test.
+pub fn run_in_process_or_fail<I, S>(
+    args: I,
+) -> (anyhow::Result<tfr_inspect::cli::Status>, Vec<u8>, Vec<u8>)
+where
+    I: IntoIterator<Item = S>,
+    S: Into<std::ffi::OsString> + Clone,
+{
     use clap::Parser;
     use tfr_inspect::cli::{self, Cli, Env, Messages, env::Stream};
     let argv = std::iter::once("tfr-inspect".into()).chain(args.into_iter().map(Into::into));
@@ -243,13 +270,9 @@ where
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let status = {
         let messages = Messages::to(&mut stderr);
-        cli::run(command, &parsed.decode, &env, &messages, &mut stdout).expect("runs")
+        cli::run(command, &parsed.decode, &env, &messages, &mut stdout)
     };
-    Ran {
-        status: RanStatus(status),
-        stdout,
-        stderr,
-    }
+    (status, stdout, stderr)
 }
 
 /// Frames `payloads` as a TFRecord writer does.

@@ -4,7 +4,7 @@
 //! (`.reading.json`), text and JSON still print the bytes as Python protobuf does, and
 //! `--field-type feature:NAME=Type` reads a feature's values as a declared message.
 
-use crate::{run, stderr, stdout, testdata, tfrecord};
+use crate::{run_in_process as run, stderr, stdout, testdata, tfrecord};
 
 fn nested_file() -> std::path::PathBuf {
     testdata("writers/examples/nested_payloads.tfrecord")

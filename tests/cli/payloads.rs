@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::{run, stderr, stdout, temp_file, testdata, tfrecord};
+use super::{run as spawn, run_in_process as run, stderr, stdout, temp_file, testdata, tfrecord};
 
 fn realworld(name: &str) -> PathBuf {
     testdata(&format!("realworld/{name}"))
@@ -191,7 +191,7 @@ fn without_message_the_one_message_that_explains_the_records_is_chosen() {
         args
     };
     // Two files, two top-level messages: only acme.Reading explains the records.
-    let output = run(args(&["acme/reading.proto", "acme/common/units.proto"]));
+    let output = spawn(args(&["acme/reading.proto", "acme/common/units.proto"]));
     assert!(output.status.success(), "{}", stderr(&output));
     let list = stdout(&output);
     assert!(
@@ -200,14 +200,14 @@ fn without_message_the_one_message_that_explains_the_records_is_chosen() {
     );
     assert_eq!(stderr(&output), "");
     // A schema whose only message explains no record is said, not silently decoded by numbers.
-    let output = run(args(&["acme/common/units.proto"]));
+    let output = spawn(args(&["acme/common/units.proto"]));
     let note = stderr(&output);
     assert!(
         note.contains("note: no message of the given schema explains the 5 sampled records (tried acme.common.Quantity)"),
         "{note}"
     );
     // A named message that explains none of them is said too.
-    let output = run([
+    let output = spawn([
         "list".as_ref(),
         file.as_os_str(),
         "--message".as_ref(),
@@ -378,7 +378,7 @@ fn every_tensor_says_why_it_is_no_example_alike_and_list_json_carries_the_summar
 #[test]
 fn records_past_the_end_are_an_unusable_request_and_a_near_miss_is_suggested() {
     let file = realworld("detection_train.record-00000-of-00001");
-    let output = run([
+    let output = spawn([
         "show".as_ref(),
         file.as_os_str(),
         "--range".as_ref(),
@@ -387,7 +387,7 @@ fn records_past_the_end_are_an_unusable_request_and_a_near_miss_is_suggested() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("records 9..20 do not exist (the file has 8 frames)"));
     // Part of the range exists: it is shown, the rest named.
-    let output = run([
+    let output = spawn([
         "show".as_ref(),
         file.as_os_str(),
         "--range".as_ref(),
@@ -396,7 +396,7 @@ fn records_past_the_end_are_an_unusable_request_and_a_near_miss_is_suggested() {
     assert_eq!(output.status.code(), Some(0));
     assert!(stdout(&output).starts_with("record 7"));
     let dir = tempfile::tempdir().unwrap();
-    let output = run([
+    let output = spawn([
         "images".as_ref(),
         file.as_os_str(),
         "-o".as_ref(),
@@ -407,7 +407,7 @@ fn records_past_the_end_are_an_unusable_request_and_a_near_miss_is_suggested() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("records 999..1000 do not exist"));
     let include = realworld("user_protos");
-    let output = run([
+    let output = spawn([
         "list".as_ref(),
         realworld("sensor_readings.tfrecord").as_os_str(),
         "-I".as_ref(),

@@ -19,7 +19,7 @@ use tfr_core::payload::plugin::{self, PluginValue, Row, TensorValue};
 use tfr_core::payload::{Decoder, Reading};
 use tfr_core::schema::Schema;
 
-use super::{run, stdout, testdata, tfrecord};
+use super::{run_in_process as run, stdout, testdata, tfrecord};
 
 /// The event file in `testdata/writers/<dir>` (the one not a golden or a reading).
 fn writer_file(dir: &str) -> PathBuf {

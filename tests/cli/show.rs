@@ -1,8 +1,8 @@
 //! `show`: the readable tree, ranges, and payloads that are not the expected type.
 
 use super::{
-    HOSTILE_NAMES, acts_on_a_terminal, hostile_example, run, stderr, stdout, temp_file, testdata,
-    tfrecord,
+    HOSTILE_NAMES, acts_on_a_terminal, hostile_example, run as spawn, run_in_process as run,
+    stderr, stdout, temp_file, testdata, tfrecord,
 };
 
 #[test]
@@ -41,7 +41,7 @@ fn tree_summarises_images_and_raw_pixels() {
 #[test]
 fn ranges_select_records() {
     let file = testdata("examples.tfrecord");
-    let output = run([
+    let output = spawn([
         "show".as_ref(),
         file.as_os_str(),
         "--range".as_ref(),
@@ -52,7 +52,7 @@ fn ranges_select_records() {
     let text = stdout(&output);
     let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("# record")).collect();
     assert_eq!(headers, ["# record 3", "# record 4"]);
-    let output = run([
+    let output = spawn([
         "show".as_ref(),
         file.as_os_str(),
         "--range".as_ref(),
@@ -61,7 +61,7 @@ fn ranges_select_records() {
         "json".as_ref(),
     ]);
     assert_eq!(stdout(&output).lines().count(), 2);
-    let output = run([
+    let output = spawn([
         "show".as_ref(),
         file.as_os_str(),
         "-n".as_ref(),
@@ -77,7 +77,7 @@ fn a_payload_that_is_not_the_requested_type_falls_back_to_bytes() {
         "odd.tfrecord",
         &tfrecord(&[&[0x0a, 0x05, 0x0a, 0x09, 0xff]]),
     );
-    let output = run([
+    let output = spawn([
         "show".as_ref(),
         path.as_os_str(),
         "--message".as_ref(),
@@ -256,7 +256,7 @@ fn records_of_unknown_protobuf_are_compared_with_example_once_per_file() {
     let payloads: Vec<Vec<u8>> = (0..5u8).map(|i| vec![0x0a, 0x02, 0x0f, i]).collect();
     let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
     let (_dir, path) = temp_file("unknown.tfrecord", &tfrecord(&refs));
-    let output = run(["show".as_ref(), path.as_os_str()]);
+    let output = spawn(["show".as_ref(), path.as_os_str()]);
     assert_eq!(output.status.code(), Some(0));
     let err = stderr(&output);
     let lines: Vec<&str> = err.lines().collect();
@@ -276,7 +276,7 @@ fn records_of_unknown_protobuf_are_compared_with_example_once_per_file() {
         5
     );
     // One record asked for by number: its own reason.
-    let output = run([
+    let output = spawn([
         "show".as_ref(),
         path.as_os_str(),
         "-n".as_ref(),
@@ -312,9 +312,9 @@ pub(crate) fn youtube8m_like(frames: usize) -> Vec<u8> {
 #[test]
 fn quantized_bytes_are_shown_as_uint8_arrays_when_asked() {
     let (_dir, path) = temp_file("yt8m.tfrecord", &tfrecord(&[&youtube8m_like(2)]));
-    let plain = stdout(&run(["show".as_ref(), path.as_os_str()]));
+    let plain = stdout(&spawn(["show".as_ref(), path.as_os_str()]));
     assert!(plain.contains("      [0] [1024 bytes]\n"), "{plain}");
-    let output = run([
+    let output = spawn([
         "show".as_ref(),
         path.as_os_str(),
         "--bytes-as".as_ref(),
@@ -334,7 +334,7 @@ fn quantized_bytes_are_shown_as_uint8_arrays_when_asked() {
     assert!(text.contains("id      bytes[1]     [\"XyZ1\"]"), "{text}");
     // A dtype without a fixed width, or no dtype at all, is refused with the reason.
     for bad in ["rgb=string", "rgb=uint9", "=uint8", "rgb"] {
-        let output = run([
+        let output = spawn([
             "show".as_ref(),
             path.as_os_str(),
             "--bytes-as".as_ref(),
@@ -373,7 +373,7 @@ fn a_compressed_stream_damaged_after_its_last_whole_record_is_damage() {
     ] {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
-        let all = run(["show".as_ref(), path.as_os_str()]);
+        let all = spawn(["show".as_ref(), path.as_os_str()]);
         assert_eq!(all.status.code(), Some(1), "{}", stderr(&all));
         assert!(
             stderr(&all).contains("compressed stream damaged"),
@@ -389,7 +389,7 @@ fn a_compressed_stream_damaged_after_its_last_whole_record_is_damage() {
             stdout(&all)
         );
         // A record before the end is whole, and so is what shows it.
-        let first = run([
+        let first = spawn([
             "show".as_ref(),
             path.as_os_str(),
             "-n".as_ref(),
@@ -410,7 +410,7 @@ fn stats_of_a_compressed_stream_damaged_after_its_last_record_is_damage() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cut.tfrecord.gz");
     std::fs::write(&path, &whole[..whole.len() - 8]).unwrap();
-    let output = run(["stats".as_ref(), path.as_os_str()]);
+    let output = spawn(["stats".as_ref(), path.as_os_str()]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(
         stderr(&output)

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{run, testdata};
+use super::{run as spawn, run_in_process as run, testdata};
 use crate::proto::ld;
 
 fn text(bytes: &[u8]) -> String {
@@ -103,7 +103,7 @@ fn list_groups_dataset_save_shards_into_the_elements_tensorflow_loads() {
         let mut expected = loaded(&reading);
         let mut seen = Vec::new();
         for shard in shards(&testdata(&format!("writers/dataset_save/{dir}"))) {
-            let output = run(["list".as_ref(), shard.as_os_str()]);
+            let output = spawn(["list".as_ref(), shard.as_os_str()]);
             let stdout = text(&output.stdout);
             assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
             assert!(output.stderr.is_empty(), "{}", text(&output.stderr));
@@ -316,7 +316,7 @@ fn a_cut_short_shard_is_shown_record_by_record_and_is_damage() {
         at += 16 + len;
     }
     std::fs::write(&shard, &data[..at]).unwrap();
-    let output = run(["list".as_ref(), shard.as_os_str()]);
+    let output = spawn(["list".as_ref(), shard.as_os_str()]);
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
     assert!(
@@ -342,7 +342,7 @@ fn a_cut_short_shard_is_shown_record_by_record_and_is_damage() {
     );
     // The directory: a shard that does not hold whole elements, and a count other than
     // snapshot.metadata's.
-    let output = run(["verify".as_ref(), dir.path().as_os_str()]);
+    let output = spawn(["verify".as_ref(), dir.path().as_os_str()]);
     let stdout = text(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(
@@ -367,7 +367,7 @@ fn a_record_of_another_dtype_than_the_spec_says_is_named() {
     data[a..a + 23].copy_from_slice(&second);
     data[a + 23..a + 46].copy_from_slice(&first);
     std::fs::write(&shard, &data).unwrap();
-    let output = run(["list".as_ref(), shard.as_os_str()]);
+    let output = spawn(["list".as_ref(), shard.as_os_str()]);
     let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
     assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
     assert!(
@@ -409,7 +409,7 @@ fn hostile_specs_are_refused_and_the_records_listed_one_by_one() {
         let dir = copy_none();
         std::fs::write(dir.path().join("dataset_spec.pb"), spec).unwrap();
         let shard = shard0(dir.path());
-        let output = run(["list".as_ref(), shard.as_os_str()]);
+        let output = spawn(["list".as_ref(), shard.as_os_str()]);
         let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
         assert!(stderr.contains(said), "{stderr}");
         assert_eq!(output.status.code(), Some(2), "{stderr}");

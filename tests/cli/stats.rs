@@ -262,8 +262,10 @@ fn text_prints_every_number_rounded_as_json_gives_it() {
 fn hundreds_of_thousands_of_names_do_not_take_a_sketch_each() {
     use tfr_core::crafted::{FeatureValue, example};
     use tfr_core::stats::MAX_FEATURES;
-    // 300 records of 1000 names each, none repeated: 300,000 features in 5.7 MB.
-    let payloads: Vec<Vec<u8>> = (0..300)
+    // An address space a sketch per name would not fit in.
+    const CAP: u64 = GIB / 2;
+    // 150 records of 1000 names each, none repeated: 150,000 features in 2.9 MB.
+    let payloads: Vec<Vec<u8>> = (0..150)
         .map(|r| {
             let names: Vec<String> = (0..1000).map(|i| format!("f{:07}", r * 1000 + i)).collect();
             let entries: Vec<(&str, FeatureValue)> = names
@@ -275,8 +277,8 @@ fn hundreds_of_thousands_of_names_do_not_take_a_sketch_each() {
         .collect();
     let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
     let (_dir, path) = temp_file("names.tfrecord", &tfrecord(&refs));
-    // A sketch per name took 1.9 GB here.
-    let output = run_limited(GIB, ["stats".as_ref(), "--json".as_ref(), path.as_os_str()]);
+    // A sketch per name took 1.9 GB for twice these names; the run needs about 30 MB.
+    let output = run_limited(CAP, ["stats".as_ref(), "--json".as_ref(), path.as_os_str()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let json: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let split = &json["splits"][0];
@@ -288,7 +290,7 @@ fn hundreds_of_thousands_of_names_do_not_take_a_sketch_each() {
         format!("f{:07}", MAX_FEATURES - 1)
     );
     let folded = &split["folded_features"];
-    let rest = 300_000 - MAX_FEATURES as u64;
+    let rest = 150_000 - MAX_FEATURES as u64;
     assert_eq!(folded["present"], rest);
     assert_eq!(folded["values"], rest);
     assert_eq!(folded["count_exact"], false);
@@ -296,12 +298,12 @@ fn hundreds_of_thousands_of_names_do_not_take_a_sketch_each() {
     let count = folded["count"].as_u64().unwrap();
     assert!(count.abs_diff(rest) < rest / 20, "{count}");
 
-    let output = run_limited(GIB, ["stats".as_ref(), path.as_os_str()]);
+    let output = run_limited(CAP, ["stats".as_ref(), path.as_os_str()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     let first = text.lines().next().unwrap();
     assert!(
-        first.contains("names.tfrecord: 300 records (300 Example); ~")
+        first.contains("names.tfrecord: 150 records (150 Example); ~")
             && first.ends_with(&format!(
                 " features past the first {MAX_FEATURES} by name folded into \"other features\""
             )),

@@ -321,14 +321,11 @@ fn a_record_of_a_million_features_never_keeps_q_waiting() {
         s.contains("frames · ")
             && (s.contains("decoding record 0") || s.contains("1000000 features"))
     });
+    // That `q` does not wait for the decoding is checked without a clock, in process
+    // (`large::q_quits_while_a_record_decodes_without_waiting_for_it`); here, that it quits
+    // and gives the shell its screen back.
     tmux.text("q");
-    let asked = Instant::now();
     let screen = tmux.wait_text("inspector-exited-0");
-    assert!(
-        asked.elapsed() < Duration::from_secs(1),
-        "q took {:?} to give the shell back",
-        asked.elapsed()
-    );
     assert!(!screen.contains("frames · "), "{screen}");
 }
 

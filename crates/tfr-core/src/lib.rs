@@ -77,3 +77,6 @@ pub mod textformat;
 pub mod wire;
 pub mod wire_type;
 pub mod words;
+
+#[cfg(test)]
+mod property_tests;

@@ -159,8 +159,10 @@ fn frame_list_columns_hold_seven_digit_indexes_and_huge_lengths() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("many.tfrecord");
     std::fs::write(&path, many_frames_then_a_huge_length(1_000_001)).unwrap();
+    // Indexed once (a million frames), then drawn at both sizes.
+    let mut app = open_all(&[path.to_str().unwrap()], 80, 24);
     for (width, height) in [(80, 24), (200, 60)] {
-        let mut app = open_all(&[path.to_str().unwrap()], width, height);
+        app.update(Action::Resize { width, height });
         app.update(Action::End);
         let buf = render(&app, width, height, true);
         let text = screen(&buf);

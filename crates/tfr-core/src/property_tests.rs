@@ -1,17 +1,18 @@
 //! Property: random Examples, encoded by an independent encoder (prost-reflect), walk into tokens
-//! that cover every payload byte exactly once and decode back to the same features.
+//! that cover every payload byte exactly once and decode back to the same features. Through the
+//! public API only; in the unit tests' binary so that the tests link one binary fewer.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
 
+use crate::annotate::PayloadTokens;
+use crate::example::{FeatureKind, top_features};
+use crate::payload::{Decoder, EXAMPLE, PayloadKind, Reading};
+use crate::schema::Schema;
 use proptest::prelude::*;
 use prost_reflect::prost::Message as _;
 use prost_reflect::{DynamicMessage, MapKey, Value};
-use tfr_core::annotate::PayloadTokens;
-use tfr_core::example::{FeatureKind, top_features};
-use tfr_core::payload::{Decoder, EXAMPLE, PayloadKind, Reading};
-use tfr_core::schema::Schema;
 
 #[derive(Debug, Clone)]
 enum Values {
