@@ -113,6 +113,12 @@ pub fn report(
     } else {
         report::write_text(&report, out)?;
     }
+    Ok(say_damage(outcome, problems, messages))
+}
+
+/// Says what damage `outcome` and the dataset's `problems` show (after the report, or in place of
+/// it for a partial), and returns the run's status.
+pub fn say_damage(outcome: &run::Outcome, problems: &[String], messages: &Messages) -> Status {
     for problem in &outcome.damaged_streams {
         messages.note(problem);
         messages.damage();
@@ -124,5 +130,5 @@ pub fn report(
         messages.error(problem);
         messages.damage();
     }
-    Ok(messages.status())
+    messages.status()
 }

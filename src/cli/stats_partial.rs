@@ -114,18 +114,7 @@ fn status_of(outcome: &Outcome, problems: &[String], messages: &Messages) -> Sta
     for change in &outcome.changed {
         messages.unusable(change);
     }
-    for problem in &outcome.damaged_streams {
-        messages.note(problem);
-        messages.damage();
-    }
-    if outcome.groups.iter().any(|(_, s)| s.damaged > 0) {
-        messages.damage();
-    }
-    for problem in problems {
-        messages.error(problem);
-        messages.damage();
-    }
-    messages.status()
+    super::stats::say_damage(outcome, problems, messages)
 }
 
 /// `stats --merge`: the partials `args.files` merged, reported as `stats` reports one pass over
