@@ -141,163 +141,180 @@ pub struct Built {
 
 /// Builds the store that serves `url` as `env` and `options` say.
 pub fn build(url: &ObjectUrl, env: &Env, options: &RemoteOptions) -> Result<Built, Error> {
-    let bad = |message: String| Error::Credentials {
+    match url.cloud {
+        Cloud::S3 => s3(url, env, options),
+        Cloud::Gcs => gcs(url, env, options),
+        Cloud::Azure => azure(url, env, options),
+        Cloud::Http => http(url, options),
+    }
+}
+
+/// The error of a store that cannot be built for `url`: what is wrong with its credentials.
+fn refused(url: &ObjectUrl, message: String) -> Error {
+    Error::Credentials {
         url: url.to_string(),
         message,
-    };
-    let built = |store: Result<Arc<dyn ObjectStore>, object_store::Error>, hint: String| {
-        store
-            .map(|store| Built {
-                store,
-                hint: hint.clone(),
-            })
-            .map_err(|e| bad(format!("{}; {hint}", chain(&e))))
-    };
-    match url.cloud {
-        Cloud::S3 => {
-            let endpoint = env
-                .get("AWS_ENDPOINT_URL_S3")
-                .or(env.get("AWS_ENDPOINT_URL"));
-            if !options.anonymous
-                && env.get("AWS_ACCESS_KEY_ID").is_none()
-                && env.get("AWS_WEB_IDENTITY_TOKEN_FILE").is_none()
-                && let Some(profile) = env.get("AWS_PROFILE")
-            {
-                return Err(bad(format!(
-                    "AWS_PROFILE={profile} is set, but profiles and SSO are not read here: \
-                     export the profile's credentials with `eval \"$(aws configure \
-                     export-credentials --profile {profile} --format env)\"`"
-                )));
-            }
-            let mut builder = AmazonS3Builder::new();
-            for (key, value) in env.prefixed("AWS_") {
-                if let Ok(key) = key.parse() {
-                    builder = builder.with_config(key, value);
-                }
-            }
-            if let Some(endpoint) = endpoint {
-                builder = builder.with_endpoint(endpoint);
-            }
-            let allow_http = endpoint.is_some_and(|e| e.starts_with("http://"));
-            let builder = builder
-                .with_bucket_name(&url.bucket)
-                .with_skip_signature(options.anonymous)
-                .with_client_options(options.client(allow_http))
-                .with_retry(options.retry());
-            built(
-                builder.build().map(|s| Arc::new(s) as _),
-                credentials_hint(Cloud::S3).into(),
-            )
-        }
-        Cloud::Gcs => {
-            let emulator = env.get("STORAGE_EMULATOR_HOST").map(|host| {
-                if host.contains("://") {
-                    host.trim_end_matches('/').to_string()
-                } else {
-                    format!("http://{host}")
-                }
-            });
-            let mut hint = credentials_hint(Cloud::Gcs).to_string();
-            if let Some(file) = env.get("GOOGLE_APPLICATION_CREDENTIALS") {
-                if emulator.is_none() && !options.anonymous && !std::path::Path::new(file).is_file()
-                {
-                    return Err(bad(format!(
-                        "GOOGLE_APPLICATION_CREDENTIALS names {file}, which is not a readable \
-                         file; set it to a service account's key file"
-                    )));
-                }
-                hint = format!(
-                    "check the key file GOOGLE_APPLICATION_CREDENTIALS names ({file}); {hint}"
-                );
-            }
-            let unsigned = options.anonymous || emulator.is_some();
-            let mut builder = GoogleCloudStorageBuilder::new();
-            for (key, value) in env.prefixed("GOOGLE_") {
-                // Unsigned requests read no key file (one named but absent is no error then).
-                if unsigned && (key.contains("credentials") || key.contains("service_account")) {
-                    continue;
-                }
-                if let Ok(key) = key.parse() {
-                    builder = builder.with_config(key, value);
-                }
-            }
-            let allow_http = emulator
-                .as_deref()
-                .is_some_and(|e| e.starts_with("http://"));
-            if let Some(emulator) = &emulator {
-                builder = builder.with_base_url(emulator);
-            }
-            let builder = builder
-                .with_bucket_name(&url.bucket)
-                .with_skip_signature(unsigned)
-                .with_client_options(options.client(allow_http))
-                .with_retry(options.retry());
-            built(builder.build().map(|s| Arc::new(s) as _), hint)
-        }
-        Cloud::Azure => {
-            let mut builder = MicrosoftAzureBuilder::new();
-            for (key, value) in env.prefixed("AZURE_") {
-                if let Ok(key) = key.parse() {
-                    builder = builder.with_config(key, value);
-                }
-            }
-            let mut allow_http = false;
-            if let Some(settings) = env.get("AZURE_STORAGE_CONNECTION_STRING") {
-                for (key, value) in settings.split(';').filter_map(|s| s.split_once('=')) {
-                    match key.trim() {
-                        "UseDevelopmentStorage" if value.eq_ignore_ascii_case("true") => {
-                            builder = builder.with_use_emulator(true);
-                            allow_http = true;
-                        }
-                        "AccountName" => builder = builder.with_account(value),
-                        "AccountKey" => builder = builder.with_access_key(value),
-                        "SharedAccessSignature" => {
-                            builder = builder.with_config(
-                                "azure_storage_sas_key"
-                                    .parse()
-                                    .map_err(|e: object_store::Error| bad(chain(&e)))?,
-                                value,
-                            )
-                        }
-                        "BlobEndpoint" => {
-                            allow_http |= value.starts_with("http://");
-                            builder = builder.with_endpoint(value.trim_end_matches('/').into());
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            if env
-                .get("AZURE_STORAGE_USE_EMULATOR")
-                .is_some_and(|v| v.eq_ignore_ascii_case("true"))
-            {
-                allow_http = true;
-            }
-            if let Some(account) = &url.account {
-                builder = builder.with_account(account);
-            }
-            let builder = builder
-                .with_container_name(&url.bucket)
-                .with_skip_signature(options.anonymous)
-                .with_client_options(options.client(allow_http))
-                .with_retry(options.retry());
-            built(
-                builder.build().map(|s| Arc::new(s) as _),
-                credentials_hint(Cloud::Azure).into(),
-            )
-        }
-        Cloud::Http => {
-            let base = format!("{}{}", url.scheme, url.bucket);
-            let builder = HttpBuilder::new()
-                .with_url(base)
-                .with_client_options(options.client(url.scheme.starts_with("http:")))
-                .with_retry(options.retry());
-            built(
-                builder.build().map(|s| Arc::new(s) as _),
-                credentials_hint(Cloud::Http).into(),
-            )
+    }
+}
+
+/// `store` with what to tell the user when it refuses (`hint`, else how its cloud's credentials
+/// are set), or why it could not be built.
+fn built(
+    url: &ObjectUrl,
+    store: Result<Arc<dyn ObjectStore>, object_store::Error>,
+    hint: Option<String>,
+) -> Result<Built, Error> {
+    let hint = hint.unwrap_or_else(|| credentials_hint(url.cloud).into());
+    match store {
+        Ok(store) => Ok(Built { store, hint }),
+        Err(e) => Err(refused(url, format!("{}; {hint}", chain(&e)))),
+    }
+}
+
+/// An S3 store: credentials and endpoint from `AWS_*` as the AWS CLI reads them.
+fn s3(url: &ObjectUrl, env: &Env, options: &RemoteOptions) -> Result<Built, Error> {
+    let endpoint = env
+        .get("AWS_ENDPOINT_URL_S3")
+        .or(env.get("AWS_ENDPOINT_URL"));
+    if !options.anonymous
+        && env.get("AWS_ACCESS_KEY_ID").is_none()
+        && env.get("AWS_WEB_IDENTITY_TOKEN_FILE").is_none()
+        && let Some(profile) = env.get("AWS_PROFILE")
+    {
+        return Err(refused(
+            url,
+            format!(
+                "AWS_PROFILE={profile} is set, but profiles and SSO are not read here: \
+             export the profile's credentials with `eval \"$(aws configure \
+             export-credentials --profile {profile} --format env)\"`"
+            ),
+        ));
+    }
+    let mut builder = AmazonS3Builder::new();
+    for (key, value) in env.prefixed("AWS_") {
+        if let Ok(key) = key.parse() {
+            builder = builder.with_config(key, value);
         }
     }
+    if let Some(endpoint) = endpoint {
+        builder = builder.with_endpoint(endpoint);
+    }
+    let allow_http = endpoint.is_some_and(|e| e.starts_with("http://"));
+    let builder = builder
+        .with_bucket_name(&url.bucket)
+        .with_skip_signature(options.anonymous)
+        .with_client_options(options.client(allow_http))
+        .with_retry(options.retry());
+    built(url, builder.build().map(|s| Arc::new(s) as _), None)
+}
+
+/// A GCS store: credentials from `GOOGLE_*`, unsigned for an emulator (`STORAGE_EMULATOR_HOST`,
+/// as Google's client libraries read it).
+fn gcs(url: &ObjectUrl, env: &Env, options: &RemoteOptions) -> Result<Built, Error> {
+    let emulator = env.get("STORAGE_EMULATOR_HOST").map(|host| {
+        if host.contains("://") {
+            host.trim_end_matches('/').to_string()
+        } else {
+            format!("http://{host}")
+        }
+    });
+    let mut hint = credentials_hint(Cloud::Gcs).to_string();
+    if let Some(file) = env.get("GOOGLE_APPLICATION_CREDENTIALS") {
+        if emulator.is_none() && !options.anonymous && !std::path::Path::new(file).is_file() {
+            return Err(refused(
+                url,
+                format!(
+                    "GOOGLE_APPLICATION_CREDENTIALS names {file}, which is not a readable \
+                 file; set it to a service account's key file"
+                ),
+            ));
+        }
+        hint = format!("check the key file GOOGLE_APPLICATION_CREDENTIALS names ({file}); {hint}");
+    }
+    let unsigned = options.anonymous || emulator.is_some();
+    let mut builder = GoogleCloudStorageBuilder::new();
+    for (key, value) in env.prefixed("GOOGLE_") {
+        // Unsigned requests read no key file (one named but absent is no error then).
+        if unsigned && (key.contains("credentials") || key.contains("service_account")) {
+            continue;
+        }
+        if let Ok(key) = key.parse() {
+            builder = builder.with_config(key, value);
+        }
+    }
+    let allow_http = emulator
+        .as_deref()
+        .is_some_and(|e| e.starts_with("http://"));
+    if let Some(emulator) = &emulator {
+        builder = builder.with_base_url(emulator);
+    }
+    let builder = builder
+        .with_bucket_name(&url.bucket)
+        .with_skip_signature(unsigned)
+        .with_client_options(options.client(allow_http))
+        .with_retry(options.retry());
+    built(url, builder.build().map(|s| Arc::new(s) as _), Some(hint))
+}
+
+/// An Azure Blob store: credentials from `AZURE_*` and the connection string's settings.
+fn azure(url: &ObjectUrl, env: &Env, options: &RemoteOptions) -> Result<Built, Error> {
+    let mut builder = MicrosoftAzureBuilder::new();
+    for (key, value) in env.prefixed("AZURE_") {
+        if let Ok(key) = key.parse() {
+            builder = builder.with_config(key, value);
+        }
+    }
+    let mut allow_http = false;
+    if let Some(settings) = env.get("AZURE_STORAGE_CONNECTION_STRING") {
+        for (key, value) in settings.split(';').filter_map(|s| s.split_once('=')) {
+            match key.trim() {
+                "UseDevelopmentStorage" if value.eq_ignore_ascii_case("true") => {
+                    builder = builder.with_use_emulator(true);
+                    allow_http = true;
+                }
+                "AccountName" => builder = builder.with_account(value),
+                "AccountKey" => builder = builder.with_access_key(value),
+                "SharedAccessSignature" => {
+                    builder = builder.with_config(
+                        "azure_storage_sas_key"
+                            .parse()
+                            .map_err(|e: object_store::Error| refused(url, chain(&e)))?,
+                        value,
+                    )
+                }
+                "BlobEndpoint" => {
+                    allow_http |= value.starts_with("http://");
+                    builder = builder.with_endpoint(value.trim_end_matches('/').into());
+                }
+                _ => {}
+            }
+        }
+    }
+    if env
+        .get("AZURE_STORAGE_USE_EMULATOR")
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    {
+        allow_http = true;
+    }
+    if let Some(account) = &url.account {
+        builder = builder.with_account(account);
+    }
+    let builder = builder
+        .with_container_name(&url.bucket)
+        .with_skip_signature(options.anonymous)
+        .with_client_options(options.client(allow_http))
+        .with_retry(options.retry());
+    built(url, builder.build().map(|s| Arc::new(s) as _), None)
+}
+
+/// A plain web server, read without credentials.
+fn http(url: &ObjectUrl, options: &RemoteOptions) -> Result<Built, Error> {
+    let base = format!("{}{}", url.scheme, url.bucket);
+    let builder = HttpBuilder::new()
+        .with_url(base)
+        .with_client_options(options.client(url.scheme.starts_with("http:")))
+        .with_retry(options.retry());
+    built(url, builder.build().map(|s| Arc::new(s) as _), None)
 }
 
 /// Where objects are read from: the runtime their requests run on, the stores built so far (one
