@@ -175,14 +175,7 @@ impl RemoteInputs for Remotes {
         if let Some(note) = announcement(&url.to_string(), 1, object.len()) {
             eprintln!("{note}");
         }
-        if object.len() > limit {
-            return Err(tfr_remote::Error::TooLarge {
-                url: url.to_string(),
-                len: object.len(),
-                limit,
-            }
-            .to_string());
-        }
+        refuse_past(&url, object.len(), limit)?;
         if object.is_empty() {
             return Ok(None);
         }
@@ -210,14 +203,7 @@ impl RemoteInputs for Remotes {
     fn open(&self, path: &Path, limit: u64) -> Result<Arc<dyn RemoteObject>, String> {
         let url = url_of(path)?;
         let object = self.remote()?.open(&url).map_err(|e| e.to_string())?;
-        if object.len() > limit {
-            return Err(tfr_remote::Error::TooLarge {
-                url: url.to_string(),
-                len: object.len(),
-                limit,
-            }
-            .to_string());
-        }
+        refuse_past(&url, object.len(), limit)?;
         Ok(Arc::new(OnDemandObject(object)))
     }
 
@@ -264,6 +250,20 @@ impl RemoteObject for OnDemandObject {
     fn part_size(&self) -> u64 {
         self.0.part_size()
     }
+}
+
+/// Refuses an object of `len` bytes at `url` when it is larger than `limit`, what a reader may
+/// take of one input.
+fn refuse_past(url: &ObjectUrl, len: u64, limit: u64) -> Result<(), String> {
+    if len > limit {
+        return Err(tfr_remote::Error::TooLarge {
+            url: url.to_string(),
+            len,
+            limit,
+        }
+        .to_string());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

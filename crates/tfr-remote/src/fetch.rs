@@ -87,35 +87,7 @@ impl Remote {
             message: format!("cannot create a temporary file: {e}"),
         })?;
         let deadline = self.options.part_deadline();
-        let store = Arc::clone(&built.store);
-        let first = self.block_on(url, deadline, "the first part", async {
-            let options = GetOptions {
-                range: Some(GetRange::Bounded(0..part_size)),
-                ..GetOptions::default()
-            };
-            match store.get_opts(&path, options).await {
-                Ok(result) => {
-                    let meta = result.meta.clone();
-                    let range = result.range.clone();
-                    let bytes = result
-                        .bytes()
-                        .await
-                        .map_err(|e| Error::from_store(url, e, &built.hint))?;
-                    Ok(First::Ranged { meta, range, bytes })
-                }
-                // Range ignored (a 200 where 206 was asked), or a range the object cannot
-                // serve (an empty object): one streaming GET of the whole. Anything else (a
-                // server still failing after its retries, a refused credential) is the answer.
-                Err(e) if !range_not_served(&e) => Err(Error::from_store(url, e, &built.hint)),
-                Err(_) => {
-                    let result = store
-                        .get_opts(&path, GetOptions::default())
-                        .await
-                        .map_err(|e| Error::from_store(url, e, &built.hint))?;
-                    Ok(First::Whole(result))
-                }
-            }
-        })?;
+        let first = self.first_part(url, &built, &path, part_size, deadline)?;
         let (len, etag, version, head, done, requests) = match first {
             First::Ranged { meta, range, bytes } => {
                 if range.start != 0 || bytes.len() as u64 != range.end.saturating_sub(range.start) {
@@ -183,6 +155,47 @@ impl Remote {
             remote: Arc::clone(self),
             shared,
             head,
+        })
+    }
+
+    /// The first part of `url` (at `path` in `built`'s store): one ranged GET, or one streaming
+    /// GET of the whole when the server did not serve the range.
+    fn first_part(
+        &self,
+        url: &ObjectUrl,
+        built: &crate::store::Built,
+        path: &StorePath,
+        part_size: u64,
+        deadline: Duration,
+    ) -> Result<First, Error> {
+        let store = Arc::clone(&built.store);
+        self.block_on(url, deadline, "the first part", async {
+            let options = GetOptions {
+                range: Some(GetRange::Bounded(0..part_size)),
+                ..GetOptions::default()
+            };
+            match store.get_opts(path, options).await {
+                Ok(result) => {
+                    let meta = result.meta.clone();
+                    let range = result.range.clone();
+                    let bytes = result
+                        .bytes()
+                        .await
+                        .map_err(|e| Error::from_store(url, e, &built.hint))?;
+                    Ok(First::Ranged { meta, range, bytes })
+                }
+                // Range ignored (a 200 where 206 was asked), or a range the object cannot
+                // serve (an empty object): one streaming GET of the whole. Anything else (a
+                // server still failing after its retries, a refused credential) is the answer.
+                Err(e) if !range_not_served(&e) => Err(Error::from_store(url, e, &built.hint)),
+                Err(_) => {
+                    let result = store
+                        .get_opts(path, GetOptions::default())
+                        .await
+                        .map_err(|e| Error::from_store(url, e, &built.hint))?;
+                    Ok(First::Whole(result))
+                }
+            }
         })
     }
 }
