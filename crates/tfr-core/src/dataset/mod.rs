@@ -147,28 +147,7 @@ impl Dataset {
         let mut not_searched: Vec<PathBuf> = Vec::new();
         for arg in args {
             if let Some(remote) = crate::source::remote::claiming(arg) {
-                // A URL: one object as a named file, a prefix as a directory, a pattern as a glob.
-                if !remote.names_many(arg) {
-                    candidates.push((arg.clone(), Origin::Named));
-                    continue;
-                }
-                let shown = crate::escape::path_for_terminal(arg);
-                let prefix = arg.to_string_lossy().ends_with('/');
-                match remote.expand(arg) {
-                    Ok(found) if found.is_empty() && !prefix => dataset
-                        .errors
-                        .push(format!("{shown}: pattern matched nothing")),
-                    Ok(found) => candidates.extend(found.into_iter().map(|p| (p, Origin::Found))),
-                    Err(e) => {
-                        dataset
-                            .errors
-                            .push(crate::escape::for_terminal(&e).into_owned());
-                        not_searched.push(arg.clone());
-                    }
-                }
-                if prefix {
-                    dirs.push(arg.clone());
-                }
+                dataset.take_url(arg, remote, &mut candidates, &mut dirs, &mut not_searched);
             } else if arg.is_dir() {
                 match discover::walk(arg) {
                     Ok(walk) => {
@@ -197,6 +176,50 @@ impl Dataset {
                 candidates.push((arg.clone(), Origin::Named));
             }
         }
+        let files = dataset.sniffed(candidates);
+        dataset.name_empty_dirs(&files, &dirs, &not_searched);
+        dataset.group(files, &dirs);
+        dataset.find_snapshots(&dirs);
+        dataset.is_dataset =
+            !dataset.members.is_empty() && (!dirs.is_empty() || !dataset.splits.is_empty());
+        dataset
+    }
+
+    /// Takes the URL `arg`, read by `remote`: one object as a named file, a prefix as a
+    /// directory, a pattern as a glob.
+    fn take_url(
+        &mut self,
+        arg: &Path,
+        remote: &dyn crate::source::remote::RemoteInputs,
+        candidates: &mut Vec<(PathBuf, Origin)>,
+        dirs: &mut Vec<PathBuf>,
+        not_searched: &mut Vec<PathBuf>,
+    ) {
+        if !remote.names_many(arg) {
+            candidates.push((arg.to_path_buf(), Origin::Named));
+            return;
+        }
+        let shown = crate::escape::path_for_terminal(arg);
+        let prefix = arg.to_string_lossy().ends_with('/');
+        match remote.expand(arg) {
+            Ok(found) if found.is_empty() && !prefix => self
+                .errors
+                .push(format!("{shown}: pattern matched nothing")),
+            Ok(found) => candidates.extend(found.into_iter().map(|p| (p, Origin::Found))),
+            Err(e) => {
+                self.errors
+                    .push(crate::escape::for_terminal(&e).into_owned());
+                not_searched.push(arg.to_path_buf());
+            }
+        }
+        if prefix {
+            dirs.push(arg.to_path_buf());
+        }
+    }
+
+    /// The candidates that are to be read: those whose first bytes are not another kind of file
+    /// (set aside in `skipped`, with why). A single file named alone is read whatever it is.
+    fn sniffed(&mut self, candidates: Vec<(PathBuf, Origin)>) -> Vec<PathBuf> {
         let alone = candidates.len() == 1 && candidates.iter().all(|(_, o)| *o == Origin::Named);
         let mut files = Vec::new();
         for (path, origin) in candidates {
@@ -207,12 +230,12 @@ impl Dataset {
             match discover::sniff(&path) {
                 Ok(discover::Sniff::Other(reason)) => {
                     let reason = metadata_role(&path).unwrap_or(reason).to_string();
-                    dataset.skipped.push(Skipped { path, reason })
+                    self.skipped.push(Skipped { path, reason })
                 }
                 // A named pipe, or a device, named as an argument: read as it is asked for, once
                 // (standard input given as `-` among files is one).
                 Err(Unread::NotRegular(_)) if origin == Origin::Named => files.push(path),
-                Err(Unread::NotRegular(kind)) => dataset.skipped.push(Skipped {
+                Err(Unread::NotRegular(kind)) => self.skipped.push(Skipped {
                     path,
                     reason: format!("{kind}, not a regular file"),
                 }),
@@ -220,25 +243,26 @@ impl Dataset {
                 _ => files.push(path),
             }
         }
+        files
+    }
+
+    /// Names each directory of `dirs` that holds none of `files` (unless it could not be
+    /// searched, which was said already).
+    fn name_empty_dirs(&mut self, files: &[PathBuf], dirs: &[PathBuf], not_searched: &[PathBuf]) {
         // The directories some file lies in, each file's ancestors looked up once.
         let wanted: HashSet<&Path> = dirs.iter().map(PathBuf::as_path).collect();
         let mut holding: HashSet<&Path> = HashSet::new();
-        for file in &files {
+        for file in files {
             holding.extend(file.ancestors().skip(1).filter(|a| wanted.contains(a)));
         }
-        for dir in &dirs {
+        for dir in dirs {
             if !holding.contains(dir.as_path()) && !not_searched.contains(dir) {
-                dataset.errors.push(format!(
+                self.errors.push(format!(
                     "{}: is a directory with no TFRecord file in it",
                     crate::escape::path_for_terminal(dir)
                 ));
             }
         }
-        dataset.group(files, &dirs);
-        dataset.find_snapshots(&dirs);
-        dataset.is_dataset =
-            !dataset.members.is_empty() && (!dirs.is_empty() || !dataset.splits.is_empty());
-        dataset
     }
 
     /// Finds the `tf.data` snapshots the members are shards of, reading each one's side files
