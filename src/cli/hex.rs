@@ -132,9 +132,8 @@ pub fn annotate_record(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let frame = match input.frame(args.record) {
-        Ok(frame) => frame,
-        Err(e) => return Ok(messages.unusable(&e)),
+    let Some(frame) = messages.usable(input.frame(args.record)) else {
+        return Ok(messages.status());
     };
     let data = input.data();
     let decoder = input.decoder();

@@ -69,6 +69,12 @@ impl<'w> Messages<'w> {
         self.raise(Status::Unusable)
     }
 
+    /// The value of `result`, or `None` once its error is said as [`Messages::unusable`] says it
+    /// (the run's status is then "unusable").
+    pub fn usable<T, E: UserMessage>(&self, result: Result<T, E>) -> Option<T> {
+        result.map_err(|e| self.unusable(&e)).ok()
+    }
+
     /// Prints an error line without changing the status (the caller decides what it means).
     pub fn error(&self, err: &dyn Display) {
         self.line(&error_line(err));

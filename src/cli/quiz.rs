@@ -53,13 +53,11 @@ pub fn run(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let mut input = match Input::open(&args.file, open) {
-        Ok(input) => input,
-        Err(e) => return Ok(messages.unusable(&e)),
+    let Some(mut input) = messages.usable(Input::open(&args.file, open)) else {
+        return Ok(messages.status());
     };
-    let frame = match input.frame(args.record) {
-        Ok(frame) => frame,
-        Err(e) => return Ok(messages.unusable(&e)),
+    let Some(frame) = messages.usable(input.frame(args.record)) else {
+        return Ok(messages.status());
     };
     let data = input.data();
     let decoder = input.decoder();

@@ -59,9 +59,8 @@ pub fn run(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let mut input = match Input::open(&args.file, open) {
-        Ok(input) => input,
-        Err(e) => return Ok(messages.unusable(&e)),
+    let Some(mut input) = messages.usable(Input::open(&args.file, open)) else {
+        return Ok(messages.status());
     };
     if let Some(note) = &input.decoder().note {
         let note = tfr_core::escape::for_terminal(note);
