@@ -23,7 +23,18 @@ fn main() -> ExitCode {
     // The one look at the terminal and the environment: everything below is handed `env`.
     let env = Env::probe(cli.color);
     // Arguments may be object URLs (gs://, s3://, az://, https://): the core asks this for them.
+    if let Some(jobs) = cli.jobs {
+        // The one pool every parallel step of the core runs on; built before any of them starts.
+        let built = rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(jobs))
+            .build_global();
+        if let Err(e) = built {
+            messages.error(&format_args!("--jobs {jobs}: {e}"));
+            return ExitCode::from(Status::Unusable as u8);
+        }
+    }
     tfr_inspect::remote::Remotes::new(cli.anonymous)
+        .connections(cli.connections)
         .limited(cli.max_bytes, env.progress(false))
         .install();
     let stdout = std::io::stdout();

@@ -43,6 +43,16 @@ impl Remotes {
         }
     }
 
+    /// With at most `connections` requests in flight across every object (`--connections`),
+    /// and at most 4 (or `connections`, when fewer) for any one object.
+    pub fn connections(mut self, connections: Option<u16>) -> Remotes {
+        if let Some(n) = connections.map(usize::from) {
+            self.options.parts_in_flight = n.max(1);
+            self.options.parts_per_object = self.options.parts_per_object.min(n).max(1);
+        }
+        self
+    }
+
     /// With a limit on the bytes read (`--max-bytes`), and a progress bar for fetches when
     /// `progress` (stderr is a terminal).
     pub fn limited(self, max_bytes: Option<u64>, progress: bool) -> Remotes {
@@ -269,6 +279,15 @@ fn refuse_past(url: &ObjectUrl, len: u64, limit: u64) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connections_cap_the_parts_in_flight_overall_and_per_object() {
+        let caps = |r: Remotes| (r.options.parts_in_flight, r.options.parts_per_object);
+        assert_eq!(caps(Remotes::new(false).connections(None)), (8, 4));
+        assert_eq!(caps(Remotes::new(false).connections(Some(2))), (2, 2));
+        assert_eq!(caps(Remotes::new(false).connections(Some(1))), (1, 1));
+        assert_eq!(caps(Remotes::new(false).connections(Some(32))), (32, 4));
+    }
 
     #[test]
     fn a_read_of_more_than_10_gib_is_announced_with_its_size() {

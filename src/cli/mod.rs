@@ -73,6 +73,14 @@ pub struct Cli {
     /// before it starts (exit 2). Counts the objects read, not listings or small side files.
     #[arg(long, global = true, value_name = "N", value_parser = parse_byte_count)]
     pub max_bytes: Option<u64>,
+    /// Threads that read and summarise files (`verify`, `stats`, indexing): at most N. Default:
+    /// one per core.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Requests to object stores in flight at once, across every object a run reads (a single
+    /// object takes at most 4 of them). Default: 8.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub connections: Option<u16>,
 }
 
 /// `--max-bytes`: a count of bytes as `parse_number` reads one.

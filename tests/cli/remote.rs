@@ -334,3 +334,18 @@ fn max_bytes_refuses_a_read_that_would_pass_it_before_reading_any_byte() {
     );
     assert!(!two.stdout.is_empty());
 }
+
+#[test]
+fn one_connection_reads_a_url_as_the_default_eight_do_and_none_is_refused() {
+    let base = serve(testdata(""));
+    let url = format!("{base}mnist_like.tfrecord");
+    let default = run(["verify", "--json", &url]);
+    let one = run(["verify", "--json", "--connections", "1", &url]);
+    assert_eq!(one.status.code(), Some(0));
+    assert!(!one.stdout.is_empty());
+    assert_eq!(one.stdout, default.stdout);
+    let none = run(["verify", "--connections", "0", &url]);
+    assert_eq!(none.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&none.stderr);
+    assert!(said.contains("--connections"), "{said}");
+}

@@ -76,3 +76,21 @@ fn a_quoted_wildcard_checks_every_matching_shard() {
             && verdicts[2].contains("truncated_mid_payload")
     );
 }
+
+#[test]
+fn one_job_finds_what_every_core_finds_and_none_is_refused() {
+    let dataset = testdata("realworld/tfds/toy_parcels/2.0.0");
+    let dataset = dataset.to_str().unwrap();
+    for command in [["verify", "--json"], ["stats", "--json"]] {
+        let all = run([command[0], command[1], dataset]);
+        let one = run([command[0], "--jobs", "1", command[1], dataset]);
+        assert!(!one.stdout.is_empty(), "{command:?}");
+        assert_eq!(one.stdout, all.stdout, "{command:?}");
+        assert_eq!(one.stderr, all.stderr, "{command:?}");
+        assert_eq!(one.status.code(), all.status.code(), "{command:?}");
+    }
+    let none = run(["verify", "--jobs", "0", dataset]);
+    assert_eq!(none.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&none.stderr);
+    assert!(said.contains("--jobs"), "{said}");
+}
