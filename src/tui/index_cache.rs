@@ -10,13 +10,14 @@
 //! kept: the format cannot say where a damaged frame is.
 
 use std::ffi::OsStr;
-use std::io::{BufReader, Read};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use tfr_core::frame::FrameIndex;
 use tfr_core::input::Input;
 use tfr_core::output::{OutputPolicy, write_atomically};
 use tfr_core::record_index;
+use tfr_core::sidefile;
 
 /// The most bytes of a key file read: a URL, an ETag and a size.
 const KEY_BOUND: u64 = 64 << 10;
@@ -55,17 +56,13 @@ impl IndexCache {
     /// describes a stream of that size.
     pub fn load(&self, input: &Input) -> Option<FrameIndex> {
         let (name, key) = cache_key(input)?;
-        let key_path = self.dir.join(format!("{name}.key"));
-        let mut stored = String::new();
-        std::fs::File::open(key_path)
-            .ok()?
-            .take(KEY_BOUND)
-            .read_to_string(&mut stored)
-            .ok()?;
-        if stored != key {
+        // Side files like any other: regular files only (a pipe put there must not hang the
+        // opening), the key read up to its bound.
+        let stored = sidefile::read(&self.dir.join(format!("{name}.key")), KEY_BOUND).ok()?;
+        if stored.bytes != key.as_bytes() {
             return None;
         }
-        let file = std::fs::File::open(self.dir.join(format!("{name}.idx"))).ok()?;
+        let (file, _) = sidefile::open_regular(&self.dir.join(format!("{name}.idx"))).ok()?;
         let len = input.source.len();
         let entries = record_index::read(&mut BufReader::new(file), len).ok()??;
         FrameIndex::from_record_index(len, &entries)

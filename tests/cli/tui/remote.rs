@@ -115,6 +115,20 @@ fn a_cached_index_opens_a_remote_shard_whole_and_a_jump_costs_one_request() {
     let text = screen(&render(&app, 160, 48));
     assert!(text.contains("299"), "{text}");
     assert_eq!(shard_gets(), 5);
+    // A named pipe where the key was (the cache directory is the user's) is no key: opening
+    // neither waits on it nor takes the index, and scans instead.
+    let key = kept
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "key"))
+        .unwrap();
+    std::fs::remove_file(key).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(key)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let app = open();
+    assert!(app.status_text().unwrap().contains("indexing"));
     // The same URL with other bytes (another ETag) is not taken for it.
     let mut other = shard.clone();
     let last = other.len() - 1;
