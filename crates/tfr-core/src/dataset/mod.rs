@@ -366,8 +366,12 @@ impl Dataset {
                 }
             }
         }
-        // Members: each split's shards in order, where the split first appeared; loose files
-        // where they were given.
+        self.members = self.placed(&files);
+    }
+
+    /// The members `files` make: each split's shards in shard order, where the split first
+    /// appears among `files`; files of no split where they are.
+    fn placed(&self, files: &[PathBuf]) -> Vec<Member> {
         let split_of: HashMap<&Path, usize> = self
             .splits
             .iter()
@@ -389,10 +393,13 @@ impl Dataset {
                         }
                     }
                 }
-                None => members.push(Member { path, shard: None }),
+                None => members.push(Member {
+                    path: path.clone(),
+                    shard: None,
+                }),
             }
         }
-        self.members = members;
+        members
     }
 
     /// Gives splits that would share a name their whole prefix, then their directory too.

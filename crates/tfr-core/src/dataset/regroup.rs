@@ -5,11 +5,10 @@
 //! this way (the metadata read where each part was made is recorded with it, so a split keeps the
 //! name its `dataset_info.json` gave it).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::shards::{self, ShardName};
-use super::{Dataset, Member, Split, derived_name};
+use super::{Dataset, Split, derived_name};
 use crate::escape::Untrusted;
 
 impl Dataset {
@@ -43,35 +42,7 @@ impl Dataset {
                 .problems
                 .extend(split.set.problems(split.name.raw()));
         }
-        // Members: each split's shards in order, where the split first appears; loose files
-        // where they are.
-        let split_of: HashMap<&Path, usize> = dataset
-            .splits
-            .iter()
-            .enumerate()
-            .flat_map(|(i, s)| s.set.shards.iter().map(move |sh| (sh.path.as_path(), i)))
-            .collect();
-        let mut placed = vec![false; dataset.splits.len()];
-        let mut members = Vec::with_capacity(files.len());
-        for path in &files {
-            match split_of.get(path.as_path()).copied() {
-                Some(i) => {
-                    if let (Some(done @ false), Some(split)) =
-                        (placed.get_mut(i).map(|d| &mut *d), dataset.splits.get(i))
-                    {
-                        *done = true;
-                        members.extend(split.set.shards.iter().map(|sh| Member {
-                            path: sh.path.clone(),
-                            shard: Some((i, sh.name.number)),
-                        }));
-                    }
-                }
-                None => members.push(Member {
-                    path: path.clone(),
-                    shard: None,
-                }),
-            }
-        }
+        let members = dataset.placed(&files);
         dataset.member_snapshot = vec![None; members.len()];
         dataset.is_dataset = !members.is_empty() && !dataset.splits.is_empty();
         dataset.members = members;
