@@ -2,10 +2,11 @@
 //! argument (an object's bytes, a prefix's or pattern's objects, a side file) answered through
 //! `tfr-remote`. Registered once by `main`; the network runtime starts only when a URL is read.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::cli::progress::Progress;
 
@@ -27,6 +28,8 @@ pub struct Remotes {
     progress: bool,
     /// Bytes of objects read whole so far (or about to be: counted before the fetch).
     read: AtomicU64,
+    /// Objects' sizes as a listing or a HEAD gave them, by URL: asked once per run.
+    sizes: Mutex<HashMap<String, u64>>,
 }
 
 impl Remotes {
@@ -40,6 +43,7 @@ impl Remotes {
             max_bytes: None,
             progress: false,
             read: AtomicU64::new(0),
+            sizes: Mutex::new(HashMap::new()),
         }
     }
 
@@ -93,6 +97,23 @@ impl Remotes {
                 Err(now) => read = now,
             }
         }
+    }
+
+    /// The size of the object at `url`: as its listing gave it, else from one HEAD request.
+    fn size_of(&self, url: &ObjectUrl) -> Result<u64, String> {
+        let key = url.to_string();
+        let known = |sizes: &HashMap<String, u64>| sizes.get(&key).copied();
+        if let Some(size) = known(&self.sizes.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(size);
+        }
+        let size = self.remote()?.size_of(url).map_err(|e| e.to_string())?;
+        self.remember(key, size);
+        Ok(size)
+    }
+
+    fn remember(&self, url: String, size: u64) {
+        let mut sizes = self.sizes.lock().unwrap_or_else(|e| e.into_inner());
+        sizes.insert(url, size);
     }
 
     fn remote(&self) -> Result<&Arc<Remote>, String> {
@@ -169,7 +190,11 @@ impl RemoteInputs for Remotes {
         }
         Ok(listed
             .into_iter()
-            .map(|l| PathBuf::from(l.url.to_string()))
+            .map(|l| {
+                let url = l.url.to_string();
+                self.remember(url.clone(), l.size);
+                PathBuf::from(url)
+            })
             .collect())
     }
 
@@ -177,8 +202,9 @@ impl RemoteInputs for Remotes {
         let url = url_of(path)?;
         let remote = self.remote()?;
         if self.max_bytes.is_some() {
-            // Its size first (a HEAD, no bytes), so that no byte past the limit is read.
-            let len = remote.size_of(&url).map_err(|e| e.to_string())?;
+            // Its size first (listed, or a HEAD: no bytes), so that no byte past the limit is
+            // read.
+            let len = self.size_of(&url)?;
             self.spend(&url, len)?;
         }
         let object = remote.open(&url).map_err(|e| e.to_string())?;
@@ -215,6 +241,10 @@ impl RemoteInputs for Remotes {
         let object = self.remote()?.open(&url).map_err(|e| e.to_string())?;
         refuse_past(&url, object.len(), limit)?;
         Ok(Arc::new(OnDemandObject(object)))
+    }
+
+    fn size(&self, path: &Path) -> Result<u64, String> {
+        self.size_of(&url_of(path)?)
     }
 
     fn read_start(&self, path: &Path, limit: u64) -> Result<Option<(Vec<u8>, u64)>, String> {
