@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::cli::messages::Notes;
 use crate::cli::progress::Progress;
 
 use tfr_core::compress::Mode;
@@ -30,6 +31,8 @@ pub struct Remotes {
     read: AtomicU64,
     /// Objects' sizes as a listing or a HEAD gave them, by URL: asked once per run.
     sizes: Mutex<HashMap<String, u64>>,
+    /// Where notes go (standard error).
+    notes: Notes,
 }
 
 impl Remotes {
@@ -44,6 +47,19 @@ impl Remotes {
             progress: false,
             read: AtomicU64::new(0),
             sizes: Mutex::new(HashMap::new()),
+            notes: Notes::stderr(),
+        }
+    }
+
+    /// With notes said to `notes` instead of standard error.
+    pub fn noting(self, notes: Notes) -> Remotes {
+        Remotes { notes, ..self }
+    }
+
+    /// Says, before a whole read of more than [`ANNOUNCE_ABOVE`] bytes, how many it will be.
+    fn announce(&self, url: &ObjectUrl, objects: usize, total: u64) {
+        if let Some(note) = announcement(&url.to_string(), objects, total) {
+            self.notes.note(&note);
         }
     }
 
@@ -185,9 +201,7 @@ impl RemoteInputs for Remotes {
             .iter()
             .map(|l| l.size)
             .fold(0u64, u64::saturating_add);
-        if let Some(note) = announcement(&url.to_string(), listed.len(), total) {
-            eprintln!("{note}");
-        }
+        self.announce(&url, listed.len(), total);
         Ok(listed
             .into_iter()
             .map(|l| {
@@ -208,9 +222,7 @@ impl RemoteInputs for Remotes {
             self.spend(&url, len)?;
         }
         let object = remote.open(&url).map_err(|e| e.to_string())?;
-        if let Some(note) = announcement(&url.to_string(), 1, object.len()) {
-            eprintln!("{note}");
-        }
+        self.announce(&url, 1, object.len());
         refuse_past(&url, object.len(), limit)?;
         if object.is_empty() {
             return Ok(None);
@@ -347,5 +359,20 @@ mod tests {
         let unlimited = Remotes::new(false);
         unlimited.spend(&url, u64::MAX).unwrap();
         unlimited.spend(&url, u64::MAX).unwrap();
+    }
+
+    #[test]
+    fn the_note_before_a_large_read_is_said_through_the_notes() {
+        let buffer = crate::cli::messages::tests::Shared::default();
+        let remotes = Remotes::new(false).noting(Notes::to(buffer.clone()));
+        let url = ObjectUrl::parse("gs://b/big").unwrap().unwrap();
+        remotes.announce(&url, 1, ANNOUNCE_ABOVE);
+        assert_eq!(buffer.text(), "");
+        remotes.announce(&url, 1, 12 << 30);
+        assert_eq!(
+            buffer.text(),
+            "gs://b/big: note: reading 12884901888 bytes (12.0 GiB) from 1 object (--max-bytes \
+             stops a read before a limit)\n"
+        );
     }
 }
