@@ -27,8 +27,9 @@ pub struct Remotes {
     max_bytes: Option<u64>,
     /// Whether fetches draw a progress bar on stderr (a terminal).
     progress: bool,
-    /// Bytes of objects read whole so far (or about to be: counted before the fetch).
-    read: AtomicU64,
+    /// Bytes of objects read so far (or about to be: counted before the fetch), shared with the
+    /// objects the inspector reads on demand.
+    read: Arc<AtomicU64>,
     /// Objects' sizes as a listing or a HEAD gave them, by URL: asked once per run.
     sizes: Mutex<HashMap<String, u64>>,
     /// Where notes go (standard error).
@@ -45,7 +46,7 @@ impl Remotes {
             remote: OnceLock::new(),
             max_bytes: None,
             progress: false,
-            read: AtomicU64::new(0),
+            read: Arc::new(AtomicU64::new(0)),
             sizes: Mutex::new(HashMap::new()),
             notes: Notes::stderr(),
         }
@@ -96,22 +97,11 @@ impl Remotes {
     /// Counts `len` bytes of `url` against `--max-bytes`, refusing them (before any is read)
     /// when they would pass it.
     fn spend(&self, url: &ObjectUrl, len: u64) -> Result<(), String> {
-        let Some(max) = self.max_bytes else {
-            return Ok(());
-        };
-        let mut read = self.read.load(Ordering::SeqCst);
-        loop {
-            let after = read.saturating_add(len);
-            if after > max {
-                return Err(over_limit(url, len, read, max));
+        match self.max_bytes {
+            Some(max) => {
+                spend(&self.read, max, len).map_err(|read| over_limit(url, len, read, max))
             }
-            match self
-                .read
-                .compare_exchange(read, after, Ordering::SeqCst, Ordering::SeqCst)
-            {
-                Ok(_) => return Ok(()),
-                Err(now) => read = now,
-            }
+            None => Ok(()),
         }
     }
 
@@ -142,6 +132,32 @@ impl Remotes {
             .as_ref()
             .map_err(String::clone)
     }
+}
+
+/// Counts `len` bytes in `read` unless that would take it past `max`; then `Err` with what
+/// was read before.
+fn spend(read: &AtomicU64, max: u64, len: u64) -> Result<(), u64> {
+    let mut before = read.load(Ordering::SeqCst);
+    loop {
+        let after = before.saturating_add(len);
+        if after > max {
+            return Err(before);
+        }
+        match read.compare_exchange(before, after, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => return Ok(()),
+            Err(now) => before = now,
+        }
+    }
+}
+
+/// What `--max-bytes` stopping the inspector's fetches of an object says.
+fn over_limit_further(url: &str, len: u64, read: u64, max: u64) -> String {
+    format!(
+        "{url}: not read further: {} more would pass --max-bytes {} ({} read before it)",
+        bytes_text(len),
+        num(max),
+        bytes_text(read)
+    )
 }
 
 /// What `--max-bytes` stopping a read says.
@@ -230,19 +246,18 @@ impl RemoteInputs for Remotes {
         // A compressed object is inflated front to back: its rest comes in one streaming GET.
         // Plain ones come as parallel ranged parts.
         let compressed = tfr_core::source::choose(object.head(), Mode::Auto).is_some();
-        let file = if compressed {
-            object.fill_streaming()
+        let progress = Progress::bytes(
+            &format!("fetching {}", url.key),
+            object.len(),
+            self.progress,
+        );
+        let filled = if compressed {
+            object.fill_streaming_reporting(&|done| progress.set(done))
         } else {
-            let progress = Progress::bytes(
-                &format!("fetching {}", url.key),
-                object.len(),
-                self.progress,
-            );
-            let filled = object.fill_reporting(&|done| progress.set(done));
-            progress.finish();
-            filled
-        }
-        .map_err(|e| e.to_string())?;
+            object.fill_reporting(&|done| progress.set(done))
+        };
+        progress.finish();
+        let file = filled.map_err(|e| e.to_string())?;
         file.try_clone()
             .map(Some)
             .map_err(|e| format!("{url}: cannot keep the temporary file: {e}"))
@@ -250,9 +265,28 @@ impl RemoteInputs for Remotes {
 
     fn open(&self, path: &Path, limit: u64) -> Result<Arc<dyn RemoteObject>, String> {
         let url = url_of(path)?;
+        let Some(max) = self.max_bytes else {
+            let object = self.remote()?.open(&url).map_err(|e| e.to_string())?;
+            refuse_past(&url, object.len(), limit)?;
+            return Ok(Arc::new(OnDemandObject(object)));
+        };
+        // Its first part counts before it is fetched (the size first, a HEAD: no bytes), and
+        // every later request as it is made.
+        let first = self.size_of(&url)?.min(self.options.part_size);
+        self.spend(&url, first)?;
         let object = self.remote()?.open(&url).map_err(|e| e.to_string())?;
         refuse_past(&url, object.len(), limit)?;
-        Ok(Arc::new(OnDemandObject(object)))
+        // A server that ignored Range sent the whole object at once.
+        let more = object.fetched().saturating_sub(first);
+        spend(&self.read, u64::MAX, more).map_err(|_| url.to_string())?;
+        let read = Arc::clone(&self.read);
+        let name = url.to_string();
+        let allowance = move |len: u64| {
+            spend(&read, max, len).map_err(|before| over_limit_further(&name, len, before, max))
+        };
+        Ok(Arc::new(OnDemandObject(
+            object.allowing(Arc::new(allowance)),
+        )))
     }
 
     fn size(&self, path: &Path) -> Result<u64, String> {
