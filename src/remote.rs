@@ -34,6 +34,16 @@ pub struct Remotes {
     sizes: Mutex<HashMap<String, u64>>,
     /// Where notes go (standard error).
     notes: Notes,
+    /// What this run knows is not there: URLs asked for and missing, and the prefixes (`/`
+    /// ended) whose every object was listed, so that a side file looked for beside many shards
+    /// (`features.json`) costs at most one request, and none under a listed prefix.
+    absent: Mutex<Absent>,
+}
+
+#[derive(Default)]
+struct Absent {
+    missing: std::collections::HashSet<String>,
+    listed: Vec<String>,
 }
 
 impl Remotes {
@@ -49,6 +59,7 @@ impl Remotes {
             read: Arc::new(AtomicU64::new(0)),
             sizes: Mutex::new(HashMap::new()),
             notes: Notes::stderr(),
+            absent: Mutex::new(Absent::default()),
         }
     }
 
@@ -115,6 +126,24 @@ impl Remotes {
         let size = self.remote()?.size_of(url).map_err(|e| e.to_string())?;
         self.remember(key, size);
         Ok(size)
+    }
+
+    /// Whether this run already knows there is no object at `url`: it was asked for and
+    /// missing, or it lies under a prefix listed whole and was not among the objects listed.
+    fn known_absent(&self, url: &ObjectUrl) -> bool {
+        let key = url.to_string();
+        let absent = self.absent.lock().unwrap_or_else(|e| e.into_inner());
+        if absent.missing.contains(&key) {
+            return true;
+        }
+        let under_listed = absent.listed.iter().any(|p| key.starts_with(p.as_str()));
+        drop(absent);
+        under_listed
+            && !self
+                .sizes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains_key(&key)
     }
 
     fn remember(&self, url: String, size: u64) {
@@ -218,6 +247,10 @@ impl RemoteInputs for Remotes {
             .map(|l| l.size)
             .fold(0u64, u64::saturating_add);
         self.announce(&url, listed.len(), total);
+        if url.is_prefix() && !url.is_pattern() {
+            let mut absent = self.absent.lock().unwrap_or_else(|e| e.into_inner());
+            absent.listed.push(url.to_string());
+        }
         Ok(listed
             .into_iter()
             .map(|l| {
@@ -295,9 +328,18 @@ impl RemoteInputs for Remotes {
 
     fn read_start(&self, path: &Path, limit: u64) -> Result<Option<(Vec<u8>, u64)>, String> {
         let url = url_of(path)?;
-        self.remote()?
+        if self.known_absent(&url) {
+            return Ok(None);
+        }
+        let read = self
+            .remote()?
             .read_start(&url, limit)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+        if read.is_none() {
+            let mut absent = self.absent.lock().unwrap_or_else(|e| e.into_inner());
+            absent.missing.insert(url.to_string());
+        }
+        Ok(read)
     }
 }
 

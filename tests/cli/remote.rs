@@ -2,6 +2,8 @@
 //! `testdata/` served by a small HTTP server on loopback (Range and ETag, written with the
 //! standard library), read by `list`, `show`, `hex`, `verify`, `stats`, `index` and `salvage`.
 
+use std::sync::Mutex;
+
 use super::{run, testdata};
 pub use crate::serve::{serve, serve_counted};
 
@@ -243,4 +245,41 @@ fn a_compressed_object_counts_against_max_bytes_as_a_plain_one_does() {
     assert_eq!(exact.status.code(), Some(0));
     assert_eq!(exact.stdout, unlimited.stdout);
     assert!(String::from_utf8_lossy(&exact.stdout).contains("GZIP"));
+}
+
+#[test]
+fn a_side_file_missing_beside_many_shards_is_asked_for_once_and_never_under_a_listed_prefix() {
+    let root = tempfile::tempdir().unwrap();
+    let shard = std::fs::read(testdata("mnist_like.tfrecord")).unwrap();
+    std::fs::create_dir(root.path().join("d")).unwrap();
+    for i in 0..3 {
+        std::fs::write(root.path().join(format!("d/train-{i:05}-of-00003")), &shard).unwrap();
+    }
+    let (base, asked) = serve_counted(root.path().to_path_buf());
+    let side = |asked: &Mutex<Vec<String>>| -> Vec<String> {
+        let mut asked = asked.lock().unwrap();
+        let side = asked
+            .iter()
+            .filter(|r| !r.contains("train-") && !r.contains("list-type"))
+            .cloned()
+            .collect();
+        asked.clear();
+        side
+    };
+    // Listed whole: what is not among the objects listed is not there, and not asked for.
+    let listed = run_s3(&base, &["stats".into(), "s3://b/d/".into()]);
+    assert_eq!(listed.status.code(), Some(0));
+    assert_eq!(side(&asked), Vec::<String>::new());
+    // Named one by one: each missing side file is asked for once in the run.
+    let urls: Vec<String> = (0..3)
+        .map(|i| format!("s3://b/d/train-{i:05}-of-00003"))
+        .collect();
+    let named = run_s3(&base, &[vec!["stats".to_string()], urls.clone()].concat());
+    assert_eq!(named.status.code(), Some(0));
+    assert_eq!(named.stdout, listed.stdout);
+    let asked_once = side(&asked);
+    let mut unique = asked_once.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(asked_once.len(), unique.len(), "{asked_once:?}");
 }
