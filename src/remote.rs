@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::cli::messages::Notes;
@@ -15,6 +15,15 @@ use tfr_core::compress::Mode;
 use tfr_core::source::RemoteObject;
 use tfr_core::source::remote::RemoteInputs;
 use tfr_remote::{Env, LazyObject, ObjectUrl, Remote, RemoteOptions};
+
+/// Set while the inspector draws on the terminal: a fetch then draws no bar on standard error,
+/// which would land on the inspector's screen.
+static SCREEN_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Says whether the inspector has the terminal (from entering its screen until leaving it).
+pub fn screen_taken(taken: bool) {
+    SCREEN_TAKEN.store(taken, Ordering::SeqCst);
+}
 
 /// Above this, a whole read of remote objects is announced before it starts (egress is billed).
 pub const ANNOUNCE_ABOVE: u64 = 10 << 30;
@@ -301,7 +310,10 @@ impl RemoteInputs for Remotes {
         let Some(max) = self.max_bytes else {
             let object = self.remote()?.open(&url).map_err(|e| e.to_string())?;
             refuse_past(&url, object.len(), limit)?;
-            return Ok(Arc::new(OnDemandObject(object)));
+            return Ok(Arc::new(OnDemandObject {
+                object,
+                progress: self.progress,
+            }));
         };
         // Its first part counts before it is fetched (the size first, a HEAD: no bytes), and
         // every later request as it is made.
@@ -317,9 +329,10 @@ impl RemoteInputs for Remotes {
         let allowance = move |len: u64| {
             spend(&read, max, len).map_err(|before| over_limit_further(&name, len, before, max))
         };
-        Ok(Arc::new(OnDemandObject(
-            object.allowing(Arc::new(allowance)),
-        )))
+        Ok(Arc::new(OnDemandObject {
+            object: object.allowing(Arc::new(allowance)),
+            progress: self.progress,
+        }))
     }
 
     fn size(&self, path: &Path) -> Result<u64, String> {
@@ -344,39 +357,53 @@ impl RemoteInputs for Remotes {
 }
 
 /// An object the inspector reads as it goes: parts fetched when a read touches them.
-struct OnDemandObject(LazyObject);
+struct OnDemandObject {
+    object: LazyObject,
+    /// Whether a whole fetch draws a bar on standard error (a terminal the inspector has not
+    /// taken yet).
+    progress: bool,
+}
 
 impl RemoteObject for OnDemandObject {
     fn len(&self) -> u64 {
-        self.0.len()
+        self.object.len()
     }
 
     fn head(&self) -> &[u8] {
-        self.0.head()
+        self.object.head()
     }
 
     fn etag(&self) -> Option<&str> {
-        self.0.etag()
+        self.object.etag()
     }
 
     fn file(&self) -> &File {
-        self.0.file()
+        self.object.file()
     }
 
     fn fetch(&self, range: std::ops::Range<u64>) -> Result<(), String> {
-        self.0.fetch_range(range).map_err(|e| e.to_string())
+        self.object.fetch_range(range).map_err(|e| e.to_string())
     }
 
     fn fetch_all(&self) -> Result<&File, String> {
-        self.0.fill_streaming().map_err(|e| e.to_string())
+        let progress = Progress::bytes(
+            &format!("fetching {}", self.object.url().key),
+            self.object.len(),
+            self.progress && !SCREEN_TAKEN.load(Ordering::SeqCst),
+        );
+        let filled = self
+            .object
+            .fill_streaming_reporting(&|done| progress.set(done));
+        progress.finish();
+        filled.map_err(|e| e.to_string())
     }
 
     fn fetched(&self) -> u64 {
-        self.0.fetched()
+        self.object.fetched()
     }
 
     fn part_size(&self) -> u64 {
-        self.0.part_size()
+        self.object.part_size()
     }
 }
 

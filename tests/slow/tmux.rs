@@ -632,3 +632,39 @@ fn the_inspector_stops_fetching_at_max_bytes_says_so_and_restores_the_terminal()
         "{asked:?}"
     );
 }
+
+#[test]
+fn a_gzip_object_opens_in_the_inspector_as_its_local_copy_does() {
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let gzip = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/examples_gzip.tfrecord"
+    );
+    std::fs::copy(gzip, dir.path().join("x.tfrecord.gz")).unwrap();
+    let (base, asked) = crate::serve::serve_counted(dir.path().to_path_buf());
+    tmux.wait_text("shell$");
+    // Fetched whole before it opens (stderr is a terminal: the bar is on until the inspector
+    // takes the screen), and counted against --max-bytes: exactly its size is enough.
+    let len = std::fs::metadata(gzip).unwrap().len();
+    tmux.text(&format!(
+        "{BIN} --max-bytes {len} {base}x.tfrecord.gz; echo inspector-exited-$?"
+    ));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("record 0 · 200 records (0..199)");
+    assert!(screen.contains("GZIP 2.3 KiB → 19.6 KiB"), "{screen}");
+    assert!(!screen.contains("fetching"), "{screen}");
+    tmux.text("G");
+    tmux.wait_text("record 199 · 200 records");
+    tmux.text("q");
+    tmux.wait_text("inspector-exited-0");
+    let asked = asked.lock().unwrap();
+    let object: Vec<&String> = asked.iter().filter(|r| r.contains("x.tfrecord")).collect();
+    assert_eq!(
+        object,
+        ["HEAD /x.tfrecord.gz", "GET /x.tfrecord.gz"],
+        "{asked:?}"
+    );
+}
