@@ -36,6 +36,7 @@ mod tui;
 mod unix;
 mod unusual_files;
 mod verify;
+mod verify_merge;
 
 #[path = "../support/proto.rs"]
 mod proto;
