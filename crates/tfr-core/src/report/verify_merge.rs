@@ -484,3 +484,8 @@ fn carried_problems(parts: &[(&Path, Part)]) -> Result<Vec<Problem>, MergeError>
     }
     Ok(problems)
 }
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+#[path = "verify_merge_tests.rs"]
+mod tests;
