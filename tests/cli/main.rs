@@ -31,6 +31,7 @@ mod stats;
 mod stats_known;
 mod stats_partial;
 mod stats_text;
+mod stats_tfdv;
 mod teach;
 mod tui;
 mod unix;
