@@ -12,7 +12,7 @@
 //! Every line read is capped; a part that is not `verify --json` output, that lacks what a merge
 //! needs (made by an older tfr-inspect), or that disagrees with another part is an error naming it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -455,6 +455,7 @@ fn carried_problems(parts: &[(&Path, Part)]) -> Result<Vec<Problem>, MergeError>
     let mut ordered: Vec<&(&Path, Part)> = parts.iter().collect();
     ordered.sort_by_key(|(path, _)| path.to_path_buf());
     let mut problems: Vec<Problem> = Vec::new();
+    let mut said: HashSet<String> = HashSet::new();
     for (path, part) in ordered {
         let Some(summary) = &part.dataset else {
             continue;
@@ -474,10 +475,7 @@ fn carried_problems(parts: &[(&Path, Part)]) -> Result<Vec<Problem>, MergeError>
                 split: p.split.clone(),
                 text: crate::escape::for_terminal(&p.problem).into_owned(),
             };
-            if !problems
-                .iter()
-                .any(|known| known.to_string() == problem.to_string())
-            {
+            if said.insert(problem.to_string()) {
                 problems.push(problem);
             }
         }
