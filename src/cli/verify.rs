@@ -137,20 +137,13 @@ fn merge(
         Ok(merged) => merged,
         Err(e) => return Ok(messages.unusable(&e.to_string())),
     };
-    for _ in 0..merged.unusable_inputs {
-        messages.raise(Status::Unusable);
-    }
-    if merged.unusable_inputs > 0 {
-        messages.error(&format_args!(
-            "{} of the merged runs could not be used (named where they were checked)",
-            plural(merged.unusable_inputs, "argument")
-        ));
+    for sentence in &merged.unusable_inputs {
+        messages.unusable(sentence);
     }
     let mut run = Run::of(merged.dataset);
     for (tally, file) in run.tallies.iter_mut().zip(&merged.files) {
         *tally = file.outcome.as_ref().ok().map(|(_, tally)| *tally);
     }
-    run.dataset.errors = vec![String::new(); merged.unusable_inputs as usize];
     let printer = Printer {
         json: args.json,
         coloured: env.stdout.colour,

@@ -209,3 +209,23 @@ fn parts_that_are_not_verify_json_or_overlap_are_refused_naming_them() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("absent.json: "), "{err}");
 }
+
+#[test]
+fn arguments_a_part_could_not_use_keep_the_merge_unusable() {
+    let (tmp, dir) = toy_parcels();
+    let nothing = dir.join("nothing-*.tfrecord");
+    let inputs = [dir.as_path(), nothing.as_path()];
+    let (one_code, one_out, one_err) = verify(&["--json"], &inputs);
+    assert_eq!(one_code, Some(2), "{one_err}");
+    assert!(one_err.contains("pattern matched nothing"), "{one_err}");
+    let parts = parts(&[inputs.to_vec()], tmp.path());
+    let (code, out, err) = verify(&["--merge", "--json"], &paths(&parts));
+    assert_eq!(code, Some(2), "{err}");
+    // The same verdicts and summary (`not_read` counting the argument); the argument is named
+    // where the part was made, and the merge says how many there were.
+    assert_eq!(out, one_out);
+    assert!(
+        err.contains("part0.json: 1 argument could not be used where it was checked"),
+        "{err}"
+    );
+}

@@ -72,8 +72,9 @@ pub struct Merged {
     pub dataset: Dataset,
     /// One per member of `dataset`, in its order.
     pub files: Vec<MergedFile>,
-    /// Arguments of the parts' runs that could not be used (named where they were checked).
-    pub unusable_inputs: u64,
+    /// Per part whose run could not use some of its arguments, a sentence saying how many (they
+    /// were named where it was checked); each is one of the dataset's `errors`.
+    pub unusable_inputs: Vec<String>,
 }
 
 /// A file's line of `verify --json`, as far as a merge reads it.
@@ -135,6 +136,9 @@ struct SplitIn {
     dataset_info_shard_lengths: Option<Vec<u64>>,
     dataset_info_num_bytes: Option<u64>,
 }
+
+/// The most arguments parts may say their runs could not use, in all.
+const MAX_UNUSABLE: u64 = 1 << 16;
 
 /// The problems a merge carries from the parts as they worded them: those found from what only
 /// their runs read (the rest are found again over the whole).
@@ -355,7 +359,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
     dataset.problems.extend(names_problems);
     dataset.problems.extend(missing);
     let mut skipped: BTreeMap<String, String> = BTreeMap::new();
-    let mut unusable_inputs = 0u64;
+    let mut unusable_inputs: Vec<String> = Vec::new();
     for (_, part) in &parts {
         let Some(summary) = &part.dataset else {
             continue;
@@ -366,14 +370,38 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
             skipped.entry(s.file.clone()).or_insert(reason);
         }
     }
-    for (i, (_, part)) in parts.iter().enumerate() {
-        if let Some(summary) = &part.dataset {
-            let unreadable = by_path
-                .values()
-                .filter(|(from, f, _)| *from == i && f.outcome.is_err())
-                .count() as u64;
-            unusable_inputs += summary.not_read.saturating_sub(unreadable);
+    // Per part, the arguments its run could not use: inputs it did not read, less its files
+    // that could not be read (counted in one pass over the files).
+    let mut unreadable = vec![0u64; parts.len()];
+    for (from, file, _) in by_path.values() {
+        if let (Some(count), Err(_)) = (unreadable.get_mut(*from), &file.outcome) {
+            *count += 1;
         }
+    }
+    for ((path, part), unreadable) in parts.iter().zip(unreadable) {
+        let Some(summary) = &part.dataset else {
+            continue;
+        };
+        let count = summary.not_read.saturating_sub(unreadable);
+        if count == 0 {
+            continue;
+        }
+        let total = dataset.errors.len() as u64 + count;
+        if total > MAX_UNUSABLE {
+            return Err(error(
+                path,
+                format!(
+                    "says {count} inputs were not read; more than {MAX_UNUSABLE} in all are not merged"
+                ),
+            ));
+        }
+        let text = format!(
+            "{}: {} could not be used where it was checked",
+            path_for_terminal(path),
+            crate::words::plural(count, "argument")
+        );
+        unusable_inputs.push(text.clone());
+        dataset.errors.extend((0..count).map(|_| text.clone()));
     }
     dataset.skipped = skipped
         .into_iter()
