@@ -229,3 +229,23 @@ fn arguments_a_part_could_not_use_keep_the_merge_unusable() {
         "{err}"
     );
 }
+
+#[test]
+fn text_from_a_part_reaches_the_terminal_escaped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let part = tmp.path().join("hostile.json");
+    let line = serde_json::json!({
+        "bytes": 10, "damaged": 1, "file": "a\u{1b}]2;x\u{7}.tfrecord", "frames": 1, "intact": 0,
+        "ok": false, "payload_bytes": 0, "notes": ["n\u{1b}[31m"],
+        "problems": [{"index": 0, "skipped": [0, 10], "problem": "bad\u{1b}]52;c;x\u{7}"}],
+    });
+    std::fs::write(&part, format!("{line}\n")).unwrap();
+    let (code, out, err) = verify(&["--merge"], &[&part]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(
+        out.contains("a\\033]2;x\\007.tfrecord: frame 0 at byte 0: bad\\033]52;c;x\\007"),
+        "{out}"
+    );
+    assert!(out.contains("note: n\\033[31m"), "{out}");
+}
