@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Checks that every .proto under proto/ compiles (grpcio-tools' protoc, with its bundled
 google/protobuf files, as `protoc -Iproto` would) and describes the same messages as the
-descriptors compiled into the installed TensorFlow and TensorBoard packages.
+descriptors compiled into the installed TensorFlow, TensorBoard and tensorflow-metadata packages.
 
 Usage: python scripts/check_protos.py [PROTO_DIR]
-Needs the venv of scripts/requirements-writers.txt (tensorflow-cpu, tensorboard, grpcio-tools).
+Needs the venv of scripts/requirements-writers.txt (tensorflow-cpu, tensorboard,
+tensorflow-metadata, grpcio-tools).
 Compared: messages, fields (name, number, label, type, type name, oneof, packing), enums and
 their values, reserved ranges and names; not compared: comments, file options, json names, and
 the order of nested declarations (scripts/tf_protos.py writes those in its own order).
@@ -27,6 +28,7 @@ MODULES = [
     "tensorboard.plugins.text.plugin_data_pb2", "tensorboard.plugins.mesh.plugin_data_pb2",
     "tensorboard.plugins.histogram.plugin_data_pb2", "tensorboard.plugins.image.plugin_data_pb2",
     "tensorboard.plugins.scalar.plugin_data_pb2",
+    "tensorflow_metadata.proto.v0.statistics_pb2",
 ]
 
 

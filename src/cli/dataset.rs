@@ -61,6 +61,20 @@ impl Run {
         )
     }
 
+    /// The run over `dataset` as it stands (rebuilt from a merge's parts, say).
+    pub fn of(dataset: Dataset) -> Run {
+        let tallies = vec![None; dataset.members.len()];
+        let starts = RefCell::new(Starts {
+            firsts: Vec::new(),
+            next: vec![0; dataset.splits.len()],
+        });
+        Run {
+            dataset,
+            tallies,
+            starts,
+        }
+    }
+
     /// [`Run::resolve`], with the arguments that cannot be used reported through `messages`.
     pub fn resolve_reporting(args: &[PathBuf], messages: &Messages) -> Run {
         let (run, unusable) = Run::resolve(args);

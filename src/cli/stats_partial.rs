@@ -121,6 +121,7 @@ fn status_of(outcome: &Outcome, problems: &[String], messages: &Messages) -> Sta
 /// all their files.
 pub fn merge(
     args: &super::stats::StatsArgs,
+    env: &super::env::Env,
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
@@ -135,11 +136,12 @@ pub fn merge(
             messages.note(&note.text);
         }
     }
+    let shape = args.shape(&args.files, env);
     super::stats::report(
         &merged.outcome,
         &merged.files,
         &merged.problems,
-        args.json,
+        &shape,
         messages,
         out,
     )

@@ -19,7 +19,7 @@
 //! `--thorough` they are searched without the work limit.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use clap::Args;
@@ -28,14 +28,16 @@ use super::dataset::Run;
 use super::progress::Progress;
 use super::{Env, Messages, Status};
 use crate::hint::UserMessage;
+use tfr_core::compress::describe;
 use tfr_core::input::OpenOptions;
-use tfr_core::report::verify::{FileLine, FileVerdict, Outcome, VerifyOptions, VerifyReport};
+use tfr_core::report::verify::{FileLine, FileVerdict, Outcome, Said, VerifyOptions, VerifyReport};
+use tfr_core::report::verify_merge;
 use tfr_core::resync::ResyncBudget;
 use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// TFRecord files to check.
+    /// TFRecord files to check; with `--merge`, outputs of `verify --json`.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// One JSON object per file instead of text.
@@ -43,14 +45,18 @@ pub struct VerifyArgs {
     pub json: bool,
     /// Check every candidate frame in damaged bytes, without the resync work limit. Each candidate
     /// costs a CRC over the length its header declares, so a crafted file can make this slow.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "merge")]
     pub thorough: bool,
     /// Also decode every image of every intact record completely: a truncated JPEG, a PNG with a
     /// bad CRC or an image whose size is not the declared `image/height` x `image/width` is
     /// damage of its own (an undecodable image), named with its record and feature. An image that
     /// needs more than 256 MiB to decode is not decoded, and named in a note.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "merge")]
     pub images: bool,
+    /// Merge the `verify --json` outputs FILES (of parts of a dataset, checked apart) into what
+    /// `verify` over all their files says.
+    #[arg(long)]
+    pub merge: bool,
 }
 
 impl tfr_core::report::Progress for Progress {
@@ -63,7 +69,6 @@ impl tfr_core::report::Progress for Progress {
     }
 }
 
-/// Where member `member` of `run` stands in its split, for its JSON object.
 /// Checks `args.files`, one per core, and reports them in the order given; damage is red and an
 /// intact file's verdict green when stdout is coloured.
 pub fn run(
@@ -73,6 +78,9 @@ pub fn run(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
+    if args.merge {
+        return merge(args, env, messages, out);
+    }
     let mut run = Run::resolve_reporting(&args.files, messages);
     let files = run.paths();
     let options = VerifyOptions {
@@ -88,14 +96,13 @@ pub fn run(
     for (tally, counted) in run.tallies.iter_mut().zip(report.tallies()) {
         *tally = counted;
     }
+    let printer = Printer {
+        json: args.json,
+        coloured: env.stdout.colour,
+    };
     for (member, (path, verdict)) in files.iter().zip(&report.files).enumerate() {
         let outcome = match verdict {
-            Ok(verdict) => {
-                if !verdict.ok {
-                    messages.damage();
-                }
-                Outcome::Checked(verdict)
-            }
+            Ok(verdict) => Outcome::Checked(verdict),
             Err(e) => {
                 messages.unusable(e);
                 Outcome::Unusable {
@@ -103,32 +110,109 @@ pub fn run(
                 }
             }
         };
-        match (args.json, outcome) {
-            (true, outcome) => {
-                let line = FileLine {
-                    file: tfr_core::escape::path_for_json(path),
-                    place: run.split_place(member),
-                    outcome,
-                };
-                writeln!(out, "{}", tfr_core::pyjson::to_string(&line)?)?;
-            }
-            (false, Outcome::Checked(verdict)) => {
+        let said = verdict.as_ref().ok().map(FileVerdict::said);
+        let line = FileLine {
+            file: tfr_core::escape::path_for_json(path),
+            place: run.split_place(member),
+            outcome,
+        };
+        let line = args
+            .json
+            .then(|| tfr_core::pyjson::to_string(&line))
+            .transpose()?;
+        printer.member(&run, member, path, said.as_ref(), line, messages, out)?;
+    }
+    printer.finish(&run, messages, out)
+}
+
+/// `verify --merge`: the `verify --json` outputs `args.files` merged, reported as `verify`
+/// reports all their files at once.
+fn merge(
+    args: &VerifyArgs,
+    env: &Env,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<Status> {
+    let merged = match verify_merge::merge(&args.files) {
+        Ok(merged) => merged,
+        Err(e) => return Ok(messages.unusable(&e.to_string())),
+    };
+    for sentence in &merged.unusable_inputs {
+        messages.unusable(sentence);
+    }
+    let mut run = Run::of(merged.dataset);
+    for (tally, file) in run.tallies.iter_mut().zip(&merged.files) {
+        *tally = file.outcome.as_ref().ok().map(|(_, tally)| *tally);
+    }
+    let printer = Printer {
+        json: args.json,
+        coloured: env.stdout.colour,
+    };
+    for (member, file) in merged.files.iter().enumerate() {
+        if let Err(error) = &file.outcome {
+            messages.unusable(error);
+        }
+        let line = verify_merge::Line {
+            file: tfr_core::escape::path_for_json(&file.path),
+            place: run.split_place(member),
+            verdict: &file.json,
+        };
+        let said = file.outcome.as_ref().ok().map(|(said, _)| said);
+        let line = args
+            .json
+            .then(|| tfr_core::pyjson::to_string(&line))
+            .transpose()?;
+        printer.member(&run, member, &file.path, said, line, messages, out)?;
+    }
+    printer.finish(&run, messages, out)
+}
+
+/// How a run's files and its dataset's summary are printed.
+struct Printer {
+    json: bool,
+    coloured: bool,
+}
+
+impl Printer {
+    /// Member `member`'s verdict (`said`; `None` when it could not be checked, said already) as
+    /// text, or its JSON `line` (given with `--json`).
+    #[allow(clippy::too_many_arguments)]
+    fn member(
+        &self,
+        run: &Run,
+        member: usize,
+        path: &Path,
+        said: Option<&Said>,
+        line: Option<String>,
+        messages: &Messages,
+        out: &mut impl Write,
+    ) -> Result<()> {
+        if said.is_some_and(|said| !said.ok) {
+            messages.damage();
+        }
+        match (line, said) {
+            (Some(line), _) => writeln!(out, "{line}")?,
+            (None, Some(said)) => {
                 let text = Text {
                     name: tfr_core::escape::path_for_terminal(path),
-                    coloured: env.stdout.colour,
-                    images: args.images,
+                    coloured: self.coloured,
                 };
-                text.write(verdict, &run.place(member), out)?;
+                text.write(said, &run.place(member), out)?;
             }
-            (false, Outcome::Unusable { .. }) => {}
+            (None, None) => {}
         }
+        Ok(())
     }
-    if run.is_dataset() {
-        messages.raise(run.finish(args.json, true, out)?);
-    } else {
-        run.note_skipped(messages);
+
+    /// The dataset's summary when the inputs are one, and the run's status.
+    fn finish(&self, run: &Run, messages: &Messages, out: &mut impl Write) -> Result<Status> {
+        if run.is_dataset() {
+            messages.raise(run.finish(self.json, true, out)?);
+        } else {
+            run.note_skipped(messages);
+        }
+        Ok(messages.status())
     }
-    Ok(messages.status())
 }
 
 /// The text printer: one line per problem and note, then the file's verdict.
@@ -136,39 +220,24 @@ struct Text {
     /// The file's name, escaped for a terminal.
     name: String,
     coloured: bool,
-    /// Whether images were checked (`--images`).
-    images: bool,
 }
 
 impl Text {
-    fn write(&self, verdict: &FileVerdict, place: &str, out: &mut impl Write) -> Result<()> {
+    fn write(&self, said: &Said, place: &str, out: &mut impl Write) -> Result<()> {
         let name = &self.name;
-        for p in &verdict.problems {
+        for p in &said.problems {
             let line = match p.index {
-                Some(index) => format!(
-                    "frame {index} at byte {}: {}",
-                    p.region.start, p.description
-                ),
+                Some(index) => format!("frame {index} at byte {}: {}", p.start, p.description),
                 None => p.description.clone(),
             };
             writeln!(out, "{name}: {}", super::paint(&line, "31", self.coloured))?;
         }
-        let stream = verdict.compression.as_ref().map(|c| &c.stream);
-        if let Some(tail) = stream.and_then(|c| c.ignored.as_ref()) {
-            writeln!(out, "{name}: note: {tail}")?;
+        for note in &said.notes {
+            writeln!(out, "{name}: note: {note}")?;
         }
-        if let Some(block) = stream.and_then(|c| c.oversized.as_ref()) {
-            writeln!(out, "{name}: note: {block}")?;
-        }
-        if let Some(note) = verdict.unverified.as_ref().and_then(|u| u.note.as_ref()) {
-            writeln!(out, "{name}: note: {note}; --thorough searches them")?;
-        }
-        for note in verdict.images.iter().flat_map(|i| &i.not_decoded) {
-            writeln!(out, "{name}: note: {}", note.text)?;
-        }
-        writeln!(out, "{name}: {}{place}", self.verdict(verdict))?;
-        if let Some(stream) = stream.filter(|_| verdict.ok) {
-            let kind = stream.compression.tensorflow_name();
+        writeln!(out, "{name}: {}{place}", self.verdict(said))?;
+        if let Some((kind, _)) = said.compression.filter(|_| said.ok) {
+            let kind = kind.tensorflow_name();
             writeln!(
                 out,
                 "{name}: note: read it with compression_type='{kind}'; without it TensorFlow fails with \"corrupted record at 0\""
@@ -178,37 +247,34 @@ impl Text {
     }
 
     /// `OK: 3 frames, 3 intact, 0 damaged, 78 bytes`, with compression and images when they apply.
-    fn verdict(&self, verdict: &FileVerdict) -> String {
-        let word = match verdict.ok {
+    fn verdict(&self, said: &Said) -> String {
+        let word = match said.ok {
             true => super::paint("OK", "32", self.coloured),
             false => super::paint("DAMAGED", "1;31", self.coloured),
         };
-        let stream = verdict.compression.as_ref().map(|c| &c.stream);
-        let compressed = stream
-            .map(|c| format!("{}; ", c.describe(verdict.bytes)))
+        let compressed = said
+            .compression
+            .map(|(kind, on_disk)| format!("{}; ", describe(kind, on_disk, said.bytes)))
             .unwrap_or_default();
-        let size = match stream {
+        let size = match said.compression {
             Some(_) => "bytes decompressed",
             None => "bytes",
         };
-        let images = match (self.images, verdict.images.as_ref()) {
-            (true, Some(found)) if found.not_decoded.is_empty() => format!(
-                ", {} undecodable",
-                plural(found.undecodable as u64, "image")
-            ),
-            (true, Some(found)) => format!(
+        let images = match said.images {
+            Some((undecodable, 0)) => format!(", {} undecodable", plural(undecodable, "image")),
+            Some((undecodable, not_decoded)) => format!(
                 ", {} undecodable, {} too large to decode",
-                plural(found.undecodable as u64, "image"),
-                plural(found.not_decoded.len() as u64, "image")
+                plural(undecodable, "image"),
+                plural(not_decoded, "image")
             ),
-            _ => String::new(),
+            None => String::new(),
         };
         format!(
             "{word}: {compressed}{}, {} intact, {} damaged{images}, {} {size}",
-            plural(verdict.frames as u64, "frame"),
-            verdict.intact,
-            verdict.damaged,
-            verdict.bytes,
+            plural(said.frames, "frame"),
+            said.intact,
+            said.damaged,
+            said.bytes,
         )
     }
 }

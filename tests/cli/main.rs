@@ -31,11 +31,13 @@ mod stats;
 mod stats_known;
 mod stats_partial;
 mod stats_text;
+mod stats_tfdv;
 mod teach;
 mod tui;
 mod unix;
 mod unusual_files;
 mod verify;
+mod verify_merge;
 
 #[path = "../support/proto.rs"]
 mod proto;

@@ -18,6 +18,7 @@ fn stats_of(path: &Path, json: bool) -> (Status, String) {
     let args = StatsArgs {
         files: vec![path.to_path_buf()],
         json,
+        format: None,
         partial: false,
         output: None,
         merge: false,

@@ -221,12 +221,7 @@ pub struct Compressed {
 impl Compressed {
     /// `GZIP-compressed, 2369 bytes on disk (8.478x)`, for summaries.
     pub fn describe(&self, decompressed_len: u64) -> String {
-        format!(
-            "{}-compressed, {} bytes on disk ({}x)",
-            self.compression.tensorflow_name(),
-            self.compressed_len,
-            crate::words::short(self.ratio(decompressed_len))
-        )
+        describe(self.compression, self.compressed_len, decompressed_len)
     }
 
     /// Decompressed size divided by compressed size.
@@ -236,6 +231,20 @@ impl Compressed {
         }
         decompressed_len as f64 / self.compressed_len as f64
     }
+}
+
+/// `GZIP-compressed, 120 bytes on disk (2.5x)`: a stream of `compressed_len` bytes that holds
+/// `decompressed_len`.
+pub fn describe(compression: Compression, compressed_len: u64, decompressed_len: u64) -> String {
+    let ratio = match compressed_len {
+        0 => 0.0,
+        n => decompressed_len as f64 / n as f64,
+    };
+    format!(
+        "{}-compressed, {compressed_len} bytes on disk ({}x)",
+        compression.tensorflow_name(),
+        crate::words::short(ratio)
+    )
 }
 
 /// Decoding stopped because the output would pass the limit.

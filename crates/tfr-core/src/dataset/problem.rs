@@ -78,6 +78,13 @@ pub enum Problem {
         records: u64,
         components: u64,
     },
+    /// A problem another run found and reported (a part of the dataset verified elsewhere): its
+    /// kind, split and words as that report gave them.
+    Reported {
+        kind: &'static str,
+        split: Option<String>,
+        text: String,
+    },
 }
 
 impl Problem {
@@ -95,6 +102,7 @@ impl Problem {
             Problem::Metadata { .. } => "metadata_unreadable",
             Problem::SnapshotElements { .. } => "snapshot_element_count",
             Problem::SnapshotPartialElement { .. } => "snapshot_partial_element",
+            Problem::Reported { kind, .. } => kind,
         }
     }
 
@@ -109,6 +117,7 @@ impl Problem {
             | Problem::RecordCount { split, .. }
             | Problem::NumBytes { split, .. }
             | Problem::SplitMissing { split, .. } => Some(split),
+            Problem::Reported { split, .. } => split.as_deref(),
             Problem::Metadata { .. }
             | Problem::SnapshotElements { .. }
             | Problem::SnapshotPartialElement { .. } => None,
@@ -155,6 +164,8 @@ fn totals_said(totals: &[(String, usize)]) -> String {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // Worded (and escaped) where it was found.
+            Problem::Reported { text, .. } => f.write_str(text),
             Problem::Metadata { path, message } => write!(
                 f,
                 "{}: cannot be read: {}",
@@ -268,8 +279,9 @@ impl Problem {
                 path_for_terminal(info),
                 crate::escape::for_terminal(prefix)
             ),
-            // Of no split: `fmt` writes them whole.
-            Problem::Metadata { .. }
+            // Of no split, or worded already: `fmt` writes them whole.
+            Problem::Reported { .. }
+            | Problem::Metadata { .. }
             | Problem::SnapshotElements { .. }
             | Problem::SnapshotPartialElement { .. } => Ok(()),
         }

@@ -173,6 +173,10 @@ impl<'d> Summary<'d> {
                 .map(|s| NamedSplit {
                     shards_named: s.set.total(),
                     dataset_info: s.info.as_ref().map(|(path, _)| path.clone()),
+                    promised: s.info.as_ref().map(|(_, info)| Promised {
+                        shard_lengths: info.shard_lengths.clone(),
+                        num_bytes: info.num_bytes,
+                    }),
                 });
             SplitCount {
                 name: name.to_string(),
@@ -259,6 +263,19 @@ pub struct NamedSplit {
     /// The `dataset_info.json` that describes it.
     #[serde(serialize_with = "lossy_optional_path")]
     pub dataset_info: Option<PathBuf>,
+    /// What that `dataset_info.json` promises of it, so that a merge of verdicts made apart
+    /// (`verify --merge`) checks the whole split against it.
+    #[serde(flatten)]
+    pub promised: Option<Promised>,
+}
+
+/// What `dataset_info.json` promises of a split: records per shard, and its payload bytes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Promised {
+    #[serde(rename = "dataset_info_shard_lengths")]
+    pub shard_lengths: Vec<u64>,
+    #[serde(rename = "dataset_info_num_bytes")]
+    pub num_bytes: Option<u64>,
 }
 
 /// Where a member lies in its split (`verify --json` gives it per member).

@@ -10,6 +10,7 @@ pub mod index;
 pub mod locate;
 pub mod salvage;
 pub mod verify;
+pub mod verify_merge;
 
 /// Where long work says how far it got (a progress bar, or nothing).
 pub trait Progress: Sync {

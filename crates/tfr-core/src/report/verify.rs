@@ -214,9 +214,97 @@ pub struct FileVerdict {
     pub unverified: Option<Unverified>,
     #[serde(flatten)]
     pub compression: Option<Compression>,
-    /// Frames and payload bytes, for a dataset's summary.
-    #[serde(skip)]
+    /// The notes the text output gives before the verdict (bytes TensorFlow skips, a block it
+    /// cannot hold, candidates left unverified, images not decoded), in that order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Frames and payload bytes, for a dataset's summary; JSON gives the intact records' payload
+    /// bytes (what `dataset_info.json`'s `numBytes` counts), so that verdicts made apart merge
+    /// into a dataset's.
+    #[serde(rename = "payload_bytes", serialize_with = "payload_bytes")]
     pub tally: Tally,
+}
+
+fn payload_bytes<S: serde::Serializer>(tally: &Tally, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(tally.payload_bytes)
+}
+
+impl FileVerdict {
+    /// The notes of [`FileVerdict::notes`], from the verdict's parts.
+    fn said_notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let stream = self.compression.as_ref().map(|c| &c.stream);
+        if let Some(tail) = stream.and_then(|c| c.ignored.as_ref()) {
+            notes.push(tail.to_string());
+        }
+        if let Some(block) = stream.and_then(|c| c.oversized.as_ref()) {
+            notes.push(block.to_string());
+        }
+        if let Some(note) = self.unverified.as_ref().and_then(|u| u.note.as_ref()) {
+            notes.push(format!("{note}; --thorough searches them"));
+        }
+        for note in self.images.iter().flat_map(|i| &i.not_decoded) {
+            notes.push(note.text.clone());
+        }
+        notes
+    }
+}
+
+/// What the text output says of one verdict: made from the verdict, or read back from its
+/// `--json` line (so that verdicts made apart print as they would have where they were made).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Said {
+    pub ok: bool,
+    pub frames: u64,
+    pub intact: u64,
+    pub damaged: u64,
+    /// Bytes of the file (decompressed, when compressed).
+    pub bytes: u64,
+    pub problems: Vec<SaidProblem>,
+    pub notes: Vec<String>,
+    /// How the file is compressed, and its bytes on disk.
+    pub compression: Option<(crate::compress::Compression, u64)>,
+    /// Images found undecodable and not decoded, when images were checked.
+    pub images: Option<(u64, u64)>,
+}
+
+/// One problem's line: the frame (`None`: the file's), where its bytes start, what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SaidProblem {
+    pub index: Option<usize>,
+    pub start: u64,
+    pub description: String,
+}
+
+impl FileVerdict {
+    /// What the text output says of this verdict.
+    pub fn said(&self) -> Said {
+        Said {
+            ok: self.ok,
+            frames: self.frames as u64,
+            intact: self.intact as u64,
+            damaged: self.damaged as u64,
+            bytes: self.bytes,
+            problems: self
+                .problems
+                .iter()
+                .map(|p| SaidProblem {
+                    index: p.index,
+                    start: p.region.start.0,
+                    description: p.description.clone(),
+                })
+                .collect(),
+            notes: self.notes.clone(),
+            compression: self
+                .compression
+                .as_ref()
+                .map(|c| (c.stream.compression, c.stream.compressed_len)),
+            images: self
+                .images
+                .as_ref()
+                .map(|i| (i.undecodable as u64, i.not_decoded.len() as u64)),
+        }
+    }
 }
 
 /// One file's line of `verify --json`: its name and place, then its verdict or the error that
@@ -320,6 +408,7 @@ pub fn check_file(
             .problems
             .sort_by_key(|p| (p.index.is_none(), p.region.start, p.index));
         verdict.ok = verdict.problems.is_empty();
+        verdict.notes = verdict.said_notes();
     }
     Ok(verdict)
 }
@@ -362,7 +451,7 @@ pub fn judge(
         ranges: index.unverified_ranges().to_vec(),
         note: damage::unverified(&index),
     });
-    let verdict = FileVerdict {
+    let mut verdict = FileVerdict {
         bytes: source.len(),
         frames: index.len(),
         intact: index.len() - damaged,
@@ -372,8 +461,10 @@ pub fn judge(
         images: None,
         unverified,
         compression: stream.map(|c| Compression::of(c, source.len())),
+        notes: Vec::new(),
         tally,
     };
+    verdict.notes = verdict.said_notes();
     Ok((verdict, index))
 }
 

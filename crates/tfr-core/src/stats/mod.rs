@@ -25,6 +25,7 @@ pub mod quantiles;
 pub mod report;
 pub mod run;
 pub mod sketch;
+pub mod tfdv;
 pub mod wire;
 
 use std::collections::BTreeMap;
