@@ -6,6 +6,7 @@
 
 mod bad_input;
 mod changing;
+mod count;
 mod dataset;
 mod escapes;
 mod forensics;
@@ -18,6 +19,7 @@ mod list;
 mod metadata;
 mod nested_payloads;
 mod payloads;
+mod pick;
 mod plugins;
 mod quiz;
 mod ranged;
