@@ -222,7 +222,7 @@ fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
     ];
     match given.iter().find(|(on, _)| *on) {
         Some((_, flag)) => Err(format!(
-            "{flag} has no effect on `{name}`, which decodes no payload (it applies to the inspector, list, show, hex, stats, quiz, images and verify --images)"
+            "{flag} has no effect on `{name}`, which decodes no payload (it applies to the inspector, list, show, head, tail, sample, hex, stats, quiz, images and verify --images)"
         )),
         None => Ok(()),
     }
