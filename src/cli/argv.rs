@@ -122,18 +122,19 @@ fn subcommand_names() -> impl Iterator<Item = String> {
         .into_iter()
 }
 
-/// The subcommand `word` is a likely misspelling of: at most two edits away (one for short
-/// words; two letters swapped are one edit, so `verfiy` is one from `verify`), and not a path
+/// The subcommand `word` is a likely misspelling of: at most two edits away (one when either is
+/// short; two letters swapped are one edit, so `verfiy` is one from `verify`), and not a path
 /// with a directory or an extension (those are files that are missing).
 fn closest_subcommand(word: &str) -> Option<String> {
     let path = Path::new(word);
     if word.len() > 32 || path.extension().is_some() || path.components().count() > 1 {
         return None;
     }
-    let allowed = if word.chars().count() <= 4 { 1 } else { 2 };
+    // Two edits only between longer words: `train` is two from `tail`, and names a file.
+    let short = |text: &str| text.chars().count() <= 4;
     subcommand_names()
         .map(|name| (strsim::osa_distance(word, &name), name))
-        .filter(|(d, _)| *d <= allowed)
+        .filter(|(d, name)| *d <= if short(word) || short(name) { 1 } else { 2 })
         .min_by_key(|(d, _)| *d)
         .map(|(_, name)| name)
 }
@@ -167,6 +168,8 @@ pub fn settle(cli: &mut Cli) -> Result<(), String> {
         Some(Command::List(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Verify(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Count(a)) => a.files.iter_mut().for_each(&mut stdin),
+        // `-o -` is standard output, and stays as it is.
+        Some(Command::Export(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Stats(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Images(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Show(a)) => stdin(&mut a.file),
@@ -222,7 +225,7 @@ fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
     ];
     match given.iter().find(|(on, _)| *on) {
         Some((_, flag)) => Err(format!(
-            "{flag} has no effect on `{name}`, which decodes no payload (it applies to the inspector, list, show, head, tail, sample, hex, stats, quiz, images and verify --images)"
+            "{flag} has no effect on `{name}`, which decodes no payload (it applies to the inspector, list, show, head, tail, sample, export, hex, stats, quiz, images and verify --images)"
         )),
         None => Ok(()),
     }
@@ -370,6 +373,7 @@ mod tests {
         assert_eq!(closest_subcommand("x"), None);
         assert_eq!(closest_subcommand("cuont").as_deref(), Some("count"));
         assert_eq!(closest_subcommand("haed").as_deref(), Some("head"));
+        assert_eq!(closest_subcommand("tial").as_deref(), Some("tail"));
         assert_eq!(closest_subcommand("smaple").as_deref(), Some("sample"));
     }
 

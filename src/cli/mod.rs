@@ -6,6 +6,7 @@ pub mod count;
 pub mod dataset;
 pub mod elements;
 pub mod env;
+pub mod export;
 pub mod hex;
 pub mod images;
 pub mod index;
@@ -137,6 +138,12 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect sample 5 train.tfrecord\n  tfr-inspect sample 100 train.tfrecord --seed 7 --json > sample.jsonl"
     )]
     Sample(pick::SampleArgs),
+    /// One flat row per record (Example, or a SequenceExample's context) as JSON lines or CSV,
+    /// for pandas, jq or a spreadsheet: `file`, `index`, `offset`, then each feature's values.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect export train.tfrecord > rows.jsonl\n  tfr-inspect export data/ --format csv -o rows.csv\n  tfr-inspect export train.tfrecord --bytes base64 --lists | jq .label"
+    )]
+    Export(export::ExportArgs),
     /// Annotated bytes of one frame: every tag, varint, length prefix and value, explained.
     #[command(
         after_help = "Examples:\n  tfr-inspect hex train.tfrecord -n 3\n  tfr-inspect hex train.tfrecord --explain --radix hex --offsets payload\n  tfr-inspect hex train.tfrecord --color always | less -R"
@@ -350,6 +357,7 @@ pub fn dispatch(
         Command::Head(args) => pick::head(args, open, env, messages, out)?,
         Command::Tail(args) => pick::tail(args, open, env, messages, out)?,
         Command::Sample(args) => pick::sample(args, open, env, messages, out)?,
+        Command::Export(args) => export::run(args, open, env, messages, out)?,
         Command::Hex(args) => hex::run(args, open, env, messages, out)?,
         Command::Verify(args) => verify::run(args, open, env, messages, out)?,
         Command::Locate(args) => locate::run(args, open, messages, out)?,

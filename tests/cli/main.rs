@@ -9,6 +9,7 @@ mod changing;
 mod count;
 mod dataset;
 mod escapes;
+mod export;
 mod forensics;
 mod golden;
 mod hex;

@@ -6,6 +6,7 @@
 //! the JSON member names; members that JSON leaves out when they do not apply are skipped there.
 
 pub mod count;
+pub mod export;
 pub mod hex;
 pub mod index;
 pub mod locate;
