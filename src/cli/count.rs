@@ -100,7 +100,7 @@ fn name_damage(path: &std::path::Path, count: &FileCount, messages: &Messages) {
 }
 
 /// One line for the files set aside as no TFRecord, naming the first few.
-fn note_skipped(run: &Run, messages: &Messages) {
+pub(super) fn note_skipped(run: &Run, messages: &Messages) {
     let skipped = &run.dataset.skipped;
     let named: Vec<String> = skipped
         .iter()

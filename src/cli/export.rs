@@ -7,6 +7,10 @@
 //! skipped, named as `show` names them, and make the exit status 1; records that are no Example
 //! are counted in a note. The output goes to standard output, or with `-o` to a new file written
 //! atomically (an existing regular file only with `--force`, never an input).
+//!
+//! TensorBoard event files give a row per scalar instead, as TensorBoard's "download CSV" does:
+//! `run,tag,step,wall_time,value`, the run named as TensorBoard names it (the file's directory
+//! under the logdir).
 
 use std::collections::BTreeSet;
 use std::io::{self, Write};
@@ -81,6 +85,8 @@ struct Plan<'a> {
     options: RowOptions,
     format: ExportFormat,
     columns: &'a [String],
+    /// For TensorBoard event files, each file's run: their rows are its scalars.
+    runs: Option<Vec<String>>,
     /// Written to a terminal: CSV cells escaped as every text from a file is.
     terminal: bool,
     progress: bool,
@@ -106,7 +112,19 @@ pub fn run(
         Some(Ok(destination)) => destination,
         Some(Err(e)) => return Ok(messages.unusable(&e)),
     };
+    let events = files.iter().filter(|f| is_event_file(f)).count();
+    if events > 0 && events < files.len() {
+        let message = format!(
+            "{} of the {} files are TensorBoard event files: export writes scalars of event files \
+             and rows of records of other files, so give them to separate runs",
+            events,
+            files.len()
+        );
+        return Ok(messages.unusable(&message));
+    }
+    let runs = (events > 0).then(|| tfr_core::stats::run::run_names(&files));
     let columns = match args.format {
+        _ if runs.is_some() => Vec::new(),
         ExportFormat::Csv => match column_names(&files, open) {
             Ok(columns) => columns,
             Err(e) => return Ok(messages.unusable(&e)),
@@ -124,6 +142,7 @@ pub fn run(
         },
         format: args.format,
         columns: &columns,
+        runs,
         terminal: to_stdout && env.stdout.terminal,
         progress: env.progress(to_stdout),
     };
@@ -136,7 +155,7 @@ pub fn run(
             }
         }
     }
-    run.note_skipped(messages);
+    super::count::note_skipped(&run, messages);
     Ok(messages.status())
 }
 
@@ -190,12 +209,23 @@ fn write_all(
 ) -> io::Result<()> {
     if plan.format == ExportFormat::Csv {
         let mut header = String::new();
-        export::csv_header(plan.columns, &mut header);
+        match plan.runs {
+            Some(_) => header.push_str(export::SCALAR_HEADER),
+            None => export::csv_header(plan.columns, &mut header),
+        }
         out.write_all(safe(plan, &header).as_bytes())?;
     }
-    for path in files {
+    for (member, path) in files.iter().enumerate() {
+        let run = plan.runs.as_ref().and_then(|runs| runs.get(member));
         if let Some(mut input) = open_input(path, open, messages) {
-            write_file(&mut input, path, plan, messages, out)?;
+            write_file(
+                &mut input,
+                path,
+                run.map(String::as_str),
+                plan,
+                messages,
+                out,
+            )?;
         }
     }
     out.flush()
@@ -205,6 +235,7 @@ fn write_all(
 fn write_file(
     input: &mut Input,
     path: &Path,
+    run: Option<&str>,
     plan: &Plan,
     messages: &Messages,
     out: &mut dyn Write,
@@ -229,6 +260,19 @@ fn write_file(
                 ));
             };
             let decoded = decoder.decode(payload);
+            if let Some(run) = run {
+                let event = decoded.typed(payload, decoder.table());
+                for row in event
+                    .map(|e| export::scalar_rows(run, &e))
+                    .unwrap_or_default()
+                {
+                    match plan.format {
+                        ExportFormat::Jsonl => row.write_json(output),
+                        ExportFormat::Csv => row.write_csv(output),
+                    }
+                }
+                return Exported::Row;
+            }
             let row = decoded
                 .typed(payload, decoder.table())
                 .and_then(|message| Row::of(&file, &frame, &message, plan.options));
@@ -271,6 +315,12 @@ fn write_file(
         ));
     }
     Ok(())
+}
+
+/// Whether `path` is named as TensorBoard names its event files.
+fn is_event_file(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| tfr_core::event::is_event_file_name(&n.to_string_lossy()))
 }
 
 /// CSV on a terminal, escaped as every text from a file is (JSON lines are ASCII already).

@@ -293,3 +293,52 @@ fn a_url_exports_what_the_file_does() {
         stdout(&on_disk).replace(local.to_str().unwrap(), "FILE")
     );
 }
+
+#[test]
+fn event_files_give_a_row_per_scalar_as_tensorboard_reads_them() {
+    let logdir = testdata("writers/tensorboard");
+    let output = export(&[logdir.as_os_str(), "--format".as_ref(), "csv".as_ref()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // What TensorBoard's EventAccumulator read from the same file (its `reading.json`).
+    let reading: Value = serde_json::from_str(
+        &std::fs::read_to_string(testdata(
+            "writers/tensorboard/trial_1/events.out.tfevents.1700000000.writer-fixtures.1.1.v2.reading.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut expected = String::from("run,tag,step,wall_time,value\n");
+    for event in reading["tensors"]["accuracy"]["events"].as_array().unwrap() {
+        expected.push_str(&format!(
+            "trial_1,accuracy,{},{:?},{:?}\n",
+            event["step"],
+            event["wall_time"].as_f64().unwrap(),
+            event["values"].as_f64().unwrap()
+        ));
+    }
+    assert_eq!(stdout(&output), expected);
+    assert_eq!(expected.lines().count(), 3);
+    // The metadata beside the event files is named in one line.
+    assert!(
+        stderr(&output).starts_with("12 files skipped, not TFRecord ("),
+        "{}",
+        stderr(&output)
+    );
+    let jsonl = export(&[logdir.join("trial_1").as_os_str()]);
+    let rows = lines(&stdout(&jsonl));
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1]["run"], ".");
+    assert_eq!(rows[1]["step"], 1);
+    assert_eq!(rows[1]["value"], 0.75);
+    // Event files and record files together are refused.
+    let mixed = export(&[
+        logdir.join("trial_1").as_os_str(),
+        testdata("images.tfrecord").as_os_str(),
+    ]);
+    assert_eq!(mixed.status.code(), Some(2));
+    assert!(
+        stderr(&mixed).contains("1 of the 2 files are TensorBoard event files"),
+        "{}",
+        stderr(&mixed)
+    );
+}

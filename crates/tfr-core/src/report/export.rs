@@ -302,6 +302,91 @@ fn csv_field(text: &str, out: &mut String) {
     out.push('"');
 }
 
+/// One scalar of a TensorBoard event, as TensorBoard's "download CSV" gives it with its run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScalarRow {
+    pub run: String,
+    /// The tag, as text (bytes that are not UTF-8 replaced).
+    pub tag: String,
+    pub step: i64,
+    pub wall_time: f64,
+    pub value: f64,
+}
+
+/// The CSV header of scalar rows.
+pub const SCALAR_HEADER: &str = "run,tag,step,wall_time,value\n";
+
+/// The scalars of `event` (a `tensorflow.Event`; none for any other message) of run `run`.
+pub fn scalar_rows(run: &str, event: &MessageView<'_>) -> Vec<ScalarRow> {
+    if event.type_name() != "Event" {
+        return Vec::new();
+    }
+    let step = crate::event::step_of(event);
+    let wall_time = crate::event::wall_time_of(event);
+    crate::event::scalars(event)
+        .into_iter()
+        .map(|(tag, value)| ScalarRow {
+            run: run.to_string(),
+            tag: String::from_utf8_lossy(tag).into_owned(),
+            step,
+            wall_time,
+            value,
+        })
+        .collect()
+}
+
+impl ScalarRow {
+    /// Appends the row as one line of JSON: `run`, `tag`, `step`, `wall_time`, `value`.
+    pub fn write_json(&self, out: &mut String) {
+        out.push_str("{\"run\": ");
+        json_string(&self.run, out);
+        out.push_str(", \"tag\": ");
+        json_string(&self.tag, out);
+        let _ = write!(out, ", \"step\": {}, \"wall_time\": ", self.step);
+        write_json_f64(self.wall_time, out);
+        out.push_str(", \"value\": ");
+        write_json_f64(self.value, out);
+        out.push_str("}\n");
+    }
+
+    /// Appends the row as one CSV line under [`SCALAR_HEADER`].
+    pub fn write_csv(&self, out: &mut String) {
+        csv_field(&self.run, out);
+        out.push(',');
+        csv_field(&self.tag, out);
+        let _ = write!(out, ",{},", self.step);
+        out.push_str(&csv_f64(self.wall_time));
+        out.push(',');
+        out.push_str(&csv_f64(self.value));
+        out.push('\n');
+    }
+}
+
+/// A double as Python's `repr` writes it, or protobuf JSON's string for one that is no number.
+fn write_json_f64(v: f64, out: &mut String) {
+    match v.is_finite() {
+        true => crate::pyfmt::write_repr_f64(v, out),
+        false => json_string(not_finite_f64(v), out),
+    }
+}
+
+fn csv_f64(v: f64) -> String {
+    match v.is_finite() {
+        true => crate::pyfmt::repr_f64(v),
+        false if v.is_nan() => "NaN".to_string(),
+        false if v < 0.0 => "-inf".to_string(),
+        false => "inf".to_string(),
+    }
+}
+
+fn not_finite_f64(v: f64) -> &'static str {
+    match v {
+        v if v.is_nan() => "NaN",
+        v if v < 0.0 => "-Infinity",
+        _ => "Infinity",
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)]
 mod tests {
@@ -405,5 +490,27 @@ mod tests {
             "file,index,offset,a,blob,feature:index,label,text,values,z\n\
              f.tfrecord,3,40,,<3 bytes>,7;8,-3,\"a,\"\"b\"\"\u{202e}\",0.1;NaN;-inf,\n"
         );
+    }
+
+    #[test]
+    fn scalar_rows_write_runs_tags_and_numbers_as_python_reads_them() {
+        let row = |value| ScalarRow {
+            run: "a,b".into(),
+            tag: "loss\u{1b}".into(),
+            step: -2,
+            wall_time: 1.5,
+            value,
+        };
+        let (mut json, mut csv) = (String::new(), String::new());
+        row(0.1).write_json(&mut json);
+        row(f64::NEG_INFINITY).write_csv(&mut csv);
+        assert_eq!(
+            json,
+            "{\"run\": \"a,b\", \"tag\": \"loss\\u001b\", \"step\": -2, \"wall_time\": 1.5, \"value\": 0.1}\n"
+        );
+        assert_eq!(csv, "\"a,b\",loss\u{1b},-2,1.5,-inf\n");
+        json.clear();
+        row(f64::NAN).write_json(&mut json);
+        assert!(json.ends_with("\"value\": \"NaN\"}\n"), "{json}");
     }
 }
