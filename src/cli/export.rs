@@ -162,6 +162,8 @@ pub fn run(
 /// The CSV header's columns: every feature name of every record, in order.
 fn column_names(files: &[PathBuf], open: &OpenOptions) -> Result<Vec<String>, String> {
     let mut names = BTreeSet::new();
+    // Past the limit no name is kept: a file of a million names holds no more than the limit.
+    let mut too_many = false;
     for path in files {
         // A file that cannot be opened is named when its rows are written.
         let Ok(mut input) = Input::open(path, open) else {
@@ -182,14 +184,20 @@ fn column_names(files: &[PathBuf], open: &OpenOptions) -> Result<Vec<String>, St
             },
             &mut io::sink(),
             |_, found, _| {
-                names.extend(found.into_iter().flatten());
+                for name in found.into_iter().flatten() {
+                    if names.len() >= MAX_COLUMNS && !names.contains(&name) {
+                        too_many = true;
+                    } else {
+                        names.insert(name);
+                    }
+                }
                 Handed::AsIs
             },
         );
         if let Ok(Outcome::Changed(e)) = outcome {
             return Err(e.to_string());
         }
-        if names.len() > MAX_COLUMNS {
+        if too_many {
             return Err(format!(
                 "the records have more than {MAX_COLUMNS} feature names, too many for CSV \
                  columns; --format jsonl writes each record's own"

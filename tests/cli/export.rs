@@ -342,3 +342,32 @@ fn event_files_give_a_row_per_scalar_as_tensorboard_reads_them() {
         stderr(&mixed)
     );
 }
+
+#[test]
+fn csv_refuses_more_columns_than_its_limit_and_jsonl_writes_them() {
+    // One record of 100,001 features: more names than CSV takes as columns.
+    let names: Vec<String> = (0..100_001).map(|i| format!("f{i}")).collect();
+    let features: Vec<(&str, tfr_core::crafted::FeatureValue)> = names
+        .iter()
+        .map(|n| (n.as_str(), tfr_core::crafted::FeatureValue::Ints(vec![1])))
+        .collect();
+    let mut bytes = Vec::new();
+    tfr_core::frame::write_record(&tfr_core::crafted::example(&features), &mut bytes).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("wide.tfrecord");
+    std::fs::write(&file, bytes).unwrap();
+    let csv = export(&[file.as_os_str(), "--format".as_ref(), "csv".as_ref()]);
+    assert_eq!(csv.status.code(), Some(2));
+    assert_eq!(stdout(&csv), "");
+    assert!(
+        stderr(&csv).contains("more than 100000 feature names, too many for CSV columns"),
+        "{}",
+        stderr(&csv)
+    );
+    let jsonl = export(&[file.as_os_str()]);
+    assert_eq!(jsonl.status.code(), Some(0));
+    assert_eq!(
+        lines(&stdout(&jsonl))[0].as_object().unwrap().len(),
+        100_004
+    );
+}
