@@ -46,13 +46,66 @@ pub fn parse(args: Vec<OsString>) -> Parsed {
             return Parsed::Run(Box::new(Cli::parse_from_args(&moved)));
         }
     }
-    match closest_subcommand(&word) {
-        Some(name) => Parsed::Typo(format!(
-            "`{}` is neither a file nor a subcommand; did you mean `tfr-inspect {name}`? (see `tfr-inspect --help`)",
-            tfr_core::escape::for_terminal(&word)
-        )),
-        None => Parsed::Run(Box::new(cli)),
-    }
+    let meant = match (meant_by(&word), closest_subcommand(&word)) {
+        (Some(meant), _) => meant.to_string(),
+        (None, Some(name)) => format!("`tfr-inspect {name}`"),
+        (None, None) => return Parsed::Run(Box::new(cli)),
+    };
+    Parsed::Typo(format!(
+        "`{}` is neither a file nor a subcommand; did you mean {meant}? (see `tfr-inspect --help`)",
+        tfr_core::escape::for_terminal(&word)
+    ))
+}
+
+/// Words other tools (and habit) use for what a subcommand does, and the subcommand to use
+/// instead: `tfr-inspect cat f` is `show`, `wc` is `count`.
+const MEANT: &[(&[&str], &str)] = &[
+    (
+        &[
+            "cat", "print", "dump", "decode", "read", "view", "less", "more",
+        ],
+        "`tfr-inspect show` (decoded records; `head`/`tail` for the first or last ones)",
+    ),
+    (
+        &["wc", "len", "length", "size", "num"],
+        "`tfr-inspect count`",
+    ),
+    (
+        &["info", "describe", "summary", "summarize"],
+        "`tfr-inspect stats` (each feature) or `tfr-inspect count` (how many records)",
+    ),
+    (
+        &["schema", "features", "spec", "dtypes", "types"],
+        "`tfr-inspect stats` (each feature's kind, values per record and presence)",
+    ),
+    (
+        &["check", "validate", "fsck", "test", "crc"],
+        "`tfr-inspect verify`",
+    ),
+    (
+        &["repair", "fix", "recover", "rescue"],
+        "`tfr-inspect salvage`",
+    ),
+    (
+        &["shuf", "shuffle", "random", "rand"],
+        "`tfr-inspect sample`",
+    ),
+    (&["first", "top"], "`tfr-inspect head`"),
+    (&["last", "end"], "`tfr-inspect tail`"),
+    (
+        &["extract"],
+        "`tfr-inspect images` (or `show --json` for values)",
+    ),
+    (&["idx", "tfrecord2idx"], "`tfr-inspect index`"),
+];
+
+/// The subcommand (or subcommands) `word` is another name for, in [`MEANT`].
+fn meant_by(word: &str) -> Option<&'static str> {
+    let word = word.to_ascii_lowercase();
+    MEANT
+        .iter()
+        .find(|(words, _)| words.contains(&word.as_str()))
+        .map(|(_, meant)| *meant)
 }
 
 impl Cli {
@@ -69,18 +122,19 @@ fn subcommand_names() -> impl Iterator<Item = String> {
         .into_iter()
 }
 
-/// The subcommand `word` is a likely misspelling of: at most two edits away (one for short
-/// words; two letters swapped are one edit, so `verfiy` is one from `verify`), and not a path
+/// The subcommand `word` is a likely misspelling of: at most two edits away (one when either is
+/// short; two letters swapped are one edit, so `verfiy` is one from `verify`), and not a path
 /// with a directory or an extension (those are files that are missing).
 fn closest_subcommand(word: &str) -> Option<String> {
     let path = Path::new(word);
     if word.len() > 32 || path.extension().is_some() || path.components().count() > 1 {
         return None;
     }
-    let allowed = if word.chars().count() <= 4 { 1 } else { 2 };
+    // Two edits only between longer words: `train` is two from `tail`, and names a file.
+    let short = |text: &str| text.chars().count() <= 4;
     subcommand_names()
         .map(|name| (strsim::osa_distance(word, &name), name))
-        .filter(|(d, _)| *d <= allowed)
+        .filter(|(d, name)| *d <= if short(word) || short(name) { 1 } else { 2 })
         .min_by_key(|(d, _)| *d)
         .map(|(_, name)| name)
 }
@@ -96,10 +150,11 @@ pub fn settle(cli: &mut Cli) -> Result<(), String> {
     if let Some(command) = &cli.command {
         refuse_unused(command, &cli.decode)?;
     }
-    if let Some(Command::Show(show)) = &mut cli.command {
-        if show.json {
-            show.format = super::show::Format::Json;
-        }
+    match &mut cli.command {
+        Some(Command::Show(a)) => a.view.settle(),
+        Some(Command::Head(a) | Command::Tail(a)) => a.view.settle(),
+        Some(Command::Sample(a)) => a.view.settle(),
+        _ => {}
     }
     let mut dashes = 0;
     let mut stdin = |path: &mut PathBuf| {
@@ -112,9 +167,14 @@ pub fn settle(cli: &mut Cli) -> Result<(), String> {
         None => cli.files.iter_mut().for_each(&mut stdin),
         Some(Command::List(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Verify(a)) => a.files.iter_mut().for_each(&mut stdin),
+        Some(Command::Count(a)) => a.files.iter_mut().for_each(&mut stdin),
+        // `-o -` is standard output, and stays as it is.
+        Some(Command::Export(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Stats(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Images(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Show(a)) => stdin(&mut a.file),
+        Some(Command::Head(a) | Command::Tail(a)) => stdin(&mut a.file),
+        Some(Command::Sample(a)) => stdin(&mut a.file),
         Some(Command::Hex(a)) => stdin(&mut a.file),
         Some(Command::Locate(a)) => stdin(&mut a.file),
         // `-o -` is standard output, and stays as it is.
@@ -147,6 +207,7 @@ fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
         // `verify --images` finds images through the decoded payloads.
         Command::Verify(args) if !args.images => "verify",
         Command::Locate(_) => "locate",
+        Command::Count(_) => "count",
         Command::Salvage(_) => "salvage",
         Command::Index(_) => "index",
         Command::Completions(_) => "completions",
@@ -164,7 +225,7 @@ fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
     ];
     match given.iter().find(|(on, _)| *on) {
         Some((_, flag)) => Err(format!(
-            "{flag} has no effect on `{name}`, which decodes no payload (it applies to the inspector, list, show, hex, stats, quiz, images and verify --images)"
+            "{flag} has no effect on `{name}`, which decodes no payload (it applies to the inspector, list, show, head, tail, sample, export, hex, stats, quiz, images and verify --images)"
         )),
         None => Ok(()),
     }
@@ -310,5 +371,27 @@ mod tests {
         assert_eq!(closest_subcommand("data/list"), None);
         assert_eq!(closest_subcommand("train"), None);
         assert_eq!(closest_subcommand("x"), None);
+        assert_eq!(closest_subcommand("cuont").as_deref(), Some("count"));
+        assert_eq!(closest_subcommand("haed").as_deref(), Some("head"));
+        assert_eq!(closest_subcommand("tial").as_deref(), Some("tail"));
+        assert_eq!(closest_subcommand("smaple").as_deref(), Some("sample"));
+    }
+
+    #[test]
+    fn words_of_other_tools_name_the_subcommand_that_does_it() {
+        assert!(meant_by("cat").is_some_and(|m| m.starts_with("`tfr-inspect show`")));
+        assert!(meant_by("CAT").is_some_and(|m| m.starts_with("`tfr-inspect show`")));
+        assert_eq!(meant_by("wc"), Some("`tfr-inspect count`"));
+        assert!(meant_by("schema").is_some_and(|m| m.starts_with("`tfr-inspect stats`")));
+        assert!(meant_by("info").is_some_and(|m| m.contains("`tfr-inspect count`")));
+        assert_eq!(meant_by("train"), None);
+        // No other name is a subcommand's own: that one would never be reached.
+        let names: Vec<String> = subcommand_names().collect();
+        for (words, _) in MEANT {
+            assert!(
+                words.iter().all(|w| !names.iter().any(|n| n == w)),
+                "{words:?}"
+            );
+        }
     }
 }

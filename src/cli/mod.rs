@@ -2,9 +2,11 @@
 //! so tests can run them without a process.
 
 pub mod argv;
+pub mod count;
 pub mod dataset;
 pub mod elements;
 pub mod env;
+pub mod export;
 pub mod hex;
 pub mod images;
 pub mod index;
@@ -12,6 +14,7 @@ pub mod list;
 pub mod locate;
 pub mod messages;
 pub mod palette;
+pub mod pick;
 pub mod progress;
 pub mod quiz;
 pub mod records;
@@ -107,11 +110,40 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect list train.tfrecord\n  tfr-inspect list 'shards/train-*' --json | head -3\n  tfr-inspect list data/ --color always | less -R"
     )]
     List(list::ListArgs),
+    /// How many records each file holds, per split and in all, from the frame index alone
+    /// (nothing decoded); damaged frames are named and not counted (exit 1).
+    #[command(
+        after_help = "Examples:\n  tfr-inspect count train.tfrecord\n  tfr-inspect count data/ --json\n  tfr-inspect count 'gs://bucket/train-*'"
+    )]
+    Count(count::CountArgs),
     /// Decoded records as a readable tree, protobuf text format, or canonical JSON.
     #[command(
         after_help = "Examples:\n  tfr-inspect show train.tfrecord -n 0\n  tfr-inspect show train.tfrecord --range 10..20 --format text\n  tfr-inspect show train.tfrecord --json > records.jsonl"
     )]
     Show(show::ShowArgs),
+    /// The first N records (default 10), shown as `show` shows records.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect head train.tfrecord\n  tfr-inspect head -n 3 train.tfrecord --format text\n  tfr-inspect head -n 100 train.tfrecord --json > first.jsonl"
+    )]
+    Head(pick::EndsArgs),
+    /// The last N records (default 10), shown as `show` shows records.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect tail train.tfrecord\n  tfr-inspect tail -n 1 train.tfrecord --json"
+    )]
+    Tail(pick::EndsArgs),
+    /// K records drawn uniformly at random (reservoir sampling, in one pass over the frame
+    /// index), shown in file order as `show` shows records. `--seed S` draws the same records
+    /// again; without it the seed is random and named on standard error.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect sample 5 train.tfrecord\n  tfr-inspect sample 100 train.tfrecord --seed 7 --json > sample.jsonl"
+    )]
+    Sample(pick::SampleArgs),
+    /// One flat row per record (Example, or a SequenceExample's context) as JSON lines or CSV,
+    /// for pandas, jq or a spreadsheet: `file`, `index`, `offset`, then each feature's values.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect export train.tfrecord > rows.jsonl\n  tfr-inspect export data/ --format csv -o rows.csv\n  tfr-inspect export train.tfrecord --bytes base64 --lists | jq .label"
+    )]
+    Export(export::ExportArgs),
     /// Annotated bytes of one frame: every tag, varint, length prefix and value, explained.
     #[command(
         after_help = "Examples:\n  tfr-inspect hex train.tfrecord -n 3\n  tfr-inspect hex train.tfrecord --explain --radix hex --offsets payload\n  tfr-inspect hex train.tfrecord --color always | less -R"
@@ -321,7 +353,12 @@ pub fn dispatch(
 ) -> Result<Status> {
     let status = match command {
         Command::List(args) => list::run(args, open, env, messages, out)?,
+        Command::Count(args) => count::run(args, open, env, messages, out)?,
         Command::Show(args) => show::run(args, open, env, messages, out)?,
+        Command::Head(args) => pick::head(args, open, env, messages, out)?,
+        Command::Tail(args) => pick::tail(args, open, env, messages, out)?,
+        Command::Sample(args) => pick::sample(args, open, env, messages, out)?,
+        Command::Export(args) => export::run(args, open, env, messages, out)?,
         Command::Hex(args) => hex::run(args, open, env, messages, out)?,
         Command::Verify(args) => verify::run(args, open, env, messages, out)?,
         Command::Locate(args) => locate::run(args, open, messages, out)?,

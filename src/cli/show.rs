@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -37,6 +37,13 @@ pub struct ShowArgs {
     pub file: PathBuf,
     #[command(flatten)]
     pub records: super::argv::RecordChoice,
+    #[command(flatten)]
+    pub view: View,
+}
+
+/// How records are shown: by `show`, and by `head`, `tail` and `sample`, which show theirs.
+#[derive(Debug, Clone, Args)]
+pub struct View {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Tree)]
     pub format: Format,
@@ -49,6 +56,48 @@ pub struct ShowArgs {
     pub notes: bool,
 }
 
+impl View {
+    /// `--json` is `--format json`.
+    pub fn settle(&mut self) {
+        if self.json {
+            self.format = Format::Json;
+        }
+    }
+}
+
+/// The records to show of an opened file.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub start: usize,
+    /// The record after the last (`None`: to the end of the file).
+    pub end: Option<usize>,
+    /// Only these records of `start..end`, in order, when not all of them.
+    pub only: Option<Vec<usize>>,
+    /// One record asked for by number: text format has no `# record N` header.
+    pub single: bool,
+    /// A `--range` was asked for: when none of it exists, the request cannot be answered.
+    pub range_given: bool,
+}
+
+impl Selection {
+    fn shows(&self, index: usize) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.binary_search(&index).is_ok())
+    }
+}
+
+/// Opens `file` for showing its records, saying what the decoder notes of it; `None` once the
+/// reason it cannot be opened is said.
+pub fn open_input(file: &Path, open: &OpenOptions, messages: &Messages) -> Option<Input> {
+    let input = messages.usable(Input::open(file, open))?;
+    if let Some(note) = &input.decoder().note {
+        let note = tfr_core::escape::for_terminal(note);
+        messages.note(&format_args!("{}: note: {note}", input.name()));
+    }
+    Some(input)
+}
+
 /// Prints the records `args` selects. On a `terminal`, text format escapes the characters that
 /// Python's `text_format` leaves raw but a terminal would act on (still valid text format, see
 /// [`tfr_core::pyfmt::text_format_for_terminal`]); piped output stays byte-identical to Python's.
@@ -59,56 +108,83 @@ pub fn run(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let Some(mut input) = messages.usable(Input::open(&args.file, open)) else {
+    let Some(mut input) = open_input(&args.file, open, messages) else {
         return Ok(messages.status());
     };
-    if let Some(note) = &input.decoder().note {
-        let note = tfr_core::escape::for_terminal(note);
-        messages.note(&format_args!("{}: note: {note}", input.name()));
-    }
     let (start, end) = args.records.bounds();
-    let single = args.records.record.is_some();
     if let Some(Err(e)) = args.records.record.map(|n| input.frame(n)) {
         return Ok(messages.unusable(&e));
     }
-    let (specs, grouper) = tree_context(args, messages);
+    let selection = Selection {
+        start,
+        end,
+        only: None,
+        single: args.records.record.is_some(),
+        range_given: args.records.range.is_some(),
+    };
+    show(
+        &mut input, &args.file, &args.view, &selection, env, messages, out,
+    )
+}
+
+/// Prints the records of `input` (opened from `file`) that `selection` chooses, as `view` says.
+pub fn show(
+    input: &mut Input,
+    file: &Path,
+    view: &View,
+    selection: &Selection,
+    env: &super::env::Env,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<Status> {
+    let (start, end) = (selection.start, selection.end);
+    // A sample's records are shown one by one, not gathered into a snapshot's elements.
+    let (specs, grouper) = tree_context(file, view.format, messages);
+    let grouper = grouper.filter(|_| selection.only.is_none());
     let placing = grouper.as_ref().map(Grouper::shared);
     let mut handing = Handing {
         messages,
         grouper,
         mismatches: 0,
-        for_terminal: env.stdout.terminal && args.format == Format::Text,
+        for_terminal: env.stdout.terminal && view.format == Format::Text,
     };
     let outcome = render_in_order(
-        &mut input,
+        input,
         start,
         end,
         env.progress(true),
         |input, decoder, frame, output| {
-            render(
+            if !selection.shows(frame.index) {
+                return None;
+            }
+            Some(render(
                 input,
                 decoder,
                 frame,
-                (args.format, args.notes),
-                single,
+                (view.format, view.notes),
+                selection.single,
                 (specs.as_deref(), placing.as_ref()),
                 output,
-            )
+            ))
         },
         out,
-        |input, record, output| handing.hand(input, record, output),
+        |input, record, output| match record {
+            Some(record) => handing.hand(input, record, output),
+            None => Handed::AsIs,
+        },
     )?;
-    handing.note_mismatches(&input);
+    let input = &*input;
+    handing.note_mismatches(input);
     if let (Some(grouper), Outcome::Done { .. }) = (handing.grouper.as_mut(), &outcome) {
         let mut notes = Vec::new();
         let rest = grouper.finish(input.index.len(), &ShowLayout, &mut notes);
         out.write_all(rest.as_bytes())?;
-        note_each(messages, &input, notes);
+        note_each(messages, input, notes);
     }
     if handing.grouper.as_ref().is_some_and(|g| g.damaged) {
         messages.damage();
     }
-    report_end(&input, args, outcome, (start, end), messages);
+    report_end(input, selection, outcome, messages);
     Ok(messages.status())
 }
 
@@ -116,14 +192,15 @@ pub fn run(
 /// words the tree) and, for a tf.data snapshot's shard, the grouper that gathers its records into
 /// elements. Other formats use neither.
 fn tree_context(
-    args: &ShowArgs,
+    file: &Path,
+    format: Format,
     messages: &Messages,
 ) -> (Option<Arc<FeatureSpecs>>, Option<Grouper>) {
-    if args.format != Format::Tree {
+    if format != Format::Tree {
         return (None, None);
     }
-    let specs = super::dataset::feature_specs(&mut SpecsBeside::default(), &args.file, messages);
-    let snapshot = super::elements::snapshot_of(&args.file, messages);
+    let specs = super::dataset::feature_specs(&mut SpecsBeside::default(), file, messages);
+    let snapshot = super::elements::snapshot_of(file, messages);
     (specs, snapshot.map(Grouper::new))
 }
 
@@ -194,20 +271,15 @@ impl Handing<'_, '_> {
 
 /// Once the records are shown, through `messages`: the file changed under them, records asked
 /// for that do not exist, or a compressed stream that ends damaged.
-fn report_end(
-    input: &Input,
-    args: &ShowArgs,
-    outcome: Outcome,
-    (start, end): (usize, Option<usize>),
-    messages: &Messages,
-) {
+fn report_end(input: &Input, selection: &Selection, outcome: Outcome, messages: &Messages) {
+    let (start, end) = (selection.start, selection.end);
     match outcome {
         Outcome::Changed(e) => {
             messages.unusable(&e);
             return;
         }
         // None of the records asked for exists: as `-n` past the end, an unusable request.
-        Outcome::Done { next } if args.records.range.is_some() && next <= start => {
+        Outcome::Done { next } if selection.range_given && next <= start => {
             let missing = missing_records((start, end), input.index.len()).unwrap_or_default();
             messages.unusable(&format!("{}: {missing}", input.name()));
         }
@@ -530,9 +602,11 @@ mod tests {
                 record: Some(0),
                 range: None,
             },
-            format: Format::Text,
-            json: false,
-            notes: false,
+            view: View {
+                format: Format::Text,
+                json: false,
+                notes: false,
+            },
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();

@@ -6,8 +6,10 @@
 
 mod bad_input;
 mod changing;
+mod count;
 mod dataset;
 mod escapes;
+mod export;
 mod forensics;
 mod golden;
 mod hex;
@@ -18,6 +20,7 @@ mod list;
 mod metadata;
 mod nested_payloads;
 mod payloads;
+mod pick;
 mod plugins;
 mod quiz;
 mod ranged;

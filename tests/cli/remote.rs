@@ -1,6 +1,7 @@
 //! Shards read by URL print what the same bytes print on disk, the URL in place of the path:
 //! `testdata/` served by a small HTTP server on loopback (Range and ETag, written with the
-//! standard library), read by `list`, `show`, `hex`, `verify`, `stats`, `index` and `salvage`.
+//! standard library), read by `list`, `show`, `hex`, `verify`, `stats`, `index`, `salvage`, `count`, `head`,
+//! `tail` and `sample`.
 
 use std::sync::Mutex;
 
@@ -26,7 +27,9 @@ fn prefixes_and_globs_over_s3_are_the_dataset_their_directory_is() {
     let dir = "realworld/tfds/toy_parcels/2.0.0/";
     let local = format!("{}/", testdata(dir.trim_end_matches('/')).to_str().unwrap());
     let url = format!("s3://b/{dir}");
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 7] = [
+        &["count", "{}"],
+        &["count", "--json", "{}"],
         &["verify", "{}"],
         &["verify", "--json", "{}"],
         &["list", "{}"],
@@ -114,6 +117,15 @@ fn commands_print_for_a_url_what_they_print_for_the_file() {
         same_as_local(&base, name, &["hex", "{}", "-n", "0"]);
         same_as_local(&base, name, &["stats", "--json", "{}"]);
         same_as_local(&base, name, &["index", "--intact-only", "{}"]);
+        same_as_local(&base, name, &["count", "{}"]);
+        same_as_local(&base, name, &["count", "--json", "{}"]);
+        same_as_local(&base, name, &["head", "-n", "3", "{}"]);
+        same_as_local(&base, name, &["tail", "-n", "3", "--json", "{}"]);
+        same_as_local(
+            &base,
+            name,
+            &["sample", "4", "{}", "--seed", "11", "--json"],
+        );
     }
 }
 

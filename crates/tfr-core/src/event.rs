@@ -264,6 +264,14 @@ pub fn step_of(event: &MessageView<'_>) -> i64 {
     int_field(event, "step").unwrap_or(0)
 }
 
+/// When an event was written, in seconds since the Unix epoch (proto3 leaves 0 out).
+pub fn wall_time_of(event: &MessageView<'_>) -> f64 {
+    match singular(event, "wall_time") {
+        Some(Value::Scalar(Scalar::F64(wall))) => wall,
+        _ => 0.0,
+    }
+}
+
 /// One histogram of an event's summary: its tag, its first buckets (at most [`MAX_BUCKETS`] are
 /// read) and how many it has.
 #[derive(Debug, Clone, PartialEq)]

@@ -234,7 +234,7 @@ fn write_bytes_value(field: &Field, bytes: &[u8], out: &mut String) {
 /// Appends `bytes` in base64. Short values (labels, ids, names) are encoded on the stack:
 /// `encode_string` zeroes a 1 KiB buffer for every value, which cost more than encoding them.
 #[inline(always)]
-fn write_base64(bytes: &[u8], out: &mut String) {
+pub(crate) fn write_base64(bytes: &[u8], out: &mut String) {
     const SHORT: usize = 48;
     let engine = &base64::engine::general_purpose::STANDARD;
     let mut encoded = [0u8; SHORT / 3 * 4];

@@ -65,6 +65,7 @@ pub mod recover;
 pub mod report;
 pub mod resync;
 pub mod rules;
+pub mod sample;
 pub mod schema;
 pub mod search;
 pub mod sidefile;

@@ -5,9 +5,12 @@
 //! printing anything; its JSON is `serde` through [`crate::pyjson::to_string`]. Field names are
 //! the JSON member names; members that JSON leaves out when they do not apply are skipped there.
 
+pub mod count;
+pub mod export;
 pub mod hex;
 pub mod index;
 pub mod locate;
+pub mod pick;
 pub mod salvage;
 pub mod verify;
 pub mod verify_merge;

@@ -51,6 +51,12 @@ fn specs_beside(files: &[PathBuf]) -> (Vec<Option<Arc<FeatureSpecs>>>, Vec<SpecN
     (specs, notes)
 }
 
+/// Per event file, its run as TensorBoard names it: its directory relative to the deepest one
+/// every file is under (`.` for that one itself).
+pub fn run_names(files: &[PathBuf]) -> Vec<String> {
+    runs_under(files, &common_dir(files))
+}
+
 /// Per file, its directory relative to `root` (`.` for `root` itself), `/` between its names.
 fn runs_under(files: &[PathBuf], root: &std::path::Path) -> Vec<String> {
     files
