@@ -794,7 +794,7 @@ mod tests {
     use tfr_core::annotate::FrameTokens;
     use tfr_core::crafted::{encode_records, length_delimited};
     use tfr_core::frame::FrameIndex;
-    use tfr_core::payload::{Decoder, PayloadKind, PayloadType, Reading};
+    use tfr_core::payload::{Declared, Decoder, PayloadKind, PayloadType, Reading};
     use tfr_core::schema::Schema;
 
     /// A payload type the inspector knows nothing of, which opens its payloads with their
@@ -802,8 +802,9 @@ mod tests {
     struct Reversed;
 
     impl PayloadType for Reversed {
-        fn name(&self) -> &'static str {
-            "Reversed"
+        fn declared(&self) -> &Declared {
+            const DECLARED: Declared = Declared::named("Reversed");
+            &DECLARED
         }
 
         fn tree_rows<'a>(&self, parsed: &Parsed<'a>) -> Option<Vec<TreeRow<'a>>> {

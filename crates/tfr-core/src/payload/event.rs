@@ -8,12 +8,12 @@ use std::io::{self, Write};
 
 use super::plugin::{self, PluginValue, Row, write_rows};
 use super::{
-    ImageCandidates, Names, NodeReading, PayloadKind, PayloadType, PayloadView, Probe, Scalars,
-    Summary, fallback,
+    Declared, ImageCandidates, Names, NodeReading, PayloadKind, PayloadType, PayloadView, Probe,
+    Scalars, Summary, Typed,
 };
 use crate::decode::{MessageView, Value};
 use crate::event::{self as events, FILE_VERSION_PREFIX, Histogram};
-use crate::schema::{ProtoFile, builtin};
+use crate::schema::builtin;
 use crate::span::Span;
 use crate::textformat::message_to_text;
 use crate::wire::{NodeKind, ROOT, WireType};
@@ -33,16 +33,9 @@ pub struct Event;
 pub static EVENT: Event = Event;
 
 impl PayloadType for Event {
-    fn name(&self) -> &'static str {
-        "Event"
-    }
-
-    fn message(&self) -> Option<&'static str> {
-        Some(EVENT_MESSAGE)
-    }
-
-    fn protos(&self) -> &'static [ProtoFile] {
-        builtin::EVENT
+    fn declared(&self) -> &Declared {
+        const DECLARED: Declared = Declared::message("Event", EVENT_MESSAGE, builtin::EVENT);
+        &DECLARED
     }
 
     /// A valid Event whose every top-level field is one Event declares, carrying what every
@@ -69,34 +62,25 @@ impl PayloadType for Event {
         marked || (likely && tree.children(ROOT).next().is_some())
     }
 
-    fn summary(&self, view: &PayloadView<'_>) -> Summary {
-        match view.typed() {
-            Some(typed) => Summary {
-                features: None,
-                names: Names::default(),
-                line: events::summarize(&typed),
-            },
-            None => fallback::bytes_summary(view),
+    fn typed_summary(&self, typed: &Typed<'_>) -> Summary {
+        Summary {
+            features: None,
+            names: Names::default(),
+            line: events::summarize(&typed.message),
         }
     }
 
-    fn write_tree(
-        &self,
-        view: &PayloadView<'_>,
-        heading: &str,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        let Some(typed) = view.typed() else {
-            return fallback::write_plain(view, heading, out);
-        };
-        writeln!(out, "{heading}  Event {}", events::summarize(&typed))?;
-        if let Some(Value::Message(summary)) = typed.field("summary").and_then(|f| f.singular()) {
+    fn write_typed_tree(&self, typed: &Typed<'_>, out: &mut dyn Write) -> io::Result<()> {
+        let Typed { view, message } = typed;
+        writeln!(out, "Event {}", events::summarize(message))?;
+        if let Some(Value::Message(summary)) = message.field("summary").and_then(|f| f.singular()) {
             write_summary_values(&summary, out)?;
         }
-        for histogram in events::histograms(&typed) {
+        for histogram in events::histograms(message) {
             write_histogram(&histogram, out)?;
         }
-        if let Some(Value::Bytes(graph, span)) = typed.field("graph_def").and_then(|f| f.singular())
+        if let Some(Value::Bytes(graph, span)) =
+            message.field("graph_def").and_then(|f| f.singular())
         {
             let row =
                 plugin::graph::serialized_graph_row("graph_def", graph, span.start, view.table);
@@ -114,7 +98,7 @@ impl PayloadType for Event {
             "meta_graph_def",
         ];
         let mut skipping = false;
-        for line in message_to_text(&typed).lines() {
+        for line in message_to_text(message).lines() {
             if !line.starts_with(' ') && !line.starts_with('}') {
                 let name = line.split([':', ' ']).next().unwrap_or_default();
                 skipping = described.contains(&name);

@@ -6,12 +6,13 @@ use std::io::{self, Write};
 
 use super::inner::{Indented, InnerReading, ValueReading};
 use super::{
-    ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, TreeRow, fallback, message,
+    Declared, ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, TreeRow, Typed,
+    message,
 };
-use crate::decode::{MessageView, Parsed};
+use crate::decode::Parsed;
 use crate::example::{self as view, FeatureKind, FeatureValues, Features};
 use crate::keytext::{KeyTexts, write_key};
-use crate::schema::{ProtoFile, builtin};
+use crate::schema::builtin;
 use crate::wire::{ROOT, WireTree, WireType};
 use crate::words::{noun_for, plural};
 
@@ -25,22 +26,23 @@ const SHOWN: usize = 8;
 /// `tf.train.Example` (named features) or `tf.train.SequenceExample` (context features and
 /// named lists of features): one type, as both are features by name in every view.
 pub struct FeatureMessage {
-    name: &'static str,
-    message: &'static str,
+    declared: Declared,
     expected_name: &'static str,
     /// A SequenceExample, which extends the Example and adds feature lists.
     sequence: bool,
 }
 
 pub static EXAMPLE: FeatureMessage = FeatureMessage {
-    name: "Example",
-    message: EXAMPLE_MESSAGE,
+    declared: Declared::message("Example", EXAMPLE_MESSAGE, builtin::EXAMPLE),
     expected_name: "tf.train.Example",
     sequence: false,
 };
 pub static SEQUENCE_EXAMPLE: FeatureMessage = FeatureMessage {
-    name: "SequenceExample",
-    message: SEQUENCE_EXAMPLE_MESSAGE,
+    declared: Declared::message(
+        "SequenceExample",
+        SEQUENCE_EXAMPLE_MESSAGE,
+        builtin::EXAMPLE,
+    ),
     expected_name: "tf.train.SequenceExample",
     sequence: true,
 };
@@ -63,16 +65,8 @@ fn top_level(example: &WireTree) -> TopLevel {
 }
 
 impl PayloadType for FeatureMessage {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn message(&self) -> Option<&'static str> {
-        Some(self.message)
-    }
-
-    fn protos(&self) -> &'static [ProtoFile] {
-        builtin::EXAMPLE
+    fn declared(&self) -> &Declared {
+        &self.declared
     }
 
     fn expected_name(&self) -> &'static str {
@@ -80,7 +74,7 @@ impl PayloadType for FeatureMessage {
     }
 
     fn extends(&self) -> Option<&'static str> {
-        self.sequence.then_some(EXAMPLE.name)
+        self.sequence.then_some(EXAMPLE.declared.name)
     }
 
     /// An Example: a valid one that sets one of its fields (an unknown protobuf with no field 1
@@ -121,20 +115,12 @@ impl PayloadType for FeatureMessage {
         })
     }
 
-    fn summary(&self, view: &PayloadView<'_>) -> Summary {
-        features_summary(view, self.sequence)
+    fn typed_summary(&self, typed: &Typed<'_>) -> Summary {
+        features_summary(typed, self.sequence)
     }
 
-    fn write_tree(
-        &self,
-        view: &PayloadView<'_>,
-        heading: &str,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        match view.typed() {
-            Some(typed) => write_features_tree(out, heading, !self.sequence, &typed, view),
-            None => fallback::write_plain(view, heading, out),
-        }
+    fn write_typed_tree(&self, typed: &Typed<'_>, out: &mut dyn Write) -> io::Result<()> {
+        write_features_tree(out, !self.sequence, typed)
     }
 
     fn tree_rows<'a>(&self, parsed: &Parsed<'a>) -> Option<Vec<TreeRow<'a>>> {
@@ -163,18 +149,16 @@ thread_local! {
 }
 
 /// The feature count and `3 features: a, b, c` (with the feature lists of a SequenceExample).
-fn features_summary(view: &PayloadView<'_>, sequence: bool) -> Summary {
-    let Some(typed) = view.typed() else {
-        return fallback::bytes_summary(view);
-    };
-    let features = view::top_features(&typed);
+fn features_summary(typed: &Typed<'_>, sequence: bool) -> Summary {
+    let (view, message) = (&typed.view, &typed.message);
+    let features = view::top_features(message);
     let count = features.len();
     // Written piece by piece: `list` words millions of these.
     let mut line = String::with_capacity(64);
     line.push_str(itoa::Buffer::new().format(count));
     line.push_str(if count == 1 { " feature" } else { " features" });
     if sequence {
-        let lists = view::feature_lists_of(&typed).len();
+        let lists = view::feature_lists_of(message).len();
         line.push_str(", ");
         line.push_str(itoa::Buffer::new().format(lists));
         line.push_str(if lists == 1 {
@@ -243,15 +227,10 @@ fn features_images(view: &PayloadView<'_>, budget: usize) -> ImageCandidates {
 }
 
 /// An Example or SequenceExample: features by name, kind, count and values, then feature lists.
-fn write_features_tree(
-    out: &mut dyn Write,
-    heading: &str,
-    is_example: bool,
-    typed: &MessageView<'_>,
-    at: &PayloadView<'_>,
-) -> io::Result<()> {
-    let features = view::top_features(typed);
-    let lists = view::feature_lists_of(typed);
+fn write_features_tree(out: &mut dyn Write, is_example: bool, typed: &Typed<'_>) -> io::Result<()> {
+    let (at, message) = (&typed.view, &typed.message);
+    let features = view::top_features(message);
+    let lists = view::feature_lists_of(message);
     let what = if is_example {
         format!("Example, {}", plural(features.len(), "feature"))
     } else {
@@ -262,7 +241,7 @@ fn write_features_tree(
             plural(lists.len(), "feature list")
         )
     };
-    writeln!(out, "{heading}  {what}")?;
+    writeln!(out, "{what}")?;
     // Names are escaped before they are measured: the columns line up as shown.
     let width = features
         .iter()
@@ -278,7 +257,7 @@ fn write_features_tree(
         writeln!(out, "  context:")?;
     }
     let indent = if is_example { "  " } else { "    " };
-    let table = typed.parsed().table;
+    let table = message.parsed().table;
     write_features(out, &features, indent, width, at)?;
     if !lists.is_empty() {
         writeln!(out, "  feature_lists:")?;

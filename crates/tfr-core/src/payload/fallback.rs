@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{ImageCandidates, Names, PayloadType, PayloadView, Summary};
+use super::{Declared, ImageCandidates, Names, PayloadType, PayloadView, Summary};
 use crate::image::describe_bytes;
 use crate::span::Span;
 use crate::textformat::{raw_message_to_text, write_raw_text};
@@ -16,17 +16,19 @@ pub struct Protobuf;
 /// Field numbers an unknown protobuf's summary lists.
 const SUMMARY_NUMBERS: usize = 8;
 
-/// A payload shown as its bytes: text, binary or empty.
-pub struct Plain(&'static str);
+/// A payload shown as its bytes: text, binary or empty. No message reads it, so the
+/// [`PayloadType`] defaults show what its bytes are.
+pub struct Plain(Declared);
 
 pub static PROTOBUF: Protobuf = Protobuf;
-pub static TEXT: Plain = Plain("text");
-pub static BINARY: Plain = Plain("binary");
-pub static EMPTY: Plain = Plain("empty");
+pub static TEXT: Plain = Plain(Declared::named("text"));
+pub static BINARY: Plain = Plain(Declared::named("binary"));
+pub static EMPTY: Plain = Plain(Declared::named("empty"));
 
 impl PayloadType for Protobuf {
-    fn name(&self) -> &'static str {
-        "protobuf"
+    fn declared(&self) -> &Declared {
+        const DECLARED: Declared = Declared::named("protobuf");
+        &DECLARED
     }
 
     /// `4 fields: 1, 2, 3, 4`: the top-level field numbers, in wire order, each once.
@@ -56,16 +58,8 @@ impl PayloadType for Protobuf {
         }
     }
 
-    fn write_tree(
-        &self,
-        view: &PayloadView<'_>,
-        heading: &str,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        writeln!(
-            out,
-            "{heading}  protobuf of unknown type (field numbers only)"
-        )?;
+    fn write_tree(&self, view: &PayloadView<'_>, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "protobuf of unknown type (field numbers only)")?;
         for line in raw_message_to_text(view.parsed()).lines() {
             writeln!(out, "  {line}")?;
         }
@@ -78,21 +72,8 @@ impl PayloadType for Protobuf {
 }
 
 impl PayloadType for Plain {
-    fn name(&self) -> &'static str {
-        self.0
-    }
-
-    fn summary(&self, view: &PayloadView<'_>) -> Summary {
-        bytes_summary(view)
-    }
-
-    fn write_tree(
-        &self,
-        view: &PayloadView<'_>,
-        heading: &str,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        write_plain(view, heading, out)
+    fn declared(&self) -> &Declared {
+        &self.0
     }
 }
 
@@ -105,14 +86,10 @@ pub(super) fn bytes_summary(view: &PayloadView<'_>) -> Summary {
     }
 }
 
-/// The heading, the kind and what its bytes are, on one line.
-pub(super) fn write_plain(
-    view: &PayloadView<'_>,
-    heading: &str,
-    out: &mut dyn Write,
-) -> io::Result<()> {
+/// The kind and what its bytes are, on one line.
+pub(super) fn write_plain(view: &PayloadView<'_>, out: &mut dyn Write) -> io::Result<()> {
     let what = describe_bytes(view.payload, false);
-    writeln!(out, "{heading}  {}: {what}", view.kind().name())
+    writeln!(out, "{}: {what}", view.kind().name())
 }
 
 /// The bytes values among the payload's first `budget` top-level fields, in wire order; the whole

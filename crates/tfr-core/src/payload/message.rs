@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{Names, PayloadType, PayloadView, Summary, TreeRow, fallback};
+use super::{Declared, Names, PayloadType, PayloadView, Summary, TreeRow, Typed};
 use crate::decode::{MessageView, Parsed, Value};
 use crate::schema::table::MessageId;
 use crate::textformat::message_to_text;
@@ -16,9 +16,11 @@ pub struct TypedMessage;
 pub static TYPED_MESSAGE: TypedMessage = TypedMessage;
 
 impl PayloadType for TypedMessage {
-    /// A placeholder: a payload of this type is named by its message ([`super::PayloadKind::name`]).
-    fn name(&self) -> &'static str {
-        "message"
+    /// A placeholder name: a payload of this type is named by its message
+    /// ([`super::PayloadKind::name`]).
+    fn declared(&self) -> &Declared {
+        const DECLARED: Declared = Declared::named("message");
+        &DECLARED
     }
 }
 
@@ -26,50 +28,39 @@ impl PayloadType for TypedMessage {
 const SUMMARY_CHARS: usize = 96;
 
 /// The message's text format on one line, shortened: `sensor: "s0" at_us: 17 temperature {…`.
-pub(super) fn summary(view: &PayloadView<'_>) -> Summary {
-    match view.typed() {
-        Some(typed) => {
-            let text = message_to_text(&typed);
-            let line: Vec<&str> = text.lines().map(str::trim).collect();
-            let mut line = line.join(" ");
-            if let Some((cut, _)) = line.char_indices().nth(SUMMARY_CHARS) {
-                line.truncate(cut);
-                line.push('…');
-            }
-            if line.is_empty() {
-                line = "no fields set".into();
-            }
-            Summary {
-                features: None,
-                names: Names::default(),
-                line,
-            }
-        }
-        None => fallback::bytes_summary(view),
+pub(super) fn summary(typed: &MessageView<'_>) -> Summary {
+    let text = message_to_text(typed);
+    let line: Vec<&str> = text.lines().map(str::trim).collect();
+    let mut line = line.join(" ");
+    if let Some((cut, _)) = line.char_indices().nth(SUMMARY_CHARS) {
+        line.truncate(cut);
+        line.push('…');
+    }
+    if line.is_empty() {
+        line = "no fields set".into();
+    }
+    Summary {
+        features: None,
+        names: Names::default(),
+        line,
     }
 }
 
-/// The heading and the type's name, the text format indented, then a note for each top-level
-/// field the type does not declare (text format leaves them out; the tree says they exist).
-pub(super) fn write_tree(
-    view: &PayloadView<'_>,
-    heading: &str,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let Some(typed) = view.typed() else {
-        return fallback::write_plain(view, heading, out);
-    };
+/// The type's name, the text format indented, then a note for each top-level field the type does
+/// not declare (text format leaves them out; the tree says they exist).
+pub(super) fn write_tree(typed: &Typed<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let Typed { view, message } = typed;
     let name = view.kind().name();
-    writeln!(out, "{heading}  {name}")?;
-    for line in message_to_text(&typed).lines() {
+    writeln!(out, "{name}")?;
+    for line in message_to_text(message).lines() {
         writeln!(out, "  {line}")?;
     }
     let mut embedded = Vec::new();
-    embedded_messages(&typed, 0, &mut embedded);
-    for (field, message, bytes) in embedded {
+    embedded_messages(message, 0, &mut embedded);
+    for (field, inner_type, bytes) in embedded {
         let table = view.table;
-        let type_name = table.message(message).map_or("", |m| &m.full_name);
-        let tree = crate::wire::walk(bytes, table, Some(message));
+        let type_name = table.message(inner_type).map_or("", |m| &m.full_name);
+        let tree = crate::wire::walk(bytes, table, Some(inner_type));
         let parsed = crate::decode::Parsed::new(&tree, bytes, table);
         match crate::decode::validate(parsed) {
             Ok(()) => {

@@ -25,8 +25,8 @@ pub use event::{EVENT, EVENT_MESSAGE, GRAPH_MESSAGE};
 pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE};
 pub use tensor::{TENSOR, TENSOR_MESSAGE, string_list_at, strings_text, tensor_content_field};
 pub use types::{
-    BUILTIN, EXPECTED, FeatureNames, ImageCandidates, NAMES_KEPT, Names, NodeReading, PLUGINS,
-    PayloadType, PayloadView, Scalars, Summary, TreeRow,
+    BUILTIN, Declared, EXPECTED, FeatureNames, Found, ImageCandidates, NAMES_KEPT, Names,
+    NodeReading, PLUGINS, PayloadType, PayloadView, Scalars, Summary, TreeRow, Typed,
 };
 
 use crate::decode::{self, Invalid, MessageView, Parsed};

@@ -5,10 +5,12 @@
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
-use super::{ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, fallback};
+use super::{
+    Declared, Found, ImageCandidates, Names, PayloadType, PayloadView, Probe, Summary, Typed,
+};
 use crate::decode::{MessageView, Parsed, Scalar};
+use crate::schema::builtin;
 use crate::schema::table::{FieldId, Table};
-use crate::schema::{ProtoFile, builtin};
 use crate::span::Span;
 use crate::tensor::Element;
 use crate::tensor::dtype::Layout;
@@ -32,16 +34,10 @@ pub struct Tensor;
 pub static TENSOR: Tensor = Tensor;
 
 impl PayloadType for Tensor {
-    fn name(&self) -> &'static str {
-        "TensorProto"
-    }
-
-    fn message(&self) -> Option<&'static str> {
-        Some(TENSOR_MESSAGE)
-    }
-
-    fn protos(&self) -> &'static [ProtoFile] {
-        builtin::TENSOR
+    fn declared(&self) -> &Declared {
+        const DECLARED: Declared =
+            Declared::message("TensorProto", TENSOR_MESSAGE, builtin::TENSOR);
+        &DECLARED
     }
 
     /// A valid TensorProto whose every top-level field is one TensorProto declares, with a dtype
@@ -82,27 +78,16 @@ impl PayloadType for Tensor {
         })
     }
 
-    fn summary(&self, view: &PayloadView<'_>) -> Summary {
-        match view.typed() {
-            Some(typed) => Summary {
-                features: None,
-                names: Names::default(),
-                line: summary_line(&tensor::read(&typed)),
-            },
-            None => fallback::bytes_summary(view),
+    fn typed_summary(&self, typed: &Typed<'_>) -> Summary {
+        Summary {
+            features: None,
+            names: Names::default(),
+            line: summary_line(&tensor::read(&typed.message)),
         }
     }
 
-    fn write_tree(
-        &self,
-        view: &PayloadView<'_>,
-        heading: &str,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        match view.typed() {
-            Some(typed) => write_tensor(out, heading, &tensor::read(&typed)),
-            None => fallback::write_plain(view, heading, out),
-        }
+    fn write_typed_tree(&self, typed: &Typed<'_>, out: &mut dyn Write) -> io::Result<()> {
+        write_tensor(out, &tensor::read(&typed.message))
     }
 
     /// A uint8 tensor shaped like an image: its `tensor_content`, with the shape.
@@ -121,11 +106,7 @@ impl PayloadType for Tensor {
 
     /// The elements of `tensor_content`, as the tree prints them: floats (16-, 32- and 64-bit)
     /// and integers. Only the bytes present are read, whatever the shape claims.
-    fn hidden_numbers(
-        &self,
-        message: &MessageView<'_>,
-        found: &mut dyn FnMut(Scalar, Span) -> ControlFlow<()>,
-    ) -> ControlFlow<()> {
+    fn hidden_numbers(&self, message: &MessageView<'_>, found: &mut Found<'_>) -> ControlFlow<()> {
         let Some(content) = message.field("tensor_content") else {
             return ControlFlow::Continue(());
         };
@@ -242,15 +223,15 @@ fn summary_with(signature: String, info: &TensorInfo<'_>) -> String {
     }
 }
 
-/// The whole tensor: heading, signature, the n-d array (elided in the middle when big), and its
+/// The whole tensor: signature, the n-d array (elided in the middle when big), and its
 /// statistics.
-fn write_tensor(out: &mut dyn Write, heading: &str, info: &TensorInfo<'_>) -> io::Result<()> {
+fn write_tensor(out: &mut dyn Write, info: &TensorInfo<'_>) -> io::Result<()> {
     let signature = info.signature();
     let tensor = match &info.tensor {
         Ok(tensor) => tensor,
-        Err(problem) => return writeln!(out, "{heading}  TensorProto {signature}: {problem}"),
+        Err(problem) => return writeln!(out, "TensorProto {signature}: {problem}"),
     };
-    writeln!(out, "{heading}  TensorProto {signature}")?;
+    writeln!(out, "TensorProto {signature}")?;
     let printed = tensor.print(PRINT_THRESHOLD, DEFAULT_EDGE_ITEMS);
     for line in printed.text.lines() {
         if line.trim().is_empty() {

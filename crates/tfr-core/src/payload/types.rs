@@ -46,20 +46,72 @@ pub static PLUGINS: &[&dyn SummaryPlugin] = &[
 /// not yet learnt is, and the type whose mismatch is reported for payloads no type explains.
 pub static EXPECTED: &dyn PayloadType = &example::EXAMPLE;
 
+/// What a payload type is, declared once: its name, the message its payloads are, and the
+/// `.proto` files it brings to the built-in schema.
+#[derive(Debug, Clone, Copy)]
+pub struct Declared {
+    /// The name `list` shows in its kind column and JSON gives as "kind" (`Example`).
+    pub name: &'static str,
+    /// The full name of the message its payloads are (`tensorflow.Example`), for message types.
+    pub message: Option<&'static str>,
+    /// The `.proto` files the type brings: the one defining its message first, then what that
+    /// imports.
+    pub protos: &'static [ProtoFile],
+}
+
+impl Declared {
+    /// A type whose payloads are message `message`, defined in `protos`.
+    pub const fn message(
+        name: &'static str,
+        message: &'static str,
+        protos: &'static [ProtoFile],
+    ) -> Declared {
+        Declared {
+            name,
+            message: Some(message),
+            protos,
+        }
+    }
+
+    /// A type that is no message of the schema.
+    pub const fn named(name: &'static str) -> Declared {
+        Declared {
+            name,
+            message: None,
+            protos: &[],
+        }
+    }
+}
+
+/// A payload that reads as its type's message: the view, and the message it is.
+#[derive(Debug, Clone)]
+pub struct Typed<'a> {
+    pub view: PayloadView<'a>,
+    pub message: MessageView<'a>,
+}
+
+/// What [`PayloadType::hidden_numbers`] tells each number it finds, with where it lies; it
+/// stops the search by breaking.
+pub type Found<'f> = dyn FnMut(Scalar, Span) -> ControlFlow<()> + 'f;
+
 /// One kind of payload: how it is found, and what each view shows of it.
 pub trait PayloadType: Sync {
+    /// What the type is: its name, message and protos.
+    fn declared(&self) -> &Declared;
+
     /// The name `list` shows in its kind column and JSON gives as "kind" (`Example`).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.declared().name
+    }
 
     /// The full name of the message its payloads are (`tensorflow.Example`), for message types.
     fn message(&self) -> Option<&'static str> {
-        None
+        self.declared().message
     }
 
-    /// The `.proto` files the type brings to the built-in schema: the one defining its message
-    /// first, then what that imports.
+    /// The `.proto` files the type brings to the built-in schema.
     fn protos(&self) -> &'static [ProtoFile] {
-        &[]
+        self.declared().protos
     }
 
     /// How messages about payloads that should be of this type but are not name it.
@@ -80,20 +132,43 @@ pub trait PayloadType: Sync {
     }
 
     /// The count `list --json` gives as "features", and the one-line summary of `list` and the
-    /// inspector's frame list.
+    /// inspector's frame list: the [`PayloadType::typed_summary`] of a payload that reads as the
+    /// type's message, else what its bytes are.
     fn summary(&self, view: &PayloadView<'_>) -> Summary {
-        message::summary(view)
+        match view.typed() {
+            Some(message) => self.typed_summary(&Typed {
+                view: *view,
+                message,
+            }),
+            None => fallback::bytes_summary(view),
+        }
     }
 
-    /// The readable tree `show` prints: `heading` (where the record is) and what the payload is on
-    /// its first line, then its contents.
-    fn write_tree(
-        &self,
-        view: &PayloadView<'_>,
-        heading: &str,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        message::write_tree(view, heading, out)
+    /// The summary of a payload that reads as the type's message.
+    fn typed_summary(&self, typed: &Typed<'_>) -> Summary {
+        message::summary(&typed.message)
+    }
+
+    /// The readable tree `show` prints, after the heading that says where the record is: what
+    /// the payload is, on the rest of the first line, then its contents. The
+    /// [`PayloadType::write_typed_tree`] of a payload that reads as the type's message, else its
+    /// kind and what its bytes are.
+    fn write_tree(&self, view: &PayloadView<'_>, out: &mut dyn Write) -> io::Result<()> {
+        match view.typed() {
+            Some(message) => self.write_typed_tree(
+                &Typed {
+                    view: *view,
+                    message,
+                },
+                out,
+            ),
+            None => fallback::write_plain(view, out),
+        }
+    }
+
+    /// The tree of a payload that reads as the type's message.
+    fn write_typed_tree(&self, typed: &Typed<'_>, out: &mut dyn Write) -> io::Result<()> {
+        message::write_tree(typed, out)
     }
 
     /// Appends the protobuf text format `show --format text` prints to `out`.
@@ -137,7 +212,7 @@ pub trait PayloadType: Sync {
     fn hidden_numbers(
         &self,
         _message: &MessageView<'_>,
-        _found: &mut dyn FnMut(Scalar, Span) -> ControlFlow<()>,
+        _found: &mut Found<'_>,
     ) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
@@ -366,9 +441,11 @@ impl<'a> PayloadView<'a> {
         self.payload_type().summary(self)
     }
 
-    /// The type's tree, then why another type was not chosen, when detection passed one over.
+    /// `heading` (where the record is), the type's tree, then why another type was not chosen,
+    /// when detection passed one over.
     pub fn write_tree(&self, heading: &str, out: &mut impl Write) -> io::Result<()> {
-        self.payload_type().write_tree(self, heading, out)?;
+        write!(out, "{heading}  ")?;
+        self.payload_type().write_tree(self, out)?;
         if let Some(passed) = &self.decoded.passed_over {
             writeln!(out, "  # {passed}")?;
         }

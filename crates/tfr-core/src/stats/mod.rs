@@ -30,6 +30,8 @@ pub mod wire;
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::dataset::features::{FeatureSpecs, Spec};
 use crate::decode::{MessageView, Scalar};
 use crate::example::{FeatureKind, FeatureValues, feature_lists_of, top_features};
@@ -40,17 +42,7 @@ use sketch::{Distinct, Frequent};
 
 /// Where in a record a feature lives.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
 pub enum Section {
     /// An Example's `features`.
@@ -76,18 +68,7 @@ impl Section {
 }
 
 /// A feature's place and name.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct FeatureKey {
     pub section: Section,
     pub name: String,
@@ -120,7 +101,7 @@ impl FeatureKey {
 pub const MAX_FEATURES: usize = 1024;
 
 /// The features past the first [`MAX_FEATURES`] by name: counted, not summarised.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Folded {
     /// Their names (by hash: exact up to [`sketch::EXACT_DISTINCT`], then estimated).
     pub names: Distinct,
@@ -170,7 +151,7 @@ fn kind_slot(kind: FeatureKind) -> usize {
 }
 
 /// Encoded images among a bytes feature's values, per format.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImageSizes {
     pub count: u64,
     /// Images whose header gave no size.
@@ -222,7 +203,7 @@ impl ImageSizes {
 }
 
 /// The values of a bytes feature.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BytesStats {
     /// Value lengths in bytes.
     pub lengths: Numeric,
@@ -254,7 +235,7 @@ impl BytesStats {
 }
 
 /// How many times each class (a ClassLabel's id, an enum's number) was met, with its name.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Labelled {
     /// Values counted.
     pub count: u64,
@@ -361,7 +342,7 @@ pub struct Origin<'a> {
 }
 
 /// Everything known about one feature over the records read.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FeatureStats {
     /// Records holding the feature.
     pub present: u64,
@@ -512,7 +493,7 @@ pub fn with_histograms(groups: &mut [(String, Stats)]) {
 }
 
 /// Statistics of a set of records (a split, a file).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     /// Intact records read.
     pub records: u64,
