@@ -5,6 +5,8 @@
 //! lock is released while files are indexed and records decoded. The Python package around this
 //! module (`python/tfr_inspect`) turns the plain values returned here into the public API.
 
+mod stats;
+
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -447,5 +449,9 @@ fn verify_json(
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<NativeFile>()?;
     module.add_function(wrap_pyfunction!(verify_json, module)?)?;
+    module.add_function(wrap_pyfunction!(stats::stats_json, module)?)?;
+    module.add_function(wrap_pyfunction!(stats::dataset_files, module)?)?;
+    module.add_function(wrap_pyfunction!(stats::stats_partial, module)?)?;
+    module.add_function(wrap_pyfunction!(stats::stats_merge, module)?)?;
     Ok(())
 }
