@@ -5,6 +5,7 @@
 //! lock is released while files are indexed and records decoded. The Python package around this
 //! module (`python/tfr_inspect`) turns the plain values returned here into the public API.
 
+mod places;
 mod stats;
 
 use std::path::PathBuf;
@@ -449,6 +450,8 @@ fn verify_json(
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<NativeFile>()?;
     module.add_function(wrap_pyfunction!(verify_json, module)?)?;
+    module.add_function(wrap_pyfunction!(places::index_entries, module)?)?;
+    module.add_function(wrap_pyfunction!(places::locate_json, module)?)?;
     module.add_function(wrap_pyfunction!(stats::stats_json, module)?)?;
     module.add_function(wrap_pyfunction!(stats::dataset_files, module)?)?;
     module.add_function(wrap_pyfunction!(stats::stats_partial, module)?)?;

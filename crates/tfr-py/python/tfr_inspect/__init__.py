@@ -13,6 +13,8 @@ Python's shape::
     tfr_inspect.stats("data/")                  # what `tfr-inspect stats --json data/` prints
     parts = [tfr_inspect.stats_partial(p) for p in shards]   # anywhere, pickled across
     tfr_inspect.StatsPartial.merge(parts)       # the same report, whatever the order
+    tfr_inspect.locate("bad.tfrecord", 19288)   # what TensorFlow's "corrupted record at 19288" is
+    tfr_inspect.index("train.tfrecord")         # the index `tfrecord2idx` writes
 """
 
 from array import array
@@ -24,6 +26,7 @@ import warnings
 from ._errors import DamagedRecordError, DamagedRecordWarning
 from ._native import NativeFile, verify_json as _verify_json
 from ._paths import expand as _expand
+from ._places import Index, LocateReport, index, locate
 from ._stats import StatsPartial, StatsReport, stats, stats_partial
 
 __all__ = [
@@ -32,9 +35,13 @@ __all__ = [
     "Damage",
     "File",
     "Frame",
+    "Index",
+    "LocateReport",
     "StatsPartial",
     "StatsReport",
     "VerifyReport",
+    "index",
+    "locate",
     "open",
     "stats",
     "stats_partial",
