@@ -36,9 +36,7 @@ fn main() -> ExitCode {
     tfr_inspect::remote::Remotes::new(cli.anonymous)
         .connections(cli.connections)
         .limited(cli.max_bytes)
-        .watched(Box::new(tfr_inspect::remote::Shown {
-            progress: env.progress(false),
-        }))
+        .watched(tfr_inspect::remote::Shown::new(env.progress(false)))
         .install();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());

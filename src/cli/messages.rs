@@ -8,6 +8,7 @@
 use std::cell::{Cell, RefCell};
 use std::fmt::Display;
 use std::io::{self, Write};
+use std::sync::Mutex;
 
 use crate::hint::UserMessage;
 use crate::status::Status;
@@ -96,8 +97,36 @@ impl<'w> Messages<'w> {
     }
 }
 
+/// Notes said from any thread: what reads URLs is asked from the core's threads, where
+/// [`Messages`] (one run's, on one thread) cannot go. Each note is one line, written whole, to
+/// standard error or a test's buffer; notes raise no status.
+pub struct Notes {
+    sink: Mutex<Box<dyn Write + Send>>,
+}
+
+impl Notes {
+    /// Notes written to the process's standard error.
+    pub fn stderr() -> Notes {
+        Notes::to(io::stderr())
+    }
+
+    /// Notes written to `sink`.
+    pub fn to(sink: impl Write + Send + 'static) -> Notes {
+        Notes {
+            sink: Mutex::new(Box::new(sink)),
+        }
+    }
+
+    /// Prints `text` as one line as it is (a note that names its input itself, escaped).
+    pub fn note(&self, text: &dyn Display) {
+        let mut sink = self.sink.lock().unwrap_or_else(|e| e.into_inner());
+        // A closed stderr has nowhere to say so.
+        let _ = writeln!(sink, "{text}");
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -115,6 +144,43 @@ mod tests {
         assert_eq!(
             String::from_utf8(buffer).unwrap(),
             "tfr-inspect: bad\\033[2Jname\nf: note: kept\n"
+        );
+    }
+
+    /// A buffer notes can be written to from any thread and read back.
+    #[derive(Clone, Default)]
+    pub struct Shared(pub std::sync::Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().write(buf)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        pub fn text(&self) -> String {
+            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+        }
+    }
+
+    #[test]
+    fn notes_from_several_threads_are_whole_lines() {
+        let buffer = Shared::default();
+        let notes = Notes::to(buffer.clone());
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let notes = &notes;
+                s.spawn(move || (0..50).for_each(|i| notes.note(&format!("t{t}: note {i}"))));
+            }
+        });
+        let text = buffer.text();
+        assert_eq!(text.lines().count(), 200);
+        assert!(
+            text.lines()
+                .all(|l| l.starts_with('t') && l.contains(": note "))
         );
     }
 }

@@ -273,6 +273,7 @@ impl DecodeArgs {
                 .unwrap_or(tfr_core::compress::DEFAULT_LIMIT),
             serve_through: None,
             on_demand: false,
+            remote_at_once: tfr_core::source::remote::REMOTE_AT_ONCE,
         }
     }
 

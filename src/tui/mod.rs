@@ -344,6 +344,8 @@ impl TerminalGuard {
         // instead (`view::monochrome`), so crossterm is told to write what it is given.
         crossterm::style::Colored::set_ansi_color_disabled(false);
         enable_raw_mode().context("cannot switch the terminal to raw mode")?;
+        // From here a fetch's bar would draw over the inspector's screen.
+        crate::remote::screen_taken(true);
         let mut out = stdout();
         if let Err(e) = execute!(out, EnterAlternateScreen, EnableMouseCapture, Hide) {
             restore_terminal();
@@ -371,6 +373,7 @@ impl Drop for TerminalGuard {
 fn restore_terminal() {
     let _ = disable_raw_mode();
     let _ = execute!(stdout(), DisableMouseCapture, LeaveAlternateScreen, Show);
+    crate::remote::screen_taken(false);
 }
 
 fn install_panic_hook() {

@@ -323,3 +323,7 @@ pub fn acts_on_a_terminal(text: &str) -> bool {
     text.chars()
         .any(|c| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c))
 }
+
+#[path = "../support/serve.rs"]
+#[allow(dead_code)] // each binary uses part of the server
+mod serve;

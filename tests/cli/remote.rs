@@ -2,141 +2,10 @@
 //! `testdata/` served by a small HTTP server on loopback (Range and ETag, written with the
 //! standard library), read by `list`, `show`, `hex`, `verify`, `stats`, `index` and `salvage`.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use super::{run, testdata};
-
-/// Serves the files under `root` on loopback until the test process ends; returns the base URL.
-pub fn serve(root: PathBuf) -> String {
-    serve_counted(root).0
-}
-
-/// [`serve`], and the requests (`GET /path`) made so far, in the order made.
-pub fn serve_counted(root: PathBuf) -> (String, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/", listener.local_addr().unwrap());
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&asked);
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let root = root.clone();
-            let log = Arc::clone(&log);
-            std::thread::spawn(move || answer(stream, &root, &log));
-        }
-    });
-    (base, asked)
-}
-
-fn answer(mut stream: TcpStream, root: &Path, log: &Mutex<Vec<String>>) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut first = String::new();
-    reader.read_line(&mut first).unwrap();
-    let mut range = None;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some(value) = line.to_ascii_lowercase().strip_prefix("range: bytes=") {
-            let (a, b) = value.trim().split_once('-').unwrap();
-            range = Some((a.parse::<usize>().unwrap(), b.parse::<usize>().ok()));
-        }
-    }
-    let target = first.split(' ').nth(1).unwrap_or("/");
-    let method = first.split(' ').next().unwrap_or("");
-    log.lock().unwrap().push(format!("{method} {target}"));
-    // S3, path-style, bucket `b`: ListObjectsV2 and GET of a key.
-    if let Some(query) = target.strip_prefix("/b?") {
-        let body = list_objects(root, query);
-        let _ = write!(
-            stream,
-            "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        return;
-    }
-    let key = target
-        .strip_prefix("/b/")
-        .unwrap_or(target)
-        .trim_start_matches('/');
-    let Ok(body) = std::fs::read(root.join(key)) else {
-        let _ = write!(
-            stream,
-            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-        );
-        return;
-    };
-    let etag = format!(
-        "\"{}-{}\"",
-        body.len(),
-        body.iter().map(|b| *b as u64).sum::<u64>()
-    );
-    let (status, slice, content_range) = match range {
-        Some((start, end)) if start < body.len() => {
-            let end = end.map_or(body.len() - 1, |e| e.min(body.len() - 1));
-            (
-                "206 Partial Content",
-                &body[start..=end],
-                format!("Content-Range: bytes {start}-{end}/{}\r\n", body.len()),
-            )
-        }
-        _ => ("200 OK", &body[..], String::new()),
-    };
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nETag: {etag}\r\n{content_range}Connection: close\r\n\r\n",
-        slice.len()
-    );
-    let _ = stream.write_all(slice);
-}
-
-/// The ListObjectsV2 answer for the keys under `root` that start with the query's prefix.
-fn list_objects(root: &Path, query: &str) -> String {
-    let prefix = query
-        .split('&')
-        .find_map(|p| p.strip_prefix("prefix="))
-        .unwrap_or("")
-        .replace("%2F", "/");
-    let mut keys = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                let key = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_str()
-                    .unwrap()
-                    .to_string();
-                if key.starts_with(&prefix) {
-                    keys.push((key, entry.metadata().unwrap().len()));
-                }
-            }
-        }
-    }
-    keys.sort();
-    let contents: String = keys
-        .iter()
-        .map(|(key, size)| {
-            format!(
-                "<Contents><Key>{key}</Key><LastModified>2024-01-01T00:00:00.000Z</LastModified>\
-                 <ETag>\"{size}\"</ETag><Size>{size}</Size><StorageClass>STANDARD</StorageClass></Contents>"
-            )
-        })
-        .collect();
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult><Name>b</Name>\
-         <Prefix>{prefix}</Prefix><KeyCount>{}</KeyCount><MaxKeys>1000</MaxKeys>\
-         <IsTruncated>false</IsTruncated>{contents}</ListBucketResult>",
-        keys.len()
-    )
-}
+pub use crate::serve::{serve, serve_counted};
 
 /// Runs the binary with `args` against the S3 service at `base` (fake credentials).
 fn run_s3(base: &str, args: &[String]) -> std::process::Output {
@@ -348,4 +217,69 @@ fn one_connection_reads_a_url_as_the_default_eight_do_and_none_is_refused() {
     assert_eq!(none.status.code(), Some(2));
     let said = String::from_utf8_lossy(&none.stderr);
     assert!(said.contains("--connections"), "{said}");
+}
+
+#[test]
+fn a_compressed_object_counts_against_max_bytes_as_a_plain_one_does() {
+    let root = tempfile::tempdir().unwrap();
+    let shard = std::fs::read(testdata("examples_gzip.tfrecord")).unwrap();
+    std::fs::write(root.path().join("a.tfrecord.gz"), &shard).unwrap();
+    let (base, asked) = serve_counted(root.path().to_path_buf());
+    let url = format!("{base}a.tfrecord.gz");
+    let len = shard.len();
+    let short = (len - 1).to_string();
+    let refused = run(["verify", &url, "--max-bytes", &short]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr),
+        format!(
+            "tfr-inspect: {url}: not read: its {len} bytes ({}) would pass --max-bytes {short} \
+             (0 bytes read before it)\n",
+            tfr_core::words::binary_size(len as u64)
+        )
+    );
+    assert_eq!(*asked.lock().unwrap(), ["HEAD /a.tfrecord.gz"]);
+    // Exactly its size: read (its first part, then the rest streamed), as without a limit.
+    let exact = run(["verify", &url, "--max-bytes", &len.to_string()]);
+    let unlimited = run(["verify", &url]);
+    assert_eq!(exact.status.code(), Some(0));
+    assert_eq!(exact.stdout, unlimited.stdout);
+    assert!(String::from_utf8_lossy(&exact.stdout).contains("GZIP"));
+}
+
+#[test]
+fn a_side_file_missing_beside_many_shards_is_asked_for_once_and_never_under_a_listed_prefix() {
+    let root = tempfile::tempdir().unwrap();
+    let shard = std::fs::read(testdata("mnist_like.tfrecord")).unwrap();
+    std::fs::create_dir(root.path().join("d")).unwrap();
+    for i in 0..3 {
+        std::fs::write(root.path().join(format!("d/train-{i:05}-of-00003")), &shard).unwrap();
+    }
+    let (base, asked) = serve_counted(root.path().to_path_buf());
+    let side = |asked: &Mutex<Vec<String>>| -> Vec<String> {
+        let mut asked = asked.lock().unwrap();
+        let side = asked
+            .iter()
+            .filter(|r| !r.contains("train-") && !r.contains("list-type"))
+            .cloned()
+            .collect();
+        asked.clear();
+        side
+    };
+    // Listed whole: what is not among the objects listed is not there, and not asked for.
+    let listed = run_s3(&base, &["stats".into(), "s3://b/d/".into()]);
+    assert_eq!(listed.status.code(), Some(0));
+    assert_eq!(side(&asked), Vec::<String>::new());
+    // Named one by one: each missing side file is asked for once in the run.
+    let urls: Vec<String> = (0..3)
+        .map(|i| format!("s3://b/d/train-{i:05}-of-00003"))
+        .collect();
+    let named = run_s3(&base, &[vec!["stats".to_string()], urls.clone()].concat());
+    assert_eq!(named.status.code(), Some(0));
+    assert_eq!(named.stdout, listed.stdout);
+    let asked_once = side(&asked);
+    let mut unique = asked_once.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(asked_once.len(), unique.len(), "{asked_once:?}");
 }

@@ -10,3 +10,7 @@ mod tmux;
 #[path = "../support/proto.rs"]
 #[allow(dead_code)] // each binary uses part of the one encoder
 mod proto;
+
+#[path = "../support/serve.rs"]
+#[allow(dead_code)] // each binary uses part of the server
+mod serve;

@@ -574,3 +574,97 @@ fn the_inspector_opens_thousands_of_files_as_it_needs_them() {
     tmux.text("q");
     tmux.wait_text("inspector-exited-1");
 }
+
+/// A shard of three 16 MiB parts (the last one short): 300 Examples of 128 KiB each.
+fn three_part_shard() -> Vec<u8> {
+    use tfr_core::crafted::{FeatureValue, encode_records, example};
+    let payloads: Vec<Vec<u8>> = (0..300u32)
+        .map(|i| {
+            example(&[
+                ("label", FeatureValue::Ints(vec![i64::from(i)])),
+                (
+                    "image",
+                    FeatureValue::Bytes(vec![vec![(i % 251) as u8; 128 << 10]]),
+                ),
+            ])
+        })
+        .collect();
+    let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+    encode_records(&refs)
+}
+
+#[test]
+fn the_inspector_stops_fetching_at_max_bytes_says_so_and_restores_the_terminal() {
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("train.tfrecord"), three_part_shard()).unwrap();
+    let (base, asked) = crate::serve::serve_counted(dir.path().to_path_buf());
+    tmux.wait_text("shell$");
+    // Room for the first part (16 MiB), not for the second the indexing goes on to.
+    tmux.text(&format!(
+        "{BIN} --max-bytes 20000000 {base}train.tfrecord; echo inspector-exited-$?"
+    ));
+    tmux.keys(&["Enter"]);
+    let exited = |s: &str| (0..=9).any(|c| s.contains(&format!("inspector-exited-{c}")));
+    let screen = tmux.wait_for("the refusal", |s| {
+        s.contains("indexing stopped") || exited(s)
+    });
+    assert!(!exited(&screen), "{screen}");
+    tmux.text("q");
+    let screen = tmux.wait_text("inspector-exited-2");
+    // Back on the normal screen, with the reason said there (in lines the terminal wrapped).
+    assert!(
+        screen.replace('\n', "").contains(&format!(
+            "{base}train.tfrecord: not read further: 16777216 bytes (16.0 MiB) more would pass \
+             --max-bytes 20000000 (16777216 bytes (16.0 MiB) read before it)"
+        )),
+        "{screen}"
+    );
+    assert!(screen.contains("shell$"), "{screen}");
+    // The size first, then the first part: nothing past the limit was asked for.
+    let asked = asked.lock().unwrap();
+    let shard: Vec<&String> = asked.iter().filter(|r| r.contains("train")).collect();
+    assert_eq!(
+        shard,
+        ["HEAD /train.tfrecord", "GET /train.tfrecord"],
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn a_gzip_object_opens_in_the_inspector_as_its_local_copy_does() {
+    let Some(tmux) = Session::start(160, 48) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let gzip = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/examples_gzip.tfrecord"
+    );
+    std::fs::copy(gzip, dir.path().join("x.tfrecord.gz")).unwrap();
+    let (base, asked) = crate::serve::serve_counted(dir.path().to_path_buf());
+    tmux.wait_text("shell$");
+    // Fetched whole before it opens (stderr is a terminal: the bar is on until the inspector
+    // takes the screen), and counted against --max-bytes: exactly its size is enough.
+    let len = std::fs::metadata(gzip).unwrap().len();
+    tmux.text(&format!(
+        "{BIN} --max-bytes {len} {base}x.tfrecord.gz; echo inspector-exited-$?"
+    ));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("record 0 · 200 records (0..199)");
+    assert!(screen.contains("GZIP 2.3 KiB → 19.6 KiB"), "{screen}");
+    assert!(!screen.contains("fetching"), "{screen}");
+    tmux.text("G");
+    tmux.wait_text("record 199 · 200 records");
+    tmux.text("q");
+    tmux.wait_text("inspector-exited-0");
+    let asked = asked.lock().unwrap();
+    let object: Vec<&String> = asked.iter().filter(|r| r.contains("x.tfrecord")).collect();
+    assert_eq!(
+        object,
+        ["HEAD /x.tfrecord.gz", "GET /x.tfrecord.gz"],
+        "{asked:?}"
+    );
+}

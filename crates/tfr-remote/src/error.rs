@@ -30,6 +30,10 @@ pub enum Error {
     Io { url: String, message: String },
     #[error("{url}: {message}")]
     Other { url: String, message: String },
+    /// A request its object's allowance refused ([`crate::fetch::Allowance`]); the message
+    /// names the URL itself.
+    #[error("{message}")]
+    Refused { url: String, message: String },
 }
 
 impl Error {

@@ -45,6 +45,10 @@ struct Parts {
     forward: bool,
 }
 
+/// What may still be fetched of an object read on demand: asked with a request's bytes before
+/// the request is made, it answers `Err` with why not (a limit on the bytes a run may read).
+pub type Allowance = Arc<dyn Fn(u64) -> Result<(), String> + Send + Sync>;
+
 /// What every part's task shares.
 struct Shared {
     url: ObjectUrl,
@@ -69,6 +73,8 @@ pub struct LazyObject {
     shared: Arc<Shared>,
     /// The first bytes, as the first response served them (what sniffing compression needs).
     head: Bytes,
+    /// Asked before every request after the first, when set ([`LazyObject::allowing`]).
+    allowance: Option<Allowance>,
 }
 
 /// The object's key in its store: the URL's key for a bucket, the path for a web server.
@@ -107,7 +113,7 @@ impl Remote {
             First::Whole(result) => {
                 let meta = result.meta.clone();
                 let written = self.block_on(url, deadline, "the object", async {
-                    stream_into(url, &built.hint, result, &file, 0).await
+                    stream_into(url, &built.hint, result, (&file, 0), &|_| {}).await
                 })?;
                 if written != meta.size {
                     return Err(cut_short(url, written, meta.size));
@@ -155,6 +161,7 @@ impl Remote {
             remote: Arc::clone(self),
             shared,
             head,
+            allowance: None,
         })
     }
 
@@ -274,13 +281,14 @@ fn cut_short(url: &ObjectUrl, got: u64, expected: u64) -> Error {
     }
 }
 
-/// Writes a streaming GET's body into `file` from `at`, returning how many bytes it had.
+/// Writes a streaming GET's body into `file` from `at`, returning how many bytes it had;
+/// `report` is told the offset reached after each chunk.
 async fn stream_into(
     url: &ObjectUrl,
     hint: &str,
     result: GetResult,
-    file: &File,
-    at: u64,
+    (file, at): (&File, u64),
+    report: &dyn Fn(u64),
 ) -> Result<u64, Error> {
     let mut stream = result.into_stream();
     let mut pos = at;
@@ -288,6 +296,7 @@ async fn stream_into(
         let chunk = chunk.map_err(|e| Error::from_store(url, e, hint))?;
         write_at(url, file, pos, &chunk)?;
         pos = pos.saturating_add(chunk.len() as u64);
+        report(pos);
     }
     Ok(pos - at)
 }
@@ -501,10 +510,34 @@ impl LazyObject {
         Ok(&self.shared.file)
     }
 
+    /// With `allowance` asked before each request from now on: a part it refuses is not
+    /// fetched, and a read that needs one fails with its answer (every later read too); a part
+    /// only read ahead is skipped instead.
+    pub fn allowing(mut self, allowance: Allowance) -> LazyObject {
+        self.allowance = Some(allowance);
+        self
+    }
+
+    /// Whether `bytes` more may be fetched.
+    fn allowed(&self, bytes: u64) -> Result<(), Error> {
+        match &self.allowance {
+            Some(allow) => allow(bytes).map_err(|message| Error::Refused {
+                url: self.shared.url.to_string(),
+                message,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Fetches the rest of the object after the first part with one streaming GET pinned to its
     /// ETag (for a compressed object, which is decompressed front to back anyway), and returns
     /// the temporary file holding it.
     pub fn fill_streaming(&self) -> Result<&File, Error> {
+        self.fill_streaming_reporting(&|_| {})
+    }
+
+    /// [`LazyObject::fill_streaming`], telling `report` how many bytes are here as they arrive.
+    pub fn fill_streaming_reporting(&self, report: &dyn Fn(u64)) -> Result<&File, Error> {
         let from = {
             let parts = self.shared.parts.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(error) = &parts.failed {
@@ -523,6 +556,11 @@ impl LazyObject {
         let shared = Arc::clone(&self.shared);
         let start = shared.range_of(from).start;
         let count = self.part_count();
+        if let Err(refused) = self.allowed(shared.len - start) {
+            self.shared.finish(from..from, Err(refused.clone()));
+            return Err(refused);
+        }
+        report(start);
         let deadline = self.stream_deadline();
         let result = self
             .remote
@@ -534,8 +572,14 @@ impl LazyObject {
                     .await
                     .map_err(|e| Error::from_store(&shared.url, e, &shared.hint))?;
                 shared.same_object(&result.meta)?;
-                let written =
-                    stream_into(&shared.url, &shared.hint, result, &shared.file, start).await?;
+                let written = stream_into(
+                    &shared.url,
+                    &shared.hint,
+                    result,
+                    (&shared.file, start),
+                    report,
+                )
+                .await?;
                 let expected = shared.len - start;
                 if written != expected {
                     return Err(cut_short(&shared.url, written, expected));
@@ -596,12 +640,22 @@ impl LazyObject {
             wanted.start.saturating_sub(ahead)..wanted.start
         };
         for index in wanted.clone().chain(extra) {
-            if parts.states.get(index) == Some(&State::Missing) {
-                if let Some(state) = parts.states.get_mut(index) {
-                    *state = State::Fetching;
-                }
-                self.spawn(index);
+            if parts.states.get(index) != Some(&State::Missing) {
+                continue;
             }
+            let range = self.shared.range_of(index);
+            if let Err(refused) = self.allowed(range.end - range.start) {
+                if wanted.contains(&index) {
+                    parts.failed.get_or_insert(refused);
+                    break;
+                }
+                // Only read ahead: not needed yet, so not worth failing for.
+                continue;
+            }
+            if let Some(state) = parts.states.get_mut(index) {
+                *state = State::Fetching;
+            }
+            self.spawn(index);
         }
         loop {
             if let Some(error) = &parts.failed {

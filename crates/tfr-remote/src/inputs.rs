@@ -5,10 +5,11 @@
 //! shows of whole reads (a note before a large one, a bar while an object is fetched) is its
 //! [`Watch`].
 
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tfr_core::compress::Mode;
 use tfr_core::source::RemoteObject;
@@ -16,12 +17,14 @@ use tfr_core::source::remote::RemoteInputs;
 
 use crate::{Env, LazyObject, ObjectUrl, Remote, RemoteOptions};
 
-/// What a front end shows of whole reads.
+/// What a front end shows of whole reads. Asked from any of the core's threads.
 pub trait Watch: Send + Sync {
-    /// A note before a read of more than [`ANNOUNCE_ABOVE`] bytes (escaped for a terminal).
+    /// A note before a read of more than [`ANNOUNCE_ABOVE`] bytes (escaped for a terminal),
+    /// one line.
     fn note(&self, text: &str);
-    /// A fetch of `total` bytes, `what` it is; the bar is told the bytes fetched so far and
-    /// cleared when dropped.
+    /// A fetch of `total` bytes, `what` it is (a command's whole read, or the inspector's whole
+    /// fetch of a compressed object it reads on demand); the bar is told the bytes fetched so
+    /// far and cleared when dropped.
     fn fetching(&self, what: &str, total: u64) -> Box<dyn FetchBar + '_>;
 }
 
@@ -58,10 +61,24 @@ pub struct Remotes {
     remote: OnceLock<Result<Arc<Remote>, String>>,
     /// `--max-bytes`: the most bytes of objects this run may read whole.
     max_bytes: Option<u64>,
-    /// What shows the notes and fetches of whole reads.
-    watch: Box<dyn Watch>,
-    /// Bytes of objects read whole so far (or about to be: counted before the fetch).
-    read: AtomicU64,
+    /// What shows the notes and fetches of whole reads, shared with the objects the inspector
+    /// reads on demand.
+    watch: Arc<dyn Watch>,
+    /// Bytes of objects read so far (or about to be: counted before the fetch), shared with the
+    /// objects the inspector reads on demand.
+    read: Arc<AtomicU64>,
+    /// Objects' sizes as a listing or a HEAD gave them, by URL: asked once per run.
+    sizes: Mutex<HashMap<String, u64>>,
+    /// What this run knows is not there: URLs asked for and missing, and the prefixes (`/`
+    /// ended) whose every object was listed, so that a side file looked for beside many shards
+    /// (`features.json`) costs at most one request, and none under a listed prefix.
+    absent: Mutex<Absent>,
+}
+
+#[derive(Default)]
+struct Absent {
+    missing: HashSet<String>,
+    listed: Vec<String>,
 }
 
 impl Remotes {
@@ -73,8 +90,10 @@ impl Remotes {
             },
             remote: OnceLock::new(),
             max_bytes: None,
-            watch: Box::new(Quiet),
-            read: AtomicU64::new(0),
+            watch: Arc::new(Quiet),
+            read: Arc::new(AtomicU64::new(0)),
+            sizes: Mutex::new(HashMap::new()),
+            absent: Mutex::new(Absent::default()),
         }
     }
 
@@ -94,8 +113,18 @@ impl Remotes {
     }
 
     /// With `watch` showing the notes and fetches of whole reads.
-    pub fn watched(self, watch: Box<dyn Watch>) -> Remotes {
-        Remotes { watch, ..self }
+    pub fn watched(self, watch: impl Watch + 'static) -> Remotes {
+        Remotes {
+            watch: Arc::new(watch),
+            ..self
+        }
+    }
+
+    /// Says, before a whole read of more than [`ANNOUNCE_ABOVE`] bytes, how many it will be.
+    fn announce(&self, url: &ObjectUrl, objects: usize, total: u64) {
+        if let Some(note) = announcement(&url.to_string(), objects, total) {
+            self.watch.note(&note);
+        }
     }
 
     /// Registers URLs as inputs for the core.
@@ -111,23 +140,47 @@ impl Remotes {
     /// Counts `len` bytes of `url` against `--max-bytes`, refusing them (before any is read)
     /// when they would pass it.
     fn spend(&self, url: &ObjectUrl, len: u64) -> Result<(), String> {
-        let Some(max) = self.max_bytes else {
-            return Ok(());
-        };
-        let mut read = self.read.load(Ordering::SeqCst);
-        loop {
-            let after = read.saturating_add(len);
-            if after > max {
-                return Err(over_limit(url, len, read, max));
+        match self.max_bytes {
+            Some(max) => {
+                spend(&self.read, max, len).map_err(|read| over_limit(url, len, read, max))
             }
-            match self
-                .read
-                .compare_exchange(read, after, Ordering::SeqCst, Ordering::SeqCst)
-            {
-                Ok(_) => return Ok(()),
-                Err(now) => read = now,
-            }
+            None => Ok(()),
         }
+    }
+
+    /// The size of the object at `url`: as its listing gave it, else from one HEAD request.
+    fn size_of(&self, url: &ObjectUrl) -> Result<u64, String> {
+        let key = url.to_string();
+        let known = |sizes: &HashMap<String, u64>| sizes.get(&key).copied();
+        if let Some(size) = known(&self.sizes.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(size);
+        }
+        let size = self.remote()?.size_of(url).map_err(|e| e.to_string())?;
+        self.remember(key, size);
+        Ok(size)
+    }
+
+    /// Whether this run already knows there is no object at `url`: it was asked for and
+    /// missing, or it lies under a prefix listed whole and was not among the objects listed.
+    fn known_absent(&self, url: &ObjectUrl) -> bool {
+        let key = url.to_string();
+        let absent = self.absent.lock().unwrap_or_else(|e| e.into_inner());
+        if absent.missing.contains(&key) {
+            return true;
+        }
+        let under_listed = absent.listed.iter().any(|p| key.starts_with(p.as_str()));
+        drop(absent);
+        under_listed
+            && !self
+                .sizes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains_key(&key)
+    }
+
+    fn remember(&self, url: String, size: u64) {
+        let mut sizes = self.sizes.lock().unwrap_or_else(|e| e.into_inner());
+        sizes.insert(url, size);
     }
 
     fn remote(&self) -> Result<&Arc<Remote>, String> {
@@ -140,6 +193,32 @@ impl Remotes {
             .as_ref()
             .map_err(String::clone)
     }
+}
+
+/// Counts `len` bytes in `read` unless that would take it past `max`; then `Err` with what
+/// was read before.
+fn spend(read: &AtomicU64, max: u64, len: u64) -> Result<(), u64> {
+    let mut before = read.load(Ordering::SeqCst);
+    loop {
+        let after = before.saturating_add(len);
+        if after > max {
+            return Err(before);
+        }
+        match read.compare_exchange(before, after, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => return Ok(()),
+            Err(now) => before = now,
+        }
+    }
+}
+
+/// What `--max-bytes` stopping the inspector's fetches of an object says.
+fn over_limit_further(url: &str, len: u64, read: u64, max: u64) -> String {
+    format!(
+        "{url}: not read further: {} more would pass --max-bytes {} ({} read before it)",
+        bytes_text(len),
+        num(max),
+        bytes_text(read)
+    )
 }
 
 /// What `--max-bytes` stopping a read says.
@@ -199,12 +278,18 @@ impl RemoteInputs for Remotes {
             .iter()
             .map(|l| l.size)
             .fold(0u64, u64::saturating_add);
-        if let Some(note) = announcement(&url.to_string(), listed.len(), total) {
-            self.watch.note(&note);
+        self.announce(&url, listed.len(), total);
+        if url.is_prefix() && !url.is_pattern() {
+            let mut absent = self.absent.lock().unwrap_or_else(|e| e.into_inner());
+            absent.listed.push(url.to_string());
         }
         Ok(listed
             .into_iter()
-            .map(|l| PathBuf::from(l.url.to_string()))
+            .map(|l| {
+                let url = l.url.to_string();
+                self.remember(url.clone(), l.size);
+                PathBuf::from(url)
+            })
             .collect())
     }
 
@@ -212,14 +297,13 @@ impl RemoteInputs for Remotes {
         let url = url_of(path)?;
         let remote = self.remote()?;
         if self.max_bytes.is_some() {
-            // Its size first (a HEAD, no bytes), so that no byte past the limit is read.
-            let len = remote.size_of(&url).map_err(|e| e.to_string())?;
+            // Its size first (listed, or a HEAD: no bytes), so that no byte past the limit is
+            // read.
+            let len = self.size_of(&url)?;
             self.spend(&url, len)?;
         }
         let object = remote.open(&url).map_err(|e| e.to_string())?;
-        if let Some(note) = announcement(&url.to_string(), 1, object.len()) {
-            self.watch.note(&note);
-        }
+        self.announce(&url, 1, object.len());
         refuse_past(&url, object.len(), limit)?;
         if object.is_empty() {
             return Ok(None);
@@ -227,15 +311,16 @@ impl RemoteInputs for Remotes {
         // A compressed object is inflated front to back: its rest comes in one streaming GET.
         // Plain ones come as parallel ranged parts.
         let compressed = tfr_core::source::choose(object.head(), Mode::Auto).is_some();
-        let file = if compressed {
-            object.fill_streaming()
+        let bar = self
+            .watch
+            .fetching(&format!("fetching {}", url.key), object.len());
+        let filled = if compressed {
+            object.fill_streaming_reporting(&|done| bar.set(done))
         } else {
-            let bar = self
-                .watch
-                .fetching(&format!("fetching {}", url.key), object.len());
             object.fill_reporting(&|done| bar.set(done))
-        }
-        .map_err(|e| e.to_string())?;
+        };
+        drop(bar);
+        let file = filled.map_err(|e| e.to_string())?;
         file.try_clone()
             .map(Some)
             .map_err(|e| format!("{url}: cannot keep the temporary file: {e}"))
@@ -243,53 +328,104 @@ impl RemoteInputs for Remotes {
 
     fn open(&self, path: &Path, limit: u64) -> Result<Arc<dyn RemoteObject>, String> {
         let url = url_of(path)?;
+        let Some(max) = self.max_bytes else {
+            let object = self.remote()?.open(&url).map_err(|e| e.to_string())?;
+            refuse_past(&url, object.len(), limit)?;
+            return Ok(Arc::new(OnDemandObject {
+                object,
+                watch: Arc::clone(&self.watch),
+            }));
+        };
+        // Its first part counts before it is fetched (the size first, a HEAD: no bytes), and
+        // every later request as it is made.
+        let first = self.size_of(&url)?.min(self.options.part_size);
+        self.spend(&url, first)?;
         let object = self.remote()?.open(&url).map_err(|e| e.to_string())?;
         refuse_past(&url, object.len(), limit)?;
-        Ok(Arc::new(OnDemandObject(object)))
+        // A server that ignored Range sent the whole object at once: read, so counted (what
+        // comes after is then refused).
+        let more = object.fetched().saturating_sub(first);
+        let _ = self
+            .read
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |r| {
+                Some(r.saturating_add(more))
+            });
+        let read = Arc::clone(&self.read);
+        let name = url.to_string();
+        let allowance = move |len: u64| {
+            spend(&read, max, len).map_err(|before| over_limit_further(&name, len, before, max))
+        };
+        Ok(Arc::new(OnDemandObject {
+            object: object.allowing(Arc::new(allowance)),
+            watch: Arc::clone(&self.watch),
+        }))
+    }
+
+    fn size(&self, path: &Path) -> Result<u64, String> {
+        self.size_of(&url_of(path)?)
     }
 
     fn read_start(&self, path: &Path, limit: u64) -> Result<Option<(Vec<u8>, u64)>, String> {
         let url = url_of(path)?;
-        self.remote()?
+        if self.known_absent(&url) {
+            return Ok(None);
+        }
+        let read = self
+            .remote()?
             .read_start(&url, limit)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+        if read.is_none() {
+            let mut absent = self.absent.lock().unwrap_or_else(|e| e.into_inner());
+            absent.missing.insert(url.to_string());
+        }
+        Ok(read)
     }
 }
 
 /// An object the inspector reads as it goes: parts fetched when a read touches them.
-struct OnDemandObject(LazyObject);
+struct OnDemandObject {
+    object: LazyObject,
+    /// What shows a whole fetch (the front end decides whether a bar can be drawn now).
+    watch: Arc<dyn Watch>,
+}
 
 impl RemoteObject for OnDemandObject {
     fn len(&self) -> u64 {
-        self.0.len()
+        self.object.len()
     }
 
     fn head(&self) -> &[u8] {
-        self.0.head()
+        self.object.head()
     }
 
     fn etag(&self) -> Option<&str> {
-        self.0.etag()
+        self.object.etag()
     }
 
     fn file(&self) -> &File {
-        self.0.file()
+        self.object.file()
     }
 
     fn fetch(&self, range: std::ops::Range<u64>) -> Result<(), String> {
-        self.0.fetch_range(range).map_err(|e| e.to_string())
+        self.object.fetch_range(range).map_err(|e| e.to_string())
     }
 
     fn fetch_all(&self) -> Result<&File, String> {
-        self.0.fill_streaming().map_err(|e| e.to_string())
+        let bar = self.watch.fetching(
+            &format!("fetching {}", self.object.url().key),
+            self.object.len(),
+        );
+        let filled = self.object.fill_streaming_reporting(&|done| bar.set(done));
+        drop(bar);
+        filled.map_err(|e| e.to_string())
     }
 
     fn fetched(&self) -> u64 {
-        self.0.fetched()
+        self.object.fetched()
     }
 
     fn part_size(&self) -> u64 {
-        self.0.part_size()
+        self.object.part_size()
     }
 }
 
@@ -332,6 +468,80 @@ mod tests {
             announcement("gs://b/\x1b[2J", 1, 11 << 30).unwrap(),
             "gs://b/\\033[2J: note: reading 11811160064 bytes (11.0 GiB) from 1 object \
              (--max-bytes stops a read before a limit)"
+        );
+    }
+
+    /// A watch that keeps its notes and the fetches it was told of.
+    #[derive(Default)]
+    struct Told(Mutex<Vec<String>>);
+
+    impl Watch for Arc<Told> {
+        fn note(&self, text: &str) {
+            self.0.lock().unwrap().push(text.to_string());
+        }
+
+        fn fetching(&self, what: &str, total: u64) -> Box<dyn FetchBar + '_> {
+            self.0.lock().unwrap().push(format!("{what}: {total}"));
+            Box::new(NoBar)
+        }
+    }
+
+    #[test]
+    fn the_note_before_a_large_read_is_said_through_the_watch() {
+        let told = Arc::new(Told::default());
+        let remotes = Remotes::new(false).watched(Arc::clone(&told));
+        let url = ObjectUrl::parse("gs://b/big").unwrap().unwrap();
+        remotes.announce(&url, 1, ANNOUNCE_ABOVE);
+        assert!(told.0.lock().unwrap().is_empty());
+        remotes.announce(&url, 1, 12 << 30);
+        assert_eq!(
+            *told.0.lock().unwrap(),
+            [
+                "gs://b/big: note: reading 12884901888 bytes (12.0 GiB) from 1 object (--max-bytes \
+              stops a read before a limit)"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_url_is_known_absent_once_missing_or_when_a_listing_of_its_prefix_left_it_out() {
+        let remotes = Remotes::new(false);
+        let url = |u: &str| ObjectUrl::parse(u).unwrap().unwrap();
+        let features = url("s3://b/d/features.json");
+        assert!(!remotes.known_absent(&features));
+        remotes
+            .absent
+            .lock()
+            .unwrap()
+            .listed
+            .push("s3://b/d/".into());
+        remotes.remember("s3://b/d/a.tfrecord".into(), 10);
+        assert!(remotes.known_absent(&features));
+        assert!(!remotes.known_absent(&url("s3://b/d/a.tfrecord")));
+        // Beside the listed prefix, not under it: only a request can tell.
+        assert!(!remotes.known_absent(&url("s3://b/e/features.json")));
+        remotes
+            .absent
+            .lock()
+            .unwrap()
+            .missing
+            .insert("s3://b/e/features.json".into());
+        assert!(remotes.known_absent(&url("s3://b/e/features.json")));
+        // A size listed or asked once is not asked again.
+        assert_eq!(remotes.size_of(&url("s3://b/d/a.tfrecord")), Ok(10));
+    }
+
+    #[test]
+    fn the_inspector_s_allowance_counts_each_request_and_refuses_past_the_limit() {
+        let read = AtomicU64::new(0);
+        assert_eq!(spend(&read, 100, 60), Ok(()));
+        assert_eq!(spend(&read, 100, 41), Err(60));
+        assert_eq!(spend(&read, 100, 40), Ok(()));
+        assert_eq!(read.load(Ordering::SeqCst), 100);
+        assert_eq!(
+            over_limit_further("s3://b/k", 2048, 100, 100),
+            "s3://b/k: not read further: 2048 bytes (2.0 KiB) more would pass --max-bytes 100 \
+             (100 bytes read before it)"
         );
     }
 

@@ -23,7 +23,7 @@ pub mod store;
 pub mod url;
 
 pub use error::Error;
-pub use fetch::{LazyObject, PART_SIZE};
+pub use fetch::{Allowance, LazyObject, PART_SIZE};
 pub use store::{Env, Remote, RemoteOptions};
 pub use url::{Cloud, ObjectUrl, is_url};
 

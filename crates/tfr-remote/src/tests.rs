@@ -503,3 +503,84 @@ fn prefixes_and_globs_list_in_key_order() {
         None
     );
 }
+
+/// An allowance of `bytes` in all, and what it refused (as the messages it gave).
+fn allowance(bytes: u64) -> (crate::Allowance, Arc<std::sync::Mutex<Vec<u64>>>) {
+    let left = Arc::new(AtomicU64::new(bytes));
+    let refused = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let said = Arc::clone(&refused);
+    let allow = move |n: u64| {
+        let now = left.load(Ordering::SeqCst);
+        if n > now {
+            said.lock().unwrap().push(n);
+            return Err(format!(
+                "s3://b/x: not read further: {n} more bytes, {now} allowed"
+            ));
+        }
+        left.store(now - n, Ordering::SeqCst);
+        Ok(())
+    };
+    (Arc::new(allow), refused)
+}
+
+#[test]
+fn an_allowance_stops_fetching_where_it_ends_and_read_ahead_never_fails_a_read() {
+    let part = 1000;
+    let bytes: Vec<u8> = (0..10_000u64).map(shaped_byte).collect();
+    let memory = InMemory::new();
+    put(&memory, "x", bytes);
+    let counting = Arc::new(Counting::new(memory));
+    let remote = Arc::new(Remote::over_store(options(part), counting.clone()).unwrap());
+    let (allow, refused) = allowance(3 * part);
+    let object = remote.open(&url("s3://b/x")).unwrap().allowing(allow);
+    let gets = || counting.gets.load(Ordering::SeqCst);
+    let mut buf = [0u8; 10];
+    // Part 1 where asked; then part 2, travelling on, with parts 3 and 4 read ahead: part 4
+    // is past the allowance and only read ahead, so it is skipped and the read is served.
+    object.read_at(1500, &mut buf).unwrap();
+    object.read_at(2500, &mut buf).unwrap();
+    wait_for(|| gets() == 4);
+    assert_eq!(*refused.lock().unwrap(), [part]);
+    assert_eq!(object.read_at(3500, &mut buf).unwrap(), 10);
+    // A read that needs part 4 fails with the allowance's answer, asking nothing of the store,
+    // and so does every read after it.
+    let error = object.read_at(4500, &mut buf).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "s3://b/x: not read further: 1000 more bytes, 0 allowed"
+    );
+    assert_eq!(object.read_at(1500, &mut buf).unwrap_err(), error);
+    assert_eq!(gets(), 4);
+}
+
+#[test]
+fn a_streaming_fill_is_reported_as_it_arrives_and_asks_the_allowance_first() {
+    let part = 1000;
+    let bytes: Vec<u8> = (0..10_500u64).map(shaped_byte).collect();
+    let memory = InMemory::new();
+    put(&memory, "x.gz", bytes.clone());
+    let counting = Arc::new(Counting::new(memory));
+    let remote = Arc::new(Remote::over_store(options(part), counting.clone()).unwrap());
+    // The rest after the first part is 9500 bytes: refused before any request.
+    let (allow, refused) = allowance(9499);
+    let object = remote.open(&url("s3://b/x.gz")).unwrap().allowing(allow);
+    let error = object.fill_streaming().unwrap_err();
+    assert!(matches!(error, Error::Refused { .. }), "{error}");
+    assert_eq!(*refused.lock().unwrap(), [9500]);
+    assert_eq!(counting.gets.load(Ordering::SeqCst), 1);
+    // Allowed: one streaming GET, its progress told from the first part to the end.
+    let (allow, _) = allowance(9500);
+    let object = remote.open(&url("s3://b/x.gz")).unwrap().allowing(allow);
+    let seen = std::sync::Mutex::new(Vec::new());
+    let file = object
+        .fill_streaming_reporting(&|at| seen.lock().unwrap().push(at))
+        .unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.first(), Some(&1000));
+    assert_eq!(seen.last(), Some(&10_500));
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    let mut back = vec![0; bytes.len()];
+    std::os::unix::fs::FileExt::read_exact_at(file, &mut back, 0).unwrap();
+    assert!(back == bytes);
+    assert_eq!(counting.gets.load(Ordering::SeqCst), 3);
+}

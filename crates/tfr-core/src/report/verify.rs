@@ -247,7 +247,10 @@ pub struct VerifyReport {
 }
 
 impl VerifyReport {
-    /// Checks `paths`, one file per core.
+    /// Checks `paths`, one file per core. Each file is closed once checked; objects named by URL
+    /// (each fetched whole into a temporary file) are checked a batch of at most
+    /// [`ReadOptions::remote_at_once`](crate::source::ReadOptions) bytes at a time, so the disk
+    /// they take stays bounded however the threads steal work.
     pub fn check(
         paths: &[std::path::PathBuf],
         open: &OpenOptions,
@@ -255,12 +258,17 @@ impl VerifyReport {
         progress: &dyn Progress,
     ) -> VerifyReport {
         use rayon::prelude::*;
-        VerifyReport {
-            files: paths
+        let mut files = Vec::with_capacity(paths.len());
+        for batch in crate::source::remote::batches(paths, usize::MAX, open.read.remote_at_once) {
+            let checked: Vec<_> = paths
+                .get(batch)
+                .unwrap_or_default()
                 .par_iter()
                 .map(|path| check_file(path, open, options, progress))
-                .collect(),
+                .collect();
+            files.extend(checked);
         }
+        VerifyReport { files }
     }
 
     /// What each file held (`None` for one that could not be checked), for a dataset's summary.

@@ -85,6 +85,8 @@ pub struct Source {
     on_demand: Option<Arc<dyn remote::RemoteObject>>,
     /// The first payload that could not be read, by record ([`ByteSource::note_unread`]).
     unread: std::sync::OnceLock<(usize, ReadError)>,
+    /// Set when `bytes` are an object's fetched whole: its temporary file, counted while open.
+    spill: Option<remote::SpillHeld>,
 }
 
 /// How much of an object read on demand has been fetched.
@@ -116,6 +118,7 @@ impl Source {
             compression: None,
             on_demand: None,
             unread: std::sync::OnceLock::new(),
+            spill: None,
         }
     }
 

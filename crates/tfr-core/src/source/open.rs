@@ -38,6 +38,9 @@ pub struct ReadOptions {
     /// when a read touches them) instead of whole before it is opened: how the inspector shows
     /// a remote shard's first frames at once. A compressed object is still fetched whole.
     pub on_demand: bool,
+    /// The most bytes of objects named by URL that a pass over many files holds open at once
+    /// (each fetched whole into a temporary file): see [`super::remote::batches`].
+    pub remote_at_once: u64,
 }
 
 impl Default for ReadOptions {
@@ -47,6 +50,7 @@ impl Default for ReadOptions {
             limit: DEFAULT_LIMIT,
             serve_through: None,
             on_demand: false,
+            remote_at_once: super::remote::REMOTE_AT_ONCE,
         }
     }
 }
@@ -125,7 +129,10 @@ fn open_raw(path: &Path, options: &ReadOptions) -> Result<Source> {
                     path: path.to_path_buf(),
                     source: e,
                 })?;
-                Ok(Source::over(path, Box::new(mapping), None))
+                let held = super::remote::SpillHeld::new(mapping.len());
+                let mut source = Source::over(path, Box::new(mapping), None);
+                source.spill = Some(held);
+                Ok(source)
             }
             None => Ok(Source::over(path, Box::new(Vec::new()), None)),
         };
@@ -263,12 +270,18 @@ fn decompressed(raw: Source, compression: Compression, options: &ReadOptions) ->
         oversized: outcome.oversized,
     };
     let bytes = spilled(spill, &path)?;
+    // An object's decompressed stream is a temporary file as its compressed bytes were.
+    let held = raw
+        .spill
+        .as_ref()
+        .map(|_| super::remote::SpillHeld::new(bytes.len()));
     let origin = raw.into_origin().map(|origin| Origin {
         mapped: false,
         ..origin
     });
     let mut source = Source::over(&path, bytes, origin);
     source.compression = Some(info);
+    source.spill = held;
     Ok(source)
 }
 

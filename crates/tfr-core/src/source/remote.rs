@@ -12,7 +12,7 @@ use std::fs::File;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::map::Mapping;
 use crate::bytes::{ByteSource, ReadError};
@@ -35,6 +35,9 @@ pub trait RemoteInputs: Send + Sync {
     /// Up to `limit` bytes from the start of the object, and the object's size; `None` when
     /// there is no such object.
     fn read_start(&self, path: &Path, limit: u64) -> Result<Option<(Vec<u8>, u64)>, String>;
+    /// The object's size, with none of its bytes (a listing's answer, or one HEAD request):
+    /// what [`batches`] plans the disk of a pass over many objects with.
+    fn size(&self, path: &Path) -> Result<u64, String>;
 }
 
 /// One object whose bytes arrive in a file of their own as they are asked for.
@@ -75,6 +78,111 @@ pub fn register(remote: Box<dyn RemoteInputs>) {
 /// The registered reader, when it claims `path`.
 pub fn claiming(path: &Path) -> Option<&'static dyn RemoteInputs> {
     REMOTE.get().map(|r| r.as_ref()).filter(|r| r.claims(path))
+}
+
+/// The most bytes of objects fetched whole that a pass over many files holds open at once
+/// (see [`batches`]); an object larger than this is opened on its own.
+pub const REMOTE_AT_ONCE: u64 = 4 << 30;
+
+/// Consecutive runs of `paths` to open at once, in order: at most `max_files` paths each, and
+/// objects named by URL of at most `max_bytes` together (an object larger than that is a run of
+/// its own). A command fetches such an object whole into a temporary file that lives as long as
+/// the object is open, so this bounds the disk a pass over many objects takes. Local files count
+/// nothing against `max_bytes`: they are mapped where they lie.
+///
+/// Sizes come from [`RemoteInputs::size`] (asked in parallel); an object whose size cannot be
+/// had is taken as `max_bytes`, so it is opened on its own and fails there with its own error.
+pub fn batches(paths: &[PathBuf], max_files: usize, max_bytes: u64) -> Vec<Range<usize>> {
+    use rayon::prelude::*;
+    if paths.len() <= 1 {
+        // One file is its own batch: no size need be asked.
+        return (!paths.is_empty())
+            .then_some(0..paths.len())
+            .into_iter()
+            .collect();
+    }
+    let sizes: Vec<u64> = paths
+        .par_iter()
+        .map(|path| match claiming(path) {
+            Some(remote) => remote.size(path).unwrap_or(max_bytes),
+            None => 0,
+        })
+        .collect();
+    runs_of(&sizes, max_files.max(1), max_bytes)
+}
+
+/// The runs [`batches`] cuts files of `sizes` (0 for a local file) into.
+fn runs_of(sizes: &[u64], max_files: usize, max_bytes: u64) -> Vec<Range<usize>> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    let mut bytes = 0u64;
+    for (i, &size) in sizes.iter().enumerate() {
+        let held = bytes.saturating_add(size);
+        if i > start && (i - start >= max_files || held > max_bytes) {
+            runs.push(start..i);
+            start = i;
+            bytes = size;
+        } else {
+            bytes = held;
+        }
+    }
+    if start < sizes.len() {
+        runs.push(start..sizes.len());
+    }
+    runs
+}
+
+/// Temporary files holding objects fetched whole (or their decompressed streams): how many and
+/// how many bytes are alive now, and the most at once since [`Spills::reset_peak`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Spills {
+    pub files: u64,
+    pub bytes: u64,
+    pub peak_files: u64,
+    pub peak_bytes: u64,
+}
+
+static SPILLS: Mutex<Spills> = Mutex::new(Spills {
+    files: 0,
+    bytes: 0,
+    peak_files: 0,
+    peak_bytes: 0,
+});
+
+impl Spills {
+    /// The count now: what tests of a pass over many objects read to show its disk bounded.
+    pub fn now() -> Spills {
+        *SPILLS.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts the peaks again from what is alive now.
+    pub fn reset_peak() {
+        let mut spills = SPILLS.lock().unwrap_or_else(|e| e.into_inner());
+        spills.peak_files = spills.files;
+        spills.peak_bytes = spills.bytes;
+    }
+}
+
+/// One temporary file of an object's bytes, counted in [`Spills`] while it lives.
+pub(crate) struct SpillHeld(u64);
+
+impl SpillHeld {
+    pub(crate) fn new(bytes: u64) -> SpillHeld {
+        let mut spills = SPILLS.lock().unwrap_or_else(|e| e.into_inner());
+        spills.files = spills.files.saturating_add(1);
+        spills.bytes = spills.bytes.saturating_add(bytes);
+        spills.peak_files = spills.peak_files.max(spills.files);
+        spills.peak_bytes = spills.peak_bytes.max(spills.bytes);
+        SpillHeld(bytes)
+    }
+}
+
+impl Drop for SpillHeld {
+    fn drop(&mut self) {
+        let mut spills = SPILLS.lock().unwrap_or_else(|e| e.into_inner());
+        spills.files = spills.files.saturating_sub(1);
+        spills.bytes = spills.bytes.saturating_sub(self.0);
+    }
 }
 
 /// An object's bytes, fetched as they are read, mapped from the file they land in.
@@ -144,6 +252,71 @@ impl ByteSource for OnDemand {
 
     fn walked(&self, range: FileRange) {
         self.map.walked(range)
+    }
+}
+
+/// Objects for the core's own tests: `fake://` and a local path names that file as an object,
+/// fetched whole by copying it into a temporary file (as a store's bytes would arrive).
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)]
+pub(crate) mod fake {
+    use super::*;
+    use std::io::{Read, Seek};
+
+    pub(crate) const SCHEME: &str = "fake://";
+
+    struct Fake;
+
+    fn local(path: &Path) -> Result<PathBuf, String> {
+        path.to_str()
+            .and_then(|p| p.strip_prefix(SCHEME))
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("{}: not fake", path.display()))
+    }
+
+    impl RemoteInputs for Fake {
+        fn claims(&self, path: &Path) -> bool {
+            path.to_str().is_some_and(|p| p.starts_with(SCHEME))
+        }
+        fn names_many(&self, _: &Path) -> bool {
+            false
+        }
+        fn expand(&self, path: &Path) -> Result<Vec<PathBuf>, String> {
+            Ok(vec![path.to_path_buf()])
+        }
+        fn fetch(&self, path: &Path, limit: u64) -> Result<Option<File>, String> {
+            let mut from = File::open(local(path)?).map_err(|e| e.to_string())?;
+            let mut spill = tempfile::tempfile().map_err(|e| e.to_string())?;
+            let copied = std::io::copy(&mut (&mut from).take(limit), &mut spill)
+                .map_err(|e| e.to_string())?;
+            spill.rewind().map_err(|e| e.to_string())?;
+            Ok((copied > 0).then_some(spill))
+        }
+        fn open(&self, path: &Path, _: u64) -> Result<Arc<dyn RemoteObject>, String> {
+            Err(format!("{}: not served on demand", path.display()))
+        }
+        fn read_start(&self, path: &Path, limit: u64) -> Result<Option<(Vec<u8>, u64)>, String> {
+            let bytes = std::fs::read(local(path)?).map_err(|e| e.to_string())?;
+            let len = bytes.len() as u64;
+            Ok(Some((
+                bytes.into_iter().take(limit as usize).collect(),
+                len,
+            )))
+        }
+        fn size(&self, path: &Path) -> Result<u64, String> {
+            let meta = std::fs::metadata(local(path)?).map_err(|e| e.to_string())?;
+            Ok(meta.len())
+        }
+    }
+
+    /// Registers the fake objects (once per test process).
+    pub(crate) fn install() {
+        register(Box::new(Fake));
+    }
+
+    /// `path` as a fake object's URL.
+    pub(crate) fn url(path: &Path) -> PathBuf {
+        PathBuf::from(format!("{SCHEME}{}", path.display()))
     }
 }
 
@@ -269,5 +442,18 @@ mod tests {
             "bytes 2500..2600 could not be read: x: part 2 could not be fetched"
         );
         assert_eq!(source.failure(), Some(error));
+    }
+
+    #[test]
+    fn runs_hold_at_most_the_files_and_the_bytes_allowed() {
+        // Local files (0) fill runs by count only.
+        assert_eq!(runs_of(&[0; 7], 3, 10), [0..3, 3..6, 6..7]);
+        // Objects by bytes: 4 + 5 fit in 10, 4 + 5 + 2 do not; one larger than 10 is alone.
+        assert_eq!(
+            runs_of(&[4, 5, 2, 30, 1, 0, 0, 9], 100, 10),
+            [0..2, 2..3, 3..4, 4..8]
+        );
+        assert_eq!(runs_of(&[], 3, 10), Vec::<Range<usize>>::new());
+        assert_eq!(runs_of(&[u64::MAX, u64::MAX], 3, 10), [0..1, 1..2]);
     }
 }

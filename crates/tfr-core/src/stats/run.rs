@@ -245,7 +245,9 @@ pub fn compute(plan: &Plan, decoder: &Decoder, read: &ReadOptions) -> Outcome {
 
 /// Files open at once: each holds a descriptor and a guarded memory map, and a dataset of ten
 /// thousand shards must not need ten thousand of either. Files are opened a batch at a time, in
-/// order, and closed when their batch is done.
+/// order, and closed when their batch is done. Objects named by URL are fetched whole into
+/// temporary files, so a batch holds fewer of them: at most
+/// [`ReadOptions::remote_at_once`] bytes (see [`crate::source::remote::batches`]).
 pub const OPEN_AT_ONCE: usize = 256;
 
 /// What [`summarise_chunks`] does with each intact payload: its file's decoder, the chunk's
@@ -410,7 +412,8 @@ impl<F: FnMut(usize, FileResult)> InFileOrder<'_, F> {
 /// [`compute`], telling `progress(done, total)` as chunks of records are summarised (`total` is
 /// the chunks of the files indexed so far), from whichever thread finished one.
 ///
-/// Files are opened [`OPEN_AT_ONCE`] at a time. A file that shrank while it was read makes the figures untrustworthy: it is named in
+/// Files are opened in batches of at most [`OPEN_AT_ONCE`] (and fewer objects named by URL, see
+/// [`crate::source::remote::batches`]). A file that shrank while it was read makes the figures untrustworthy: it is named in
 /// [`Outcome::changed`], and the figures must not be shown.
 pub fn compute_observed(
     plan: &Plan,
@@ -439,15 +442,14 @@ pub fn each_file(
     mut take: impl FnMut(usize, FileResult),
 ) {
     let threads = rayon::current_num_threads();
-    let n = plan.files.len();
     let total = std::sync::atomic::AtomicU64::new(0);
     let done = AtomicUsize::new(0);
     let tick = || {
         let total = total.load(Ordering::Relaxed);
         progress(done.fetch_add(1, Ordering::Relaxed) as u64 + 1, total);
     };
-    for start in (0..n).step_by(OPEN_AT_ONCE) {
-        let batch = start..n.min(start + OPEN_AT_ONCE);
+    let batches = crate::source::remote::batches(&plan.files, OPEN_AT_ONCE, read.remote_at_once);
+    for batch in batches {
         let opened = open_batch(plan, batch.clone(), (decoder, read));
         let sources: BTreeMap<usize, Open<'_>> = opened
             .iter()
@@ -703,5 +705,106 @@ mod tests {
             .unwrap_or_else(|| panic!("no histogram"));
         assert_eq!(histogram.counts.iter().sum::<u64>(), n as u64);
         assert_eq!(feature.numeric.quantiles.count(), n as u64);
+    }
+
+    /// `n` shards of `records` records each (every payload an Example of one int64 `x`),
+    /// written under `dir`.
+    fn shards(dir: &std::path::Path, n: usize, records: usize) -> Vec<PathBuf> {
+        (0..n)
+            .map(|i| {
+                let path = dir.join(format!("train-{i:05}-of-{n:05}"));
+                let mut bytes = Vec::new();
+                for r in 0..records {
+                    let value = u8::try_from((i * 7 + r) % 100).unwrap_or(0);
+                    let example = [
+                        &[
+                            0x0a, 0x0b, 0x0a, 0x09, 0x0a, 0x01, b'x', 0x12, 0x04, 0x1a, 0x02, 0x08,
+                        ][..],
+                        &[value],
+                    ]
+                    .concat();
+                    crate::frame::write_record(&example, &mut bytes)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                }
+                std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+                path
+            })
+            .collect()
+    }
+
+    /// The figures of `outcome` as text, to compare runs byte for byte.
+    fn figures(outcome: &Outcome) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            outcome.groups, outcome.unreadable, outcome.changed, outcome.damaged_streams
+        )
+    }
+
+    // Both passes in one test: the count of temporary files is the process's.
+    #[test]
+    fn passes_over_objects_hold_a_bounded_number_of_their_bytes_on_disk() {
+        use crate::source::remote::{Spills, fake};
+        fake::install();
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let local = shards(dir.path(), 12, 40);
+        let urls: Vec<PathBuf> = local.iter().map(|p| fake::url(p)).collect();
+        let size = std::fs::metadata(&local[0]).map_or(0, |m| m.len());
+        let plan = |files: &[PathBuf]| Plan {
+            files: files.to_vec(),
+            group_of: vec![0; files.len()],
+            groups: vec!["all".into()],
+            runs: vec![".".into(); files.len()],
+            specs: vec![None; files.len()],
+            spec_notes: Vec::new(),
+        };
+        let bounded = ReadOptions {
+            remote_at_once: 3 * size + size / 2,
+            ..ReadOptions::default()
+        };
+
+        Spills::reset_peak();
+        let unbounded = compute(&plan(&urls), &decoder(), &ReadOptions::default());
+        let all_at_once = Spills::now();
+        Spills::reset_peak();
+        let outcome = compute(&plan(&urls), &decoder(), &bounded);
+        let at_most = Spills::now();
+        // Every object of the batch stays open until the batch is done: with room for all,
+        // all twelve were on disk at once; with room for three and a half, three.
+        assert_eq!(
+            (all_at_once.peak_files, all_at_once.peak_bytes),
+            (12, 12 * size)
+        );
+        assert_eq!((at_most.peak_files, at_most.peak_bytes), (3, 3 * size));
+        // Released when done, and the figures the same however the files were batched, and
+        // the same as for the files on disk.
+        assert_eq!((at_most.files, at_most.bytes), (0, 0));
+        assert_eq!(figures(&outcome), figures(&unbounded));
+        assert!(outcome.unreadable.is_empty(), "{:?}", outcome.unreadable);
+        let on_disk = compute(&plan(&local), &decoder(), &ReadOptions::default());
+        assert_eq!(
+            format!("{:?}", outcome.groups),
+            format!("{:?}", on_disk.groups)
+        );
+        assert_eq!(outcome.groups[0].1.records, 12 * 40);
+
+        // `verify` closes each file once checked, and checks objects in the same batches.
+        let open = crate::input::OpenOptions {
+            read: bounded,
+            decoder: decoder(),
+        };
+        let options = crate::report::verify::VerifyOptions {
+            budget: crate::resync::ResyncBudget::DEFAULT,
+            images: false,
+        };
+        Spills::reset_peak();
+        let report = crate::report::verify::VerifyReport::check(&urls, &open, options, &());
+        let checked = Spills::now();
+        assert!(report.ok());
+        assert_eq!(report.files.len(), 12);
+        assert!(
+            checked.peak_bytes <= 3 * size && checked.peak_files >= 1,
+            "{checked:?}"
+        );
+        assert_eq!((checked.files, checked.bytes), (0, 0));
     }
 }
