@@ -35,7 +35,8 @@ fn main() -> ExitCode {
     }
     tfr_inspect::remote::Remotes::new(cli.anonymous)
         .connections(cli.connections)
-        .limited(cli.max_bytes, env.progress(false))
+        .limited(cli.max_bytes)
+        .watched(tfr_inspect::remote::Shown::new(env.progress(false)))
         .install();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());

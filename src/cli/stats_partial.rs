@@ -12,8 +12,8 @@ use super::dataset::Run;
 use super::{Messages, Status};
 use tfr_core::input::OpenOptions;
 use tfr_core::output::{Destination, OutputPolicy, write_atomically};
-use tfr_core::stats::partial::{self, Facts, Note};
-use tfr_core::stats::run::{self, Outcome, Plan};
+use tfr_core::stats::partial::{self, Facts};
+use tfr_core::stats::run::{Outcome, Plan};
 
 /// A partial to write: the run's inputs, as planned, and where it goes.
 pub struct Partial<'a> {
@@ -25,36 +25,6 @@ pub struct Partial<'a> {
 }
 
 impl Partial<'_> {
-    /// What the run said before reading the files, for a merge to say again: arguments that
-    /// could not be used, files set aside, `features.json` notes.
-    fn notes(&self) -> Vec<Note> {
-        let dataset = &self.inputs.dataset;
-        let unusable = |text: String| Note {
-            text,
-            unusable: true,
-        };
-        let mut notes: Vec<Note> = dataset.errors.iter().cloned().map(unusable).collect();
-        for set in &dataset.snapshots {
-            notes.extend(set.snapshot.notes.iter().map(|n| unusable(n.to_string())));
-        }
-        notes.extend(dataset.skipped.iter().map(|file| Note {
-            text: format!(
-                "{}: skipped: {}",
-                tfr_core::escape::path_for_terminal(&file.path),
-                file.reason
-            ),
-            unusable: false,
-        }));
-        notes.extend(self.plan.spec_notes.iter().map(|note| match note {
-            run::SpecNote::Unusable(note) => unusable(format!("{note}; figures made without it")),
-            run::SpecNote::Note(note) => Note {
-                text: note.to_string(),
-                unusable: false,
-            },
-        }));
-        notes
-    }
-
     /// Summarises the files into the partial, and says what `stats` says of them but the
     /// problems their shards' names show (a partial is a part: a merge judges the whole).
     pub fn write(
@@ -74,7 +44,11 @@ impl Partial<'_> {
             Ok(destination) => destination,
             Err(e) => return Ok(messages.unusable(&e.to_string())),
         };
-        let facts = Facts::of(&self.inputs.dataset, self.args, self.notes());
+        let facts = Facts::of(
+            &self.inputs.dataset,
+            self.args,
+            Facts::notes_of(&self.inputs.dataset, self.plan),
+        );
         let progress = super::progress::Progress::steps("summarising", 0, env.progress(false));
         let tell = |done, total| {
             progress.set_total(total);

@@ -23,3 +23,40 @@ def need(module):
     if os.environ.get("TFR_INSPECT_CI") == "1":
         return importlib.import_module(module)
     return pytest.importorskip(module)
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """Runs the command line (``TFR_INSPECT_BIN``, else the build ``cargo test`` made), giving its
+    standard output, error stream and exit code; skipped when it is not built, except under CI."""
+    import os
+    import subprocess
+
+    binary = os.environ.get("TFR_INSPECT_BIN") or str(ROOT / "target" / "debug" / "tfr-inspect")
+    if not os.path.isfile(binary):
+        if os.environ.get("TFR_INSPECT_CI") == "1":
+            pytest.fail(f"{binary} is not built")
+        pytest.skip(f"{binary} is not built (cargo build)")
+
+    def run(*args, cwd=None):
+        done = subprocess.run([binary, *map(str, args)], capture_output=True, cwd=cwd, env={**os.environ, "NO_COLOR": "1"})
+        return done.stdout.decode(), done.stderr.decode(), done.returncode
+
+    return run
+
+
+@pytest.fixture()
+def sharded(tmp_path):
+    """A dataset of two splits in ``tmp_path/data``: ``train`` of two shards, the second with a
+    damaged record, and ``test`` of one; the shards are the repository's test files renamed."""
+    import shutil
+
+    data = tmp_path / "data"
+    data.mkdir()
+    for name, source in [
+        ("train-00000-of-00002.tfrecord", TESTDATA / "examples.tfrecord"),
+        ("train-00001-of-00002.tfrecord", TESTDATA / "corrupt" / "data_crc_bitflip.tfrecord"),
+        ("test-00000-of-00001.tfrecord", TESTDATA / "mnist_like.tfrecord"),
+    ]:
+        shutil.copyfile(source, data / name)
+    return data

@@ -64,3 +64,80 @@ def test_ray_reads_every_intact_example_once_per_shard():
     )
     got = sorted((int(r["feature0"][0]), int(r["feature1"][0]), bytes(r["feature2"][0])) for r in rows)
     assert got == want
+
+
+def beam_options():
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    return PipelineOptions(["--direct_num_workers=2", "--direct_running_mode=multi_processing"])
+
+
+def test_beam_statistics_are_the_json_the_command_line_prints(cli, sharded, tmp_path):
+    beam = need("apache_beam")
+    import tfr_inspect.beam
+
+    out, _, code = cli("stats", "--json", sharded)
+    # Files cross the workers' boundary as text: the report goes to a file the test reads.
+    written = tmp_path / "report.json"
+    with beam.Pipeline(options=beam_options()) as p:
+        (
+            p
+            | tfr_inspect.beam.GenerateStatistics(str(sharded / "*.tfrecord"))
+            | beam.Map(lambda report, to=str(written): open(to, "w").write(report.to_json()))
+        )
+    assert written.read_text() == out
+    assert code == 1 and '"damaged": 1' in out
+
+
+def test_beam_verifies_each_shard_and_a_damaged_one_is_reported_not_fatal(cli, sharded, tmp_path):
+    beam = need("apache_beam")
+    import json
+
+    import tfr_inspect.beam
+    from apache_beam.testing.util import assert_that, equal_to
+
+    shards = sorted(str(s) for s in sharded.iterdir())
+    missing = str(sharded / "gone.tfrecord")
+    # Each shard as `verify --json SHARD` reports it alone, but for its place in its split
+    # (the command line's dataset lines, which the package's verify does not give).
+    place = ("shard", "split", "split_first_record")
+    lines = [
+        {k: v for k, v in json.loads(line).items() if k not in place}
+        for s in shards
+        for line in cli("verify", "--json", s)[0].splitlines()
+        if not line.startswith('{"dataset"')
+    ]
+    assert [line["ok"] for line in lines] == [True, True, False]
+    assert lines[2]["problems"][0]["offset"] == 19276
+    verdicts = tmp_path / "verdict.jsonl"
+    with beam.Pipeline(options=beam_options()) as p:
+        checked = p | tfr_inspect.beam.VerifyShards(shards + [missing])
+        assert_that(
+            checked["shards"] | beam.Filter(lambda line: "error" not in line),
+            equal_to(lines),
+            label="shards",
+        )
+        (
+            checked["verdict"]
+            | beam.Map(lambda r, to=str(verdicts): open(to, "w").write(json.dumps([r.ok, r.to_json()])))
+        )
+    ok, text = json.loads(verdicts.read_text())
+    assert not ok
+    got = [json.loads(line) for line in text.splitlines()]
+    assert got[:-1] == lines
+    gone = got[-1]
+    assert gone["file"] == missing and "No such file" in json.dumps(gone), gone
+
+
+def test_ray_statistics_are_the_json_the_command_line_prints(cli, sharded):
+    ray = need("ray")
+    import tfr_inspect.ray
+
+    out, _, code = cli("stats", "--json", sharded)
+    ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False)
+    try:
+        report = tfr_inspect.ray.stats(sharded)
+    finally:
+        ray.shutdown()
+    assert report.to_json() == out
+    assert report.status == code == 1

@@ -4,6 +4,11 @@
 //! command line runs, so Python sees the same records, verdicts and values. The interpreter's
 //! lock is released while files are indexed and records decoded. The Python package around this
 //! module (`python/tfr_inspect`) turns the plain values returned here into the public API.
+//! Paths may be object URLs (`gs://`, `s3://`, `az://`, `https://`), read through `tfr-remote`
+//! as the command line reads them.
+
+mod places;
+mod stats;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -445,7 +450,16 @@ fn verify_json(
 
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Wherever a path is taken, an object URL too: credentials come from the environment, as
+    // for the command line, and the network runtime starts only when a URL is read.
+    tfr_remote::inputs::Remotes::new(false).install();
     module.add_class::<NativeFile>()?;
     module.add_function(wrap_pyfunction!(verify_json, module)?)?;
+    module.add_function(wrap_pyfunction!(places::index_entries, module)?)?;
+    module.add_function(wrap_pyfunction!(places::locate_json, module)?)?;
+    module.add_function(wrap_pyfunction!(stats::stats_json, module)?)?;
+    module.add_function(wrap_pyfunction!(stats::dataset_files, module)?)?;
+    module.add_function(wrap_pyfunction!(stats::stats_partial, module)?)?;
+    module.add_function(wrap_pyfunction!(stats::stats_merge, module)?)?;
     Ok(())
 }

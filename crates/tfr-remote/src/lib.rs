@@ -17,6 +17,7 @@
 
 pub mod error;
 pub mod fetch;
+pub mod inputs;
 pub mod list;
 pub mod store;
 pub mod url;

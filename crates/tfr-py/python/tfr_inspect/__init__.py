@@ -9,6 +9,12 @@ Python's shape::
     f[0]            # the first record's payload, as bytes
     f.example(0)    # {"label": array([3]), "image/encoded": [b"\\x89PNG..."], ...}
     f.damage()      # the damaged frames, each with its record number and byte offset
+
+    tfr_inspect.stats("data/")                  # what `tfr-inspect stats --json data/` prints
+    parts = [tfr_inspect.stats_partial(p) for p in shards]   # anywhere, pickled across
+    tfr_inspect.StatsPartial.merge(parts)       # the same report, whatever the order
+    tfr_inspect.locate("bad.tfrecord", 19288)   # what TensorFlow's "corrupted record at 19288" is
+    tfr_inspect.index("train.tfrecord")         # the index `tfrecord2idx` writes
 """
 
 from array import array
@@ -20,8 +26,27 @@ import warnings
 from ._errors import DamagedRecordError, DamagedRecordWarning
 from ._native import NativeFile, verify_json as _verify_json
 from ._paths import expand as _expand
+from ._places import Index, LocateReport, index, locate
+from ._stats import StatsPartial, StatsReport, stats, stats_partial
 
-__all__ = ["VerifyReport", "verify", "DamagedRecordError", "DamagedRecordWarning", "Frame", "Damage", "File", "open"]
+__all__ = [
+    "DamagedRecordError",
+    "DamagedRecordWarning",
+    "Damage",
+    "File",
+    "Frame",
+    "Index",
+    "LocateReport",
+    "StatsPartial",
+    "StatsReport",
+    "VerifyReport",
+    "index",
+    "locate",
+    "open",
+    "stats",
+    "stats_partial",
+    "verify",
+]
 
 try:  # numpy is optional: without it, numbers come as lists.
     import numpy as _np

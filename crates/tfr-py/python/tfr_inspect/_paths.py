@@ -9,13 +9,16 @@ def expand(paths):
 
     A directory stands for the files in it (not hidden, not ``.json``/``.txt`` metadata); a
     pattern with ``*``, ``?`` or ``[`` stands for the files it matches. A pattern that matches
-    nothing is an error naming it, as a missing file is.
+    nothing is an error naming it, as a missing file is. An object URL (``gs://``, ``s3://``,
+    ``az://``, ``https://``) is kept as it is, one object.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     found = []
     for path in map(os.fspath, paths):
-        if any(c in path for c in "*?["):
+        if "://" in path:
+            found.append(path)
+        elif any(c in path for c in "*?["):
             matched = sorted(p for p in glob.glob(path) if os.path.isfile(p))
             if not matched:
                 raise FileNotFoundError(f"{path}: no file matches")

@@ -9,6 +9,9 @@ One read task per shard; each yields Arrow blocks of up to ``batch_size`` Exampl
 column per feature, as :meth:`tfr_inspect.File.batches` makes them). A damaged record is skipped
 with a :class:`tfr_inspect.DamagedRecordWarning` naming the file, the record and the offset (in
 the worker's log); ``tfr_inspect.File(path).damage()`` lists them all.
+
+:func:`stats` gives the statistics of a dataset as Ray tasks: a partial per shard, merged in
+(split, shard) order into the report ``tfr-inspect stats --json`` prints for the same files.
 """
 
 import os
@@ -18,6 +21,7 @@ from ray.data.block import BlockMetadata
 
 from . import open as _open
 from ._paths import expand
+from ._stats import StatsPartial, shards as _shards, stats_partial as _stats_partial
 
 
 def _read_shard(path, columns, batch_size):
@@ -59,3 +63,23 @@ class TFRecordDatasource(Datasource):
 
     def get_name(self):
         return "TFRecord"
+
+
+def _summarise(row):
+    return {"path": row["path"], "partial": _stats_partial(row["path"]).to_bytes()}
+
+
+def stats(paths):
+    """The statistics of the dataset ``paths`` names (files, directories, glob patterns, as
+    ``tfr-inspect stats`` takes them), summarised a shard per Ray task
+    (``ray.data.from_items(shards).map(partial)``) and merged here in (split, shard) order: a
+    :class:`tfr_inspect.StatsReport` whose ``to_json()`` is what ``tfr-inspect stats --json``
+    prints for the same files, however the tasks were scheduled. Uses the running Ray (or
+    starts a local one, as Ray Data does)."""
+    import ray
+
+    files = _shards(paths)
+    summarised = ray.data.from_items([{"path": f} for f in files]).map(_summarise).take_all()
+    return StatsPartial.merge(
+        StatsPartial(row["partial"], f"partial of {row['path']}") for row in summarised
+    )

@@ -6,13 +6,16 @@
 //! the splits'. When a partial's files are not one run in that order (partials of interleaved
 //! shards), its summaries are read where they come, a seek each.
 //!
+//! A partial is a file ([`merge`]) or bytes held in memory under a name ([`merge_sources`]): the
+//! Python package's partials cross process boundaries as bytes.
+//!
 //! Every length read is capped and checked against the file before anything is allocated for it;
 //! a partial that is cut short, is not one, or was made with other parameters is an error naming
 //! it.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::{Contents, FileEntry, Header, Note, Span, adopt, file_result};
@@ -57,9 +60,44 @@ pub struct Merged {
     pub notes: Vec<Note>,
 }
 
+/// A partial to merge: a file, or a partial's bytes held in memory and the name messages give it.
+#[derive(Debug, Clone, Copy)]
+pub enum PartialSource<'a> {
+    File(&'a Path),
+    Bytes { name: &'a Path, bytes: &'a [u8] },
+}
+
+/// What a partial is read through: a buffered file or the bytes themselves.
+trait PartReader: BufRead + Seek {}
+impl<T: BufRead + Seek> PartReader for T {}
+
+impl<'a> PartialSource<'a> {
+    fn name(&self) -> &'a Path {
+        match *self {
+            PartialSource::File(path) => path,
+            PartialSource::Bytes { name, .. } => name,
+        }
+    }
+
+    /// A reader at its start, and its size.
+    fn open(&self) -> std::io::Result<(Box<dyn PartReader + 'a>, u64)> {
+        match *self {
+            PartialSource::File(path) => {
+                let file = File::open(path)?;
+                let size = file.metadata()?.len();
+                Ok((Box::new(BufReader::new(file)), size))
+            }
+            PartialSource::Bytes { bytes, .. } => {
+                Ok((Box::new(Cursor::new(bytes)), bytes.len() as u64))
+            }
+        }
+    }
+}
+
 /// One partial, its contents read.
-struct Part {
+struct Part<'a> {
     path: PathBuf,
+    source: PartialSource<'a>,
     contents: Contents,
     /// Where its summaries start.
     body: u64,
@@ -120,13 +158,9 @@ fn check_header(bytes: &[u8]) -> Result<(), String> {
 
 /// Reads a partial's header and contents (not its summaries), checking that every summary it
 /// points to lies within it.
-fn open_part(path: &Path) -> Result<Part, PartialError> {
-    let file = File::open(path).map_err(|e| error(path, e.to_string()))?;
-    let size = file
-        .metadata()
-        .map_err(|e| error(path, e.to_string()))?
-        .len();
-    let mut reader = BufReader::new(file);
+fn open_part(source: PartialSource<'_>) -> Result<Part<'_>, PartialError> {
+    let path = source.name();
+    let (mut reader, size) = source.open().map_err(|e| error(path, e.to_string()))?;
     let header = line(&mut reader, HEADER_CAP, "header").map_err(|m| error(path, m))?;
     check_header(&header).map_err(|m| error(path, m))?;
     let contents_line =
@@ -150,13 +184,14 @@ fn open_part(path: &Path) -> Result<Part, PartialError> {
     }
     Ok(Part {
         path: path.to_path_buf(),
+        source,
         contents,
         body,
     })
 }
 
 /// Reads the summary at `span` of `part` through `reader`.
-fn load(reader: &mut BufReader<File>, part: &Part, span: Span) -> Result<Stats, String> {
+fn load(reader: &mut dyn PartReader, part: &Part<'_>, span: Span) -> Result<Stats, String> {
     let start = part.body.saturating_add(span.offset);
     reader
         .seek(SeekFrom::Start(start))
@@ -176,9 +211,16 @@ fn load(reader: &mut BufReader<File>, part: &Part, span: Span) -> Result<Stats, 
 
 /// Merges the partials `paths` into what one pass over all their files finds.
 pub fn merge(paths: &[PathBuf]) -> Result<Merged, PartialError> {
-    let parts: Vec<Part> = paths
+    let sources: Vec<PartialSource<'_>> = paths.iter().map(|p| PartialSource::File(p)).collect();
+    merge_sources(&sources)
+}
+
+/// Merges the partials `sources` (files or bytes) into what one pass over all their files finds,
+/// whatever their order.
+pub fn merge_sources(sources: &[PartialSource<'_>]) -> Result<Merged, PartialError> {
+    let parts: Vec<Part<'_>> = sources
         .iter()
-        .map(|p| open_part(p))
+        .map(|s| open_part(*s))
         .collect::<Result<_, _>>()?;
     // Every file, once: by path, its partial and its place there.
     let mut where_is: HashMap<PathBuf, (usize, usize)> = HashMap::new();
@@ -216,7 +258,7 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, PartialError> {
     let plan = Plan::without_specs(&dataset).with_dirs(&roots);
 
     let mut fold = Fold::new(plan.groups.len());
-    let mut open: Option<(usize, BufReader<File>)> = None;
+    let mut open: Option<(usize, Box<dyn PartReader + '_>)> = None;
     for (member, file) in plan.files.iter().enumerate() {
         let Some((p, part, entry)) = entry_of(file) else {
             continue;
@@ -240,10 +282,10 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, PartialError> {
 
 /// The summary of `entry` of partial `part` (number `p`), read through the partial open in
 /// `open` (opened when another is), made member `member`'s.
-fn summary(
-    open: &mut Option<(usize, BufReader<File>)>,
+fn summary<'a>(
+    open: &mut Option<(usize, Box<dyn PartReader + 'a>)>,
     p: usize,
-    part: &Part,
+    part: &Part<'a>,
     entry: &FileEntry,
     span: Span,
     plan: &Plan,
@@ -256,21 +298,25 @@ fn summary(
         )
     };
     if open.as_ref().is_none_or(|(at, _)| *at != p) {
-        let file = File::open(&part.path).map_err(|e| fail(e.to_string()))?;
-        *open = Some((p, BufReader::new(file)));
+        let (reader, _) = part.source.open().map_err(|e| fail(e.to_string()))?;
+        *open = Some((p, reader));
     }
     let Some((_, reader)) = open.as_mut() else {
         return Err(fail("not open".into()));
     };
-    let stats = load(reader, part, span).map_err(fail)?;
+    let stats = load(reader.as_mut(), part, span).map_err(fail)?;
     let run = plan.runs.get(member).map_or(".", String::as_str);
     adopt(stats, member, run).map_err(fail)
 }
 
-type EntryOf<'a> = dyn Fn(&Path) -> Option<(usize, &'a Part, &'a FileEntry)> + 'a;
+type EntryOf<'a> = dyn Fn(&Path) -> Option<(usize, &'a Part<'a>, &'a FileEntry)> + 'a;
 
 /// The partials in the order of their first file read.
-fn in_file_order<'a>(parts: &'a [Part], plan: &Plan, entry_of: &EntryOf<'a>) -> Vec<&'a Part> {
+fn in_file_order<'a>(
+    parts: &'a [Part<'a>],
+    plan: &Plan,
+    entry_of: &EntryOf<'a>,
+) -> Vec<&'a Part<'a>> {
     let mut order: Vec<usize> = Vec::new();
     let mut seen = vec![false; parts.len()];
     for file in &plan.files {
@@ -293,7 +339,7 @@ fn in_file_order<'a>(parts: &'a [Part], plan: &Plan, entry_of: &EntryOf<'a>) -> 
 /// The dataset's problems over all the files: each partial's from its metadata (once each),
 /// then those the names of all the shards show.
 fn problems<'a>(
-    parts: &'a [Part],
+    parts: &'a [Part<'a>],
     plan: &Plan,
     dataset: &Dataset,
     entry_of: &EntryOf<'a>,
@@ -312,7 +358,7 @@ fn problems<'a>(
 }
 
 /// Each partial's notes, each once.
-fn notes<'a>(parts: &'a [Part], plan: &Plan, entry_of: &EntryOf<'a>) -> Vec<Note> {
+fn notes<'a>(parts: &'a [Part<'a>], plan: &Plan, entry_of: &EntryOf<'a>) -> Vec<Note> {
     let mut notes: Vec<Note> = Vec::new();
     let mut said: HashSet<&Note> = HashSet::new();
     for part in in_file_order(parts, plan, entry_of) {

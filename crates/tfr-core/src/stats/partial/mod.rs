@@ -27,7 +27,7 @@ use super::{MAX_FEATURES, Stats, events, quantiles, sketch};
 use crate::payload::Decoder;
 use crate::source::ReadOptions;
 
-pub use merge::{Merged, PartialError, merge};
+pub use merge::{Merged, PartialError, PartialSource, merge, merge_sources};
 
 /// What a partial's first line says it is.
 pub const FORMAT: &str = "tfr-inspect stats partial";
@@ -203,6 +203,35 @@ pub struct Facts {
 }
 
 impl Facts {
+    /// What a run over `dataset` as `plan` reads it says before reading the files, for a merge
+    /// to say again: arguments that could not be used, files set aside, `features.json` notes.
+    pub fn notes_of(dataset: &crate::dataset::Dataset, plan: &Plan) -> Vec<Note> {
+        let unusable = |text: String| Note {
+            text,
+            unusable: true,
+        };
+        let mut notes: Vec<Note> = dataset.errors.iter().cloned().map(unusable).collect();
+        for set in &dataset.snapshots {
+            notes.extend(set.snapshot.notes.iter().map(|n| unusable(n.to_string())));
+        }
+        notes.extend(dataset.skipped.iter().map(|file| Note {
+            text: format!(
+                "{}: skipped: {}",
+                crate::escape::path_for_terminal(&file.path),
+                file.reason
+            ),
+            unusable: false,
+        }));
+        notes.extend(plan.spec_notes.iter().map(|note| match note {
+            run::SpecNote::Unusable(note) => unusable(format!("{note}; figures made without it")),
+            run::SpecNote::Note(note) => Note {
+                text: note.to_string(),
+                unusable: false,
+            },
+        }));
+        notes
+    }
+
     /// The facts of `dataset` as `plan` reads it, with `notes` said already; `roots` are the
     /// arguments (those that are directories are kept).
     pub fn of(dataset: &crate::dataset::Dataset, roots: &[PathBuf], notes: Vec<Note>) -> Facts {

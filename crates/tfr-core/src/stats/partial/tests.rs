@@ -218,6 +218,55 @@ fn two_partials() -> (tempfile::TempDir, Vec<PathBuf>) {
 }
 
 #[test]
+fn partials_held_in_memory_merge_as_their_files_do_and_are_named_in_errors() {
+    let (dir, partials) = two_partials();
+    let held: Vec<Vec<u8>> = partials
+        .iter()
+        .map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let names = [Path::new("first"), Path::new("second")];
+    // Given in reverse order: the merge puts the files in shard order whatever the order given.
+    let sources = [
+        PartialSource::Bytes {
+            name: names[1],
+            bytes: &held[1],
+        },
+        PartialSource::Bytes {
+            name: names[0],
+            bytes: &held[0],
+        },
+    ];
+    let from_memory = merge_sources(&sources).unwrap_or_else(|e| panic!("{e}"));
+    let from_memory = reports(
+        &from_memory.outcome,
+        &from_memory.files,
+        from_memory.problems,
+    );
+    assert_eq!(from_memory, merged(&partials));
+    assert!(
+        from_memory.1.contains("\"records\": 600"),
+        "{}",
+        from_memory.1
+    );
+    // Cut short in memory: an error naming the partial by the name it was given.
+    let cut = &held[1][..held[1].len() - 10];
+    let error = merge_sources(&[
+        PartialSource::Bytes {
+            name: names[0],
+            bytes: &held[0],
+        },
+        PartialSource::Bytes {
+            name: names[1],
+            bytes: cut,
+        },
+    ])
+    .err()
+    .unwrap_or_else(|| panic!("a cut partial merged"));
+    assert!(error.to_string().starts_with("second: "), "{error}");
+    drop(dir);
+}
+
+#[test]
 fn partials_made_otherwise_are_refused_by_name() {
     let (dir, partials) = two_partials();
     let bytes = std::fs::read(&partials[1]).unwrap_or_else(|e| panic!("{e}"));
