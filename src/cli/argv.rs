@@ -15,6 +15,8 @@ use clap::{Args, CommandFactory};
 
 use std::path::PathBuf;
 
+use tfr_core::input::Input;
+
 use super::{Cli, Command, DecodeArgs, Status};
 
 /// What the arguments ask for, once the two cases above are settled.
@@ -234,76 +236,238 @@ fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
 /// `-n N` or `--range A..B`: the records `show` and `images` take.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RecordChoice {
-    /// Only record N (0-based, as `list` numbers frames).
+    /// Only record N (0-based, as `list` numbers frames; -1 is the last).
     #[arg(
         short = 'n',
         long = "record",
         value_name = "N",
-        conflicts_with = "range"
+        conflicts_with = "range",
+        allow_negative_numbers = true,
+        value_parser = parse_record_number
     )]
-    pub record: Option<usize>,
-    /// Records A..B (B excluded), A..=B, A.. or ..B.
-    #[arg(long, value_name = "A..B", value_parser = parse_range)]
+    pub record: Option<RecordNumber>,
+    /// Records A..B (B excluded), A..=B, A.., ..B, or as Python slices A:B, A:, :B; a negative
+    /// number counts from the end (`-3:` is the last three).
+    #[arg(
+        long,
+        value_name = "A..B|A:B",
+        value_parser = parse_range,
+        allow_hyphen_values = true
+    )]
     pub range: Option<RecordRange>,
 }
 
 impl RecordChoice {
-    /// The first record chosen and the one after the last (`None`: to the end of the file).
-    pub fn bounds(&self) -> (usize, Option<usize>) {
+    /// The first record chosen and the one after the last (`None`: to the end of the file) of
+    /// `input`. A number counted from the end indexes the whole file first; one before the
+    /// first record, or a range that comes out empty, is an error naming the file and its count.
+    pub fn bounds(&self, input: &mut Input) -> Result<(usize, Option<usize>), String> {
         match (self.record, &self.range) {
-            (Some(n), _) => (n, Some(n.saturating_add(1))),
-            (None, Some(range)) => (range.start, range.end),
-            (None, None) => (0, None),
+            (Some(n), _) => {
+                let n = record_index(input, n)?;
+                Ok((n, Some(n.saturating_add(1))))
+            }
+            (None, Some(range)) => range.resolve(input),
+            (None, None) => Ok((0, None)),
         }
     }
 }
 
-/// The records `--range` selects: from `start` to `end` (excluded), or to the last record.
+/// A record number as given: counted from the first record (`5`) or back from the end (`-1`
+/// is the last record).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RecordRange {
-    pub start: usize,
-    pub end: Option<usize>,
+pub enum RecordNumber {
+    FromStart(usize),
+    /// How many records back from the end: 1 is the last record, 0 the end itself (only as the
+    /// excluded end of a range).
+    FromEnd(usize),
 }
 
-/// Parses `A..B`, `A..=B`, `A..` and `..B` (clap's value parser for `--range`): an empty or
-/// reversed range is refused with the form that would select something.
+impl std::fmt::Display for RecordNumber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordNumber::FromStart(n) => write!(f, "{n}"),
+            RecordNumber::FromEnd(n) => write!(f, "-{n}"),
+        }
+    }
+}
+
+impl RecordNumber {
+    /// The record's index among `count` records; `None` when it counts back past the first.
+    pub fn resolve(self, count: usize) -> Option<usize> {
+        match self {
+            RecordNumber::FromStart(n) => Some(n),
+            RecordNumber::FromEnd(back) => count.checked_sub(back),
+        }
+    }
+}
+
+/// Parses `N` or `-N` (clap's value parser for `-n`): `-1` is the last record.
+pub fn parse_record_number(text: &str) -> Result<RecordNumber, String> {
+    number_in(text).ok_or_else(|| {
+        format!(
+            "expected a record number (0 is the first, -1 the last), got `{}`",
+            tfr_core::escape::for_terminal(text)
+        )
+    })
+}
+
+/// `N` or `-N` with N > 0; `None` for anything else (`-0` is refused: it reads as the first
+/// record to some and as the end to others).
+fn number_in(text: &str) -> Option<RecordNumber> {
+    let text = text.trim();
+    match text.strip_prefix('-') {
+        Some(back) => match back.parse::<usize>().ok()? {
+            0 => None,
+            back => Some(RecordNumber::FromEnd(back)),
+        },
+        None if text.starts_with('+') => None,
+        None => text.parse::<usize>().ok().map(RecordNumber::FromStart),
+    }
+}
+
+/// The index of record `number` of `input`, indexing the whole file when it counts from the
+/// end; an error naming the file and its record count when it counts back past the first.
+/// (A number past the end is found by [`Input::frame`], which says the same.)
+pub fn record_index(input: &mut Input, number: RecordNumber) -> Result<usize, String> {
+    match number {
+        RecordNumber::FromStart(n) => Ok(n),
+        RecordNumber::FromEnd(_) => {
+            input.settle_all();
+            let count = input.index.len();
+            number
+                .resolve(count)
+                .ok_or_else(|| no_such_record(input, number, count))
+        }
+    }
+}
+
+fn no_such_record(input: &Input, number: RecordNumber, count: usize) -> String {
+    format!(
+        "{}: record {number} does not exist (the file has {})",
+        input.name(),
+        tfr_core::words::plural(count as u64, "frame")
+    )
+}
+
+/// The records `--range` selects: from `start` to `end` (excluded), or to the last record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordRange {
+    pub start: RecordNumber,
+    pub end: Option<RecordNumber>,
+    /// As given, for messages.
+    text: String,
+}
+
+impl RecordRange {
+    /// The first record and the one after the last among `input`'s records; see
+    /// [`RecordChoice::bounds`].
+    fn resolve(&self, input: &mut Input) -> Result<(usize, Option<usize>), String> {
+        let from_end = |n: Option<RecordNumber>| matches!(n, Some(RecordNumber::FromEnd(_)));
+        if !from_end(Some(self.start)) && !from_end(self.end) {
+            let start = self.start.resolve(0).unwrap_or(0);
+            return Ok((start, self.end.and_then(|end| end.resolve(0))));
+        }
+        input.settle_all();
+        let count = input.index.len();
+        let start = record_index(input, self.start)?;
+        let end = match self.end {
+            None => None,
+            Some(end) => Some(
+                end.resolve(count)
+                    .ok_or_else(|| no_such_record(input, end, count))?,
+            ),
+        };
+        if end.is_some_and(|end| end <= start) {
+            return Err(format!(
+                "{}: --range `{}` selects no record: of its {} it is {start}..{}",
+                input.name(),
+                tfr_core::escape::for_terminal(&self.text),
+                tfr_core::words::plural(count as u64, "frame"),
+                end.unwrap_or(start),
+            ));
+        }
+        Ok((start, end))
+    }
+}
+
+/// Parses `A..B`, `A..=B`, `A..`, `..B` and the Python slices `A:B`, `A:`, `:B` (clap's value
+/// parser for `--range`); either number may be negative, counting from the end. A range that is
+/// empty or reversed whatever the file holds is refused with the form that would select something.
 pub fn parse_range(text: &str) -> Result<RecordRange, String> {
     let shown = tfr_core::escape::for_terminal(text);
-    let usage =
-        || format!("--range expects A..B, A..=B, A.. or ..B with record numbers, got `{shown}`");
-    let (a, b) = text.split_once("..").ok_or_else(usage)?;
-    let number = |n: &str| n.trim().parse::<usize>().map_err(|_| usage());
-    let start = if a.is_empty() { 0 } else { number(a)? };
+    let usage = || {
+        format!(
+            "--range expects A..B, A..=B, A.., ..B, A:B, A: or :B with record numbers \
+             (negative from the end), got `{shown}`"
+        )
+    };
+    let (a, b, slice) = match text.split_once("..") {
+        Some((a, b)) => (a, b, false),
+        None => {
+            let (a, b) = text.split_once(':').ok_or_else(usage)?;
+            // `A:B:C` (a step) selects what no single range does.
+            if b.contains(':') {
+                return Err(usage());
+            }
+            (a, b, true)
+        }
+    };
+    let number = |n: &str| number_in(n).ok_or_else(usage);
+    let start = if a.trim().is_empty() {
+        RecordNumber::FromStart(0)
+    } else {
+        number(a)?
+    };
     let (last, inclusive) = match b.strip_prefix('=') {
-        Some(b) => (Some(number(b)?), true),
-        None if b.is_empty() => (None, false),
-        None => (Some(number(b)?), false),
+        Some(b) if !slice => (Some(number(b)?), true),
+        _ if b.trim().is_empty() => (None, false),
+        _ => (Some(number(b)?), false),
+    };
+    let range = |end| RecordRange {
+        start,
+        end,
+        text: text.to_string(),
     };
     let Some(last) = last else {
-        return Ok(RecordRange { start, end: None });
+        return Ok(range(None));
+    };
+    let end = match (last, inclusive) {
+        (RecordNumber::FromStart(n), true) => RecordNumber::FromStart(n.saturating_add(1)),
+        (RecordNumber::FromEnd(n), true) => RecordNumber::FromEnd(n - 1),
+        (last, false) => last,
+    };
+    // Only numbers counted from the same side can be compared before the file is read.
+    let (first, last_index, after) = match (start, last, end) {
+        (RecordNumber::FromStart(s), RecordNumber::FromStart(l), RecordNumber::FromStart(e)) => {
+            (s as i128, l as i128, e as i128)
+        }
+        (RecordNumber::FromEnd(s), RecordNumber::FromEnd(l), RecordNumber::FromEnd(e)) => {
+            (-(s as i128), -(l as i128), -(e as i128))
+        }
+        _ => return Ok(range(Some(end))),
     };
     // `A..A` is empty only because its end is excluded; an end before the start is backwards
     // whichever form it has.
-    if last < start {
+    if last_index < first {
         return Err(format!(
             "--range `{shown}` is reversed: it ends at {last}, before its start {start}"
         ));
     }
-    if last == start && !inclusive {
+    if after <= first {
+        let one = match (start, slice) {
+            (RecordNumber::FromStart(s), false) => format!("; `{s}..={s}` selects record {s}"),
+            (RecordNumber::FromStart(s), true) => {
+                format!("; `{s}:{}` selects record {s}", s.saturating_add(1))
+            }
+            (RecordNumber::FromEnd(1), _) => "; `-1:` selects the last record".to_string(),
+            (RecordNumber::FromEnd(b), _) => format!("; `-{b}:-{}` selects record -{b}", b - 1),
+        };
         return Err(format!(
-            "--range `{shown}` selects no record (its end is excluded; `{start}..={start}` \
-             selects record {start})"
+            "--range `{shown}` selects no record (its end is excluded{one})"
         ));
     }
-    let end = if inclusive {
-        last.saturating_add(1)
-    } else {
-        last
-    };
-    Ok(RecordRange {
-        start,
-        end: Some(end),
-    })
+    Ok(range(Some(end)))
 }
 
 #[derive(Debug, Args)]
@@ -338,11 +502,36 @@ mod tests {
 
     #[test]
     fn ranges_parse_and_empty_or_reversed_ones_say_which() {
+        use RecordNumber::{FromEnd, FromStart};
         let parsed = |t: &str| parse_range(t).map(|r| (r.start, r.end));
-        assert_eq!(parsed("3..5"), Ok((3, Some(5))));
-        assert_eq!(parsed("3..=3"), Ok((3, Some(4))));
-        assert_eq!(parsed("3.."), Ok((3, None)));
-        assert_eq!(parsed("..2"), Ok((0, Some(2))));
+        assert_eq!(parsed("3..5"), Ok((FromStart(3), Some(FromStart(5)))));
+        assert_eq!(parsed("3..=3"), Ok((FromStart(3), Some(FromStart(4)))));
+        assert_eq!(parsed("3.."), Ok((FromStart(3), None)));
+        assert_eq!(parsed("..2"), Ok((FromStart(0), Some(FromStart(2)))));
+        // Python slices, and numbers from the end.
+        assert_eq!(parsed("3:5"), parsed("3..5"));
+        assert_eq!(parsed(":2"), parsed("..2"));
+        assert_eq!(parsed("3:"), parsed("3.."));
+        assert_eq!(parsed("-3:"), Ok((FromEnd(3), None)));
+        assert_eq!(parsed("-3:-1"), Ok((FromEnd(3), Some(FromEnd(1)))));
+        assert_eq!(parsed("-3..=-1"), Ok((FromEnd(3), Some(FromEnd(0)))));
+        assert_eq!(parsed("2:-1"), Ok((FromStart(2), Some(FromEnd(1)))));
+        assert_eq!(
+            parsed("-1:-3").unwrap_err(),
+            "--range `-1:-3` is reversed: it ends at -3, before its start -1"
+        );
+        assert_eq!(
+            parsed("3:3").unwrap_err(),
+            "--range `3:3` selects no record (its end is excluded; `3:4` selects record 3)"
+        );
+        assert_eq!(
+            parsed("-2:-2").unwrap_err(),
+            "--range `-2:-2` selects no record (its end is excluded; `-2:-1` selects record -2)"
+        );
+        for refused in ["1:2:3", "-0:", "1:=2", "+1:", "a:b"] {
+            assert!(parsed(refused).is_err(), "{refused} was accepted");
+        }
+        assert_eq!(parsed(":"), Ok((FromStart(0), None)));
         // Reversed: no `..=` makes it select anything.
         assert_eq!(
             parsed("3..=2").unwrap_err(),

@@ -20,8 +20,15 @@ pub struct HexArgs {
     /// The TFRecord file.
     pub file: PathBuf,
     /// The record to annotate (0-based, as `list` numbers frames).
-    #[arg(short = 'n', long = "record", value_name = "N", default_value_t = 0)]
-    pub record: usize,
+    #[arg(
+        short = 'n',
+        long = "record",
+        value_name = "N",
+        default_value = "0",
+        allow_negative_numbers = true,
+        value_parser = super::argv::parse_record_number
+    )]
+    pub record: super::argv::RecordNumber,
     /// Print every byte of long values (16 per line) instead of eliding them.
     #[arg(long)]
     pub full: bool,
@@ -132,7 +139,14 @@ pub fn annotate_record(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let Some(frame) = messages.usable(input.frame(args.record)) else {
+    let frame = match super::argv::record_index(input, args.record) {
+        Ok(n) => messages.usable(input.frame(n)),
+        Err(e) => {
+            messages.unusable(&e);
+            None
+        }
+    };
+    let Some(frame) = frame else {
         return Ok(messages.status());
     };
     let data = input.data();

@@ -231,12 +231,20 @@ fn write_sheet(
 /// The images of the chosen records of every input; what stands in the way is said through
 /// `messages`.
 fn plan_inputs(args: &ImagesArgs, inputs: &mut [Input], messages: &Messages) -> Vec<Planned> {
-    let range = args.records.bounds();
     let mut names = HashSet::new();
     let mut plan = Vec::new();
     let mut specs_read = SpecsBeside::default();
     for (file, input) in inputs.iter_mut().enumerate() {
-        if let Some(Err(e)) = args.records.record.map(|n| input.frame(n)) {
+        let range = match args.records.bounds(input) {
+            Ok(range) => range,
+            Err(e) => {
+                messages.unusable(&e);
+                continue;
+            }
+        };
+        if args.records.record.is_some()
+            && let Err(e) = input.frame(range.0)
+        {
             messages.unusable(&e);
             continue;
         }

@@ -24,8 +24,15 @@ pub struct QuizArgs {
     /// The TFRecord file.
     pub file: PathBuf,
     /// The record to quiz on (0-based, as `list` numbers frames).
-    #[arg(short = 'n', long = "record", value_name = "N", default_value_t = 0)]
-    pub record: usize,
+    #[arg(
+        short = 'n',
+        long = "record",
+        value_name = "N",
+        default_value = "0",
+        allow_negative_numbers = true,
+        value_parser = super::argv::parse_record_number
+    )]
+    pub record: super::argv::RecordNumber,
     /// Where to start: a file offset (decimal or 0x…), or `exercise`: the second feature of an
     /// Example, where the encoding guide leaves the rest of its walkthrough as an exercise.
     #[arg(long, value_name = "OFFSET|exercise")]
@@ -56,7 +63,14 @@ pub fn run(
     let Some(mut input) = messages.usable(Input::open(&args.file, open)) else {
         return Ok(messages.status());
     };
-    let Some(frame) = messages.usable(input.frame(args.record)) else {
+    let frame = match super::argv::record_index(&mut input, args.record) {
+        Ok(n) => messages.usable(input.frame(n)),
+        Err(e) => {
+            messages.unusable(&e);
+            None
+        }
+    };
+    let Some(frame) = frame else {
         return Ok(messages.status());
     };
     let data = input.data();

@@ -111,8 +111,13 @@ pub fn run(
     let Some(mut input) = open_input(&args.file, open, messages) else {
         return Ok(messages.status());
     };
-    let (start, end) = args.records.bounds();
-    if let Some(Err(e)) = args.records.record.map(|n| input.frame(n)) {
+    let (start, end) = match args.records.bounds(&mut input) {
+        Ok(bounds) => bounds,
+        Err(e) => return Ok(messages.unusable(&e)),
+    };
+    if args.records.record.is_some()
+        && let Err(e) = input.frame(start)
+    {
         return Ok(messages.unusable(&e));
     }
     let selection = Selection {
@@ -599,7 +604,7 @@ mod tests {
         let args = ShowArgs {
             file: path,
             records: crate::cli::argv::RecordChoice {
-                record: Some(0),
+                record: Some(crate::cli::argv::RecordNumber::FromStart(0)),
                 range: None,
             },
             view: View {

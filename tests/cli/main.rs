@@ -27,6 +27,7 @@ mod ranged;
 mod readme_status;
 mod remote;
 mod salvage;
+mod selection;
 mod show;
 mod snappy;
 mod snapshot;

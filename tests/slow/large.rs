@@ -212,7 +212,7 @@ fn hex_checks_the_record_number_before_decoding_anything() {
     assert!(!input.has_learned(), "opening decodes nothing");
     let args = hex::HexArgs {
         file: path.clone(),
-        record: 1,
+        record: tfr_inspect::cli::argv::RecordNumber::FromStart(1),
         full: false,
         json: false,
         teach: Default::default(),
@@ -226,7 +226,10 @@ fn hex_checks_the_record_number_before_decoding_anything() {
         !input.has_learned(),
         "record 1 does not exist: nothing may be decoded to say so"
     );
-    let args = hex::HexArgs { record: 0, ..args };
+    let args = hex::HexArgs {
+        record: tfr_inspect::cli::argv::RecordNumber::FromStart(0),
+        ..args
+    };
     hex::annotate_record(&mut input, &args, false, &messages, &mut out).unwrap();
     assert!(input.has_learned());
 }
