@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::dataset::Run;
+use super::dataset::{Run, RunExt};
 use super::progress::Progress;
 use super::{Env, Messages, Status};
 use crate::hint::UserMessage;

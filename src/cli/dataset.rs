@@ -2,7 +2,6 @@
 //! files (directories searched by content, patterns in full glob syntax), each shard placed in
 //! its split, and the dataset summary those commands end with.
 
-use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,72 +10,23 @@ use anyhow::Result;
 
 use super::{Messages, Status};
 use tfr_core::dataset::features::{FeatureSpecs, SpecNote, SpecsBeside};
-use tfr_core::dataset::report::SplitPlace;
-use tfr_core::dataset::{Dataset, Summary, Tally};
-use tfr_core::escape::Untrusted;
+pub use tfr_core::dataset::run::Run;
 
-/// A command's run over the files its arguments name.
-pub struct Run {
-    pub dataset: Dataset,
-    /// What each member held, as the command counted it (`None` until then, or when unreadable).
-    pub tallies: Vec<Option<Tally>>,
-    /// Where each member's records start in its split, as far as members were asked for.
-    starts: RefCell<Starts>,
-}
-
-/// The split-wide number of each member's first record, summed member after member as they are
-/// asked for, so that asking for every member costs one pass, not one pass each.
-#[derive(Default)]
-struct Starts {
-    /// Per member whose tally is summed (the first `firsts.len()`): the records of its split
-    /// before it.
-    firsts: Vec<u64>,
-    /// Per split: the records of the members summed so far.
-    next: Vec<u64>,
-}
-
-impl Run {
-    /// Resolves `args`, with the arguments that cannot be used (each message names its argument)
-    /// for the caller to report as unusable.
-    pub fn resolve(args: &[PathBuf]) -> (Run, Vec<String>) {
-        let dataset = Dataset::resolve(args);
-        let mut unusable = dataset.errors.clone();
-        // A tf.data snapshot's side files that cannot be used: named, as a features.json is, and
-        // its records listed one by one.
-        for set in &dataset.snapshots {
-            unusable.extend(set.snapshot.notes.iter().map(ToString::to_string));
-        }
-        let tallies = vec![None; dataset.members.len()];
-        let starts = RefCell::new(Starts {
-            firsts: Vec::new(),
-            next: vec![0; dataset.splits.len()],
-        });
-        (
-            Run {
-                dataset,
-                tallies,
-                starts,
-            },
-            unusable,
-        )
-    }
-
-    /// The run over `dataset` as it stands (rebuilt from a merge's parts, say).
-    pub fn of(dataset: Dataset) -> Run {
-        let tallies = vec![None; dataset.members.len()];
-        let starts = RefCell::new(Starts {
-            firsts: Vec::new(),
-            next: vec![0; dataset.splits.len()],
-        });
-        Run {
-            dataset,
-            tallies,
-            starts,
-        }
-    }
-
+/// What a run says through the command line's messages and prints at its end.
+pub trait RunExt {
     /// [`Run::resolve`], with the arguments that cannot be used reported through `messages`.
-    pub fn resolve_reporting(args: &[PathBuf], messages: &Messages) -> Run {
+    fn resolve_reporting(args: &[PathBuf], messages: &Messages) -> Run;
+
+    /// Ends a dataset run: the summary, as text (with the skipped files when `skipped`) or JSON.
+    /// The status is damage when the dataset has a problem.
+    fn finish(&self, json: bool, skipped: bool, out: &mut impl Write) -> Result<Status>;
+
+    /// Names the files set aside, once each.
+    fn note_skipped(&self, messages: &Messages);
+}
+
+impl RunExt for Run {
+    fn resolve_reporting(args: &[PathBuf], messages: &Messages) -> Run {
         let (run, unusable) = Run::resolve(args);
         for error in &unusable {
             messages.unusable(error);
@@ -84,93 +34,8 @@ impl Run {
         run
     }
 
-    /// The files to read, in order.
-    pub fn paths(&self) -> Vec<PathBuf> {
-        self.dataset
-            .members
-            .iter()
-            .map(|m| m.path.clone())
-            .collect()
-    }
-
-    /// Whether the inputs are reported as a dataset.
-    pub fn is_dataset(&self) -> bool {
-        self.dataset.is_dataset
-    }
-
-    /// `train shard 00001 of 00002` for a shard member.
-    pub fn label(&self, member: usize) -> Option<String> {
-        let (split, number) = self.dataset.members.get(member)?.shard?;
-        Some(self.dataset.splits.get(split)?.shard_label(number))
-    }
-
-    /// The split's name and the split-wide number of the member's first record, from the
-    /// tallies of the shards before it (which must be counted already, and not change after).
-    pub fn first_record(&self, member: usize) -> Option<(Untrusted, u64)> {
-        let (split, _) = self.dataset.members.get(member)?.shard?;
-        let mut starts = self.starts.borrow_mut();
-        // Sums the members before this one not summed yet (its own tally may still be coming).
-        while starts.firsts.len() < member {
-            let at = starts.firsts.len();
-            let split_of = self.dataset.members.get(at).and_then(|m| m.shard);
-            let first = split_of.and_then(|(s, _)| starts.next.get(s).copied());
-            starts.firsts.push(first.unwrap_or(0));
-            let frames = self
-                .tallies
-                .get(at)
-                .copied()
-                .flatten()
-                .map_or(0, |t| t.frames);
-            if let Some(next) = split_of.and_then(|(s, _)| starts.next.get_mut(s)) {
-                *next = next.saturating_add(frames);
-            }
-        }
-        let before = match starts.firsts.get(member) {
-            Some(first) => *first,
-            None => starts.next.get(split).copied().unwrap_or(0),
-        };
-        Some((self.dataset.splits.get(split)?.name.clone(), before))
-    }
-
-    /// `; train shard 00001 of 00002, records 15..29 of train` after a member's verdict.
-    pub fn place(&self, member: usize) -> String {
-        let (Some(label), Some((split, first))) = (self.label(member), self.first_record(member))
-        else {
-            return String::new();
-        };
-        let frames = self
-            .tallies
-            .get(member)
-            .copied()
-            .flatten()
-            .map_or(0, |t| t.frames);
-        match frames {
-            0 => format!("; {label}, no records"),
-            n => format!("; {label}, records {first}..{} of {split}", first + n - 1),
-        }
-    }
-
-    /// Where a member lies in its split: the split, the shard's number and the split-wide
-    /// number of its first record.
-    pub fn split_place(&self, member: usize) -> Option<SplitPlace> {
-        let (split, first) = self.first_record(member)?;
-        let shard = self
-            .dataset
-            .members
-            .get(member)
-            .and_then(|m| m.shard)
-            .and_then(|(s, n)| Some(self.dataset.splits.get(s)?.set.number_text(n)));
-        Some(SplitPlace {
-            split: split.raw().to_string(),
-            shard,
-            split_first_record: first,
-        })
-    }
-
-    /// Ends a dataset run: the summary, as text (with the skipped files when `skipped`) or JSON.
-    /// The status is damage when the dataset has a problem.
-    pub fn finish(&self, json: bool, skipped: bool, out: &mut impl Write) -> Result<Status> {
-        let summary = Summary::new(&self.dataset, &self.tallies);
+    fn finish(&self, json: bool, skipped: bool, out: &mut impl Write) -> Result<Status> {
+        let summary = self.summary();
         let report = summary.report();
         if json {
             writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
@@ -184,8 +49,7 @@ impl Run {
         })
     }
 
-    /// Names the files set aside, once each.
-    pub fn note_skipped(&self, messages: &Messages) {
+    fn note_skipped(&self, messages: &Messages) {
         for file in &self.dataset.skipped {
             messages.note(&format_args!(
                 "{}: skipped: {}",

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
+use super::dataset::RunExt as _;
 use super::{Messages, Status};
 use tfr_core::input::OpenOptions;
 use tfr_core::output::{Destination, OutputPolicy, write_atomically};

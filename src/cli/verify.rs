@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
-use super::dataset::Run;
+use super::dataset::{Run, RunExt};
 use super::progress::Progress;
 use super::{Env, Messages, Status};
 use crate::hint::UserMessage;

@@ -211,3 +211,27 @@ def test_verify_gives_the_command_lines_json_for_each_file():
     assert cli.returncode == 1
     assert report.to_json() == cli.stdout
     assert tfr_inspect.verify(paths[0]).ok
+
+
+def test_verify_of_a_shard_set_is_the_command_lines_json_with_its_dataset_line(cli, tmp_path):
+    import shutil
+
+    # Three shards named, the last missing, the second damaged.
+    for name, source in [
+        ("train-00000-of-00003.tfrecord", TESTDATA / "examples.tfrecord"),
+        ("train-00001-of-00003.tfrecord", TESTDATA / "corrupt" / "data_crc_bitflip.tfrecord"),
+    ]:
+        shutil.copyfile(source, tmp_path / name)
+    for args in ([tmp_path], sorted(str(p) for p in tmp_path.iterdir())):
+        report = tfr_inspect.verify(args)
+        out, _, code = cli("verify", "--json", *args)
+        assert code == 1
+        assert report.to_json() == out
+        assert not report.ok
+        assert [(f["split"], f["shard"], f["split_first_record"]) for f in report.files] == [
+            ("train", "00000", 0),
+            ("train", "00001", 200),
+        ], report.files
+        assert [f["damaged"] for f in report.files] == [0, 1]
+        assert "train-00002-of-00003" in json.dumps(report.dataset["problems"]), report.dataset
+        assert report.to_dict() == {"ok": False, "files": report.files, "dataset": report.dataset}

@@ -20,6 +20,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use tfr_core::columns::{Column, ColumnError, ColumnValues, ExampleColumns};
 use tfr_core::compress::Mode;
 use tfr_core::damage;
+use tfr_core::dataset::run::Run;
 use tfr_core::escape::{path_for_json, path_for_terminal};
 use tfr_core::example::{FeatureKind, top_features};
 use tfr_core::frame::Frame;
@@ -405,17 +406,24 @@ fn gather_batch(
     Ok((gathered, skipped))
 }
 
-/// Checks every frame of `paths` (one file per core, the lock released) and returns whether all
-/// are intact and each file's line of `verify --json`, the command line's JSON text.
+/// What `verify --json` over some arguments gives Python: whether the command line would end
+/// clean (every argument used, every frame intact, the dataset without problems), the text it
+/// prints, and what it says of the arguments it could not use.
+type Verified = (bool, String, Vec<String>);
+
+/// Resolves `args` as the command line does (directories searched, patterns matched, shards
+/// placed in their splits), checks every frame (one file per core, the lock released) and
+/// returns what `verify --json ARGS...` prints, the dataset's line included.
 #[pyfunction]
-#[pyo3(signature = (paths, thorough = false, images = false))]
+#[pyo3(signature = (args, thorough = false, images = false))]
 fn verify_json(
     py: Python<'_>,
-    paths: Vec<PathBuf>,
+    args: Vec<PathBuf>,
     thorough: bool,
     images: bool,
-) -> PyResult<(bool, Vec<String>)> {
-    let report = py.detach(|| {
+) -> PyResult<Verified> {
+    let (run, report, unusable) = py.detach(|| {
+        let (mut run, unusable) = Run::resolve(&args);
         let open = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
         let options = VerifyOptions {
             budget: if thorough {
@@ -425,27 +433,42 @@ fn verify_json(
             },
             images,
         };
-        VerifyReport::check(&paths, &open, options, &())
+        let report = VerifyReport::check(&run.paths(), &open, options, &());
+        for (tally, counted) in run.tallies.iter_mut().zip(report.tallies()) {
+            *tally = counted;
+        }
+        (run, report, unusable)
     });
-    let lines = paths
-        .iter()
-        .zip(&report.files)
-        .map(|(path, verdict)| {
-            let outcome = match verdict {
-                Ok(verdict) => Outcome::Checked(verdict),
-                Err(error) => Outcome::Unusable {
-                    error: error.to_string(),
-                },
-            };
-            let line = FileLine {
-                file: path_for_json(path),
-                place: None,
-                outcome,
-            };
-            tfr_core::pyjson::to_string(&line).map_err(|e| PyRuntimeError::new_err(e.to_string()))
-        })
-        .collect::<PyResult<Vec<String>>>()?;
-    Ok((report.ok(), lines))
+    let mut text = String::new();
+    for (member, (path, verdict)) in run.paths().iter().zip(&report.files).enumerate() {
+        let outcome = match verdict {
+            Ok(verdict) => Outcome::Checked(verdict),
+            Err(error) => Outcome::Unusable {
+                error: error.to_string(),
+            },
+        };
+        let line = FileLine {
+            file: path_for_json(path),
+            place: run.split_place(member),
+            outcome,
+        };
+        text.push_str(
+            &tfr_core::pyjson::to_string(&line)
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+        );
+        text.push('\n');
+    }
+    let mut clean = report.ok() && unusable.is_empty();
+    if run.is_dataset() {
+        let summary = run.summary();
+        text.push_str(
+            &tfr_core::pyjson::to_string(&summary.report())
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+        );
+        text.push('\n');
+        clean &= summary.problems.is_empty();
+    }
+    Ok((clean, text, unusable))
 }
 
 #[pymodule]

@@ -14,6 +14,7 @@ pub mod numbering;
 mod problem;
 mod regroup;
 pub mod report;
+pub mod run;
 pub mod shards;
 pub mod snapshot;
 pub mod tfds;

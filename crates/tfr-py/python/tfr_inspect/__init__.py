@@ -25,7 +25,6 @@ import warnings
 
 from ._errors import DamagedRecordError, DamagedRecordWarning
 from ._native import NativeFile, verify_json as _verify_json
-from ._paths import expand as _expand
 from ._places import Index, LocateReport, index, locate
 from ._stats import StatsPartial, StatsReport, stats, stats_partial
 
@@ -224,21 +223,36 @@ def open(path, compression="auto"):  # noqa: A001 - the name the package promise
 
 
 class VerifyReport:
-    """What ``verify`` found: ``ok`` when every file was read and every frame is intact, and
-    ``files``, each file's verdict as ``tfr-inspect verify --json`` prints it (a dict per file:
-    frames, intact, damaged, problems with record numbers and offsets, or the error that kept the
-    file from being read)."""
+    """What ``verify`` found, as ``tfr-inspect verify --json`` prints it for the same arguments.
 
-    def __init__(self, ok, files):
+    ``ok`` is true when the command line would end clean: every argument used, every frame
+    intact and, for a dataset, no problem with it (a shard missing, counts unlike
+    ``dataset_info.json``). ``files`` holds each file's verdict (a dict per file: frames, intact,
+    damaged, problems with record numbers and offsets, or the error that kept the file from being
+    read; a shard's split, shard number and first record in its split), ``dataset`` the
+    dataset's summary when the arguments are one (else ``None``) and ``errors`` the arguments
+    that could not be used, in the command line's words."""
+
+    def __init__(self, ok, text, errors=()):
         self.ok = ok
-        self.files = files
+        self._text = text
+        lines = [json.loads(line) for line in text.splitlines()]
+        self.dataset = None
+        if lines and "dataset" in lines[-1]:
+            self.dataset = lines.pop()["dataset"]
+        self.files = lines
+        self.errors = list(errors)
 
     def to_dict(self):
-        return {"ok": self.ok, "files": self.files}
+        """``ok``, ``files`` and, for a dataset, ``dataset``: the lines of ``verify --json``."""
+        made = {"ok": self.ok, "files": self.files}
+        if self.dataset is not None:
+            made["dataset"] = self.dataset
+        return made
 
     def to_json(self):
-        """The per-file lines exactly as ``tfr-inspect verify --json FILE...`` prints them."""
-        return "".join(json.dumps(f, sort_keys=True) + "\n" for f in self.files)
+        """The text ``tfr-inspect verify --json ARGS...`` prints, byte for byte."""
+        return self._text
 
     def __repr__(self):
         return f"VerifyReport(ok={self.ok}, files={len(self.files)})"
@@ -246,6 +260,9 @@ class VerifyReport:
 
 def verify(paths, thorough=False, images=False):
     """Checks every frame of every file ``paths`` names (a path, a glob, a directory, or a list
-    of them), one file per core, as ``tfr-inspect verify`` does."""
-    ok, lines = _verify_json([os.fspath(p) for p in _expand(paths)], thorough, images)
-    return VerifyReport(ok, [json.loads(line) for line in lines])
+    of them, resolved as the command line resolves its arguments), one file per core, as
+    ``tfr-inspect verify`` does."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    ok, text, errors = _verify_json([os.fspath(p) for p in paths], thorough, images)
+    return VerifyReport(ok, text, errors)

@@ -19,6 +19,8 @@ damaged shard reported instead of failing the pipeline.
 Runs unchanged on any runner (Dataflow, Flink, Spark) whose workers can read the files.
 """
 
+import json
+
 import apache_beam as beam
 
 from . import VerifyReport, verify as _verify
@@ -89,12 +91,17 @@ class GenerateStatistics(beam.PTransform):
 
 
 def _verify_shard(path):
-    return _verify([path]).files[0]
+    # A shard that cannot be read (gone, say) is its argument's error, as a line of its own.
+    report = _verify([path])
+    if report.files:
+        return report.files[0]
+    return {"file": path, "error": "; ".join(report.errors)}
 
 
 def _verdict(lines, order):
     lines = sorted(lines, key=lambda line: order.get(line["file"], len(order)))
-    return VerifyReport(all(line.get("ok", False) for line in lines), lines)
+    text = "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines)
+    return VerifyReport(all(line.get("ok", False) for line in lines), text)
 
 
 class VerifyShards(beam.PTransform):

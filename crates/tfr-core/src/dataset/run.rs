@@ -1,0 +1,151 @@
+//! A command's run over the files its arguments name: the dataset they resolve into, what each
+//! member held once counted, where each member lies in its split, and the dataset summary a run
+//! ends with. The command line and the Python package both report through it, so that their
+//! lines are the same.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+use super::report::SplitPlace;
+use super::{Dataset, Summary, Tally};
+use crate::escape::Untrusted;
+
+/// A command's run over the files its arguments name.
+pub struct Run {
+    pub dataset: Dataset,
+    /// What each member held, as the command counted it (`None` until then, or when unreadable).
+    pub tallies: Vec<Option<Tally>>,
+    /// Where each member's records start in its split, as far as members were asked for.
+    starts: RefCell<Starts>,
+}
+
+/// The split-wide number of each member's first record, summed member after member as they are
+/// asked for, so that asking for every member costs one pass, not one pass each.
+#[derive(Default)]
+struct Starts {
+    /// Per member whose tally is summed (the first `firsts.len()`): the records of its split
+    /// before it.
+    firsts: Vec<u64>,
+    /// Per split: the records of the members summed so far.
+    next: Vec<u64>,
+}
+
+impl Run {
+    /// Resolves `args`, with the arguments that cannot be used (each message names its argument)
+    /// for the caller to report as unusable.
+    pub fn resolve(args: &[PathBuf]) -> (Run, Vec<String>) {
+        let dataset = Dataset::resolve(args);
+        let mut unusable = dataset.errors.clone();
+        // A tf.data snapshot's side files that cannot be used: named, as a features.json is, and
+        // its records listed one by one.
+        for set in &dataset.snapshots {
+            unusable.extend(set.snapshot.notes.iter().map(ToString::to_string));
+        }
+        (Run::of(dataset), unusable)
+    }
+
+    /// The run over `dataset` as it stands (rebuilt from a merge's parts, say).
+    pub fn of(dataset: Dataset) -> Run {
+        let tallies = vec![None; dataset.members.len()];
+        let starts = RefCell::new(Starts {
+            firsts: Vec::new(),
+            next: vec![0; dataset.splits.len()],
+        });
+        Run {
+            dataset,
+            tallies,
+            starts,
+        }
+    }
+
+    /// The files to read, in order.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.dataset
+            .members
+            .iter()
+            .map(|m| m.path.clone())
+            .collect()
+    }
+
+    /// Whether the inputs are reported as a dataset.
+    pub fn is_dataset(&self) -> bool {
+        self.dataset.is_dataset
+    }
+
+    /// `train shard 00001 of 00002` for a shard member.
+    pub fn label(&self, member: usize) -> Option<String> {
+        let (split, number) = self.dataset.members.get(member)?.shard?;
+        Some(self.dataset.splits.get(split)?.shard_label(number))
+    }
+
+    /// The split's name and the split-wide number of the member's first record, from the
+    /// tallies of the shards before it (which must be counted already, and not change after).
+    pub fn first_record(&self, member: usize) -> Option<(Untrusted, u64)> {
+        let (split, _) = self.dataset.members.get(member)?.shard?;
+        let mut starts = self.starts.borrow_mut();
+        // Sums the members before this one not summed yet (its own tally may still be coming).
+        while starts.firsts.len() < member {
+            let at = starts.firsts.len();
+            let split_of = self.dataset.members.get(at).and_then(|m| m.shard);
+            let first = split_of.and_then(|(s, _)| starts.next.get(s).copied());
+            starts.firsts.push(first.unwrap_or(0));
+            let frames = self
+                .tallies
+                .get(at)
+                .copied()
+                .flatten()
+                .map_or(0, |t| t.frames);
+            if let Some(next) = split_of.and_then(|(s, _)| starts.next.get_mut(s)) {
+                *next = next.saturating_add(frames);
+            }
+        }
+        let before = match starts.firsts.get(member) {
+            Some(first) => *first,
+            None => starts.next.get(split).copied().unwrap_or(0),
+        };
+        Some((self.dataset.splits.get(split)?.name.clone(), before))
+    }
+
+    /// `; train shard 00001 of 00002, records 15..29 of train` after a member's verdict.
+    pub fn place(&self, member: usize) -> String {
+        let (Some(label), Some((split, first))) = (self.label(member), self.first_record(member))
+        else {
+            return String::new();
+        };
+        let frames = self
+            .tallies
+            .get(member)
+            .copied()
+            .flatten()
+            .map_or(0, |t| t.frames);
+        match frames {
+            0 => format!("; {label}, no records"),
+            n => format!(
+                "; {label}, records {first}..{} of {split}",
+                first.saturating_add(n - 1)
+            ),
+        }
+    }
+
+    /// Where a member lies in its split: the split, the shard's number and the split-wide
+    /// number of its first record.
+    pub fn split_place(&self, member: usize) -> Option<SplitPlace> {
+        let (split, first) = self.first_record(member)?;
+        let shard = self
+            .dataset
+            .members
+            .get(member)
+            .and_then(|m| m.shard)
+            .and_then(|(s, n)| Some(self.dataset.splits.get(s)?.set.number_text(n)));
+        Some(SplitPlace {
+            split: split.raw().to_string(),
+            shard,
+            split_first_record: first,
+        })
+    }
+
+    /// The dataset's summary over the tallies counted.
+    pub fn summary(&self) -> Summary<'_> {
+        Summary::new(&self.dataset, &self.tallies)
+    }
+}
