@@ -7,6 +7,7 @@ pub mod dataset;
 pub mod elements;
 pub mod env;
 pub mod export;
+pub mod filter;
 pub mod hex;
 pub mod images;
 pub mod index;
@@ -144,6 +145,10 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect export train.tfrecord > rows.jsonl\n  tfr-inspect export data/ --format csv -o rows.csv\n  tfr-inspect export train.tfrecord --bytes base64 --lists | jq .label"
     )]
     Export(export::ExportArgs),
+    /// Write the records an expression matches to a new TFRecord file (or `--count` them): a
+    /// predicate over each Example's (or SequenceExample context's) decoded feature values.
+    #[command(after_help = FILTER_HELP)]
+    Filter(filter::FilterArgs),
     /// Annotated bytes of one frame: every tag, varint, length prefix and value, explained.
     #[command(
         after_help = "Examples:\n  tfr-inspect hex train.tfrecord -n 3\n  tfr-inspect hex train.tfrecord --explain --radix hex --offsets payload\n  tfr-inspect hex train.tfrecord --color always | less -R"
@@ -196,6 +201,32 @@ pub enum Command {
     #[command(after_help = "Examples:\n  tfr-inspect man > tfr-inspect.1 && man ./tfr-inspect.1")]
     Man(argv::ManArgs),
 }
+
+/// `filter --help`'s description of the expression language.
+const FILTER_HELP: &str = "\
+Expressions:
+  label == 3                                    a feature compared with a literal
+  image/height > 100 && image/format == \"png\"   && binds tighter than ||; ! negates; ( ) group
+  has(image/object/bbox/xmin)                   the feature is present (even with no value)
+  len(tokens) >= 512                            how many values it holds (0 when absent)
+  \"dog\" in image/object/class/text              a value equals the literal
+  `my feature` != -1.5                          a name with other characters, in backquotes
+
+  Comparisons: == != < <= > >=, a feature (or len(…)) on one side, a literal on the other:
+  an integer, a float (1.5, 1e3) or a \"string\" (escapes \\\" \\\\ \\n \\t).
+  A feature of several values matches when any of its values does; != holds when the feature
+  has values and none of them equals the literal. An absent or empty feature matches no
+  comparison (!has(f) asks for absence); a string against numbers, or a number against bytes,
+  matches nothing. Float features compare in float32 (the literal rounded as TensorFlow
+  stores it), int64 features exactly. Strings compare byte by byte.
+  Records that are no Example or SequenceExample never match and are counted in a note;
+  damaged records are skipped, named and counted (exit 1). A mistake in the expression is
+  shown with a caret under its column (exit 2). At most 8192 bytes, nested at most 64 deep.
+
+Examples:
+  tfr-inspect filter 'label == 3' train.tfrecord -o label3.tfrecord
+  tfr-inspect filter '\"dog\" in image/object/class/text' 'shards/train-*' -o dogs.tfrecord
+  tfr-inspect filter --count 'len(tokens) >= 512' train.tfrecord";
 
 /// How payloads are decoded (shared by every subcommand).
 #[derive(Debug, Clone, Default, Args)]
@@ -359,6 +390,7 @@ pub fn dispatch(
         Command::Tail(args) => pick::tail(args, open, env, messages, out)?,
         Command::Sample(args) => pick::sample(args, open, env, messages, out)?,
         Command::Export(args) => export::run(args, open, env, messages, out)?,
+        Command::Filter(args) => filter::run(args, open, env, messages, out)?,
         Command::Hex(args) => hex::run(args, open, env, messages, out)?,
         Command::Verify(args) => verify::run(args, open, env, messages, out)?,
         Command::Locate(args) => locate::run(args, open, messages, out)?,

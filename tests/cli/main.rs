@@ -10,6 +10,7 @@ mod count;
 mod dataset;
 mod escapes;
 mod export;
+mod filter;
 mod forensics;
 mod golden;
 mod hex;

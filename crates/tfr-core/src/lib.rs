@@ -49,6 +49,7 @@ pub mod escape;
 pub mod event;
 pub mod example;
 pub mod explain;
+pub mod filter;
 pub mod frame;
 pub mod image;
 pub mod input;
