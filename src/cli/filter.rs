@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
-use super::dataset::Run;
+use super::dataset::{Run, RunExt};
 use super::records::{Handed, Outcome, render_in_order};
 use super::show::open_input;
 use super::{Env, Messages, Status};
