@@ -20,7 +20,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use super::dataset::{Run, RunExt};
-use super::records::{Handed, Outcome, render_in_order};
+use super::records::{Handed, Outcome, intact_payload, render_in_order};
 use super::show::open_input;
 use super::{Env, Messages, Status};
 use tfr_core::input::{Input, OpenOptions};
@@ -256,16 +256,9 @@ fn write_file(
         None,
         plan.progress,
         |input, decoder, frame, output| {
-            let Some(payload) = frame
-                .payload(input.data())
-                .filter(|_| frame.status.is_intact())
-            else {
-                let problem =
-                    tfr_core::damage::describe(&frame, input.data(), input.is_last(frame.index));
-                return Exported::Damaged(format!(
-                    "record {} at byte {}: skipped: {problem}",
-                    frame.index, frame.offset
-                ));
+            let payload = match intact_payload(input, &frame) {
+                Ok(payload) => payload,
+                Err(note) => return Exported::Damaged(note),
             };
             let decoded = decoder.decode(payload);
             if let Some(run) = run {

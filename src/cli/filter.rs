@@ -17,7 +17,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::dataset::{Run, RunExt};
-use super::records::{Handed, Outcome, render_in_order};
+use super::records::{Handed, Outcome, intact_payload, render_in_order};
 use super::show::open_input;
 use super::{Env, Messages, Status};
 use tfr_core::example::top_features;
@@ -166,16 +166,9 @@ fn filter_file(
         None,
         false,
         |input, decoder, frame, _| {
-            let Some(payload) = frame
-                .payload(input.data())
-                .filter(|_| frame.status.is_intact())
-            else {
-                let problem =
-                    tfr_core::damage::describe(&frame, input.data(), input.is_last(frame.index));
-                return Tested::Damaged(format!(
-                    "record {} at byte {}: skipped: {problem}",
-                    frame.index, frame.offset
-                ));
+            let payload = match intact_payload(input, &frame) {
+                Ok(payload) => payload,
+                Err(note) => return Tested::Damaged(note),
             };
             let decoded = decoder.decode(payload);
             let Some(message) = decoded

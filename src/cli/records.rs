@@ -221,6 +221,27 @@ pub fn render_in_order<M: Send, W: io::Write + ?Sized>(
     }
 }
 
+/// The payload of `frame` when it is intact, else the note every command that reads records says
+/// of one it skips (`record N at byte B: skipped: why`).
+pub fn intact_payload<'a>(input: &'a Input, frame: &Frame) -> Result<&'a [u8], String> {
+    match frame
+        .payload(input.data())
+        .filter(|_| frame.status.is_intact())
+    {
+        Some(payload) => Ok(payload),
+        None => Err(skip_note(input, frame)),
+    }
+}
+
+/// What is said of a record whose payload cannot be read.
+pub fn skip_note(input: &Input, frame: &Frame) -> String {
+    let problem = tfr_core::damage::describe(frame, input.data(), input.is_last(frame.index));
+    format!(
+        "record {} at byte {}: skipped: {problem}",
+        frame.index, frame.offset
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,6 @@ use clap::{Args, ValueEnum};
 use super::elements::{Grouper, Layout, Part};
 use super::records::{Handed, Outcome, render_in_order};
 use super::{Messages, Status};
-use tfr_core::damage;
 use tfr_core::dataset::features::{FeatureSpecs, SpecsBeside};
 use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::{self, Placed};
@@ -418,11 +417,7 @@ fn skipped(
     frame: &Frame,
     snapshot: Option<&Arc<Snapshot>>,
 ) -> Rendered {
-    let problem = damage::describe(frame, input.data(), input.is_last(frame.index));
-    let note = format!(
-        "record {} at byte {}: skipped: {problem}",
-        frame.index, frame.offset
-    );
+    let note = super::records::skip_note(input, frame);
     let placed = snapshot
         .and_then(|s| element::place(s, decoder, frame, None))
         .map(|p| (p, String::new()));
