@@ -13,7 +13,6 @@
 //! needs (made by an older tfr-inspect), or that disagrees with another part is an error naming it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -172,7 +171,8 @@ struct Part {
 }
 
 fn read_part(path: &Path) -> Result<Part, MergeError> {
-    let file = File::open(path).map_err(|e| error(path, e.to_string()))?;
+    // A regular file only, opened without blocking (a named pipe would hang the merge).
+    let (file, _) = crate::sidefile::open_regular(path).map_err(|e| error(path, e.to_string()))?;
     let mut reader = BufReader::new(file);
     let mut part = Part::default();
     let mut number = 0u64;

@@ -14,7 +14,6 @@
 //! it.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -83,8 +82,11 @@ impl<'a> PartialSource<'a> {
     fn open(&self) -> std::io::Result<(Box<dyn PartReader + 'a>, u64)> {
         match *self {
             PartialSource::File(path) => {
-                let file = File::open(path)?;
-                let size = file.metadata()?.len();
+                // A regular file only, opened without blocking: a named pipe put in its place
+                // would otherwise hang the merge.
+                let (file, meta) = crate::sidefile::open_regular(path)
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
+                let size = meta.len();
                 Ok((Box::new(BufReader::new(file)), size))
             }
             PartialSource::Bytes { bytes, .. } => {
