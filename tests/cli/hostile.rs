@@ -544,3 +544,30 @@ fn an_output_name_of_249_bytes_is_written_through_its_temporary_file() {
             .starts_with("0 891\n")
     );
 }
+
+/// A named pipe given as a part to merge, with no writer, is refused at once (it would block the
+/// merge forever if opened as a file).
+#[test]
+fn a_named_pipe_given_as_a_part_to_merge_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("part.json");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for command in ["verify", "stats"] {
+        let ran = bounded(
+            &[command.as_ref(), "--merge".as_ref(), fifo.as_os_str()],
+            None,
+        );
+        assert_eq!(ran.code, Some(2), "{command}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("a named pipe, not a regular file"),
+            "{command}: {}",
+            ran.stderr
+        );
+    }
+}
