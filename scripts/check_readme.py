@@ -78,6 +78,8 @@ def main():
         os.symlink(binary, os.path.join(bindir, "tfr-inspect"))
         env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
         env.pop("NO_COLOR", None)
+        # Scratch directories an example makes (`mktemp -d`) go inside this one, and go with it.
+        env["TMPDIR"] = scratch
         for number, command, expected in found:
             answers = "".join(l[2:] + "\n" for l in expected if l.startswith("> "))
             # The echoed answers are part of the output, as the README shows them.
