@@ -182,6 +182,8 @@ pub struct App {
     pub rows: HashMap<usize, RowText>,
     pub prompt: Option<Prompt>,
     pub help: bool,
+    /// The first row of the help shown (its moves scroll it).
+    pub help_top: usize,
     /// The whole-text overlay (`w`) is open.
     pub details: bool,
     /// The last message for the status line.
@@ -324,6 +326,7 @@ impl App {
             rows: HashMap::new(),
             prompt: None,
             help: false,
+            help_top: 0,
             details: false,
             message: String::new(),
             search: None,
@@ -413,15 +416,57 @@ impl App {
     pub fn mode(&self) -> Mode {
         if self.prompt.is_some() {
             Mode::Prompt
-        } else if self.help || self.details {
+        } else if self.help {
             Mode::Help
+        } else if self.details {
+            Mode::Whole
         } else {
             Mode::Normal
         }
     }
 
     pub fn panes(&self) -> Panes {
-        layout::panes(self.screen, self.has_preview(), self.notice_lines())
+        self.panes_on(self.screen)
+    }
+
+    /// The panes on a screen of `area`, each sized to what it holds now.
+    pub fn panes_on(&self, area: Rect) -> Panes {
+        layout::panes_for(area, self.wants(area.width))
+    }
+
+    /// What the panes hold, for a screen `width` columns wide.
+    fn wants(&self, width: u16) -> layout::Wants {
+        // No pane is taller than the screen: counting stops there.
+        let most = usize::from(self.screen.height.max(1));
+        let step = self.tutor.shows_panel() && self.tutor.side != super::tutor::Side::Parsed;
+        // The step panel's lines as they wrap in the band (the screen's width when stacked).
+        let band_rows = step.then(|| {
+            let inner = usize::from(width.saturating_sub(2)).max(1);
+            self.tutor
+                .panel
+                .iter()
+                .map(|l| {
+                    tfr_core::words::display_width(&l.text)
+                        .div_ceil(inner)
+                        .max(1)
+                })
+                .fold(0usize, usize::saturating_add)
+        });
+        let region = &self.view.region;
+        let hex_rows = (region.end > region.start).then(|| {
+            let first = super::hexview::row_base(region.start);
+            let last = super::hexview::row_base(region.end - 1);
+            usize::try_from((last - first) / ROW).map_or(most, |r| r.saturating_add(1))
+        });
+        layout::Wants {
+            preview: self.has_preview(),
+            notices: self.notice_lines(),
+            message: self.message_line(width),
+            list_rows: self.frame_count().saturating_add(1),
+            band_rows,
+            hex_rows,
+            band_first: step,
+        }
     }
 
     /// Where the hex pane draws the selected frame's bytes on the current screen.
@@ -521,10 +566,16 @@ impl App {
 
     /// Applies one action.
     pub fn update(&mut self, action: Action) {
+        if self.help && self.scroll_help(action) {
+            return;
+        }
         match action {
             Action::Quit => self.quit = true,
             Action::Cancel => self.cancel(),
-            Action::Help => self.help = !self.help,
+            Action::Help => {
+                self.help = !self.help;
+                self.help_top = 0;
+            }
             Action::Details => self.details = !self.details,
             Action::Resize { width, height } => self.screen = Rect::new(0, 0, width, height),
             Action::NextPane | Action::PrevPane => self.cycle_focus(action == Action::NextPane),
@@ -556,6 +607,25 @@ impl App {
             Action::PageUp | Action::PageDown | Action::Home | Action::End => self.jump(action),
         }
         self.refresh();
+    }
+
+    /// The moves over the help scroll it, by a row, a page of it, or to its top or end; true
+    /// when `action` was one of them.
+    fn scroll_help(&mut self, action: Action) -> bool {
+        let placement = super::help::Placement::new(self.screen);
+        let page = placement.visible.max(1);
+        let top = placement.top(self.help_top);
+        self.help_top = match action {
+            Action::Up => top.saturating_sub(1),
+            Action::Down => top.saturating_add(1),
+            Action::PageUp => top.saturating_sub(page),
+            Action::PageDown => top.saturating_add(page),
+            Action::Home => 0,
+            Action::End => usize::MAX,
+            _ => return false,
+        };
+        self.help_top = placement.top(self.help_top);
+        true
     }
 
     /// Esc: closes the prompt, else stops the search, else closes the help, else quits.
@@ -824,9 +894,10 @@ impl App {
         if self.file().is_none() {
             return;
         }
+        // The step panel first: its length sizes the panes the selections are kept in.
+        self.refresh_tutor();
         let list_rows = self.scroll_into_view();
         self.refresh_hex();
-        self.refresh_tutor();
         self.describe_rows(list_rows);
     }
 

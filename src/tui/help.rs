@@ -14,10 +14,6 @@ use super::keymap;
 const GAP: u16 = 2;
 const PAD: u16 = 1;
 
-/// The overlay, centred in the area it is given, as wide as its longest line (and no wider than
-/// the screen); descriptions that do not fit wrap under themselves.
-pub struct Help;
-
 /// Display width of `text` in terminal columns.
 fn width(text: &str) -> u16 {
     u16::try_from(ratatui::text::Span::raw(text).width()).unwrap_or(u16::MAX)
@@ -80,15 +76,58 @@ pub fn natural_width() -> u16 {
 
 const TITLE: &str = " keys (? or Esc closes) ";
 
-impl Widget for Help {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+/// Where the overlay goes on a screen of `area` and how its rows fit in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    /// The overlay, border included.
+    pub rect: Rect,
+    /// Its rows (keys, one line of description), wrapped to its width.
+    pub rows: Vec<(String, String)>,
+    /// How many rows show at once: the inside less a line above them and one below, which say
+    /// when rows are scrolled out.
+    pub visible: usize,
+}
+
+impl Placement {
+    pub fn new(area: Rect) -> Placement {
         let width = natural_width().min(area.width);
         let rows = rows(width.saturating_sub(2));
         let wanted = u16::try_from(rows.len())
             .unwrap_or(u16::MAX)
             .saturating_add(4);
         let height = wanted.min(area.height);
-        let rect = super::layout::cleared_middle(area, (width, height), buf);
+        let rect = Rect::new(
+            area.x + (area.width - width) / 2,
+            area.y + (area.height - height) / 2,
+            width,
+            height,
+        );
+        let visible = usize::from(height.saturating_sub(4));
+        Placement {
+            rect,
+            rows,
+            visible,
+        }
+    }
+
+    /// The first row shown when the user scrolled to `top`: no further than the last page.
+    pub fn top(&self, top: usize) -> usize {
+        top.min(self.rows.len().saturating_sub(self.visible))
+    }
+}
+
+/// The overlay scrolled to row `top` (clamped to the last page), centred in the area it is given,
+/// as wide as its longest line (and no wider than the screen); descriptions that do not fit wrap
+/// under themselves. Rows scrolled out above or below are said so on the lines around the rows.
+pub struct Help {
+    pub top: usize,
+}
+
+impl Widget for Help {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let placement = Placement::new(area);
+        let rect =
+            super::layout::cleared_middle(area, (placement.rect.width, placement.rect.height), buf);
         let block = Block::bordered()
             .title(TITLE)
             .border_style(Style::default().fg(Color::Yellow));
@@ -99,7 +138,9 @@ impl Widget for Help {
             .fg(Color::Yellow)
             .add_modifier(Modifier::BOLD);
         let what_x = inner.x + PAD + keys + GAP;
-        for (i, (k, what)) in rows.iter().enumerate() {
+        let top = placement.top(self.top);
+        let shown = placement.rows.iter().skip(top).take(placement.visible);
+        for (i, (k, what)) in shown.enumerate() {
             let Some(y) = u16::try_from(i)
                 .ok()
                 .and_then(|i| (inner.y + 1).checked_add(i))
@@ -110,6 +151,20 @@ impl Widget for Help {
             buf.set_stringn(inner.x + PAD, y, k, usize::from(keys), key_style);
             let room = usize::from(inner.right().saturating_sub(what_x));
             buf.set_stringn(what_x, y, what, room, Style::default());
+        }
+        let hint = Style::default().fg(Color::Yellow);
+        let room = usize::from(inner.width.saturating_sub(PAD * 2));
+        if top > 0 && inner.height > 0 {
+            let text = format!("↑ {top} more above (k PgUp Home)");
+            buf.set_stringn(inner.x + PAD, inner.y, text, room, hint);
+        }
+        let below = placement
+            .rows
+            .len()
+            .saturating_sub(top.saturating_add(placement.visible));
+        if below > 0 && inner.height > 1 {
+            let text = format!("↓ {below} more below (j PgDn End)");
+            buf.set_stringn(inner.x + PAD, inner.bottom() - 1, text, room, hint);
         }
     }
 }

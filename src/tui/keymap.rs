@@ -94,12 +94,15 @@ pub enum PromptKind {
     Answer,
 }
 
-/// Which keys are live: typing into a prompt, reading the help, or everything else.
+/// Which keys are live: typing into a prompt, reading the help (where the moves scroll it) or the
+/// whole text, or everything else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     Normal,
     Prompt,
     Help,
+    /// The whole-text overlay (`w`).
+    Whole,
 }
 
 /// An input as the table names it.
@@ -155,8 +158,10 @@ fn key_name(code: KeyCode) -> String {
 pub enum Scope {
     /// Among the panes, with no prompt or help open.
     Panes,
-    /// Among the panes and over the help.
+    /// Among the panes and over the help, where the moves scroll it.
     PanesAndHelp,
+    /// Among the panes and over the help and the whole text (they close or quit).
+    PanesAndOverlays,
     /// In every mode, while typing a prompt too.
     Everywhere,
     /// Only while typing a prompt.
@@ -170,6 +175,10 @@ impl Scope {
             (Scope::Everywhere, _)
                 | (Scope::Panes, Mode::Normal)
                 | (Scope::PanesAndHelp, Mode::Normal | Mode::Help)
+                | (
+                    Scope::PanesAndOverlays,
+                    Mode::Normal | Mode::Help | Mode::Whole
+                )
                 | (Scope::Prompt, Mode::Prompt)
         )
     }
@@ -188,6 +197,13 @@ impl Bind {
     const fn also_in_help(self) -> Bind {
         Bind {
             scope: Scope::PanesAndHelp,
+            ..self
+        }
+    }
+
+    const fn also_over_overlays(self) -> Bind {
+        Bind {
+            scope: Scope::PanesAndOverlays,
             ..self
         }
     }
@@ -265,40 +281,46 @@ pub const KEYS: &[Binding] = &[
     Binding {
         keys: &[
             &[
-                key(KeyCode::Up, Action::Up),
-                key(KeyCode::Down, Action::Down),
+                key(KeyCode::Up, Action::Up).also_in_help(),
+                key(KeyCode::Down, Action::Down).also_in_help(),
                 key(KeyCode::Left, Action::Left),
                 key(KeyCode::Right, Action::Right),
             ],
             &[
                 ch('h', Action::Left),
-                ch('j', Action::Down),
-                ch('k', Action::Up),
+                ch('j', Action::Down).also_in_help(),
+                ch('k', Action::Up).also_in_help(),
                 ch('l', Action::Right),
             ],
         ],
-        what: "move in the focused pane (← → fold and unfold in the tree)",
+        what: "move in the focused pane (← → fold and unfold in the tree); ↑ ↓ j k scroll this help",
     },
     Binding {
         keys: &[&[
-            key(KeyCode::PageUp, Action::PageUp),
-            key(KeyCode::PageDown, Action::PageDown),
+            key(KeyCode::PageUp, Action::PageUp).also_in_help(),
+            key(KeyCode::PageDown, Action::PageDown).also_in_help(),
         ]],
-        what: "move a page",
+        what: "move a page (of this help too)",
     },
     Binding {
-        keys: &[&[ctrl('b', Action::PageUp), ctrl('f', Action::PageDown)]],
+        keys: &[&[
+            ctrl('b', Action::PageUp).also_in_help(),
+            ctrl('f', Action::PageDown).also_in_help(),
+        ]],
         what: "move a page, as PgUp PgDn",
     },
     Binding {
         keys: &[
             &[
-                key(KeyCode::Home, Action::Home),
-                key(KeyCode::End, Action::End),
+                key(KeyCode::Home, Action::Home).also_in_help(),
+                key(KeyCode::End, Action::End).also_in_help(),
             ],
-            &[ch('g', Action::Home), ch('G', Action::End)],
+            &[
+                ch('g', Action::Home).also_in_help(),
+                ch('G', Action::End).also_in_help(),
+            ],
         ],
-        what: "first / last frame, node or byte",
+        what: "first / last frame, node or byte (top / end of this help)",
     },
     Binding {
         keys: &[&[
@@ -381,11 +403,11 @@ pub const KEYS: &[Binding] = &[
         what: "wheel scrolls the pane under it, click selects",
     },
     Binding {
-        keys: &[&[ch('w', Action::Details).also_in_help()]],
+        keys: &[&[ch('w', Action::Details).also_over_overlays()]],
         what: "whole text: the frame's summary, the node, the byte's explanation and the status, wrapped",
     },
     Binding {
-        keys: &[&[ch('?', Action::Help).also_in_help()]],
+        keys: &[&[ch('?', Action::Help).also_over_overlays()]],
         what: "this help",
     },
     Binding {
@@ -394,7 +416,7 @@ pub const KEYS: &[Binding] = &[
     },
     Binding {
         keys: &[&[
-            ch('q', Action::Quit).also_in_help(),
+            ch('q', Action::Quit).also_over_overlays(),
             ctrl('c', Action::Quit).everywhere(),
         ]],
         what: "quit",
@@ -482,7 +504,7 @@ pub fn mouse_action(mode: Mode, mouse: MouseEvent) -> Option<Action> {
 mod tests {
     use super::*;
 
-    const MODES: [Mode; 3] = [Mode::Normal, Mode::Prompt, Mode::Help];
+    const MODES: [Mode; 4] = [Mode::Normal, Mode::Prompt, Mode::Help, Mode::Whole];
 
     /// An event that triggers `bind`, and the action it must give.
     fn event_of(bind: &Bind) -> (Event, Action) {
@@ -572,7 +594,7 @@ mod tests {
             KeyCode::F(1),
         ]);
         let mut acting = 0;
-        for mode in [Mode::Normal, Mode::Help] {
+        for mode in [Mode::Normal, Mode::Help, Mode::Whole] {
             for code in &codes {
                 for modifiers in [KeyModifiers::NONE, KeyModifiers::CONTROL] {
                     let Some(action) = key_action(mode, KeyEvent::new(*code, modifiers)) else {

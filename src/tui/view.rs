@@ -69,7 +69,7 @@ impl Widget for &App {
                 .render(area, buf);
             return;
         }
-        let panes = layout::panes(area, self.has_preview(), self.notice_lines());
+        let panes = self.panes_on(area);
         self.render_list(panes.list, buf);
         if self.tutor.shows_panel() {
             // Step mode, the parsed view or the quiz (whose answers the tree would give away),
@@ -88,12 +88,13 @@ impl Widget for &App {
         self.render_hex(panes.hex, buf);
         self.render_explain(panes.explain, buf);
         self.render_notices(panes.notices, buf);
+        self.render_message(panes.message, buf);
         self.render_status(panes.status, buf);
         if self.details {
             super::details::Details(self).render(area, buf);
         }
         if self.help {
-            Help.render(area, buf);
+            Help { top: self.help_top }.render(area, buf);
         }
     }
 }
@@ -277,9 +278,16 @@ impl App {
             );
             return;
         }
-        let Some((parts, damaged)) = self.status_parts() else {
+        let Some((mut parts, damaged)) = self.status_parts() else {
             return;
         };
+        let mut message_cut = false;
+        if self.message_line(rect.width) {
+            // The answer is on its own line above (cut there when longer than the screen).
+            parts.pop();
+            message_cut =
+                tfr_core::words::display_width(&self.message) + 1 > usize::from(rect.width);
+        }
         let text = format!(" {}", parts.join(" │ "));
         // The whole line is in the `w` overlay; here it is cut at the help hint.
         let style = if damaged {
@@ -288,12 +296,13 @@ impl App {
             bar
         };
         // When the line does not fit, the hint names the key that shows it whole.
-        let help =
-            if tfr_core::words::display_width(&text) + " ? help ".len() > usize::from(rect.width) {
-                " w whole · ? help "
-            } else {
-                " ? help "
-            };
+        let help = if message_cut
+            || tfr_core::words::display_width(&text) + HELP_HINT.len() > usize::from(rect.width)
+        {
+            " w whole · ? help "
+        } else {
+            HELP_HINT
+        };
         let room = usize::from(rect.width).saturating_sub(help.chars().count());
         buf.set_stringn(
             rect.x,
@@ -314,6 +323,41 @@ impl App {
 }
 
 impl App {
+    /// Whether the last action's answer (a search's result, why `:` or `o` went nowhere, what
+    /// `i` or `R` did) gets a line of its own above the status bar: the bar, `width` columns wide,
+    /// cannot hold it whole beside the rest and the help hint.
+    pub fn message_line(&self, width: u16) -> bool {
+        // An open prompt takes the status bar; the answer it is asked for comes after it (and
+        // the quiz's question is not answered by the last message).
+        if self.message.is_empty() || self.prompt.is_some() {
+            return false;
+        }
+        let Some((parts, _)) = self.status_parts() else {
+            return false;
+        };
+        let text = format!(" {}", parts.join(" │ "));
+        tfr_core::words::display_width(&text) + HELP_HINT.len() > usize::from(width)
+    }
+
+    /// The last action's answer on its own line, cut with an ellipsis when even the line is too
+    /// short for it (`w` shows it whole).
+    fn render_message(&self, rect: Rect, buf: &mut Buffer) {
+        if rect.height == 0 {
+            return;
+        }
+        let bar = Style::default().bg(Color::Indexed(236)).fg(Color::White);
+        buf.set_style(rect, bar);
+        let text = format!(" {}", self.message);
+        let room = usize::from(rect.width);
+        buf.set_stringn(
+            rect.x,
+            rect.y,
+            tfr_core::words::clip(&text, room),
+            room,
+            bar.add_modifier(Modifier::BOLD),
+        );
+    }
+
     /// The status line's parts (file, position, damage, compression, indexing, the last
     /// message), and whether the file or its compressed stream is damaged.
     /// The status line's text, whole.
@@ -357,6 +401,9 @@ impl App {
         Some((parts, damaged > 0 || stream_damaged))
     }
 }
+
+/// The hint at the right of the status bar.
+const HELP_HINT: &str = " ? help ";
 
 /// Tree row `n` as drawn: indented, with its fold marker, label and detail (red when damaged).
 fn tree_line(tree: &Tree, n: usize) -> Option<Line<'static>> {

@@ -93,8 +93,17 @@ fn keymap_ignores_releases_and_respects_modes() {
         key_action(Mode::Prompt, key(KeyCode::Enter)),
         Some(Action::Submit)
     );
-    // The help overlay only closes or quits.
-    assert_eq!(key_action(Mode::Help, key(KeyCode::Char('j'))), None);
+    // Over the help the moves scroll it; over the whole text nothing but closing or quitting acts.
+    assert_eq!(
+        key_action(Mode::Help, key(KeyCode::Char('j'))),
+        Some(Action::Down)
+    );
+    assert_eq!(key_action(Mode::Help, key(KeyCode::Char('c'))), None);
+    assert_eq!(key_action(Mode::Whole, key(KeyCode::Char('j'))), None);
+    assert_eq!(
+        key_action(Mode::Whole, key(KeyCode::Char('q'))),
+        Some(Action::Quit)
+    );
     assert_eq!(
         key_action(Mode::Help, key(KeyCode::Char('?'))),
         Some(Action::Help)

@@ -5,6 +5,7 @@
 mod app;
 mod images;
 mod remote;
+mod screens;
 mod search;
 mod tutor;
 mod unix;

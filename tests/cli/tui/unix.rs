@@ -249,7 +249,7 @@ fn text_cut_at_eighty_columns_is_readable_whole_in_the_w_overlay() {
             "{text}"
         );
         // `w` and Esc close it; other keys do nothing meanwhile.
-        assert_eq!(app.mode(), Mode::Help);
+        assert_eq!(app.mode(), Mode::Whole);
         let press = |code| KeyEvent::new(code, KeyModifiers::NONE);
         assert_eq!(key_action(app.mode(), press(KeyCode::Down)), None);
         assert_eq!(
