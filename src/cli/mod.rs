@@ -11,6 +11,7 @@ pub mod filter;
 pub mod hex;
 pub mod images;
 pub mod index;
+mod index_dir;
 pub mod list;
 pub mod locate;
 pub mod messages;

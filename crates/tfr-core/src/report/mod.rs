@@ -10,6 +10,7 @@ pub mod export;
 pub mod filter;
 pub mod hex;
 pub mod index;
+pub mod index_dir;
 pub mod locate;
 pub mod pick;
 pub mod salvage;
