@@ -21,6 +21,7 @@ pub mod progress;
 pub mod quiz;
 pub mod records;
 pub mod salvage;
+pub mod schema;
 pub mod show;
 pub mod stats;
 mod stats_partial;
@@ -181,6 +182,13 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect stats train.tfrecord\n  tfr-inspect stats data/ --json\n  tfr-inspect stats readings.tfrecord --proto reading.proto\n  tfr-inspect stats logs/"
     )]
     Stats(stats::StatsArgs),
+    /// The feature spec a reader needs, inferred from every record: each feature's dtype, fixed
+    /// or variable length, shape and presence, as a table, the dict `tf.io.parse_single_example`
+    /// takes (`--format python`), JSON, or TFDV's `schema.pbtxt`.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect schema train.tfrecord\n  tfr-inspect schema data/ --format python > spec.py\n  tfr-inspect schema data/ --format tfdv > schema.pbtxt"
+    )]
+    Schema(schema::SchemaArgs),
     /// Quiz on one record: each tag, length and value with its meaning hidden, answered on
     /// standard input, checked, and derived when the answer is wrong.
     #[command(
@@ -398,6 +406,7 @@ pub fn dispatch(
         Command::Salvage(args) => salvage::run(args, open, env, messages, out)?,
         Command::Index(args) => index::run(args, &open.read, env, messages, out)?,
         Command::Stats(args) => stats::run(args, open, env, messages, out)?,
+        Command::Schema(args) => schema::run(args, open, messages, out)?,
         Command::Images(args) => images::run(args, open, env, messages, out)?,
         Command::Completions(args) => argv::completions(args, out)?,
         Command::Man(args) => argv::man(args, out)?,

@@ -28,6 +28,7 @@ mod ranged;
 mod readme_status;
 mod remote;
 mod salvage;
+mod schema;
 mod selection;
 mod show;
 mod snappy;

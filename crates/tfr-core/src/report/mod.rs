@@ -7,6 +7,7 @@
 
 pub mod count;
 pub mod export;
+pub mod feature_spec;
 pub mod filter;
 pub mod hex;
 pub mod index;
