@@ -25,6 +25,7 @@ pub mod schema;
 pub mod show;
 pub mod stats;
 mod stats_partial;
+pub mod tags;
 pub mod teach;
 pub mod verify;
 
@@ -189,6 +190,13 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect schema train.tfrecord\n  tfr-inspect schema data/ --format python > spec.py\n  tfr-inspect schema data/ --format tfdv > schema.pbtxt"
     )]
     Schema(schema::SchemaArgs),
+    /// Per run of TensorBoard event files, each tag with its kind (scalar, histogram, image,
+    /// text, audio, hparams, tensor…), values, first and last step, wall times, and the steps
+    /// that went back, as `tensorboard --inspect` shows them.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect tags logs/\n  tfr-inspect tags logs/ --tag train/loss\n  tfr-inspect tags logs/run1/events.out.tfevents.* --json"
+    )]
+    Tags(tags::TagsArgs),
     /// Quiz on one record: each tag, length and value with its meaning hidden, answered on
     /// standard input, checked, and derived when the answer is wrong.
     #[command(
@@ -407,6 +415,7 @@ pub fn dispatch(
         Command::Index(args) => index::run(args, &open.read, env, messages, out)?,
         Command::Stats(args) => stats::run(args, open, env, messages, out)?,
         Command::Schema(args) => schema::run(args, open, messages, out)?,
+        Command::Tags(args) => tags::run(args, open, messages, out)?,
         Command::Images(args) => images::run(args, open, env, messages, out)?,
         Command::Completions(args) => argv::completions(args, out)?,
         Command::Man(args) => argv::man(args, out)?,

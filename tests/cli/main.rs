@@ -38,6 +38,7 @@ mod stats_known;
 mod stats_partial;
 mod stats_text;
 mod stats_tfdv;
+mod tags;
 mod teach;
 mod tui;
 mod unix;

@@ -15,6 +15,7 @@ pub mod index_dir;
 pub mod locate;
 pub mod pick;
 pub mod salvage;
+pub mod tags;
 pub mod verify;
 pub mod verify_merge;
 
