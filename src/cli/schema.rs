@@ -86,7 +86,7 @@ fn say_skipped(report: &SpecReport, messages: &Messages) {
                     ));
                 }
             }
-            None => messages.error(&format_args!("{name}: {}", skipped.why)),
+            None => messages.error(&skipped.why),
         }
     }
     if let Some(more) = named.checked_sub(NAMED_DAMAGE).filter(|n| *n > 0) {

@@ -215,7 +215,8 @@ impl FeatureSpec {
 pub struct Skipped {
     #[serde(skip)]
     pub file: PathBuf,
-    /// The record's number and byte offset; `None` for a whole file or stream.
+    /// The record's number and byte offset; `None` for a whole file or stream (then `why`
+    /// names the file).
     pub record: Option<(usize, u64)>,
     pub why: String,
 }
@@ -300,7 +301,10 @@ impl Pass {
         }
         if let Some(problem) = source.compression().and_then(|c| c.problem.as_ref()) {
             self.report.damaged = self.report.damaged.saturating_add(1);
-            self.report.skipped.push(skip(None, problem.to_string()));
+            self.report.skipped.push(skip(
+                None,
+                format!("{}: {problem}", crate::escape::path_for_terminal(path)),
+            ));
         }
         if let Err(e) = source.check_unchanged() {
             self.report.unreadable += 1;

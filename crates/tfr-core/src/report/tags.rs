@@ -166,7 +166,8 @@ pub struct RunTags {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
     pub file: PathBuf,
-    /// The record's number and byte offset; `None` for a whole file.
+    /// The record's number and byte offset; `None` for a whole file or stream (then `why`
+    /// names the file).
     pub record: Option<(usize, u64)>,
     pub why: String,
 }
@@ -267,7 +268,10 @@ impl TagsReport {
         }
         if let Some(problem) = source.compression().and_then(|c| c.problem.as_ref()) {
             self.damaged = self.damaged.saturating_add(1);
-            self.skipped.push(skip(None, problem.to_string()));
+            self.skipped.push(skip(
+                None,
+                format!("{}: {problem}", crate::escape::path_for_terminal(path)),
+            ));
         }
         if let Err(e) = source.check_unchanged() {
             self.unreadable += 1;
