@@ -77,8 +77,8 @@ const MEANT: &[(&[&str], &str)] = &[
         "`tfr-inspect stats` (each feature) or `tfr-inspect count` (how many records)",
     ),
     (
-        &["schema", "features", "spec", "dtypes", "types"],
-        "`tfr-inspect stats` (each feature's kind, values per record and presence)",
+        &["features", "spec", "dtypes", "types"],
+        "`tfr-inspect schema` (each feature's dtype, shape and presence; `stats` for its values)",
     ),
     (
         &["check", "validate", "fsck", "test", "crc"],
@@ -571,7 +571,7 @@ mod tests {
         assert!(meant_by("cat").is_some_and(|m| m.starts_with("`tfr-inspect show`")));
         assert!(meant_by("CAT").is_some_and(|m| m.starts_with("`tfr-inspect show`")));
         assert_eq!(meant_by("wc"), Some("`tfr-inspect count`"));
-        assert!(meant_by("schema").is_some_and(|m| m.starts_with("`tfr-inspect stats`")));
+        assert!(meant_by("spec").is_some_and(|m| m.starts_with("`tfr-inspect schema`")));
         assert!(meant_by("info").is_some_and(|m| m.contains("`tfr-inspect count`")));
         assert_eq!(meant_by("train"), None);
         // No other name is a subcommand's own: that one would never be reached.

@@ -8,7 +8,7 @@
 //! alone (of a compressed file, at their offsets in the decompressed stream).
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use clap::Args;
@@ -23,7 +23,8 @@ use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
-    /// The TFRecord file to index (opened read-only).
+    /// The TFRecord file to index (opened read-only); or a directory or quoted glob pattern, whose
+    /// shards each get their index in the directory `-o OUTDIR`, named `SHARD.idx`.
     pub file: PathBuf,
     /// With --check: the existing index to compare with FILE.
     #[arg(requires = "check")]
@@ -31,10 +32,12 @@ pub struct IndexArgs {
     /// Compare the index IDX with FILE and name its first wrong line (exit 1 when one is).
     #[arg(long, requires = "idx", conflicts_with = "output")]
     pub check: bool,
-    /// Write the index to IDX instead of standard output.
-    #[arg(short, long, value_name = "IDX")]
+    /// Write the index to IDX instead of standard output; of a directory or pattern, the
+    /// directory the indexes go to (made when missing).
+    #[arg(short, long, value_name = "IDX|OUTDIR")]
     pub output: Option<PathBuf>,
-    /// Replace IDX if it is an existing regular file.
+    /// Replace IDX if it is an existing regular file; in OUTDIR, replace existing index files
+    /// (regular files that read as an index, nothing else).
     #[arg(long, requires = "output")]
     pub force: bool,
     /// Index only the intact records of a damaged file, leaving its damaged frames out; of a
@@ -45,8 +48,13 @@ pub struct IndexArgs {
 
 /// Refuses what an index cannot describe faithfully, unless `--intact-only` asked for it; notes
 /// on standard error what was left out when it did.
-fn refuse(args: &IndexArgs, indexed: &Indexed, messages: &Messages) -> Option<Status> {
-    let name = path_for_terminal(&args.file);
+pub(super) fn refuse(
+    args: &IndexArgs,
+    file: &Path,
+    indexed: &Indexed,
+    messages: &Messages,
+) -> Option<Status> {
+    let name = path_for_terminal(file);
     if let Some(kind) = indexed.compression {
         if !args.intact_only {
             messages.error(&format!(
@@ -86,11 +94,14 @@ pub fn run(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
+    if !args.check && is_many(&args.file) {
+        return super::index_dir::run(args, read, messages, out);
+    }
     let indexed = match Indexed::read(&args.file, read) {
         Ok(indexed) => indexed,
         Err(e) => return Ok(messages.unusable(&e)),
     };
-    if let Some(status) = refuse(args, &indexed, messages) {
+    if let Some(status) = refuse(args, &args.file, &indexed, messages) {
         return Ok(messages.raise(status));
     }
     // Damage left out at the user's request still sets the exit status.
@@ -133,6 +144,11 @@ pub fn run(
         )?;
     }
     Ok(messages.status())
+}
+
+/// Whether `arg` names many shards (a directory or a glob pattern) rather than one file.
+fn is_many(arg: &Path) -> bool {
+    arg.is_dir() || (!arg.exists() && tfr_core::dataset::discover::is_pattern(arg))
 }
 
 /// `--check`: compares IDX with the file's records.

@@ -11,6 +11,7 @@ pub mod filter;
 pub mod hex;
 pub mod images;
 pub mod index;
+mod index_dir;
 pub mod list;
 pub mod locate;
 pub mod messages;
@@ -20,9 +21,11 @@ pub mod progress;
 pub mod quiz;
 pub mod records;
 pub mod salvage;
+pub mod schema;
 pub mod show;
 pub mod stats;
 mod stats_partial;
+pub mod tags;
 pub mod teach;
 pub mod verify;
 
@@ -180,6 +183,20 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect stats train.tfrecord\n  tfr-inspect stats data/ --json\n  tfr-inspect stats readings.tfrecord --proto reading.proto\n  tfr-inspect stats logs/"
     )]
     Stats(stats::StatsArgs),
+    /// The feature spec a reader needs, inferred from every record: each feature's dtype, fixed
+    /// or variable length, shape and presence, as a table, the dict `tf.io.parse_single_example`
+    /// takes (`--format python`), JSON, or TFDV's `schema.pbtxt`.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect schema train.tfrecord\n  tfr-inspect schema data/ --format python > spec.py\n  tfr-inspect schema data/ --format tfdv > schema.pbtxt"
+    )]
+    Schema(schema::SchemaArgs),
+    /// Per run of TensorBoard event files, each tag with its kind (scalar, histogram, image,
+    /// text, audio, hparams, tensor…), values, first and last step, wall times, and the steps
+    /// that went back, as `tensorboard --inspect` shows them.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect tags logs/\n  tfr-inspect tags logs/ --tag train/loss\n  tfr-inspect tags logs/run1/events.out.tfevents.* --json"
+    )]
+    Tags(tags::TagsArgs),
     /// Quiz on one record: each tag, length and value with its meaning hidden, answered on
     /// standard input, checked, and derived when the answer is wrong.
     #[command(
@@ -397,6 +414,8 @@ pub fn dispatch(
         Command::Salvage(args) => salvage::run(args, open, env, messages, out)?,
         Command::Index(args) => index::run(args, &open.read, env, messages, out)?,
         Command::Stats(args) => stats::run(args, open, env, messages, out)?,
+        Command::Schema(args) => schema::run(args, open, messages, out)?,
+        Command::Tags(args) => tags::run(args, open, messages, out)?,
         Command::Images(args) => images::run(args, open, env, messages, out)?,
         Command::Completions(args) => argv::completions(args, out)?,
         Command::Man(args) => argv::man(args, out)?,

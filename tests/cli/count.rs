@@ -237,7 +237,7 @@ fn words_that_are_neither_file_nor_subcommand_get_the_command_they_mean() {
     for (word, meant) in [
         ("cat", "show"),
         ("info", "stats"),
-        ("schema", "stats"),
+        ("spec", "schema"),
         ("wc", "count"),
         ("check", "verify"),
         ("shuf", "sample"),
@@ -260,7 +260,7 @@ fn words_that_are_neither_file_nor_subcommand_get_the_command_they_mean() {
         );
     }
     // The subcommands themselves are read as subcommands, not as files.
-    for word in ["count", "head", "tail"] {
+    for word in ["count", "head", "tail", "schema", "tags"] {
         let output = run([word.as_ref(), file.as_os_str()]);
         assert_eq!(output.status.code(), Some(0), "{word}: {}", stderr(&output));
     }

@@ -74,6 +74,23 @@ pub fn read(idx: &mut impl BufRead, file_len: u64) -> io::Result<Option<Vec<Inde
     Ok(Some(entries))
 }
 
+/// Whether `idx` reads as an index `tfrecord2idx` writes, of any file: every line `offset length`
+/// (blank lines at the end allowed). Read line by line and stopped at the first other line, so
+/// what is not an index costs at most [`LINE_BOUND`] bytes past its last index line.
+pub fn is_index(idx: &mut impl BufRead) -> io::Result<bool> {
+    let mut blank = false;
+    while let Some(raw) = read_line(idx, LINE_BOUND)? {
+        if !raw.cut && raw.text().trim().is_empty() {
+            blank = true;
+            continue;
+        }
+        if blank || raw.cut || parse_line(&raw.text()).is_none() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// The first line of an existing index that disagrees with the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mismatch {
@@ -236,6 +253,18 @@ mod tests {
             write_record(p, &mut out).unwrap();
         }
         out
+    }
+
+    #[test]
+    fn an_index_is_told_from_other_text() {
+        let is = |text: &[u8]| is_index(&mut &text[..]).unwrap();
+        assert!(is(b""));
+        assert!(is(b"0 17\n17 16\n\n"));
+        assert!(is(b"0 17\n17 16"));
+        assert!(!is(b"0 17\n\n17 16\n"));
+        assert!(!is(b"0 17\nhello\n"));
+        assert!(!is(b"0 17 3\n"));
+        assert!(!is(&[b'1'; LINE_BOUND + 10]));
     }
 
     #[test]

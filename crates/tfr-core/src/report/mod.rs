@@ -7,12 +7,15 @@
 
 pub mod count;
 pub mod export;
+pub mod feature_spec;
 pub mod filter;
 pub mod hex;
 pub mod index;
+pub mod index_dir;
 pub mod locate;
 pub mod pick;
 pub mod salvage;
+pub mod tags;
 pub mod verify;
 pub mod verify_merge;
 

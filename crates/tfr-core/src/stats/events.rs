@@ -233,7 +233,7 @@ impl Run {
 
 /// What a summary value is for: the plugin name (TF1's fields by the plugin TensorBoard gives
 /// them to), whether its metadata named it, and its scalar when it is one.
-fn read_value(value: &MessageView<'_>) -> (String, bool, Option<f64>) {
+pub(crate) fn read_value(value: &MessageView<'_>) -> (String, bool, Option<f64>) {
     if let Some(Value::Scalar(Scalar::F32(x))) = singular(value, "simple_value") {
         return ("scalars".into(), true, Some(f64::from(x)));
     }
@@ -275,7 +275,7 @@ fn plugin_name(value: &MessageView<'_>) -> Option<String> {
 }
 
 /// What an event that holds no summary holds.
-fn other_kind(event: &MessageView<'_>) -> Option<String> {
+pub(crate) fn other_kind(event: &MessageView<'_>) -> Option<String> {
     for name in [
         "file_version",
         "graph_def",
@@ -296,7 +296,7 @@ fn other_kind(event: &MessageView<'_>) -> Option<String> {
     })
 }
 
-fn singular<'a>(message: &MessageView<'a>, name: &str) -> Option<Value<'a>> {
+pub(crate) fn singular<'a>(message: &MessageView<'a>, name: &str) -> Option<Value<'a>> {
     message.field(name).and_then(|f| f.singular())
 }
 

@@ -201,7 +201,7 @@ struct Opened {
 
 /// `base` after learning what the records of `source` usually are (as every other command
 /// learns it: from the file's name and its first intact payloads).
-fn learnt(base: &Decoder, source: &Source, index: &FrameIndex) -> Decoder {
+pub(crate) fn learnt(base: &Decoder, source: &Source, index: &FrameIndex) -> Decoder {
     let data = source;
     let sample = (0..index.len())
         .map_while(|f| index.get(data, f))
