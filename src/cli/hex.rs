@@ -37,6 +37,10 @@ pub struct HexArgs {
     pub json: bool,
     #[command(flatten)]
     pub teach: super::teach::TeachArgs,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 fn token_range(token: &Token) -> FileRange {

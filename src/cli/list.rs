@@ -31,6 +31,10 @@ pub struct ListArgs {
     /// One JSON object per frame instead of a table.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 /// Where the summary column starts in a row of the table (after the split's column, if any).
@@ -521,7 +525,12 @@ mod tests {
 
     /// `list --json` of `file`, run in process.
     fn listed(files: Vec<PathBuf>) -> (Status, Vec<serde_json::Value>) {
-        let args = ListArgs { files, json: true };
+        let args = ListArgs {
+            files,
+            json: true,
+            decode: Default::default(),
+            read: Default::default(),
+        };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();
         let env = crate::cli::Env::plain();

@@ -26,6 +26,10 @@ pub struct EndsArgs {
     pub records: u64,
     #[command(flatten)]
     pub view: View,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 #[derive(Debug, Args)]
@@ -41,6 +45,10 @@ pub struct SampleArgs {
     pub seed: Option<u64>,
     #[command(flatten)]
     pub view: View,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 /// The first `args.records` records.

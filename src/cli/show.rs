@@ -38,6 +38,10 @@ pub struct ShowArgs {
     pub records: super::argv::RecordChoice,
     #[command(flatten)]
     pub view: View,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 /// How records are shown: by `show`, and by `head`, `tail` and `sample`, which show theirs.
@@ -607,6 +611,8 @@ mod tests {
                 json: false,
                 notes: false,
             },
+            decode: Default::default(),
+            read: Default::default(),
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();

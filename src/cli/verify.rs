@@ -36,6 +36,8 @@ use tfr_core::resync::ResyncBudget;
 use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
+// Only `--images` decodes payloads: the decoding options are refused without it.
+#[command(mut_group("DecodeArgs", |group| group.requires("images")))]
 pub struct VerifyArgs {
     /// TFRecord files to check; with `--merge`, outputs of `verify --json`.
     #[arg(required = true)]
@@ -57,6 +59,10 @@ pub struct VerifyArgs {
     /// `verify` over all their files says.
     #[arg(long)]
     pub merge: bool,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 impl tfr_core::report::Progress for Progress {
