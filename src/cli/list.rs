@@ -203,7 +203,7 @@ pub fn run(
     }
     run.note_skipped(messages);
     if run.is_dataset() {
-        messages.raise(run.finish(args.json, false, out)?);
+        messages.raise(run.finish(args.json, super::dataset::SkippedLines::Omitted, out)?);
     }
     Ok(messages.status())
 }
