@@ -71,6 +71,7 @@ fn main() -> ExitCode {
                 json: false,
                 decode: cli.decode.clone(),
                 read: cli.read.clone(),
+                bytes: cli.bytes.clone(),
             };
             cli::run(&Command::List(args), &env, &messages, &mut out)
         }

@@ -41,6 +41,8 @@ pub struct HexArgs {
     pub decode: super::DecodeArgs,
     #[command(flatten)]
     pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 fn token_range(token: &Token) -> FileRange {

@@ -35,6 +35,8 @@ pub struct ListArgs {
     pub decode: super::DecodeArgs,
     #[command(flatten)]
     pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 /// Where the summary column starts in a row of the table (after the split's column, if any).
@@ -530,6 +532,7 @@ mod tests {
             json: true,
             decode: Default::default(),
             read: Default::default(),
+            bytes: Default::default(),
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();

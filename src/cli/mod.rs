@@ -73,6 +73,8 @@ pub struct Cli {
     pub decode: DecodeArgs,
     #[command(flatten)]
     pub read: ReadArgs,
+    #[command(flatten)]
+    pub bytes: BytesView,
 }
 
 impl Cli {
@@ -84,6 +86,7 @@ impl Cli {
             None => Groups {
                 decode: Some(&self.decode),
                 read: Some(&self.read),
+                bytes: Some(&self.bytes),
             },
         }
     }
@@ -259,9 +262,21 @@ pub struct DecodeArgs {
     /// Decode payloads as this message type, e.g. `my.pkg.Record` (default: detect per record).
     #[arg(long, value_name = "pkg.Type")]
     pub message: Option<String>,
-    /// Do not decode payloads: show them as bytes.
+    /// Read every payload without a type, as `protoc --decode_raw` does: field numbers and wire
+    /// values, an Example's too.
     #[arg(long, conflicts_with = "message")]
     pub raw: bool,
+}
+
+/// `--bytes`: payloads not decoded at all, shown as bytes. Taken by the views of a record's
+/// payload (the inspector, list, show, head, tail, sample, hex, quiz), always beside
+/// [`DecodeArgs`]; `export` has a `--bytes` of its own (how bytes values are written).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Decoding")]
+pub struct BytesView {
+    /// Do not decode payloads: show them as bytes.
+    #[arg(long = "bytes", conflicts_with_all = ["raw", "message"])]
+    pub bytes: bool,
 }
 
 /// How inputs are read: compression, limits, and objects named by URL. Every subcommand that
@@ -298,12 +313,13 @@ pub struct ReadArgs {
     pub connections: Option<u16>,
 }
 
-/// The option groups a subcommand takes ([`DecodeArgs`], [`ReadArgs`]); `None` where it takes
-/// none, so its `--help` does not list them and clap refuses them.
+/// The option groups a subcommand takes ([`DecodeArgs`], [`ReadArgs`], [`BytesView`]); `None`
+/// where it takes none, so its `--help` does not list them and clap refuses them.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Groups<'a> {
     pub decode: Option<&'a DecodeArgs>,
     pub read: Option<&'a ReadArgs>,
+    pub bytes: Option<&'a BytesView>,
 }
 
 impl<'a> Groups<'a> {
@@ -312,6 +328,15 @@ impl<'a> Groups<'a> {
         Groups {
             decode: Some(decode),
             read: Some(read),
+            bytes: None,
+        }
+    }
+
+    /// These groups and [`BytesView`]: a subcommand that shows records' payloads.
+    fn viewing(self, bytes: &'a BytesView) -> Self {
+        Groups {
+            bytes: Some(bytes),
+            ..self
         }
     }
 
@@ -320,6 +345,7 @@ impl<'a> Groups<'a> {
         Groups {
             decode: None,
             read: Some(read),
+            bytes: None,
         }
     }
 
@@ -327,8 +353,9 @@ impl<'a> Groups<'a> {
     /// not taken); fails on a bad schema.
     pub fn open_options(&self) -> Result<OpenOptions, Error> {
         let read = self.read.map(ReadArgs::read_options).unwrap_or_default();
+        let bytes = self.bytes.is_some_and(|b| b.bytes);
         let decoder = match self.decode {
-            Some(decode) => decode.decoder()?,
+            Some(decode) => decode.decoder_showing_bytes(bytes)?,
             None => DecodeArgs::default().decoder()?,
         };
         Ok(OpenOptions { read, decoder })
@@ -341,17 +368,19 @@ impl Command {
     /// new one does not compile until it says which it takes.
     pub fn groups(&self) -> Groups<'_> {
         match self {
-            Command::List(a) => Groups::both(&a.decode, &a.read),
-            Command::Show(a) => Groups::both(&a.decode, &a.read),
-            Command::Head(a) | Command::Tail(a) => Groups::both(&a.decode, &a.read),
-            Command::Sample(a) => Groups::both(&a.decode, &a.read),
+            Command::List(a) => Groups::both(&a.decode, &a.read).viewing(&a.bytes),
+            Command::Show(a) => Groups::both(&a.decode, &a.read).viewing(&a.bytes),
+            Command::Head(a) | Command::Tail(a) => {
+                Groups::both(&a.decode, &a.read).viewing(&a.bytes)
+            }
+            Command::Sample(a) => Groups::both(&a.decode, &a.read).viewing(&a.bytes),
             Command::Export(a) => Groups::both(&a.decode, &a.read),
             Command::Filter(a) => Groups::both(&a.decode, &a.read),
-            Command::Hex(a) => Groups::both(&a.decode, &a.read),
+            Command::Hex(a) => Groups::both(&a.decode, &a.read).viewing(&a.bytes),
             // The decoding options need `--images` (clap says so): only it decodes payloads.
             Command::Verify(a) => Groups::both(&a.decode, &a.read),
             Command::Stats(a) => Groups::both(&a.decode, &a.read),
-            Command::Quiz(a) => Groups::both(&a.decode, &a.read),
+            Command::Quiz(a) => Groups::both(&a.decode, &a.read).viewing(&a.bytes),
             Command::Images(a) => Groups::both(&a.decode, &a.read),
             Command::Count(a) => Groups::read(&a.read),
             Command::Locate(a) => Groups::read(&a.read),
@@ -395,7 +424,13 @@ fn parse_field_type(text: &str) -> Result<(String, String), String> {
 }
 
 impl DecodeArgs {
+    /// The decoder these options ask for.
     pub fn decoder(&self) -> Result<Decoder, Error> {
+        self.decoder_showing_bytes(false)
+    }
+
+    /// [`DecodeArgs::decoder`], or one that decodes nothing when `bytes` ([`BytesView`]).
+    pub fn decoder_showing_bytes(&self, bytes: bool) -> Result<Decoder, Error> {
         let sources = tfr_core::schema::Sources {
             protos: self.protos.clone(),
             include: self.proto_path.clone(),
@@ -409,10 +444,11 @@ impl DecodeArgs {
                 .collect(),
         };
         let schema = Schema::from_sources(&sources)?;
-        let reading = match (self.raw, schema.user_message()) {
-            (true, _) => Reading::Raw,
-            (false, Some(message)) => Reading::As(message),
-            (false, None) => Reading::Auto,
+        let reading = match (bytes, self.raw, schema.user_message()) {
+            (true, _, _) => Reading::Bytes,
+            (false, true, _) => Reading::Wire,
+            (false, false, Some(message)) => Reading::As(message),
+            (false, false, None) => Reading::Auto,
         };
         Ok(Decoder::new(schema, reading))
     }
@@ -503,25 +539,25 @@ mod tests {
 
     /// Each subcommand, arguments it runs with, and whether it decodes payloads and reads
     /// records: what its `--help` must list and clap must accept.
-    const TAKES: &[(&str, &[&str], bool, bool)] = &[
-        ("list", &["f"], true, true),
-        ("count", &["f"], false, true),
-        ("show", &["f"], true, true),
-        ("head", &["f"], true, true),
-        ("tail", &["f"], true, true),
-        ("sample", &["3", "f"], true, true),
-        ("export", &["f"], true, true),
-        ("filter", &["label == 1", "f", "--count"], true, true),
-        ("hex", &["f"], true, true),
-        ("verify", &["f", "--images"], true, true),
-        ("locate", &["f", "0"], false, true),
-        ("salvage", &["f", "-o", "out"], false, true),
-        ("index", &["f"], false, true),
-        ("stats", &["f"], true, true),
-        ("quiz", &["f"], true, true),
-        ("images", &["f", "-o", "out"], true, true),
-        ("completions", &["bash"], false, false),
-        ("man", &[], false, false),
+    const TAKES: &[(&str, &[&str], bool, bool, bool)] = &[
+        ("list", &["f"], true, true, true),
+        ("count", &["f"], false, true, false),
+        ("show", &["f"], true, true, true),
+        ("head", &["f"], true, true, true),
+        ("tail", &["f"], true, true, true),
+        ("sample", &["3", "f"], true, true, true),
+        ("export", &["f"], true, true, false),
+        ("filter", &["label == 1", "f", "--count"], true, true, false),
+        ("hex", &["f"], true, true, true),
+        ("verify", &["f", "--images"], true, true, false),
+        ("locate", &["f", "0"], false, true, false),
+        ("salvage", &["f", "-o", "out"], false, true, false),
+        ("index", &["f"], false, true, false),
+        ("stats", &["f"], true, true, false),
+        ("quiz", &["f"], true, true, true),
+        ("images", &["f", "-o", "out"], true, true, false),
+        ("completions", &["bash"], false, false, false),
+        ("man", &[], false, false, false),
     ];
 
     /// The long options of a group of arguments.
@@ -547,7 +583,7 @@ mod tests {
             .collect();
         let listed: Vec<&str> = TAKES.iter().map(|(n, ..)| *n).collect();
         assert_eq!(names, listed, "every subcommand says what it takes");
-        for &(name, args, decodes, reads) in TAKES {
+        for &(name, args, decodes, reads, views) in TAKES {
             let mut sub = cli.find_subcommand(name).unwrap().clone();
             let help = sub.render_long_help().to_string();
             for (group, takes) in [(&decoding, decodes), (&reading, reads)] {
@@ -566,6 +602,17 @@ mod tests {
                         .is_err_and(|e| e.kind() == ErrorKind::UnknownArgument);
                     assert_eq!(refused, !takes, "{argv:?}");
                 }
+            }
+            // `export --bytes` is its own option (how bytes values are written), not the view.
+            if name != "export" {
+                let listed = help.contains("\n      --bytes\n");
+                assert_eq!(listed, views, "`{name} --help` and --bytes:\n{help}");
+                let mut argv = vec!["tfr-inspect", name];
+                argv.extend_from_slice(args);
+                argv.push("--bytes");
+                let refused = Cli::try_parse_from(&argv)
+                    .is_err_and(|e| e.kind() == ErrorKind::UnknownArgument);
+                assert_eq!(refused, !views, "{argv:?}");
             }
             // What is given reaches the run through `Command::groups`.
             let mut argv = vec!["tfr-inspect", name];
@@ -588,6 +635,12 @@ mod tests {
                 reads.then_some(tfr_core::compress::Mode::Gzip),
                 "{name}"
             );
+            if views {
+                argv.retain(|a| *a != "--message" && *a != "a.B");
+                argv.push("--bytes");
+                let parsed = Cli::try_parse_from(&argv).unwrap();
+                assert!(parsed.groups().bytes.is_some_and(|b| b.bytes), "{name}");
+            }
         }
     }
 
@@ -605,6 +658,12 @@ mod tests {
         let cli =
             Cli::try_parse_from(["tfr-inspect", "f", "--raw", "--compression", "none"]).unwrap();
         assert!(cli.groups().decode.is_some_and(|d| d.raw));
+        // The schema-less walk and no decoding at all exclude each other.
+        let both = Cli::try_parse_from(["tfr-inspect", "f", "--raw", "--bytes"]);
+        assert_eq!(
+            both.map(|_| ()).unwrap_err().kind(),
+            ErrorKind::ArgumentConflict
+        );
         assert!(
             cli.groups()
                 .read

@@ -30,6 +30,8 @@ pub struct EndsArgs {
     pub decode: super::DecodeArgs,
     #[command(flatten)]
     pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 #[derive(Debug, Args)]
@@ -49,6 +51,8 @@ pub struct SampleArgs {
     pub decode: super::DecodeArgs,
     #[command(flatten)]
     pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 /// The first `args.records` records.

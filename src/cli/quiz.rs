@@ -44,6 +44,8 @@ pub struct QuizArgs {
     pub decode: super::DecodeArgs,
     #[command(flatten)]
     pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 /// The most bytes of one answer read: an answer is a number or a few words, and a longer line

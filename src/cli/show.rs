@@ -42,6 +42,8 @@ pub struct ShowArgs {
     pub decode: super::DecodeArgs,
     #[command(flatten)]
     pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 /// How records are shown: by `show`, and by `head`, `tail` and `sample`, which show theirs.
@@ -613,6 +615,7 @@ mod tests {
             },
             decode: Default::default(),
             read: Default::default(),
+            bytes: Default::default(),
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();
