@@ -59,12 +59,16 @@ pub struct View {
     /// varints, fields sent twice, merged messages, replaced oneof members, unknown fields…).
     #[arg(long)]
     pub notes: bool,
+    /// With `--json` (implied): each line `{"file", "index", "offset", "record": {…}}`, the
+    /// record's JSON with where it comes from, so lines still match records after damage.
+    #[arg(long, conflicts_with = "format")]
+    pub envelope: bool,
 }
 
 impl View {
     /// `--json` is `--format json`.
     pub fn settle(&mut self) {
-        if self.json {
+        if self.json || self.envelope {
             self.format = Format::Json;
         }
     }
@@ -171,7 +175,7 @@ pub fn show(
                 input,
                 decoder,
                 frame,
-                (view.format, view.notes),
+                (view.format, view.notes, view.envelope),
                 selection.single,
                 (specs.as_deref(), placing.as_ref()),
                 output,
@@ -354,7 +358,7 @@ fn render(
     input: &Input,
     decoder: &Decoder,
     frame: Frame,
-    (format, rule_notes): (Format, bool),
+    (format, rule_notes, envelope): (Format, bool, bool),
     single: bool,
     (specs, snapshot): (
         Option<&tfr_core::dataset::features::FeatureSpecs>,
@@ -391,7 +395,19 @@ fn render(
     match format {
         Format::Text => decoded.view(payload, decoder.table()).write_text(output),
         Format::Json => {
+            if envelope {
+                let file = tfr_core::escape::path_for_json(data.path());
+                let file = tfr_core::pyjson::to_string(&file).unwrap_or_default();
+                let _ = write!(
+                    output,
+                    "{{\"file\": {file}, \"index\": {}, \"offset\": {}, \"record\": ",
+                    frame.index, frame.offset
+                );
+            }
             write_json(decoder, &decoded, payload, output);
+            if envelope {
+                output.push('}');
+            }
             output.push('\n');
         }
         Format::Tree => {
@@ -612,6 +628,7 @@ mod tests {
                 format: Format::Text,
                 json: false,
                 notes: false,
+                envelope: false,
             },
             decode: Default::default(),
             read: Default::default(),
