@@ -55,9 +55,10 @@ run_all() {
     cd "$dir"
     record "$key.list" list "$file"
     record "$key.list-json" list --json "$file"
-    record "$key.list-raw" list --raw "$file"
+    record "$key.list-bytes" list --bytes "$file"
     for format in tree text json; do
         record "$key.show-$format" show "$file" --format "$format"
+        record "$key.show-bytes-$format" show --bytes "$file" --format "$format"
         record "$key.show-raw-$format" show --raw "$file" --format "$format"
     done
     record "$key.show-as-example-text" show --message tensorflow.Example "$file" --format text
@@ -84,6 +85,7 @@ run_all() {
         cat "$out/$key.hex-one" >>"$out/$key.hex"
     done
     rm -f "$out/$key.hex-one"
+    record "$key.hex-bytes" hex --bytes "$file" -n 0
     record "$key.hex-raw" hex --raw "$file" -n 0
     for i in 0 1; do
         record "$key.hex-full-$i" hex --full "$file" -n "$i"

@@ -4,7 +4,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tfr_inspect::cli::{self, Command, DecodeArgs, Env, Messages, Status};
+use tfr_inspect::cli::{self, Command, Env, Groups, Messages, Status};
 use tfr_inspect::tui;
 
 fn main() -> ExitCode {
@@ -23,7 +23,8 @@ fn main() -> ExitCode {
     // The one look at the terminal and the environment: everything below is handed `env`.
     let env = Env::probe(cli.color);
     // Arguments may be object URLs (gs://, s3://, az://, https://): the core asks this for them.
-    if let Some(jobs) = cli.jobs {
+    let read = cli.groups().read.cloned().unwrap_or_default();
+    if let Some(jobs) = read.jobs {
         // The one pool every parallel step of the core runs on; built before any of them starts.
         let built = rayon::ThreadPoolBuilder::new()
             .num_threads(usize::from(jobs))
@@ -33,15 +34,15 @@ fn main() -> ExitCode {
             return ExitCode::from(Status::Unusable as u8);
         }
     }
-    tfr_inspect::remote::Remotes::new(cli.anonymous)
-        .connections(cli.connections)
-        .limited(cli.max_bytes)
+    tfr_inspect::remote::Remotes::new(read.anonymous)
+        .connections(read.connections)
+        .limited(read.max_bytes)
         .watched(tfr_inspect::remote::Shown::new(env.progress(false)))
         .install();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = match &cli.command {
-        Some(command) => cli::run(command, &cli.decode, &env, &messages, &mut out),
+        Some(command) => cli::run(command, &env, &messages, &mut out),
         None if cli.files.is_empty() => {
             messages.error(&"no file given; try `tfr-inspect --help`");
             Ok(Status::Unusable)
@@ -60,7 +61,7 @@ fn main() -> ExitCode {
             }
             // The inspector draws on a terminal: only `--color never` or NO_COLOR take colour away.
             let colour = env.stdout.colour;
-            let status = inspect(&files, &dataset.errors, &cli.decode, colour, &messages);
+            let status = inspect(&files, &dataset.errors, cli.groups(), colour, &messages);
             return exit(status, &messages);
         }
         None => {
@@ -68,8 +69,11 @@ fn main() -> ExitCode {
             let args = cli::list::ListArgs {
                 files: cli.files.clone(),
                 json: false,
+                decode: cli.decode.clone(),
+                read: cli.read.clone(),
+                bytes: cli.bytes.clone(),
             };
-            cli::run(&Command::List(args), &cli.decode, &env, &messages, &mut out)
+            cli::run(&Command::List(args), &env, &messages, &mut out)
         }
     };
     let flushed = out.flush();
@@ -87,11 +91,11 @@ fn main() -> ExitCode {
 fn inspect(
     files: &[PathBuf],
     unopened: &[String],
-    decode: &DecodeArgs,
+    groups: Groups<'_>,
     colour: bool,
     messages: &Messages,
 ) -> anyhow::Result<Status> {
-    tui::run(files, unopened, &decode.open_options()?, colour, messages)
+    tui::run(files, unopened, &groups.open_options()?, colour, messages)
 }
 
 fn exit(result: anyhow::Result<Status>, messages: &Messages) -> ExitCode {

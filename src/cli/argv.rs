@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use tfr_core::input::Input;
 
-use super::{Cli, Command, DecodeArgs, Status};
+use super::{Cli, Command, Status};
 
 /// What the arguments ask for, once the two cases above are settled.
 pub enum Parsed {
@@ -28,7 +28,16 @@ pub enum Parsed {
 
 /// Parses `args` (the program name first) into a [`Cli`]; exits as clap does on bad arguments.
 pub fn parse(args: Vec<OsString>) -> Parsed {
-    let cli = Cli::parse_from_args(&args);
+    let cli = match <Cli as clap::Parser>::try_parse_from(&args) {
+        Ok(cli) => cli,
+        // An option before the subcommand (`tfr-inspect --proto p.proto show f -n 0`) makes
+        // clap read the rest as the inspector's: read it again with the subcommand first, and
+        // report what is wrong there (`--proto` on `index` is refused by `index`).
+        Err(e) => match subcommand_first(&args) {
+            Some(moved) => Cli::parse_from_args(&moved),
+            None => e.exit(),
+        },
+    };
     if cli.command.is_some() {
         return Parsed::Run(Box::new(cli));
     }
@@ -40,11 +49,7 @@ pub fn parse(args: Vec<OsString>) -> Parsed {
     }
     let word = first.to_string_lossy().into_owned();
     if subcommand_names().any(|name| name == word) {
-        // A subcommand after global options: put it first, where clap looks for one.
-        if let Some(at) = args.iter().position(|a| a == first.as_os_str()) {
-            let mut moved = args.clone();
-            let name = moved.remove(at);
-            moved.insert(1, name);
+        if let Some(moved) = subcommand_first(&args) {
             return Parsed::Run(Box::new(Cli::parse_from_args(&moved)));
         }
     }
@@ -57,6 +62,25 @@ pub fn parse(args: Vec<OsString>) -> Parsed {
         "`{}` is neither a file nor a subcommand; did you mean {meant}? (see `tfr-inspect --help`)",
         tfr_core::escape::for_terminal(&word)
     ))
+}
+
+/// `args` with the first word that names a subcommand (and no file) moved to the front, where
+/// clap looks for one; `None` when there is no such word after an option, or help was asked.
+fn subcommand_first(args: &[OsString]) -> Option<Vec<OsString>> {
+    let names: Vec<String> = subcommand_names().collect();
+    let at = args.iter().skip(1).position(|a| {
+        a.to_str()
+            .is_some_and(|word| names.iter().any(|n| n == word) && !Path::new(word).exists())
+    })?;
+    // `at` counts from the word after the program name; a subcommand already first is not moved.
+    let at = at.checked_add(1)?;
+    if at == 1 {
+        return None;
+    }
+    let mut moved = args.to_vec();
+    let name = moved.remove(at);
+    moved.insert(1, name);
+    Some(moved)
 }
 
 /// Words other tools (and habit) use for what a subcommand does, and the subcommand to use
@@ -146,12 +170,8 @@ fn closest_subcommand(word: &str) -> Option<String> {
 const STDIN: &str = "/dev/stdin";
 
 /// Settles what clap leaves to the program, before anything is read: `-` becomes standard input
-/// (once per run), `show --json` is `--format json`, and decoding options given to a subcommand
-/// that decodes nothing are refused. Returns the message for a refusal (exit 2).
+/// (once per run) and `show --json` is `--format json`. Returns the message for a refusal (exit 2).
 pub fn settle(cli: &mut Cli) -> Result<(), String> {
-    if let Some(command) = &cli.command {
-        refuse_unused(command, &cli.decode)?;
-    }
     match &mut cli.command {
         Some(Command::Show(a)) => a.view.settle(),
         Some(Command::Head(a) | Command::Tail(a)) => a.view.settle(),
@@ -200,37 +220,6 @@ pub fn settle(cli: &mut Cli) -> Result<(), String> {
         return Err("`-` (standard input) can be given only once".into());
     }
     Ok(())
-}
-
-/// Refuses the schema options and `--raw` on a subcommand that decodes no payload, where they
-/// would silently do nothing.
-fn refuse_unused(command: &Command, decode: &DecodeArgs) -> Result<(), String> {
-    let name = match command {
-        // `verify --images` finds images through the decoded payloads.
-        Command::Verify(args) if !args.images => "verify",
-        Command::Locate(_) => "locate",
-        Command::Count(_) => "count",
-        Command::Salvage(_) => "salvage",
-        Command::Index(_) => "index",
-        Command::Completions(_) => "completions",
-        Command::Man(_) => "man",
-        _ => return Ok(()),
-    };
-    let given = [
-        (!decode.protos.is_empty(), "--proto"),
-        (!decode.proto_path.is_empty(), "-I/--proto-path"),
-        (!decode.descriptor_sets.is_empty(), "--descriptor-set"),
-        (!decode.field_types.is_empty(), "--field-type"),
-        (!decode.bytes_as.is_empty(), "--bytes-as"),
-        (decode.message.is_some(), "--message"),
-        (decode.raw, "--raw"),
-    ];
-    match given.iter().find(|(on, _)| *on) {
-        Some((_, flag)) => Err(format!(
-            "{flag} has no effect on `{name}`, which decodes no payload (it applies to the inspector, list, show, head, tail, sample, export, hex, stats, quiz, images and verify --images)"
-        )),
-        None => Ok(()),
-    }
 }
 
 /// `-n N` or `--range A..B`: the records `show` and `images` take.

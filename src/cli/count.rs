@@ -32,6 +32,8 @@ pub struct CountArgs {
     /// One JSON object per file, per split and for the total (`"type"` says which).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 /// Counts the records of `args.files`, one file per core, and prints them in the order given.

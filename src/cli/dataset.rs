@@ -10,6 +10,7 @@ use anyhow::Result;
 
 use super::{Messages, Status};
 use tfr_core::dataset::features::{FeatureSpecs, SpecNote, SpecsBeside};
+pub use tfr_core::dataset::report::SkippedLines;
 pub use tfr_core::dataset::run::Run;
 
 /// What a run says through the command line's messages and prints at its end.
@@ -17,12 +18,16 @@ pub trait RunExt {
     /// [`Run::resolve`], with the arguments that cannot be used reported through `messages`.
     fn resolve_reporting(args: &[PathBuf], messages: &Messages) -> Run;
 
-    /// Ends a dataset run: the summary, as text (with the skipped files when `skipped`) or JSON.
-    /// The status is damage when the dataset has a problem.
-    fn finish(&self, json: bool, skipped: bool, out: &mut impl Write) -> Result<Status>;
+    /// Ends a dataset run: the summary, as text (with the skipped files as `skipped` says) or
+    /// JSON. The status is damage when the dataset has a problem.
+    fn finish(&self, json: bool, skipped: SkippedLines, out: &mut impl Write) -> Result<Status>;
 
     /// Names the files set aside, once each.
     fn note_skipped(&self, messages: &Messages);
+
+    /// Counts the files set aside that are only no TFRecord file in one note and names the
+    /// others, or (`verbose`) names each.
+    fn note_skipped_counted(&self, verbose: bool, messages: &Messages);
 }
 
 impl RunExt for Run {
@@ -34,7 +39,7 @@ impl RunExt for Run {
         run
     }
 
-    fn finish(&self, json: bool, skipped: bool, out: &mut impl Write) -> Result<Status> {
+    fn finish(&self, json: bool, skipped: SkippedLines, out: &mut impl Write) -> Result<Status> {
         let summary = self.summary();
         let report = summary.report();
         if json {
@@ -47,6 +52,16 @@ impl RunExt for Run {
         } else {
             Status::Damage
         })
+    }
+
+    fn note_skipped_counted(&self, verbose: bool, messages: &Messages) {
+        if verbose {
+            self.note_skipped(messages);
+        } else {
+            for line in tfr_core::dataset::report::skipped_counted(&self.dataset.skipped) {
+                messages.note(&line);
+            }
+        }
     }
 
     fn note_skipped(&self, messages: &Messages) {

@@ -69,6 +69,10 @@ pub struct ExportArgs {
     /// (every one).
     #[arg(long, value_enum, value_name = "text|base64", default_value_t = BytesChoice::Text)]
     pub bytes: BytesChoice,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 /// What one record gave.

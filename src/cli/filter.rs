@@ -52,6 +52,10 @@ pub struct FilterArgs {
     /// Print only how many records match; write nothing.
     #[arg(long)]
     pub count: bool,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 /// What one record gave.

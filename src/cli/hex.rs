@@ -37,6 +37,12 @@ pub struct HexArgs {
     pub json: bool,
     #[command(flatten)]
     pub teach: super::teach::TeachArgs,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 fn token_range(token: &Token) -> FileRange {

@@ -54,6 +54,10 @@ pub struct ImagesArgs {
     /// Replace existing files of the same names.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 /// How one output file is made.

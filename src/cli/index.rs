@@ -44,6 +44,8 @@ pub struct IndexArgs {
     /// GZIP/ZLIB file, index its decompressed stream.
     #[arg(long)]
     pub intact_only: bool,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 /// Refuses what an index cannot describe faithfully, unless `--intact-only` asked for it; notes

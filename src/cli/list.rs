@@ -31,6 +31,12 @@ pub struct ListArgs {
     /// One JSON object per frame instead of a table.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 /// Where the summary column starts in a row of the table (after the split's column, if any).
@@ -199,7 +205,7 @@ pub fn run(
     }
     run.note_skipped(messages);
     if run.is_dataset() {
-        messages.raise(run.finish(args.json, false, out)?);
+        messages.raise(run.finish(args.json, super::dataset::SkippedLines::Omitted, out)?);
     }
     Ok(messages.status())
 }
@@ -521,7 +527,13 @@ mod tests {
 
     /// `list --json` of `file`, run in process.
     fn listed(files: Vec<PathBuf>) -> (Status, Vec<serde_json::Value>) {
-        let args = ListArgs { files, json: true };
+        let args = ListArgs {
+            files,
+            json: true,
+            decode: Default::default(),
+            read: Default::default(),
+            bytes: Default::default(),
+        };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();
         let env = crate::cli::Env::plain();

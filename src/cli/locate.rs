@@ -24,6 +24,8 @@ pub struct LocateArgs {
     /// One JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 fn parse_offset(s: &str) -> Result<u64, String> {

@@ -62,32 +62,37 @@ pub struct Cli {
     pub command: Option<Command>,
     /// Files to open in the interactive inspector.
     pub files: Vec<PathBuf>,
-    #[command(flatten)]
-    pub decode: DecodeArgs,
     /// When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never. In the
     /// inspector, `never` (or NO_COLOR) draws without colour and keeps the cursor in reverse video.
     #[arg(
         long,
         value_name = "auto|always|never",
         default_value = "auto",
-        global = true
+        global = true,
+        help_heading = "Options"
     )]
     pub color: ColorChoice,
-    /// Read gs://, s3:// and az:// URLs without credentials, signing nothing (public buckets).
-    #[arg(long, global = true)]
-    pub anonymous: bool,
-    /// Read at most N bytes of objects named by URL: a read that would pass N is refused
-    /// before it starts (exit 2). Counts the objects read, not listings or small side files.
-    #[arg(long, global = true, value_name = "N", value_parser = parse_byte_count)]
-    pub max_bytes: Option<u64>,
-    /// Threads that read and summarise files (`verify`, `stats`, indexing): at most N. Default:
-    /// one per core.
-    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    pub jobs: Option<u16>,
-    /// Requests to object stores in flight at once, across every object a run reads (a single
-    /// object takes at most 4 of them). Default: 8.
-    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    pub connections: Option<u16>,
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub bytes: BytesView,
+}
+
+impl Cli {
+    /// The option groups given: the subcommand's, or without one the inspector's (which takes
+    /// them all).
+    pub fn groups(&self) -> Groups<'_> {
+        match &self.command {
+            Some(command) => command.groups(),
+            None => Groups {
+                decode: Some(&self.decode),
+                read: Some(&self.read),
+                bytes: Some(&self.bytes),
+            },
+        }
+    }
 }
 
 /// `--max-bytes`: a count of bytes as `parse_number` reads one.
@@ -245,48 +250,162 @@ Examples:
   tfr-inspect filter '\"dog\" in image/object/class/text' 'shards/train-*' -o dogs.tfrecord
   tfr-inspect filter --count 'len(tokens) >= 512' train.tfrecord";
 
-/// How payloads are decoded (shared by every subcommand).
+/// How payloads are decoded: the options of every subcommand that decodes records (and of the
+/// inspector). A subcommand takes them by flattening this group into its arguments and naming it
+/// in [`Command::groups`]; clap refuses them anywhere else.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Decoding")]
 pub struct DecodeArgs {
     /// A .proto file describing the payload type (repeatable): a path, or as protoc takes it,
     /// a path under a --proto-path directory. Without -I, imports resolve next to it.
-    #[arg(long = "proto", value_name = "FILE.proto", global = true)]
+    #[arg(long = "proto", value_name = "FILE.proto")]
     pub protos: Vec<PathBuf>,
     /// A directory imports are resolved against, as protoc's -I (repeatable).
-    #[arg(short = 'I', long = "proto-path", value_name = "DIR", global = true)]
+    #[arg(short = 'I', long = "proto-path", value_name = "DIR")]
     pub proto_path: Vec<PathBuf>,
     /// A binary FileDescriptorSet, as `protoc --include_imports -o FILE` writes one (repeatable).
-    #[arg(long = "descriptor-set", value_name = "FILE", global = true)]
+    #[arg(long = "descriptor-set", value_name = "FILE")]
     pub descriptor_sets: Vec<PathBuf>,
     /// Decode a bytes field as a message in the readable views, e.g.
     /// `--field-type my.pkg.Record.blob=my.pkg.Blob`, or every value of a feature,
     /// `--field-type feature:nested=tensorflow.Example` (repeatable).
-    #[arg(long = "field-type", value_name = "pkg.Type.field|feature:NAME=pkg.Type", value_parser = parse_field_type, global = true)]
+    #[arg(long = "field-type", value_name = "pkg.Type.field|feature:NAME=pkg.Type", value_parser = parse_field_type)]
     pub field_types: Vec<(String, String)>,
     /// Show the bytes values of these features (or feature lists) as arrays of numbers in the
     /// readable views, e.g. YouTube-8M's quantized `--bytes-as rgb,audio=uint8` (repeatable;
     /// any fixed-width tf.dtypes name, little-endian).
-    #[arg(long = "bytes-as", value_name = "FEATURE[,FEATURE…]=DTYPE", value_parser = parse_bytes_as, global = true)]
+    #[arg(long = "bytes-as", value_name = "FEATURE[,FEATURE…]=DTYPE", value_parser = parse_bytes_as)]
     pub bytes_as: Vec<(Vec<String>, tfr_core::tensor::DType)>,
     /// Decode payloads as this message type, e.g. `my.pkg.Record` (default: detect per record).
-    #[arg(long, value_name = "pkg.Type", global = true)]
+    #[arg(long, value_name = "pkg.Type")]
     pub message: Option<String>,
-    /// Do not decode payloads: show them as bytes.
-    #[arg(long, global = true, conflicts_with = "message")]
+    /// Read every payload without a type, as `protoc --decode_raw` does: field numbers and wire
+    /// values, an Example's too.
+    #[arg(long, conflicts_with = "message")]
     pub raw: bool,
+}
+
+/// `--bytes`: payloads not decoded at all, shown as bytes. Taken by the views of a record's
+/// payload (the inspector, list, show, head, tail, sample, hex, quiz), always beside
+/// [`DecodeArgs`]; `export` has a `--bytes` of its own (how bytes values are written).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Decoding")]
+pub struct BytesView {
+    /// Do not decode payloads: show them as bytes.
+    #[arg(long = "bytes", conflicts_with_all = ["raw", "message"])]
+    pub bytes: bool,
+}
+
+/// How inputs are read: compression, limits, and objects named by URL. Every subcommand that
+/// reads records takes this group (flattened into its arguments, named in [`Command::groups`]).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Reading")]
+pub struct ReadArgs {
     /// Compression of the inputs: auto (detect GZIP/ZLIB from the first bytes, SNAPPY from the
     /// first block), none, gzip, zlib, snappy.
     #[arg(
         long,
         value_name = "auto|none|gzip|zlib|snappy",
-        default_value = "auto",
-        global = true
+        default_value = "auto"
     )]
     pub compression: tfr_core::compress::Mode,
     /// Refuse to decompress an input to more than this many bytes, or to read more than this
     /// from a pipe (K, M, G suffixes; default 8G; exactly this many is allowed).
-    #[arg(long, value_name = "BYTES", value_parser = tfr_core::compress::parse_size, global = true)]
+    #[arg(long, value_name = "BYTES", value_parser = tfr_core::compress::parse_size)]
     pub max_decompressed: Option<u64>,
+    /// Read gs://, s3:// and az:// URLs without credentials, signing nothing (public buckets).
+    #[arg(long)]
+    pub anonymous: bool,
+    /// Read at most N bytes of objects named by URL: a read that would pass N is refused
+    /// before it starts (exit 2). Counts the objects read, not listings or small side files.
+    #[arg(long, value_name = "N", value_parser = parse_byte_count)]
+    pub max_bytes: Option<u64>,
+    /// Threads that read and summarise files (`verify`, `stats`, indexing): at most N. Default:
+    /// one per core.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Requests to object stores in flight at once, across every object a run reads (a single
+    /// object takes at most 4 of them). Default: 8.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub connections: Option<u16>,
+}
+
+/// The option groups a subcommand takes ([`DecodeArgs`], [`ReadArgs`], [`BytesView`]); `None`
+/// where it takes none, so its `--help` does not list them and clap refuses them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Groups<'a> {
+    pub decode: Option<&'a DecodeArgs>,
+    pub read: Option<&'a ReadArgs>,
+    pub bytes: Option<&'a BytesView>,
+}
+
+impl<'a> Groups<'a> {
+    /// Both groups: a subcommand that reads and decodes records.
+    fn both(decode: &'a DecodeArgs, read: &'a ReadArgs) -> Self {
+        Groups {
+            decode: Some(decode),
+            read: Some(read),
+            bytes: None,
+        }
+    }
+
+    /// These groups and [`BytesView`]: a subcommand that shows records' payloads.
+    fn viewing(self, bytes: &'a BytesView) -> Self {
+        Groups {
+            bytes: Some(bytes),
+            ..self
+        }
+    }
+
+    /// Only [`ReadArgs`]: a subcommand that reads frames and decodes no payload.
+    fn read(read: &'a ReadArgs) -> Self {
+        Groups {
+            decode: None,
+            read: Some(read),
+            bytes: None,
+        }
+    }
+
+    /// Everything that opening an input needs, from the groups given (the defaults for a group
+    /// not taken); fails on a bad schema.
+    pub fn open_options(&self) -> Result<OpenOptions, Error> {
+        let read = self.read.map(ReadArgs::read_options).unwrap_or_default();
+        let bytes = self.bytes.is_some_and(|b| b.bytes);
+        let decoder = match self.decode {
+            Some(decode) => decode.decoder_showing_bytes(bytes)?,
+            None => DecodeArgs::default().decoder()?,
+        };
+        Ok(OpenOptions { read, decoder })
+    }
+}
+
+impl Command {
+    /// The option groups this subcommand takes. The one place a subcommand declares them, beside
+    /// the `#[command(flatten)]` fields of its arguments: the match names every subcommand, so a
+    /// new one does not compile until it says which it takes.
+    pub fn groups(&self) -> Groups<'_> {
+        match self {
+            Command::List(a) => Groups::both(&a.decode, &a.read).viewing(&a.bytes),
+            Command::Show(a) => Groups::both(&a.decode, &a.read).viewing(&a.bytes),
+            Command::Head(a) | Command::Tail(a) => {
+                Groups::both(&a.decode, &a.read).viewing(&a.bytes)
+            }
+            Command::Sample(a) => Groups::both(&a.decode, &a.read).viewing(&a.bytes),
+            Command::Export(a) => Groups::both(&a.decode, &a.read),
+            Command::Filter(a) => Groups::both(&a.decode, &a.read),
+            Command::Hex(a) => Groups::both(&a.decode, &a.read).viewing(&a.bytes),
+            // The decoding options need `--images` (clap says so): only it decodes payloads.
+            Command::Verify(a) => Groups::both(&a.decode, &a.read),
+            Command::Stats(a) => Groups::both(&a.decode, &a.read),
+            Command::Quiz(a) => Groups::both(&a.decode, &a.read).viewing(&a.bytes),
+            Command::Images(a) => Groups::both(&a.decode, &a.read),
+            Command::Count(a) => Groups::read(&a.read),
+            Command::Locate(a) => Groups::read(&a.read),
+            Command::Salvage(a) => Groups::read(&a.read),
+            Command::Index(a) => Groups::read(&a.read),
+            Command::Completions(_) | Command::Man(_) => Groups::default(),
+        }
+    }
 }
 
 /// `rgb,audio=uint8`: feature names and a dtype whose values have a fixed width.
@@ -322,7 +441,13 @@ fn parse_field_type(text: &str) -> Result<(String, String), String> {
 }
 
 impl DecodeArgs {
+    /// The decoder these options ask for.
     pub fn decoder(&self) -> Result<Decoder, Error> {
+        self.decoder_showing_bytes(false)
+    }
+
+    /// [`DecodeArgs::decoder`], or one that decodes nothing when `bytes` ([`BytesView`]).
+    pub fn decoder_showing_bytes(&self, bytes: bool) -> Result<Decoder, Error> {
         let sources = tfr_core::schema::Sources {
             protos: self.protos.clone(),
             include: self.proto_path.clone(),
@@ -336,14 +461,17 @@ impl DecodeArgs {
                 .collect(),
         };
         let schema = Schema::from_sources(&sources)?;
-        let reading = match (self.raw, schema.user_message()) {
-            (true, _) => Reading::Raw,
-            (false, Some(message)) => Reading::As(message),
-            (false, None) => Reading::Auto,
+        let reading = match (bytes, self.raw, schema.user_message()) {
+            (true, _, _) => Reading::Bytes,
+            (false, true, _) => Reading::Wire,
+            (false, false, Some(message)) => Reading::As(message),
+            (false, false, None) => Reading::Auto,
         };
         Ok(Decoder::new(schema, reading))
     }
+}
 
+impl ReadArgs {
     /// How input files are read: compression and the decompression limit.
     pub fn read_options(&self) -> ReadOptions {
         ReadOptions {
@@ -355,14 +483,6 @@ impl DecodeArgs {
             on_demand: false,
             remote_at_once: tfr_core::source::remote::REMOTE_AT_ONCE,
         }
-    }
-
-    /// Everything that opening an input needs, from these arguments (fails on a bad schema).
-    pub fn open_options(&self) -> Result<OpenOptions, Error> {
-        Ok(OpenOptions {
-            read: self.read_options(),
-            decoder: self.decoder()?,
-        })
     }
 }
 
@@ -380,12 +500,11 @@ pub fn paint(text: &str, sgr: &str, coloured: bool) -> String {
 /// used is reported, and nothing is read.
 pub fn run(
     command: &Command,
-    decode: &DecodeArgs,
     env: &Env,
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    match decode.open_options() {
+    match command.groups().open_options() {
         Ok(open) => dispatch(command, &open, env, messages, out),
         Err(e) => Ok(messages.unusable(&e)),
     }
@@ -429,4 +548,145 @@ pub fn dispatch(
         }
     };
     Ok(messages.raise(status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+    use clap::error::ErrorKind;
+
+    /// Each subcommand, arguments it runs with, and whether it decodes payloads and reads
+    /// records: what its `--help` must list and clap must accept.
+    const TAKES: &[(&str, &[&str], bool, bool, bool)] = &[
+        ("list", &["f"], true, true, true),
+        ("count", &["f"], false, true, false),
+        ("show", &["f"], true, true, true),
+        ("head", &["f"], true, true, true),
+        ("tail", &["f"], true, true, true),
+        ("sample", &["3", "f"], true, true, true),
+        ("export", &["f"], true, true, false),
+        ("filter", &["label == 1", "f", "--count"], true, true, false),
+        ("hex", &["f"], true, true, true),
+        ("verify", &["f", "--images"], true, true, false),
+        ("locate", &["f", "0"], false, true, false),
+        ("salvage", &["f", "-o", "out"], false, true, false),
+        ("index", &["f"], false, true, false),
+        ("stats", &["f"], true, true, false),
+        ("quiz", &["f"], true, true, true),
+        ("images", &["f", "-o", "out"], true, true, false),
+        ("completions", &["bash"], false, false, false),
+        ("man", &[], false, false, false),
+    ];
+
+    /// The long options of a group of arguments.
+    fn longs(command: clap::Command) -> Vec<String> {
+        command
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect()
+    }
+
+    #[test]
+    fn each_subcommand_lists_and_accepts_only_its_option_groups() {
+        let decoding = longs(DecodeArgs::augment_args(clap::Command::new("d")));
+        let reading = longs(ReadArgs::augment_args(clap::Command::new("r")));
+        assert!(decoding.contains(&"--proto".to_string()));
+        assert!(reading.contains(&"--compression".to_string()));
+        let mut cli = Cli::command();
+        cli.build();
+        let names: Vec<String> = cli
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .filter(|n| n != "help")
+            .collect();
+        let listed: Vec<&str> = TAKES.iter().map(|(n, ..)| *n).collect();
+        assert_eq!(names, listed, "every subcommand says what it takes");
+        for &(name, args, decodes, reads, views) in TAKES {
+            let mut sub = cli.find_subcommand(name).unwrap().clone();
+            let help = sub.render_long_help().to_string();
+            for (group, takes) in [(&decoding, decodes), (&reading, reads)] {
+                for option in group {
+                    let listed = help.lines().any(|l| {
+                        let l = l.trim_start();
+                        l.starts_with(&format!("{option} "))
+                            || l == option
+                            || l.contains(&format!(", {option}"))
+                    });
+                    assert_eq!(listed, takes, "`{name} --help` and {option}:\n{help}");
+                    let mut argv = vec!["tfr-inspect", name];
+                    argv.extend_from_slice(args);
+                    argv.push(option);
+                    let refused = Cli::try_parse_from(&argv)
+                        .is_err_and(|e| e.kind() == ErrorKind::UnknownArgument);
+                    assert_eq!(refused, !takes, "{argv:?}");
+                }
+            }
+            // `export --bytes` is its own option (how bytes values are written), not the view.
+            if name != "export" {
+                let listed = help.contains("\n      --bytes\n");
+                assert_eq!(listed, views, "`{name} --help` and --bytes:\n{help}");
+                let mut argv = vec!["tfr-inspect", name];
+                argv.extend_from_slice(args);
+                argv.push("--bytes");
+                let refused = Cli::try_parse_from(&argv)
+                    .is_err_and(|e| e.kind() == ErrorKind::UnknownArgument);
+                assert_eq!(refused, !views, "{argv:?}");
+            }
+            // What is given reaches the run through `Command::groups`.
+            let mut argv = vec!["tfr-inspect", name];
+            argv.extend_from_slice(args);
+            if decodes {
+                argv.extend(["--message", "a.B"]);
+            }
+            if reads {
+                argv.extend(["--compression", "gzip"]);
+            }
+            let parsed = Cli::try_parse_from(&argv).unwrap();
+            let groups = parsed.groups();
+            assert_eq!(
+                groups.decode.and_then(|d| d.message.as_deref()),
+                decodes.then_some("a.B"),
+                "{name}"
+            );
+            assert_eq!(
+                groups.read.map(|r| r.compression),
+                reads.then_some(tfr_core::compress::Mode::Gzip),
+                "{name}"
+            );
+            if views {
+                argv.retain(|a| *a != "--message" && *a != "a.B");
+                argv.push("--bytes");
+                let parsed = Cli::try_parse_from(&argv).unwrap();
+                assert!(parsed.groups().bytes.is_some_and(|b| b.bytes), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn verify_takes_the_decoding_options_only_with_images() {
+        let refused = Cli::try_parse_from(["tfr-inspect", "verify", "f", "--message", "a.B"]);
+        assert_eq!(
+            refused.map(|_| ()).unwrap_err().kind(),
+            ErrorKind::MissingRequiredArgument
+        );
+    }
+
+    #[test]
+    fn the_inspector_takes_every_group() {
+        let cli =
+            Cli::try_parse_from(["tfr-inspect", "f", "--raw", "--compression", "none"]).unwrap();
+        assert!(cli.groups().decode.is_some_and(|d| d.raw));
+        // The schema-less walk and no decoding at all exclude each other.
+        let both = Cli::try_parse_from(["tfr-inspect", "f", "--raw", "--bytes"]);
+        assert_eq!(
+            both.map(|_| ()).unwrap_err().kind(),
+            ErrorKind::ArgumentConflict
+        );
+        assert!(
+            cli.groups()
+                .read
+                .is_some_and(|r| r.compression == tfr_core::compress::Mode::None)
+        );
+    }
 }

@@ -26,6 +26,12 @@ pub struct EndsArgs {
     pub records: u64,
     #[command(flatten)]
     pub view: View,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 #[derive(Debug, Args)]
@@ -41,6 +47,12 @@ pub struct SampleArgs {
     pub seed: Option<u64>,
     #[command(flatten)]
     pub view: View,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 /// The first `args.records` records.

@@ -40,6 +40,12 @@ pub struct QuizArgs {
     /// Ask at most this many questions.
     #[arg(long, value_name = "K", default_value_t = 10)]
     pub questions: usize,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 /// The most bytes of one answer read: an answer is a number or a few words, and a longer line

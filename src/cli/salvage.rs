@@ -50,6 +50,8 @@ pub struct SalvageArgs {
     /// A JSON report instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 /// Writes the records, then the nested frames when asked for; returns the bytes written.
@@ -353,6 +355,7 @@ mod budget_tests {
             nested: false,
             thorough,
             json,
+            read: Default::default(),
         };
         let mut report = Vec::new();
         let messages = Messages::to(Vec::new());

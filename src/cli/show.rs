@@ -38,6 +38,12 @@ pub struct ShowArgs {
     pub records: super::argv::RecordChoice,
     #[command(flatten)]
     pub view: View,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
+    #[command(flatten)]
+    pub bytes: super::BytesView,
 }
 
 /// How records are shown: by `show`, and by `head`, `tail` and `sample`, which show theirs.
@@ -53,12 +59,16 @@ pub struct View {
     /// varints, fields sent twice, merged messages, replaced oneof members, unknown fields…).
     #[arg(long)]
     pub notes: bool,
+    /// With `--json` (implied): each line `{"file", "index", "offset", "record": {…}}`, the
+    /// record's JSON with where it comes from, so lines still match records after damage.
+    #[arg(long, conflicts_with = "format")]
+    pub envelope: bool,
 }
 
 impl View {
     /// `--json` is `--format json`.
     pub fn settle(&mut self) {
-        if self.json {
+        if self.json || self.envelope {
             self.format = Format::Json;
         }
     }
@@ -165,7 +175,7 @@ pub fn show(
                 input,
                 decoder,
                 frame,
-                (view.format, view.notes),
+                (view.format, view.notes, view.envelope),
                 selection.single,
                 (specs.as_deref(), placing.as_ref()),
                 output,
@@ -348,7 +358,7 @@ fn render(
     input: &Input,
     decoder: &Decoder,
     frame: Frame,
-    (format, rule_notes): (Format, bool),
+    (format, rule_notes, envelope): (Format, bool, bool),
     single: bool,
     (specs, snapshot): (
         Option<&tfr_core::dataset::features::FeatureSpecs>,
@@ -385,7 +395,19 @@ fn render(
     match format {
         Format::Text => decoded.view(payload, decoder.table()).write_text(output),
         Format::Json => {
+            if envelope {
+                let file = tfr_core::escape::path_for_json(data.path());
+                let file = tfr_core::pyjson::to_string(&file).unwrap_or_default();
+                let _ = write!(
+                    output,
+                    "{{\"file\": {file}, \"index\": {}, \"offset\": {}, \"record\": ",
+                    frame.index, frame.offset
+                );
+            }
             write_json(decoder, &decoded, payload, output);
+            if envelope {
+                output.push('}');
+            }
             output.push('\n');
         }
         Format::Tree => {
@@ -606,7 +628,11 @@ mod tests {
                 format: Format::Text,
                 json: false,
                 notes: false,
+                envelope: false,
             },
+            decode: Default::default(),
+            read: Default::default(),
+            bytes: Default::default(),
         };
         let decoder = Decoder::new(Schema::builtin(), Reading::Auto);
         let mut out = Vec::new();

@@ -42,6 +42,10 @@ pub struct StatsArgs {
     /// summarise.
     #[arg(long)]
     pub merge: bool,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 /// What `stats` writes besides text and JSON.

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
-use super::dataset::{Run, RunExt};
+use super::dataset::{Run, RunExt, SkippedLines};
 use super::progress::Progress;
 use super::{Env, Messages, Status};
 use crate::hint::UserMessage;
@@ -36,6 +36,8 @@ use tfr_core::resync::ResyncBudget;
 use tfr_core::words::plural;
 
 #[derive(Debug, Args)]
+// Only `--images` decodes payloads: the decoding options are refused without it.
+#[command(mut_group("DecodeArgs", |group| group.requires("images")))]
 pub struct VerifyArgs {
     /// TFRecord files to check; with `--merge`, outputs of `verify --json`.
     #[arg(required = true)]
@@ -57,6 +59,14 @@ pub struct VerifyArgs {
     /// `verify` over all their files says.
     #[arg(long)]
     pub merge: bool,
+    /// Name each file of a directory that was skipped (not TFRecord), with why, instead of
+    /// counting them in one line.
+    #[arg(long)]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub decode: super::DecodeArgs,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 impl tfr_core::report::Progress for Progress {
@@ -90,6 +100,7 @@ pub fn run(
         },
         images: args.images,
     };
+    let not_tfrecord = not_tfrecord(args, &run);
     let progress = Progress::bytes("verifying", 0, env.progress(false));
     let report = VerifyReport::check(&files, open, options, &progress);
     progress.finish();
@@ -99,8 +110,20 @@ pub fn run(
     let printer = Printer {
         json: args.json,
         coloured: env.stdout.colour,
+        verbose: args.verbose,
     };
     for (member, (path, verdict)) in files.iter().zip(&report.files).enumerate() {
+        // A file named alone that is no TFRecord file at all: said as a directory's search says
+        // it (it is damage here, since it was asked for).
+        if let (Some(reason), false, Ok(verdict)) = (not_tfrecord, args.json, verdict) {
+            if verdict.said().intact == 0 {
+                messages.damage();
+                let name = tfr_core::escape::path_for_terminal(path);
+                let line = super::paint(reason, "31", env.stdout.colour);
+                writeln!(out, "{name}: {line}")?;
+                continue;
+            }
+        }
         let outcome = match verdict {
             Ok(verdict) => Outcome::Checked(verdict),
             Err(e) => {
@@ -147,6 +170,7 @@ fn merge(
     let printer = Printer {
         json: args.json,
         coloured: env.stdout.colour,
+        verbose: args.verbose,
     };
     for (member, file) in merged.files.iter().enumerate() {
         if let Err(error) = &file.outcome {
@@ -167,10 +191,32 @@ fn merge(
     printer.finish(&run, messages, out)
 }
 
+/// Why the one file `args` name is no TFRecord file, as a directory's search words it, when it
+/// is a regular file whose first bytes are neither a frame nor a compression header and whose
+/// name does not say TFRecord (a damaged `train.tfrecord` is judged frame by frame instead).
+fn not_tfrecord(args: &VerifyArgs, run: &Run) -> Option<&'static str> {
+    let [named] = args.files.as_slice() else {
+        return None;
+    };
+    if run.is_dataset() || !named.is_file() || run.paths().as_slice() != [named.clone()] {
+        return None;
+    }
+    match tfr_core::dataset::discover::sniff(named) {
+        Ok(tfr_core::dataset::discover::Sniff::Other(reason))
+            if reason == tfr_core::dataset::discover::NOT_TFRECORD =>
+        {
+            Some(reason)
+        }
+        _ => None,
+    }
+}
+
 /// How a run's files and its dataset's summary are printed.
 struct Printer {
     json: bool,
     coloured: bool,
+    /// Name each skipped file, not only how many there are.
+    verbose: bool,
 }
 
 impl Printer {
@@ -206,10 +252,14 @@ impl Printer {
 
     /// The dataset's summary when the inputs are one, and the run's status.
     fn finish(&self, run: &Run, messages: &Messages, out: &mut impl Write) -> Result<Status> {
+        let skipped = match self.verbose {
+            true => SkippedLines::Listed,
+            false => SkippedLines::Counted,
+        };
         if run.is_dataset() {
-            messages.raise(run.finish(self.json, true, out)?);
+            messages.raise(run.finish(self.json, skipped, out)?);
         } else {
-            run.note_skipped(messages);
+            run.note_skipped_counted(self.verbose, messages);
         }
         Ok(messages.status())
     }

@@ -22,10 +22,14 @@ fn a_file_that_is_not_a_tfrecord() {
     no_panic(&output);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
+    // In the words a directory's search sets such a file aside with.
     assert!(
-        text.contains("notes.txt: frame 0 at byte 0: not a TFRecord file"),
+        text.ends_with(
+            "notes.txt: not a TFRecord file (no valid first frame, no GZIP, ZLIB or SNAPPY header)\n"
+        ),
         "{text}"
     );
+    assert_eq!(text.lines().count(), 1, "{text}");
 }
 
 #[test]

@@ -54,6 +54,38 @@ fn text_format_matches_python_text_format_record_by_record() {
 }
 
 #[test]
+fn show_raw_prints_what_protoc_decode_raw_prints_record_by_record() {
+    // `--raw` is the schema-less walk, an Example's too: field numbers and wire values, in
+    // `protoc --decode_raw`'s words (the goldens are protoc's own output).
+    for name in FIXTURES {
+        let file = testdata(&format!("{name}.tfrecord"));
+        let golden = text_blocks(&read(&testdata(&format!("{name}.golden_raw.txt"))));
+        let output = run([
+            "show".as_ref(),
+            file.as_os_str(),
+            "--raw".as_ref(),
+            "--format".as_ref(),
+            "text".as_ref(),
+        ]);
+        assert!(output.status.success(), "{name}: {:?}", output);
+        let ours = text_blocks(&stdout(&output));
+        assert_eq!(ours.len(), golden.len(), "{name}: record count");
+        let mut compared = 0;
+        for (o, g) in ours.iter().zip(&golden) {
+            // What protoc cannot parse it refuses; we show its bytes.
+            if !g
+                .1
+                .starts_with("# protoc --decode_raw: Failed to parse input.")
+            {
+                assert_eq!(o, g, "{name}: record {}", g.0);
+                compared += 1;
+            }
+        }
+        assert!(compared > 0 || golden.is_empty(), "{name}");
+    }
+}
+
+#[test]
 fn a_single_record_prints_its_golden_block_without_a_header() {
     let golden = text_blocks(&read(&testdata("sequence.golden.txt")));
     for n in [0usize, 4, 9] {

@@ -279,7 +279,7 @@ where
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let status = {
         let messages = Messages::to(&mut stderr);
-        cli::run(command, &parsed.decode, &env, &messages, &mut stdout)
+        cli::run(command, &env, &messages, &mut stdout)
     };
     (status, stdout, stderr)
 }

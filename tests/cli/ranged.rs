@@ -40,7 +40,7 @@ fn run_saying(args: &[&OsString], serve: Option<ServeThrough>) -> (String, Strin
         panic!("not a command: {args:?}");
     };
     argv::settle(&mut cli).unwrap();
-    let mut open = cli.decode.open_options().unwrap();
+    let mut open = cli.groups().open_options().unwrap();
     open.read.serve_through = serve;
     let command = cli.command.as_ref().expect("a subcommand");
     let (mut out, mut said) = (Vec::new(), Vec::new());

@@ -425,3 +425,50 @@ fn stats_of_a_compressed_stream_damaged_after_its_last_record_is_damage() {
         stdout(&output)
     );
 }
+
+#[test]
+fn json_envelope_lines_say_where_each_record_comes_from() {
+    // A damaged length: a frame is skipped and the records after it are found by resync, so a
+    // line's place among the lines is not its record number; each line names its own.
+    let file = testdata("corrupt/length_bitflip.tfrecord");
+    let bare = run(["show".as_ref(), file.as_os_str(), "--json".as_ref()]);
+    let wrapped = run(["show".as_ref(), file.as_os_str(), "--envelope".as_ref()]);
+    assert_eq!(wrapped.status.code(), bare.status.code());
+    let listed = spawn(["list".as_ref(), file.as_os_str(), "--json".as_ref()]);
+    let frames: Vec<serde_json::Value> = stdout(&listed)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|v: &serde_json::Value| v.get("index").is_some())
+        .collect();
+    let bare = stdout(&bare);
+    let wrapped = stdout(&wrapped);
+    assert!(wrapped.lines().count() > 0);
+    assert_eq!(bare.lines().count(), wrapped.lines().count());
+    for (plain, line) in bare.lines().zip(wrapped.lines()) {
+        let line: serde_json::Value = serde_json::from_str(line).unwrap();
+        let keys: Vec<&str> = line
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["file", "index", "offset", "record"]);
+        assert_eq!(line["file"], file.to_str().unwrap());
+        let frame = frames
+            .iter()
+            .find(|f| f["index"] == line["index"])
+            .expect("a frame of that index");
+        assert_eq!(line["offset"], frame["offset"]);
+        let plain: serde_json::Value = serde_json::from_str(plain).unwrap();
+        assert_eq!(line["record"], plain);
+    }
+    // Only with JSON.
+    let refused = spawn([
+        "show".as_ref(),
+        file.as_os_str(),
+        "--envelope".as_ref(),
+        "--format".as_ref(),
+        "text".as_ref(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+}

@@ -22,6 +22,8 @@ fn stats_of(path: &Path, json: bool) -> (Status, String) {
         partial: false,
         output: None,
         merge: false,
+        decode: Default::default(),
+        read: Default::default(),
     };
     let open = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
     let mut out = Vec::new();

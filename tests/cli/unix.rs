@@ -190,28 +190,45 @@ fn a_dash_reads_standard_input_in_every_command_that_reads_files() {
 #[test]
 fn decoding_options_are_refused_where_nothing_is_decoded() {
     let file = path("examples.tfrecord");
-    for args in [
-        vec!["verify", &file, "--raw"],
-        vec![
-            "salvage",
-            &file,
-            "-o",
-            "/nonexistent/out",
-            "--proto",
-            "x.proto",
-        ],
-        vec!["locate", &file, "0", "--message", "a.B"],
-        vec!["index", &file, "--raw"],
+    for (args, said) in [
+        (vec!["verify", &file, "--raw"], "--images"),
+        (
+            vec![
+                "salvage",
+                &file,
+                "-o",
+                "/nonexistent/out",
+                "--proto",
+                "x.proto",
+            ],
+            "unexpected argument '--proto'",
+        ),
+        (
+            vec!["locate", &file, "0", "--message", "a.B"],
+            "unexpected argument '--message'",
+        ),
+        (vec!["index", &file, "--raw"], "unexpected argument '--raw'"),
+        // Before the subcommand, as the inspector takes it: refused by the subcommand.
+        (vec!["--raw", "index", &file], "unexpected argument '--raw'"),
     ] {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = super::stderr(&out);
-        assert!(err.contains("has no effect on"), "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
         assert!(stdout(&out).is_empty(), "{args:?}");
     }
-    // Where it decodes, --raw works.
+    // Where it decodes, --raw works, after the subcommand or before it.
     let raw = run(["show", &file, "-n", "0", "--raw"]);
     assert_eq!(raw.status.code(), Some(0));
+    let before = run(["--raw", "show", &file, "-n", "0"]);
+    assert_eq!(before.status.code(), Some(0));
+    assert_eq!(stdout(&before), stdout(&raw));
+    // And `index --help` does not offer them.
+    let help = stdout(&run(["index", "--help"]));
+    assert!(help.contains("--compression"), "{help}");
+    for option in ["--proto", "--message", "--raw", "--field-type"] {
+        assert!(!help.contains(option), "{option}: {help}");
+    }
 }
 
 #[test]

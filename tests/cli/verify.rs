@@ -94,3 +94,93 @@ fn one_job_finds_what_every_core_finds_and_none_is_refused() {
     let said = String::from_utf8_lossy(&none.stderr);
     assert!(said.contains("--jobs"), "{said}");
 }
+
+/// A directory of one shard beside `others` files that are no TFRecord file (text, a PNG
+/// header, an empty file) and one set aside for a reason of its own (a named pipe).
+fn shard_among_others(others: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        testdata("examples.tfrecord"),
+        dir.path().join("examples.tfrecord"),
+    )
+    .unwrap();
+    for i in 0..others {
+        let bytes: &[u8] = match i % 3 {
+            0 => b"a line of notes\n",
+            1 => b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+            _ => b"",
+        };
+        std::fs::write(dir.path().join(format!("other-{i:03}.txt")), bytes).unwrap();
+    }
+    super::mkfifo(&dir.path().join("pipe"));
+    dir
+}
+
+#[test]
+fn verify_of_a_directory_counts_the_other_files_in_one_line() {
+    let dir = shard_among_others(25);
+    let output = run(["verify".as_ref(), dir.path().as_os_str()]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(
+        text.contains("\n25 other files skipped (not TFRecord); --verbose lists them\n"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("other-"),
+        "no file named one per line: {text}"
+    );
+    // A file set aside for a reason of its own is still named.
+    assert!(
+        text.contains("pipe: skipped: a named pipe, not a regular file"),
+        "{text}"
+    );
+    let verbose = run([
+        "verify".as_ref(),
+        dir.path().as_os_str(),
+        "--verbose".as_ref(),
+    ]);
+    let text = stdout(&verbose);
+    assert_eq!(text.matches(": skipped: ").count(), 26, "{text}");
+    assert!(!text.contains("--verbose lists"), "{text}");
+    let one = shard_among_others(1);
+    let output = run(["verify".as_ref(), one.path().as_os_str()]);
+    assert!(
+        stdout(&output).contains("\n1 other file skipped (not TFRecord); --verbose lists it\n"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn a_file_named_alone_that_is_no_tfrecord_is_said_as_a_directory_says_it() {
+    let dir = shard_among_others(2);
+    let verbose = run([
+        "verify".as_ref(),
+        dir.path().as_os_str(),
+        "--verbose".as_ref(),
+    ]);
+    for name in ["other-000.txt", "other-001.txt"] {
+        let path = dir.path().join(name);
+        let in_dir = stdout(&verbose)
+            .lines()
+            .find(|l| l.contains(name))
+            .map(|l| l.split_once(": skipped: ").unwrap().1.to_string())
+            .unwrap();
+        let output = run(["verify".as_ref(), path.as_os_str()]);
+        assert_eq!(output.status.code(), Some(1), "{name}");
+        assert_eq!(
+            stdout(&output),
+            format!("{}: {in_dir}\n", path.display()),
+            "{name}"
+        );
+        assert!(in_dir.starts_with("not a TFRecord file"), "{in_dir}");
+    }
+    // A damaged file named as TFRecord is still judged frame by frame.
+    let damaged = run([
+        "verify".as_ref(),
+        testdata("corrupt/payload_bitflip.tfrecord").as_os_str(),
+    ]);
+    assert_eq!(damaged.status.code(), Some(1));
+    assert!(stdout(&damaged).contains("DAMAGED"));
+}

@@ -216,6 +216,9 @@ fn hex_checks_the_record_number_before_decoding_anything() {
         full: false,
         json: false,
         teach: Default::default(),
+        decode: Default::default(),
+        read: Default::default(),
+        bytes: Default::default(),
     };
     let mut out = Vec::new();
     let messages = tfr_inspect::cli::Messages::to(Vec::new());

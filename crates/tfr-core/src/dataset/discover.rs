@@ -92,6 +92,20 @@ pub fn sniff(path: &Path) -> Result<Sniff, Unread> {
     Ok(sniff_bytes(&head, named_as_tfrecord(path)))
 }
 
+/// Why a file is set aside when its first bytes are no frame and no compression header.
+pub const NOT_TFRECORD: &str =
+    "not a TFRecord file (no valid first frame, no GZIP, ZLIB or SNAPPY header)";
+
+/// Why an empty file whose name does not say TFRecord is set aside.
+pub const EMPTY: &str = "empty";
+
+/// Whether `reason` (a [`super::Skipped`] one) is only that the file is no TFRecord file, as
+/// most files beside a dataset's shards are: such files are counted, the others (metadata,
+/// pipes, links) named.
+pub fn is_plain_skip(reason: &str) -> bool {
+    reason == NOT_TFRECORD || reason == EMPTY
+}
+
 /// [`sniff`] on the first bytes of a file and what its name says.
 pub fn sniff_bytes(head: &[u8], named: bool) -> Sniff {
     if Header::read(head, crate::span::FileOffset(0)).is_some_and(|h| h.crc_ok())
@@ -102,10 +116,8 @@ pub fn sniff_bytes(head: &[u8], named: bool) -> Sniff {
     match (named, head.is_empty()) {
         (true, true) => Sniff::TfRecord,
         (true, false) => Sniff::Damaged,
-        (false, true) => Sniff::Other("empty"),
-        (false, false) => Sniff::Other(
-            "not a TFRecord file (no valid first frame, no GZIP, ZLIB or SNAPPY header)",
-        ),
+        (false, true) => Sniff::Other(EMPTY),
+        (false, false) => Sniff::Other(NOT_TFRECORD),
     }
 }
 

@@ -318,10 +318,52 @@ fn lossy_optional_path<S: Serializer>(path: &Option<PathBuf>, s: S) -> Result<S:
     }
 }
 
+/// How the text summary names the files a dataset's search set aside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkippedLines {
+    /// Not at all (`list` names them on standard error instead).
+    Omitted,
+    /// One line saying how many are no TFRecord file (a directory of a dataset may hold
+    /// thousands of them); the others (metadata, pipes, links) named one per line.
+    Counted,
+    /// One line per file, with why it was set aside.
+    Listed,
+}
+
+/// The lines that say which files were set aside, [`SkippedLines::Counted`]: `FILE: skipped:
+/// why` for each one set aside for a reason of its own (metadata, a pipe, a link), then one line
+/// counting those that are only no TFRecord file: `2 other files skipped (not TFRecord);
+/// --verbose lists them`.
+pub fn skipped_counted(skipped: &[super::Skipped]) -> Vec<String> {
+    let (plain, named): (Vec<_>, Vec<_>) = skipped
+        .iter()
+        .partition(|s| super::discover::is_plain_skip(&s.reason));
+    let mut lines: Vec<String> = named.into_iter().map(skipped_line).collect();
+    let them = match plain.len() {
+        0 => return lines,
+        1 => "it",
+        _ => "them",
+    };
+    lines.push(format!(
+        "{} skipped (not TFRecord); --verbose lists {them}",
+        plural(plain.len() as u64, "other file")
+    ));
+    lines
+}
+
+/// `FILE: skipped: why`.
+pub fn skipped_line(file: &super::Skipped) -> String {
+    format!(
+        "{}: skipped: {}",
+        path_for_terminal(&file.path),
+        file.reason
+    )
+}
+
 impl DatasetReport {
-    /// One line per split, one per problem, one per skipped file (when `skipped` is asked for:
-    /// `list` names them on standard error instead), and the verdict.
-    pub fn write_text(&self, out: &mut dyn Write, skipped: bool) -> io::Result<()> {
+    /// One line per split, one per problem, the skipped files as `skipped` says, and the
+    /// verdict.
+    pub fn write_text(&self, out: &mut dyn Write, skipped: SkippedLines) -> io::Result<()> {
         let d = &self.dataset;
         // The splits a problem concerns, found once.
         let troubled: HashSet<&str> = d
@@ -338,10 +380,17 @@ impl DatasetReport {
         for problem in &d.problems {
             writeln!(out, "{}", problem.problem)?;
         }
-        if skipped {
-            for file in &d.skipped {
-                let path = path_for_terminal(&file.path);
-                writeln!(out, "{path}: skipped: {}", file.reason)?;
+        match skipped {
+            SkippedLines::Omitted => {}
+            SkippedLines::Counted => {
+                for line in skipped_counted(&d.skipped) {
+                    writeln!(out, "{line}")?;
+                }
+            }
+            SkippedLines::Listed => {
+                for file in &d.skipped {
+                    writeln!(out, "{}", skipped_line(file))?;
+                }
             }
         }
         let sum = |f: fn(&SplitCount) -> u64| d.splits.iter().map(f).sum::<u64>();

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use super::numbering::Numbering;
+use super::report::SkippedLines;
 use super::*;
 
 fn record(payload: &[u8]) -> Vec<u8> {
@@ -216,7 +217,10 @@ fn two_hundred_thousand_shards_group_in_one_pass() {
     let summary = Summary::new(&dataset, &tallies);
     assert!(summary.ok());
     let mut text = Vec::new();
-    summary.report().write_text(&mut text, false).unwrap();
+    summary
+        .report()
+        .write_text(&mut text, SkippedLines::Omitted)
+        .unwrap();
     let text = String::from_utf8(text).unwrap();
     assert!(
         text.starts_with("train: 100000 shards, 200000 frames, 200000 intact, 0 damaged"),
@@ -253,7 +257,7 @@ fn the_summary_report_prints_as_text_and_json_from_the_same_counts() {
         r#"{"dataset": {"not_read": 1, "ok": false, "problems": [], "skipped": [], "snapshots": [], "splits": [{"damaged": 1, "dataset_info": null, "files": 2, "frames": 3, "intact": 2, "name": "train", "payload_bytes": 20, "shards_named": 2, "unreadable": 1}, {"damaged": 0, "files": 1, "frames": 2, "intact": 2, "name": "other files", "payload_bytes": 20, "unreadable": 0}], "verdict": "damaged"}}"#
     );
     let mut text = Vec::new();
-    report.write_text(&mut text, true).unwrap();
+    report.write_text(&mut text, SkippedLines::Listed).unwrap();
     assert_eq!(
         String::from_utf8(text).unwrap(),
         "train: 2 shards, 3 frames, 2 intact, 1 damaged, 20 bytes of records, 1 unreadable\n\

@@ -120,8 +120,11 @@ pub enum Reading {
     Auto,
     /// Decode as this message type, falling back to schema-less tokens when it does not fit.
     As(MessageId),
-    /// Never decode: show bytes.
-    Raw,
+    /// Never decode: show bytes (`--bytes`).
+    Bytes,
+    /// The schema-less walk of every payload, as `protoc --decode_raw` reads one: field numbers
+    /// and wire values, whatever type the payload is (`--raw`; an Example too).
+    Wire,
 }
 
 /// A payload's kind and its wire tree. It holds positions, not the bytes: views take the payload
@@ -131,7 +134,7 @@ pub struct Decoded {
     pub kind: PayloadKind,
     /// The walk behind every view: as the payload's type for typed kinds, schema-less for other
     /// protobuf and for binary payloads (where it may stop early); not walked for text, empty
-    /// payloads and `--raw`, which views show as bytes.
+    /// payloads and `--bytes`, which views show as bytes.
     pub tree: WireTree,
     /// Why the requested or expected type did not fit, when it did not.
     pub invalid: Option<Invalid>,
@@ -352,7 +355,7 @@ impl Decoder {
             starting: &self.starting,
         };
         match self.reading {
-            Reading::Raw => self.untyped(&walker, None),
+            Reading::Bytes | Reading::Wire => self.untyped(&walker, None),
             Reading::As(message) => {
                 let tree = walker.walk(Some(message))?;
                 match walker.validate(&tree) {
@@ -468,11 +471,14 @@ impl Decoder {
     ) -> Option<Decoded> {
         let payload = walker.payload;
         let (invalid, expected_tree) = mismatch.unzip();
-        let (kind, tree) = if payload.is_empty() {
+        let wire = self.reading == Reading::Wire;
+        // Read without a type, an empty payload is an empty message (`protoc --decode_raw`
+        // prints nothing for it).
+        let (kind, tree) = if payload.is_empty() && !wire {
             (PayloadKind::Empty, WireTree::default())
-        } else if looks_like_text(payload) {
+        } else if looks_like_text(payload) && !wire {
             (PayloadKind::Text, WireTree::default())
-        } else if self.reading == Reading::Raw {
+        } else if self.reading == Reading::Bytes {
             (PayloadKind::Binary, WireTree::default())
         } else {
             let tree = walker.walk(None)?;
@@ -700,11 +706,27 @@ mod tests {
     }
 
     #[test]
-    fn raw_reading_walks_nothing() {
-        let d = Decoder::new(Schema::builtin(), Reading::Raw);
+    fn bytes_reading_walks_nothing() {
+        let d = Decoder::new(Schema::builtin(), Reading::Bytes);
         let decoded = d.decode(&[0x08, 0x96, 0x01]);
         assert_eq!(decoded.kind, PayloadKind::Binary);
         assert!(decoded.tree.is_empty() && decoded.structure().is_none());
+    }
+
+    #[test]
+    fn wire_reading_walks_every_payload_without_a_type() {
+        let d = Decoder::new(Schema::builtin(), Reading::Wire);
+        let example =
+            crate::crafted::example(&[("a", crate::crafted::FeatureValue::Ints(vec![1]))]);
+        let decoded = d.decode(&example);
+        assert_eq!(decoded.kind, PayloadKind::Protobuf, "an Example too");
+        assert!(!decoded.tree.is_empty());
+        // Text is walked too, and is a message when it parses (`Hi` is field 9 = 105)...
+        assert_eq!(d.decode(b"Hi").kind, PayloadKind::Protobuf);
+        let auto = Decoder::new(Schema::builtin(), Reading::Auto);
+        assert_eq!(auto.decode(b"Hi").kind, PayloadKind::Text);
+        // ... and are binary when they do not.
+        assert_eq!(d.decode(b"plain text").kind, PayloadKind::Binary);
     }
 
     #[test]
