@@ -403,6 +403,8 @@ impl Command {
             Command::Locate(a) => Groups::read(&a.read),
             Command::Salvage(a) => Groups::read(&a.read),
             Command::Index(a) => Groups::read(&a.read),
+            Command::Schema(a) => Groups::read(&a.read),
+            Command::Tags(a) => Groups::read(&a.read),
             Command::Completions(_) | Command::Man(_) => Groups::default(),
         }
     }
@@ -573,6 +575,8 @@ mod tests {
         ("salvage", &["f", "-o", "out"], false, true, false),
         ("index", &["f"], false, true, false),
         ("stats", &["f"], true, true, false),
+        ("schema", &["f"], false, true, false),
+        ("tags", &["f"], false, true, false),
         ("quiz", &["f"], true, true, true),
         ("images", &["f", "-o", "out"], true, true, false),
         ("completions", &["bash"], false, false, false),

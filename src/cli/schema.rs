@@ -27,6 +27,8 @@ pub struct SchemaArgs {
     /// (a `schema.pbtxt` for `tfdv.load_schema_text`).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -32,6 +32,8 @@ pub struct TagsArgs {
     /// One JSON object: the runs, each with its tags.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub read: super::ReadArgs,
 }
 
 pub fn run(
