@@ -100,7 +100,9 @@ impl Session {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// Waits until the screen satisfies `ok`, failing with the screen after a while.
+    /// Waits until the screen satisfies `ok`, failing with the screen if it never does. The limit
+    /// is a guard against a hang, far above the fraction of a second a screen takes: a machine
+    /// busy with other builds must not fail the test.
     pub(crate) fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
@@ -108,7 +110,7 @@ impl Session {
             if ok(&screen) {
                 return screen;
             }
-            if start.elapsed() > Duration::from_secs(15) {
+            if start.elapsed() > Duration::from_secs(300) {
                 panic!("timed out waiting for {what}; the screen shows:\n{screen}");
             }
             std::thread::sleep(Duration::from_millis(100));
