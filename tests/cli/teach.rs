@@ -46,7 +46,7 @@ fn explain_derives_the_mnist_shards_length_and_tags() {
     let tag = under(&text, "24", "12");
     assert!(
         tag[0].ends_with(
-            "| 12 -> 0001 0010 -> field 00010 = 2, wire type 010 = 2 (LEN): 2 << 3 | 2 = 18 = 0x12"
+            "| 12 -> 0001 0010 -> continuation 0, group 0010010 -> field 0010 = 2, wire type 010 = 2 (LEN): 2 << 3 | 2 = 18 = 0x12"
         ),
         "{tag:?}"
     );
