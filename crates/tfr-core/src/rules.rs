@@ -180,20 +180,20 @@ impl<'a> RuleBook<'a> {
         let mut notes = Vec::new();
         match token.site {
             Site::Tag(_) => {
-                notes.extend(varint_notes(bytes));
+                notes.extend(varint_notes(bytes, self.radix));
                 notes.extend(self.unknown(node));
                 notes.extend(self.packing(n, node, field));
                 notes.extend(self.message_notes(n));
             }
-            Site::Length(_) | Site::EndTag(_) => notes.extend(varint_notes(bytes)),
+            Site::Length(_) | Site::EndTag(_) => notes.extend(varint_notes(bytes, self.radix)),
             Site::Value(_) if node.kind() == NodeKind::Varint => {
-                notes.extend(varint_notes(bytes));
+                notes.extend(varint_notes(bytes, self.radix));
                 notes.extend(field.and_then(|f| self.scalar(f, bytes)));
             }
             Site::Element(_) => {
                 let varint = field.is_none_or(|f| f.kind.fixed_width().is_none());
                 if varint {
-                    notes.extend(varint_notes(bytes));
+                    notes.extend(varint_notes(bytes, self.radix));
                     notes.extend(field.and_then(|f| self.scalar(f, bytes)));
                 }
             }
@@ -254,8 +254,9 @@ impl<'a> RuleBook<'a> {
                 fate: Fate::Kept,
                 rule: Rule::BoolNotCanonical,
                 text: format!(
-                    "`{}` is written as {raw}; parsers read any value but 0 as true, and encoders write true as 01",
-                    field.name
+                    "`{}` is written as {}; parsers read any value but 0 as true, and encoders write true as 01",
+                    field.name,
+                    self.radix.num(raw)
                 ),
             }),
             Kind::Enum(e) => {
@@ -265,9 +266,11 @@ impl<'a> RuleBook<'a> {
                     fate: Fate::Unknown,
                     rule: Rule::ClosedEnumUnknown,
                     text: format!(
-                        "{number} is not a value of {}, a closed (proto2) enum: parsers keep the varint as an \
+                        "{} is not a value of {}, a closed (proto2) enum: parsers keep the varint as an \
                          unknown field, not as a value of `{}`",
-                        en.name, field.name
+                        self.radix.signed(i128::from(number)),
+                        en.name,
+                        field.name
                     ),
                 })
             }
@@ -403,7 +406,7 @@ impl<'a> RuleBook<'a> {
 }
 
 /// Over-long varints and tenth bytes above 1.
-fn varint_notes(bytes: &[u8]) -> Vec<Note> {
+fn varint_notes(bytes: &[u8], radix: Radix) -> Vec<Note> {
     let mut notes = Vec::new();
     let (value, whole) = number::varint_value(bytes);
     if !whole {
@@ -416,7 +419,8 @@ fn varint_notes(bytes: &[u8]) -> Vec<Note> {
                 rule: Rule::TenthByte,
                 text: format!(
                     "the 10th byte is 0x{last:02x}, above 1: only its lowest bit fits in 64 bits, and parsers drop \
-                     the others (the value reads {value})"
+                     the others (the value reads {})",
+                    radix.num(value)
                 ),
             });
         }
@@ -427,8 +431,10 @@ fn varint_notes(bytes: &[u8]) -> Vec<Note> {
             fate: Fate::Kept,
             rule: Rule::OverlongVarint,
             text: format!(
-                "{} bytes where {shortest} suffice: the minimal form of {value} is {}; parsers accept the longer one",
-                bytes.len(),
+                "{} where {} suffice: the minimal form of {} is {}; parsers accept the longer one",
+                radix.bytes(bytes.len() as u64),
+                radix.num(shortest as u64),
+                radix.num(value),
                 number::hex_bytes(&number::varint_bytes(value))
             ),
         });
