@@ -324,7 +324,10 @@ fn values_wider_than_32_bits_are_cut_as_parsers_cut_them() {
     // Python protobuf parses `08 85 80 80 80 10` as i32: 5 and `18 83 80 80 80 10` as s32: -2.
     let fixture = Fixture::proto3(&[0x08, 0x85, 0x80, 0x80, 0x80, 0x10]);
     let lines = derivation_of(&fixture, "85 80 80 80 10");
-    assert!(!has(&lines, "sign-extended to 64 bits on the wire"), "{lines:?}");
+    assert!(
+        !has(&lines, "sign-extended to 64 bits on the wire"),
+        "{lines:?}"
+    );
     assert!(has(&lines, "no encoder writes"), "{lines:?}");
     assert!(
         has(&lines, "keep the low 32 bits 0x00000005 = 5"),
