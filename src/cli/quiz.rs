@@ -34,7 +34,8 @@ pub struct QuizArgs {
     )]
     pub record: super::argv::RecordNumber,
     /// Where to start: a file offset (decimal or 0x…), or `exercise`: the second feature of an
-    /// Example, where the encoding guide leaves the rest of its walkthrough as an exercise.
+    /// Example, where the MNIST walkthrough (a hand decoding of one MNIST Example, byte by byte)
+    /// leaves the rest of the record as an exercise.
     #[arg(long, value_name = "OFFSET|exercise")]
     pub from: Option<String>,
     /// Ask at most this many questions.

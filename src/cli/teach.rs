@@ -1,6 +1,6 @@
 //! `hex` for learning the wire format: under each token how its meaning is obtained and which
 //! encoding rules it stretches (`--explain`, `--notes`), offsets and numbers counted as the
-//! encoding guide counts them (`--radix hex`, `--offsets payload`), and the guide's own layout,
+//! MNIST walkthrough counts them (`--radix hex`, `--offsets payload`), and the walkthrough's layout,
 //! a hexdump of 16 bytes a line with each line's tokens listed below it (`--dump`).
 //!
 //! The derivations and notes come from the core ([`tfr_core::explain`], [`tfr_core::rules`]); this
@@ -32,7 +32,7 @@ pub struct TeachArgs {
     /// twice, merged messages, replaced oneof members, unknown fields, invalid UTF-8, packing.
     #[arg(long)]
     pub notes: bool,
-    /// Write offsets and numbers in decimal or in hexadecimal (0x358), as the encoding guide does.
+    /// Write offsets and numbers in decimal or in hexadecimal (0x358), as the MNIST walkthrough does.
     #[arg(long, value_enum, value_name = "dec|hex", default_value_t = RadixArg::Dec)]
     pub radix: RadixArg,
     /// Count offsets from the start of the file or from the start of the payload.

@@ -82,3 +82,11 @@ fn the_exercise_starts_at_the_second_feature_and_input_may_end_early() {
     let (text, code) = quiz(&[mnist.to_str().unwrap(), "--from", "nowhere"], "");
     assert_eq!(code, 2, "{text}");
 }
+
+#[test]
+fn help_names_the_walkthrough_for_what_it_is() {
+    let output = super::run(["quiz", "--help"]);
+    let text = super::stdout(&output);
+    assert!(text.contains("MNIST walkthrough"), "{text}");
+    assert!(!text.contains("encoding guide"), "{text}");
+}

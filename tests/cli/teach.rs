@@ -1,5 +1,5 @@
 //! `hex --explain`, `--notes`, `--radix hex`, `--offsets payload` and `--dump`: the wire format
-//! taught on the MNIST shard, numbered as the encoding guide numbers it.
+//! taught on the MNIST shard, numbered as the MNIST walkthrough numbers it.
 
 use super::hex::mnist_example;
 use super::{run, stdout, temp_file, testdata, tfrecord};

@@ -225,7 +225,7 @@ pub fn questions<'a>(
         .filter_map(move |t| Question::of(annotated, explainer, &t))
 }
 
-/// Where the encoding guide's exercise starts: the second entry of an Example's features (the
+/// Where the MNIST walkthrough's exercise starts: the second entry of an Example's features (the
 /// tag of its second `feature`), as a file offset.
 pub fn exercise_start(annotated: &Annotated<'_>) -> Option<u64> {
     let payload = annotated.payload()?;
