@@ -245,3 +245,34 @@ fn show_notes_lists_the_rules_under_the_tree() {
     assert!(text.starts_with(&plain), "{text}\n---\n{plain}");
     assert!(!plain.contains(" ! "));
 }
+
+#[test]
+fn show_notes_names_a_malformed_records_fault_in_its_output() {
+    // A length of 5 where 1 byte remains: Python protobuf rejects the Example.
+    let (_dir, path) = temp_file("bad.tfrecord", &tfrecord(&[&[0x0a, 0x05, 0x01]]));
+    let output = run([
+        "show",
+        "--notes",
+        "--message",
+        "tensorflow.Example",
+        path.to_str().unwrap(),
+    ]);
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "! payload byte 0 (file 12) 0a 05 01: malformed: a length of 5 runs past the end of its message \
+             (1 remain) at payload 1: parsers reject the whole message"
+        ),
+        "{text}"
+    );
+    let text = hex(&[
+        "--explain",
+        "--message",
+        "tensorflow.Example",
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        text.contains("| payload byte 1: the length 05 -> 0000 0101"),
+        "{text}"
+    );
+}

@@ -449,10 +449,21 @@ impl<'a> PayloadTokens<'a> {
                 format!("end of group {}, wire type 4 (end group)", describe.label())
             }
             Site::Invalid(_) => match tree.error_of(n) {
-                Some(error) => format!(
-                    "invalid: {error}; {} bytes not parsed",
-                    token.end - token.start
-                ),
+                Some(error) => {
+                    let fault = crate::explain::fault::explain(
+                        self.payload,
+                        error.at,
+                        node.end(),
+                        &error.kind,
+                        radix,
+                    );
+                    format!(
+                        "invalid at payload byte {}: {}; parsers reject the message ({} not parsed)",
+                        radix.num(fault.byte as u64),
+                        fault.headline,
+                        radix.bytes(token.end - token.start)
+                    )
+                }
                 None => String::new(),
             },
             Site::PackedInvalid(_) => match tree.error_of(n) {

@@ -47,6 +47,8 @@ pub enum Rule {
     UnpackedSentPacked,
     /// A map key sent again: the last entry wins.
     MapKeyRepeated,
+    /// Bytes that break a rule of the wire format: parsers reject the whole message.
+    Malformed,
 }
 
 impl Rule {
@@ -65,6 +67,7 @@ impl Rule {
             Rule::PackedSentUnpacked => "packed field sent unpacked",
             Rule::UnpackedSentPacked => "unpacked field sent packed",
             Rule::MapKeyRepeated => "map key repeated",
+            Rule::Malformed => "malformed",
         }
     }
 }
@@ -198,9 +201,34 @@ impl<'a> RuleBook<'a> {
                 }
             }
             Site::Data(_) => notes.extend(field.and_then(|f| self.utf8(f, bytes, start))),
+            Site::Invalid(_) => notes.extend(self.malformed(n)),
             _ => {}
         }
         notes
+    }
+
+    /// The fault where the walk of container `n` stopped: parsers reject the whole message.
+    fn malformed(&self, n: usize) -> Option<Note> {
+        let tree = self.parsed.tree;
+        let error = tree.error_of(n)?;
+        let end = tree.node(n)?.end();
+        let fault = crate::explain::fault::explain(
+            self.parsed.bytes,
+            error.at,
+            end,
+            &error.kind,
+            self.radix,
+        );
+        Some(Note {
+            rule: Rule::Malformed,
+            text: format!(
+                "{} at {}: {}",
+                fault.headline,
+                self.at(fault.byte),
+                crate::explain::fault::REJECTED
+            ),
+            fate: Fate::Rejected,
+        })
     }
 
     /// Every note about wire occurrence `n` that bears on what a parser keeps of it (those on
@@ -225,7 +253,16 @@ impl<'a> RuleBook<'a> {
 
     /// What a parser keeps of wire occurrence `n`, with the notes that say why.
     pub fn fate(&self, n: usize) -> (Fate, Vec<Note>) {
-        let notes = self.node_notes(n);
+        let mut notes = self.node_notes(n);
+        // Nothing of a message parsers reject is kept, however sound its own bytes.
+        let faulty = self.parsed.tree.errors().next().map(|(node, _)| node);
+        notes.extend(faulty.and_then(|node| self.malformed(node)));
+        let not_utf8 = self.parsed.tree.first_not_utf8().filter(|m| *m != n);
+        notes.extend(not_utf8.and_then(|m| {
+            self.node_notes(m)
+                .into_iter()
+                .find(|note| note.fate == Fate::Rejected)
+        }));
         let fate = notes.iter().map(|n| n.fate).max().unwrap_or(Fate::Kept);
         (fate, notes)
     }

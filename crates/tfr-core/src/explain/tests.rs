@@ -369,3 +369,58 @@ fn a_subnormal_double_is_written_without_binary_hex_digits() {
         "{lines:?}"
     );
 }
+
+#[test]
+fn malformed_bytes_are_derived_up_to_the_fault() {
+    // Each of these Python protobuf rejects ("Wire format was corrupt").
+    let mut eleven = vec![0x08];
+    eleven.extend([0xff; 10]);
+    eleven.push(0x01);
+    let cases: [(&[u8], &str, &str); 7] = [
+        (
+            &eleven,
+            "invalid at payload byte 10: a varint longer than 10 bytes",
+            "payload byte 1: a varint starts",
+        ),
+        (
+            &[0x0e],
+            "invalid at payload byte 0: wire type 6 does not exist",
+            "wire type 110 = 6",
+        ),
+        (
+            &[0x0f],
+            "invalid at payload byte 0: wire type 7 does not exist",
+            "wire type 111 = 7",
+        ),
+        (
+            &[0x80, 0x80, 0x80, 0x80, 0x10],
+            "invalid at payload byte 4: field 2^29, one above the largest field number 536870911",
+            "= 536870912",
+        ),
+        (
+            &[0x0a, 0x05, 0x01],
+            "invalid at payload byte 1: a length of 5 runs past the end",
+            "only 1 remain",
+        ),
+        (
+            &[0x00, 0x01],
+            "invalid at payload byte 0: field number 0",
+            "field 0000 = 0",
+        ),
+        (
+            &[0xd4, 0x01],
+            "invalid at payload byte 0: an end-group tag (EGROUP) for field 26 where no group is open",
+            "field 11010 = 26, wire type 100 = 4 (EGROUP)",
+        ),
+    ];
+    for (payload, meaning, step) in cases {
+        let fixture = Fixture::proto3(payload);
+        let all = derive(&fixture);
+        let (_, said, lines) = &all[2];
+        assert!(said.starts_with(meaning), "{said}");
+        assert!(said.contains("parsers reject the message"), "{said}");
+        assert!(lines[0].starts_with("payload byte 0: "), "{lines:?}");
+        assert!(has(lines, step), "{step}: {lines:?}");
+        assert!(has(lines, "parsers reject the whole message"), "{lines:?}");
+    }
+}
