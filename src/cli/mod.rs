@@ -5,6 +5,7 @@ pub mod argv;
 pub mod count;
 pub mod dataset;
 pub mod elements;
+pub mod encode;
 pub mod env;
 pub mod export;
 pub mod filter;
@@ -186,6 +187,12 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect quiz train.tfrecord -n 0\n  tfr-inspect quiz train.tfrecord --from exercise --questions 5"
     )]
     Quiz(quiz::QuizArgs),
+    /// A value and its type in, the bytes protobuf writes out, with the working by hand: the
+    /// inverse of `hex --explain`.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect encode 300\n  tfr-inspect encode --type sint64 -150\n  tfr-inspect encode --type float 25.4\n  tfr-inspect encode --tag 2 LEN"
+    )]
+    Encode(encode::EncodeArgs),
     /// Write the images of chosen records as files: encoded ones as stored, raw pixels as PNG,
     /// `--boxes` with boxes and class names drawn.
     #[command(
@@ -400,6 +407,7 @@ pub fn dispatch(
         Command::Images(args) => images::run(args, open, env, messages, out)?,
         Command::Completions(args) => argv::completions(args, out)?,
         Command::Man(args) => argv::man(args, out)?,
+        Command::Encode(args) => encode::run(args, messages, out)?,
         Command::Quiz(args) => {
             let stdin = std::io::stdin();
             let mut answers = quiz::Answers {

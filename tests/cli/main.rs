@@ -8,6 +8,7 @@ mod bad_input;
 mod changing;
 mod count;
 mod dataset;
+mod encode;
 mod escapes;
 mod export;
 mod filter;

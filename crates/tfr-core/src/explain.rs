@@ -8,6 +8,7 @@
 //! its token for the inspector's cursor. It reads the same tokens and wire tree as the annotation
 //! ([`crate::annotate`]), so a derivation cannot disagree with the meaning printed beside it.
 
+pub mod encode;
 pub mod fault;
 pub mod number;
 
