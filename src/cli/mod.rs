@@ -9,6 +9,7 @@ pub mod encode;
 pub mod env;
 pub mod export;
 pub mod filter;
+pub mod guide;
 pub mod hex;
 pub mod images;
 pub mod index;
@@ -193,6 +194,10 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect encode 300\n  tfr-inspect encode --type sint64 -150\n  tfr-inspect encode --type float 25.4\n  tfr-inspect encode --tag 2 LEN"
     )]
     Encode(encode::EncodeArgs),
+    /// The wire format and the TFRecord frame on one screen: a reference card, each line naming
+    /// where a bundled record shows it.
+    #[command(after_help = "Examples:\n  tfr-inspect guide")]
+    Guide(guide::GuideArgs),
     /// Write the images of chosen records as files: encoded ones as stored, raw pixels as PNG,
     /// `--boxes` with boxes and class names drawn.
     #[command(
@@ -408,6 +413,7 @@ pub fn dispatch(
         Command::Completions(args) => argv::completions(args, out)?,
         Command::Man(args) => argv::man(args, out)?,
         Command::Encode(args) => encode::run(args, messages, out)?,
+        Command::Guide(args) => guide::run(args, out)?,
         Command::Quiz(args) => {
             let stdin = std::io::stdin();
             let mut answers = quiz::Answers {

@@ -14,6 +14,7 @@ mod export;
 mod filter;
 mod forensics;
 mod golden;
+mod guide;
 mod hex;
 mod hostile;
 mod images;
