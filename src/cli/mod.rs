@@ -5,9 +5,11 @@ pub mod argv;
 pub mod count;
 pub mod dataset;
 pub mod elements;
+pub mod encode;
 pub mod env;
 pub mod export;
 pub mod filter;
+pub mod guide;
 pub mod hex;
 pub mod images;
 pub mod index;
@@ -208,6 +210,16 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect quiz train.tfrecord -n 0\n  tfr-inspect quiz train.tfrecord --from exercise --questions 5"
     )]
     Quiz(quiz::QuizArgs),
+    /// A value and its type in, the bytes protobuf writes out, with the working by hand: the
+    /// inverse of `hex --explain`.
+    #[command(
+        after_help = "Examples:\n  tfr-inspect encode 300\n  tfr-inspect encode --type sint64 -150\n  tfr-inspect encode --type float 25.4\n  tfr-inspect encode --tag 2 LEN"
+    )]
+    Encode(encode::EncodeArgs),
+    /// The wire format and the TFRecord frame on one screen: a reference card, each line naming
+    /// where a bundled record shows it.
+    #[command(after_help = "Examples:\n  tfr-inspect guide")]
+    Guide(guide::GuideArgs),
     /// Write the images of chosen records as files: encoded ones as stored, raw pixels as PNG,
     /// `--boxes` with boxes and class names drawn.
     #[command(
@@ -405,6 +417,7 @@ impl Command {
             Command::Index(a) => Groups::read(&a.read),
             Command::Schema(a) => Groups::read(&a.read),
             Command::Tags(a) => Groups::read(&a.read),
+            Command::Encode(_) | Command::Guide(_) => Groups::default(),
             Command::Completions(_) | Command::Man(_) => Groups::default(),
         }
     }
@@ -540,6 +553,8 @@ pub fn dispatch(
         Command::Images(args) => images::run(args, open, env, messages, out)?,
         Command::Completions(args) => argv::completions(args, out)?,
         Command::Man(args) => argv::man(args, out)?,
+        Command::Encode(args) => encode::run(args, messages, out)?,
+        Command::Guide(args) => guide::run(args, out)?,
         Command::Quiz(args) => {
             let stdin = std::io::stdin();
             let mut answers = quiz::Answers {
@@ -578,6 +593,8 @@ mod tests {
         ("schema", &["f"], false, true, false),
         ("tags", &["f"], false, true, false),
         ("quiz", &["f"], true, true, true),
+        ("encode", &["300"], false, false, false),
+        ("guide", &[], false, false, false),
         ("images", &["f", "-o", "out"], true, true, false),
         ("completions", &["bash"], false, false, false),
         ("man", &[], false, false, false),

@@ -15,7 +15,7 @@ use tfr_core::annotate::Annotated;
 use tfr_core::explain::number::hex_bytes;
 use tfr_core::explain::{Explainer, Radix};
 use tfr_core::input::{Input, OpenOptions};
-use tfr_core::quiz::{self, Question};
+use tfr_core::quiz::{self, Grade, Question};
 use tfr_core::source::lines::read_line;
 use tfr_core::words::parse_number;
 
@@ -34,12 +34,14 @@ pub struct QuizArgs {
     )]
     pub record: super::argv::RecordNumber,
     /// Where to start: a file offset (decimal or 0x…), or `exercise`: the second feature of an
-    /// Example, where the encoding guide leaves the rest of its walkthrough as an exercise.
+    /// Example, where the MNIST walkthrough (a hand decoding of one MNIST Example, byte by byte)
+    /// leaves the rest of the record as an exercise.
     #[arg(long, value_name = "OFFSET|exercise")]
     pub from: Option<String>,
-    /// Ask at most this many questions.
-    #[arg(long, value_name = "K", default_value_t = 10)]
-    pub questions: usize,
+    /// Ask at most this many questions (default 10; with `--from exercise`, every question to
+    /// the end of the record).
+    #[arg(long, value_name = "K")]
+    pub questions: Option<usize>,
     #[command(flatten)]
     pub decode: super::DecodeArgs,
     #[command(flatten)]
@@ -104,7 +106,12 @@ pub fn run(
         input.name(),
         frame.index
     )?;
-    let questions = quiz::questions(&annotated, &explainer, from).take(args.questions);
+    let limit = match (args.questions, args.from.as_deref()) {
+        (Some(k), _) => k,
+        (None, Some("exercise")) => usize::MAX,
+        (None, _) => 10,
+    };
+    let questions = quiz::questions(&annotated, &explainer, from).take(limit);
     let (asked, right) = ask_each(questions, answers, (base, &explainer), out)?;
     if asked == 0 {
         writeln!(out, "nothing to ask from byte {from} on")?;
@@ -137,54 +144,106 @@ fn ask_each(
     let mut right = 0;
     for question in questions {
         ask(out, &question, asked + 1, base, explainer)?;
-        out.flush()?;
-        let line = match read_line(&mut answers.lines, ANSWER_BOUND)? {
-            Some(line) if !line.cut => line.text(),
-            cut => {
-                let why = match cut {
-                    Some(_) => format!("an answer longer than {ANSWER_BOUND} bytes"),
-                    None => "no more answers".into(),
-                };
-                writeln!(out)?;
-                writeln!(out, "  ({why}) it is {}", question.answer)?;
+        asked += 1;
+        match grade(&question, answers, out)? {
+            Some(true) => right += 1,
+            Some(false) => {}
+            None => {
+                asked -= 1;
                 break;
             }
-        };
-        asked += 1;
-        right += usize::from(check(out, &question, line.trim(), answers.echo)?);
+        }
     }
     Ok((asked, right))
 }
 
-/// Checks one answer (echoed when `echo`): whether it is right; when it is not, or is empty,
-/// how the answer is derived.
-fn check(
-    out: &mut impl Write,
+/// Tries to read one answer line: `None` when the answers end (or one is too long to be one).
+fn answer_line(
     question: &Question,
-    line: &str,
-    echo: bool,
-) -> std::io::Result<bool> {
-    // Typed or piped in: escaped before it is written back.
-    let shown = tfr_core::escape::for_terminal(line);
-    if echo {
-        writeln!(out, "{shown}")?;
+    answers: &mut Answers<impl BufRead>,
+    out: &mut impl Write,
+) -> std::io::Result<Option<String>> {
+    out.flush()?;
+    match read_line(&mut answers.lines, ANSWER_BOUND)? {
+        Some(line) if !line.cut => Ok(Some(line.text().trim().to_string())),
+        cut => {
+            let why = match cut {
+                Some(_) => format!("an answer longer than {ANSWER_BOUND} bytes"),
+                None => "no more answers".into(),
+            };
+            writeln!(out)?;
+            writeln!(out, "  ({why}) it is {}", question.answer)?;
+            Ok(None)
+        }
     }
-    if line.is_empty() {
-        writeln!(out, "  it is {}:", question.answer)?;
-    } else if question.check(line) {
-        writeln!(out, "  right: {}", question.answer)?;
-        return Ok(true);
-    } else {
-        writeln!(
-            out,
-            "  not quite: you said {shown}; it is {}:",
-            question.answer
-        )?;
+}
+
+/// Times an unparseable answer is asked again before the answer is shown.
+const RETRIES: usize = 3;
+
+/// Reads and grades the answers to one question: right or not (`None` when the answers end).
+/// An answer that is no answer to this kind of question is asked again; the wire's number for a
+/// value its type reads otherwise is the first step, and the type's reading is asked next.
+fn grade(
+    question: &Question,
+    answers: &mut Answers<impl BufRead>,
+    out: &mut impl Write,
+) -> std::io::Result<Option<bool>> {
+    let mut tries = 0;
+    let mut wire_step_done = false;
+    loop {
+        let Some(line) = answer_line(question, answers, out)? else {
+            return Ok(None);
+        };
+        // Typed or piped in: escaped before it is written back.
+        let shown = tfr_core::escape::for_terminal(&line).into_owned();
+        if answers.echo {
+            writeln!(out, "{shown}")?;
+        }
+        let verdict = if line.is_empty() {
+            writeln!(out, "  it is {}:", question.answer)?;
+            false
+        } else {
+            match question.grade(&line) {
+                Grade::Right => {
+                    writeln!(out, "  right: {}", question.answer)?;
+                    true
+                }
+                Grade::Unparseable if tries < RETRIES => {
+                    tries += 1;
+                    write!(
+                        out,
+                        "  {shown} is no answer to this question; {}\n> ",
+                        question.prompt
+                    )?;
+                    continue;
+                }
+                Grade::WireOnly if !wire_step_done => {
+                    wire_step_done = true;
+                    write!(
+                        out,
+                        "  right as far as the wire: it holds {}. Now the next step: what does its type \
+                         read that number as?\n> ",
+                        question.wire_number()
+                    )?;
+                    continue;
+                }
+                Grade::WireOnly | Grade::Wrong | Grade::Unparseable => {
+                    writeln!(
+                        out,
+                        "  not quite: you said {shown}; it is {}:",
+                        question.answer
+                    )?;
+                    false
+                }
+            }
+        };
+        // The derivation follows every answer, right or wrong.
+        for step in &question.derivation {
+            writeln!(out, "  | {step}")?;
+        }
+        return Ok(Some(verdict));
     }
-    for step in &question.derivation {
-        writeln!(out, "  | {step}")?;
-    }
-    Ok(false)
 }
 
 /// `question 1: payload 0x3 (file 15): 0a` and what it asks.

@@ -1,6 +1,6 @@
 //! `hex` for learning the wire format: under each token how its meaning is obtained and which
 //! encoding rules it stretches (`--explain`, `--notes`), offsets and numbers counted as the
-//! encoding guide counts them (`--radix hex`, `--offsets payload`), and the guide's own layout,
+//! MNIST walkthrough counts them (`--radix hex`, `--offsets payload`), and the walkthrough's layout,
 //! a hexdump of 16 bytes a line with each line's tokens listed below it (`--dump`).
 //!
 //! The derivations and notes come from the core ([`tfr_core::explain`], [`tfr_core::rules`]); this
@@ -32,7 +32,7 @@ pub struct TeachArgs {
     /// twice, merged messages, replaced oneof members, unknown fields, invalid UTF-8, packing.
     #[arg(long)]
     pub notes: bool,
-    /// Write offsets and numbers in decimal or in hexadecimal (0x358), as the encoding guide does.
+    /// Write offsets and numbers in decimal or in hexadecimal (0x358), as the MNIST walkthrough does.
     #[arg(long, value_enum, value_name = "dec|hex", default_value_t = RadixArg::Dec)]
     pub radix: RadixArg,
     /// Count offsets from the start of the file or from the start of the payload.
@@ -184,14 +184,17 @@ impl Lesson<'_> {
             Origin::Payload => self.payload_start,
         };
         let end = self.region_end();
+        // The payload's CRC (and anything after it) gets rows of its own, as the header does:
+        // the payload's last row ends with its last byte, as `hexdump -C` of the payload does.
+        let trailer = self.annotated.trailer_start().filter(|t| *t > origin);
         // Tokens overlapping the current line, for colouring its bytes.
         let mut open: Vec<Token> = Vec::new();
         let mut line_start = first;
         while line_start < end {
-            let line_end = if line_start < origin {
-                origin.min(end)
-            } else {
-                (line_start + 16).min(end)
+            let line_end = match trailer {
+                _ if line_start < origin => origin.min(end),
+                Some(t) if line_start < t => (line_start + 16).min(end).min(t),
+                _ => (line_start + 16).min(end),
             };
             let mut starting: Vec<Token> = Vec::new();
             while let Some(t) = tokens.next_if(|t| t.start < line_end) {
@@ -199,7 +202,14 @@ impl Lesson<'_> {
                 open.push(t);
             }
             open.retain(|t| t.end > line_start);
-            self.dump_line(out, line_start, line_end, origin, &open)?;
+            let label = if line_start < origin {
+                "  header".to_string()
+            } else if trailer.is_some_and(|t| line_start >= t) {
+                " trailer".to_string()
+            } else {
+                format!("{:08x}", line_start - origin)
+            };
+            self.dump_line(out, &label, line_start, line_end, &open)?;
             for token in &starting {
                 let indent = "  ".repeat(token.depth);
                 let (on, off) = self.paint(token);
@@ -228,16 +238,11 @@ impl Lesson<'_> {
     fn dump_line(
         &self,
         out: &mut impl Write,
+        label: &str,
         start: u64,
         end: u64,
-        origin: u64,
         open: &[Token],
     ) -> std::io::Result<()> {
-        let label = if start < origin {
-            "  header".to_string()
-        } else {
-            format!("{:08x}", start - origin)
-        };
         let mut hex = String::new();
         let mut ascii = String::new();
         for (i, at) in (start..start + 16).enumerate() {

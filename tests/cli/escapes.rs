@@ -266,7 +266,7 @@ fn quiz_shows_the_answer_typed_escaped() {
     let text = String::from_utf8(output.stdout).expect("UTF-8");
     assert_no_raw_controls(&text);
     assert!(
-        text.contains(r"  not quite: you said \033]52;c;QUJD\007; it is field 1"),
+        text.contains(r"  \033]52;c;QUJD\007 is no answer to this question; a tag"),
         "{text}"
     );
     // Echoed after the prompt, since a pipe does not echo what it sends.

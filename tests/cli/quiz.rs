@@ -82,3 +82,93 @@ fn the_exercise_starts_at_the_second_feature_and_input_may_end_early() {
     let (text, code) = quiz(&[mnist.to_str().unwrap(), "--from", "nowhere"], "");
     assert_eq!(code, 2, "{text}");
 }
+
+#[test]
+fn help_names_the_walkthrough_for_what_it_is() {
+    let output = super::run(["quiz", "--help"]);
+    let text = super::stdout(&output);
+    assert!(text.contains("MNIST walkthrough"), "{text}");
+    assert!(!text.contains("encoding guide"), "{text}");
+}
+
+/// A one-record file of the proto3 type `t.M` (sint64 s64 = 4, int32 i32 = 1, float fl = 9),
+/// with the .proto beside it.
+fn stepped_record(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let proto = dir.join("t.proto");
+    std::fs::write(
+        &proto,
+        "syntax = \"proto3\"; package t;\nmessage M { int32 i32 = 1; sint64 s64 = 4; float fl = 9; }\n",
+    )
+    .unwrap();
+    // s64: -150, i32: -1, fl: 25.4
+    let mut payload = vec![0x20, 0xab, 0x02, 0x08];
+    payload.extend_from_slice(&[0xff; 9]);
+    payload.push(0x01);
+    payload.push(0x4d);
+    payload.extend_from_slice(&25.4f32.to_le_bytes());
+    let file = dir.join("t.tfrecord");
+    std::fs::write(&file, super::tfrecord(&[&payload])).unwrap();
+    (proto, file)
+}
+
+#[test]
+fn values_are_graded_step_by_step_and_unparseable_answers_asked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (proto, file) = stepped_record(dir.path());
+    let args = [
+        "--proto",
+        proto.to_str().unwrap(),
+        "--message",
+        "t.M",
+        file.to_str().unwrap(),
+    ];
+    // The tag in the tool's words; 299 (the varint) then -150; a word, then a tag's synonym;
+    // the int32's 64-bit number then a wrong reading; the float's bits then 25.4.
+    let answers = "4 VARINT\n299\n-150\nminus one\nfield 1 wire type 0\n18446744073709551615\n1\n\
+                   9 I32\n1103835955\n25.4\n";
+    let (text, code) = quiz(&args, answers);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("> 299\n  right as far as the wire: it holds 299. Now the next step"),
+        "{text}"
+    );
+    assert!(
+        text.contains("> -150\n  right: -150 (the wire holds 299)\n  | ab 02 -> "),
+        "{text}"
+    );
+    assert!(
+        text.contains("> minus one\n  minus one is no answer to this question;"),
+        "{text}"
+    );
+    assert!(
+        text.contains("> field 1 wire type 0\n  right: field 1, wire type 0 (VARINT)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "> 1\n  not quite: you said 1; it is -1 (the wire holds 18446744073709551615):"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("> 25.4\n  right: 25.4 (the wire holds 1103835955)"),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("score: 5 of 6"), "{text}");
+}
+
+#[test]
+fn the_exercise_runs_to_the_end_of_the_record_by_default() {
+    let mnist = testdata("mnist_like.tfrecord");
+    let (text, code) = quiz(
+        &["--from", "exercise", mnist.to_str().unwrap()],
+        &"\n".repeat(2000),
+    );
+    assert_eq!(code, 0);
+    let asked = text.matches("\nquestion ").count();
+    assert!(asked > 10, "{asked} questions");
+    assert!(
+        text.trim_end().ends_with(&format!("score: 0 of {asked}")),
+        "{text}"
+    );
+}

@@ -1,5 +1,5 @@
 //! `hex --explain`, `--notes`, `--radix hex`, `--offsets payload` and `--dump`: the wire format
-//! taught on the MNIST shard, numbered as the encoding guide numbers it.
+//! taught on the MNIST shard, numbered as the MNIST walkthrough numbers it.
 
 use super::hex::mnist_example;
 use super::{run, stdout, temp_file, testdata, tfrecord};
@@ -46,7 +46,7 @@ fn explain_derives_the_mnist_shards_length_and_tags() {
     let tag = under(&text, "24", "12");
     assert!(
         tag[0].ends_with(
-            "| 12 -> 0001 0010 -> field 00010 = 2, wire type 010 = 2 (LEN): 2 << 3 | 2 = 18 = 0x12"
+            "| 12 -> 0001 0010 -> continuation 0, group 0010010 -> field 0010 = 2, wire type 010 = 2 (LEN): 2 << 3 | 2 = 18 = 0x12"
         ),
         "{tag:?}"
     );
@@ -136,6 +136,75 @@ fn dump_lays_the_frame_out_as_the_document_does() {
 }
 
 #[test]
+fn dump_ends_the_payload_at_its_last_byte_and_gives_the_crc_a_row() {
+    // A 17-byte payload: one full row, then a row of one byte, then the CRC's own row.
+    let payload = [
+        0x0a, 0x0f, b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', b'i', b'j', b'k', b'l', b'm',
+        b'n', 0x1c,
+    ];
+    let (_dir, path) = temp_file("crc.tfrecord", &tfrecord(&[&payload]));
+    let text = hex(&["--dump", "--offsets", "payload", path.to_str().unwrap()]);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("          "))
+        .collect();
+    assert!(rows[2].starts_with("00000000  0a 0f 61 62"), "{text}");
+    assert_eq!(
+        rows[3],
+        format!("00000010  1c{}|.|", " ".repeat(48)),
+        "{text}"
+    );
+    assert!(rows[4].starts_with(" trailer  "), "{text}");
+    assert_eq!(rows.len(), 5, "{text}");
+    let crc = text.lines().last().unwrap();
+    assert!(crc.contains("masked crc32c of the payload"), "{text}");
+}
+
+#[test]
+fn radix_hex_writes_every_count_of_a_token_and_its_notes_in_hex() {
+    // proto2: c = 99 (not a value of the closed enum), b = 01 02, c = 1 in four bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let proto = dir.path().join("p.proto");
+    std::fs::write(
+        &proto,
+        "syntax = \"proto2\"; package p; enum Color { ZERO = 0; RED = 1; }\n\
+         message P { optional Color c = 1; optional bytes b = 3; }\n",
+    )
+    .unwrap();
+    let payload = [
+        0x08, 0x63, 0x1a, 0x02, 0x01, 0x02, 0x08, 0x81, 0x80, 0x80, 0x00,
+    ];
+    let (_file_dir, path) = temp_file("p.tfrecord", &tfrecord(&[&payload]));
+    let text = hex(&[
+        "--notes",
+        "--radix",
+        "hex",
+        "--proto",
+        proto.to_str().unwrap(),
+        "--message",
+        "p.P",
+        path.to_str().unwrap(),
+    ]);
+    assert!(text.contains("length 0xb (u64 little-endian)"), "{text}");
+    assert!(
+        text.contains("! closed enum value unknown: 0x63 is not a value of Color"),
+        "{text}"
+    );
+    assert!(
+        text.contains("varint 0x2: length of `b`, 0x2 bytes"),
+        "{text}"
+    );
+    assert!(text.contains("bytes, 0x2 bytes"), "{text}");
+    assert!(
+        text.contains("0x4 bytes where 0x1 suffice: the minimal form of 0x1 is 01"),
+        "{text}"
+    );
+    for decimal in [" 99 ", " 2 bytes", "length 11"] {
+        assert!(!text.contains(decimal), "{decimal:?} in {text}");
+    }
+}
+
+#[test]
 fn notes_name_the_rules_a_record_stretches() {
     // An Example whose features length is over-long (3 bytes for 0), then an unknown field 5.
     let payload = [0x0a, 0x80, 0x80, 0x00, 0x28, 0x01];
@@ -175,4 +244,35 @@ fn show_notes_lists_the_rules_under_the_tree() {
     let plain = stdout(&run(["show", path.to_str().unwrap()]));
     assert!(text.starts_with(&plain), "{text}\n---\n{plain}");
     assert!(!plain.contains(" ! "));
+}
+
+#[test]
+fn show_notes_names_a_malformed_records_fault_in_its_output() {
+    // A length of 5 where 1 byte remains: Python protobuf rejects the Example.
+    let (_dir, path) = temp_file("bad.tfrecord", &tfrecord(&[&[0x0a, 0x05, 0x01]]));
+    let output = run([
+        "show",
+        "--notes",
+        "--message",
+        "tensorflow.Example",
+        path.to_str().unwrap(),
+    ]);
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "! payload byte 0 (file 12) 0a 05 01: malformed: a length of 5 runs past the end of its message \
+             (1 remain) at payload 1: parsers reject the whole message"
+        ),
+        "{text}"
+    );
+    let text = hex(&[
+        "--explain",
+        "--message",
+        "tensorflow.Example",
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        text.contains("| payload byte 1: the length 05 -> 0000 0101"),
+        "{text}"
+    );
 }

@@ -428,7 +428,7 @@ impl<'a> PayloadTokens<'a> {
             }
             Site::Data(_) => {
                 let is_string = field.is_some_and(|f| f.kind == Kind::String);
-                let what = crate::image::describe_bytes(bytes(token), is_string);
+                let what = crate::image::describe_bytes_in(bytes(token), is_string, radix);
                 match self.string_list(n) {
                     Some(Err(problem)) => format!("{what}; not a string list: {problem}"),
                     _ => what,
@@ -449,10 +449,21 @@ impl<'a> PayloadTokens<'a> {
                 format!("end of group {}, wire type 4 (end group)", describe.label())
             }
             Site::Invalid(_) => match tree.error_of(n) {
-                Some(error) => format!(
-                    "invalid: {error}; {} bytes not parsed",
-                    token.end - token.start
-                ),
+                Some(error) => {
+                    let fault = crate::explain::fault::explain(
+                        self.payload,
+                        error.at,
+                        node.end(),
+                        &error.kind,
+                        radix,
+                    );
+                    format!(
+                        "invalid at payload byte {}: {}; parsers reject the message ({} not parsed)",
+                        radix.num(fault.byte as u64),
+                        fault.headline,
+                        radix.bytes(token.end - token.start)
+                    )
+                }
                 None => String::new(),
             },
             Site::PackedInvalid(_) => match tree.error_of(n) {
@@ -644,6 +655,8 @@ fn scalar_meaning(
 pub struct FrameTokens {
     /// Whether the frame has a complete header (else its bytes are one "trailing bytes" token).
     pub header: bool,
+    /// The payload length the header declares.
+    pub length: Option<u64>,
     /// Before the payload.
     pub head: Vec<(Token, String)>,
     /// A payload that was not decoded: one token.
@@ -681,6 +694,7 @@ impl FrameTokens {
             return own;
         };
         own.header = true;
+        own.length = Some(header.length);
         own.head.push(plain(
             offset,
             8,
@@ -834,6 +848,11 @@ impl<'a> Annotated<'a> {
         Annotated { own, payload }
     }
 
+    /// Where the frame's bytes after its payload start (the payload's CRC), when it has them.
+    pub fn trailer_start(&self) -> Option<u64> {
+        self.own.tail.first().map(|(t, _)| t.start)
+    }
+
     /// The payload's tokens, when it was decoded.
     pub fn payload(&self) -> Option<&PayloadTokens<'a>> {
         self.payload.as_ref()
@@ -883,6 +902,11 @@ impl<'a> Annotated<'a> {
 
     /// What `token` means, its payload's numbers written in `radix`.
     pub fn meaning_in(&self, token: &Token, radix: Radix) -> String {
+        if let (Site::Frame(0), true, Radix::Hex) = (token.site, self.own.header, radix) {
+            if let Some(length) = self.own.length {
+                return format!("length {} (u64 little-endian)", radix.num(length));
+            }
+        }
         if let Site::Frame(_) = token.site {
             return self
                 .own

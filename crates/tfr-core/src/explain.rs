@@ -8,6 +8,8 @@
 //! its token for the inspector's cursor. It reads the same tokens and wire tree as the annotation
 //! ([`crate::annotate`]), so a derivation cannot disagree with the meaning printed beside it.
 
+pub mod encode;
+pub mod fault;
 pub mod number;
 
 use crate::annotate::{Annotated, PayloadTokens, Role, Site, Token};
@@ -33,6 +35,7 @@ struct At<'a> {
     payload: &'a PayloadTokens<'a>,
     tree: &'a WireTree,
     node: wire::Node,
+    node_index: usize,
     field: Option<&'a Field>,
 }
 
@@ -76,6 +79,7 @@ impl<'a> Explainer<'a> {
             payload,
             tree,
             node,
+            node_index: n,
             field,
         })
     }
@@ -134,9 +138,20 @@ impl<'a> Explainer<'a> {
                     r.num(u64::from(length_at)),
                 )]
             }
-            Site::Invalid(_) | Site::PackedInvalid(_) | Site::Frame(_) | Site::Payload => {
-                Vec::new()
+            Site::Invalid(_) => {
+                let Some(error) = at.tree.error_of(at.node_index) else {
+                    return Vec::new();
+                };
+                fault::explain(
+                    at.payload.bytes(),
+                    error.at,
+                    at.node.end(),
+                    &error.kind,
+                    self.radix,
+                )
+                .steps
             }
+            Site::PackedInvalid(_) | Site::Frame(_) | Site::Payload => Vec::new(),
         }
     }
 

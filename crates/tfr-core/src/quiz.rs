@@ -153,37 +153,109 @@ impl Question {
 
     /// Whether `text` answers the question.
     pub fn check(&self, text: &str) -> bool {
+        self.grade(text) == Grade::Right
+    }
+
+    /// How far `text` answers the question: a value whose type reads the wire's number as
+    /// another number (a zigzag sint64, a negative int32, a float's bits) is right only as the
+    /// type reads it; the wire's number is the first step of two.
+    pub fn grade(&self, text: &str) -> Grade {
         let text = text.trim();
         match self.ask {
             Ask::Tag => {
-                let parts: Vec<&str> = text
-                    .split(|c: char| c.is_whitespace() || c == ',' || c == '/')
-                    .filter(|p| !p.is_empty())
-                    .collect();
-                let [field, wire] = parts.as_slice() else {
-                    return false;
+                let Some((field, wire)) = tag_answer(text) else {
+                    return Grade::Unparseable;
                 };
-                let wire_ok = parse_number(wire).ok() == Some(self.tag.1)
-                    || wire_name(self.tag.1).eq_ignore_ascii_case(wire);
-                parse_number(field).ok() == Some(self.tag.0) && wire_ok
-            }
-            Ask::Length => parse_number(text).ok() == Some(self.raw),
-            Ask::Value => {
-                if parse_number(text).ok() == Some(self.raw) {
-                    return true;
+                if (field, wire) == self.tag {
+                    Grade::Right
+                } else {
+                    Grade::Wrong
                 }
-                match &self.typed {
+            }
+            Ask::Length => match parse_number(text) {
+                Ok(n) if n == self.raw => Grade::Right,
+                Ok(_) => Grade::Wrong,
+                Err(_) => Grade::Unparseable,
+            },
+            Ask::Value => {
+                let raw = parse_number(text).ok();
+                let right = match &self.typed {
+                    None => raw == Some(self.raw),
                     Some(Typed::Int(v)) => signed(text) == Some(*v),
                     Some(Typed::Float(v)) => {
                         let given = text.parse::<f64>().ok();
                         given.is_some_and(|g| g == *v || (g.is_nan() && v.is_nan()) || close(g, *v))
                     }
-                    Some(Typed::Word(w)) => w.eq_ignore_ascii_case(text),
-                    None => false,
+                    // A bool's 1 or an enum's number names the value as well as its word.
+                    Some(Typed::Word(w)) => w.eq_ignore_ascii_case(text) || raw == Some(self.raw),
+                };
+                if right {
+                    Grade::Right
+                } else if raw == Some(self.raw) {
+                    Grade::WireOnly
+                } else if raw.is_none()
+                    && signed(text).is_none()
+                    && text.parse::<f64>().is_err()
+                    && !matches!(self.typed, Some(Typed::Word(_)))
+                {
+                    Grade::Unparseable
+                } else {
+                    Grade::Wrong
                 }
             }
         }
     }
+
+    /// The number on the wire, for the first step of a value its type reads otherwise.
+    pub fn wire_number(&self) -> u64 {
+        self.raw
+    }
+}
+
+/// How far an answer goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grade {
+    Right,
+    Wrong,
+    /// The number on the wire, right, where the question asks what the type reads it as.
+    WireOnly,
+    /// Not an answer to this kind of question (asked again, not graded).
+    Unparseable,
+}
+
+/// A wire type in any of the words people use for it: `2`, `LEN`, `length-delimited`.
+fn wire_word(word: &str) -> Option<u64> {
+    let word = word.to_ascii_lowercase();
+    Some(match word.as_str() {
+        "varint" => 0,
+        "i64" | "64-bit" | "fixed64" => 1,
+        "len" | "length-delimited" | "delimited" | "bytes" => 2,
+        "sgroup" | "start-group" | "startgroup" => 3,
+        "egroup" | "end-group" | "endgroup" => 4,
+        "i32" | "32-bit" | "fixed32" => 5,
+        _ => return parse_number(&word).ok().filter(|w| *w <= 7),
+    })
+}
+
+/// A tag answer: `1 2`, `1 LEN`, `1 length-delimited`, `field 1 wire type 2`, `1, 2`, `1/LEN`.
+fn tag_answer(text: &str) -> Option<(u64, u64)> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '/' | ':' | '=' | '(' | ')'))
+        .filter(|w| !w.is_empty())
+        .filter(|w| {
+            !matches!(
+                w.to_ascii_lowercase().as_str(),
+                "field" | "wire" | "type" | "number"
+            )
+        })
+        .collect();
+    let (field, wire) = match words.as_slice() {
+        [field, wire] => (*field, *wire),
+        // `1 2 (LEN)` says the wire type twice: both must agree.
+        [field, wire, again] if wire_word(wire) == wire_word(again) => (*field, *wire),
+        _ => return None,
+    };
+    Some((parse_number(field).ok()?, wire_word(wire)?))
 }
 
 /// Floats typed from a printed value: equal to the precision they were printed with.
@@ -225,7 +297,7 @@ pub fn questions<'a>(
         .filter_map(move |t| Question::of(annotated, explainer, &t))
 }
 
-/// Where the encoding guide's exercise starts: the second entry of an Example's features (the
+/// Where the MNIST walkthrough's exercise starts: the second entry of an Example's features (the
 /// tag of its second `feature`), as a file offset.
 pub fn exercise_start(annotated: &Annotated<'_>) -> Option<u64> {
     let payload = annotated.payload()?;
@@ -269,7 +341,8 @@ mod tests {
         assert!(qs[0].check("4 0") && qs[0].check("4 VARINT") && qs[0].check("4, varint"));
         assert!(!qs[0].check("4 2") && !qs[0].check("4") && !qs[0].check(""));
         assert_eq!(qs[0].answer, "field 4, wire type 0 (VARINT)");
-        assert!(qs[1].check("-2") && qs[1].check("3") && !qs[1].check("2"));
+        assert!(qs[1].check("-2") && !qs[1].check("3") && !qs[1].check("2"));
+        assert_eq!(qs[1].grade("3"), Grade::WireOnly);
         assert_eq!(qs[1].answer, "-2 (the wire holds 3)");
         assert!(qs[1].derivation.iter().any(|l| l.contains("zigzag")));
         assert!(qs[3].check("2") && qs[3].check("0x2") && !qs[3].check("3"));
@@ -281,6 +354,44 @@ mod tests {
             !qs[0].prompt.contains("s64"),
             "the question hides the meaning"
         );
+    }
+
+    #[test]
+    fn each_step_is_graded_and_synonyms_are_understood() {
+        // s64: -150 (zigzag 299), i32: -1 (ten bytes), fl: 25.4 (bits 0x41cb3333), s: "hi"
+        let mut payload = vec![0x20, 0xab, 0x02, 0x08];
+        payload.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+        payload.push(0x4d);
+        payload.extend_from_slice(&25.4f32.to_le_bytes());
+        payload.extend_from_slice(&[0x5a, 0x02, b'h', b'i']);
+        let qs = all(&Fixture::proto3(&payload));
+        let (s64, i32, fl) = (&qs[1], &qs[3], &qs[5]);
+        assert_eq!(s64.grade("299"), Grade::WireOnly);
+        assert_eq!(s64.grade("-150"), Grade::Right);
+        assert_eq!(s64.grade("150"), Grade::Wrong);
+        assert_eq!(i32.grade("18446744073709551615"), Grade::WireOnly);
+        assert_eq!(i32.grade("-1"), Grade::Right);
+        assert_eq!(fl.grade("1103835955"), Grade::WireOnly);
+        assert_eq!(fl.grade("25.4"), Grade::Right);
+        assert_eq!(s64.wire_number(), 299);
+        // Unparseable answers are told apart from wrong ones.
+        assert_eq!(s64.grade("minus"), Grade::Unparseable);
+        let tag = &qs[6];
+        for said in [
+            "11 2",
+            "11 LEN",
+            "11 length-delimited",
+            "field 11 wire type 2",
+            "11, len",
+            "11 2 (LEN)",
+        ] {
+            assert_eq!(tag.grade(said), Grade::Right, "{said}");
+        }
+        assert_eq!(tag.grade("11 0"), Grade::Wrong);
+        for said in ["LEN", "eleven two", "11 2 (VARINT)"] {
+            assert_eq!(tag.grade(said), Grade::Unparseable, "{said}");
+        }
+        assert_eq!(qs[7].grade("two"), Grade::Unparseable);
     }
 
     #[test]

@@ -47,6 +47,8 @@ pub enum Rule {
     UnpackedSentPacked,
     /// A map key sent again: the last entry wins.
     MapKeyRepeated,
+    /// Bytes that break a rule of the wire format: parsers reject the whole message.
+    Malformed,
 }
 
 impl Rule {
@@ -65,6 +67,7 @@ impl Rule {
             Rule::PackedSentUnpacked => "packed field sent unpacked",
             Rule::UnpackedSentPacked => "unpacked field sent packed",
             Rule::MapKeyRepeated => "map key repeated",
+            Rule::Malformed => "malformed",
         }
     }
 }
@@ -180,27 +183,52 @@ impl<'a> RuleBook<'a> {
         let mut notes = Vec::new();
         match token.site {
             Site::Tag(_) => {
-                notes.extend(varint_notes(bytes));
+                notes.extend(varint_notes(bytes, self.radix));
                 notes.extend(self.unknown(node));
                 notes.extend(self.packing(n, node, field));
                 notes.extend(self.message_notes(n));
             }
-            Site::Length(_) | Site::EndTag(_) => notes.extend(varint_notes(bytes)),
+            Site::Length(_) | Site::EndTag(_) => notes.extend(varint_notes(bytes, self.radix)),
             Site::Value(_) if node.kind() == NodeKind::Varint => {
-                notes.extend(varint_notes(bytes));
+                notes.extend(varint_notes(bytes, self.radix));
                 notes.extend(field.and_then(|f| self.scalar(f, bytes)));
             }
             Site::Element(_) => {
                 let varint = field.is_none_or(|f| f.kind.fixed_width().is_none());
                 if varint {
-                    notes.extend(varint_notes(bytes));
+                    notes.extend(varint_notes(bytes, self.radix));
                     notes.extend(field.and_then(|f| self.scalar(f, bytes)));
                 }
             }
             Site::Data(_) => notes.extend(field.and_then(|f| self.utf8(f, bytes, start))),
+            Site::Invalid(_) => notes.extend(self.malformed(n)),
             _ => {}
         }
         notes
+    }
+
+    /// The fault where the walk of container `n` stopped: parsers reject the whole message.
+    fn malformed(&self, n: usize) -> Option<Note> {
+        let tree = self.parsed.tree;
+        let error = tree.error_of(n)?;
+        let end = tree.node(n)?.end();
+        let fault = crate::explain::fault::explain(
+            self.parsed.bytes,
+            error.at,
+            end,
+            &error.kind,
+            self.radix,
+        );
+        Some(Note {
+            rule: Rule::Malformed,
+            text: format!(
+                "{} at {}: {}",
+                fault.headline,
+                self.at(fault.byte),
+                crate::explain::fault::REJECTED
+            ),
+            fate: Fate::Rejected,
+        })
     }
 
     /// Every note about wire occurrence `n` that bears on what a parser keeps of it (those on
@@ -225,7 +253,16 @@ impl<'a> RuleBook<'a> {
 
     /// What a parser keeps of wire occurrence `n`, with the notes that say why.
     pub fn fate(&self, n: usize) -> (Fate, Vec<Note>) {
-        let notes = self.node_notes(n);
+        let mut notes = self.node_notes(n);
+        // Nothing of a message parsers reject is kept, however sound its own bytes.
+        let faulty = self.parsed.tree.errors().next().map(|(node, _)| node);
+        notes.extend(faulty.and_then(|node| self.malformed(node)));
+        let not_utf8 = self.parsed.tree.first_not_utf8().filter(|m| *m != n);
+        notes.extend(not_utf8.and_then(|m| {
+            self.node_notes(m)
+                .into_iter()
+                .find(|note| note.fate == Fate::Rejected)
+        }));
         let fate = notes.iter().map(|n| n.fate).max().unwrap_or(Fate::Kept);
         (fate, notes)
     }
@@ -254,8 +291,9 @@ impl<'a> RuleBook<'a> {
                 fate: Fate::Kept,
                 rule: Rule::BoolNotCanonical,
                 text: format!(
-                    "`{}` is written as {raw}; parsers read any value but 0 as true, and encoders write true as 01",
-                    field.name
+                    "`{}` is written as {}; parsers read any value but 0 as true, and encoders write true as 01",
+                    field.name,
+                    self.radix.num(raw)
                 ),
             }),
             Kind::Enum(e) => {
@@ -265,9 +303,11 @@ impl<'a> RuleBook<'a> {
                     fate: Fate::Unknown,
                     rule: Rule::ClosedEnumUnknown,
                     text: format!(
-                        "{number} is not a value of {}, a closed (proto2) enum: parsers keep the varint as an \
+                        "{} is not a value of {}, a closed (proto2) enum: parsers keep the varint as an \
                          unknown field, not as a value of `{}`",
-                        en.name, field.name
+                        self.radix.signed(i128::from(number)),
+                        en.name,
+                        field.name
                     ),
                 })
             }
@@ -403,7 +443,7 @@ impl<'a> RuleBook<'a> {
 }
 
 /// Over-long varints and tenth bytes above 1.
-fn varint_notes(bytes: &[u8]) -> Vec<Note> {
+fn varint_notes(bytes: &[u8], radix: Radix) -> Vec<Note> {
     let mut notes = Vec::new();
     let (value, whole) = number::varint_value(bytes);
     if !whole {
@@ -416,7 +456,8 @@ fn varint_notes(bytes: &[u8]) -> Vec<Note> {
                 rule: Rule::TenthByte,
                 text: format!(
                     "the 10th byte is 0x{last:02x}, above 1: only its lowest bit fits in 64 bits, and parsers drop \
-                     the others (the value reads {value})"
+                     the others (the value reads {})",
+                    radix.num(value)
                 ),
             });
         }
@@ -427,8 +468,10 @@ fn varint_notes(bytes: &[u8]) -> Vec<Note> {
             fate: Fate::Kept,
             rule: Rule::OverlongVarint,
             text: format!(
-                "{} bytes where {shortest} suffice: the minimal form of {value} is {}; parsers accept the longer one",
-                bytes.len(),
+                "{} where {} suffice: the minimal form of {} is {}; parsers accept the longer one",
+                radix.bytes(bytes.len() as u64),
+                radix.num(shortest as u64),
+                radix.num(value),
                 number::hex_bytes(&number::varint_bytes(value))
             ),
         });

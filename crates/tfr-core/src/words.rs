@@ -103,7 +103,7 @@ impl std::error::Error for NumberError {}
 pub enum Radix {
     #[default]
     Decimal,
-    /// `0x358`, as the encoding guide's walkthrough counts.
+    /// `0x358`, as the MNIST walkthrough counts.
     Hex,
 }
 

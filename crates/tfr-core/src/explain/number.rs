@@ -100,12 +100,13 @@ pub fn varint(bytes: &[u8]) -> (u64, String) {
 }
 
 /// `field 00010 = 2, wire type 010 = 2 (LEN): 2 << 3 | 2 = 18 = 0x12` for the tag `value`;
-/// `single` spells the field in the five bits a one-byte tag has for it.
+/// `single` spells the field in the four bits a one-byte tag has for it (below its continuation
+/// bit).
 pub fn tag_fields(value: u64, single: bool) -> String {
     let field = value >> 3;
     let wire = value & 7;
     let field_bits = if single {
-        low_bits(field, 5)
+        low_bits(field, 4)
     } else {
         format!("{field:b}")
     };
@@ -116,13 +117,14 @@ pub fn tag_fields(value: u64, single: bool) -> String {
     )
 }
 
-/// A tag's derivation: `12 -> 0001 0010 -> field 00010 = 2, wire type 010 = 2 (LEN): 2 << 3 | 2
-/// = 18 = 0x12`; a tag of several bytes is read as a varint first.
+/// A tag's derivation: `12 -> 0001 0010 -> continuation 0, group 0010010 -> field 0010 = 2, wire
+/// type 010 = 2 (LEN): 2 << 3 | 2 = 18 = 0x12`; a tag of several bytes is read as a varint first.
 pub fn tag(bytes: &[u8]) -> Vec<String> {
     match bytes {
-        [one] => vec![format!(
-            "{one:02x} -> {} -> {}",
+        [one] if one & 0x80 == 0 => vec![format!(
+            "{one:02x} -> {} -> continuation 0, group {:07b} -> {}",
             byte_bits(*one),
+            one & 0x7f,
             tag_fields(u64::from(*one), true)
         )],
         _ => {
@@ -169,13 +171,26 @@ pub fn int64(raw: u64) -> Option<String> {
 }
 
 /// How an int32 (or an enum number) reads the raw value, when it is negative or written wide.
+///
+/// An encoder writes a negative int32 sign-extended to 64 bits (ten bytes, the top 33 bits all
+/// ones); any other value above 32 bits is bytes no encoder writes, whose bits 32 and up parsers
+/// drop.
 pub fn int32(raw: u64) -> Option<String> {
     let low = raw as u32;
     let signed = low as i32;
     if raw > u64::from(u32::MAX) {
-        Some(format!(
-            "as int32: sign-extended to 64 bits on the wire; the low 32 bits 0x{low:08x} in two's complement = {signed}"
-        ))
+        let sign_extended = signed < 0 && raw >> 32 == u64::from(u32::MAX);
+        if sign_extended {
+            Some(format!(
+                "as int32: sign-extended to 64 bits on the wire; the low 32 bits 0x{low:08x} in two's complement = {signed}"
+            ))
+        } else {
+            Some(format!(
+                "as int32: 0x{raw:x} has bits above the 32nd set, which no encoder writes (an int32 is at most 5 bytes, \
+                 or 10 when negative and sign-extended); parsers drop bits 32 and up and keep the low 32 bits \
+                 0x{low:08x} = {signed}"
+            ))
+        }
     } else if signed < 0 {
         Some(format!(
             "as int32: 0x{low:08x} in two's complement = {signed} (written as 32 bits, where encoders sign-extend to 64)"
@@ -186,10 +201,16 @@ pub fn int32(raw: u64) -> Option<String> {
 }
 
 /// `zigzag: (n >> 1) ^ -(n & 1) = (3 >> 1) ^ -(3 & 1) = 1 ^ -1 = -2` for a sint64 (or a sint32,
-/// which reads the low 32 bits).
+/// which reads the low 32 bits first: a step of its own when the varint holds more).
 pub fn zigzag(raw: u64, bits32: bool) -> String {
+    let mut keep = String::new();
     let (n, half, sign, value) = if bits32 {
         let n = raw as u32;
+        if raw > u64::from(u32::MAX) {
+            keep = format!(
+                "sint32 keeps the low 32 bits: {raw} = 0x{raw:x} -> 0x{n:08x} = {n} (no encoder writes more); "
+            );
+        }
         let sign = -((n & 1) as i64);
         (
             u64::from(n),
@@ -201,7 +222,9 @@ pub fn zigzag(raw: u64, bits32: bool) -> String {
         let sign = -((raw & 1) as i64);
         (raw, raw >> 1, sign, (raw >> 1) as i64 ^ sign)
     };
-    format!("zigzag: (n >> 1) ^ -(n & 1) = ({n} >> 1) ^ -({n} & 1) = {half} ^ {sign} = {value}")
+    format!(
+        "{keep}zigzag: (n >> 1) ^ -(n & 1) = ({n} >> 1) ^ -({n} & 1) = {half} ^ {sign} = {value}"
+    )
 }
 
 /// What a bool reads from the raw value.
@@ -221,7 +244,8 @@ struct Layout {
 }
 
 /// `0x41cb3333 = 0 10000011 10010110011001100110011 -> sign 0 (+), exponent 10000011 = 131,
-/// 131 - 127 = 4, mantissa 1.10010110011001100110011 = 1.5875 -> +1.5875 × 2^4 = 25.4`.
+/// 131 - 127 = 4, mantissa 1.10010110011001100110011 ≈ 1.5875 -> +1.5875 × 2^4 ≈ 25.4 (exactly
+/// 25.3999996185302734375)`: a number printed short is marked `≈` unless it is exact.
 pub fn float(bits: u32) -> String {
     let layout = Layout {
         exponent_bits: 8,
@@ -230,12 +254,12 @@ pub fn float(bits: u32) -> String {
     };
     let mantissa = bits & 0x7f_ffff;
     let one_point = f32::from_bits(0x3f80_0000 | mantissa);
-    let value = scalar_text(&Scalar::F32(f32::from_bits(bits)));
+    let value = f32::from_bits(bits);
     ieee(
         u64::from(bits),
         &layout,
-        &scalar_text(&Scalar::F32(one_point)),
-        &value,
+        Shown::new(scalar_text(&Scalar::F32(one_point)), f64::from(one_point)),
+        Shown::new(scalar_text(&Scalar::F32(value)), f64::from(value)),
     )
 }
 
@@ -248,11 +272,120 @@ pub fn double(bits: u64) -> String {
     };
     let mantissa = bits & ((1u64 << 52) - 1);
     let one_point = f64::from_bits(0x3ff0_0000_0000_0000 | mantissa);
-    let value = scalar_text(&Scalar::F64(f64::from_bits(bits)));
-    ieee(bits, &layout, &scalar_text(&Scalar::F64(one_point)), &value)
+    let value = f64::from_bits(bits);
+    ieee(
+        bits,
+        &layout,
+        Shown::new(scalar_text(&Scalar::F64(one_point)), one_point),
+        Shown::new(scalar_text(&Scalar::F64(value)), value),
+    )
 }
 
-fn ieee(bits: u64, layout: &Layout, one_point: &str, value: &str) -> String {
+/// The longest exact decimal a derivation spells out; longer ones are only marked `≈`.
+const EXACT_DIGITS: usize = 40;
+
+/// A binary floating-point number as a derivation writes it: the short form its type prints,
+/// and its exact decimal value when that is another number.
+struct Shown {
+    short: String,
+    /// The exact value, when it differs from `short` and is short enough to print.
+    exact: Option<String>,
+    /// Whether `short` is the exact value.
+    is_exact: bool,
+}
+
+impl Shown {
+    fn new(short: String, value: f64) -> Shown {
+        let exact = exact_decimal(value);
+        // `3.0` is 3 exactly; `25.4` is only the float nearest it.
+        let is_exact = exact.is_some() && exact == plain_decimal(&short);
+        let exact = exact.filter(|e| !is_exact && e.len() <= EXACT_DIGITS);
+        Shown {
+            short,
+            exact,
+            is_exact,
+        }
+    }
+
+    /// `= 1.5` or `≈ 1.5875`.
+    fn equals(&self) -> String {
+        let sign = if self.is_exact { '=' } else { '≈' };
+        format!("{sign} {}", self.short)
+    }
+
+    /// [`Shown::equals`], with the exact value in parentheses when it is printable.
+    fn equals_exactly(&self) -> String {
+        match &self.exact {
+            Some(exact) => format!("{} (exactly {exact})", self.equals()),
+            None => self.equals(),
+        }
+    }
+}
+
+/// Every decimal digit of a finite binary floating-point number (a binary fraction has as many
+/// decimal digits after the point as binary ones), `None` for an infinity or a NaN.
+fn exact_decimal(value: f64) -> Option<String> {
+    if !value.is_finite() {
+        return None;
+    }
+    if value == 0.0 {
+        return Some(if value.is_sign_negative() { "-0" } else { "0" }.into());
+    }
+    let bits = value.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i64;
+    let mantissa = bits & ((1u64 << 52) - 1);
+    let (significand, power) = if exponent == 0 {
+        (mantissa, -1074)
+    } else {
+        (mantissa | 1 << 52, exponent - 1075)
+    };
+    let power = power + i64::from(significand.trailing_zeros());
+    let decimals = usize::try_from(-power).unwrap_or(0);
+    // Rust formats a float to a given precision exactly.
+    let text = format!("{value:.decimals$}");
+    Some(text)
+}
+
+/// `5e-324` as `0.000…5`, `3.0` as `3`: a number's decimal digits without an exponent or
+/// trailing zeros, to compare with [`exact_decimal`] (`None` when it is not such a number).
+fn plain_decimal(text: &str) -> Option<String> {
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits: String = whole.chars().chain(fraction.chars()).collect();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || exponent.abs() > 400 {
+        return None;
+    }
+    // The position of the decimal point within `digits`.
+    let point = whole.len() as i64 + exponent;
+    let (int_part, frac_part) = if point <= 0 {
+        let zeros = "0".repeat(usize::try_from(-point).ok()?);
+        ("0".to_string(), format!("{zeros}{digits}"))
+    } else if point as usize >= digits.len() {
+        let zeros = "0".repeat(point as usize - digits.len());
+        (format!("{digits}{zeros}"), String::new())
+    } else {
+        let (i, f) = digits.split_at(point as usize);
+        (i.to_string(), f.to_string())
+    };
+    let int_part = int_part.trim_start_matches('0');
+    let int_part = if int_part.is_empty() { "0" } else { int_part };
+    let frac_part = frac_part.trim_end_matches('0');
+    let sign = if negative { "-" } else { "" };
+    Some(if frac_part.is_empty() {
+        format!("{sign}{int_part}")
+    } else {
+        format!("{sign}{int_part}.{frac_part}")
+    })
+}
+
+fn ieee(bits: u64, layout: &Layout, one_point: Shown, value: Shown) -> String {
     let m = layout.mantissa_bits;
     let e = layout.exponent_bits;
     let mantissa = bits & ((1u64 << m) - 1);
@@ -261,18 +394,13 @@ fn ieee(bits: u64, layout: &Layout, one_point: &str, value: &str) -> String {
     let sign_char = if sign == 1 { '-' } else { '+' };
     let exponent_text = low_bits(exponent, e);
     let width = ((m + e + 1) / 4) as usize;
-    let (pattern, mantissa_text) = if m <= 23 {
+    let binary = m <= 23;
+    let pattern = if binary {
         let bits_text = low_bits(mantissa, m);
-        (
-            format!("0x{bits:0width$x} = {sign} {exponent_text} {bits_text}"),
-            bits_text,
-        )
+        format!("0x{bits:0width$x} = {sign} {exponent_text} {bits_text}")
     } else {
-        (
-            format!(
-                "0x{bits:0width$x}: sign {sign}, exponent {exponent_text}, mantissa 0x{mantissa:013x}"
-            ),
-            format!("0x{mantissa:013x}"),
+        format!(
+            "0x{bits:0width$x}: sign {sign}, exponent {exponent_text}, mantissa 0x{mantissa:013x}"
         )
     };
     let all_ones = (1u64 << e) - 1;
@@ -286,21 +414,32 @@ fn ieee(bits: u64, layout: &Layout, one_point: &str, value: &str) -> String {
         let zero = if sign == 1 { "-0" } else { "0" };
         format!("sign {sign}, exponent 0, mantissa 0: {zero}")
     } else if exponent == 0 {
+        // No implicit 1: the mantissa is a whole number of the smallest steps, 2^(1 - bias - m).
+        let fraction = if binary {
+            format!("0.{} (binary)", low_bits(mantissa, m))
+        } else {
+            format!("0x{mantissa:013x} / 2^{m}")
+        };
         format!(
-            "sign {sign} ({sign_char}), exponent 0: subnormal, 0.{mantissa_text} (binary) × 2^{} = {value}",
-            1 - layout.bias
+            "sign {sign} ({sign_char}), exponent 0: subnormal, {fraction} × 2^{} = {sign_char}{mantissa} × 2^{} {}",
+            1 - layout.bias,
+            1 - layout.bias - i64::from(m),
+            value.equals_exactly()
         )
     } else {
         let unbiased = exponent as i64 - layout.bias;
-        let mantissa_shown = if m <= 23 {
-            format!("1.{mantissa_text}")
+        let mantissa_shown = if binary {
+            format!("1.{}", low_bits(mantissa, m))
         } else {
-            format!("1 + {mantissa_text} / 2^{m}")
+            format!("1 + 0x{mantissa:013x} / 2^{m}")
         };
         format!(
             "sign {sign} ({sign_char}), exponent {exponent_text} = {exponent}, {exponent} - {} = {unbiased}, \
-             mantissa {mantissa_shown} = {one_point} -> {sign_char}{one_point} × 2^{unbiased} = {value}",
-            layout.bias
+             mantissa {mantissa_shown} {} -> {sign_char}{} × 2^{unbiased} {}",
+            layout.bias,
+            one_point.equals(),
+            one_point.short,
+            value.equals_exactly()
         )
     };
     format!("{pattern} -> {rest}")
@@ -336,11 +475,17 @@ mod tests {
     fn tags_split_into_field_and_wire_type() {
         assert_eq!(
             tag(&[0x12]),
-            ["12 -> 0001 0010 -> field 00010 = 2, wire type 010 = 2 (LEN): 2 << 3 | 2 = 18 = 0x12"]
+            [
+                "12 -> 0001 0010 -> continuation 0, group 0010010 -> field 0010 = 2, wire type 010 = 2 (LEN): \
+                 2 << 3 | 2 = 18 = 0x12"
+            ]
         );
         assert_eq!(
             tag(&[0x0d]),
-            ["0d -> 0000 1101 -> field 00001 = 1, wire type 101 = 5 (I32): 1 << 3 | 5 = 13 = 0x0d"]
+            [
+                "0d -> 0000 1101 -> continuation 0, group 0001101 -> field 0001 = 1, wire type 101 = 5 (I32): \
+                 1 << 3 | 5 = 13 = 0x0d"
+            ]
         );
         let lines = tag(&[0x8a, 0x01]);
         assert!(lines[0].ends_with("= 138 = 0x8a"), "{lines:?}");
@@ -365,6 +510,17 @@ mod tests {
             line.contains("0xffffff85 in two's complement = -123"),
             "{line}"
         );
+        // 08 85 80 80 80 10: a 33-bit varint is no sign extension; parsers drop bit 32.
+        let line = int32(0x1_0000_0005).unwrap();
+        assert!(
+            !line.contains("sign-extended to 64 bits on the wire"),
+            "{line}"
+        );
+        assert!(line.contains("no encoder writes"), "{line}");
+        assert!(
+            line.ends_with("keep the low 32 bits 0x00000005 = 5"),
+            "{line}"
+        );
         assert!(int32(5).is_none() && int64(5).is_none());
         assert_eq!(
             zigzag(3, false),
@@ -375,6 +531,12 @@ mod tests {
             "zigzag: (n >> 1) ^ -(n & 1) = (4 >> 1) ^ -(4 & 1) = 2 ^ 0 = 2"
         );
         assert!(bool_reading(2).contains("2 is not 0 or 1"));
+        // 28 83 80 80 80 10: sint32 keeps the low 32 bits before the zigzag.
+        assert_eq!(
+            zigzag(4_294_967_299, true),
+            "sint32 keeps the low 32 bits: 4294967299 = 0x100000003 -> 0x00000003 = 3 (no encoder writes more); \
+             zigzag: (n >> 1) ^ -(n & 1) = (3 >> 1) ^ -(3 & 1) = 1 ^ -1 = -2"
+        );
     }
 
     #[test]
@@ -393,17 +555,53 @@ mod tests {
         assert_eq!(
             line,
             "0x41cb3333 = 0 10000011 10010110011001100110011 -> sign 0 (+), exponent 10000011 = 131, \
-             131 - 127 = 4, mantissa 1.10010110011001100110011 = 1.5875 -> +1.5875 × 2^4 = 25.4"
+             131 - 127 = 4, mantissa 1.10010110011001100110011 ≈ 1.5875 -> +1.5875 × 2^4 ≈ 25.4 \
+             (exactly 25.3999996185302734375)"
         );
         assert!(float(0x7f80_0000).ends_with("mantissa 0: +inf"));
         assert!(float(0x8000_0000).ends_with("mantissa 0: -0"));
         assert!(float(0x7fc0_0000).ends_with("NaN (quiet)"));
         assert!(float(1).contains("subnormal"), "{}", float(1));
+        // Exact values take `=`: 1.5 × 2^1 is 3 exactly.
+        let three = float(3.0f32.to_bits());
+        assert!(three.ends_with("= 1.5 -> +1.5 × 2^1 = 3.0"), "{three}");
+        // A subnormal double's mantissa is hex, so it is written as hex over 2^52, never as a
+        // binary fraction.
+        let tiny = double(1);
+        assert!(
+            tiny.ends_with("subnormal, 0x0000000000001 / 2^52 × 2^-1022 = +1 × 2^-1074 ≈ 5e-324"),
+            "{tiny}"
+        );
+        assert!(!tiny.contains("(binary)"), "{tiny}");
+        let tiny = float(1);
+        assert!(
+            tiny.contains("0.00000000000000000000001 (binary) × 2^-126 = +1 × 2^-149 ≈ 1.4013e-45"),
+            "{tiny}"
+        );
         let nan = double(f64::NAN.to_bits());
         assert!(nan.starts_with("0x7ff8000000000000"), "{nan}");
         assert!(nan.ends_with("NaN (quiet)"), "{nan}");
         let line = double((-2.5f64).to_bits());
-        assert!(line.ends_with("-1.25 × 2^1 = -2.5"), "{line}");
+        assert!(line.ends_with("= 1.25 -> -1.25 × 2^1 = -2.5"), "{line}");
+        let line = double(0.1f64.to_bits());
+        assert!(
+            line.ends_with("≈ 1.6 -> +1.6 × 2^-4 ≈ 0.1"),
+            "the exact value of 0.1 is 55 digits long, too long to print: {line}"
+        );
+    }
+
+    #[test]
+    fn plain_decimals() {
+        assert_eq!(plain_decimal("3.0").as_deref(), Some("3"));
+        assert_eq!(plain_decimal("5e-3").as_deref(), Some("0.005"));
+        assert_eq!(plain_decimal("-1.5e2").as_deref(), Some("-150"));
+        assert_eq!(plain_decimal("25.4").as_deref(), Some("25.4"));
+        assert_eq!(plain_decimal("nan"), None);
+        assert_eq!(
+            exact_decimal(25.4f32.into()).as_deref(),
+            Some("25.3999996185302734375")
+        );
+        assert_eq!(exact_decimal(-0.5).as_deref(), Some("-0.5"));
     }
 
     #[test]

@@ -119,7 +119,10 @@ fn tags_lengths_and_the_frame_are_derived() {
     let tag = derivation_of(&fixture, "62");
     assert_eq!(
         tag,
-        ["62 -> 0110 0010 -> field 01100 = 12, wire type 010 = 2 (LEN): 12 << 3 | 2 = 98 = 0x62"]
+        [
+            "62 -> 0110 0010 -> continuation 0, group 1100010 -> field 1100 = 12, wire type 010 = 2 (LEN): \
+          12 << 3 | 2 = 98 = 0x62"
+        ]
     );
     let length = derivation_of(&fixture, "02");
     assert_eq!(
@@ -187,7 +190,10 @@ fn fixed32_and_float_are_reversed_and_split() {
         float[1].starts_with("0x41cb3333 = 0 10000011 10010110011001100110011 -> sign 0 (+)"),
         "{float:?}"
     );
-    assert!(float[1].ends_with("+1.5875 × 2^4 = 25.4"), "{float:?}");
+    assert!(
+        float[1].ends_with("+1.5875 × 2^4 ≈ 25.4 (exactly 25.3999996185302734375)"),
+        "{float:?}"
+    );
 }
 
 #[test]
@@ -311,4 +317,110 @@ fn open_messages_count_down() {
     // The length of `inners` is read before `inners` is entered.
     let open = explainer.open_messages(&tokens[3]);
     assert_eq!(open.len(), 1, "{open:?}");
+}
+
+#[test]
+fn values_wider_than_32_bits_are_cut_as_parsers_cut_them() {
+    // Python protobuf parses `08 85 80 80 80 10` as i32: 5 and `18 83 80 80 80 10` as s32: -2.
+    let fixture = Fixture::proto3(&[0x08, 0x85, 0x80, 0x80, 0x80, 0x10]);
+    let lines = derivation_of(&fixture, "85 80 80 80 10");
+    assert!(
+        !has(&lines, "sign-extended to 64 bits on the wire"),
+        "{lines:?}"
+    );
+    assert!(has(&lines, "no encoder writes"), "{lines:?}");
+    assert!(
+        has(&lines, "keep the low 32 bits 0x00000005 = 5"),
+        "{lines:?}"
+    );
+    let fixture = Fixture::proto3(&[0x18, 0x83, 0x80, 0x80, 0x80, 0x10]);
+    let lines = derivation_of(&fixture, "83 80 80 80 10");
+    assert!(
+        has(
+            &lines,
+            "sint32 keeps the low 32 bits: 4294967299 = 0x100000003 -> 0x00000003 = 3"
+        ),
+        "{lines:?}"
+    );
+    assert!(has(&lines, "= 1 ^ -1 = -2"), "{lines:?}");
+}
+
+#[test]
+fn a_one_byte_tag_drops_its_continuation_bit_first() {
+    let fixture = Fixture::proto3(&[0x62, 0x00]);
+    let lines = derivation_of(&fixture, "62");
+    assert!(
+        lines[0].starts_with("62 -> 0110 0010 -> continuation 0, group 1100010 -> field 1100 = 12"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn a_subnormal_double_is_written_without_binary_hex_digits() {
+    // d = 5e-324, the smallest subnormal (Python: 4.94065645841247e-324).
+    let fixture = Fixture::proto3(&[0x51, 1, 0, 0, 0, 0, 0, 0, 0]);
+    let lines = derivation_of(&fixture, "01 00 00 00 00 00 00 00");
+    assert!(!has(&lines, "(binary)"), "{lines:?}");
+    assert!(
+        has(
+            &lines,
+            "0x0000000000001 / 2^52 × 2^-1022 = +1 × 2^-1074 ≈ 5e-324"
+        ),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn malformed_bytes_are_derived_up_to_the_fault() {
+    // Each of these Python protobuf rejects ("Wire format was corrupt").
+    let mut eleven = vec![0x08];
+    eleven.extend([0xff; 10]);
+    eleven.push(0x01);
+    let cases: [(&[u8], &str, &str); 7] = [
+        (
+            &eleven,
+            "invalid at payload byte 10: a varint longer than 10 bytes",
+            "payload byte 1: a varint starts",
+        ),
+        (
+            &[0x0e],
+            "invalid at payload byte 0: wire type 6 does not exist",
+            "wire type 110 = 6",
+        ),
+        (
+            &[0x0f],
+            "invalid at payload byte 0: wire type 7 does not exist",
+            "wire type 111 = 7",
+        ),
+        (
+            &[0x80, 0x80, 0x80, 0x80, 0x10],
+            "invalid at payload byte 4: field 2^29, one above the largest field number 536870911",
+            "= 536870912",
+        ),
+        (
+            &[0x0a, 0x05, 0x01],
+            "invalid at payload byte 1: a length of 5 runs past the end",
+            "only 1 remain",
+        ),
+        (
+            &[0x00, 0x01],
+            "invalid at payload byte 0: field number 0",
+            "field 0000 = 0",
+        ),
+        (
+            &[0xd4, 0x01],
+            "invalid at payload byte 0: an end-group tag (EGROUP) for field 26 where no group is open",
+            "field 11010 = 26, wire type 100 = 4 (EGROUP)",
+        ),
+    ];
+    for (payload, meaning, step) in cases {
+        let fixture = Fixture::proto3(payload);
+        let all = derive(&fixture);
+        let (_, said, lines) = &all[2];
+        assert!(said.starts_with(meaning), "{said}");
+        assert!(said.contains("parsers reject the message"), "{said}");
+        assert!(lines[0].starts_with("payload byte 0: "), "{lines:?}");
+        assert!(has(lines, step), "{step}: {lines:?}");
+        assert!(has(lines, "parsers reject the whole message"), "{lines:?}");
+    }
 }

@@ -121,21 +121,24 @@ impl std::fmt::Display for ImageHeader {
 /// A short description of a bytes value for annotations and summaries: an image and its size in
 /// bytes, a string's first characters, or the size alone.
 pub fn describe_bytes(bytes: &[u8], is_string: bool) -> String {
+    describe_bytes_in(bytes, is_string, crate::words::Radix::Decimal)
+}
+
+/// [`describe_bytes`], the byte count written in `radix`.
+pub fn describe_bytes_in(bytes: &[u8], is_string: bool, radix: crate::words::Radix) -> String {
+    let size = radix.bytes(bytes.len() as u64);
     if let Some(image) = ImageHeader::read(bytes) {
         let unreadable = if image.size.is_none() {
             " (header unreadable)"
         } else {
             ""
         };
-        return format!(
-            "{image}{unreadable}, {}",
-            plural(bytes.len() as u64, "byte")
-        );
+        return format!("{image}{unreadable}, {size}");
     }
     let kind = if is_string { "string" } else { "bytes" };
     match crate::words::text_start(bytes) {
         Some((shown, more)) => format!("{kind} {:?}{more}", shown),
-        None => format!("{kind}, {}", plural(bytes.len() as u64, "byte")),
+        None => format!("{kind}, {size}"),
     }
 }
 

@@ -267,6 +267,29 @@ fn fates_say_what_a_parser_keeps() {
     let annotated = fixture.annotated();
     let book = RuleBook::of(&annotated, Radix::Decimal).unwrap();
     assert_eq!(book.fate(1).0, Fate::Rejected);
+    // i32: 1 before it is rejected with the message too.
+    let fixture = Fixture::proto3(&[0x08, 0x01, 0x5a, 0x01, 0xff]);
+    let annotated = fixture.annotated();
+    let book = RuleBook::of(&annotated, Radix::Decimal).unwrap();
+    assert_eq!(book.fate(1).0, Fate::Rejected);
+}
+
+#[test]
+fn nothing_of_a_malformed_message_is_kept() {
+    // i32: 1, then a length past the end: Python protobuf rejects the message.
+    let fixture = Fixture::proto3(&[0x08, 0x01, 0x5a, 0x05, 0x01]);
+    let annotated = fixture.annotated();
+    let book = RuleBook::of(&annotated, Radix::Decimal).unwrap();
+    let (fate, notes) = book.fate(1);
+    assert_eq!(fate, Fate::Rejected, "{notes:?}");
+    assert!(notes.iter().any(|n| n.rule == Rule::Malformed), "{notes:?}");
+    let text = text_of(&fixture, "5a 05 01");
+    assert!(
+        text.starts_with(
+            "malformed: a length of 5 runs past the end of its message (1 remain) at payload 3"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
