@@ -120,11 +120,36 @@ def test_beam_verifies_each_shard_and_a_damaged_one_is_reported_not_fatal(cli, s
             | beam.Map(lambda r, to=str(verdicts): open(to, "w").write(json.dumps([r.ok, r.to_json()])))
         )
     ok, text = json.loads(verdicts.read_text())
-    assert not ok
+    # One `verify --json` over the same files, in the order such a run checks them: the
+    # verdict byte for byte, split places, the damaged shard and the dataset's line included.
+    out, _, code = cli("verify", "--json", *sorted(shards + [missing]))
+    assert text == out
+    assert code == 2 and not ok
     got = [json.loads(line) for line in text.splitlines()]
-    assert got[:-1] == lines
-    gone = got[-1]
-    assert gone["file"] == missing and "No such file" in json.dumps(gone), gone
+    gone = got[0]
+    assert gone["file"] == missing and "No such file" in gone["error"], gone
+    assert got[3]["split_first_record"] == 200 and got[3]["problems"][0]["offset"] == 19276
+    assert got[-1]["dataset"]["not_read"] == 1
+
+
+def test_beam_verdict_of_a_whole_shard_set_is_what_verify_json_prints(cli, sharded, tmp_path):
+    beam = need("apache_beam")
+    import json
+
+    import tfr_inspect.beam
+
+    out, _, code = cli("verify", "--json", sharded)
+    verdicts = tmp_path / "verdict.json"
+    with beam.Pipeline(options=beam_options()) as p:
+        checked = p | tfr_inspect.beam.VerifyShards(str(sharded))
+        (
+            checked["verdict"]
+            | beam.Map(lambda r, to=str(verdicts): open(to, "w").write(json.dumps([r.ok, r.to_json()])))
+        )
+    ok, text = json.loads(verdicts.read_text())
+    assert text == out
+    assert code == 1 and not ok
+    assert '"damaged": 1' in text and '"split_first_record": 200' in text
 
 
 def test_ray_statistics_are_the_json_the_command_line_prints(cli, sharded):

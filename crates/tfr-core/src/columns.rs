@@ -12,6 +12,8 @@ use thiserror::Error;
 use crate::decode::MessageView;
 use crate::example::{FeatureKind, FeatureValues, top_features};
 
+mod wire;
+
 /// The values of one column, of the kind its first typed record gave it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ColumnValues {
@@ -78,6 +80,8 @@ pub struct ExampleColumns {
     by_name: HashMap<String, usize>,
     /// Only these features are kept, in this order, when the caller named them.
     only: bool,
+    /// What reading records from their bytes keeps from one record to the next.
+    scratch: wire::Scratch,
 }
 
 impl ExampleColumns {

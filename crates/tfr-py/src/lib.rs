@@ -28,6 +28,7 @@ use tfr_core::input::{Input, OpenOptions};
 use tfr_core::jsonformat::message_to_json;
 use tfr_core::payload::{Decoder, Reading};
 use tfr_core::report::verify::{FileLine, Outcome, VerifyOptions, VerifyReport};
+use tfr_core::report::verify_merge;
 use tfr_core::resync::ResyncBudget;
 use tfr_core::schema::Schema;
 
@@ -290,7 +291,7 @@ impl NativeFile {
             .finish()
             .into_iter()
             .map(|c| column_to_python(py, c))
-            .collect();
+            .collect::<PyResult<Vec<_>>>()?;
         let skipped = skipped.iter().map(|f| damage_row(&input, f)).collect();
         Ok((rows, columns, skipped))
     }
@@ -316,53 +317,67 @@ impl NativeFile {
     }
 }
 
-/// One column of a batch as the Python side assembles an Arrow list array from it: name, kind,
-/// row offsets (`int32`, rows + 1), validity (a byte per row), the values (packed little-endian
-/// numbers, or the bytes of all strings) and, for bytes, where each string ends (`int64`).
+/// One column of a batch as the Python side assembles an Arrow list array from it, its buffers
+/// laid out as Arrow lays them out: name, kind (`"int64"`, `"float"`, `"bytes"` with 32-bit
+/// string offsets, `"large_bytes"` with 64-bit ones, `"none"`), the list offsets (`int32`, one
+/// more than the rows), the validity bitmap (a bit per row, least significant first; `None` when every row has
+/// the feature), the values (packed little-endian numbers, or the bytes of all strings) and,
+/// for bytes, the string offsets.
 type BatchColumn<'py> = (
     String,
     &'static str,
     Bound<'py, PyBytes>,
-    Bound<'py, PyBytes>,
+    Option<Bound<'py, PyBytes>>,
     Bound<'py, PyBytes>,
     Option<Bound<'py, PyBytes>>,
 );
 
-fn column_to_python<'py>(py: Python<'py>, column: Column) -> BatchColumn<'py> {
-    let offsets: Vec<u8> = column
-        .offsets
-        .iter()
-        .flat_map(|o| o.to_le_bytes())
-        .collect();
-    let present: Vec<u8> = column.present.iter().map(|&p| u8::from(p)).collect();
-    let (kind, values, ends) = match column.values {
-        ColumnValues::Unset => ("none", Vec::new(), None),
-        ColumnValues::Int64(v) => (
-            "int64",
-            v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            None,
-        ),
-        ColumnValues::Float(v) => (
-            "float",
-            v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            None,
-        ),
+/// `values` as one Python bytes object of their little-endian bytes, written in place.
+fn packed<'py, const N: usize, T: Copy>(
+    py: Python<'py>,
+    values: &[T],
+    to_le: impl Fn(T) -> [u8; N],
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, values.len().saturating_mul(N), |buffer| {
+        for (to, &value) in buffer.chunks_exact_mut(N).zip(values) {
+            to.copy_from_slice(&to_le(value));
+        }
+        Ok(())
+    })
+}
+
+/// Arrow's validity bitmap of `present`, or `None` when every row is present.
+fn validity(present: &[bool]) -> Option<Vec<u8>> {
+    if present.iter().all(|&p| p) {
+        return None;
+    }
+    let mut bits = vec![0u8; present.len().div_ceil(8)];
+    for (byte, rows) in bits.iter_mut().zip(present.chunks(8)) {
+        for (bit, &p) in rows.iter().enumerate() {
+            *byte |= u8::from(p) << bit;
+        }
+    }
+    Some(bits)
+}
+
+fn column_to_python<'py>(py: Python<'py>, column: Column) -> PyResult<BatchColumn<'py>> {
+    let offsets = packed(py, &column.offsets, i32::to_le_bytes)?;
+    let present = validity(&column.present).map(|bits| PyBytes::new(py, &bits));
+    let (kind, values, ends) = match &column.values {
+        ColumnValues::Unset => ("none", PyBytes::new(py, &[]), None),
+        ColumnValues::Int64(v) => ("int64", packed(py, v, i64::to_le_bytes)?, None),
+        ColumnValues::Float(v) => ("float", packed(py, v, f32::to_le_bytes)?, None),
         ColumnValues::Bytes { ends, data } => {
-            let ends: Vec<u8> = std::iter::once(0i64)
-                .chain(ends)
-                .flat_map(|e| e.to_le_bytes())
-                .collect();
-            ("bytes", data, Some(ends))
+            let starts: Vec<i64> = std::iter::once(0i64).chain(ends.iter().copied()).collect();
+            let small: Option<Vec<i32>> = starts.iter().map(|&e| i32::try_from(e).ok()).collect();
+            let (kind, ends) = match small {
+                Some(small) => ("bytes", packed(py, &small, i32::to_le_bytes)?),
+                None => ("large_bytes", packed(py, &starts, i64::to_le_bytes)?),
+            };
+            (kind, PyBytes::new(py, data), Some(ends))
         }
     };
-    (
-        column.name,
-        kind,
-        PyBytes::new(py, &offsets),
-        PyBytes::new(py, &present),
-        PyBytes::new(py, &values),
-        ends.map(|e| PyBytes::new(py, &e)),
-    )
+    Ok((column.name, kind, offsets, present, values, ends))
 }
 
 /// Why a batch could not be made.
@@ -381,6 +396,9 @@ fn gather_batch(
     let mut gathered = columns.map_or_else(ExampleColumns::new, ExampleColumns::only);
     let mut skipped = Vec::new();
     let decoder = input.decoder();
+    // In a file of Examples, a record of the plain shape is read straight from its bytes; the
+    // others through the decoder, which gives the same columns slower.
+    let from_bytes = decoder.takes_examples();
     for index in start..stop {
         let Some(frame) = input.indexed_frame(index) else {
             break;
@@ -389,6 +407,10 @@ fn gather_batch(
             skipped.push(frame);
             continue;
         };
+        if let Some(pushed) = from_bytes.then(|| gathered.push_wire(payload)).flatten() {
+            pushed.map_err(|e| BatchProblem::Columns(index, e))?;
+            continue;
+        }
         let decoded = decoder.decode(payload);
         let message = decoded
             .typed(payload, decoder.table())
@@ -458,7 +480,18 @@ fn verify_json(
         );
         text.push('\n');
     }
-    let mut clean = report.ok() && unusable.is_empty();
+    let clean = report.ok() && unusable.is_empty();
+    finish_verified(&run, clean, text, unusable)
+}
+
+/// Ends the text of `verify --json` over `run` with the dataset's line when the run is one
+/// (a problem of the dataset makes it unclean).
+fn finish_verified(
+    run: &Run,
+    mut clean: bool,
+    mut text: String,
+    unusable: Vec<String>,
+) -> PyResult<Verified> {
     if run.is_dataset() {
         let summary = run.summary();
         text.push_str(
@@ -471,6 +504,62 @@ fn verify_json(
     Ok((clean, text, unusable))
 }
 
+/// `verify --merge --json` over parts at hand: each a name (a shard's path, say, which errors
+/// name the part by) and the text `verify --json` printed for it. What one `verify --json` over
+/// all their files prints, in the order that run checks them, as the command line merges parts;
+/// parts that are not `verify --json` output, or overlap, raise `ValueError` naming the part.
+#[pyfunction]
+fn verify_merge_json(py: Python<'_>, parts: Vec<(PathBuf, String)>) -> PyResult<Verified> {
+    let merged = py
+        .detach(|| {
+            let readers = parts
+                .into_iter()
+                .map(|(name, text)| (name, std::io::Cursor::new(text.into_bytes())))
+                .collect();
+            verify_merge::merge_readers(readers)
+        })
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut run = Run::of(merged.dataset);
+    for (tally, file) in run.tallies.iter_mut().zip(&merged.files) {
+        *tally = file.outcome.as_ref().ok().map(|(_, tally)| *tally);
+    }
+    let mut text = String::new();
+    let mut clean = merged.unusable_inputs.is_empty();
+    for (member, file) in merged.files.iter().enumerate() {
+        clean &= file.outcome.as_ref().is_ok_and(|(said, _)| said.ok);
+        let line = verify_merge::Line {
+            file: path_for_json(&file.path),
+            place: run.split_place(member),
+            verdict: &file.json,
+        };
+        text.push_str(
+            &tfr_core::pyjson::to_string(&line)
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+        );
+        text.push('\n');
+    }
+    finish_verified(&run, clean, text, merged.unusable_inputs)
+}
+
+/// The size in bytes of each file `paths` names, a local path's from its metadata and an object
+/// URL's from its store (a HEAD request or a listing, none of its bytes read); the first that
+/// cannot be had raises `OSError` naming it.
+#[pyfunction]
+fn sizes(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<u64>> {
+    py.detach(|| {
+        paths
+            .iter()
+            .map(|path| match tfr_core::source::remote::claiming(path) {
+                Some(remote) => remote.size(path),
+                None => std::fs::metadata(path)
+                    .map(|m| m.len())
+                    .map_err(|e| format!("{}: {e}", path_for_terminal(path))),
+            })
+            .collect::<Result<Vec<u64>, String>>()
+    })
+    .map_err(PyOSError::new_err)
+}
+
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // Wherever a path is taken, an object URL too: credentials come from the environment, as
@@ -478,6 +567,8 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     tfr_remote::inputs::Remotes::new(false).install();
     module.add_class::<NativeFile>()?;
     module.add_function(wrap_pyfunction!(verify_json, module)?)?;
+    module.add_function(wrap_pyfunction!(verify_merge_json, module)?)?;
+    module.add_function(wrap_pyfunction!(sizes, module)?)?;
     module.add_function(wrap_pyfunction!(places::index_entries, module)?)?;
     module.add_function(wrap_pyfunction!(places::locate_json, module)?)?;
     module.add_function(wrap_pyfunction!(stats::stats_json, module)?)?;

@@ -6,6 +6,7 @@
 //! they pickle as bytes and merge wherever the engine gathers them; the merge puts their files in
 //! (split, shard) order, whatever order they arrive in.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -120,14 +121,20 @@ fn planned(args: &[PathBuf]) -> (Dataset, Plan, Said) {
 
 /// The files `stats ARGS` would summarise, in the order it reads them (each split's shards in
 /// number order), and what resolving `args` said: what an engine shares out, a partial each.
+/// Each file is given as a `str` (not a `pathlib.Path`, which would fold an object URL's `//`).
 #[pyfunction]
 pub fn dataset_files(
     py: Python<'_>,
     args: Vec<PathBuf>,
-) -> (Vec<PathBuf>, Vec<(&'static str, String)>, u8) {
+) -> (Vec<OsString>, Vec<(&'static str, String)>, u8) {
     py.detach(|| {
         let (_, plan, said) = planned(&args);
-        (plan.files, said.lines, said.status)
+        let files = plan
+            .files
+            .into_iter()
+            .map(PathBuf::into_os_string)
+            .collect();
+        (files, said.lines, said.status)
     })
 }
 

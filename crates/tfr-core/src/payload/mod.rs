@@ -246,6 +246,23 @@ impl Decoder {
         };
     }
 
+    /// Whether every record protobuf reads as a plain `tf.train.Example` is decoded as one: the
+    /// user asked for Examples, or the file's records were learnt to be Examples (then no other
+    /// type is preferred for a record that is a valid Example: see `FeatureMessage::detect`).
+    pub fn takes_examples(&self) -> bool {
+        match &self.reading {
+            Reading::Auto => self
+                .likely
+                .as_ref()
+                .is_some_and(|k| k.is(&example::EXAMPLE)),
+            Reading::As(message) => self
+                .table()
+                .message(*message)
+                .is_some_and(|m| m.full_name.as_ref() == example::EXAMPLE_MESSAGE),
+            Reading::Raw => false,
+        }
+    }
+
     /// The kind used for empty and ambiguous payloads: the learnt one, else the named one.
     fn usual(&self) -> Option<&PayloadKind> {
         self.likely.as_ref().or(self.named.as_ref())

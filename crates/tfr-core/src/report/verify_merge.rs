@@ -173,7 +173,11 @@ struct Part {
 fn read_part(path: &Path) -> Result<Part, MergeError> {
     // A regular file only, opened without blocking (a named pipe would hang the merge).
     let (file, _) = crate::sidefile::open_regular(path).map_err(|e| error(path, e.to_string()))?;
-    let mut reader = BufReader::new(file);
+    read_lines(path, BufReader::new(file))
+}
+
+/// Reads the lines of one part, named `path` in errors, from `reader`.
+fn read_lines(path: &Path, mut reader: impl BufRead) -> Result<Part, MergeError> {
     let mut part = Part::default();
     let mut number = 0u64;
     while let Some(bytes) = line(&mut reader, LINE_CAP).map_err(|m| error(path, m))? {
@@ -293,6 +297,24 @@ pub fn merge(paths: &[PathBuf]) -> Result<Merged, MergeError> {
     for path in paths {
         parts.push((path.as_path(), read_part(path)?));
     }
+    merge_parts(paths, parts)
+}
+
+/// Merges parts already at hand, each a name (what errors and sentences call it, as a part's
+/// path is called) and a reader of its `verify --json` text: what a pipeline gathered from its
+/// workers, say. What one `verify` over all their files finds, as [`merge`] finds it.
+pub fn merge_readers<R: BufRead>(parts: Vec<(PathBuf, R)>) -> Result<Merged, MergeError> {
+    let mut names = Vec::with_capacity(parts.len());
+    let mut read = Vec::with_capacity(parts.len());
+    for (name, reader) in parts {
+        read.push(read_lines(&name, reader)?);
+        names.push(name);
+    }
+    let parts = names.iter().map(PathBuf::as_path).zip(read).collect();
+    merge_parts(&names, parts)
+}
+
+fn merge_parts(paths: &[PathBuf], mut parts: Vec<(&Path, Part)>) -> Result<Merged, MergeError> {
     // Each file once, with the part it came from and its split.
     let mut by_path: HashMap<PathBuf, (usize, MergedFile, Option<String>)> = HashMap::new();
     let mut images: Option<(bool, &Path)> = None;

@@ -118,7 +118,23 @@ fn one_run(files: &[PathBuf]) -> Verdicts {
 }
 
 fn merged(parts: &[PathBuf]) -> Verdicts {
-    let merged = merge(parts).unwrap_or_else(|e| panic!("{e}"));
+    verdicts(merge(parts).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// The parts' texts read into memory first, then merged from there, as a pipeline merges what
+/// its workers sent.
+fn merged_from_memory(parts: &[PathBuf]) -> Verdicts {
+    let texts = parts
+        .iter()
+        .map(|p| {
+            let text = std::fs::read(p).unwrap_or_else(|e| panic!("{e}"));
+            (p.clone(), std::io::Cursor::new(text))
+        })
+        .collect();
+    verdicts(merge_readers(texts).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn verdicts(merged: Merged) -> Verdicts {
     let tallies: Vec<Option<Tally>> = merged
         .files
         .iter()
@@ -160,6 +176,21 @@ proptest! {
             })
             .rev()
             .collect();
+        prop_assert_eq!(merged_from_memory(&parts), merged(&parts));
         prop_assert_eq!(merged(&parts), whole);
     }
+}
+
+#[test]
+fn a_part_read_from_memory_that_is_not_verify_json_is_refused_naming_it() {
+    let parts = vec![(
+        PathBuf::from("shard-3 verdict"),
+        std::io::Cursor::new(b"not json\n".to_vec()),
+    )];
+    let error = merge_readers(parts).err().map(|e| e.to_string());
+    let error = error.unwrap_or_default();
+    assert!(
+        error.starts_with("shard-3 verdict: line 1: not a line of `verify --json`"),
+        "{error}"
+    );
 }

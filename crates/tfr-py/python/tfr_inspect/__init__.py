@@ -97,23 +97,26 @@ class Damage:
         return f"Damage(record={self.record}, offset={self.offset}, status={self.status!r})"
 
 
-def _list_array(pa, rows, kind, offsets, present, values, ends):
-    """An Arrow list array from the buffers the core laid out for it."""
+def _list_array(pa, rows, kind, offsets, validity, values, ends):
+    """An Arrow list array over the buffers the core laid out for it (no copy)."""
     if kind == "int64":
         items = pa.Array.from_buffers(pa.int64(), len(values) // 8, [None, pa.py_buffer(values)])
     elif kind == "float":
         items = pa.Array.from_buffers(pa.float32(), len(values) // 4, [None, pa.py_buffer(values)])
     elif kind == "bytes":
-        count = len(ends) // 8 - 1
         items = pa.Array.from_buffers(
-            pa.large_binary(), count, [None, pa.py_buffer(ends), pa.py_buffer(values)]
+            pa.binary(), len(ends) // 4 - 1, [None, pa.py_buffer(ends), pa.py_buffer(values)]
         )
-        items = items.cast(pa.binary()) if len(values) < 2**31 else items
+    elif kind == "large_bytes":
+        items = pa.Array.from_buffers(
+            pa.large_binary(), len(ends) // 8 - 1, [None, pa.py_buffer(ends), pa.py_buffer(values)]
+        )
     else:
         items = pa.nulls(0)
-    offsets = pa.Array.from_buffers(pa.int32(), rows + 1, [None, pa.py_buffer(offsets)])
-    missing = pa.array([b == 0 for b in present], type=pa.bool_())
-    return pa.ListArray.from_arrays(offsets, items, mask=missing)
+    validity = None if validity is None else pa.py_buffer(validity)
+    return pa.Array.from_buffers(
+        pa.list_(items.type), rows, [validity, pa.py_buffer(offsets)], children=[items]
+    )
 
 
 def _numbers(kind, packed):

@@ -24,6 +24,7 @@ import json
 import apache_beam as beam
 
 from . import VerifyReport, verify as _verify
+from ._native import verify_merge_json as _verify_merge_json
 from . import open as _open
 from ._paths import expand
 from ._stats import StatsPartial, shards as _shards, stats_partial as _stats_partial
@@ -91,17 +92,30 @@ class GenerateStatistics(beam.PTransform):
 
 
 def _verify_shard(path):
-    # A shard that cannot be read (gone, say) is its argument's error, as a line of its own.
+    """``(path, text of verify --json PATH, arguments it could not use)``."""
     report = _verify([path])
-    if report.files:
-        return report.files[0]
-    return {"file": path, "error": "; ".join(report.errors)}
+    return path, report.to_json(), tuple(report.errors)
 
 
-def _verdict(lines, order):
-    lines = sorted(lines, key=lambda line: order.get(line["file"], len(order)))
-    text = "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines)
-    return VerifyReport(all(line.get("ok", False) for line in lines), text)
+def _shard_line(checked):
+    # A shard that cannot be read (gone, say) is its argument's error, as a line of its own.
+    path, text, errors = checked
+    lines = [json.loads(line) for line in text.splitlines()]
+    files = [line for line in lines if "dataset" not in line]
+    if files:
+        return files[0]
+    return {"file": path, "error": "; ".join(errors)}
+
+
+def _verdict(checked):
+    # Merged by the core, as `verify --merge` merges parts: the text one `verify --json` over
+    # every shard prints, whatever worker checked which shard and in what order they came.
+    parts = [(path, text) for path, text, _ in checked if text]
+    errors = [e for _, _, errs in checked for e in errs]
+    if not parts:
+        return VerifyReport(False, "", errors)
+    ok, text, unusable = _verify_merge_json(parts)
+    return VerifyReport(ok and not errors, text, errors + list(unusable))
 
 
 class VerifyShards(beam.PTransform):
@@ -112,8 +126,11 @@ class VerifyShards(beam.PTransform):
     :func:`tfr_inspect.verify` gives it (its line of ``tfr-inspect verify --json SHARD``:
     frames, intact, damaged, problems with record numbers and offsets, or the error that kept
     it from being read), and ``"verdict"``, one :class:`tfr_inspect.VerifyReport` over all of
-    them in the order matched (``ok`` when every shard was read and is whole). A damaged or
-    unreadable shard is reported, never fails the pipeline.
+    them, merged by the core as ``tfr-inspect verify --merge`` merges parts: its ``to_json()`` is
+    the text ``tfr-inspect verify --json`` prints for the same files (in the order such a run
+    checks them: by path, a split's shards in number order), split places and the dataset's
+    line included, and ``ok`` is true when that run would end clean. A damaged or unreadable
+    shard is reported, never fails the pipeline.
     """
 
     def __init__(self, pattern):
@@ -121,16 +138,16 @@ class VerifyShards(beam.PTransform):
         self._paths = expand(pattern)
 
     def expand(self, pipeline):
-        order = {path: i for i, path in enumerate(self._paths)}
-        shards = (
+        checked = (
             pipeline
             | "Shards" >> beam.Create(self._paths)
             | "Spread" >> beam.Reshuffle()
             | "Verify" >> beam.Map(_verify_shard)
         )
+        shards = checked | "Lines" >> beam.Map(_shard_line)
         verdict = (
-            shards
+            checked
             | "Gather" >> beam.combiners.ToList()
-            | "Verdict" >> beam.Map(_verdict, order)
+            | "Verdict" >> beam.Map(_verdict)
         )
         return {"shards": shards, "verdict": verdict}

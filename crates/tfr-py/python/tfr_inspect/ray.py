@@ -5,7 +5,9 @@
     import ray, tfr_inspect.ray
     ds = ray.data.read_datasource(tfr_inspect.ray.TFRecordDatasource("data/train-*"))
 
-One read task per shard; each yields Arrow blocks of up to ``batch_size`` Examples (one list
+``paths`` may name local files or objects (``gs://``, ``s3://``, ``az://``, ``https://``):
+each is sized and read through tfr-inspect's core, as the command line reads it. One read task
+per shard; each yields Arrow blocks of up to ``batch_size`` Examples (one list
 column per feature, as :meth:`tfr_inspect.File.batches` makes them). A damaged record is skipped
 with a :class:`tfr_inspect.DamagedRecordWarning` naming the file, the record and the offset (in
 the worker's log); ``tfr_inspect.File(path).damage()`` lists them all.
@@ -14,13 +16,11 @@ the worker's log); ``tfr_inspect.File(path).damage()`` lists them all.
 (split, shard) order into the report ``tfr-inspect stats --json`` prints for the same files.
 """
 
-import os
-
 from ray.data import Datasource, ReadTask
 from ray.data.block import BlockMetadata
 
 from . import open as _open
-from ._paths import expand
+from ._native import sizes as _sizes
 from ._stats import StatsPartial, shards as _shards, stats_partial as _stats_partial
 
 
@@ -32,23 +32,30 @@ def _read_shard(path, columns, batch_size):
 
 
 class TFRecordDatasource(Datasource):
-    """TFRecord shards of ``tf.train.Example`` as a Ray Data datasource."""
+    """TFRecord shards of ``tf.train.Example`` as a Ray Data datasource.
+
+    ``paths`` is a path, a directory, a glob pattern or an object URL (``gs://``, ``s3://``,
+    ``az://``, ``https://``; a prefix or pattern URL too), or a list of them, resolved as
+    ``tfr-inspect stats`` resolves its arguments: an argument that cannot be used raises
+    ``ValueError`` with the command line's words."""
 
     def __init__(self, paths, columns=None, batch_size=1024):
         super().__init__()
-        self._paths = expand(paths)
+        self._paths = _shards(paths)
+        # Sizes from the core: a local file's metadata, an object's store (no byte fetched).
+        self._sizes = _sizes(self._paths)
         self._columns = None if columns is None else list(columns)
         self._batch_size = batch_size
 
     def estimate_inmemory_data_size(self):
-        return sum(os.path.getsize(p) for p in self._paths)
+        return sum(self._sizes)
 
     def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None):
         tasks = []
-        for path in self._paths:
+        for path, size in zip(self._paths, self._sizes):
             metadata = BlockMetadata(
                 num_rows=None,
-                size_bytes=os.path.getsize(path),
+                size_bytes=size,
                 exec_stats=None,
                 input_files=(path,),
             )
