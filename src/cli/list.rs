@@ -205,7 +205,12 @@ pub fn run(
     }
     run.note_skipped(messages);
     if run.is_dataset() {
-        messages.raise(run.finish(args.json, super::dataset::SkippedLines::Omitted, out)?);
+        // `list --json` lines say no type; its summary neither.
+        let json = match args.json {
+            true => super::dataset::Json::Untyped,
+            false => super::dataset::Json::No,
+        };
+        messages.raise(run.finish(json, super::dataset::SkippedLines::Omitted, out)?);
     }
     Ok(messages.status())
 }
