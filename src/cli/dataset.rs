@@ -13,14 +13,22 @@ use tfr_core::dataset::features::{FeatureSpecs, SpecNote, SpecsBeside};
 pub use tfr_core::dataset::report::SkippedLines;
 pub use tfr_core::dataset::run::Run;
 
+/// How a run's summary is printed: as text, or as a JSON line with or without a `type` key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Json {
+    No,
+    Untyped,
+    Typed,
+}
+
 /// What a run says through the command line's messages and prints at its end.
 pub trait RunExt {
     /// [`Run::resolve`], with the arguments that cannot be used reported through `messages`.
     fn resolve_reporting(args: &[PathBuf], messages: &Messages) -> Run;
 
     /// Ends a dataset run: the summary, as text (with the skipped files as `skipped` says) or
-    /// JSON. The status is damage when the dataset has a problem.
-    fn finish(&self, json: bool, skipped: SkippedLines, out: &mut impl Write) -> Result<Status>;
+    /// JSON (with `"type": "dataset"` when `json` is [`Json::Typed`]). The status is damage when the dataset has a problem.
+    fn finish(&self, json: Json, skipped: SkippedLines, out: &mut impl Write) -> Result<Status>;
 
     /// Names the files set aside, once each.
     fn note_skipped(&self, messages: &Messages);
@@ -39,13 +47,16 @@ impl RunExt for Run {
         run
     }
 
-    fn finish(&self, json: bool, skipped: SkippedLines, out: &mut impl Write) -> Result<Status> {
+    fn finish(&self, json: Json, skipped: SkippedLines, out: &mut impl Write) -> Result<Status> {
         let summary = self.summary();
         let report = summary.report();
-        if json {
-            writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
-        } else {
-            report.write_text(out, skipped)?;
+        match json {
+            Json::No => report.write_text(out, skipped)?,
+            Json::Untyped => writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?,
+            Json::Typed => {
+                let line = tfr_core::report::verify::DatasetLine::new(&report);
+                writeln!(out, "{}", tfr_core::pyjson::to_string(&line)?)?;
+            }
         }
         Ok(if summary.problems.is_empty() {
             Status::Clean

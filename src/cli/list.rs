@@ -40,7 +40,7 @@ pub struct ListArgs {
 }
 
 /// Where the summary column starts in a row of the table (after the split's column, if any).
-const SUMMARY_COLUMN: usize = 7 + 2 + 12 + 2 + 10 + 2 + 7 + 2 + 8 + 2 + 18 + 2;
+const SUMMARY_COLUMN: usize = 7 + 2 + 12 + 2 + 10 + 2 + 4 + 2 + 4 + 2 + 18 + 2;
 
 fn verdict(ok: Option<bool>) -> &'static str {
     match ok {
@@ -121,9 +121,9 @@ fn print_row(out: &mut String, rows: &Rows<'_>, row: &ListRow) {
     out.push_str("  ");
     right(out, f.length.map_or("-", |l| digits.format(l)), 10);
     out.push_str("  ");
-    left(out, verdict(f.length_crc_ok), 7);
+    left(out, verdict(f.length_crc_ok), 4);
     out.push_str("  ");
-    left(out, verdict(f.data_crc_ok), 8);
+    left(out, verdict(f.data_crc_ok), 4);
     out.push_str("  ");
     left(out, row.kind.as_deref().unwrap_or(f.status), 18);
     out.push_str("  ");
@@ -205,7 +205,12 @@ pub fn run(
     }
     run.note_skipped(messages);
     if run.is_dataset() {
-        messages.raise(run.finish(args.json, super::dataset::SkippedLines::Omitted, out)?);
+        // `list --json` lines say no type; its summary neither.
+        let json = match args.json {
+            true => super::dataset::Json::Untyped,
+            false => super::dataset::Json::No,
+        };
+        messages.raise(run.finish(json, super::dataset::SkippedLines::Omitted, out)?);
     }
     Ok(messages.status())
 }
@@ -438,7 +443,7 @@ fn list_frame(
 }
 
 /// The table's header, after a column of split-wide record numbers titled with the split's name
-/// in a dataset.
+/// in a dataset. `lcrc` and `dcrc` (the length's and the payload's CRC) are the inspector's names.
 fn table_header(split: Option<&(Untrusted, u64)>, split_width: usize) -> String {
     let numbers = split.map_or(String::new(), |(name, _)| {
         format!(
@@ -447,8 +452,8 @@ fn table_header(split: Option<&(Untrusted, u64)>, split_width: usize) -> String 
         )
     });
     format!(
-        "{numbers}{:>7}  {:>12}  {:>10}  {:<7}  {:<8}  {:<18}  summary\n",
-        "index", "offset", "length", "len-crc", "data-crc", "kind"
+        "{numbers}{:>7}  {:>12}  {:>10}  {:<4}  {:<4}  {:<18}  summary\n",
+        "index", "offset", "length", "lcrc", "dcrc", "kind"
     )
 }
 
@@ -594,9 +599,9 @@ mod tests {
         // red.
         assert_eq!(
             out,
-            "     17        3          1234          56  ok       ok        Example             \
+            "     17        3          1234          56  ok    ok    Example             \
              4 features: alpha, b\\033]2;x, c, …\n\
-             \x1b[31m     17        3          1234          56  ok       BAD       \
+             \x1b[31m     17        3          1234          56  ok    BAD   \
              data_crc_mismatch   payload CRC mismatch\x1b[0m\n"
         );
         let mut json = String::new();
@@ -665,5 +670,32 @@ mod tests {
             "{problem}"
         );
         assert!(damaged.get("summary").is_none() && damaged.get("split").is_none());
+    }
+
+    #[test]
+    fn the_table_names_its_columns_as_the_inspector_does() {
+        let listed = table_header(None, 0);
+        let inspected = crate::tui::framelist::header(Default::default());
+        let names = |header: &str| {
+            header
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&listed), names(&inspected));
+        assert_eq!(
+            names(&listed),
+            [
+                "index", "offset", "length", "lcrc", "dcrc", "kind", "summary"
+            ]
+        );
+        // The titles stand where the rows put their columns: the verdicts (`BAD` at most) after
+        // index, offset and length, the summary where rows start it.
+        assert_eq!(
+            listed.find("lcrc  dcrc  kind"),
+            Some(7 + 2 + 12 + 2 + 10 + 2)
+        );
+        assert_eq!(listed.find("summary"), Some(SUMMARY_COLUMN));
+        assert!(verdict(Some(false)).len() <= "lcrc".len());
     }
 }

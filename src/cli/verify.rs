@@ -30,7 +30,9 @@ use super::{Env, Messages, Status};
 use crate::hint::UserMessage;
 use tfr_core::compress::describe;
 use tfr_core::input::OpenOptions;
-use tfr_core::report::verify::{FileLine, FileVerdict, Outcome, Said, VerifyOptions, VerifyReport};
+use tfr_core::report::verify::{
+    FILE_LINE, FileLine, FileVerdict, Outcome, Said, VerifyOptions, VerifyReport,
+};
 use tfr_core::report::verify_merge;
 use tfr_core::resync::ResyncBudget;
 use tfr_core::words::plural;
@@ -135,6 +137,7 @@ pub fn run(
         };
         let said = verdict.as_ref().ok().map(FileVerdict::said);
         let line = FileLine {
+            kind: FILE_LINE,
             file: tfr_core::escape::path_for_json(path),
             place: run.split_place(member),
             outcome,
@@ -177,6 +180,7 @@ fn merge(
             messages.unusable(error);
         }
         let line = verify_merge::Line {
+            kind: FILE_LINE,
             file: tfr_core::escape::path_for_json(&file.path),
             place: run.split_place(member),
             verdict: &file.json,
@@ -257,7 +261,11 @@ impl Printer {
             false => SkippedLines::Counted,
         };
         if run.is_dataset() {
-            messages.raise(run.finish(self.json, skipped, out)?);
+            let json = match self.json {
+                true => super::dataset::Json::Typed,
+                false => super::dataset::Json::No,
+            };
+            messages.raise(run.finish(json, skipped, out)?);
         } else {
             run.note_skipped_counted(self.verbose, messages);
         }

@@ -189,6 +189,29 @@ fn parts_that_are_not_verify_json_or_overlap_are_refused_naming_them() {
         "{err}"
     );
 
+    // A line whose `type` is no line of `verify --json`, and a dataset's line without its
+    // summary.
+    for (kind, said) in [
+        (
+            "\"count\"",
+            "its `type` is neither \"file\" nor \"dataset\"",
+        ),
+        ("7", "its `type` is neither"),
+        ("\"dataset\"", "a dataset's summary without its `dataset`"),
+    ] {
+        let typed = tmp.path().join("typed.json");
+        let line = line
+            .trim()
+            .replace("\"type\": \"file\"", &format!("\"type\": {kind}"));
+        std::fs::write(&typed, line + "\n").unwrap();
+        let (code, _, err) = verify(&["--merge"], &[&typed]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("typed.json: line 1: ") && err.contains(said),
+            "{kind} {err}"
+        );
+    }
+
     // The same file in two parts.
     let again = tmp.path().join("again.json");
     std::fs::copy(&good[0], &again).unwrap();
@@ -248,4 +271,70 @@ fn text_from_a_part_reaches_the_terminal_escaped() {
         "{out}"
     );
     assert!(out.contains("note: n\\033[31m"), "{out}");
+}
+
+/// `verify` run in the crate's directory with `args`, relative paths as given: status, stdout,
+/// stderr.
+fn verify_here(args: &[&str]) -> (Option<i32>, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tfr-inspect"))
+        .arg("verify")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    (output.status.code(), stdout(&output), stderr(&output))
+}
+
+#[test]
+fn parts_written_before_lines_said_their_type_merge_with_parts_that_say_it() {
+    // `before_type_key.jsonl` is `verify --json` of the train shards and a damaged loose file as
+    // written before each line carried `type`, with paths relative to the crate's directory.
+    let old = "testdata/verify_merge/before_type_key.jsonl";
+    let before = std::fs::read_to_string(testdata("verify_merge/before_type_key.jsonl")).unwrap();
+    assert!(!before.contains("\"type\""), "{before}");
+    let shards = "testdata/realworld/tfds/toy_parcels/2.0.0/toy_parcels-";
+    let train = [0, 1].map(|i| format!("{shards}train.tfrecord-0000{i}-of-00002"));
+    let validation = [0, 1].map(|i| format!("{shards}validation.tfrecord-0000{i}-of-00002"));
+    let damaged = "testdata/corrupt/payload_bitflip.tfrecord";
+    let tmp = tempfile::tempdir().unwrap();
+    let new = tmp.path().join("new.jsonl");
+    let (code, json, _) = verify_here(&["--json", &validation[0], &validation[1]]);
+    assert_eq!(code, Some(0));
+    for line in json.lines() {
+        assert!(
+            line.ends_with(", \"type\": \"file\"}") || line.ends_with(", \"type\": \"dataset\"}"),
+            "{line}"
+        );
+    }
+    std::fs::write(&new, json).unwrap();
+    let new = new.to_str().unwrap();
+    let all = [
+        damaged,
+        &train[0],
+        &train[1],
+        &validation[0],
+        &validation[1],
+    ];
+    for json in [&[][..], &["--json"][..]] {
+        let one = verify_here(&[json, &all].concat());
+        assert_eq!(one.0, Some(1), "{one:?}");
+        for parts in [[old, new], [new, old]] {
+            let merged = verify_here(&[&["--merge"], json, &parts].concat());
+            assert_eq!(merged, one, "{json:?} {parts:?}");
+        }
+    }
+    // Every line of the merge says what it is: four shards and the damaged file, then the dataset.
+    let (_, merged, _) = verify_here(&["--merge", "--json", old, new]);
+    let types: Vec<String> = merged
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["type"].to_string())
+        .collect();
+    assert_eq!(
+        types,
+        ["\"file\""; 5]
+            .into_iter()
+            .chain(["\"dataset\""])
+            .collect::<Vec<_>>()
+    );
 }

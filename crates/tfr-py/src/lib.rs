@@ -27,7 +27,9 @@ use tfr_core::frame::Frame;
 use tfr_core::input::{Input, OpenOptions};
 use tfr_core::jsonformat::message_to_json;
 use tfr_core::payload::{Decoder, Reading};
-use tfr_core::report::verify::{FileLine, Outcome, VerifyOptions, VerifyReport};
+use tfr_core::report::verify::{
+    DatasetLine, FILE_LINE, FileLine, Outcome, VerifyOptions, VerifyReport,
+};
 use tfr_core::report::verify_merge;
 use tfr_core::resync::ResyncBudget;
 use tfr_core::schema::Schema;
@@ -470,6 +472,7 @@ fn verify_json(
             },
         };
         let line = FileLine {
+            kind: FILE_LINE,
             file: path_for_json(path),
             place: run.split_place(member),
             outcome,
@@ -495,7 +498,7 @@ fn finish_verified(
     if run.is_dataset() {
         let summary = run.summary();
         text.push_str(
-            &tfr_core::pyjson::to_string(&summary.report())
+            &tfr_core::pyjson::to_string(&DatasetLine::new(&summary.report()))
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
         );
         text.push('\n');
@@ -528,6 +531,7 @@ fn verify_merge_json(py: Python<'_>, parts: Vec<(PathBuf, String)>) -> PyResult<
     for (member, file) in merged.files.iter().enumerate() {
         clean &= file.outcome.as_ref().is_ok_and(|(said, _)| said.ok);
         let line = verify_merge::Line {
+            kind: FILE_LINE,
             file: path_for_json(&file.path),
             place: run.split_place(member),
             verdict: &file.json,

@@ -14,7 +14,7 @@ use super::{NestedCount, Progress, ser};
 use crate::compress::{Compressed, IgnoredTail, OversizedBlock, StreamProblemKind};
 use crate::damage;
 use crate::dataset::Tally;
-use crate::dataset::report::SplitPlace;
+use crate::dataset::report::{DatasetReport, SplitPlace};
 use crate::error::Error;
 use crate::frame::{FrameIndex, FrameStatus};
 use crate::image::check::Undecodable;
@@ -307,16 +307,44 @@ impl FileVerdict {
     }
 }
 
-/// One file's line of `verify --json`: its name and place, then its verdict or the error that
-/// kept it from being checked.
+/// One file's line of `verify --json` (`"type": "file"`): its name and place, then its verdict
+/// or the error that kept it from being checked.
 #[derive(Debug, Serialize)]
 pub struct FileLine<'a> {
+    /// Always [`FILE_LINE`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
     /// The file's name, escaped for JSON.
     pub file: String,
     #[serde(flatten)]
     pub place: Option<SplitPlace>,
     #[serde(flatten)]
     pub outcome: Outcome<'a>,
+}
+
+/// The `type` of a file's line of `verify --json`.
+pub const FILE_LINE: &str = "file";
+
+/// The `type` of the dataset's summary line of `verify --json`.
+pub const DATASET_LINE: &str = "dataset";
+
+/// The dataset's summary line of `verify --json` (`"type": "dataset"`).
+#[derive(Debug, Serialize)]
+pub struct DatasetLine<'a> {
+    /// Always [`DATASET_LINE`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(flatten)]
+    pub report: &'a DatasetReport,
+}
+
+impl<'a> DatasetLine<'a> {
+    pub fn new(report: &'a DatasetReport) -> Self {
+        DatasetLine {
+            kind: DATASET_LINE,
+            report,
+        }
+    }
 }
 
 /// A file's verdict, or why it has none.

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::verify::{Said, SaidProblem};
+use super::verify::{DATASET_LINE, FILE_LINE, Said, SaidProblem};
 use crate::compress::Compression;
 use crate::dataset::tfds::SplitInfo;
 use crate::dataset::{Dataset, Problem, Skipped, Tally};
@@ -57,6 +57,9 @@ pub struct MergedFile {
 /// its verdict as its part gave it.
 #[derive(Debug, serde::Serialize)]
 pub struct Line<'a> {
+    /// Always [`FILE_LINE`].
+    #[serde(rename = "type")]
+    pub kind: &'static str,
     pub file: String,
     #[serde(flatten)]
     pub place: Option<crate::dataset::report::SplitPlace>,
@@ -191,7 +194,22 @@ fn read_lines(path: &Path, mut reader: impl BufRead) -> Result<Part, MergeError>
         let Value::Object(mut object) = value else {
             return Err(at("not a line of `verify --json` (no JSON object)".into()));
         };
-        if let Some(dataset) = object.remove("dataset") {
+        // A line's `type` says what it is; lines written before it was (none has one) are
+        // told apart by their `dataset` key.
+        let dataset_line = match object.remove("type") {
+            None => object.contains_key("dataset"),
+            Some(Value::String(kind)) if kind == DATASET_LINE => true,
+            Some(Value::String(kind)) if kind == FILE_LINE => false,
+            Some(_) => {
+                return Err(at(format!(
+                    "not a line of `verify --json` (its `type` is neither \"{FILE_LINE}\" nor \"{DATASET_LINE}\")"
+                )));
+            }
+        };
+        if dataset_line {
+            let dataset = object
+                .remove("dataset")
+                .ok_or_else(|| at("a dataset's summary without its `dataset`".into()))?;
             let dataset: DatasetIn = serde_json::from_value(dataset)
                 .map_err(|e| at(format!("its dataset summary cannot be read: {e}")))?;
             part.dataset = Some(dataset);

@@ -9,7 +9,9 @@ use super::*;
 use crate::dataset::Summary;
 use crate::dataset::report::DatasetReport;
 use crate::input::OpenOptions;
-use crate::report::verify::{FileLine, Outcome, VerifyOptions, VerifyReport};
+use crate::report::verify::{
+    DatasetLine, FILE_LINE, FileLine, Outcome, VerifyOptions, VerifyReport,
+};
 use crate::resync::ResyncBudget;
 
 /// Shards of two splits (one missing its last shard now and then), a loose file; records of
@@ -72,6 +74,7 @@ fn write_part(files: &[PathBuf], to: &Path) {
             },
         };
         let line = FileLine {
+            kind: FILE_LINE,
             file: crate::escape::path_for_json(path),
             place: None,
             outcome,
@@ -82,7 +85,8 @@ fn write_part(files: &[PathBuf], to: &Path) {
     if dataset.is_dataset {
         let tallies = report.tallies();
         let summary = Summary::new(&dataset, &tallies).report();
-        out.push_str(&crate::pyjson::to_string(&summary).unwrap_or_else(|e| panic!("{e}")));
+        let line = DatasetLine::new(&summary);
+        out.push_str(&crate::pyjson::to_string(&line).unwrap_or_else(|e| panic!("{e}")));
         out.push('\n');
     }
     std::fs::write(to, out).unwrap_or_else(|e| panic!("{e}"));

@@ -104,7 +104,7 @@ def _shard_line(checked):
     files = [line for line in lines if "dataset" not in line]
     if files:
         return files[0]
-    return {"file": path, "error": "; ".join(errors)}
+    return {"type": "file", "file": path, "error": "; ".join(errors)}
 
 
 def _verdict(checked):
