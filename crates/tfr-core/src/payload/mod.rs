@@ -259,7 +259,7 @@ impl Decoder {
                 .table()
                 .message(*message)
                 .is_some_and(|m| m.full_name.as_ref() == example::EXAMPLE_MESSAGE),
-            Reading::Raw => false,
+            Reading::Bytes | Reading::Wire => false,
         }
     }
 
