@@ -1,6 +1,6 @@
-//! `quiz`: one record's tokens with their meanings hidden. Each question names the bytes and asks
-//! for the field number and wire type of a tag, the length a prefix announces or the number a
-//! value holds; the answer is read from one line of standard input, checked, and when it is
+//! `quiz`: one record's tokens with their meanings hidden. Each question names the bytes, says
+//! which message and field they are inside, and asks for the field number and wire type of a tag,
+//! the length a prefix announces or the number a value holds; the answer is read from one line of standard input, checked, and when it is
 //! wrong (or left empty) the derivation `hex --explain` prints is shown. Questions and answers
 //! come from the core ([`tfr_core::quiz`]).
 
@@ -246,7 +246,7 @@ fn grade(
     }
 }
 
-/// `question 1: payload 0x3 (file 15): 0a` and what it asks.
+/// `question 1: payload 0x3 (file 15): 0a`, where the token is, and what it asks.
 fn ask(
     out: &mut impl Write,
     question: &Question,
@@ -266,5 +266,9 @@ fn ask(
         "question {n}: payload 0x{payload:x} (file {}): {shown}",
         token.start
     )?;
+    // The core escaped the file's names in it (a map key is a feature's name).
+    if let Some(place) = &question.place {
+        writeln!(out, "  {place}")?;
+    }
     write!(out, "  {}\n> ", question.prompt)
 }

@@ -182,7 +182,9 @@ pub struct App {
     pub rows: HashMap<usize, RowText>,
     pub prompt: Option<Prompt>,
     pub help: bool,
-    /// The first row of the help shown (its moves scroll it).
+    /// The wire-format card (`K`) is open, in the help's overlay.
+    pub guide: bool,
+    /// The first row of the help or the card shown (its moves scroll it).
     pub help_top: usize,
     /// The whole-text overlay (`w`) is open.
     pub details: bool,
@@ -326,6 +328,7 @@ impl App {
             rows: HashMap::new(),
             prompt: None,
             help: false,
+            guide: false,
             help_top: 0,
             details: false,
             message: String::new(),
@@ -416,7 +419,7 @@ impl App {
     pub fn mode(&self) -> Mode {
         if self.prompt.is_some() {
             Mode::Prompt
-        } else if self.help {
+        } else if self.help || self.guide {
             Mode::Help
         } else if self.details {
             Mode::Whole
@@ -566,7 +569,7 @@ impl App {
 
     /// Applies one action.
     pub fn update(&mut self, action: Action) {
-        if self.help && self.scroll_help(action) {
+        if (self.help || self.guide) && self.scroll_help(action) {
             return;
         }
         match action {
@@ -574,6 +577,12 @@ impl App {
             Action::Cancel => self.cancel(),
             Action::Help => {
                 self.help = !self.help;
+                self.guide = false;
+                self.help_top = 0;
+            }
+            Action::Guide => {
+                self.guide = !self.guide;
+                self.help = false;
                 self.help_top = 0;
             }
             Action::Details => self.details = !self.details,
@@ -609,10 +618,19 @@ impl App {
         self.refresh();
     }
 
-    /// The moves over the help scroll it, by a row, a page of it, or to its top or end; true
-    /// when `action` was one of them.
+    /// What the help's overlay shows: the card when it is open, else the keys.
+    pub fn help_page(&self) -> super::help::Page {
+        if self.guide {
+            super::help::Page::Guide
+        } else {
+            super::help::Page::Keys
+        }
+    }
+
+    /// The moves over the help (or the card) scroll it, by a row, a page of it, or to its top or
+    /// end; true when `action` was one of them.
     fn scroll_help(&mut self, action: Action) -> bool {
-        let placement = super::help::Placement::new(self.screen);
+        let placement = super::help::Placement::new(self.help_page(), self.screen);
         let page = placement.visible.max(1);
         let top = placement.top(self.help_top);
         self.help_top = match action {
@@ -628,7 +646,8 @@ impl App {
         true
     }
 
-    /// Esc: closes the prompt, else stops the search, else closes the help, else quits.
+    /// Esc: closes the prompt, else stops the search, else closes the whole text, the statistics,
+    /// the card or the help, else quits.
     fn cancel(&mut self) {
         if let Some(prompt) = self.prompt.take() {
             if prompt.kind == PromptKind::Answer {
@@ -639,6 +658,7 @@ impl App {
         } else if std::mem::take(&mut self.details) {
         } else if self.stats.take().is_some() {
             // The statistics pane closes; a worker still computing finishes unheard.
+        } else if std::mem::take(&mut self.guide) {
         } else if !std::mem::take(&mut self.help) {
             self.quit = true;
         }

@@ -1,6 +1,7 @@
-//! The help overlay: every key binding, drawn over the panes.
+//! The help overlay: every key binding, drawn over the panes; and the same overlay showing the
+//! wire-format card (`tfr-inspect guide`), scrolled the same way.
 //!
-//! The lines come from the keymap's own table ([`keymap::help_lines`]), the one that dispatches the
+//! The keys come from the keymap's own table ([`keymap::help_lines`]), the one that dispatches the
 //! keys, so the overlay lists exactly the keys that do something and says what each does.
 
 use ratatui::buffer::Buffer;
@@ -41,6 +42,90 @@ pub fn wrap(text: &str, room: u16) -> Vec<String> {
     lines
 }
 
+/// What the overlay shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    /// Every key and what it does (`?`).
+    Keys,
+    /// The wire format and the TFRecord frame on one screen (`K`), as `tfr-inspect guide` prints.
+    Guide,
+}
+
+/// Where a card line that wraps goes on: under the text of its first line (the card's second
+/// column), or less on a narrow overlay.
+const CARD_HANG: u16 = 16;
+
+impl Page {
+    /// The rows for an inner width of `inner`: (keys, one line of text).
+    pub fn rows(self, inner: u16) -> Vec<(String, String)> {
+        match self {
+            Page::Keys => rows(inner),
+            Page::Guide => card_rows(inner.saturating_sub(PAD * 2)),
+        }
+    }
+
+    /// The width of the keys column and the gap after it.
+    fn key_columns(self) -> (u16, u16) {
+        match self {
+            Page::Keys => (key_width(&lines()), GAP),
+            Page::Guide => (0, 0),
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Page::Keys => TITLE,
+            Page::Guide => GUIDE_TITLE,
+        }
+    }
+
+    /// The width the overlay wants: its longest line unwrapped, plus padding and border.
+    pub fn natural_width(self) -> u16 {
+        match self {
+            Page::Keys => natural_width(),
+            Page::Guide => {
+                let text = crate::cli::guide::CARD
+                    .lines()
+                    .map(width)
+                    .max()
+                    .unwrap_or(0);
+                (PAD * 2 + text).max(width(GUIDE_TITLE) + 2) + 2
+            }
+        }
+    }
+}
+
+/// The card's lines for text `room` columns wide: a line keeps its indent, and what does not fit
+/// wraps at spaces under the card's second column.
+pub fn card_rows(room: u16) -> Vec<(String, String)> {
+    let room = room.max(1);
+    let hang = CARD_HANG.min(room / 2);
+    let mut out = Vec::new();
+    for line in crate::cli::guide::CARD.lines() {
+        let text = line.trim_start_matches(' ');
+        let indent = width(line).saturating_sub(width(text));
+        let indent = if indent >= room { 0 } else { indent };
+        let mut first = true;
+        let mut rest = text.to_string();
+        loop {
+            let lead = if first { indent } else { hang };
+            let mut pieces = wrap(&rest, room.saturating_sub(lead)).into_iter();
+            let head = pieces.next().unwrap_or_default();
+            out.push((
+                String::new(),
+                format!("{}{head}", " ".repeat(usize::from(lead))),
+            ));
+            let tail: Vec<String> = pieces.collect();
+            if tail.is_empty() {
+                break;
+            }
+            rest = tail.join(" ");
+            first = false;
+        }
+    }
+    out
+}
+
 /// The help's lines: (keys, what they do), in the order shown.
 pub fn lines() -> Vec<(String, &'static str)> {
     keymap::help_lines().map(|b| (b.label(), b.what)).collect()
@@ -75,6 +160,7 @@ pub fn natural_width() -> u16 {
 }
 
 const TITLE: &str = " keys (? or Esc closes) ";
+const GUIDE_TITLE: &str = " wire format card (K or Esc closes) ";
 
 /// Where the overlay goes on a screen of `area` and how its rows fit in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,9 +175,9 @@ pub struct Placement {
 }
 
 impl Placement {
-    pub fn new(area: Rect) -> Placement {
-        let width = natural_width().min(area.width);
-        let rows = rows(width.saturating_sub(2));
+    pub fn new(page: Page, area: Rect) -> Placement {
+        let width = page.natural_width().min(area.width);
+        let rows = page.rows(width.saturating_sub(2));
         let wanted = u16::try_from(rows.len())
             .unwrap_or(u16::MAX)
             .saturating_add(4);
@@ -121,23 +207,24 @@ impl Placement {
 /// under themselves. Rows scrolled out above or below are said so on the lines around the rows.
 pub struct Help {
     pub top: usize,
+    pub page: Page,
 }
 
 impl Widget for Help {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let placement = Placement::new(area);
+        let placement = Placement::new(self.page, area);
         let rect =
             super::layout::cleared_middle(area, (placement.rect.width, placement.rect.height), buf);
         let block = Block::bordered()
-            .title(TITLE)
+            .title(self.page.title())
             .border_style(Style::default().fg(Color::Yellow));
         let inner = block.inner(rect);
         block.render(rect, buf);
-        let keys = key_width(&lines());
+        let (keys, gap) = self.page.key_columns();
         let key_style = Style::default()
             .fg(Color::Yellow)
             .add_modifier(Modifier::BOLD);
-        let what_x = inner.x + PAD + keys + GAP;
+        let what_x = inner.x + PAD + keys + gap;
         let top = placement.top(self.top);
         let shown = placement.rows.iter().skip(top).take(placement.visible);
         for (i, (k, what)) in shown.enumerate() {

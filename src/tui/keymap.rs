@@ -29,6 +29,8 @@ pub enum Action {
     NextPane,
     PrevPane,
     Help,
+    /// Open or close the wire-format card (`tfr-inspect guide`'s text).
+    Guide,
     /// Open or close the whole-text overlay.
     Details,
     Prompt(PromptKind),
@@ -94,8 +96,8 @@ pub enum PromptKind {
     Answer,
 }
 
-/// Which keys are live: typing into a prompt, reading the help (where the moves scroll it) or the
-/// whole text, or everything else.
+/// Which keys are live: typing into a prompt, reading the help or the wire-format card (where the
+/// moves scroll it) or the whole text, or everything else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     Normal,
@@ -409,6 +411,10 @@ pub const KEYS: &[Binding] = &[
     Binding {
         keys: &[&[ch('?', Action::Help).also_over_overlays()]],
         what: "this help",
+    },
+    Binding {
+        keys: &[&[ch('K', Action::Guide).also_over_overlays()]],
+        what: "wire format card, as tfr-inspect guide prints it",
     },
     Binding {
         keys: &[&[key(KeyCode::Esc, Action::Cancel).everywhere()]],

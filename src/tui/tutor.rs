@@ -236,6 +236,10 @@ pub fn quiz_panel(state: &QuizState, data: &dyn ByteSource, base: Option<u64>) -
                     hex_bytes(bytes)
                 ),
             ));
+            // Escaped by the core (a map key is a name the file chose).
+            if let Some(inside) = &q.place {
+                lines.push(line(Look::Plain, inside.clone()));
+            }
             lines.push(line(Look::Plain, q.prompt.clone()));
             lines.push(line(
                 Look::Dim,

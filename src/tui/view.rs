@@ -93,8 +93,12 @@ impl Widget for &App {
         if self.details {
             super::details::Details(self).render(area, buf);
         }
-        if self.help {
-            Help { top: self.help_top }.render(area, buf);
+        if self.help || self.guide {
+            Help {
+                top: self.help_top,
+                page: self.help_page(),
+            }
+            .render(area, buf);
         }
     }
 }

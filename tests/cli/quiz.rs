@@ -172,3 +172,34 @@ fn the_exercise_runs_to_the_end_of_the_record_by_default() {
         "{text}"
     );
 }
+
+#[test]
+fn each_question_says_which_message_and_field_it_is_in_with_names_escaped() {
+    let record = super::tfrecord(&[&super::hostile_example()]);
+    let (_dir, path) = super::temp_file("hostile.tfrecord", &record);
+    let answers = "\n".repeat(200);
+    let (text, code) = quiz(&[path.to_str().unwrap(), "--questions", "200"], &answers);
+    assert_eq!(code, 0, "{text}");
+    assert!(!super::acts_on_a_terminal(&text), "{text:?}");
+    let first = r#"feature["\033]2;owned\007"]"#;
+    for place in [
+        "in tensorflow.Example\n".to_string(),
+        "in tensorflow.Example > Example.features\n".to_string(),
+        "in tensorflow.Example > features (a Features message)\n".to_string(),
+        format!("in tensorflow.Example > features > {first} > Feature.int64_list\n"),
+        format!("in tensorflow.Example > features > {first} > int64_list > Int64List.value\n"),
+        r#"in tensorflow.Example > features > feature["a\rDAMAGED"] (a Feature message)"#
+            .to_string(),
+        r#"in tensorflow.Example > features > feature["v"] > Feature.bytes_list"#.to_string(),
+    ] {
+        assert!(
+            text.contains(&format!("  {place}")),
+            "{place:?} missing\n{text}"
+        );
+    }
+    // The place comes between the bytes and the question.
+    let value = format!(
+        ": 07\n  in tensorflow.Example > features > {first} > int64_list > Int64List.value\n  an element of a packed run of type int64"
+    );
+    assert!(text.contains(&value), "{value:?} missing\n{text}");
+}

@@ -16,6 +16,8 @@ use crate::textformat::scalar_text;
 use crate::wire::{self, NodeKind, ROOT};
 use crate::words::parse_number;
 
+mod place;
+
 /// What a question asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ask {
@@ -32,6 +34,9 @@ pub enum Ask {
 pub struct Question {
     pub token: Token,
     pub ask: Ask,
+    /// Where the token is: `in tensorflow.Example > features > feature["label"] >
+    /// Feature.int64_list` (the file's names escaped for a terminal).
+    pub place: Option<String>,
     /// The question, in words (the token's meaning left out).
     pub prompt: String,
     /// The answer, in words.
@@ -69,9 +74,11 @@ impl Question {
         let field = node.field().and_then(|f| table.field(f));
         let bytes = explainer.bytes(token);
         let derivation = explainer.derivation(token);
+        let place = place::place(payload, token);
         let blank = |ask, prompt: String, answer: String| Question {
             token: *token,
             ask,
+            place: place.clone(),
             prompt,
             answer,
             derivation: derivation.clone(),
@@ -392,6 +399,64 @@ mod tests {
             assert_eq!(tag.grade(said), Grade::Unparseable, "{said}");
         }
         assert_eq!(qs[7].grade("two"), Grade::Unparseable);
+    }
+
+    #[test]
+    fn each_question_says_where_it_is_with_the_file_s_names_escaped() {
+        // features { feature { key: "la\x1bbel" value { int64_list { value: 7 } } } }
+        let int64_list = [0x1a, 0x03, 0x0a, 0x01, 0x07];
+        let mut entry = vec![0x0a, 0x06, b'l', b'a', 0x1b, b'b', b'e', b'l', 0x12, 0x05];
+        entry.extend_from_slice(&int64_list);
+        let mut features = vec![0x0a, entry.len() as u8];
+        features.extend_from_slice(&entry);
+        let mut payload = vec![0x0a, features.len() as u8];
+        payload.extend_from_slice(&features);
+        let fixture = Fixture::new(crate::schema::Schema::builtin(), &payload);
+        let places: Vec<String> = all(&fixture)
+            .iter()
+            .map(|q| q.place.clone().unwrap_or_default())
+            .collect();
+        let label = r#"feature["la\033bel"]"#;
+        let want = [
+            "in tensorflow.Example".to_string(),
+            "in tensorflow.Example > Example.features".to_string(),
+            "in tensorflow.Example > features (a Features message)".to_string(),
+            "in tensorflow.Example > features > Features.feature".to_string(),
+            format!("in tensorflow.Example > features > {label} (a FeatureEntry message)"),
+            format!("in tensorflow.Example > features > {label} > FeatureEntry.key"),
+            format!("in tensorflow.Example > features > {label} (a FeatureEntry message)"),
+            format!("in tensorflow.Example > features > {label} > FeatureEntry.value"),
+            format!("in tensorflow.Example > features > {label} (a Feature message)"),
+            format!("in tensorflow.Example > features > {label} > Feature.int64_list"),
+            format!(
+                "in tensorflow.Example > features > {label} > int64_list (an Int64List message)"
+            ),
+            format!("in tensorflow.Example > features > {label} > int64_list > Int64List.value"),
+            format!("in tensorflow.Example > features > {label} > int64_list > Int64List.value"),
+        ];
+        // A tag's question never names the tag's own field (its answer).
+        for (q, place) in all(&fixture).iter().zip(&places) {
+            if q.ask == Ask::Tag {
+                assert!(
+                    !place.ends_with(".features") && !place.contains("Features.feature"),
+                    "{place}"
+                );
+            }
+        }
+        assert_eq!(places, want);
+        assert!(places.iter().all(|p| !p.contains('\x1b')));
+        // A long key is cut, and a quote in it is told from the ones around it.
+        let key = [b"a\"".as_slice(), &[b'b'; 60]].concat();
+        let mut entry = vec![0x0a, key.len() as u8];
+        entry.extend_from_slice(&key);
+        entry.extend_from_slice(&[0x12, 0x00]);
+        let mut payload = vec![0x0a, entry.len() as u8 + 2, 0x0a, entry.len() as u8];
+        payload.extend_from_slice(&entry);
+        let fixture = Fixture::new(crate::schema::Schema::builtin(), &payload);
+        let qs = all(&fixture);
+        let place = qs[5].place.clone().unwrap_or_default();
+        let shown = format!(r#"feature["a\"{}…"] > FeatureEntry.key"#, "b".repeat(46));
+        assert!(place.ends_with(&shown), "{place}");
     }
 
     #[test]

@@ -114,6 +114,93 @@ fn the_help_scrolls_at_80x24_until_every_key_has_been_seen() {
     assert!(!text.contains("more below") && !text.contains("more above"));
 }
 
+#[test]
+fn the_wire_format_card_opens_with_k_and_scrolls_to_its_end_at_80x24() {
+    let (width, height) = (80, 24);
+    let mut app = open_at(EXAMPLES, width, height);
+    let press = |mode, c| {
+        tfr_inspect::tui::keymap::key_action(
+            mode,
+            crossterm::event::KeyEvent::new(
+                crossterm::event::KeyCode::Char(c),
+                crossterm::event::KeyModifiers::NONE,
+            ),
+        )
+    };
+    assert_eq!(press(app.mode(), 'K'), Some(Action::Guide));
+    // The help names the key.
+    assert!(
+        help::lines()
+            .iter()
+            .any(|(k, what)| k == "K" && what.contains("wire format card")),
+        "{:?}",
+        help::lines()
+    );
+    app.update(Action::Guide);
+    let first = help_text(&app, width, height);
+    assert!(
+        first.contains("wire format card (K or Esc closes)"),
+        "{first}"
+    );
+    assert!(
+        first.contains("The protobuf wire format and the TFRecord frame"),
+        "{first}"
+    );
+    assert!(first.contains("more below (j PgDn End)"), "{first}");
+    assert!(!first.contains("Malformed"), "{first}");
+    // Row by row, every word of the card is seen, and the last line is on the last page.
+    let selected = app.selected();
+    let mut seen = first.clone();
+    for _ in 0..200 {
+        assert_eq!(press(app.mode(), 'j'), Some(Action::Down));
+        app.update(Action::Down);
+        let text = help_text(&app, width, height);
+        seen.push_str(&text);
+        if !text.contains("more below") {
+            break;
+        }
+    }
+    assert_eq!(
+        app.selected(),
+        selected,
+        "j scrolled the card, not the list"
+    );
+    let words: Vec<&str> = seen
+        .split(|c: char| c == '│' || c.is_whitespace())
+        .collect();
+    for word in tfr_inspect::cli::guide::CARD.split_whitespace() {
+        assert!(words.contains(&word), "{word:?} never shown\n{seen}");
+    }
+    let last = help_text(&app, width, height);
+    assert!(
+        last.contains("Malformed") && last.contains("more above"),
+        "{last}"
+    );
+    app.update(Action::Home);
+    assert_eq!(help_text(&app, width, height), first);
+    app.update(Action::End);
+    assert_eq!(help_text(&app, width, height), last);
+    // `?` over the card shows the keys instead; K comes back to the card's top; Esc closes it.
+    assert_eq!(press(app.mode(), '?'), Some(Action::Help));
+    app.update(Action::Help);
+    assert!(help_text(&app, width, height).contains("keys (? or Esc closes)"));
+    assert_eq!(press(app.mode(), 'K'), Some(Action::Guide));
+    app.update(Action::Guide);
+    assert_eq!(help_text(&app, width, height), first);
+    app.update(Action::Cancel);
+    assert!(!app.guide && !app.help && !app.quit);
+    let closed = help_text(&app, width, height);
+    assert!(!closed.contains("wire format card"), "{closed}");
+    // At 160x48 the card fits whole, its lines unwrapped.
+    let mut app = open_at(EXAMPLES, 160, 48);
+    app.update(Action::Guide);
+    let text = help_text(&app, 160, 48);
+    for line in tfr_inspect::cli::guide::CARD.lines() {
+        assert!(text.contains(line.trim_end()), "{line:?} cut\n{text}");
+    }
+    assert!(!text.contains("more below") && !text.contains("more above"));
+}
+
 /// Runs a prompt: `kind`, `text`, Enter.
 fn prompt(app: &mut App, kind: PromptKind, text: &str) {
     app.update(Action::Prompt(kind));

@@ -169,6 +169,12 @@ fn the_quiz_hides_the_meaning_checks_answers_and_derives_wrong_ones() {
         !text.contains("`features`"),
         "the meaning is hidden: {text}"
     );
+    // Where the tag is: the message only (its field is the answer).
+    assert!(
+        panel(&app).iter().any(|l| l == "in tensorflow.Example"),
+        "{:#?}",
+        panel(&app)
+    );
     // Right: field 1, wire type LEN.
     type_text(&mut app, "1 LEN");
     app.update(Action::Submit);
@@ -195,6 +201,14 @@ fn the_quiz_hides_the_meaning_checks_answers_and_derives_wrong_ones() {
         "{lines:#?}"
     );
     assert!(has(&lines, "quiz · 1 of 2 right"), "{lines:#?}");
+    // The third question, the tag of the first feature entry, says it is inside `features`.
+    assert!(
+        has(
+            &lines,
+            "in tensorflow.Example > features (a Features message)"
+        ),
+        "{lines:#?}"
+    );
     // Esc ends the quiz with the score, and the tree comes back.
     app.update(Action::Cancel);
     assert!(app.tutor.quiz.is_none() && app.prompt.is_none());
