@@ -103,8 +103,11 @@ impl App {
             let said = if text.is_empty() {
                 format!("question {n}: it is {}:", question.answer)
             } else {
+                // What was typed (or pasted) is shown through the one escaping path, as the
+                // stdin quiz shows it: a pasted control character must not reach the terminal.
                 format!(
-                    "question {n}: not quite, you said {text}; it is {}:",
+                    "question {n}: not quite, you said {}; it is {}:",
+                    tfr_core::escape::for_terminal(text),
                     question.answer
                 )
             };

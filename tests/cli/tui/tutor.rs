@@ -217,6 +217,26 @@ fn the_quiz_hides_the_meaning_checks_answers_and_derives_wrong_ones() {
     assert!(!app.view.explain.contains("= ?"));
 }
 
+#[test]
+fn a_pasted_answer_with_control_characters_is_shown_escaped() {
+    let mut app = open(MNIST);
+    cursor_to(&mut app, 12);
+    app.update(Action::Quiz);
+    // A paste can carry what no key sends: an OSC title change and a carriage return.
+    type_text(&mut app, "9\u{1b}]2;owned\u{7}\rx");
+    app.update(Action::Submit);
+    let lines = panel(&app);
+    let said = lines
+        .iter()
+        .find(|l| l.contains("you said"))
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(
+        !said.chars().any(|c| c.is_control()),
+        "the answer reaches the screen raw: {said:?}"
+    );
+    assert!(said.contains("you said 9"), "{said:?}");
+}
+
 /// An Example with `features` sent twice (the two merge) and an unknown field 5.
 fn stretched_example() -> Vec<u8> {
     let entry = |k: u8| [0x0a, 0x05, 0x0a, 0x01, k, 0x12, 0x00];
