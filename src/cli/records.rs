@@ -242,6 +242,39 @@ pub fn skip_note(input: &Input, frame: &Frame) -> String {
     )
 }
 
+/// Damaged records named one by one; the rest are counted in one line.
+const NAMED_DAMAGE: usize = 10;
+
+/// Names the damaged records (the first [`NAMED_DAMAGE`]) and the unreadable files a report
+/// passed over, as `schema` and `tags` say them.
+pub fn name_skipped(
+    skipped: &[tfr_core::report::feature_spec::Skipped],
+    messages: &super::Messages,
+) {
+    let mut named = 0usize;
+    for skipped in skipped {
+        let name = tfr_core::escape::path_for_terminal(&skipped.file);
+        match skipped.record {
+            Some((index, offset)) => {
+                named += 1;
+                if named <= NAMED_DAMAGE {
+                    messages.note(&format_args!(
+                        "{name}: record {index} at byte {offset}: {}",
+                        skipped.why
+                    ));
+                }
+            }
+            None => messages.error(&skipped.why),
+        }
+    }
+    if let Some(more) = named.checked_sub(NAMED_DAMAGE).filter(|n| *n > 0) {
+        messages.note(&format_args!(
+            "{} more skipped (`tfr-inspect verify` names every one)",
+            tfr_core::words::plural(more as u64, "damaged record")
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,13 +10,10 @@ use clap::Args;
 
 use super::dataset::{Run, RunExt};
 use super::{Messages, Status};
-use tfr_core::escape::{name_for_terminal, path_for_terminal};
+use tfr_core::escape::name_for_terminal;
 use tfr_core::input::OpenOptions;
 use tfr_core::report::feature_spec::{self, FeatureSpec, Form, SpecReport, percent};
 use tfr_core::words::plural;
-
-/// Damaged records named; the rest are counted in one line.
-const NAMED_DAMAGE: usize = 10;
 
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
@@ -75,28 +72,7 @@ pub fn run(
 
 /// Names the damaged records and unreadable files, and sets the status they call for.
 fn say_skipped(report: &SpecReport, messages: &Messages) {
-    let mut named = 0usize;
-    for skipped in &report.skipped {
-        let name = path_for_terminal(&skipped.file);
-        match skipped.record {
-            Some((index, offset)) => {
-                named += 1;
-                if named <= NAMED_DAMAGE {
-                    messages.note(&format_args!(
-                        "{name}: record {index} at byte {offset}: {}",
-                        skipped.why
-                    ));
-                }
-            }
-            None => messages.error(&skipped.why),
-        }
-    }
-    if let Some(more) = named.checked_sub(NAMED_DAMAGE).filter(|n| *n > 0) {
-        messages.note(&format_args!(
-            "{} more skipped (`tfr-inspect verify` names every one)",
-            plural(more as u64, "damaged record")
-        ));
-    }
+    super::records::name_skipped(&report.skipped, messages);
     if report.damaged > 0 {
         messages.note(&format_args!(
             "{} skipped: the spec is of the intact records",

@@ -162,15 +162,8 @@ pub struct RunTags {
     pub left_out: u64,
 }
 
-/// A damaged frame passed over, or a file that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
-    pub file: PathBuf,
-    /// The record's number and byte offset; `None` for a whole file or stream (then `why`
-    /// names the file).
-    pub record: Option<(usize, u64)>,
-    pub why: String,
-}
+/// A damaged frame passed over, or a file that could not be read (the same as a spec's).
+pub use super::feature_spec::Skipped;
 
 /// Every run's tags, and what was passed over.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
