@@ -15,7 +15,7 @@ use tfr_core::annotate::Annotated;
 use tfr_core::explain::number::hex_bytes;
 use tfr_core::explain::{Explainer, Radix};
 use tfr_core::input::{Input, OpenOptions};
-use tfr_core::quiz::{self, Grade, Question};
+use tfr_core::quiz::{self, Attempt, Next, Question};
 use tfr_core::source::lines::read_line;
 use tfr_core::words::parse_number;
 
@@ -178,9 +178,6 @@ fn answer_line(
     }
 }
 
-/// Times an unparseable answer is asked again before the answer is shown.
-const RETRIES: usize = 3;
-
 /// Reads and grades the answers to one question: right or not (`None` when the answers end).
 /// An answer that is no answer to this kind of question is asked again; the wire's number for a
 /// value its type reads otherwise is the first step, and the type's reading is asked next.
@@ -189,8 +186,7 @@ fn grade(
     answers: &mut Answers<impl BufRead>,
     out: &mut impl Write,
 ) -> std::io::Result<Option<bool>> {
-    let mut tries = 0;
-    let mut wire_step_done = false;
+    let mut attempt = Attempt::default();
     loop {
         let Some(line) = answer_line(question, answers, out)? else {
             return Ok(None);
@@ -200,49 +196,41 @@ fn grade(
         if answers.echo {
             writeln!(out, "{shown}")?;
         }
-        let verdict = if line.is_empty() {
-            writeln!(out, "  it is {}:", question.answer)?;
-            false
-        } else {
-            match question.grade(&line) {
-                Grade::Right => {
-                    writeln!(out, "  right: {}", question.answer)?;
-                    true
-                }
-                Grade::Unparseable if tries < RETRIES => {
-                    tries += 1;
-                    write!(
-                        out,
-                        "  {shown} is no answer to this question; {}\n> ",
-                        question.prompt
-                    )?;
-                    continue;
-                }
-                Grade::WireOnly if !wire_step_done => {
-                    wire_step_done = true;
-                    write!(
-                        out,
-                        "  right as far as the wire: it holds {}. Now the next step: what does its type \
-                         read that number as?\n> ",
-                        question.wire_number()
-                    )?;
-                    continue;
-                }
-                Grade::WireOnly | Grade::Wrong | Grade::Unparseable => {
-                    writeln!(
-                        out,
-                        "  not quite: you said {shown}; it is {}:",
-                        question.answer
-                    )?;
-                    false
-                }
+        let right = match attempt.answer(question, &line) {
+            Next::AskAgain => {
+                write!(
+                    out,
+                    "  {shown} is no answer to this question; {}\n> ",
+                    question.prompt
+                )?;
+                continue;
+            }
+            Next::TypeStep => {
+                write!(out, "  {}\n> ", question.type_step())?;
+                continue;
+            }
+            Next::Graded { right: true } => {
+                writeln!(out, "  right: {}", question.answer)?;
+                true
+            }
+            Next::Graded { right: false } if line.is_empty() => {
+                writeln!(out, "  it is {}:", question.answer)?;
+                false
+            }
+            Next::Graded { right: false } => {
+                writeln!(
+                    out,
+                    "  not quite: you said {shown}; it is {}:",
+                    question.answer
+                )?;
+                false
             }
         };
         // The derivation follows every answer, right or wrong.
         for step in &question.derivation {
             writeln!(out, "  | {step}")?;
         }
-        return Ok(Some(verdict));
+        return Ok(Some(right));
     }
 }
 

@@ -70,6 +70,8 @@ pub struct QuizState {
     pub right: usize,
     /// What the last answer got: right, or the answer and its derivation.
     pub verdict: Vec<PanelLine>,
+    /// The answers given to the question asked now.
+    pub attempt: tfr_core::quiz::Attempt,
 }
 
 /// The tutor's state: which panel is shown, the quiz, and the panel's lines for this screen.

@@ -217,6 +217,15 @@ impl Question {
     pub fn wire_number(&self) -> u64 {
         self.raw
     }
+
+    /// What is said when the wire's number is right and the type's reading is asked next.
+    pub fn type_step(&self) -> String {
+        format!(
+            "right as far as the wire: it holds {}. Now the next step: what does its type read \
+             that number as?",
+            self.raw
+        )
+    }
 }
 
 /// How far an answer goes.
@@ -228,6 +237,51 @@ pub enum Grade {
     WireOnly,
     /// Not an answer to this kind of question (asked again, not graded).
     Unparseable,
+}
+
+/// Times an unparseable answer is asked again before the answer is shown.
+pub const RETRIES: usize = 3;
+
+/// One question's answers so far: how the command line and the inspector walk a learner through
+/// a question the same way (an answer that is no answer is asked again, the wire's number is the
+/// first step of a value its type reads otherwise, then the type's reading is asked).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Attempt {
+    tries: usize,
+    wire_step_done: bool,
+}
+
+/// What to do after an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Not an answer to this kind of question: ask the same question again.
+    AskAgain,
+    /// The wire's number, right: ask what the type reads it as.
+    TypeStep,
+    /// Graded: right or not; the answer and its derivation follow.
+    Graded { right: bool },
+}
+
+impl Attempt {
+    /// Grades `text` (trimmed; an empty answer asks to be shown the answer).
+    pub fn answer(&mut self, question: &Question, text: &str) -> Next {
+        let text = text.trim();
+        if text.is_empty() {
+            return Next::Graded { right: false };
+        }
+        match question.grade(text) {
+            Grade::Right => Next::Graded { right: true },
+            Grade::Unparseable if self.tries < RETRIES => {
+                self.tries += 1;
+                Next::AskAgain
+            }
+            Grade::WireOnly if !self.wire_step_done => {
+                self.wire_step_done = true;
+                Next::TypeStep
+            }
+            Grade::WireOnly | Grade::Wrong | Grade::Unparseable => Next::Graded { right: false },
+        }
+    }
 }
 
 /// A wire type in any of the words people use for it: `2`, `LEN`, `length-delimited`.
@@ -361,6 +415,29 @@ mod tests {
             !qs[0].prompt.contains("s64"),
             "the question hides the meaning"
         );
+    }
+
+    #[test]
+    fn an_attempt_asks_again_then_takes_the_type_step_once() {
+        // s64: -150 (zigzag 299)
+        let qs = all(&Fixture::proto3(&[0x20, 0xab, 0x02]));
+        let s64 = &qs[1];
+        let mut attempt = Attempt::default();
+        for _ in 0..RETRIES {
+            assert_eq!(attempt.answer(s64, "minus"), Next::AskAgain);
+        }
+        assert_eq!(attempt.answer(s64, "minus"), Next::Graded { right: false });
+        let mut attempt = Attempt::default();
+        assert_eq!(attempt.answer(s64, " 299 "), Next::TypeStep);
+        assert_eq!(attempt.answer(s64, "299"), Next::Graded { right: false });
+        let mut attempt = Attempt::default();
+        assert_eq!(attempt.answer(s64, "299"), Next::TypeStep);
+        assert_eq!(attempt.answer(s64, "-150"), Next::Graded { right: true });
+        assert_eq!(
+            Attempt::default().answer(s64, "  "),
+            Next::Graded { right: false }
+        );
+        assert!(s64.type_step().contains("it holds 299"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::tui::keymap::PromptKind;
 use crate::tui::layout;
 use crate::tui::tutor::{self, Look, PanelLine, QuizState, Side};
 use tfr_core::explain::{Explainer, Radix};
-use tfr_core::quiz::{self, Question};
+use tfr_core::quiz::{self, Attempt, Next, Question};
 
 impl App {
     /// Shows `side` in the tree's place, or the tree again when it is shown already.
@@ -80,7 +80,9 @@ impl App {
         });
     }
 
-    /// Checks `text` against the question asked, then asks the next one.
+    /// Checks `text` against the question asked, then asks the next one; an answer that is no
+    /// answer, or the wire's number of a value its type reads otherwise, keeps the question (as
+    /// the command line's quiz does).
     pub(super) fn answer(&mut self, text: &str) {
         let Some(mut state) = self.tutor.quiz.take() else {
             return;
@@ -89,39 +91,61 @@ impl App {
             self.end_quiz_with(state);
             return;
         };
-        state.asked += 1;
         state.verdict.clear();
-        let n = state.asked;
+        let n = state.asked + 1;
         let text = text.trim();
-        if !text.is_empty() && question.check(text) {
-            state.right += 1;
-            state.verdict.push(PanelLine {
-                text: format!("question {n}: right, {}", question.answer),
-                look: Look::Right,
-            });
-        } else {
-            let said = if text.is_empty() {
-                format!("question {n}: it is {}:", question.answer)
-            } else {
-                // What was typed (or pasted) is shown through the one escaping path, as the
-                // stdin quiz shows it: a pasted control character must not reach the terminal.
-                format!(
-                    "question {n}: not quite, you said {}; it is {}:",
-                    tfr_core::escape::for_terminal(text),
-                    question.answer
+        // What was typed (or pasted) is shown through the one escaping path, as the stdin quiz
+        // shows it: a pasted control character must not reach the terminal.
+        let shown = tfr_core::escape::for_terminal(text);
+        let (said, look) = match state.attempt.answer(&question, text) {
+            Next::AskAgain => {
+                state.verdict.push(PanelLine {
+                    text: format!(
+                        "question {n}: {shown} is no answer to this question; {}",
+                        question.prompt
+                    ),
+                    look: Look::Wrong,
+                });
+                self.ask(question, state);
+                return;
+            }
+            Next::TypeStep => {
+                state.verdict.push(PanelLine {
+                    text: format!("question {n}: {}", question.type_step()),
+                    look: Look::Right,
+                });
+                self.ask(question, state);
+                return;
+            }
+            Next::Graded { right: true } => {
+                state.right += 1;
+                (
+                    format!("question {n}: right, {}", question.answer),
+                    Look::Right,
                 )
-            };
-            state.verdict.push(PanelLine {
-                text: said,
-                look: Look::Wrong,
-            });
-            state
-                .verdict
-                .extend(question.derivation.iter().map(|step| PanelLine {
-                    text: format!("| {step}"),
-                    look: Look::Derivation,
-                }));
-        }
+            }
+            Next::Graded { right: false } if text.is_empty() => (
+                format!("question {n}: it is {}:", question.answer),
+                Look::Wrong,
+            ),
+            Next::Graded { right: false } => (
+                format!(
+                    "question {n}: not quite, you said {shown}; it is {}:",
+                    question.answer
+                ),
+                Look::Wrong,
+            ),
+        };
+        state.asked += 1;
+        state.attempt = Attempt::default();
+        state.verdict.push(PanelLine { text: said, look });
+        // The derivation follows every answer, right or wrong.
+        state
+            .verdict
+            .extend(question.derivation.iter().map(|step| PanelLine {
+                text: format!("| {step}"),
+                look: Look::Derivation,
+            }));
         match self.question_from(question.token.end) {
             Some(next) => self.ask(next, state),
             None => self.end_quiz_with(state),

@@ -228,13 +228,13 @@ fn a_pasted_answer_with_control_characters_is_shown_escaped() {
     let lines = panel(&app);
     let said = lines
         .iter()
-        .find(|l| l.contains("you said"))
+        .find(|l| l.contains("is no answer"))
         .unwrap_or_else(|| panic!("{lines:#?}"));
     assert!(
         !said.chars().any(|c| c.is_control()),
         "the answer reaches the screen raw: {said:?}"
     );
-    assert!(said.contains("you said 9"), "{said:?}");
+    assert!(said.starts_with("question 1: 9"), "{said:?}");
 }
 
 /// An Example with `features` sent twice (the two merge) and an unknown field 5.
@@ -322,4 +322,96 @@ fn the_tutor_panels_draw_on_every_fixture_damaged_or_not() {
             assert!(!app.tutor.shows_panel(), "{}", file.display());
         }
     }
+}
+
+/// The inspector on a one-record file of the proto3 type `t.M` (sint64 s64 = 4: -150), read as
+/// that type.
+fn open_sint64(dir: &std::path::Path) -> App {
+    use tfr_core::input::OpenOptions;
+    use tfr_core::payload::{Decoder, Reading};
+    use tfr_core::schema::{Schema, Sources};
+    let proto = dir.join("t.proto");
+    std::fs::write(
+        &proto,
+        "syntax = \"proto3\"; package t;\nmessage M { sint64 s64 = 4; }\n",
+    )
+    .unwrap();
+    let file = dir.join("t.tfrecord");
+    std::fs::write(
+        &file,
+        tfr_core::crafted::encode_records(&[&[0x20, 0xab, 0x02]]),
+    )
+    .unwrap();
+    let schema = Schema::from_sources(&Sources {
+        protos: vec![proto],
+        include: vec![dir.to_path_buf()],
+        message: Some("t.M".into()),
+        ..Sources::default()
+    })
+    .unwrap();
+    let message = schema.user_message().unwrap();
+    let options = OpenOptions::new(Decoder::new(schema, Reading::As(message)));
+    let mut app = App::open(&[file], &options).unwrap();
+    app.index_now();
+    app
+}
+
+#[test]
+fn the_quiz_grades_each_step_and_asks_again_after_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = open_sint64(dir.path());
+    // The payload starts after the 12-byte header: the tag `20`, then the value `ab 02`.
+    cursor_to(&mut app, 12);
+    app.update(Action::Quiz);
+    // No answer to a tag question: asked again, not graded.
+    type_text(&mut app, "banana");
+    app.update(Action::Submit);
+    let state = app.tutor.quiz.as_ref().unwrap();
+    assert_eq!((state.right, state.asked), (0, 0));
+    let lines = panel(&app);
+    assert!(
+        has(&lines, "question 1: banana is no answer to this question;"),
+        "{lines:#?}"
+    );
+    assert_eq!(app.view.cursor, 12, "the same question");
+    assert_eq!(
+        app.prompt.as_ref().map(|p| p.kind),
+        Some(PromptKind::Answer)
+    );
+    // In the tool's words.
+    type_text(&mut app, "4 VARINT");
+    app.update(Action::Submit);
+    assert_eq!(app.view.cursor, 13, "the value is asked next");
+    // 299 is the varint: the first step only, and the type's reading is asked next.
+    type_text(&mut app, "299");
+    app.update(Action::Submit);
+    let lines = panel(&app);
+    assert!(
+        has(
+            &lines,
+            "question 2: right as far as the wire: it holds 299. Now the next step"
+        ),
+        "{lines:#?}"
+    );
+    let state = app.tutor.quiz.as_ref().unwrap();
+    assert_eq!((state.right, state.asked), (1, 1));
+    assert_eq!(app.view.cursor, 13, "the same question");
+    // -150: right, and the derivation follows a right answer too.
+    type_text(&mut app, "-150");
+    app.update(Action::Submit);
+    assert_eq!(app.message, "quiz over: 2 of 2 right");
+    assert!(app.tutor.quiz.is_none());
+}
+
+#[test]
+fn the_wire_number_twice_is_wrong_and_derived() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = open_sint64(dir.path());
+    cursor_to(&mut app, 13);
+    app.update(Action::Quiz);
+    type_text(&mut app, "299");
+    app.update(Action::Submit);
+    type_text(&mut app, "299");
+    app.update(Action::Submit);
+    assert_eq!(app.message, "quiz over: 0 of 1 right");
 }
