@@ -262,34 +262,7 @@ impl RecordChoice {
     }
 }
 
-/// A record number as given: counted from the first record (`5`) or back from the end (`-1`
-/// is the last record).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecordNumber {
-    FromStart(usize),
-    /// How many records back from the end: 1 is the last record, 0 the end itself (only as the
-    /// excluded end of a range).
-    FromEnd(usize),
-}
-
-impl std::fmt::Display for RecordNumber {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RecordNumber::FromStart(n) => write!(f, "{n}"),
-            RecordNumber::FromEnd(n) => write!(f, "-{n}"),
-        }
-    }
-}
-
-impl RecordNumber {
-    /// The record's index among `count` records; `None` when it counts back past the first.
-    pub fn resolve(self, count: usize) -> Option<usize> {
-        match self {
-            RecordNumber::FromStart(n) => Some(n),
-            RecordNumber::FromEnd(back) => count.checked_sub(back),
-        }
-    }
-}
+pub use tfr_core::record_number::RecordNumber;
 
 /// Parses `N` or `-N` (clap's value parser for `-n`): `-1` is the last record.
 pub fn parse_record_number(text: &str) -> Result<RecordNumber, String> {
@@ -301,18 +274,9 @@ pub fn parse_record_number(text: &str) -> Result<RecordNumber, String> {
     })
 }
 
-/// `N` or `-N` with N > 0; `None` for anything else (`-0` is refused: it reads as the first
-/// record to some and as the end to others).
+/// `N` or `-N` with N > 0 ([`RecordNumber::parse`]).
 fn number_in(text: &str) -> Option<RecordNumber> {
-    let text = text.trim();
-    match text.strip_prefix('-') {
-        Some(back) => match back.parse::<usize>().ok()? {
-            0 => None,
-            back => Some(RecordNumber::FromEnd(back)),
-        },
-        None if text.starts_with('+') => None,
-        None => text.parse::<usize>().ok().map(RecordNumber::FromStart),
-    }
+    RecordNumber::parse(text)
 }
 
 /// The index of record `number` of `input`, indexing the whole file when it counts from the
