@@ -25,6 +25,7 @@ pub mod records;
 pub mod salvage;
 pub mod schema;
 pub mod show;
+pub mod split_records;
 pub mod stats;
 mod stats_partial;
 pub mod tags;

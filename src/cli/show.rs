@@ -32,8 +32,10 @@ pub enum Format {
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The TFRecord file.
-    pub file: PathBuf,
+    /// The TFRecord file; or, with a split-wide `-n NAME:N` or `--range NAME:A..B`, a
+    /// directory, shard files or a quoted glob pattern.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub records: super::argv::RecordChoice,
     #[command(flatten)]
@@ -117,7 +119,14 @@ pub fn run(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let Some(mut input) = open_input(&args.file, open, messages) else {
+    if let Some(choice) = args.records.in_split() {
+        return show_split(args, &choice, open, env, messages, out);
+    }
+    let Some(file) = super::split_records::one_file(&args.files) else {
+        let refused = super::split_records::plain_refused("show", &args.files);
+        return Ok(messages.unusable(&refused));
+    };
+    let Some(mut input) = open_input(file, open, messages) else {
         return Ok(messages.status());
     };
     let (start, end) = match args.records.bounds(&mut input) {
@@ -136,9 +145,53 @@ pub fn run(
         single: args.records.record.is_some(),
         range_given: args.records.range.is_some(),
     };
-    show(
-        &mut input, &args.file, &args.view, &selection, env, messages, out,
-    )
+    show(&mut input, file, &args.view, &selection, env, messages, out)
+}
+
+/// Prints the records of a split that `choice` numbers, shard by shard, each stretch after a
+/// line that says where it is (`train record 17 = shard 00001 record 2: FILE`): in the tree, as
+/// it is; in text format, as a `#` comment; with JSON, on standard error, so that standard
+/// output stays one JSON value per line.
+fn show_split(
+    args: &ShowArgs,
+    choice: &super::argv::SplitChoice,
+    open: &OpenOptions,
+    env: &super::env::Env,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<Status> {
+    let Some(pieces) = super::split_records::pieces(&args.files, choice, open, messages) else {
+        return Ok(messages.status());
+    };
+    for mut piece in pieces {
+        if let Some(note) = &piece.input.decoder().note {
+            let note = tfr_core::escape::for_terminal(note);
+            messages.note(&format_args!("{}: note: {note}", piece.input.name()));
+        }
+        match args.view.format {
+            Format::Tree => writeln!(out, "{}", piece.place)?,
+            Format::Text => writeln!(out, "# {}", piece.place)?,
+            Format::Json => messages.note(&piece.place),
+        }
+        let selection = Selection {
+            start: piece.start,
+            end: Some(piece.end),
+            only: None,
+            single: choice.single,
+            range_given: !choice.single,
+        };
+        let path = piece.input.source.path().to_path_buf();
+        show(
+            &mut piece.input,
+            &path,
+            &args.view,
+            &selection,
+            env,
+            messages,
+            out,
+        )?;
+    }
+    Ok(messages.status())
 }
 
 /// Prints the records of `input` (opened from `file`) that `selection` chooses, as `view` says.
@@ -619,9 +672,11 @@ mod tests {
         tfr_core::frame::write_record(&payload, &mut file).unwrap();
         std::fs::write(&path, file).unwrap();
         let args = ShowArgs {
-            file: path,
+            files: vec![path],
             records: crate::cli::argv::RecordChoice {
-                record: Some(crate::cli::argv::RecordNumber::FromStart(0)),
+                record: Some(crate::cli::argv::RecordArg::InFile(
+                    crate::cli::argv::RecordNumber::FromStart(0),
+                )),
                 range: None,
             },
             view: View {
