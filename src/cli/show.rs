@@ -88,6 +88,10 @@ pub struct Selection {
     pub single: bool,
     /// A `--range` was asked for: when none of it exists, the request cannot be answered.
     pub range_given: bool,
+    /// Chosen by split-wide numbers: the split's name and the split-wide number of record
+    /// `start`, which `--envelope` adds to each line as `split` and `split_record` (as `list
+    /// --json` names them).
+    pub in_split: Option<(String, u64)>,
 }
 
 impl Selection {
@@ -144,6 +148,7 @@ pub fn run(
         only: None,
         single: args.records.record.is_some(),
         range_given: args.records.range.is_some(),
+        in_split: None,
     };
     show(&mut input, file, &args.view, &selection, env, messages, out)
 }
@@ -179,6 +184,7 @@ fn show_split(
             only: None,
             single: choice.single,
             range_given: !choice.single,
+            in_split: Some((choice.split.clone(), piece.first)),
         };
         let path = piece.input.source.path().to_path_buf();
         show(
@@ -229,7 +235,7 @@ pub fn show(
                 decoder,
                 frame,
                 (view.format, view.notes, view.envelope),
-                selection.single,
+                selection,
                 (specs.as_deref(), placing.as_ref()),
                 output,
             ))
@@ -412,7 +418,7 @@ fn render(
     decoder: &Decoder,
     frame: Frame,
     (format, rule_notes, envelope): (Format, bool, bool),
-    single: bool,
+    selection: &Selection,
     (specs, snapshot): (
         Option<&tfr_core::dataset::features::FeatureSpecs>,
         Option<&Arc<Snapshot>>,
@@ -440,7 +446,7 @@ fn render(
             _ => notes.push(note),
         }
     }
-    if format == Format::Text && !single {
+    if format == Format::Text && !selection.single {
         let _ = writeln!(output, "# record {}", frame.index);
     }
     let mut grouped = None;
@@ -453,9 +459,19 @@ fn render(
                 let file = tfr_core::pyjson::to_string(&file).unwrap_or_default();
                 let _ = write!(
                     output,
-                    "{{\"file\": {file}, \"index\": {}, \"offset\": {}, \"record\": ",
+                    "{{\"file\": {file}, \"index\": {}, \"offset\": {}, ",
                     frame.index, frame.offset
                 );
+                if let Some((split, first)) = &selection.in_split {
+                    let split = tfr_core::pyjson::to_string(split).unwrap_or_default();
+                    let number = frame.index.saturating_sub(selection.start) as u64;
+                    let _ = write!(
+                        output,
+                        "\"split\": {split}, \"split_record\": {}, ",
+                        first.saturating_add(number)
+                    );
+                }
+                output.push_str("\"record\": ");
             }
             write_json(decoder, &decoded, payload, output);
             if envelope {

@@ -19,6 +19,8 @@ pub struct Piece {
     /// The file's records `start..end`.
     pub start: usize,
     pub end: usize,
+    /// The split-wide number of record `start`.
+    pub first: u64,
     /// `train record 1234 = shard 00002 record 17` (or `records A..B = … records C..D`), and
     /// the file.
     pub place: String,
@@ -104,13 +106,14 @@ pub fn pieces(
         Ok(stretches) => Some(
             stretches
                 .into_iter()
-                .filter_map(|(member, start, end, place)| {
+                .filter_map(|(member, start, end, first, place)| {
                     let input = opened.inputs.get_mut(member)?.take()?;
                     let place = format!("{place}: {}", input.name());
                     Some(Piece {
                         input,
                         start,
                         end,
+                        first,
                         place,
                     })
                 })
@@ -123,8 +126,9 @@ pub fn pieces(
     }
 }
 
-/// Per member covered: its records `start..end` and where they are in words.
-type Stretch = (usize, usize, usize, String);
+/// Per member covered: its records `start..end`, the split-wide number of `start`, and where
+/// they are in words.
+type Stretch = (usize, usize, usize, u64, String);
 
 fn span(
     opened: &mut Opened,
@@ -135,7 +139,14 @@ fn span(
     let record = |found: &Found| usize::try_from(found.record).unwrap_or(usize::MAX);
     if choice.single {
         let at = record(&first);
-        return Ok(vec![(first.member, at, at.saturating_add(1), first.place)]);
+        let stretch = (
+            first.member,
+            at,
+            at.saturating_add(1),
+            first.number,
+            first.place,
+        );
+        return Ok(vec![stretch]);
     }
     // The last record taken: the one before the end, or the split's last.
     let last_number = match choice.end {
@@ -198,7 +209,7 @@ fn span(
             set.map_or_else(|| shard.to_string(), |s| s.number_text(shard)),
         );
         let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-        stretches.push((member, to_usize(start), to_usize(end), place));
+        stretches.push((member, to_usize(start), to_usize(end), number, place));
         number = after;
     }
     Ok(stretches)

@@ -95,6 +95,26 @@ fn a_split_wide_range_runs_across_shards() {
             "{range}"
         );
     }
+    // With --envelope, each line also carries its split-wide number, as `list --json` does.
+    let output = run(["show", s(&dir), "--range", "train:14:16", "--envelope"]);
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let places: Vec<(u64, u64, &str)> = lines
+        .iter()
+        .map(|l| {
+            let file = l["file"].as_str().unwrap();
+            (
+                l["index"].as_u64().unwrap(),
+                l["split_record"].as_u64().unwrap(),
+                file,
+            )
+        })
+        .collect();
+    let (first, second) = (shard(&dir, "train", 0), shard(&dir, "train", 1));
+    assert_eq!(places, [(14, 14, s(&first)), (0, 15, s(&second))]);
+    assert!(lines.iter().all(|l| l["split"] == "train"));
     // Past the split's end: what exists is shown, the rest named.
     let output = run(["show", s(&dir), "--range", "validation:6..20", "--json"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
