@@ -26,27 +26,33 @@ pub struct Piece {
     pub place: String,
 }
 
-/// The shards opened so far, by member, so that each is opened and indexed once.
+/// What each member held once counted, so that each is read once; the inputs themselves are not
+/// kept (a split of a thousand shards would hold every index at once), and the shards printed
+/// are opened again.
 struct Opened<'a> {
     dataset: &'a Dataset,
     open: &'a OpenOptions,
-    inputs: Vec<Option<Input>>,
+    counts: Vec<Option<Counted>>,
 }
 
 impl Opened<'_> {
     /// Counts member `member`: opens it and indexes all of it (frame headers only).
     fn count(&mut self, member: usize) -> Result<Counted, Error> {
-        if let Some(Some(input)) = self.inputs.get(member) {
-            return Ok(Counted::of_index(&input.index, input.data()));
+        if let Some(Some(counted)) = self.counts.get(member) {
+            return Ok(*counted);
         }
-        let path = self.dataset.members.get(member).map(|m| m.path.as_path());
-        let mut input = Input::open(path.unwrap_or(Path::new("")), self.open)?;
+        let mut input = Input::open(self.path(member), self.open)?;
         input.settle_all();
         let counted = Counted::of_index(&input.index, input.data());
-        if let Some(slot) = self.inputs.get_mut(member) {
-            *slot = Some(input);
+        if let Some(slot) = self.counts.get_mut(member) {
+            *slot = Some(counted);
         }
         Ok(counted)
+    }
+
+    fn path(&self, member: usize) -> &Path {
+        let member = self.dataset.members.get(member);
+        member.map_or(Path::new(""), |m| m.path.as_path())
     }
 
     fn find(&mut self, split: &str, number: RecordNumber) -> Result<Found, String> {
@@ -100,30 +106,28 @@ pub fn pieces(
     let mut opened = Opened {
         dataset: &dataset,
         open,
-        inputs: (0..dataset.members.len()).map(|_| None).collect(),
+        counts: vec![None; dataset.members.len()],
     };
-    match span(&mut opened, choice, messages) {
-        Ok(stretches) => Some(
-            stretches
-                .into_iter()
-                .filter_map(|(member, start, end, first, place)| {
-                    let input = opened.inputs.get_mut(member)?.take()?;
-                    let place = format!("{place}: {}", input.name());
-                    Some(Piece {
-                        input,
-                        start,
-                        end,
-                        first,
-                        place,
-                    })
-                })
-                .collect(),
-        ),
+    let stretches = match span(&mut opened, choice, messages) {
+        Ok(stretches) => stretches,
         Err(e) => {
             messages.unusable(&e);
-            None
+            return None;
         }
+    };
+    let mut pieces = Vec::new();
+    for (member, start, end, first, place) in stretches {
+        let input = messages.usable(Input::open(opened.path(member), open))?;
+        let place = format!("{place}: {}", input.name());
+        pieces.push(Piece {
+            input,
+            start,
+            end,
+            first,
+            place,
+        });
     }
+    Some(pieces)
 }
 
 /// Per member covered: its records `start..end`, the split-wide number of `start`, and where
