@@ -162,8 +162,16 @@ fn span(
         Some(Ok(last)) if last.number >= first.number => last,
         // Past the split's end: as a range past a file's end, what exists is shown and the rest
         // named.
-        Some(Err(_)) if matches!(choice.end, Some(RecordNumber::FromStart(_))) => {
+        Some(Err(e)) if matches!(choice.end, Some(RecordNumber::FromStart(_))) => {
             let last = opened.find(&choice.split, RecordNumber::FromEnd(1))?;
+            // Only a range past the split's end goes on; anything else in its way is said.
+            let wanted = last_number.and_then(|n| n.resolve(0)).unwrap_or(0) as u64;
+            if wanted <= last.number {
+                return Err(e);
+            }
+            // Its records are numbered from the start: counted across nothing undelimited.
+            let at = usize::try_from(last.number).unwrap_or(usize::MAX);
+            let last = opened.find(&choice.split, RecordNumber::FromStart(at))?;
             messages.note(&format_args!(
                 "{choice}: records {}..{} do not exist ({} has {})",
                 last.number.saturating_add(1),

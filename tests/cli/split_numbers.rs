@@ -234,6 +234,17 @@ fn a_frame_that_cannot_be_delimited_before_the_record_is_named_with_its_byte() {
             s(&first)
         )
     );
+    // A range that runs across it is refused alike, even one that also runs past the end.
+    for range in ["train:2..5", "train:0..20", "train:0..100"] {
+        let output = run(["show", s(dir.path()), "--range", range, "--json"]);
+        assert_eq!(output.status.code(), Some(2), "{range}");
+        assert!(stdout(&output).is_empty(), "{range}");
+        assert!(
+            stderr(&output).contains("frame 3 at byte 954 cannot be delimited"),
+            "{range}: {}",
+            stderr(&output)
+        );
+    }
     // Before the damage, and from the end of a split whose later shard is whole, numbers hold.
     let before = run(["show", s(dir.path()), "-n", "train:2", "--json"]);
     assert_eq!(before.status.code(), Some(0), "{}", stderr(&before));
