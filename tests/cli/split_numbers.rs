@@ -160,6 +160,16 @@ fn hex_and_images_take_split_wide_numbers() {
     let image = std::fs::read(out.path().join(name)).unwrap();
     assert_eq!(&image[..4], b"\x89PNG");
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 1);
+    // A directory without numbers: the images of every shard found there.
+    let all = tempfile::tempdir().unwrap();
+    let written = run(["images", s(&dir), "-o", s(all.path())]);
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    assert!(
+        stdout(&written).contains("\n38 images written to "),
+        "{}",
+        stdout(&written)
+    );
+    assert_eq!(std::fs::read_dir(all.path()).unwrap().count(), 30 + 8);
 }
 
 #[test]
