@@ -194,10 +194,10 @@ pub fn settle(cli: &mut Cli) -> Result<(), String> {
         Some(Command::Export(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Stats(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Images(a)) => a.files.iter_mut().for_each(&mut stdin),
-        Some(Command::Show(a)) => stdin(&mut a.file),
+        Some(Command::Show(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Head(a) | Command::Tail(a)) => stdin(&mut a.file),
         Some(Command::Sample(a)) => stdin(&mut a.file),
-        Some(Command::Hex(a)) => stdin(&mut a.file),
+        Some(Command::Hex(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Locate(a)) => stdin(&mut a.file),
         // `-o -` is standard output, and stays as it is.
         Some(Command::Salvage(a)) => stdin(&mut a.input),
@@ -222,24 +222,28 @@ pub fn settle(cli: &mut Cli) -> Result<(), String> {
     Ok(())
 }
 
-/// `-n N` or `--range A..B`: the records `show` and `images` take.
+/// `-n N` or `--range A..B`: the records `show` and `images` take; with a split's name
+/// (`-n train:1234`, `--range train:10..20`), numbers counted across the split's shards.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RecordChoice {
-    /// Only record N (0-based, as `list` numbers frames; -1 is the last).
+    /// Only record N (0-based, as `list` numbers frames; -1 is the last). Over a directory or
+    /// shard files, NAME:N is record N of split NAME, counted across its shards in shard order
+    /// (`train:1234`, `validation:-1`), as `list` numbers them in its split column.
     #[arg(
         short = 'n',
         long = "record",
-        value_name = "N",
+        value_name = "N|NAME:N",
         conflicts_with = "range",
         allow_negative_numbers = true,
-        value_parser = parse_record_number
+        value_parser = parse_record_arg
     )]
-    pub record: Option<RecordNumber>,
+    pub record: Option<RecordArg>,
     /// Records A..B (B excluded), A..=B, A.., ..B, or as Python slices A:B, A:, :B; a negative
-    /// number counts from the end (`-3:` is the last three).
+    /// number counts from the end (`-3:` is the last three). NAME:A..B or NAME:A:B counts
+    /// across split NAME's shards, as `-n NAME:N` does.
     #[arg(
         long,
-        value_name = "A..B|A:B",
+        value_name = "A..B|A:B|NAME:A..B",
         value_parser = parse_range,
         allow_hyphen_values = true
     )]
@@ -250,46 +254,90 @@ impl RecordChoice {
     /// The first record chosen and the one after the last (`None`: to the end of the file) of
     /// `input`. A number counted from the end indexes the whole file first; one before the
     /// first record, or a range that comes out empty, is an error naming the file and its count.
+    /// Split-wide numbers are [`RecordChoice::in_split`]'s, and an error here.
     pub fn bounds(&self, input: &mut Input) -> Result<(usize, Option<usize>), String> {
-        match (self.record, &self.range) {
-            (Some(n), _) => {
-                let n = record_index(input, n)?;
+        if let Some(split) = self.in_split() {
+            return Err(format!(
+                "{}: {split} is a split-wide number; a file alone has none",
+                input.name()
+            ));
+        }
+        match (&self.record, &self.range) {
+            (Some(RecordArg::InFile(n)), _) => {
+                let n = record_index(input, *n)?;
                 Ok((n, Some(n.saturating_add(1))))
             }
-            (None, Some(range)) => range.resolve(input),
-            (None, None) => Ok((0, None)),
+            (_, Some(range)) => range.resolve(input),
+            _ => Ok((0, None)),
+        }
+    }
+
+    /// The records chosen in a split, when `-n` or `--range` names one.
+    pub fn in_split(&self) -> Option<SplitChoice> {
+        match (&self.record, &self.range) {
+            (Some(RecordArg::InSplit(wanted)), _) => Some(SplitChoice {
+                split: wanted.split.clone(),
+                start: wanted.number,
+                end: None,
+                single: true,
+            }),
+            (_, Some(range)) => range.split.as_ref().map(|split| SplitChoice {
+                split: split.clone(),
+                start: range.start,
+                end: range.end,
+                single: false,
+            }),
+            _ => None,
         }
     }
 }
 
-/// A record number as given: counted from the first record (`5`) or back from the end (`-1`
-/// is the last record).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecordNumber {
-    FromStart(usize),
-    /// How many records back from the end: 1 is the last record, 0 the end itself (only as the
-    /// excluded end of a range).
-    FromEnd(usize),
+/// Records of a split, counted across its shards: one record (`-n train:5`), or `start` up to
+/// `end` (excluded; `None`, the split's end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitChoice {
+    pub split: String,
+    pub start: RecordNumber,
+    pub end: Option<RecordNumber>,
+    pub single: bool,
 }
 
-impl std::fmt::Display for RecordNumber {
+impl std::fmt::Display for SplitChoice {
+    /// `train:5` or `train:5..`, `train:5..9`; the name escaped.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RecordNumber::FromStart(n) => write!(f, "{n}"),
-            RecordNumber::FromEnd(n) => write!(f, "-{n}"),
+        let name = tfr_core::escape::for_terminal(&self.split);
+        match (self.single, self.end) {
+            (true, _) => write!(f, "{name}:{}", self.start),
+            (false, None) => write!(f, "{name}:{}..", self.start),
+            (false, Some(end)) => write!(f, "{name}:{}..{end}", self.start),
         }
     }
 }
 
-impl RecordNumber {
-    /// The record's index among `count` records; `None` when it counts back past the first.
-    pub fn resolve(self, count: usize) -> Option<usize> {
-        match self {
-            RecordNumber::FromStart(n) => Some(n),
-            RecordNumber::FromEnd(back) => count.checked_sub(back),
-        }
+/// `-n`'s value: a record of the file (`5`, `-1`), or of a split (`train:1234`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordArg {
+    InFile(RecordNumber),
+    InSplit(tfr_core::record_number::SplitNumber),
+}
+
+/// Parses `N`, `-N` or `NAME:N` (clap's value parser for `-n` where records of a split are
+/// taken).
+pub fn parse_record_arg(text: &str) -> Result<RecordArg, String> {
+    if let Some(n) = number_in(text) {
+        return Ok(RecordArg::InFile(n));
+    }
+    match tfr_core::record_number::SplitNumber::parse(text) {
+        Some(wanted) => Ok(RecordArg::InSplit(wanted)),
+        None => Err(format!(
+            "expected a record number (0 is the first, -1 the last) or a split's (train:1234), \
+             got `{}`",
+            tfr_core::escape::for_terminal(text)
+        )),
     }
 }
+
+pub use tfr_core::record_number::RecordNumber;
 
 /// Parses `N` or `-N` (clap's value parser for `-n`): `-1` is the last record.
 pub fn parse_record_number(text: &str) -> Result<RecordNumber, String> {
@@ -301,18 +349,9 @@ pub fn parse_record_number(text: &str) -> Result<RecordNumber, String> {
     })
 }
 
-/// `N` or `-N` with N > 0; `None` for anything else (`-0` is refused: it reads as the first
-/// record to some and as the end to others).
+/// `N` or `-N` with N > 0 ([`RecordNumber::parse`]).
 fn number_in(text: &str) -> Option<RecordNumber> {
-    let text = text.trim();
-    match text.strip_prefix('-') {
-        Some(back) => match back.parse::<usize>().ok()? {
-            0 => None,
-            back => Some(RecordNumber::FromEnd(back)),
-        },
-        None if text.starts_with('+') => None,
-        None => text.parse::<usize>().ok().map(RecordNumber::FromStart),
-    }
+    RecordNumber::parse(text)
 }
 
 /// The index of record `number` of `input`, indexing the whole file when it counts from the
@@ -342,6 +381,8 @@ fn no_such_record(input: &Input, number: RecordNumber, count: usize) -> String {
 /// The records `--range` selects: from `start` to `end` (excluded), or to the last record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordRange {
+    /// The split the numbers count in (`train:10..20`), when one is named.
+    pub split: Option<String>,
     pub start: RecordNumber,
     pub end: Option<RecordNumber>,
     /// As given, for messages.
@@ -384,11 +425,43 @@ impl RecordRange {
 /// parser for `--range`); either number may be negative, counting from the end. A range that is
 /// empty or reversed whatever the file holds is refused with the form that would select something.
 pub fn parse_range(text: &str) -> Result<RecordRange, String> {
+    let (split, range) = split_prefix(text);
+    let mut parsed = parse_file_range(range)?;
+    parsed.split = split.map(str::to_string);
+    parsed.text = text.to_string();
+    Ok(parsed)
+}
+
+/// `train:10..20` and `train:10:20` as the split's name and the range; the name is what comes
+/// before the last `:` (with `..`) or the second last (a slice), when it is no number.
+fn split_prefix(text: &str) -> (Option<&str>, &str) {
+    let at = match text.contains("..") {
+        true => text.rfind(':'),
+        false => {
+            let last = text.rfind(':');
+            last.and_then(|last| text.get(..last)?.rfind(':'))
+        }
+    };
+    let Some(at) = at else {
+        return (None, text);
+    };
+    let (name, range) = (
+        text.get(..at).unwrap_or(""),
+        text.get(at + 1..).unwrap_or(""),
+    );
+    match name.trim().is_empty() || number_in(name).is_some() {
+        true => (None, text),
+        false => (Some(name.trim()), range),
+    }
+}
+
+/// [`parse_range`] without a split's name.
+fn parse_file_range(text: &str) -> Result<RecordRange, String> {
     let shown = tfr_core::escape::for_terminal(text);
     let usage = || {
         format!(
             "--range expects A..B, A..=B, A.., ..B, A:B, A: or :B with record numbers \
-             (negative from the end), got `{shown}`"
+             (negative from the end), or NAME:A..B for a split, got `{shown}`"
         )
     };
     let (a, b, slice) = match text.split_once("..") {
@@ -414,6 +487,7 @@ pub fn parse_range(text: &str) -> Result<RecordRange, String> {
         _ => (Some(number(b)?), false),
     };
     let range = |end| RecordRange {
+        split: None,
         start,
         end,
         text: text.to_string(),

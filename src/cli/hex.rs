@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::argv::{RecordArg, RecordNumber, SplitChoice};
 use super::palette::colour;
 use super::teach::token_bytes;
 use super::{Env, Messages, Status};
@@ -17,18 +18,22 @@ use tfr_core::span::{FileOffset, FileRange};
 
 #[derive(Debug, Args)]
 pub struct HexArgs {
-    /// The TFRecord file.
-    pub file: PathBuf,
-    /// The record to annotate (0-based, as `list` numbers frames).
+    /// The TFRecord file; or, with a split-wide `-n NAME:N`, a directory, shard files or a
+    /// quoted glob pattern.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The record to annotate (0-based, as `list` numbers frames; -1 is the last). Over a
+    /// directory or shard files, NAME:N is record N of split NAME, counted across its shards
+    /// (`train:1234`, `validation:-1`).
     #[arg(
         short = 'n',
         long = "record",
-        value_name = "N",
+        value_name = "N|NAME:N",
         default_value = "0",
         allow_negative_numbers = true,
-        value_parser = super::argv::parse_record_number
+        value_parser = super::argv::parse_record_arg
     )]
-    pub record: super::argv::RecordNumber,
+    pub record: super::argv::RecordArg,
     /// Print every byte of long values (16 per line) instead of eliding them.
     #[arg(long)]
     pub full: bool,
@@ -129,15 +134,48 @@ pub fn run(
         );
         return Ok(messages.raise(Status::Unusable));
     }
-    let mut input = match Input::open(&args.file, open) {
+    if let RecordArg::InSplit(wanted) = &args.record {
+        let choice = SplitChoice {
+            split: wanted.split.clone(),
+            start: wanted.number,
+            end: None,
+            single: true,
+        };
+        let files = &args.files;
+        let Some(pieces) = super::split_records::pieces(files, &choice, open, messages) else {
+            return Ok(messages.status());
+        };
+        for mut piece in pieces {
+            // Standard output stays one JSON object with --json.
+            match args.json {
+                true => messages.note(&piece.place),
+                false => writeln!(out, "{}", piece.place)?,
+            }
+            let number = RecordNumber::FromStart(piece.start);
+            annotate(
+                &mut piece.input,
+                number,
+                args,
+                env.stdout.colour,
+                messages,
+                out,
+            )?;
+        }
+        return Ok(messages.status());
+    }
+    let Some(file) = super::split_records::one_file(&args.files) else {
+        let refused = super::split_records::plain_refused("hex", &args.files);
+        return Ok(messages.unusable(&refused));
+    };
+    let mut input = match Input::open(file, open) {
         Ok(input) => input,
         Err(e) => return Ok(messages.unusable(&e)),
     };
     annotate_record(&mut input, args, env.stdout.colour, messages, out)
 }
 
-/// Prints the walkthrough of record `args.record` of `input`: the record number is checked
-/// before any payload is decoded.
+/// Prints the walkthrough of record `args.record` of `input` (a number within the file): the
+/// record number is checked before any payload is decoded.
 pub fn annotate_record(
     input: &mut Input,
     args: &HexArgs,
@@ -145,7 +183,25 @@ pub fn annotate_record(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let frame = match super::argv::record_index(input, args.record) {
+    match &args.record {
+        RecordArg::InFile(number) => annotate(input, *number, args, coloured, messages, out),
+        RecordArg::InSplit(wanted) => Ok(messages.unusable(&format!(
+            "{}: {wanted} is a split-wide number; a file alone has none",
+            input.name()
+        ))),
+    }
+}
+
+/// Prints the walkthrough of record `number` of `input`.
+fn annotate(
+    input: &mut Input,
+    number: RecordNumber,
+    args: &HexArgs,
+    coloured: bool,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<Status> {
+    let frame = match super::argv::record_index(input, number) {
         Ok(n) => messages.usable(input.frame(n)),
         Err(e) => {
             messages.unusable(&e);

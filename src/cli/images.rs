@@ -101,9 +101,16 @@ pub fn run(
         let message = format!("{}: not a directory", path_for_terminal(&args.out));
         return Ok(messages.unusable(&message));
     }
-    let mut inputs = open_inputs(&args.files, open, messages);
-    let plan = plan_inputs(args, &mut inputs, messages);
-    let paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+    let Some((mut inputs, ranges)) = chosen_inputs(args, open, messages, out)? else {
+        return Ok(messages.status());
+    };
+    let plan = plan_inputs(args, (&mut inputs, ranges.as_deref()), messages);
+    let files: Vec<PathBuf> = inputs
+        .iter()
+        .map(|i| i.source.path().to_path_buf())
+        .chain(args.files.iter().cloned())
+        .collect();
+    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     let policy = OutputPolicy {
         inputs: &paths,
         replace_existing: args.force,
@@ -232,14 +239,67 @@ fn write_sheet(
     Ok(Ok(()))
 }
 
-/// The images of the chosen records of every input; what stands in the way is said through
-/// `messages`.
-fn plan_inputs(args: &ImagesArgs, inputs: &mut [Input], messages: &Messages) -> Vec<Planned> {
+/// A file's records chosen: the first, and the one after the last (`None`: to its end).
+type Bounds = (usize, Option<usize>);
+
+/// The inputs opened, and with split-wide numbers the records of each.
+type Chosen = (Vec<Input>, Option<Vec<Bounds>>);
+
+/// The inputs to take images from, and with split-wide numbers the records of each (said on
+/// `out` as `train record 5 = shard 00000 record 5: FILE`); `None` once why there are none is
+/// said. A directory or pattern without numbers is every TFRecord file found there; one with
+/// plain numbers is refused, as numbers of which file would be a guess.
+fn chosen_inputs(
+    args: &ImagesArgs,
+    open: &OpenOptions,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> io::Result<Option<Chosen>> {
+    if let Some(choice) = args.records.in_split() {
+        let pieces = super::split_records::pieces(&args.files, &choice, open, messages);
+        let Some(pieces) = pieces.filter(|p| !p.is_empty()) else {
+            return Ok(None);
+        };
+        let mut inputs = Vec::new();
+        let mut ranges = Vec::new();
+        for piece in pieces {
+            writeln!(out, "{}", piece.place)?;
+            ranges.push((piece.start, Some(piece.end)));
+            inputs.push(piece.input);
+        }
+        return Ok(Some((inputs, Some(ranges))));
+    }
+    let searched =
+        |f: &PathBuf| f.is_dir() || (!f.exists() && tfr_core::dataset::discover::is_pattern(f));
+    if !args.files.iter().any(searched) {
+        return Ok(Some((open_inputs(&args.files, open, messages), None)));
+    }
+    if args.records.record.is_some() || args.records.range.is_some() {
+        let refused = super::split_records::plain_refused("images", &args.files);
+        messages.unusable(&refused);
+        return Ok(None);
+    }
+    let run =
+        <super::dataset::Run as super::dataset::RunExt>::resolve_reporting(&args.files, messages);
+    Ok(Some((open_inputs(&run.paths(), open, messages), None)))
+}
+
+/// The images of the chosen records of every input (`ranges`: the records of each, when the
+/// choice was split-wide); what stands in the way is said through `messages`.
+fn plan_inputs(
+    args: &ImagesArgs,
+    (inputs, ranges): (&mut [Input], Option<&[Bounds]>),
+    messages: &Messages,
+) -> Vec<Planned> {
     let mut names = HashSet::new();
     let mut plan = Vec::new();
     let mut specs_read = SpecsBeside::default();
     for (file, input) in inputs.iter_mut().enumerate() {
-        let range = match args.records.bounds(input) {
+        let range = match ranges.and_then(|r| r.get(file)) {
+            Some(range) => Ok(*range),
+            None => args.records.bounds(input),
+        };
+        let range = match range {
             Ok(range) => range,
             Err(e) => {
                 messages.unusable(&e);

@@ -25,6 +25,7 @@ pub mod records;
 pub mod salvage;
 pub mod schema;
 pub mod show;
+pub mod split_records;
 pub mod stats;
 mod stats_partial;
 pub mod tags;
@@ -129,7 +130,7 @@ pub enum Command {
     Count(count::CountArgs),
     /// Decoded records as a readable tree, protobuf text format, or canonical JSON.
     #[command(
-        after_help = "Examples:\n  tfr-inspect show train.tfrecord -n 0\n  tfr-inspect show train.tfrecord --range 10..20 --format text\n  tfr-inspect show train.tfrecord --json > records.jsonl"
+        after_help = "Examples:\n  tfr-inspect show train.tfrecord -n 0\n  tfr-inspect show data/ -n train:1234           record 1234 of split train\n  tfr-inspect show train.tfrecord --range 10..20 --format text\n  tfr-inspect show train.tfrecord --json > records.jsonl"
     )]
     Show(show::ShowArgs),
     /// The first N records (default 10), shown as `show` shows records.
@@ -161,7 +162,7 @@ pub enum Command {
     Filter(filter::FilterArgs),
     /// Annotated bytes of one frame: every tag, varint, length prefix and value, explained.
     #[command(
-        after_help = "Examples:\n  tfr-inspect hex train.tfrecord -n 3\n  tfr-inspect hex train.tfrecord --explain --radix hex --offsets payload\n  tfr-inspect hex train.tfrecord --color always | less -R"
+        after_help = "Examples:\n  tfr-inspect hex train.tfrecord -n 3\n  tfr-inspect hex data/ -n validation:-1\n  tfr-inspect hex train.tfrecord --explain --radix hex --offsets payload\n  tfr-inspect hex train.tfrecord --color always | less -R"
     )]
     Hex(hex::HexArgs),
     /// Check both CRCs of every frame and that the file ends on a frame boundary.
@@ -223,7 +224,7 @@ pub enum Command {
     /// Write the images of chosen records as files: encoded ones as stored, raw pixels as PNG,
     /// `--boxes` with boxes and class names drawn.
     #[command(
-        after_help = "Examples:\n  tfr-inspect images train.tfrecord -o out/ -n 17\n  tfr-inspect images detection.record -o out/ --range 0..8 --boxes\n  tfr-inspect images train.tfrecord -o out/ --sheet"
+        after_help = "Examples:\n  tfr-inspect images train.tfrecord -o out/ -n 17\n  tfr-inspect images data/ -o out/ --range train:0..16\n  tfr-inspect images detection.record -o out/ --range 0..8 --boxes\n  tfr-inspect images train.tfrecord -o out/ --sheet"
     )]
     Images(images::ImagesArgs),
     /// A shell completion script: bash, zsh, fish or powershell.

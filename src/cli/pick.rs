@@ -135,6 +135,7 @@ fn run(
         only: picked.only,
         single: false,
         range_given: false,
+        in_split: None,
     };
     show(&mut input, file, view, &selection, env, messages, out)
 }

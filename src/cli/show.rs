@@ -32,8 +32,10 @@ pub enum Format {
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The TFRecord file.
-    pub file: PathBuf,
+    /// The TFRecord file; or, with a split-wide `-n NAME:N` or `--range NAME:A..B`, a
+    /// directory, shard files or a quoted glob pattern.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub records: super::argv::RecordChoice,
     #[command(flatten)]
@@ -86,6 +88,10 @@ pub struct Selection {
     pub single: bool,
     /// A `--range` was asked for: when none of it exists, the request cannot be answered.
     pub range_given: bool,
+    /// Chosen by split-wide numbers: the split's name and the split-wide number of record
+    /// `start`, which `--envelope` adds to each line as `split` and `split_record` (as `list
+    /// --json` names them).
+    pub in_split: Option<(String, u64)>,
 }
 
 impl Selection {
@@ -117,7 +123,14 @@ pub fn run(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    let Some(mut input) = open_input(&args.file, open, messages) else {
+    if let Some(choice) = args.records.in_split() {
+        return show_split(args, &choice, open, env, messages, out);
+    }
+    let Some(file) = super::split_records::one_file(&args.files) else {
+        let refused = super::split_records::plain_refused("show", &args.files);
+        return Ok(messages.unusable(&refused));
+    };
+    let Some(mut input) = open_input(file, open, messages) else {
         return Ok(messages.status());
     };
     let (start, end) = match args.records.bounds(&mut input) {
@@ -135,10 +148,56 @@ pub fn run(
         only: None,
         single: args.records.record.is_some(),
         range_given: args.records.range.is_some(),
+        in_split: None,
     };
-    show(
-        &mut input, &args.file, &args.view, &selection, env, messages, out,
-    )
+    show(&mut input, file, &args.view, &selection, env, messages, out)
+}
+
+/// Prints the records of a split that `choice` numbers, shard by shard, each stretch after a
+/// line that says where it is (`train record 17 = shard 00001 record 2: FILE`): in the tree, as
+/// it is; in text format, as a `#` comment; with JSON, on standard error, so that standard
+/// output stays one JSON value per line.
+fn show_split(
+    args: &ShowArgs,
+    choice: &super::argv::SplitChoice,
+    open: &OpenOptions,
+    env: &super::env::Env,
+    messages: &Messages,
+    out: &mut impl Write,
+) -> Result<Status> {
+    let Some(pieces) = super::split_records::pieces(&args.files, choice, open, messages) else {
+        return Ok(messages.status());
+    };
+    for mut piece in pieces {
+        if let Some(note) = &piece.input.decoder().note {
+            let note = tfr_core::escape::for_terminal(note);
+            messages.note(&format_args!("{}: note: {note}", piece.input.name()));
+        }
+        match args.view.format {
+            Format::Tree => writeln!(out, "{}", piece.place)?,
+            Format::Text => writeln!(out, "# {}", piece.place)?,
+            Format::Json => messages.note(&piece.place),
+        }
+        let selection = Selection {
+            start: piece.start,
+            end: Some(piece.end),
+            only: None,
+            single: choice.single,
+            range_given: !choice.single,
+            in_split: Some((choice.split.clone(), piece.first)),
+        };
+        let path = piece.input.source.path().to_path_buf();
+        show(
+            &mut piece.input,
+            &path,
+            &args.view,
+            &selection,
+            env,
+            messages,
+            out,
+        )?;
+    }
+    Ok(messages.status())
 }
 
 /// Prints the records of `input` (opened from `file`) that `selection` chooses, as `view` says.
@@ -176,7 +235,7 @@ pub fn show(
                 decoder,
                 frame,
                 (view.format, view.notes, view.envelope),
-                selection.single,
+                selection,
                 (specs.as_deref(), placing.as_ref()),
                 output,
             ))
@@ -359,7 +418,7 @@ fn render(
     decoder: &Decoder,
     frame: Frame,
     (format, rule_notes, envelope): (Format, bool, bool),
-    single: bool,
+    selection: &Selection,
     (specs, snapshot): (
         Option<&tfr_core::dataset::features::FeatureSpecs>,
         Option<&Arc<Snapshot>>,
@@ -387,7 +446,7 @@ fn render(
             _ => notes.push(note),
         }
     }
-    if format == Format::Text && !single {
+    if format == Format::Text && !selection.single {
         let _ = writeln!(output, "# record {}", frame.index);
     }
     let mut grouped = None;
@@ -400,9 +459,19 @@ fn render(
                 let file = tfr_core::pyjson::to_string(&file).unwrap_or_default();
                 let _ = write!(
                     output,
-                    "{{\"file\": {file}, \"index\": {}, \"offset\": {}, \"record\": ",
+                    "{{\"file\": {file}, \"index\": {}, \"offset\": {}, ",
                     frame.index, frame.offset
                 );
+                if let Some((split, first)) = &selection.in_split {
+                    let split = tfr_core::pyjson::to_string(split).unwrap_or_default();
+                    let number = frame.index.saturating_sub(selection.start) as u64;
+                    let _ = write!(
+                        output,
+                        "\"split\": {split}, \"split_record\": {}, ",
+                        first.saturating_add(number)
+                    );
+                }
+                output.push_str("\"record\": ");
             }
             write_json(decoder, &decoded, payload, output);
             if envelope {
@@ -619,9 +688,11 @@ mod tests {
         tfr_core::frame::write_record(&payload, &mut file).unwrap();
         std::fs::write(&path, file).unwrap();
         let args = ShowArgs {
-            file: path,
+            files: vec![path],
             records: crate::cli::argv::RecordChoice {
-                record: Some(crate::cli::argv::RecordNumber::FromStart(0)),
+                record: Some(crate::cli::argv::RecordArg::InFile(
+                    crate::cli::argv::RecordNumber::FromStart(0),
+                )),
                 range: None,
             },
             view: View {

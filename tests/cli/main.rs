@@ -35,6 +35,7 @@ mod selection;
 mod show;
 mod snappy;
 mod snapshot;
+mod split_numbers;
 mod stats;
 mod stats_known;
 mod stats_partial;

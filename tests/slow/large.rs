@@ -211,8 +211,10 @@ fn hex_checks_the_record_number_before_decoding_anything() {
     let mut input = Input::open(&path, &OpenOptions::new(decoder.clone())).unwrap();
     assert!(!input.has_learned(), "opening decodes nothing");
     let args = hex::HexArgs {
-        file: path.clone(),
-        record: tfr_inspect::cli::argv::RecordNumber::FromStart(1),
+        files: vec![path.clone()],
+        record: tfr_inspect::cli::argv::RecordArg::InFile(
+            tfr_inspect::cli::argv::RecordNumber::FromStart(1),
+        ),
         full: false,
         json: false,
         teach: Default::default(),
@@ -230,7 +232,9 @@ fn hex_checks_the_record_number_before_decoding_anything() {
         "record 1 does not exist: nothing may be decoded to say so"
     );
     let args = hex::HexArgs {
-        record: tfr_inspect::cli::argv::RecordNumber::FromStart(0),
+        record: tfr_inspect::cli::argv::RecordArg::InFile(
+            tfr_inspect::cli::argv::RecordNumber::FromStart(0),
+        ),
         ..args
     };
     hex::annotate_record(&mut input, &args, false, &messages, &mut out).unwrap();

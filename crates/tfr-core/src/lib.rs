@@ -62,6 +62,7 @@ pub mod pyfmt;
 pub mod pyjson;
 pub mod quiz;
 pub mod record_index;
+pub mod record_number;
 pub mod recover;
 pub mod report;
 pub mod resync;

@@ -1,73 +1,69 @@
-//! The open files as a dataset: `:` takes a split-wide record number (`train 1234`, `train:1234`)
-//! and finds the shard and record it is, and `c`/`C` go on to the next file's damaged frames when
-//! the current file has no more.
+//! The open files as a dataset: `:` takes a split-wide record number (`train 1234`, `train:1234`,
+//! `train:-1`) and finds the shard and record it is, as `show -n train:1234` does, and `c`/`C`
+//! go on to the next file's damaged frames when the current file has no more.
 
 use super::App;
 use tfr_core::dataset::Dataset;
-use tfr_core::dataset::numbering::Numbering;
+use tfr_core::dataset::numbering::{self, Counted, NumberError};
+use tfr_core::record_number::SplitNumber;
 
 impl App {
-    /// Jumps to split-wide record `text` (`NAME N` or `NAME:N`); false when `text` is not of that
-    /// form, so the caller can say what it expected.
+    /// Jumps to split-wide record `text` (`NAME N`, `NAME:N`, `NAME:-1`); false when `text` is
+    /// not of that form, so the caller can say what it expected.
     pub(super) fn go_to_dataset_record(&mut self, text: &str) -> bool {
-        let Some((name, number)) = text
-            .trim()
-            .rsplit_once([' ', ':'])
-            .map(|(name, n)| (name.trim(), n.trim()))
-        else {
-            return false;
-        };
-        let Ok(number) = tfr_core::words::parse_number(number) else {
+        let Some(wanted) = SplitNumber::parse(text) else {
             return false;
         };
         let paths: Vec<std::path::PathBuf> = (0..self.files.len())
             .filter_map(|i| self.path(i).map(std::path::Path::to_path_buf))
             .collect();
         let dataset = Dataset::resolve(&paths);
-        let Some(split) = dataset.splits.iter().position(|s| s.name.raw() == name) else {
-            let names: Vec<String> = dataset.splits.iter().map(|s| s.name.to_string()).collect();
-            self.message = match names.is_empty() {
-                true => "the open files are no shard set: no split numbers".into(),
-                false => format!(
-                    "no split \"{}\"; the splits are {}",
-                    tfr_core::escape::for_terminal(name),
-                    names.join(", ")
-                ),
-            };
-            return true;
-        };
+        let file_of = |path: &std::path::Path| paths.iter().position(|p| p == path);
         // Counts from the indexes as far as they are built; a shard still indexing counts what
         // it has so far.
-        let file_of = |path: &std::path::Path| paths.iter().position(|p| p == path);
-        let counts: Vec<u64> = dataset
-            .members
-            .iter()
-            .map(|m| {
-                file_of(&m.path)
-                    .and_then(|i| self.files.get(i))
-                    .map_or(0, |f| f.index().len() as u64)
-            })
-            .collect();
-        let numbering = Numbering::new(&dataset, &counts);
-        let Some((member, record)) = numbering.locate(split, number) else {
-            let total: u64 = counts
-                .iter()
-                .zip(&dataset.members)
-                .filter(|(_, m)| m.shard.is_some_and(|(s, _)| s == split))
-                .map(|(c, _)| c)
-                .sum();
-            self.message = format!("{name} has {total} records; there is no record {number}");
-            return true;
+        let count = |member: usize| -> Result<Counted, std::convert::Infallible> {
+            let file = dataset.members.get(member).and_then(|m| file_of(&m.path));
+            Ok(file
+                .and_then(|i| self.files.get(i))
+                .map(|f| Counted::of_index(f.index(), f.data()))
+                .unwrap_or_default())
         };
-        let Some(file) = dataset.members.get(member).and_then(|m| file_of(&m.path)) else {
+        let found = match numbering::find(&dataset, &wanted, count) {
+            Ok(found) => found,
+            Err(NumberError::NoSplits) => {
+                self.message = "the open files are no shard set: no split numbers".into();
+                return true;
+            }
+            Err(e) => {
+                self.message = e.to_string();
+                return true;
+            }
+        };
+        let Some(file) = dataset
+            .members
+            .get(found.member)
+            .and_then(|m| file_of(&m.path))
+        else {
             return true;
         };
         if !self.show_file(file) {
             return true;
         }
-        self.select_frame(usize::try_from(record).unwrap_or(usize::MAX));
-        if let Some(place) = numbering.describe(&dataset, member, record) {
-            self.message = place;
+        self.select_frame(usize::try_from(found.record).unwrap_or(usize::MAX));
+        self.message = found.place;
+        // The inspector goes there all the same: the list shows what the count crossed.
+        if let Some((member, frame)) = found.across {
+            let name = dataset
+                .members
+                .get(member)
+                .map(|m| tfr_core::escape::path_for_terminal(&m.path))
+                .unwrap_or_default();
+            self.message.push_str(&format!(
+                " (counted across frame {} at byte {} of {name}, {}: uncertain)",
+                frame.index,
+                frame.offset,
+                frame.status.name()
+            ));
         }
         true
     }

@@ -1081,6 +1081,12 @@ fn the_record_prompt_takes_a_split_wide_number() {
     type_text(&mut app, "validation:5");
     app.update(Action::Submit);
     assert_eq!((app.current, app.selected()), (3, 1), "{}", app.message);
+    // Back from the split's end, as `show -n train:-1` counts.
+    app.update(Action::Prompt(PromptKind::Record));
+    type_text(&mut app, "train:-1");
+    app.update(Action::Submit);
+    assert_eq!((app.current, app.selected()), (1, 14), "{}", app.message);
+    assert_eq!(app.message, "train record 29 = shard 00001 record 14");
     app.update(Action::Prompt(PromptKind::Record));
     type_text(&mut app, "train 30");
     app.update(Action::Submit);

@@ -266,3 +266,99 @@ fn the_summary_report_prints_as_text_and_json_from_the_same_counts() {
          1 input not read (named on standard error)\n"
     );
 }
+
+/// Counts the members of `dataset` from what their files hold, noting which were counted.
+fn count_files(
+    dataset: &Dataset,
+    asked: &std::cell::RefCell<Vec<usize>>,
+) -> impl FnMut(usize) -> Result<numbering::Counted, String> {
+    move |member| {
+        asked.borrow_mut().push(member);
+        let path = &dataset.members[member].path;
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let index = crate::frame::FrameIndex::build(&bytes[..]);
+        Ok(numbering::Counted::of_index(&index, &bytes[..]))
+    }
+}
+
+#[test]
+fn a_split_wide_number_finds_its_shard_counting_only_the_shards_it_needs() {
+    use crate::record_number::SplitNumber;
+    use numbering::{NumberError, find};
+    let dir = toy();
+    let dataset = Dataset::resolve(&[dir.path().to_path_buf()]);
+    let asked = std::cell::RefCell::new(Vec::new());
+    let wanted = |text: &str| SplitNumber::parse(text).unwrap();
+    let found = find(&dataset, &wanted("train:2"), count_files(&dataset, &asked)).unwrap();
+    assert_eq!((found.member, found.record, found.number), (2, 0, 2));
+    assert_eq!(found.place, "train record 2 = shard 00001 record 0");
+    assert_eq!(found.across, None);
+    // Record 1 is in the first shard: the second is not read.
+    asked.borrow_mut().clear();
+    let found = find(&dataset, &wanted("train:1"), count_files(&dataset, &asked)).unwrap();
+    assert_eq!((found.member, found.record), (1, 1));
+    assert_eq!(*asked.borrow(), [1]);
+    // From the end: every shard of the split, and only of it.
+    asked.borrow_mut().clear();
+    let found = find(&dataset, &wanted("train:-3"), count_files(&dataset, &asked)).unwrap();
+    assert_eq!((found.member, found.record, found.number), (1, 0, 0));
+    assert_eq!(*asked.borrow(), [1, 2]);
+    let counting = || count_files(&dataset, &asked);
+    assert_eq!(
+        find(&dataset, &wanted("train:3"), counting())
+            .unwrap_err()
+            .to_string(),
+        "train has 3 records; there is no record 3"
+    );
+    assert_eq!(
+        find(&dataset, &wanted("train:-4"), counting())
+            .unwrap_err()
+            .to_string(),
+        "train has 3 records; there is no record -4"
+    );
+    assert_eq!(
+        find(&dataset, &wanted("validation:0"), counting())
+            .unwrap_err()
+            .to_string(),
+        "no split \"validation\"; the splits are test, train"
+    );
+    let alone = Dataset::resolve(&[dir.path().join("toy-train.tfrecord-00001-of-00002")]);
+    // A shard named alone is its split's shard 00001: shard 00000 is not there to count.
+    let err = find(&alone, &wanted("train:0"), count_files(&alone, &asked)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "train shard 00000 of 00002 is missing: split-wide numbers need each of the split's shards once"
+    );
+    let plain = dir.path().join("plain.tfrecord");
+    std::fs::write(&plain, record(b"abc")).unwrap();
+    let plain = Dataset::resolve(&[plain]);
+    assert!(matches!(
+        find(&plain, &wanted("train:0"), count_files(&plain, &asked)),
+        Err(NumberError::NoSplits)
+    ));
+}
+
+#[test]
+fn a_frame_that_cannot_be_delimited_is_named_when_a_number_counts_across_it() {
+    use crate::record_number::SplitNumber;
+    use numbering::find;
+    let dir = toy();
+    // The first train shard's second frame gets a wrong length CRC.
+    let first = dir.path().join("toy-train.tfrecord-00000-of-00002");
+    let mut bytes = std::fs::read(&first).unwrap();
+    bytes[19 + 8] ^= 0xff;
+    std::fs::write(&first, &bytes).unwrap();
+    let dataset = Dataset::resolve(&[dir.path().to_path_buf()]);
+    let asked = std::cell::RefCell::new(Vec::new());
+    let counting = || count_files(&dataset, &asked);
+    let wanted = |text: &str| SplitNumber::parse(text).unwrap();
+    let found = find(&dataset, &wanted("train:0"), counting()).unwrap();
+    assert_eq!(found.across, None, "record 0 is before the damage");
+    let found = find(&dataset, &wanted("train:2"), counting()).unwrap();
+    let (member, frame) = found.across.unwrap();
+    assert_eq!((member, frame.index, frame.offset), (1, 1, 19));
+    assert_eq!(frame.status, crate::frame::FrameStatus::LengthCrcMismatch);
+    // From the end, the second shard's record is counted across nothing damaged.
+    let found = find(&dataset, &wanted("train:-1"), counting()).unwrap();
+    assert_eq!((found.member, found.across), (2, None));
+}
