@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Times `tfr-inspect list` and `show --format json|text` against Python protobuf's own loop.
 
-The shard is 200,000 tf.train.Examples of about 250 bytes (32 floats, three ints, two strings),
-as issue 15 describes. Python's loop is what a script does to print such a file:
+Two shards of 200,000 tf.train.Examples of about 250 bytes each, one per shape, since the ratios
+depend on what the records hold (Python formats a float several times slower than an int): the
+`floats` shape (32 floats, three ints, two strings, as issue 15 describes) and the `mix` shape (a
+mix of ints, a few floats and short strings, as most tabular datasets are). `--shape` picks one;
+both by default. Python's loop is what a script does to print such a file:
 `Example.FromString` then `json_format.MessageToJson(sort_keys=True, indent=None)` (the JSON
 `show --format json` prints) or `text_format.MessageToString` (the text `show --format text`
 prints). Both sides are whole processes over the same records, output discarded, warm page cache.
@@ -39,23 +42,49 @@ def example_class():
     return message_classes()["tensorflow.Example"]
 
 
-def generate(path, records, distinct=4096):
-    """`records` Examples cycling through `distinct` different ones (framing them is pure Python)."""
+def floats_example(Example, rng, i):
+    """32 floats, three ints, two strings."""
+    ex = Example()
+    feature = ex.features.feature
+    feature["embedding"].float_list.value.extend(rng.gauss(0, 1) for _ in range(32))
+    feature["label"].int64_list.value.append(rng.randrange(1000))
+    feature["id"].int64_list.value.append(rng.randrange(1 << 40))
+    feature["timestamp"].int64_list.value.append(1_700_000_000_000 + rng.randrange(1 << 30))
+    feature["name"].bytes_list.value.append(f"item-{i:06d}-{rng.randrange(1 << 20):x}".encode())
+    feature["category"].bytes_list.value.append(rng.choice([b"cat", b"dog", b"bird", b"fish"]))
+    return ex
+
+
+def mix_example(Example, rng, i):
+    """Ints, a few floats and short strings, as a row of a table: about 250 bytes."""
+    ex = Example()
+    feature = ex.features.feature
+    feature["user_id"].int64_list.value.append(rng.randrange(1 << 40))
+    feature["item_id"].int64_list.value.append(rng.randrange(1 << 32))
+    feature["timestamp"].int64_list.value.append(1_700_000_000_000 + rng.randrange(1 << 30))
+    feature["age"].int64_list.value.append(rng.randrange(18, 90))
+    feature["clicks"].int64_list.value.append(rng.randrange(100))
+    feature["label"].int64_list.value.append(rng.randrange(2))
+    feature["history"].int64_list.value.extend(rng.randrange(1 << 20) for _ in range(6))
+    feature["price"].float_list.value.append(round(rng.uniform(1, 500), 2))
+    feature["score"].float_list.value.append(rng.random())
+    feature["country"].bytes_list.value.append(rng.choice([b"US", b"DE", b"IN", b"BR", b"JP"]))
+    feature["lang"].bytes_list.value.append(rng.choice([b"en", b"de", b"hi", b"pt", b"ja"]))
+    feature["query"].bytes_list.value.append(f"query {i % 977} {rng.randrange(1 << 16):x}".encode())
+    return ex
+
+
+SHAPES = {"floats": floats_example, "mix": mix_example}
+
+
+def generate(path, records, shape="floats", distinct=4096):
+    """`records` Examples of `shape` cycling through `distinct` different ones (framing them is
+    pure Python)."""
     import random
 
     Example = example_class()
     rng = random.Random(15)
-    frames = []
-    for i in range(distinct):
-        ex = Example()
-        feature = ex.features.feature
-        feature["embedding"].float_list.value.extend(rng.gauss(0, 1) for _ in range(32))
-        feature["label"].int64_list.value.append(rng.randrange(1000))
-        feature["id"].int64_list.value.append(rng.randrange(1 << 40))
-        feature["timestamp"].int64_list.value.append(1_700_000_000_000 + rng.randrange(1 << 30))
-        feature["name"].bytes_list.value.append(f"item-{i:06d}-{rng.randrange(1 << 20):x}".encode())
-        feature["category"].bytes_list.value.append(rng.choice([b"cat", b"dog", b"bird", b"fish"]))
-        frames.append(tfrecord([ex.SerializeToString()]))
+    frames = [tfrecord([SHAPES[shape](Example, rng, i).SerializeToString()]) for i in range(distinct)]
     tmp = path + ".tmp"
     with open(tmp, "wb") as out:
         for i in range(records):
@@ -146,22 +175,40 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=200_000)
     parser.add_argument("--python-records", type=int, default=None)
-    parser.add_argument("--shard", default="/tmp/tfr-bench/examples-200k.tfrecord")
+    parser.add_argument("--shape", choices=["floats", "mix", "both"], default="both")
+    parser.add_argument(
+        "--shard",
+        default=None,
+        help="the shard of one --shape (default /tmp/tfr-bench/examples-200k.tfrecord for floats, "
+        "/tmp/tfr-bench/mix-200k.tfrecord for mix)",
+    )
     parser.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "tfr-inspect"))
     parser.add_argument("--generate-only", action="store_true")
     parser.add_argument("--rounds", type=int, default=None)
     args = parser.parse_args()
-    os.makedirs(os.path.dirname(args.shard), exist_ok=True)
-    if not os.path.exists(args.shard):
-        generate(args.shard, args.records)
-    if args.generate_only:
-        return
-    if not os.path.exists(args.binary):
-        subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
+    shapes = ["floats", "mix"] if args.shape == "both" else [args.shape]
+    if args.shard and len(shapes) > 1:
+        parser.error("--shard names the shard of one --shape")
+    defaults = {"floats": "/tmp/tfr-bench/examples-200k.tfrecord", "mix": "/tmp/tfr-bench/mix-200k.tfrecord"}
+    for shape in shapes:
+        args.shard = args.shard if len(shapes) == 1 and args.shard else defaults[shape]
+        os.makedirs(os.path.dirname(args.shard), exist_ok=True)
+        if not os.path.exists(args.shard):
+            generate(args.shard, args.records, shape)
+        if args.generate_only:
+            continue
+        if not os.path.exists(args.binary):
+            subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
+        size = os.path.getsize(args.shard)
+        print(f"shape {shape}: {args.records} Examples, {size / 1e6:.1f} MB ({size / args.records - 16:.0f} B a record); {os.cpu_count()} cores")
+        if args.rounds:
+            in_turn(args, args.rounds, args.python_records or 2000)
+        else:
+            one_shape(args)
+
+
+def one_shape(args):
     records = args.records
-    print(f"{records} Examples, {os.path.getsize(args.shard) / 1e6:.1f} MB; {os.cpu_count()} cores")
-    if args.rounds:
-        return in_turn(args, args.rounds, args.python_records or 2000)
     limit = args.python_records or records
     ours = {
         "list": whole_process([args.binary, "list", args.shard]),
