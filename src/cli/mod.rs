@@ -417,7 +417,12 @@ impl Command {
             Command::Index(a) => Groups::read(&a.read),
             Command::Schema(a) => Groups::read(&a.read),
             Command::Tags(a) => Groups::read(&a.read),
-            Command::Encode(_) | Command::Guide(_) => Groups::default(),
+            Command::Encode(a) => Groups {
+                decode: Some(&a.decode),
+                read: None,
+                bytes: None,
+            },
+            Command::Guide(_) => Groups::default(),
             Command::Completions(_) | Command::Man(_) => Groups::default(),
         }
     }
@@ -553,7 +558,7 @@ pub fn dispatch(
         Command::Images(args) => images::run(args, open, env, messages, out)?,
         Command::Completions(args) => argv::completions(args, out)?,
         Command::Man(args) => argv::man(args, out)?,
-        Command::Encode(args) => encode::run(args, messages, out)?,
+        Command::Encode(args) => encode::run(args, open, env, messages, out)?,
         Command::Guide(args) => guide::run(args, out)?,
         Command::Quiz(args) => {
             let stdin = std::io::stdin();
@@ -593,7 +598,7 @@ mod tests {
         ("schema", &["f"], false, true, false),
         ("tags", &["f"], false, true, false),
         ("quiz", &["f"], true, true, true),
-        ("encode", &["300"], false, false, false),
+        ("encode", &["300"], true, false, false),
         ("guide", &[], false, false, false),
         ("images", &["f", "-o", "out"], true, true, false),
         ("completions", &["bash"], false, false, false),
