@@ -16,6 +16,7 @@
 use prost_reflect::{DynamicMessage, Kind, MapKey, MessageDescriptor, Value};
 
 use super::number::varint_bytes;
+use crate::schema::table::packed_by_declaration;
 
 /// The most bytes a message's text may hold.
 pub const MAX_TEXT_BYTES: usize = 4 * 1024 * 1024;
@@ -136,7 +137,8 @@ pub fn serialize(message: &DynamicMessage) -> Vec<u8> {
     out
 }
 
-/// What writing a field needs from its descriptor (a field's or an extension's).
+/// What writing a field needs from its descriptor (a field's or an extension's). Whether it is
+/// packed is read from its declaration: prost-reflect's `is_packed` misses `[packed = true]`.
 struct Shape {
     number: u32,
     kind: Kind,
@@ -150,7 +152,12 @@ fn write_message(message: &DynamicMessage, out: &mut Vec<u8>) {
         let shape = Shape {
             number: field.number(),
             kind: field.kind(),
-            packed: field.is_packed(),
+            packed: packed_by_declaration(
+                &field.kind(),
+                field.is_list(),
+                &field.parent_file(),
+                field.field_descriptor_proto(),
+            ),
             group: field.is_group(),
             presence: field.supports_presence(),
         };
@@ -162,7 +169,12 @@ fn write_message(message: &DynamicMessage, out: &mut Vec<u8>) {
         let shape = Shape {
             number: ext.number(),
             kind: ext.kind(),
-            packed: ext.is_packed(),
+            packed: packed_by_declaration(
+                &ext.kind(),
+                ext.is_list(),
+                &ext.parent_file(),
+                ext.field_descriptor_proto(),
+            ),
             group: ext.is_group(),
             presence: ext.supports_presence(),
         };
@@ -331,6 +343,29 @@ mod tests {
         for _ in 0..8 {
             assert_eq!(from_text(&desc("tensorflow.Example"), text).unwrap(), bytes);
         }
+    }
+
+    #[test]
+    fn number_keys_are_ordered_by_value_zero_among_them() {
+        // tensorflow.ClusterDef's jobs: JobDef { name = 1; map<int32, string> tasks = 2 }.
+        let text = r#"job { tasks { key: 7 value: "c" } tasks { key: 0 value: "b" } tasks { key: -5 value: "a" } }"#;
+        let bytes = from_text(&desc("tensorflow.ClusterDef"), text).unwrap();
+        let shown = String::from_utf8_lossy(&bytes);
+        let order: Vec<usize> = ["a", "b", "c"]
+            .iter()
+            .map(|v| shown.find(v).unwrap())
+            .collect();
+        assert!(
+            order[0] < order[1] && order[1] < order[2],
+            "{}",
+            hex(&bytes)
+        );
+        // The entry of key -5 writes the key sign-extended, ten bytes; the value always.
+        assert!(
+            hex(&bytes).contains("12 0e 08 fb ff ff ff ff ff ff ff ff 01 12 01 61 12 05 08 00"),
+            "{}",
+            hex(&bytes)
+        );
     }
 
     #[test]
