@@ -119,10 +119,10 @@ pub fn run(
     if let Some(text) = &args.text {
         return encode_message(args, text, open, env, messages, out);
     }
-    let decode = &args.decode;
-    if decode.message.is_some() || !decode.protos.is_empty() || !decode.descriptor_sets.is_empty() {
-        messages
-            .error(&"--message, --proto and --descriptor-set give the type of a --text message");
+    if decoding_given(&args.decode) {
+        messages.error(
+            &"the decoding options (--message, --proto…) give the type of a --text message and how it is shown",
+        );
         return Ok(messages.raise(Status::Unusable));
     }
     let parts = match encode_all(args) {
@@ -141,6 +141,17 @@ pub fn run(
         }
     }
     Ok(messages.status())
+}
+
+/// Whether any decoding option was given (they only make sense with `--text`).
+fn decoding_given(d: &super::DecodeArgs) -> bool {
+    d.message.is_some()
+        || d.raw
+        || !d.protos.is_empty()
+        || !d.proto_path.is_empty()
+        || !d.descriptor_sets.is_empty()
+        || !d.field_types.is_empty()
+        || !d.bytes_as.is_empty()
 }
 
 /// `--text`'s argument: the text itself, `@FILE`, or `-` for standard input; read as far as

@@ -211,9 +211,10 @@ pub enum Command {
     )]
     Quiz(quiz::QuizArgs),
     /// A value and its type in, the bytes protobuf writes out, with the working by hand: the
-    /// inverse of `hex --explain`.
+    /// inverse of `hex --explain`. A whole message (`--message TYPE --text TEXT`) is walked
+    /// through as `hex --explain` walks through a payload, and `-o` writes it as a record.
     #[command(
-        after_help = "Examples:\n  tfr-inspect encode 300\n  tfr-inspect encode --type sint64 -150\n  tfr-inspect encode --type float 25.4\n  tfr-inspect encode --tag 2 LEN"
+        after_help = "Examples:\n  tfr-inspect encode 300\n  tfr-inspect encode --type sint64 -150\n  tfr-inspect encode --type float 25.4\n  tfr-inspect encode --tag 2 LEN\n  tfr-inspect encode --message tensorflow.Example --text 'features { feature { key: \"label\" value { int64_list { value: 7 } } } }'\n  tfr-inspect encode --message my.pkg.Record --proto record.proto --text @record.txtpb -o one.tfrecord"
     )]
     Encode(encode::EncodeArgs),
     /// The wire format and the TFRecord frame on one screen: a reference card, each line naming

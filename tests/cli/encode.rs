@@ -381,6 +381,11 @@ fn the_output_is_a_new_path_or_with_force_a_regular_file() {
     );
     assert_eq!(std::fs::read(&out).unwrap(), b"keep me");
 
+    // `-`: the record alone on standard output (a pipe here), nothing else.
+    let piped = args(&["-o", "-"]);
+    assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+    assert_eq!(piped.stdout, super::tfrecord(&[&[0x0a, 0x00]]));
+
     let forced = args(&["-o", out_arg, "--force"]);
     assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
     assert_eq!(
@@ -438,11 +443,19 @@ fn the_message_options_go_with_text_only() {
         all.extend_from_slice(argv);
         assert!(Cli::try_parse_from(&all).is_err(), "{argv:?}");
     }
-    let output = run_in_process(["encode", "300", "--message", "tensorflow.Example"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("give the type of a --text message"),
-        "{}",
-        stderr(&output)
-    );
+    for option in [
+        &["--message", "tensorflow.Example"][..],
+        &["--raw"],
+        &["--bytes-as", "rgb=uint8"],
+    ] {
+        let mut all = vec!["encode", "300"];
+        all.extend_from_slice(option);
+        let output = run_in_process(&all);
+        assert_eq!(output.status.code(), Some(2), "{option:?}");
+        let err = stderr(&output);
+        assert!(
+            err.contains("give the type of a --text message"),
+            "{option:?}: {err}"
+        );
+    }
 }
