@@ -6,7 +6,8 @@
 //! A whole message, `--message TYPE --text TEXT` (protobuf's text format), is serialized by the
 //! core ([`tfr_core::explain::encode_message`]) and shown as `hex --explain` shows a payload, from
 //! the same tokens and derivations; `-o FILE` writes it framed as one TFRecord record, a new
-//! path written atomically as `salvage` and `filter` write theirs.
+//! path written atomically as `salvage` and `filter` write theirs. `--protoscope TEXT` gives the
+//! bytes token by token instead, schema-less ([`tfr_core::explain::protoscope`]).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -51,10 +52,22 @@ pub struct EncodeArgs {
         conflicts_with_all = ["value", "ty", "tag"]
     )]
     pub text: Option<String>,
+    /// Wire bytes written in protoscope's language, schema-less (`1: 150 2: {"hi"} 3: {1: 5}
+    /// 4: -2i32`): tags `N:` (wire type inferred, or `N:LEN`…), varints (`150`, `-1`, `3z`
+    /// zigzag), `i32`/`i64` fixed-width numbers, floats (`2.5`, `1.5i32`), "strings",
+    /// `{ … }` length-prefixed and `N: !{ … }` groups. `@FILE` and `-` as for --text; shown as
+    /// `hex` decodes a payload (as --message TYPE when given).
+    #[arg(
+        long,
+        value_name = "TEXT|@FILE|-",
+        allow_hyphen_values = true,
+        conflicts_with_all = ["value", "ty", "tag", "text"]
+    )]
+    pub protoscope: Option<String>,
     /// Write the message framed as one TFRecord record (length, masked CRC32C, bytes, masked
     /// CRC32C) to FILE, a new path (`-`: standard output, not a terminal), and show the frame
     /// as `hex --explain FILE` does.
-    #[arg(short = 'o', long = "output", value_name = "FILE", requires = "text")]
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Replace FILE when it is an existing regular file (never anything else).
     #[arg(long, requires = "output")]
@@ -116,8 +129,14 @@ pub fn run(
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
-    if let Some(text) = &args.text {
-        return encode_message(args, text, open, env, messages, out);
+    if args.text.is_some() || args.protoscope.is_some() {
+        return encode_message(args, open, env, messages, out);
+    }
+    if args.output.is_some() {
+        messages.error(
+            &"-o writes a whole message: give --message TYPE --text TEXT or --protoscope TEXT",
+        );
+        return Ok(messages.raise(Status::Unusable));
     }
     if decoding_given(&args.decode) {
         messages.error(
@@ -156,7 +175,7 @@ fn decoding_given(d: &super::DecodeArgs) -> bool {
 
 /// `--text`'s argument: the text itself, `@FILE`, or `-` for standard input; read as far as
 /// the limit of a message's text (one byte more, to know it was passed).
-fn read_text(arg: &str) -> Result<String, String> {
+fn read_text(option: &str, arg: &str) -> Result<String, String> {
     let (bytes, from) = if arg == "-" {
         (
             read_bounded(std::io::stdin().lock()),
@@ -169,16 +188,16 @@ fn read_text(arg: &str) -> Result<String, String> {
     } else {
         return Ok(arg.to_string());
     };
-    let bytes = bytes.map_err(|e| format!("--text {from}: {e}"))?;
+    let bytes = bytes.map_err(|e| format!("{option} {from}: {e}"))?;
     if bytes.len() > MAX_TEXT_BYTES {
         return Err(format!(
-            "--text {from}: more than {} MiB, the most a message's text may hold",
+            "{option} {from}: more than {} MiB, the most a message's text may hold",
             MAX_TEXT_BYTES >> 20
         ));
     }
     String::from_utf8(bytes).map_err(|e| {
         format!(
-            "--text {from}: not UTF-8 text (byte {} is not part of a character)",
+            "{option} {from}: not UTF-8 text (byte {} is not part of a character)",
             e.utf8_error().valid_up_to()
         )
     })
@@ -205,42 +224,74 @@ fn inputs_of(args: &EncodeArgs, text: &str) -> Vec<PathBuf> {
     inputs
 }
 
-/// `--message TYPE --text TEXT`: the message's bytes, annotated; with `-o`, framed and written.
+/// What went wrong making the bytes: the error, then lines to show under it.
+type Refusal = Vec<String>;
+
+/// `--text TEXT` of the `--message` type: its bytes, the type's name and the argument.
+fn from_text<'a>(
+    text_arg: &'a str,
+    decoder: &Decoder,
+) -> Result<(Vec<u8>, Option<String>, &'a str), Refusal> {
+    let Reading::As(id) = decoder.reading else {
+        return Err(vec![
+            "--text needs the message's type: --message pkg.Type".into(),
+        ]);
+    };
+    let name = decoder.schema.message_name(id);
+    let Some(desc) = decoder.schema.pool().get_message_by_name(name) else {
+        return Err(vec![format!("no message type {name} in the schema")]);
+    };
+    let text = read_text("--text", text_arg).map_err(|e| vec![e])?;
+    match encode_message::from_text(&desc, &text) {
+        Ok(bytes) => Ok((bytes, Some(name.to_string()), text_arg)),
+        Err(e) => {
+            let (shown, caret) = e.pointed(&text);
+            Err(vec![format!("--text is no {name}: {e}"), shown, caret])
+        }
+    }
+}
+
+/// `--protoscope TEXT`: the bytes it stands for, and the argument.
+fn from_protoscope(text_arg: &str) -> Result<(Vec<u8>, Option<String>, &str), Refusal> {
+    let text = read_text("--protoscope", text_arg).map_err(|e| vec![e])?;
+    match tfr_core::explain::protoscope::assemble(&text) {
+        Ok(bytes) => Ok((bytes, None, text_arg)),
+        Err(e) => {
+            let (shown, caret) = e.pointed(&text);
+            Err(vec![format!("--protoscope: {e}"), shown, caret])
+        }
+    }
+}
+
+/// `--message TYPE --text TEXT` or `--protoscope TEXT`: the bytes, annotated; with `-o`,
+/// framed and written.
 fn encode_message(
     args: &EncodeArgs,
-    text_arg: &str,
     open: &OpenOptions,
     env: &Env,
     messages: &Messages,
     out: &mut impl Write,
 ) -> Result<Status> {
     let decoder = &open.decoder;
-    let Reading::As(id) = decoder.reading else {
-        messages.error(&"--text needs the message's type: --message pkg.Type");
-        return Ok(messages.raise(Status::Unusable));
+    let made = match (&args.text, &args.protoscope) {
+        (Some(text), _) => from_text(text, decoder),
+        (None, Some(text)) => from_protoscope(text),
+        (None, None) => return Ok(Status::Clean),
     };
-    let name = decoder.schema.message_name(id);
-    let Some(desc) = decoder.schema.pool().get_message_by_name(name) else {
-        messages.error(&format_args!("no message type {name} in the schema"));
-        return Ok(messages.raise(Status::Unusable));
-    };
-    let text = match read_text(text_arg) {
-        Ok(text) => text,
-        Err(e) => {
-            messages.error(&e);
+    let (bytes, name, input) = match made {
+        Ok(made) => made,
+        Err(lines) => {
+            for (i, line) in lines.iter().enumerate() {
+                match i {
+                    0 => messages.error(line),
+                    _ => messages.note(&format_args!("  {line}")),
+                }
+            }
             return Ok(messages.raise(Status::Unusable));
         }
     };
-    let bytes = match encode_message::from_text(&desc, &text) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            messages.error(&format_args!("--text is no {name}: {e}"));
-            let (shown, caret) = e.pointed(&text);
-            messages.note(&format_args!("  {shown}"));
-            messages.note(&format_args!("  {caret}"));
-            return Ok(messages.raise(Status::Unusable));
-        }
-    };
+    let decoded = decoder.decode(&bytes);
+    let name = name.unwrap_or_else(|| decoded.kind.name().to_string());
     let coloured = env.stdout.colour;
     let Some(output) = &args.output else {
         if bytes.is_empty() {
@@ -251,7 +302,6 @@ fn encode_message(
             return Ok(messages.status());
         }
         writeln!(out, "{}", hex_bytes(&bytes))?;
-        let decoded = decoder.decode(&bytes);
         let annotated = Annotated::of_payload(&bytes, &decoded, decoder.table());
         writeln!(
             out,
@@ -261,7 +311,7 @@ fn encode_message(
         write_lesson(&bytes, &annotated, 0, coloured, out)?;
         return Ok(messages.status());
     };
-    let inputs = inputs_of(args, text_arg);
+    let inputs = inputs_of(args, input);
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     let policy = OutputPolicy {
         inputs: &inputs,

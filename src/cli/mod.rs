@@ -214,7 +214,7 @@ pub enum Command {
     /// inverse of `hex --explain`. A whole message (`--message TYPE --text TEXT`) is walked
     /// through as `hex --explain` walks through a payload, and `-o` writes it as a record.
     #[command(
-        after_help = "Examples:\n  tfr-inspect encode 300\n  tfr-inspect encode --type sint64 -150\n  tfr-inspect encode --type float 25.4\n  tfr-inspect encode --tag 2 LEN\n  tfr-inspect encode --message tensorflow.Example --text 'features { feature { key: \"label\" value { int64_list { value: 7 } } } }'\n  tfr-inspect encode --message my.pkg.Record --proto record.proto --text @record.txtpb -o one.tfrecord"
+        after_help = "Examples:\n  tfr-inspect encode 300\n  tfr-inspect encode --type sint64 -150\n  tfr-inspect encode --type float 25.4\n  tfr-inspect encode --tag 2 LEN\n  tfr-inspect encode --message tensorflow.Example --text 'features { feature { key: \"label\" value { int64_list { value: 7 } } } }'\n  tfr-inspect encode --message my.pkg.Record --proto record.proto --text @record.txtpb -o one.tfrecord\n  tfr-inspect encode --protoscope '1: 150 2: {\"hi\"} 3: {1: 5} 4: -2i32'"
     )]
     Encode(encode::EncodeArgs),
     /// The wire format and the TFRecord frame on one screen: a reference card, each line naming

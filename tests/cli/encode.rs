@@ -421,7 +421,6 @@ fn the_message_options_go_with_text_only() {
     // --text needs the type, and -o and --force need --text; a scalar takes no type.
     for argv in [
         &["encode", "--text", "features { }"][..],
-        &["encode", "300", "-o", "x"],
         &[
             "encode",
             "--message",
@@ -458,4 +457,58 @@ fn the_message_options_go_with_text_only() {
             "{option:?}: {err}"
         );
     }
+}
+
+#[test]
+fn protoscope_text_is_assembled_and_walked_through() {
+    let out = clean(&[
+        "encode",
+        "--protoscope",
+        "1: 150 2: {\"hi\"} 3: {1: 5} 4: -2i32",
+    ]);
+    assert!(
+        out.starts_with("08 96 01 12 02 68 69 1a 02 08 05 25 fe ff ff ff\n"),
+        "{out}"
+    );
+    assert!(out.contains("varint 150\n"), "{out}");
+
+    // The label Example written token by token is the Example --text gives, shown the same.
+    let scope = r#"1: { 1: { 1: {"label"} 2: { 3: { 1: { 7 } } } } }"#;
+    let text = r#"features { feature { key: "label" value { int64_list { value: 7 } } } }"#;
+    let typed = ["--message", "tensorflow.Example"];
+    let mut by_scope = vec!["encode", "--protoscope", scope];
+    by_scope.extend(typed);
+    let mut by_text = vec!["encode", "--text", text];
+    by_text.extend(typed);
+    assert_eq!(clean(&by_scope), clean(&by_text));
+
+    // Written as a record, it reads back.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("scope.tfrecord");
+    let file_arg = file.to_str().unwrap();
+    let mut write = vec!["encode", "--protoscope", scope, "-o", file_arg];
+    write.extend(typed);
+    clean(&write);
+    assert!(clean(&["verify", file_arg]).contains("OK: 1 frame, 1 intact"));
+    assert!(clean(&["show", file_arg]).contains("label"));
+}
+
+#[test]
+fn a_protoscope_mistake_is_pointed_at_and_escaped() {
+    let output = run_in_process(["encode", "--protoscope", "1: {\n  2: \u{1b}]0;x\u{7} }"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).is_empty());
+    let err = stderr(&output);
+    assert!(
+        err.starts_with("tfr-inspect: --protoscope: line 2, column 6: "),
+        "{err}"
+    );
+    assert!(!super::acts_on_a_terminal(&err), "{err:?}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines[1], "    2: \\033]0;x\\007 }");
+    assert_eq!(lines[2].find('^'), lines[1].find('\\'), "{err}");
+    // -o needs a whole message.
+    let output = run_in_process(["encode", "300", "-o", "x"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("-o writes a whole message"));
 }

@@ -12,6 +12,7 @@ pub mod encode;
 pub mod encode_message;
 pub mod fault;
 pub mod number;
+pub mod protoscope;
 
 use crate::annotate::{Annotated, PayloadTokens, Role, Site, Token};
 use crate::bytes::ByteSource;

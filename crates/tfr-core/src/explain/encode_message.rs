@@ -34,7 +34,7 @@ pub struct TextError {
 }
 
 impl TextError {
-    fn at(text: &str, byte: usize, message: &str) -> TextError {
+    pub(crate) fn at(text: &str, byte: usize, message: &str) -> TextError {
         let before = text.get(..byte.min(text.len())).unwrap_or(text);
         let line = before.matches('\n').count() + 1;
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
