@@ -212,9 +212,10 @@ pub enum Command {
     )]
     Quiz(quiz::QuizArgs),
     /// A value and its type in, the bytes protobuf writes out, with the working by hand: the
-    /// inverse of `hex --explain`.
+    /// inverse of `hex --explain`. A whole message (`--message TYPE --text TEXT`) is walked
+    /// through as `hex --explain` walks through a payload, and `-o` writes it as a record.
     #[command(
-        after_help = "Examples:\n  tfr-inspect encode 300\n  tfr-inspect encode --type sint64 -150\n  tfr-inspect encode --type float 25.4\n  tfr-inspect encode --tag 2 LEN"
+        after_help = "Examples:\n  tfr-inspect encode 300\n  tfr-inspect encode --type sint64 -150\n  tfr-inspect encode --type float 25.4\n  tfr-inspect encode --tag 2 LEN\n  tfr-inspect encode --message tensorflow.Example --text 'features { feature { key: \"label\" value { int64_list { value: 7 } } } }'\n  tfr-inspect encode --message my.pkg.Record --proto record.proto --text @record.txtpb -o one.tfrecord\n  tfr-inspect encode --protoscope '1: 150 2: {\"hi\"} 3: {1: 5} 4: -2i32'"
     )]
     Encode(encode::EncodeArgs),
     /// The wire format and the TFRecord frame on one screen: a reference card, each line naming
@@ -418,7 +419,12 @@ impl Command {
             Command::Index(a) => Groups::read(&a.read),
             Command::Schema(a) => Groups::read(&a.read),
             Command::Tags(a) => Groups::read(&a.read),
-            Command::Encode(_) | Command::Guide(_) => Groups::default(),
+            Command::Encode(a) => Groups {
+                decode: Some(&a.decode),
+                read: None,
+                bytes: None,
+            },
+            Command::Guide(_) => Groups::default(),
             Command::Completions(_) | Command::Man(_) => Groups::default(),
         }
     }
@@ -554,7 +560,7 @@ pub fn dispatch(
         Command::Images(args) => images::run(args, open, env, messages, out)?,
         Command::Completions(args) => argv::completions(args, out)?,
         Command::Man(args) => argv::man(args, out)?,
-        Command::Encode(args) => encode::run(args, messages, out)?,
+        Command::Encode(args) => encode::run(args, open, env, messages, out)?,
         Command::Guide(args) => guide::run(args, out)?,
         Command::Quiz(args) => {
             let stdin = std::io::stdin();
@@ -594,7 +600,7 @@ mod tests {
         ("schema", &["f"], false, true, false),
         ("tags", &["f"], false, true, false),
         ("quiz", &["f"], true, true, true),
-        ("encode", &["300"], false, false, false),
+        ("encode", &["300"], true, false, false),
         ("guide", &[], false, false, false),
         ("images", &["f", "-o", "out"], true, true, false),
         ("completions", &["bash"], false, false, false),

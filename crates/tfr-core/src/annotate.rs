@@ -115,6 +115,9 @@ pub struct PayloadTokens<'a> {
     payload: &'a [u8],
     table: &'a Table,
     base: u64,
+    /// Whether the payload lies in a frame of a file (else it stands alone, as the bytes an
+    /// encoder wrote, and its offsets are its own).
+    framed: bool,
     /// `tensorflow.TensorProto.tensor_content`, whose bytes may be a list of strings.
     tensor_content: Option<FieldId>,
 }
@@ -132,8 +135,23 @@ impl<'a> PayloadTokens<'a> {
             payload,
             table,
             base,
+            framed: true,
             tensor_content,
         }
+    }
+
+    /// The tokens of a payload standing alone, framed by no file: the bytes an encoder wrote,
+    /// counted from their first byte.
+    pub fn standalone(decoded: &'a Decoded, payload: &'a [u8], table: &'a Table) -> Self {
+        PayloadTokens {
+            framed: false,
+            ..PayloadTokens::new(decoded, payload, table, 0)
+        }
+    }
+
+    /// Whether the payload lies in a frame of a file (offsets into the file mean something).
+    pub fn is_framed(&self) -> bool {
+        self.framed
     }
 
     /// The strings node `n` holds, when it is the `tensor_content` a string tensor reads its
@@ -848,6 +866,15 @@ impl<'a> Annotated<'a> {
         Annotated { own, payload }
     }
 
+    /// The tokens of a payload standing alone ([`PayloadTokens::standalone`]), with no frame
+    /// around it: offsets count from its first byte.
+    pub fn of_payload(payload: &'a [u8], decoded: &'a Decoded, table: &'a Table) -> Annotated<'a> {
+        Annotated {
+            own: std::borrow::Cow::Owned(FrameTokens::default()),
+            payload: Some(PayloadTokens::standalone(decoded, payload, table)),
+        }
+    }
+
     /// Where the frame's bytes after its payload start (the payload's CRC), when it has them.
     pub fn trailer_start(&self) -> Option<u64> {
         self.own.tail.first().map(|(t, _)| t.start)
@@ -891,7 +918,10 @@ impl<'a> Annotated<'a> {
 
     /// Every token of the frame, in file order.
     pub fn tokens(&self) -> impl Iterator<Item = Token> + '_ {
-        let first = self.own.iter().map(|(t, _)| t.start).min();
+        let first = self.own.iter().map(|(t, _)| t.start).min().or_else(|| {
+            let payload = self.payload.as_ref()?;
+            (!payload.bytes().is_empty()).then(|| payload.base())
+        });
         first.into_iter().flat_map(|s| self.tokens_from(s))
     }
 

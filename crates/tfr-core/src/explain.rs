@@ -9,8 +9,10 @@
 //! ([`crate::annotate`]), so a derivation cannot disagree with the meaning printed beside it.
 
 pub mod encode;
+pub mod encode_message;
 pub mod fault;
 pub mod number;
+pub mod protoscope;
 
 use crate::annotate::{Annotated, PayloadTokens, Role, Site, Token};
 use crate::bytes::ByteSource;
@@ -22,6 +24,15 @@ use crate::wire::{self, NodeKind, ROOT, WireTree};
 pub use number::wire_name;
 
 pub use crate::words::Radix;
+
+/// ` (file 14..30)`: where payload bytes lie in the file, when the payload lies in one.
+fn in_file(payload: &PayloadTokens<'_>, r: Radix, start: u64, end: u64) -> String {
+    if payload.is_framed() {
+        format!(" (file {})", r.range(start, end))
+    } else {
+        String::new()
+    }
+}
 
 /// Derivations of the tokens of one annotated frame.
 pub struct Explainer<'a> {
@@ -130,11 +141,11 @@ impl<'a> Explainer<'a> {
                     token.end.saturating_sub(base),
                 );
                 vec![format!(
-                    "{} at payload {} (file {}), as many as the length of string {index} \
+                    "{} at payload {}{}, as many as the length of string {index} \
                      (at payload {}) says",
                     r.bytes(end - start),
                     r.range(start, end),
-                    r.range(token.start, token.end),
+                    in_file(at.payload, r, token.start, token.end),
                     r.num(u64::from(length_at)),
                 )]
             }
@@ -216,9 +227,14 @@ impl<'a> Explainer<'a> {
             }
         };
         format!(
-            "covers payload {} (file {}), {}; after them {} of the {} bytes of {label} remain",
+            "covers payload {}{}, {}; after them {} of the {} bytes of {label} remain",
             r.range(data.start as u64, data.end as u64),
-            r.range(base + data.start as u64, base + data.end as u64),
+            in_file(
+                at.payload,
+                r,
+                base + data.start as u64,
+                base + data.end as u64
+            ),
             r.bytes(data.len() as u64),
             r.num(remain as u64),
             r.num(enclosing.len() as u64),
@@ -231,10 +247,10 @@ impl<'a> Explainer<'a> {
         let start = token.start.saturating_sub(base);
         let end = token.end.saturating_sub(base);
         format!(
-            "{} at payload {} (file {}), as many as the length before them says",
+            "{} at payload {}{}, as many as the length before them says",
             r.bytes(end - start),
             r.range(start, end),
-            r.range(token.start, token.end),
+            in_file(at.payload, r, token.start, token.end),
         )
     }
 

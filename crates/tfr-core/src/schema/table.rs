@@ -155,15 +155,26 @@ impl Field {
 /// proto3 and not in proto2. (Read from the options, which prost-reflect's own `is_packed` does
 /// not always reflect.)
 fn declared_packed(field: &FieldDescriptor) -> bool {
+    packed_by_declaration(
+        &field.kind(),
+        field.is_list(),
+        &field.parent_file(),
+        field.field_descriptor_proto(),
+    )
+}
+
+/// [`declared_packed`] from the parts a field and an extension both have.
+pub(crate) fn packed_by_declaration(
+    kind: &prost_reflect::Kind,
+    list: bool,
+    file: &prost_reflect::FileDescriptor,
+    proto: &prost_reflect::prost_types::FieldDescriptorProto,
+) -> bool {
     use prost_reflect::Kind as K;
-    let number = !matches!(field.kind(), K::String | K::Bytes | K::Message(_));
-    let default = field.parent_file().syntax() == Syntax::Proto3;
-    let option = field
-        .field_descriptor_proto()
-        .options
-        .as_ref()
-        .and_then(|o| o.packed);
-    field.is_list() && number && option.unwrap_or(default)
+    let number = !matches!(kind, K::String | K::Bytes | K::Message(_));
+    let default = file.syntax() == Syntax::Proto3;
+    let option = proto.options.as_ref().and_then(|o| o.packed);
+    list && number && option.unwrap_or(default)
 }
 
 /// Field numbers below this are found by direct indexing.
