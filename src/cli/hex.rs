@@ -17,8 +17,9 @@ use tfr_core::span::{FileOffset, FileRange};
 
 #[derive(Debug, Args)]
 pub struct HexArgs {
-    /// The TFRecord file.
-    pub file: PathBuf,
+    /// The TFRecord file (optional with `--compare` when A and B name their files).
+    #[arg(required_unless_present = "compare")]
+    pub file: Option<PathBuf>,
     /// The record to annotate (0-based, as `list` numbers frames).
     #[arg(
         short = 'n',
@@ -29,6 +30,17 @@ pub struct HexArgs {
         value_parser = super::argv::parse_record_number
     )]
     pub record: super::argv::RecordNumber,
+    /// Set two records side by side: values aligned by field path, what differs on the wire,
+    /// and whether parsers see the same message. A and B are each a record number of FILE
+    /// (`hex FILE --compare 3 7`), a file whose record `-n` is taken (`hex --compare a.tfrecord
+    /// b.tfrecord -n 2`), or FILE:N (`hex --compare a.tfrecord:0 b.tfrecord:5`).
+    #[arg(
+        long,
+        num_args = 2,
+        value_names = ["A", "B"],
+        allow_negative_numbers = true
+    )]
+    pub compare: Option<Vec<String>>,
     /// Print every byte of long values (16 per line) instead of eliding them.
     #[arg(long)]
     pub full: bool,
@@ -129,7 +141,14 @@ pub fn run(
         );
         return Ok(messages.raise(Status::Unusable));
     }
-    let mut input = match Input::open(&args.file, open) {
+    if let Some(specs) = &args.compare {
+        return super::hex_compare::run(args, specs, open, env, messages, out);
+    }
+    let Some(file) = &args.file else {
+        messages.error(&"hex needs a FILE (or --compare A B)");
+        return Ok(messages.raise(Status::Unusable));
+    };
+    let mut input = match Input::open(file, open) {
         Ok(input) => input,
         Err(e) => return Ok(messages.unusable(&e)),
     };

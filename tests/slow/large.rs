@@ -211,8 +211,9 @@ fn hex_checks_the_record_number_before_decoding_anything() {
     let mut input = Input::open(&path, &OpenOptions::new(decoder.clone())).unwrap();
     assert!(!input.has_learned(), "opening decodes nothing");
     let args = hex::HexArgs {
-        file: path.clone(),
+        file: Some(path.clone()),
         record: tfr_inspect::cli::argv::RecordNumber::FromStart(1),
+        compare: None,
         full: false,
         json: false,
         teach: Default::default(),
