@@ -1,7 +1,10 @@
-"""Writes testdata/compare_goldens.json: pairs of encodings, each parsed by Python protobuf as its
+"""Writes testdata/compare_goldens.json and testdata/compare/pairs.tfrecord: pairs of encodings, each parsed by Python protobuf as its
 message type, with whether the two parse to equal messages (`a == b` after `ParseFromString`).
 `tfr-inspect hex --compare` must reach the same verdict for each pair; the Rust builders in
 crates/tfr-core/src/crafted.rs (`compare_pairs`) build the same bytes, which the tests check.
+
+The TFRecord holds each pair as two records (pair i is records 2i and 2i+1), written by
+TensorFlow's TFRecordWriter, for the README's `hex --compare` example.
 
 Usage: python scripts/compare_goldens.py [OUT]   (needs `pip install tensorflow-cpu` for the
 tensorflow.Example and tensorflow.TensorProto classes)
@@ -74,6 +77,14 @@ def main():
         x.ParseFromString(a)
         y.ParseFromString(b)
         rows.append({"name": name, "message": message, "a": a.hex(" "), "b": b.hex(" "), "same": x == y})
+    import os
+    import tensorflow as tf
+    records = os.path.join(os.path.dirname(out), "compare", "pairs.tfrecord")
+    os.makedirs(os.path.dirname(records), exist_ok=True)
+    with tf.io.TFRecordWriter(records) as writer:
+        for _, _, a, b in PAIRS:
+            writer.write(a)
+            writer.write(b)
     with open(out, "w") as f:
         json.dump({"protobuf": version, "pairs": rows}, f, indent=1)
         f.write("\n")

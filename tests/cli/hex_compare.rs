@@ -153,3 +153,18 @@ fn map_keys_from_the_file_cannot_act_on_the_terminal() {
     assert!(text.contains("Parsers see:"), "{text}");
     assert!(!acts_on_a_terminal(&text), "{text:?}");
 }
+
+#[test]
+fn the_readme_s_pairs_file_holds_the_crafted_pairs_as_tensorflow_wrote_them() {
+    let bytes = std::fs::read(super::testdata("compare/pairs.tfrecord")).unwrap();
+    let index = tfr_core::frame::FrameIndex::build(&bytes);
+    let payloads: Vec<Vec<u8>> = index
+        .frames(&bytes)
+        .map(|f| f.payload(&bytes).unwrap().to_vec())
+        .collect();
+    let pairs = compare_pairs();
+    assert_eq!(payloads.len(), pairs.len() * 2);
+    for (p, two) in pairs.iter().zip(payloads.chunks(2)) {
+        assert_eq!(two, [p.a.clone(), p.b.clone()], "{}", p.name);
+    }
+}

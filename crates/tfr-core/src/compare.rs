@@ -127,18 +127,24 @@ pub fn compare(a: &PayloadTokens<'_>, b: &PayloadTokens<'_>, pool: &DescriptorPo
     let mut paths = Paths::new();
     let ga = collect::gather(a, &mut paths);
     let gb = collect::gather(b, &mut paths);
-    let rows = align(&paths, &ga, &gb, a.bytes(), b.bytes());
+    let (rows, row_paths) = align(&paths, &ga, &gb, a.bytes(), b.bytes());
     let mut verdicts = Vec::new();
     let sides = Sides {
         paths: &paths,
         a: &ga,
         b: &gb,
         bytes: (a.bytes(), b.bytes()),
+        shadowed: shadowed(&paths, &ga, &gb),
     };
     sides.order(&mut verdicts);
     sides.forms(&mut verdicts);
     sides.long_varints(&mut verdicts);
-    differing(&rows, &mut verdicts);
+    let rows_compared = rows
+        .iter()
+        .zip(&row_paths)
+        .filter(|(_, p)| !sides.is_shadowed(**p))
+        .map(|(r, _)| r);
+    differing(rows_compared, &mut verdicts);
     if ga.truncated || gb.truncated {
         verdicts.push(Verdict {
             kind: VerdictKind::Truncated,
@@ -172,8 +178,9 @@ fn held<'a>(leaf: &Leaf, bytes: &'a [u8]) -> (Option<u64>, &'a [u8]) {
 
 /// Rows for every path (in the order A first sends them, then those only B sends), the n-th
 /// value of each side beside each other.
-fn align(paths: &Paths, a: &Gathered, b: &Gathered, ab: &[u8], bb: &[u8]) -> Vec<Row> {
+fn align(paths: &Paths, a: &Gathered, b: &Gathered, ab: &[u8], bb: &[u8]) -> (Vec<Row>, Vec<u32>) {
     let mut rows = Vec::new();
+    let mut row_paths = Vec::new();
     for id in 0..paths.infos.len() {
         let id = u32::try_from(id).unwrap_or(u32::MAX);
         let (la, lb) = (a.leaves_of(id), b.leaves_of(id));
@@ -181,9 +188,21 @@ fn align(paths: &Paths, a: &Gathered, b: &Gathered, ab: &[u8], bb: &[u8]) -> Vec
             continue;
         }
         let text = paths.text(id);
-        for ordinal in 0..la.len().max(lb.len()) {
-            let x = la.get(ordinal).and_then(|&i| a.leaves.get(i as usize));
-            let y = lb.get(ordinal).and_then(|&i| b.leaves.get(i as usize));
+        // A singular scalar keeps its last occurrence: the last of each side face each other.
+        let last_wins = paths.infos.get(id as usize).is_some_and(|i| {
+            matches!(
+                i.cardinality,
+                Some(Cardinality::Implicit | Cardinality::Explicit)
+            ) && !matches!(i.kind, Some(Kind::Message(_) | Kind::Group(_)))
+        });
+        let n = la.len().max(lb.len());
+        let at = |list: &[u32], ordinal: usize| {
+            let skip = if last_wins { n - list.len() } else { 0 };
+            ordinal.checked_sub(skip).and_then(|k| list.get(k).copied())
+        };
+        for ordinal in 0..n {
+            let x = at(la, ordinal).and_then(|i| a.leaves.get(i as usize));
+            let y = at(lb, ordinal).and_then(|i| b.leaves.get(i as usize));
             let mark = match (x, y) {
                 (Some(x), Some(y)) => {
                     let (vx, vy) = (held(x, ab), held(y, bb));
@@ -199,6 +218,7 @@ fn align(paths: &Paths, a: &Gathered, b: &Gathered, ab: &[u8], bb: &[u8]) -> Vec
                 (Some(_), None) => Mark::OnlyA,
                 _ => Mark::OnlyB,
             };
+            row_paths.push(id);
             rows.push(Row {
                 path: text.clone(),
                 ordinal,
@@ -208,7 +228,7 @@ fn align(paths: &Paths, a: &Gathered, b: &Gathered, ab: &[u8], bb: &[u8]) -> Vec
             });
         }
     }
-    rows
+    (rows, row_paths)
 }
 
 struct Sides<'s> {
@@ -216,13 +236,48 @@ struct Sides<'s> {
     a: &'s Gathered,
     b: &'s Gathered,
     bytes: (&'s [u8], &'s [u8]),
+    /// By path id: whether the path lies under a map entry whose key comes more than once on a
+    /// side. Only the last such entry counts, whole, so what lies under it is not compared
+    /// value by value (the entry's own verdict says why).
+    shadowed: Vec<bool>,
+}
+
+/// [`Sides::shadowed`]: a parent is interned before its children, so one pass in id order
+/// settles every path.
+fn shadowed(paths: &Paths, a: &Gathered, b: &Gathered) -> Vec<bool> {
+    let mut out = vec![false; paths.infos.len()];
+    for id in 1..paths.infos.len() {
+        let id32 = u32::try_from(id).unwrap_or(u32::MAX);
+        let parent = paths.parent(id32) as usize;
+        let parent_repeats = parent != 0
+            && paths
+                .infos
+                .get(parent)
+                .is_some_and(|i| i.step.key.is_some())
+            && {
+                let p = u32::try_from(parent).unwrap_or(u32::MAX);
+                a.stats(p).containers > 1 || b.stats(p).containers > 1
+            };
+        let above = out.get(parent).copied().unwrap_or(false);
+        if let Some(slot) = out.get_mut(id) {
+            *slot = above || parent_repeats;
+        }
+    }
+    out
 }
 
 impl Sides<'_> {
+    fn is_shadowed(&self, id: u32) -> bool {
+        self.shadowed.get(id as usize).copied().unwrap_or(false)
+    }
+
     /// Containers whose fields (or map entries) arrive in another order on each side.
     fn order(&self, out: &mut Vec<Verdict>) {
         let none: &[u32] = &[];
         for id in 0..self.paths.infos.len() {
+            if self.is_shadowed(u32::try_from(id).unwrap_or(u32::MAX)) {
+                continue;
+            }
             let oa = self.a.child_order.get(id).map_or(none, Vec::as_slice);
             let ob = self.b.child_order.get(id).map_or(none, Vec::as_slice);
             // Only the paths both sides send: one sent by one side alone is said apart.
@@ -265,6 +320,9 @@ impl Sides<'_> {
                 continue;
             };
             let id = u32::try_from(id).unwrap_or(u32::MAX);
+            if self.is_shadowed(id) {
+                continue;
+            }
             let (sa, sb) = (self.a.stats(id), self.b.stats(id));
             if sa.occurrences == 0 || sb.occurrences == 0 {
                 if sa.occurrences + sb.occurrences > 0 {
@@ -317,10 +375,14 @@ impl Sides<'_> {
             let is_entry = info.step.key.is_some();
             if sa.containers != sb.containers && sa.containers > 0 && sb.containers > 0 {
                 let text = if is_entry {
+                    let entries = |n: u32| match n {
+                        1 => "1 entry".to_string(),
+                        n => format!("{n} entries"),
+                    };
                     format!(
-                        "{path}: the map key comes in {} in A and {} in B; parsers keep the last entry of a key",
-                        plural(u64::from(sa.containers), "entry"),
-                        plural(u64::from(sb.containers), "entry"),
+                        "{path}: the map key comes in {} in A and {} in B; parsers keep the last entry of a key, whole",
+                        entries(sa.containers),
+                        entries(sb.containers),
                     )
                 } else if singular && message {
                     format!(
@@ -460,8 +522,8 @@ impl Sides<'_> {
 }
 
 /// Rows whose values differ, the first few named.
-fn differing(rows: &[Row], out: &mut Vec<Verdict>) {
-    let differ: Vec<&Row> = rows.iter().filter(|r| r.mark == Mark::Differs).collect();
+fn differing<'r>(rows: impl Iterator<Item = &'r Row>, out: &mut Vec<Verdict>) {
+    let differ: Vec<&Row> = rows.filter(|r| r.mark == Mark::Differs).collect();
     let mut text = String::new();
     for row in differ.iter().take(LISTED) {
         if !text.is_empty() {

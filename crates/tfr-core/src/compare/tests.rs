@@ -241,3 +241,27 @@ fn map_keys_and_unknown_names_reach_the_path_escaped() {
         c.rows[0].path
     );
 }
+
+#[test]
+fn a_singular_field_sent_twice_faces_the_other_side_with_its_last_occurrence() {
+    let p = pair("last_occurrence_wins");
+    let c = run(&decoder(Some(p.message)), &p.a, &p.b);
+    let marks: Vec<Mark> = c.rows.iter().map(|r| r.mark).collect();
+    assert_eq!(marks, [Mark::OnlyA, Mark::Same]);
+    assert_eq!(kinds(&c), [VerdictKind::LastWins]);
+    let p = pair("last_occurrence_differs");
+    let c = run(&decoder(Some(p.message)), &p.a, &p.b);
+    assert_eq!(c.rows[1].mark, Mark::Differs);
+}
+
+#[test]
+fn under_a_repeated_map_key_only_the_entry_is_judged() {
+    let p = pair("map_key_repeated_last_wins");
+    let c = run(&decoder(Some(p.message)), &p.a, &p.b);
+    assert_eq!(kinds(&c), [VerdictKind::LastWins], "{:?}", c.verdicts);
+    assert!(
+        c.verdicts[0]
+            .text
+            .contains("2 entries in A and 1 entry in B")
+    );
+}
