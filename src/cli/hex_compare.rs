@@ -10,10 +10,11 @@ use anyhow::Result;
 use super::argv::{RecordNumber, parse_record_number, record_index};
 use super::hex::HexArgs;
 use super::{Env, Messages, Status};
-use tfr_core::annotate::{Annotated, PayloadTokens};
+use tfr_core::annotate::{Annotated, PayloadTokens, Role, Site, Token};
 use tfr_core::compare::{Cell, Comparison, Same};
 use tfr_core::explain::number::hex_bytes;
 use tfr_core::input::{Input, OpenOptions};
+use tfr_core::wire::NodeKind;
 use tfr_core::words::{column_width, display_width, pad_to};
 
 /// Which record one side is.
@@ -193,10 +194,27 @@ fn cell_text(tokens: &PayloadTokens<'_>, cell: Option<&Cell>) -> String {
         hex_bytes(bytes)
     };
     let offset = tokens.base() + cell.start as u64;
-    let meaning = tokens
-        .token_at(offset)
-        .map(|t| tokens.meaning(&t))
-        .unwrap_or_default();
+    // The value's token, made from what the comparison knows of it: finding it from its offset
+    // would walk a packed run from its start for every number of it.
+    let node = u32::try_from(cell.node).unwrap_or(u32::MAX);
+    let is_data = tokens
+        .decoded()
+        .structure()
+        .and_then(|t| t.node(cell.node))
+        .is_some_and(|n| n.kind() == NodeKind::Bytes);
+    let (role, site) = match (cell.packed, is_data) {
+        (true, _) => (Role::Value, Site::Element(node)),
+        (false, true) => (Role::Data, Site::Data(node)),
+        (false, false) => (Role::Value, Site::Value(node)),
+    };
+    let token = Token {
+        start: offset,
+        end: tokens.base() + cell.end as u64,
+        depth: 0,
+        role,
+        site,
+    };
+    let meaning = tokens.meaning(&token);
     let packed = if cell.packed { ", packed" } else { "" };
     format!("{offset}: {shown}  {meaning}{packed}")
 }
@@ -217,52 +235,55 @@ pub fn write_comparison(
         (i > 0 && all.get(i - 1).map(|r| &r.path) == path)
             || all.get(i + 1).map(|r| &r.path) == path
     };
-    let rows: Vec<(String, String, String, &str)> = all
+    let path_text = |i: usize, r: &tfr_core::compare::Row| {
+        if several(i) {
+            format!("{} #{}", r.path, r.ordinal + 1)
+        } else {
+            r.path.to_string()
+        }
+    };
+    // Cells are worded twice (to measure, then to print) rather than all held at once.
+    let path_width = column_width(
+        all.iter()
+            .enumerate()
+            .map(|(i, r)| display_width(&path_text(i, r)))
+            .chain([5]),
+    );
+    let a_width = column_width(
+        all.iter()
+            .map(|r| display_width(&cell_text(a, r.a.as_ref())))
+            .chain([1]),
+    );
+    let needed = all
         .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let path = if several(i) {
-                format!("{} #{}", r.path, r.ordinal + 1)
-            } else {
-                r.path.clone()
-            };
-            (
-                path,
-                cell_text(a, r.a.as_ref()),
-                cell_text(b, r.b.as_ref()),
-                r.mark.symbol(),
-            )
-        })
-        .collect();
-    let path_width = column_width(rows.iter().map(|r| display_width(&r.0)).chain([5]));
-    let a_width = column_width(rows.iter().map(|r| display_width(&r.1)).chain([1]));
-    let needed = rows
-        .iter()
-        .map(|r| 2 + path_width + 2 + a_width + 2 + display_width(&r.2))
+        .map(|r| 2 + path_width + 2 + a_width + 2 + display_width(&cell_text(b, r.b.as_ref())))
         .max()
         .unwrap_or(0);
     writeln!(out)?;
-    if rows.is_empty() {
+    let interleaved = width.is_some_and(|w| needed > w);
+    if all.is_empty() {
         writeln!(out, "no values on either side")?;
-    } else if width.is_some_and(|w| needed > w) {
-        for (path, x, y, mark) in &rows {
-            writeln!(out, "{mark} {path}")?;
-            writeln!(out, "    A  {x}")?;
-            writeln!(out, "    B  {y}")?;
-        }
-    } else {
+    } else if !interleaved {
         writeln!(
             out,
             "  {}  {}  B",
             pad_to("field", path_width),
             pad_to("A", a_width)
         )?;
-        for (path, x, y, mark) in &rows {
+    }
+    for (i, r) in all.iter().enumerate() {
+        let (path, mark) = (path_text(i, r), r.mark.symbol());
+        let (x, y) = (cell_text(a, r.a.as_ref()), cell_text(b, r.b.as_ref()));
+        if interleaved {
+            writeln!(out, "{mark} {path}")?;
+            writeln!(out, "    A  {x}")?;
+            writeln!(out, "    B  {y}")?;
+        } else {
             writeln!(
                 out,
                 "{mark} {}  {}  {y}",
-                pad_to(path, path_width),
-                pad_to(x, a_width)
+                pad_to(&path, path_width),
+                pad_to(&x, a_width)
             )?;
         }
     }

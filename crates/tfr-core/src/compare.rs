@@ -70,7 +70,8 @@ pub struct Cell {
 /// One aligned row: the n-th value of a path on each side.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
-    pub path: String,
+    /// Shared by the rows of one path.
+    pub path: std::sync::Arc<str>,
     /// Which value of the path this is (0-based).
     pub ordinal: usize,
     pub a: Option<Cell>,
@@ -187,7 +188,7 @@ fn align(paths: &Paths, a: &Gathered, b: &Gathered, ab: &[u8], bb: &[u8]) -> (Ve
         if la.is_empty() && lb.is_empty() {
             continue;
         }
-        let text = paths.text(id);
+        let text: std::sync::Arc<str> = paths.text(id).into();
         // A singular scalar keeps its last occurrence: the last of each side face each other.
         let last_wins = paths.infos.get(id as usize).is_some_and(|i| {
             matches!(

@@ -15,9 +15,13 @@ use crate::schema::table::{Cardinality, FieldId, Kind, Table};
 use crate::span::Span;
 use crate::wire::{self, NodeKind, ROOT, WireTree};
 
-/// Leaves gathered per side at most: a packed run of millions of numbers is aligned up to here,
-/// and the comparison says where it stopped.
-pub const MAX_LEAVES: usize = 1 << 20;
+/// Leaves gathered per side at most: a packed run of millions of numbers is aligned up to here
+/// (more rows than anyone reads side by side), and the comparison says where it stopped.
+pub const MAX_LEAVES: usize = 1 << 16;
+
+/// Columns of a map key shown in a path; a longer key is cut with an ellipsis, so that a path
+/// stays short however long the keys the input chose.
+const KEY_COLUMNS: usize = 40;
 
 /// Varints written longer than needed that are listed per side (the rest are counted).
 const LISTED_LONG: usize = 4;
@@ -105,7 +109,8 @@ impl Paths {
             }
             if let Some(key) = &info.step.key {
                 out.push('[');
-                out.push_str(&crate::escape::bytes_for_terminal(key));
+                let key = crate::escape::bytes_for_terminal(key);
+                out.push_str(&crate::words::clip(&key, KEY_COLUMNS));
                 out.push(']');
             }
         }
