@@ -85,7 +85,7 @@ fn each_pair_names_its_wire_difference() {
 fn values_line_up_by_field_path_not_by_offset() {
     let p = pair("field_order");
     let c = run(&decoder(Some(p.message)), &p.a, &p.b);
-    let paths: Vec<&str> = c.rows.iter().map(|r| r.path.as_str()).collect();
+    let paths: Vec<&str> = c.rows.iter().map(|r| &*r.path).collect();
     assert_eq!(paths, ["dtype", "tensor_shape.dim.size", "int_val"]);
     assert!(c.rows.iter().all(|r| r.mark == Mark::Same), "{:?}", c.rows);
     // int_val's value is the last byte of A and byte 2 of B.
@@ -108,7 +108,10 @@ fn packed_and_unpacked_values_face_each_other_as_the_same_value() {
             Mark::SameValue
         ]
     );
-    assert_eq!(c.rows[1].path, "features.feature[x].value.int64_list.value");
+    assert_eq!(
+        &*c.rows[1].path,
+        "features.feature[x].value.int64_list.value"
+    );
     assert!(c.rows[1].a.unwrap().packed && !c.rows[1].b.unwrap().packed);
 }
 
