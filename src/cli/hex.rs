@@ -20,7 +20,8 @@ pub struct HexArgs {
     /// The TFRecord file (optional with `--compare` when A and B name their files).
     #[arg(required_unless_present = "compare")]
     pub file: Option<PathBuf>,
-    /// The record to annotate (0-based, as `list` numbers frames).
+    /// The record to annotate (0-based, as `list` numbers frames); with `--compare`, the record
+    /// of a side named by its file alone.
     #[arg(
         short = 'n',
         long = "record",
