@@ -197,7 +197,15 @@ pub fn settle(cli: &mut Cli) -> Result<(), String> {
         Some(Command::Show(a)) => a.files.iter_mut().for_each(&mut stdin),
         Some(Command::Head(a) | Command::Tail(a)) => stdin(&mut a.file),
         Some(Command::Sample(a)) => stdin(&mut a.file),
-        Some(Command::Hex(a)) => a.files.iter_mut().for_each(&mut stdin),
+        Some(Command::Hex(a)) => {
+            a.files.iter_mut().for_each(&mut stdin);
+            // `--compare - b.tfrecord`: a side may be standard input too.
+            for side in a.compare.iter_mut().flatten() {
+                let mut path = PathBuf::from(&*side);
+                stdin(&mut path);
+                *side = path.to_string_lossy().into_owned();
+            }
+        }
         Some(Command::Locate(a)) => stdin(&mut a.file),
         // `-o -` is standard output, and stays as it is.
         Some(Command::Salvage(a)) => stdin(&mut a.input),

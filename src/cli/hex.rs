@@ -19,12 +19,13 @@ use tfr_core::span::{FileOffset, FileRange};
 #[derive(Debug, Args)]
 pub struct HexArgs {
     /// The TFRecord file; or, with a split-wide `-n NAME:N`, a directory, shard files or a
-    /// quoted glob pattern.
-    #[arg(required = true, value_name = "FILE")]
+    /// quoted glob pattern (optional with `--compare` when A and B name their files).
+    #[arg(required_unless_present = "compare", value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The record to annotate (0-based, as `list` numbers frames; -1 is the last). Over a
     /// directory or shard files, NAME:N is record N of split NAME, counted across its shards
-    /// (`train:1234`, `validation:-1`).
+    /// (`train:1234`, `validation:-1`); with `--compare`, the record of a side named by its file
+    /// alone.
     #[arg(
         short = 'n',
         long = "record",
@@ -34,6 +35,17 @@ pub struct HexArgs {
         value_parser = super::argv::parse_record_arg
     )]
     pub record: super::argv::RecordArg,
+    /// Set two records side by side: values aligned by field path, what differs on the wire,
+    /// and whether parsers see the same message. A and B are each a record number of FILE
+    /// (`hex FILE --compare 3 7`), a file whose record `-n` is taken (`hex --compare a.tfrecord
+    /// b.tfrecord -n 2`), or FILE:N (`hex --compare a.tfrecord:0 b.tfrecord:5`).
+    #[arg(
+        long,
+        num_args = 2,
+        value_names = ["A", "B"],
+        allow_negative_numbers = true
+    )]
+    pub compare: Option<Vec<String>>,
     /// Print every byte of long values (16 per line) instead of eliding them.
     #[arg(long)]
     pub full: bool,
@@ -133,6 +145,9 @@ pub fn run(
             &"hex --json lists tokens; --explain, --notes, --radix, --offsets and --dump shape the text walkthrough only",
         );
         return Ok(messages.raise(Status::Unusable));
+    }
+    if let Some(specs) = &args.compare {
+        return super::hex_compare::run(args, specs, open, env, messages, out);
     }
     if let RecordArg::InSplit(wanted) = &args.record {
         let choice = SplitChoice {

@@ -11,6 +11,7 @@ pub mod export;
 pub mod filter;
 pub mod guide;
 pub mod hex;
+pub mod hex_compare;
 pub mod images;
 pub mod index;
 mod index_dir;
@@ -160,9 +161,10 @@ pub enum Command {
     /// predicate over each Example's (or SequenceExample context's) decoded feature values.
     #[command(after_help = FILTER_HELP)]
     Filter(filter::FilterArgs),
-    /// Annotated bytes of one frame: every tag, varint, length prefix and value, explained.
+    /// Annotated bytes of one frame: every tag, varint, length prefix and value, explained; or
+    /// two records side by side (`--compare`).
     #[command(
-        after_help = "Examples:\n  tfr-inspect hex train.tfrecord -n 3\n  tfr-inspect hex data/ -n validation:-1\n  tfr-inspect hex train.tfrecord --explain --radix hex --offsets payload\n  tfr-inspect hex train.tfrecord --color always | less -R"
+        after_help = "Examples:\n  tfr-inspect hex train.tfrecord -n 3\n  tfr-inspect hex data/ -n validation:-1\n  tfr-inspect hex train.tfrecord --explain --radix hex --offsets payload\n  tfr-inspect hex train.tfrecord --color always | less -R\n  tfr-inspect hex train.tfrecord --compare 3 7\n  tfr-inspect hex --compare old.tfrecord new.tfrecord -n 0\n  tfr-inspect hex --compare old.tfrecord:0 new.tfrecord:5\n\nWith --compare, rows are marked: = same bytes, ~ same value encoded differently, \u{2260} different value, < only in A, > only in B."
     )]
     Hex(hex::HexArgs),
     /// Check both CRCs of every frame and that the file ends on a frame boundary.

@@ -16,6 +16,7 @@ mod forensics;
 mod golden;
 mod guide;
 mod hex;
+mod hex_compare;
 mod hostile;
 mod images;
 mod index;

@@ -215,6 +215,7 @@ fn hex_checks_the_record_number_before_decoding_anything() {
         record: tfr_inspect::cli::argv::RecordArg::InFile(
             tfr_inspect::cli::argv::RecordNumber::FromStart(1),
         ),
+        compare: None,
         full: false,
         json: false,
         teach: Default::default(),

@@ -126,6 +126,124 @@ pub fn sequence_example(
     out
 }
 
+/// Two encodings to set side by side (`hex --compare`), read as message type `message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComparePair {
+    pub name: &'static str,
+    pub message: &'static str,
+    pub a: Vec<u8>,
+    pub b: Vec<u8>,
+}
+
+/// A map entry `key` → `feature` of `Features.feature`.
+fn feature_entry(key: &str, feature: &[u8]) -> Vec<u8> {
+    let mut body = length_delimited(1, key.as_bytes());
+    delimited(2, feature, &mut body);
+    length_delimited(1, &body)
+}
+
+/// A `Feature` whose `int64_list` packs `values` (each below 128) into one run.
+fn packed_int64s(values: &[u8]) -> Vec<u8> {
+    length_delimited(3, &length_delimited(1, values))
+}
+
+/// The pairs `scripts/compare_goldens.py` builds, byte for byte, each a wire difference of its
+/// own: fields in another order, packed against unpacked, a split packed run, a message sent in
+/// two pieces, map entries in another order, a varint written long, a different value, an
+/// unknown field, and a repeated singular field whose last occurrence wins.
+pub fn compare_pairs() -> Vec<ComparePair> {
+    const EXAMPLE: &str = "tensorflow.Example";
+    const TENSOR: &str = "tensorflow.TensorProto";
+    let example = |entries: &[&[u8]]| length_delimited(1, &entries.concat());
+    let a = feature_entry("a", &packed_int64s(&[1]));
+    let b = feature_entry("b", &packed_int64s(&[2]));
+    let x = |feature: Vec<u8>| example(&[&feature_entry("x", &feature)]);
+    // TensorProto: dtype = DT_FLOAT; tensor_shape { dim { size: 3 } }; int_val = [5].
+    let dtype = vec![0x08, 0x01];
+    let shape = length_delimited(2, &length_delimited(2, &[0x08, 0x03]));
+    let ints = length_delimited(7, &[0x05]);
+    let unpacked = length_delimited(3, &[0x08, 1, 0x08, 2, 0x08, 3]);
+    let split = length_delimited(
+        3,
+        &[length_delimited(1, &[1, 2]), length_delimited(1, &[3])].concat(),
+    );
+    let pair = |name, message, a: Vec<u8>, b: Vec<u8>| ComparePair {
+        name,
+        message,
+        a,
+        b,
+    };
+    vec![
+        pair(
+            "field_order",
+            TENSOR,
+            [&dtype[..], &shape, &ints].concat(),
+            [&ints[..], &dtype, &shape].concat(),
+        ),
+        pair(
+            "packed_vs_unpacked",
+            EXAMPLE,
+            x(packed_int64s(&[1, 2, 3])),
+            x(unpacked),
+        ),
+        pair(
+            "packed_split",
+            EXAMPLE,
+            x(split),
+            x(packed_int64s(&[1, 2, 3])),
+        ),
+        pair(
+            "message_pieces",
+            EXAMPLE,
+            [length_delimited(1, &a), length_delimited(1, &b)].concat(),
+            example(&[&a, &b]),
+        ),
+        pair("map_order", EXAMPLE, example(&[&a, &b]), example(&[&b, &a])),
+        pair(
+            "non_minimal_varint",
+            TENSOR,
+            vec![0x08, 0x96, 0x81, 0x00],
+            vec![0x08, 0x96, 0x01],
+        ),
+        pair(
+            "different_value",
+            EXAMPLE,
+            x(packed_int64s(&[7])),
+            x(packed_int64s(&[8])),
+        ),
+        pair(
+            "unknown_field_in_one",
+            EXAMPLE,
+            [example(&[&a]), vec![0x98, 0x06, 0x01]].concat(),
+            example(&[&a]),
+        ),
+        pair(
+            "unknown_fields_reordered",
+            EXAMPLE,
+            [example(&[&a]), vec![0x98, 0x06, 0x01, 0xa0, 0x06, 0x02]].concat(),
+            [example(&[&a]), vec![0xa0, 0x06, 0x02, 0x98, 0x06, 0x01]].concat(),
+        ),
+        pair(
+            "last_occurrence_wins",
+            TENSOR,
+            vec![0x08, 0x01, 0x08, 0x03],
+            vec![0x08, 0x03],
+        ),
+        pair(
+            "last_occurrence_differs",
+            TENSOR,
+            vec![0x08, 0x03, 0x08, 0x01],
+            vec![0x08, 0x03],
+        ),
+        pair(
+            "map_key_repeated_last_wins",
+            EXAMPLE,
+            example(&[&feature_entry("a", &packed_int64s(&[9])), &a]),
+            example(&[&a]),
+        ),
+    ]
+}
+
 /// A SequenceExample of `frames` PNG frames of 32x24 (feature list `image/encoded`), a square
 /// moving right by 2 pixels a frame, with its box in `region/bbox/*` (class `ball`) and context
 /// `image/height`, `image/width` and `clip/media_id`.

@@ -37,6 +37,7 @@
 pub mod annotate;
 pub mod bytes;
 pub mod columns;
+pub mod compare;
 pub mod compress;
 #[cfg(any(test, feature = "test-support"))]
 pub mod crafted;
