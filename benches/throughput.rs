@@ -194,6 +194,10 @@ fn main() {
     if std::env::var("TFR_BENCH_ONLY").as_deref() == Ok("shards") {
         return shard_grouping();
     }
+    // TFR_BENCH_ONLY=startup measures only a whole process's start (no file is written).
+    if std::env::var("TFR_BENCH_ONLY").as_deref() == Ok("startup") {
+        return startup();
+    }
     let scale: f64 = std::env::var("TFR_BENCH_SCALE")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -338,6 +342,7 @@ fn main() {
         per_record(shard);
     }
     whole_process_verify(&shards);
+    startup();
     streaming_output(&shards[1].path);
     inspector(&shards);
     search(&shards[1]);
@@ -588,6 +593,25 @@ fn time_process(command: &mut std::process::Command) -> Duration {
     start.elapsed()
 }
 
+/// Whole processes that print no record (`show -n 0` of a small file): what starting a command
+/// costs, the built-in schema included. The median of 41 processes, after one.
+fn startup() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/mnist_like.tfrecord");
+    let run = || {
+        time_process(
+            std::process::Command::new(BINARY)
+                .args(["show", "-n", "0"])
+                .arg(&file),
+        )
+    };
+    run();
+    let times: Vec<f64> = (0..41).map(|_| run().as_secs_f64() * 1e3).collect();
+    let (median, least, most) = spread(times);
+    println!(
+        "start-up: whole-process `show -n 0` of a small file {median:.2} ms (median of 41, {least:.2} to {most:.2} ms; target < 3 ms)"
+    );
+}
+
 /// Median, least and greatest of `values`.
 fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
     values.sort_by(f64::total_cmp);
@@ -637,7 +661,7 @@ fn verify_against_crc_limit(binary: &Path, shard: &Shard) {
     }
     let (ratio, least, most) = spread(ratios);
     println!(
-        "{:<16} whole-process verify {:.3} s, crc32c limit {:.3} s (medians): verify {:.2}x the limit's speed (median of {PAIRS} pairs, {:.2}x to {:.2}x; target >= 1.0x)",
+        "{:<16} whole-process verify {:.3} s, crc32c limit {:.3} s (medians): verify {:.2}x the limit's speed (median of {PAIRS} pairs, {:.2}x to {:.2}x; target >= 1.5x)",
         shard.name,
         spread(verifies).0,
         spread(limits).0,

@@ -1,11 +1,13 @@
 //! Message descriptors: the protos of the registered payload types built in, plus any `.proto`
 //! the user names.
 //!
-//! The `.proto` sources are compiled at run time by protox, a protobuf compiler in pure Rust, so
-//! no `protoc` is needed anywhere. The built-in files are listed in [`builtin`], grouped as the
-//! payload types bring them ([`crate::payload::PayloadType::protos`]); user files are compiled the same way, with the
-//! built-in files importable under their usual TensorFlow paths. The compiled pool is then
-//! numbered into a [`table::Table`], which is what decoding reads.
+//! The `.proto` sources are compiled by protox, a protobuf compiler in pure Rust, so no `protoc`
+//! is needed anywhere. The built-in files are listed in [`builtin`], grouped as the payload types
+//! bring them ([`crate::payload::PayloadType::protos`]), and compiled once, when the crate is built
+//! (`build.rs`): a process decodes the descriptor set that compile wrote, where compiling them
+//! took most of its start. User files are compiled at run time, with the built-in files importable
+//! under their usual TensorFlow paths. The pool is then numbered into a [`table::Table`], which is
+//! what decoding reads.
 
 pub mod builtin;
 pub mod limits;
@@ -23,6 +25,10 @@ use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 use crate::error::{Error, Result};
 use limits::{Ledger, Refusal};
 use table::{MessageId, Table};
+
+/// The built-in files, compiled by `build.rs` (without source positions, which nothing of the
+/// built-in schema reads): an encoded `FileDescriptorSet`, dependencies first.
+static BUILTIN_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/builtin.binpb"));
 
 /// A `.proto` file built into the binary.
 #[derive(Debug)]
@@ -572,7 +578,7 @@ impl Schema {
                 // The built-in sources are part of the binary and covered by tests, so compiling
                 // them cannot fail at run time; a failure would be a build defect, reported rather
                 // than hidden.
-                match Self::compile(&Sources::default()) {
+                match Self::decode_builtin() {
                     Ok(schema) => schema,
                     Err(e) => panic!("built-in protos failed to compile: {e}"),
                 }
@@ -612,13 +618,33 @@ impl Schema {
         Self::compile(sources)
     }
 
+    /// The built-in schema from the descriptor set `build.rs` compiled.
+    fn decode_builtin() -> Result<Schema> {
+        let pool = DescriptorPool::decode(BUILTIN_SET).map_err(|e| {
+            schema_err(
+                Path::new("builtin.binpb"),
+                format!("built-in descriptors: {e}"),
+            )
+        })?;
+        let files = OpenedFiles {
+            from_sets: Vec::new(),
+            protos: Vec::new(),
+        };
+        Self::numbered(pool, &Sources::default(), &files)
+    }
+
     fn compile(sources: &Sources) -> Result<Schema> {
         let ledger = Rc::new(RefCell::new(Ledger::default()));
         let builtin = builtin::files();
         let (resolver, files) = resolver_for(sources, builtin.clone(), &ledger)?;
         let pool = compile_files(resolver, &builtin, &files, &ledger)?;
+        Self::numbered(pool, sources, &files)
+    }
+
+    /// The schema of `pool`, compiled from `sources` (of which `files` were opened).
+    fn numbered(pool: DescriptorPool, sources: &Sources, files: &OpenedFiles) -> Result<Schema> {
         let mut table = Table::new(&pool);
-        let defined = defined_messages(&pool, &table, &files);
+        let defined = defined_messages(&pool, &table, files);
         let first_file = sources
             .protos
             .first()
@@ -711,6 +737,33 @@ mod tests {
             .get_message_by_name("tensorflow.Feature")
             .unwrap();
         assert_eq!(feature.get_field_by_name("int64_list").unwrap().number(), 3);
+    }
+
+    /// The set compiled at build time is what compiling the built-in sources gives now: the same
+    /// files, messages in the same order, and the same numbered table.
+    #[test]
+    fn the_built_in_set_is_the_built_in_sources_compiled() {
+        let decoded = Schema::builtin();
+        let compiled = Schema::compile(&Sources::default()).unwrap();
+        let files = |schema: &Schema| -> Vec<FileDescriptorProto> {
+            let strip = |mut file: FileDescriptorProto| {
+                file.source_code_info = None;
+                file
+            };
+            let pool = schema.pool();
+            pool.file_descriptor_protos().cloned().map(strip).collect()
+        };
+        assert_eq!(files(&decoded), files(&compiled));
+        let names = |schema: &Schema| -> Vec<String> {
+            let pool = schema.pool();
+            pool.all_messages()
+                .map(|m| m.full_name().to_string())
+                .collect()
+        };
+        assert_eq!(names(&decoded), names(&compiled));
+        assert!(names(&decoded).len() > 100);
+        let table = |schema: &Schema| format!("{:?}", schema.table());
+        assert_eq!(table(&decoded), table(&compiled));
     }
 
     #[test]
