@@ -3,9 +3,9 @@
 //!
 //! The `.proto` sources are compiled by protox, a protobuf compiler in pure Rust, so no `protoc`
 //! is needed anywhere. The built-in files are listed in [`builtin`], grouped as the payload types
-//! bring them ([`crate::payload::PayloadType::protos`]), and compiled once, when the crate is built
-//! (`build.rs`): a process decodes the descriptor set that compile wrote, where compiling them
-//! took most of its start. User files are compiled at run time, with the built-in files importable
+//! bring them ([`crate::payload::PayloadType::protos`]), and compiled ahead of time into
+//! `schema/builtin.binpb`: a process decodes that descriptor set, where compiling the sources took
+//! most of its start. User files are compiled at run time, with the built-in files importable
 //! under their usual TensorFlow paths. The pool is then numbered into a [`table::Table`], which is
 //! what decoding reads.
 
@@ -26,9 +26,12 @@ use crate::error::{Error, Result};
 use limits::{Ledger, Refusal};
 use table::{MessageId, Table};
 
-/// The built-in files, compiled by `build.rs` (without source positions, which nothing of the
-/// built-in schema reads): an encoded `FileDescriptorSet`, dependencies first.
-static BUILTIN_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/builtin.binpb"));
+/// The built-in files compiled (without source positions, which nothing of the built-in schema
+/// reads): an encoded `FileDescriptorSet`, dependencies first. Kept in the repository rather than
+/// made by a build script, which would compile protox a second time for the build host; a test
+/// checks it is what compiling the sources gives, and rewrites it when asked
+/// (`TFR_WRITE_BUILTIN_SET=1`).
+static BUILTIN_SET: &[u8] = include_bytes!("schema/builtin.binpb");
 
 /// A `.proto` file built into the binary.
 #[derive(Debug)]
@@ -618,7 +621,7 @@ impl Schema {
         Self::compile(sources)
     }
 
-    /// The built-in schema from the descriptor set `build.rs` compiled.
+    /// The built-in schema from the descriptor set compiled ahead of time.
     fn decode_builtin() -> Result<Schema> {
         let pool = DescriptorPool::decode(BUILTIN_SET).map_err(|e| {
             schema_err(
@@ -764,6 +767,35 @@ mod tests {
         assert!(names(&decoded).len() > 100);
         let table = |schema: &Schema| format!("{:?}", schema.table());
         assert_eq!(table(&decoded), table(&compiled));
+    }
+
+    /// The committed set is the built-in sources compiled now, byte for byte.
+    #[test]
+    fn the_committed_built_in_set_is_the_built_in_sources_compiled() {
+        use prost_reflect::prost::Message;
+        let compiled = Schema::compile(&Sources::default()).unwrap();
+        let set = FileDescriptorSet {
+            file: compiled
+                .pool()
+                .file_descriptor_protos()
+                .cloned()
+                .map(|mut file| {
+                    file.source_code_info = None;
+                    file
+                })
+                .collect(),
+        };
+        let bytes = set.encode_to_vec();
+        if std::env::var_os("TFR_WRITE_BUILTIN_SET").is_some() {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/schema/builtin.binpb");
+            std::fs::write(path, &bytes).unwrap();
+            return;
+        }
+        assert!(
+            bytes == BUILTIN_SET,
+            "the built-in .proto files changed: rewrite src/schema/builtin.binpb with \
+             `TFR_WRITE_BUILTIN_SET=1 cargo test -p tfr-core the_committed_built_in_set`"
+        );
     }
 
     #[test]
