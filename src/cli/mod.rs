@@ -207,8 +207,8 @@ pub enum Command {
         after_help = "Examples:\n  tfr-inspect tags logs/\n  tfr-inspect tags logs/ --tag train/loss\n  tfr-inspect tags logs/run1/events.out.tfevents.* --json"
     )]
     Tags(tags::TagsArgs),
-    /// Quiz on one record: each tag, length and value with its meaning hidden, answered on
-    /// standard input, checked, and derived when the answer is wrong.
+    /// Quiz on one record: each tag, length and value with its meaning hidden, and what a parser
+    /// keeps where a rule decides it; answered on standard input, checked, and derived.
     #[command(
         after_help = "Examples:\n  tfr-inspect quiz train.tfrecord -n 0\n  tfr-inspect quiz train.tfrecord --from exercise --questions 5"
     )]

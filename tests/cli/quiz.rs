@@ -203,3 +203,51 @@ fn each_question_says_which_message_and_field_it_is_in_with_names_escaped() {
     );
     assert!(text.contains(&value), "{value:?} missing\n{text}");
 }
+
+#[test]
+fn rule_questions_ask_what_a_parser_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let proto = dir.path().join("r.proto");
+    std::fs::write(
+        &proto,
+        "syntax = \"proto2\"; package r;\nenum Color { ZERO = 0; RED = 1; }\n\
+         message M { optional int32 n = 1; optional Color c = 2; }\n",
+    )
+    .unwrap();
+    // n: 1, then n: 2 (the last one wins), then c: 99 (no Color has it).
+    let file = dir.path().join("r.tfrecord");
+    std::fs::write(
+        &file,
+        super::tfrecord(&[&[0x08, 0x01, 0x08, 0x02, 0x10, 0x63]]),
+    )
+    .unwrap();
+    let args = [
+        "--proto",
+        proto.to_str().unwrap(),
+        "--message",
+        "r.M",
+        file.to_str().unwrap(),
+    ];
+    // Tag, rule (a word that is no answer, then the answer in other words), value; tag, value;
+    // tag, rule (wrong), value.
+    let answers = "1 0\nfirst\noverwritten\n1\n1 VARINT\n2\n2 0\nkept\n99\n";
+    let (text, code) = quiz(&args, answers);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("a rule question: what does a parser keep of this occurrence?"),
+        "{text}"
+    );
+    assert!(
+        text.contains("> first\n  first is no answer to this question; a rule question"),
+        "{text}"
+    );
+    assert!(
+        text.contains("> overwritten\n  right: dropped\n  | last one wins: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("> kept\n  not quite: you said kept; it is unknown field:\n  | closed enum value unknown: "),
+        "{text}"
+    );
+    assert!(text.contains("score: 7 of 8"), "{text}");
+}

@@ -9,8 +9,9 @@
 
 use crate::annotate::{Annotated, Site, Token};
 use crate::decode::Scalar;
-use crate::explain::Explainer;
 use crate::explain::number::{self, wire_name};
+use crate::explain::{Explainer, Radix};
+use crate::rules::{Fate, RuleBook};
 use crate::schema::table::Kind;
 use crate::textformat::scalar_text;
 use crate::wire::{self, NodeKind, ROOT};
@@ -27,6 +28,9 @@ pub enum Ask {
     Length,
     /// The number a value holds.
     Value,
+    /// What a parser keeps of a wire occurrence a rule bears on (the last of a singular field
+    /// wins, a closed enum's unknown number, a record parsers reject).
+    Rule,
 }
 
 /// One token to answer for.
@@ -49,6 +53,8 @@ pub struct Question {
     raw: u64,
     /// What the value's type reads the number as, when that differs from `raw`.
     typed: Option<Typed>,
+    /// What a parser keeps of the occurrence (a rule question).
+    fate: Option<Fate>,
 }
 
 /// A value as its type reads it.
@@ -85,6 +91,7 @@ impl Question {
             tag: (0, 0),
             raw: 0,
             typed: None,
+            fate: None,
         };
         match token.site {
             Site::Tag(_) | Site::EndTag(_) => {
@@ -184,6 +191,11 @@ impl Question {
                 Ok(_) => Grade::Wrong,
                 Err(_) => Grade::Unparseable,
             },
+            Ask::Rule => match fate_answer(text) {
+                Some(fate) if Some(fate) == self.fate => Grade::Right,
+                Some(_) => Grade::Wrong,
+                None => Grade::Unparseable,
+            },
             Ask::Value => {
                 let raw = parse_number(text).ok();
                 let right = match &self.typed {
@@ -216,6 +228,31 @@ impl Question {
     /// The number on the wire, for the first step of a value its type reads otherwise.
     pub fn wire_number(&self) -> u64 {
         self.raw
+    }
+
+    /// The rule question a tag question's occurrence makes, when a rule bears on what a parser
+    /// keeps of it (anything but "kept as the bytes say").
+    fn rule(book: &RuleBook<'_>, tag: &Question, rejected_asked: &mut bool) -> Option<Question> {
+        if tag.ask != Ask::Tag {
+            return None;
+        }
+        let (fate, notes) = book.fate(tag.token.node()?);
+        match fate {
+            Fate::Kept => return None,
+            Fate::Rejected if *rejected_asked => return None,
+            Fate::Rejected => *rejected_asked = true,
+            _ => {}
+        }
+        Some(Question {
+            ask: Ask::Rule,
+            prompt: "a rule question: what does a parser keep of this occurrence? (kept, dropped, \
+                     merged, cleared, unknown field, or rejected: the whole record is invalid)"
+                .into(),
+            answer: fate.word().to_string(),
+            derivation: notes.iter().map(ToString::to_string).collect(),
+            fate: Some(fate),
+            ..tag.clone()
+        })
     }
 
     /// What is said when the wire's number is right and the type's reading is asked next.
@@ -352,10 +389,53 @@ pub fn questions<'a>(
     explainer: &'a Explainer<'a>,
     from: u64,
 ) -> impl Iterator<Item = Question> + 'a {
+    let book = RuleBook::of(annotated, Radix::Decimal);
+    // A message parsers reject is asked about once, at its first occurrence: every other would
+    // have the same answer.
+    let mut rejected_asked = false;
     annotated
         .tokens_from(from)
         .filter(move |t| t.start >= from)
-        .filter_map(move |t| Question::of(annotated, explainer, &t))
+        .flat_map(move |t| {
+            let token = Question::of(annotated, explainer, &t);
+            let rule = book
+                .as_ref()
+                .and_then(|book| Question::rule(book, token.as_ref()?, &mut rejected_asked));
+            token.into_iter().chain(rule)
+        })
+}
+
+/// A rule question's answer in the words people use: `dropped`, `the last one wins`, `unknown`,
+/// `rejected`, `invalid`…
+fn fate_answer(text: &str) -> Option<Fate> {
+    let text = text.trim().to_ascii_lowercase();
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    Some(
+        if has("rejected") || has("reject") || has("invalid") || has("error") {
+            Fate::Rejected
+        } else if has("unknown") {
+            Fate::Unknown
+        } else if has("cleared") || has("clear") {
+            Fate::Cleared
+        } else if has("merged") || has("merge") || has("merges") {
+            Fate::Merged
+        } else if has("dropped")
+            || has("drop")
+            || has("overwritten")
+            || has("discarded")
+            || has("replaced")
+        {
+            Fate::Dropped
+        } else if has("kept") || has("keep") || has("valid") {
+            Fate::Kept
+        } else {
+            return None;
+        },
+    )
 }
 
 /// Where the MNIST walkthrough's exercise starts: the second entry of an Example's features (the
@@ -415,6 +495,50 @@ mod tests {
             !qs[0].prompt.contains("s64"),
             "the question hides the meaning"
         );
+    }
+
+    #[test]
+    fn rules_are_asked_where_they_decide_what_a_parser_keeps() {
+        // i32 sent twice: the first occurrence is dropped, the last kept (no rule question).
+        let qs = all(&Fixture::proto3(&[0x08, 0x01, 0x08, 0x02]));
+        let asks: Vec<Ask> = qs.iter().map(|q| q.ask).collect();
+        assert_eq!(
+            asks,
+            [Ask::Tag, Ask::Rule, Ask::Value, Ask::Tag, Ask::Value]
+        );
+        let rule = &qs[1];
+        assert_eq!(rule.token, qs[0].token, "asked at the occurrence's tag");
+        assert_eq!(rule.answer, "dropped");
+        for right in ["dropped", "Dropped", "it is overwritten", "discarded"] {
+            assert_eq!(rule.grade(right), Grade::Right, "{right}");
+        }
+        assert_eq!(rule.grade("kept"), Grade::Wrong);
+        assert_eq!(rule.grade("the first"), Grade::Unparseable);
+        assert!(
+            rule.derivation
+                .iter()
+                .any(|l| l.starts_with("last one wins")),
+            "{:?}",
+            rule.derivation
+        );
+        // A closed enum's 99: kept among the unknown fields.
+        let qs = all(&Fixture::proto2(&[0x08, 0x63]));
+        let rule = qs.iter().find(|q| q.ask == Ask::Rule).unwrap();
+        assert_eq!(rule.answer, "unknown field");
+        assert_eq!(rule.grade("an unknown field"), Grade::Right);
+        assert_eq!(rule.grade("kept"), Grade::Wrong);
+        // A record parsers reject (a length past the end): asked once, at the first occurrence.
+        let qs = all(&Fixture::proto3(&[
+            0x08, 0x01, 0x10, 0x02, 0x5a, 0x09, b'h',
+        ]));
+        let rules: Vec<&Question> = qs.iter().filter(|q| q.ask == Ask::Rule).collect();
+        assert_eq!(rules.len(), 1, "{qs:#?}");
+        assert_eq!(rules[0].answer, "message rejected");
+        assert_eq!(rules[0].grade("rejected: invalid"), Grade::Right);
+        assert_eq!(rules[0].grade("dropped"), Grade::Wrong);
+        // A sound record has no rule questions.
+        let qs = all(&Fixture::proto3(&[0x08, 0x01, 0x10, 0x02]));
+        assert!(qs.iter().all(|q| q.ask != Ask::Rule));
     }
 
     #[test]

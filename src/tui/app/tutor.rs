@@ -146,10 +146,20 @@ impl App {
                 text: format!("| {step}"),
                 look: Look::Derivation,
             }));
-        match self.question_from(question.token.end) {
+        match self.question_after(&question) {
             Some(next) => self.ask(next, state),
             None => self.end_quiz_with(state),
         }
+    }
+
+    /// The question that follows `current` (a rule question shares its token with the tag's).
+    fn question_after(&self, current: &Question) -> Option<Question> {
+        let annotated = self.annotated()?;
+        let file = self.file()?;
+        let explainer = Explainer::new(&annotated, file.data(), Radix::Decimal);
+        let mut questions = quiz::questions(&annotated, &explainer, current.token.start);
+        questions.find(|q| q.token == current.token && q.ask == current.ask)?;
+        questions.next()
     }
 
     /// Ends the quiz under way, saying the score.

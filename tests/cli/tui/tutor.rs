@@ -415,3 +415,57 @@ fn the_wire_number_twice_is_wrong_and_derived() {
     app.update(Action::Submit);
     assert_eq!(app.message, "quiz over: 0 of 1 right");
 }
+
+#[test]
+fn the_quiz_asks_which_occurrence_wins_after_its_tag() {
+    use tfr_core::input::OpenOptions;
+    use tfr_core::payload::{Decoder, Reading};
+    use tfr_core::schema::{Schema, Sources};
+    let dir = tempfile::tempdir().unwrap();
+    let proto = dir.path().join("r.proto");
+    std::fs::write(
+        &proto,
+        "syntax = \"proto3\"; package r;\nmessage M { int32 n = 1; }\n",
+    )
+    .unwrap();
+    let file = dir.path().join("r.tfrecord");
+    // n: 1, then n: 2: the first is dropped.
+    std::fs::write(
+        &file,
+        tfr_core::crafted::encode_records(&[&[0x08, 0x01, 0x08, 0x02]]),
+    )
+    .unwrap();
+    let schema = Schema::from_sources(&Sources {
+        protos: vec![proto],
+        include: vec![dir.path().to_path_buf()],
+        message: Some("r.M".into()),
+        ..Sources::default()
+    })
+    .unwrap();
+    let message = schema.user_message().unwrap();
+    let options = OpenOptions::new(Decoder::new(schema, Reading::As(message)));
+    let mut app = App::open(&[file], &options).unwrap();
+    app.index_now();
+    cursor_to(&mut app, 12);
+    app.update(Action::Quiz);
+    type_text(&mut app, "1 0");
+    app.update(Action::Submit);
+    // The rule question stays on the tag's byte.
+    assert_eq!(app.view.cursor, 12);
+    let lines = panel(&app);
+    assert!(
+        has(
+            &lines,
+            "a rule question: what does a parser keep of this occurrence?"
+        ),
+        "{lines:#?}"
+    );
+    type_text(&mut app, "dropped");
+    app.update(Action::Submit);
+    let lines = panel(&app);
+    assert!(has(&lines, "question 2: right, dropped"), "{lines:#?}");
+    assert!(has(&lines, "| last one wins: "), "{lines:#?}");
+    assert_eq!(app.view.cursor, 13, "the value is asked next");
+    let state = app.tutor.quiz.as_ref().unwrap();
+    assert_eq!((state.right, state.asked), (2, 2));
+}
