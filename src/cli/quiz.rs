@@ -112,11 +112,12 @@ pub fn run(
         (None, _) => 10,
     };
     let questions = quiz::questions(&annotated, &explainer, from).take(limit);
-    let (asked, right) = ask_each(questions, answers, (base, &explainer), out)?;
-    if asked == 0 {
-        writeln!(out, "nothing to ask from byte {from} on")?;
-    } else {
-        writeln!(out, "score: {right} of {asked}")?;
+    let (asked, right, ended) = ask_each(questions, answers, (base, &explainer), out)?;
+    match (asked, ended) {
+        (0, true) => writeln!(out, "no answer was read: nothing scored")?,
+        (0, false) => writeln!(out, "nothing to ask from byte {from} on")?,
+        (_, true) => writeln!(out, "score: {right} of {asked} (the answers ended)")?,
+        (_, false) => writeln!(out, "score: {right} of {asked}")?,
     }
     Ok(messages.status())
 }
@@ -133,28 +134,25 @@ fn start(from: Option<&str>, annotated: &Annotated<'_>, base: u64) -> Result<u64
 }
 
 /// Asks each question and checks the answer read for it, until the questions or the answers run
-/// out: how many were asked and answered, and how many right.
+/// out: how many were asked and answered, how many right, and whether the answers ran out.
 fn ask_each(
     questions: impl Iterator<Item = Question>,
     answers: &mut Answers<impl BufRead>,
     (base, explainer): (u64, &Explainer<'_>),
     out: &mut impl Write,
-) -> std::io::Result<(usize, usize)> {
+) -> std::io::Result<(usize, usize, bool)> {
     let mut asked = 0;
     let mut right = 0;
     for question in questions {
         ask(out, &question, asked + 1, base, explainer)?;
-        asked += 1;
         match grade(&question, answers, out)? {
             Some(true) => right += 1,
             Some(false) => {}
-            None => {
-                asked -= 1;
-                break;
-            }
+            None => return Ok((asked, right, true)),
         }
+        asked += 1;
     }
-    Ok((asked, right))
+    Ok((asked, right, false))
 }
 
 /// Tries to read one answer line: `None` when the answers end (or one is too long to be one).

@@ -78,7 +78,17 @@ fn the_exercise_starts_at_the_second_feature_and_input_may_end_early() {
         text.contains("(no more answers) it is 15 bytes (0xf)"),
         "{text}"
     );
-    assert!(text.ends_with("score: 1 of 1\n"), "{text}");
+    assert!(
+        text.ends_with("score: 1 of 1 (the answers ended)\n"),
+        "{text}"
+    );
+    // No answer at all: nothing scored, and not "nothing to ask".
+    let (text, code) = quiz(&[mnist.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.ends_with("(no more answers) it is field 1, wire type 2 (LEN)\nno answer was read: nothing scored\n"),
+        "{text}"
+    );
     let (text, code) = quiz(&[mnist.to_str().unwrap(), "--from", "nowhere"], "");
     assert_eq!(code, 2, "{text}");
 }
