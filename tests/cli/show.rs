@@ -69,6 +69,15 @@ fn ranges_select_records() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("record 200 does not exist (the file has 200 frames)"));
+    let one = super::testdata("teach/steps.tfrecord");
+    let output = spawn([
+        "show".as_ref(),
+        one.as_os_str(),
+        "-n".as_ref(),
+        "5".as_ref(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("record 5 does not exist (the file has 1 frame)"));
 }
 
 #[test]

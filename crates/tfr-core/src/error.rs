@@ -101,8 +101,9 @@ pub enum Error {
     },
 
     #[error(
-        "{}: record {index} does not exist (the file has {count} frames)",
-        path_for_terminal(path)
+        "{}: record {index} does not exist (the file has {count} frame{})",
+        path_for_terminal(path),
+        if *count == 1 { "" } else { "s" }
     )]
     NoSuchRecord {
         path: PathBuf,
