@@ -50,6 +50,10 @@ pub fn run(
     }
     let report = SpecReport::infer(&files, &open.decoder, &open.read);
     say_skipped(&report, messages);
+    // Nothing was read: the errors above are the answer, not an empty spec.
+    if report.unreadable as usize == files.len() {
+        return Ok(messages.status());
+    }
     match args.format {
         Format::Text => write_text(&report, out)?,
         Format::Python => out.write_all(feature_spec::python(&report).as_bytes())?,

@@ -136,3 +136,16 @@ fn hostile_feature_names_are_escaped_in_every_format() {
         assert!(!acts_on_a_terminal(&stderr(&output)), "{format}");
     }
 }
+
+#[test]
+fn a_file_that_cannot_be_read_prints_no_empty_spec() {
+    for format in ["text", "json", "python", "tfdv"] {
+        let output = run_in_process(["schema", "/nonexistent/x.tfrecord", "--format", format]);
+        assert_eq!(output.status.code(), Some(2), "{format}");
+        assert_eq!(stdout(&output), "", "{format}");
+        assert!(
+            stderr(&output).contains("/nonexistent/x.tfrecord"),
+            "{format}"
+        );
+    }
+}
