@@ -572,6 +572,15 @@ impl App {
         if (self.help || self.guide) && self.scroll_help(action) {
             return;
         }
+        // A message answers the last action: the next one moves on from it (typing into a
+        // prompt and a resize are no new action), so at 80 columns an old answer does not stay
+        // on the status line.
+        if !matches!(
+            action,
+            Action::Resize { .. } | Action::Input(_) | Action::Backspace | Action::Prompt(_)
+        ) {
+            self.message.clear();
+        }
         match action {
             Action::Quit => self.quit = true,
             Action::Cancel => self.cancel(),

@@ -270,6 +270,17 @@ fn the_answer_of_the_last_action_is_whole_at_80_columns() {
     assert_eq!(app.panes().message.height, 0);
     let text = screen(&render(&app, width, height));
     assert!(!text.contains("no record 500"), "{text}");
+    // The next action moves on from the answer: the line goes and the panes take it back.
+    let mut app = open_at(EXAMPLES, width, height);
+    prompt(&mut app, PromptKind::Record, "500");
+    app.update(Action::Resize { width, height });
+    assert_eq!(app.panes().message.height, 1, "a resize is no new action");
+    app.update(Action::Down);
+    assert_eq!(app.message, "");
+    assert_eq!(app.panes().message.height, 0);
+    assert_eq!(app.panes().hex.bottom(), 22);
+    let text = screen(&render(&app, width, height));
+    assert!(!text.contains("no record 500"), "{text}");
 }
 
 /// A copy of the first `frames` frames of `path` in a new temporary directory.
