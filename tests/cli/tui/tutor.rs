@@ -324,28 +324,20 @@ fn the_tutor_panels_draw_on_every_fixture_damaged_or_not() {
     }
 }
 
-/// The inspector on a one-record file of the proto3 type `t.M` (sint64 s64 = 4: -150), read as
-/// that type.
-fn open_sint64(dir: &std::path::Path) -> App {
+/// The inspector on a one-record file holding `payload`, read as `message` of the `.proto`
+/// `source` (written into `dir`).
+fn open_as(dir: &std::path::Path, source: &str, message: &str, payload: &[u8]) -> App {
     use tfr_core::input::OpenOptions;
     use tfr_core::payload::{Decoder, Reading};
     use tfr_core::schema::{Schema, Sources};
     let proto = dir.join("t.proto");
-    std::fs::write(
-        &proto,
-        "syntax = \"proto3\"; package t;\nmessage M { sint64 s64 = 4; }\n",
-    )
-    .unwrap();
+    std::fs::write(&proto, source).unwrap();
     let file = dir.join("t.tfrecord");
-    std::fs::write(
-        &file,
-        tfr_core::crafted::encode_records(&[&[0x20, 0xab, 0x02]]),
-    )
-    .unwrap();
+    std::fs::write(&file, tfr_core::crafted::encode_records(&[payload])).unwrap();
     let schema = Schema::from_sources(&Sources {
         protos: vec![proto],
         include: vec![dir.to_path_buf()],
-        message: Some("t.M".into()),
+        message: Some(message.into()),
         ..Sources::default()
     })
     .unwrap();
@@ -354,6 +346,16 @@ fn open_sint64(dir: &std::path::Path) -> App {
     let mut app = App::open(&[file], &options).unwrap();
     app.index_now();
     app
+}
+
+/// The inspector on a one-record file of the proto3 type `t.M` (sint64 s64 = 4: -150).
+fn open_sint64(dir: &std::path::Path) -> App {
+    open_as(
+        dir,
+        "syntax = \"proto3\"; package t;\nmessage M { sint64 s64 = 4; }\n",
+        "t.M",
+        &[0x20, 0xab, 0x02],
+    )
 }
 
 #[test]
@@ -418,34 +420,14 @@ fn the_wire_number_twice_is_wrong_and_derived() {
 
 #[test]
 fn the_quiz_asks_which_occurrence_wins_after_its_tag() {
-    use tfr_core::input::OpenOptions;
-    use tfr_core::payload::{Decoder, Reading};
-    use tfr_core::schema::{Schema, Sources};
     let dir = tempfile::tempdir().unwrap();
-    let proto = dir.path().join("r.proto");
-    std::fs::write(
-        &proto,
-        "syntax = \"proto3\"; package r;\nmessage M { int32 n = 1; }\n",
-    )
-    .unwrap();
-    let file = dir.path().join("r.tfrecord");
     // n: 1, then n: 2: the first is dropped.
-    std::fs::write(
-        &file,
-        tfr_core::crafted::encode_records(&[&[0x08, 0x01, 0x08, 0x02]]),
-    )
-    .unwrap();
-    let schema = Schema::from_sources(&Sources {
-        protos: vec![proto],
-        include: vec![dir.path().to_path_buf()],
-        message: Some("r.M".into()),
-        ..Sources::default()
-    })
-    .unwrap();
-    let message = schema.user_message().unwrap();
-    let options = OpenOptions::new(Decoder::new(schema, Reading::As(message)));
-    let mut app = App::open(&[file], &options).unwrap();
-    app.index_now();
+    let mut app = open_as(
+        dir.path(),
+        "syntax = \"proto3\"; package r;\nmessage M { int32 n = 1; }\n",
+        "r.M",
+        &[0x08, 0x01, 0x08, 0x02],
+    );
     cursor_to(&mut app, 12);
     app.update(Action::Quiz);
     type_text(&mut app, "1 0");
