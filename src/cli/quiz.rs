@@ -16,6 +16,7 @@ use tfr_core::explain::number::hex_bytes;
 use tfr_core::explain::{Explainer, Radix};
 use tfr_core::input::{Input, OpenOptions};
 use tfr_core::quiz::{self, Attempt, Next, Question};
+use tfr_core::rules::RuleBook;
 use tfr_core::source::lines::read_line;
 use tfr_core::words::parse_number;
 
@@ -111,7 +112,8 @@ pub fn run(
         (None, Some("exercise")) => usize::MAX,
         (None, _) => 10,
     };
-    let questions = quiz::questions(&annotated, &explainer, from).take(limit);
+    let book = RuleBook::of(&annotated, Radix::Decimal);
+    let questions = quiz::questions(&annotated, &explainer, book.as_ref(), from).take(limit);
     let (asked, right, ended) = ask_each(questions, answers, (base, &explainer), out)?;
     match (asked, ended) {
         (0, true) => writeln!(out, "no answer was read: nothing scored")?,

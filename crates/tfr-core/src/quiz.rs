@@ -9,8 +9,8 @@
 
 use crate::annotate::{Annotated, Site, Token};
 use crate::decode::Scalar;
+use crate::explain::Explainer;
 use crate::explain::number::{self, wire_name};
-use crate::explain::{Explainer, Radix};
 use crate::rules::{Fate, RuleBook};
 use crate::schema::table::Kind;
 use crate::textformat::scalar_text;
@@ -231,16 +231,17 @@ impl Question {
     }
 
     /// The rule question a tag question's occurrence makes, when a rule bears on what a parser
-    /// keeps of it (anything but "kept as the bytes say").
-    fn rule(book: &RuleBook<'_>, tag: &Question, rejected_asked: &mut bool) -> Option<Question> {
+    /// keeps of it (anything but "kept as the bytes say"). A record parsers reject is asked about
+    /// once, at its first tag (`payload_start`): every other occurrence has the same answer, and
+    /// where to ask follows from the record alone, wherever a quiz resumes.
+    fn rule(book: &RuleBook<'_>, tag: &Question, payload_start: u64) -> Option<Question> {
         if tag.ask != Ask::Tag {
             return None;
         }
         let (fate, notes) = book.fate(tag.token.node()?);
         match fate {
             Fate::Kept => return None,
-            Fate::Rejected if *rejected_asked => return None,
-            Fate::Rejected => *rejected_asked = true,
+            Fate::Rejected if tag.token.start != payload_start => return None,
             _ => {}
         }
         Some(Question {
@@ -383,24 +384,24 @@ fn typed_of(scalar: &Scalar<'_>) -> Option<Typed> {
     })
 }
 
-/// The questions of `annotated`'s payload from file offset `from` on, in file order.
+/// The questions of `annotated`'s payload from file offset `from` on, in file order, with a rule
+/// question after each tag where `book` (the payload's rule notes) says a rule decides what a
+/// parser keeps of the occurrence.
 pub fn questions<'a>(
     annotated: &'a Annotated<'a>,
     explainer: &'a Explainer<'a>,
+    book: Option<&'a RuleBook<'a>>,
     from: u64,
 ) -> impl Iterator<Item = Question> + 'a {
-    let book = RuleBook::of(annotated, Radix::Decimal);
-    // A message parsers reject is asked about once, at its first occurrence: every other would
-    // have the same answer.
-    let mut rejected_asked = false;
+    let payload_start = annotated.payload().map(|p| p.base());
     annotated
         .tokens_from(from)
         .filter(move |t| t.start >= from)
         .flat_map(move |t| {
             let token = Question::of(annotated, explainer, &t);
             let rule = book
-                .as_ref()
-                .and_then(|book| Question::rule(book, token.as_ref()?, &mut rejected_asked));
+                .zip(payload_start)
+                .and_then(|(book, start)| Question::rule(book, token.as_ref()?, start));
             token.into_iter().chain(rule)
         })
 }
@@ -461,7 +462,8 @@ mod tests {
     fn all(fixture: &Fixture) -> Vec<Question> {
         let annotated = fixture.annotated();
         let explainer = Explainer::new(&annotated, &fixture.file, Radix::Decimal);
-        questions(&annotated, &explainer, 0).collect()
+        let book = RuleBook::of(&annotated, Radix::Decimal);
+        questions(&annotated, &explainer, book.as_ref(), 0).collect()
     }
 
     #[test]
@@ -536,6 +538,14 @@ mod tests {
         assert_eq!(rules[0].answer, "message rejected");
         assert_eq!(rules[0].grade("rejected: invalid"), Grade::Right);
         assert_eq!(rules[0].grade("dropped"), Grade::Wrong);
+        // Resumed after the first tag (as the inspector resumes after each answer), the quiz
+        // does not ask it again.
+        let fixture = Fixture::proto3(&[0x08, 0x01, 0x10, 0x02, 0x5a, 0x09, b'h']);
+        let annotated = fixture.annotated();
+        let explainer = Explainer::new(&annotated, &fixture.file, Radix::Decimal);
+        let book = RuleBook::of(&annotated, Radix::Decimal);
+        let resumed: Vec<Question> = questions(&annotated, &explainer, book.as_ref(), 13).collect();
+        assert!(!resumed.is_empty() && resumed.iter().all(|q| q.ask != Ask::Rule));
         // A sound record has no rule questions.
         let qs = all(&Fixture::proto3(&[0x08, 0x01, 0x10, 0x02]));
         assert!(qs.iter().all(|q| q.ask != Ask::Rule));

@@ -50,7 +50,8 @@ impl App {
         let annotated = self.annotated()?;
         let file = self.file()?;
         let explainer = Explainer::new(&annotated, file.data(), Radix::Decimal);
-        quiz::questions(&annotated, &explainer, from).next()
+        let book = tutor::rule_book(&annotated, self.decoded_whole());
+        quiz::questions(&annotated, &explainer, book.as_ref(), from).next()
     }
 
     /// `x`: starts a quiz at the token under the cursor (or ends the one under way).
@@ -157,7 +158,11 @@ impl App {
         let annotated = self.annotated()?;
         let file = self.file()?;
         let explainer = Explainer::new(&annotated, file.data(), Radix::Decimal);
-        let mut questions = quiz::questions(&annotated, &explainer, current.token.start);
+        // The rules of whole messages only for a record small enough to read whole on every
+        // answer, as the tutor's panels take them.
+        let book = tutor::rule_book(&annotated, self.decoded_whole());
+        let mut questions =
+            quiz::questions(&annotated, &explainer, book.as_ref(), current.token.start);
         questions.find(|q| q.token == current.token && q.ask == current.ask)?;
         questions.next()
     }
