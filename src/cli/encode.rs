@@ -178,22 +178,28 @@ fn decoding_given(d: &super::DecodeArgs) -> bool {
 fn read_text(option: &str, arg: &str) -> Result<String, String> {
     let (bytes, from) = if arg == "-" {
         (
-            read_bounded(std::io::stdin().lock()),
+            read_bounded(std::io::stdin().lock()).map_err(|e| e.to_string()),
             "standard input".to_string(),
         )
     } else if let Some(file) = arg.strip_prefix('@') {
         let shown = tfr_core::escape::path_for_terminal(Path::new(file));
-        let bytes = std::fs::File::open(file).and_then(read_bounded);
+        // A regular file only (a pipe or device could block or never end), read within the
+        // limit, as every side file is.
+        let read = tfr_core::sidefile::read(Path::new(file), MAX_TEXT_BYTES as u64 + 1);
+        let bytes = match read {
+            Ok(side) => Ok(side.bytes),
+            Err(tfr_core::sidefile::Unread::TooLarge { .. }) => {
+                return Err(too_long(option, &shown));
+            }
+            Err(why) => Err(why.to_string()),
+        };
         (bytes, shown)
     } else {
         return Ok(arg.to_string());
     };
     let bytes = bytes.map_err(|e| format!("{option} {from}: {e}"))?;
     if bytes.len() > MAX_TEXT_BYTES {
-        return Err(format!(
-            "{option} {from}: more than {} MiB, the most a message's text may hold",
-            MAX_TEXT_BYTES >> 20
-        ));
+        return Err(too_long(option, &from));
     }
     String::from_utf8(bytes).map_err(|e| {
         format!(
@@ -201,6 +207,13 @@ fn read_text(option: &str, arg: &str) -> Result<String, String> {
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+fn too_long(option: &str, from: &str) -> String {
+    format!(
+        "{option} {from}: more than {} MiB, the most a message's text may hold",
+        MAX_TEXT_BYTES >> 20
+    )
 }
 
 fn read_bounded(source: impl Read) -> std::io::Result<Vec<u8>> {
@@ -215,7 +228,6 @@ fn read_bounded(source: impl Read) -> std::io::Result<Vec<u8>> {
 fn inputs_of(args: &EncodeArgs, text: &str) -> Vec<PathBuf> {
     let mut inputs: Vec<PathBuf> = text
         .strip_prefix('@')
-        .filter(|_| text != "-")
         .map(PathBuf::from)
         .into_iter()
         .collect();
@@ -238,15 +250,17 @@ fn from_text<'a>(
         ]);
     };
     let name = decoder.schema.message_name(id);
+    // A descriptor set's names reach the terminal only through the escaping path.
+    let shown = tfr_core::escape::for_terminal(name);
     let Some(desc) = decoder.schema.pool().get_message_by_name(name) else {
-        return Err(vec![format!("no message type {name} in the schema")]);
+        return Err(vec![format!("no message type {shown} in the schema")]);
     };
     let text = read_text("--text", text_arg).map_err(|e| vec![e])?;
     match encode_message::from_text(&desc, &text) {
         Ok(bytes) => Ok((bytes, Some(name.to_string()), text_arg)),
         Err(e) => {
-            let (shown, caret) = e.pointed(&text);
-            Err(vec![format!("--text is no {name}: {e}"), shown, caret])
+            let (line, caret) = e.pointed(&text);
+            Err(vec![format!("--text is no {shown}: {e}"), line, caret])
         }
     }
 }
@@ -292,6 +306,7 @@ fn encode_message(
     };
     let decoded = decoder.decode(&bytes);
     let name = name.unwrap_or_else(|| decoded.kind.name().to_string());
+    let name = tfr_core::escape::for_terminal(&name).into_owned();
     let coloured = env.stdout.colour;
     let Some(output) = &args.output else {
         if bytes.is_empty() {

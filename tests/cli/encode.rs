@@ -324,8 +324,22 @@ fn the_text_is_read_from_a_file_with_at() {
     std::fs::write(&bad, b"features { feature { key: \"\xff\" } }").unwrap();
     let bad_at = format!("@{}", bad.display());
     let missing_at = format!("@{}", dir.path().join("missing").display());
+    // A named pipe could block or never end: refused before it is opened.
+    let fifo = dir.path().join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let fifo_at = format!("@{}", fifo.display());
     for (args, says) in [
         (vec!["--text", bad_at.as_str()], "not UTF-8 text (byte 27"),
+        (
+            vec!["--text", fifo_at.as_str()],
+            "a named pipe, not a regular file",
+        ),
         (vec!["--text", missing_at.as_str()], "No such file"),
         (
             vec![
