@@ -102,16 +102,6 @@ pub enum VerdictKind {
     Truncated,
 }
 
-impl VerdictKind {
-    /// Whether this difference alone leaves parsers with the same message.
-    pub fn keeps_message(self) -> bool {
-        !matches!(
-            self,
-            VerdictKind::DifferentValue | VerdictKind::OnlyOne | VerdictKind::Truncated
-        )
-    }
-}
-
 /// The comparison of two payloads.
 #[derive(Debug, Clone)]
 pub struct Comparison {
@@ -316,6 +306,9 @@ impl Sides<'_> {
 
     /// Packed and unpacked runs, split runs, messages in pieces, and repeated singular fields.
     fn forms(&self, out: &mut Vec<Verdict>) {
+        // One-sided paths named so far (counted here: scanning `out` for them on every path would
+        // cost paths times verdicts).
+        let mut one_sided = 0;
         for id in 0..self.paths.infos.len() {
             let Some(info) = self.paths.infos.get(id) else {
                 continue;
@@ -327,7 +320,7 @@ impl Sides<'_> {
             let (sa, sb) = (self.a.stats(id), self.b.stats(id));
             if sa.occurrences == 0 || sb.occurrences == 0 {
                 if sa.occurrences + sb.occurrences > 0 {
-                    self.one_sided(id, sa.occurrences > 0, out);
+                    self.one_sided(id, sa.occurrences > 0, &mut one_sided, out);
                 }
                 continue;
             }
@@ -448,7 +441,7 @@ impl Sides<'_> {
         });
     }
 
-    fn one_sided(&self, id: u32, in_a: bool, out: &mut Vec<Verdict>) {
+    fn one_sided(&self, id: u32, in_a: bool, listed: &mut usize, out: &mut Vec<Verdict>) {
         // Only the outermost path sent by one side is named: its fields go with it.
         let parent = self.paths.parent(id);
         let parent_one_sided = parent != 0 && {
@@ -463,11 +456,7 @@ impl Sides<'_> {
         } else {
             ("B", self.b.stats(id))
         };
-        let listed = out
-            .iter()
-            .filter(|v| v.kind == VerdictKind::OnlyOne)
-            .count();
-        if listed >= LISTED {
+        if *listed >= LISTED {
             return;
         }
         let info = self.paths.infos.get(id as usize);
@@ -480,6 +469,7 @@ impl Sides<'_> {
             "parsers see a field on one side only (different message, unless it holds its default)"
                 .to_string()
         };
+        *listed += 1;
         out.push(Verdict {
             kind: VerdictKind::OnlyOne,
             text: format!(
