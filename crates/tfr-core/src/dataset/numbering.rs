@@ -142,7 +142,7 @@ pub enum NumberError<E: std::fmt::Display> {
     /// A shard the count has to cross is missing (or there twice).
     #[error("{label} {}: split-wide numbers need each of the split's shards once", match .twice { true => "is there twice", false => "is missing" })]
     Gap { label: String, twice: bool },
-    #[error("{split} has {records} records; there is no record {number}")]
+    #[error("{split} has {}; there is no record {number}", crate::words::plural(*records, "record"))]
     PastEnd {
         split: Untrusted,
         records: u64,
