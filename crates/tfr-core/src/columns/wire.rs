@@ -10,14 +10,14 @@
 
 use std::collections::HashMap;
 
-use super::{Column, ColumnError, ColumnValues, ExampleColumns};
+use super::{Column, ColumnError, ColumnValues, ExampleColumns, truncate_row};
 use crate::wire::{MAX_TAG_OR_LENGTH_BYTES, read_varint};
 
 const LEN: u64 = 2;
 const VARINT: u64 = 0;
 const FIXED32: u64 = 5;
 
-/// A feature's list as its bytes hold it (the list message's body, read again when appended).
+/// A feature's list as its bytes hold it (the list message's body, read when appended).
 #[derive(Clone, Copy)]
 enum List<'a> {
     Empty,
@@ -35,12 +35,23 @@ impl List<'_> {
             List::Int64(_) => Some("int64"),
         }
     }
+
+    /// Whether the list's body is plain, read without keeping its values.
+    fn is_plain(self) -> bool {
+        match self {
+            List::Empty => true,
+            List::Bytes(body) => each_bytes(body, |_| ()).is_some(),
+            List::Float(body) => each_float(body, |_| ()).is_some(),
+            List::Int64(body) => each_int(body, |_| ()).is_some(),
+        }
+    }
 }
 
-/// One feature of a record: its name, its list and the column it goes to (`None`: a new
-/// column, or left out when only named columns are kept).
+/// One feature of a record: its name (not yet known to be UTF-8 when it is a new one), its
+/// list and the column it goes to (`None`: a new column, or left out when only named columns
+/// are kept).
 struct Found<'a> {
-    name: &'a str,
+    name: &'a [u8],
     list: List<'a>,
     column: Option<usize>,
 }
@@ -55,6 +66,8 @@ pub(super) struct Scratch {
     seen: Vec<u64>,
     /// Records read so far, declined ones too.
     records: u64,
+    /// Per feature written of the record being read, whether its column had no kind before.
+    untyped: Vec<bool>,
 }
 
 /// The fields of a message body, as `(field number, wire type, value)`: the data of a
@@ -171,28 +184,28 @@ fn each_bytes<'a>(body: &'a [u8], mut each: impl FnMut(&'a [u8])) -> Option<()> 
     Some(())
 }
 
-/// A `Feature`'s list: at most one of its three fields, itself plain.
+/// A `Feature`'s list: at most one of its three fields (whose body is read when appended).
 fn feature_list(body: &[u8]) -> Option<List<'_>> {
     let mut fields = Fields::of(body);
     let list = match fields.next_field() {
         None => return Some(List::Empty),
         Some(field) => match field? {
-            (1, LEN, list) => each_bytes(list, |_| ()).map(|()| List::Bytes(list))?,
-            (2, LEN, list) => each_float(list, |_| ()).map(|()| List::Float(list))?,
-            (3, LEN, list) => each_int(list, |_| ()).map(|()| List::Int64(list))?,
+            (1, LEN, list) => List::Bytes(list),
+            (2, LEN, list) => List::Float(list),
+            (3, LEN, list) => List::Int64(list),
             _ => return None,
         },
     };
     fields.next_field().is_none().then_some(list)
 }
 
-/// A map entry of `Features`: exactly one key (UTF-8) and one value.
-fn entry(body: &[u8]) -> Option<(&str, List<'_>)> {
+/// A map entry of `Features`: exactly one key and one value.
+fn entry(body: &[u8]) -> Option<(&[u8], List<'_>)> {
     let mut fields = Fields::of(body);
     let (mut key, mut value) = (None, None);
     while let Some(field) = fields.next_field() {
         match field? {
-            (1, LEN, k) if key.is_none() => key = Some(std::str::from_utf8(k).ok()?),
+            (1, LEN, k) if key.is_none() => key = Some(k),
             (2, LEN, v) if value.is_none() => value = Some(feature_list(v)?),
             _ => return None,
         }
@@ -236,14 +249,14 @@ impl ExampleColumns {
                 (1, LEN, body) => entry(body)?,
                 _ => return None,
             };
-            let column = self.column_of(name, found.len(), scratch);
+            let column = self.column_of(name, found.len(), scratch)?;
             found.push(Found { name, list, column });
         }
         // Each name once in the record and each list of its column's kind (else the record is
         // read through the decoder): checked before anything is written.
         scratch.records += 1;
         scratch.seen.resize(self.columns.len(), 0);
-        let mut new_names: Option<HashMap<&str, ()>> = None;
+        let mut new_names: Option<HashMap<&[u8], ()>> = None;
         for f in &found {
             match f.column {
                 Some(at) => {
@@ -271,25 +284,45 @@ impl ExampleColumns {
             }
         }
         // New columns come in name order, as the typed view lists a record's features.
+        let known = self.columns.len();
         if !self.only && new_names.is_some() {
             let mut new: Vec<usize> = (0..found.len())
                 .filter(|&i| found.get(i).is_some_and(|f| f.column.is_none()))
                 .collect();
-            new.sort_by_key(|&i| found.get(i).map(|f| f.name.as_bytes()));
+            new.sort_by_key(|&i| found.get(i).map(|f| f.name));
             for i in new {
                 if let Some(f) = found.get_mut(i) {
-                    f.column = Some(self.add_column(f.name));
+                    // Known to be UTF-8: column_of looked it up by name.
+                    let Ok(name) = std::str::from_utf8(f.name) else {
+                        self.undo(&[], &[], known);
+                        return None;
+                    };
+                    f.column = Some(self.add_column(name));
                 }
             }
         }
-        scratch.order.clear();
+        // The lists are read as they are appended; one that is not plain undoes the record.
+        scratch.untyped.clear();
         for f in &found {
-            scratch.order.push(f.column.unwrap_or(usize::MAX));
-            if let Some(column) = f.column.and_then(|at| self.columns.get_mut(at)) {
-                append_list(column, f.list);
-                column.present.push(true);
+            let appended = match f.column.and_then(|at| self.columns.get_mut(at)) {
+                Some(column) => {
+                    scratch
+                        .untyped
+                        .push(matches!(column.values, ColumnValues::Unset));
+                    column.present.push(true);
+                    append_list(column, f.list)
+                }
+                None => f.list.is_plain(),
+            };
+            if !appended {
+                self.undo(&found, &scratch.untyped, known);
+                return None;
             }
         }
+        scratch.order.clear();
+        scratch
+            .order
+            .extend(found.iter().map(|f| f.column.unwrap_or(usize::MAX)));
         self.rows += 1;
         for column in &mut self.columns {
             if column.present.len() < self.rows {
@@ -306,19 +339,45 @@ impl ExampleColumns {
         Some(Ok(()))
     }
 
-    /// The column of feature `name`, the `position`-th of its record, when there is one.
-    fn column_of(&self, name: &str, position: usize, scratch: &Scratch) -> Option<usize> {
-        let guess = scratch.order.get(position).copied();
-        if let Some(at) = guess.filter(|&at| self.columns.get(at).is_some_and(|c| c.name == name)) {
-            return Some(at);
+    /// Takes back what the first features of `found` wrote to the row being built (`untyped`
+    /// saying, for each of them, whether its column had no kind before) and the columns from
+    /// `known` on that it added: the record is declined as if it had not been read.
+    fn undo(&mut self, found: &[Found<'_>], untyped: &[bool], known: usize) {
+        let written = found.iter().filter_map(|f| f.column).zip(untyped);
+        for (at, &untyped) in written {
+            if let Some(column) = self.columns.get_mut(at) {
+                truncate_row(column);
+                if untyped {
+                    column.values = ColumnValues::Unset;
+                }
+            }
         }
-        self.by_name.get(name).copied()
+        for column in self.columns.drain(known..) {
+            self.by_name.remove(&column.name);
+        }
+    }
+
+    /// The column of feature `name`, the `position`-th of its record, when there is one
+    /// (`Some(None)`: none yet); `None` when the name is not UTF-8.
+    fn column_of(&self, name: &[u8], position: usize, scratch: &Scratch) -> Option<Option<usize>> {
+        let guess = scratch.order.get(position).copied();
+        if let Some(at) = guess.filter(|&at| {
+            self.columns
+                .get(at)
+                .is_some_and(|c| c.name.as_bytes() == name)
+        }) {
+            return Some(Some(at));
+        }
+        let name = std::str::from_utf8(name).ok()?;
+        Some(self.by_name.get(name).copied())
     }
 }
 
-/// Appends a list already found plain to `column`, whose kind it matches or sets.
-fn append_list(column: &mut Column, list: List<'_>) {
-    if matches!(column.values, ColumnValues::Unset) {
+/// Appends a list to `column`, whose kind it matches or sets, reading its body; `false` when
+/// the body is not plain, and then `column` keeps what it had.
+fn append_list(column: &mut Column, list: List<'_>) -> bool {
+    let was_unset = matches!(column.values, ColumnValues::Unset);
+    if was_unset {
         column.values = match list {
             List::Int64(_) => ColumnValues::Int64(Vec::new()),
             List::Float(_) => ColumnValues::Float(Vec::new()),
@@ -329,16 +388,42 @@ fn append_list(column: &mut Column, list: List<'_>) {
             List::Empty => ColumnValues::Unset,
         };
     }
-    // The lists were read whole once already: these walks cannot stop early.
-    let _ = match (&mut column.values, list) {
-        (ColumnValues::Int64(v), List::Int64(body)) => each_int(body, |x| v.push(x)),
-        (ColumnValues::Float(v), List::Float(body)) => each_float(body, |x| v.push(x)),
-        (ColumnValues::Bytes { ends, data }, List::Bytes(body)) => each_bytes(body, |s| {
-            data.extend_from_slice(s);
-            ends.push(data.len() as i64);
-        }),
-        _ => Some(()),
+    let plain = match (&mut column.values, list) {
+        (ColumnValues::Int64(v), List::Int64(body)) => {
+            let start = v.len();
+            let plain = each_int(body, |x| v.push(x)).is_some();
+            if !plain {
+                v.truncate(start);
+            }
+            plain
+        }
+        (ColumnValues::Float(v), List::Float(body)) => {
+            let start = v.len();
+            let plain = each_float(body, |x| v.push(x)).is_some();
+            if !plain {
+                v.truncate(start);
+            }
+            plain
+        }
+        (ColumnValues::Bytes { ends, data }, List::Bytes(body)) => {
+            let (start, end) = (ends.len(), data.len());
+            let plain = each_bytes(body, |s| {
+                data.extend_from_slice(s);
+                ends.push(data.len() as i64);
+            })
+            .is_some();
+            if !plain {
+                ends.truncate(start);
+                data.truncate(end);
+            }
+            plain
+        }
+        _ => true,
     };
+    if !plain && was_unset {
+        column.values = ColumnValues::Unset;
+    }
+    plain
 }
 
 #[cfg(test)]

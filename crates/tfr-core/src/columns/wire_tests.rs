@@ -281,3 +281,54 @@ fn negative_numbers_and_every_float_come_back_as_written() {
         .collect();
     assert_eq!(bits, want);
 }
+
+/// An Example's payload from `(name, kind, list body)`, kind 0 for a feature with no list set.
+fn example_of(features: &[(&str, u8, &[u8])]) -> Vec<u8> {
+    let mut map = Vec::new();
+    for &(name, kind, list) in features {
+        let mut feature = Vec::new();
+        if kind != 0 {
+            field(kind, list, &mut feature);
+        }
+        let mut entry = Vec::new();
+        field(1, name.as_bytes(), &mut entry);
+        field(2, &feature, &mut entry);
+        field(1, &entry, &mut map);
+    }
+    let mut payload = Vec::new();
+    field(1, &map, &mut payload);
+    payload
+}
+
+#[test]
+fn a_list_found_not_plain_late_in_a_record_takes_back_all_the_record_wrote() {
+    let ints = |values: &[u8]| {
+        let mut list = Vec::new();
+        field(1, values, &mut list);
+        list
+    };
+    let mut columns = ExampleColumns::new();
+    let first = example_of(&[("a", 3, &ints(&[1])), ("e", 0, &[])]);
+    assert_eq!(columns.push_wire(&first), Some(Ok(())));
+    let before = format!("{:?}", columns.columns);
+    // "a", "e" and "b" are written (and "e" given a kind, "b" added) before "c"'s varint is
+    // found cut short: the record is declined and leaves the columns as they were.
+    let floats = 1.5f32.to_le_bytes();
+    let cut = example_of(&[
+        ("a", 3, &ints(&[2, 3])),
+        ("e", 2, &ints(&floats)),
+        ("b", 2, &ints(&floats)),
+        ("c", 3, &ints(&[0x80])),
+    ]);
+    assert_eq!(columns.push_wire(&cut), None);
+    assert_eq!(columns.rows(), 1);
+    assert_eq!(format!("{:?}", columns.columns), before);
+    assert!(!columns.by_name.contains_key("b") && !columns.by_name.contains_key("c"));
+    // "e" has no kind still, so a later record may give it any.
+    let later = example_of(&[("a", 3, &ints(&[4])), ("e", 3, &ints(&[5]))]);
+    assert_eq!(columns.push_wire(&later), Some(Ok(())));
+    let columns = columns.finish();
+    assert_eq!(columns[0].values, ColumnValues::Int64(vec![1, 4]));
+    assert_eq!(columns[1].values, ColumnValues::Int64(vec![5]));
+    assert_eq!(columns[1].present, [true, true]);
+}
