@@ -17,7 +17,7 @@ use tfr_core::dataset::snapshot::Snapshot;
 use tfr_core::dataset::snapshot::element::{self, Placed};
 use tfr_core::frame::Frame;
 use tfr_core::input::{Input, OpenOptions};
-use tfr_core::jsonformat::{RawPayload, write_message};
+use tfr_core::jsonformat::{RawPayload, write_message, write_plain_example};
 use tfr_core::payload::{Decoded, Decoder, Reading};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -438,6 +438,22 @@ fn render(
             frame.index, frame.offset
         ));
     }
+    // A plain Example prints as its tree would, read without one.
+    if let Some(example) = decoder
+        .plain_example(payload)
+        .filter(|_| format == Format::Json)
+    {
+        write_json_line(input, &frame, selection, envelope, output, |out| {
+            write_plain_example(&example, out)
+        });
+        return Rendered {
+            notes,
+            status,
+            mismatch: None,
+            index: frame.index,
+            placed: None,
+        };
+    }
     let decoded = decoder.decode(payload);
     let mut mismatch = None;
     if let Some(note) = invalid_note(decoder, &decoded, &frame) {
@@ -453,32 +469,9 @@ fn render(
     // Each rendering is written once, in place: a record can be tens of megabytes.
     match format {
         Format::Text => decoded.view(payload, decoder.table()).write_text(output),
-        Format::Json => {
-            if envelope {
-                let file = tfr_core::escape::path_for_json(data.path());
-                let file = tfr_core::pyjson::to_string(&file).unwrap_or_default();
-                let _ = write!(
-                    output,
-                    "{{\"file\": {file}, \"index\": {}, \"offset\": {}, ",
-                    frame.index, frame.offset
-                );
-                if let Some((split, first)) = &selection.in_split {
-                    let split = tfr_core::pyjson::to_string(split).unwrap_or_default();
-                    let number = frame.index.saturating_sub(selection.start) as u64;
-                    let _ = write!(
-                        output,
-                        "\"split\": {split}, \"split_record\": {}, ",
-                        first.saturating_add(number)
-                    );
-                }
-                output.push_str("\"record\": ");
-            }
-            write_json(decoder, &decoded, payload, output);
-            if envelope {
-                output.push('}');
-            }
-            output.push('\n');
-        }
+        Format::Json => write_json_line(input, &frame, selection, envelope, output, |out| {
+            write_json(decoder, &decoded, payload, out)
+        }),
         Format::Tree => {
             grouped = render_tree(
                 input,
@@ -498,6 +491,42 @@ fn render(
         index: frame.index,
         placed: grouped,
     }
+}
+
+/// Appends a record's line of JSON, which `write` appends the record's object to: with
+/// `envelope`, inside the object that says where the record comes from.
+fn write_json_line(
+    input: &Input,
+    frame: &Frame,
+    selection: &Selection,
+    envelope: bool,
+    output: &mut String,
+    write: impl FnOnce(&mut String),
+) {
+    if envelope {
+        let file = tfr_core::escape::path_for_json(input.data().path());
+        let file = tfr_core::pyjson::to_string(&file).unwrap_or_default();
+        let _ = write!(
+            output,
+            "{{\"file\": {file}, \"index\": {}, \"offset\": {}, ",
+            frame.index, frame.offset
+        );
+        if let Some((split, first)) = &selection.in_split {
+            let split = tfr_core::pyjson::to_string(split).unwrap_or_default();
+            let number = frame.index.saturating_sub(selection.start) as u64;
+            let _ = write!(
+                output,
+                "\"split\": {split}, \"split_record\": {}, ",
+                first.saturating_add(number)
+            );
+        }
+        output.push_str("\"record\": ");
+    }
+    write(output);
+    if envelope {
+        output.push('}');
+    }
+    output.push('\n');
 }
 
 /// A record whose payload cannot be read: skipped, with why, and damage; in a snapshot's shard,

@@ -11,6 +11,7 @@ use base64::Engine as _;
 
 use crate::decode::{FieldValues, MapEntry, MapView, MessageView, Scalar, Value};
 use crate::keytext::{KeyTexts, write_key};
+use crate::payload::{PlainExample, PlainValues};
 use crate::pyfmt::{json_bytes, json_string, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::textformat::scalar_text;
@@ -156,6 +157,56 @@ fn write_entries<'m>(
         }
     }
     out.push('}');
+}
+
+/// Appends the JSON object of a plain Example, as [`write_message`] writes the same Example
+/// from its tree.
+pub fn write_plain_example(example: &PlainExample<'_>, out: &mut String) {
+    out.push_str("{\"features\": {\"feature\": {");
+    for (n, feature) in example.features().iter().enumerate() {
+        if n > 0 {
+            out.push_str(", ");
+        }
+        write_key(&KEY_MEMBERS, n, feature.key, out, |key, out| {
+            json_bytes(key, out);
+            out.push_str(": ");
+        });
+        let mut first = true;
+        let mut separate = |out: &mut String| {
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+        };
+        match feature.values {
+            PlainValues::Bytes(list) => {
+                out.push_str("{\"bytesList\": {\"value\": [");
+                PlainValues::each_bytes(list, |bytes| {
+                    separate(out);
+                    out.push('"');
+                    write_base64(bytes, out);
+                    out.push('"');
+                });
+            }
+            PlainValues::Floats(run) => {
+                out.push_str("{\"floatList\": {\"value\": [");
+                PlainValues::each_f32(run, |value| {
+                    separate(out);
+                    write_f32(value, out);
+                });
+            }
+            PlainValues::Int64s(run) => {
+                out.push_str("{\"int64List\": {\"value\": [");
+                let mut digits = itoa::Buffer::new();
+                PlainValues::each_i64(run, |value| {
+                    separate(out);
+                    quoted(digits.format(value), out);
+                });
+            }
+        }
+        out.push_str("]}}");
+    }
+    out.push_str("}}}");
 }
 
 thread_local! {

@@ -598,6 +598,11 @@ impl Schema {
         })
     }
 
+    /// Whether this is the built-in schema itself, with nothing of the user's.
+    pub fn is_builtin(&self) -> bool {
+        Arc::ptr_eq(&self.table, &Self::builtin().table)
+    }
+
     /// The built-in protos plus the user's schema, as `protoc` takes one: `.proto` files named
     /// by path or by their path under an include directory, and compiled descriptor sets.
     pub fn from_sources(sources: &Sources) -> Result<Schema> {

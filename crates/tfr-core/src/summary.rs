@@ -56,6 +56,17 @@ pub fn describe_frame_with(
             feature_names: Names::default(),
         };
     };
+    // A plain Example is summed up as its tree would be, read without one.
+    if let Some(example) = decoder.plain_example(payload) {
+        let summary = crate::payload::plain_summary(&example, names);
+        return FrameRow {
+            frame,
+            kind: Some(PayloadKind::Builtin(&crate::payload::EXAMPLE)),
+            feature_count: summary.features,
+            summary: summary.line,
+            feature_names: summary.names,
+        };
+    }
     let decoded = decoder.decode(payload);
     let summary = summarize(decoder, &decoded, payload, names);
     FrameRow {

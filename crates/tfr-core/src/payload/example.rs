@@ -152,13 +152,41 @@ thread_local! {
 fn features_summary(typed: &Typed<'_>, sequence: bool) -> Summary {
     let (view, message) = (&typed.view, &typed.message);
     let features = view::top_features(message);
-    let count = features.len();
+    let lists = sequence.then(|| view::feature_lists_of(message).len());
+    keys_summary(
+        features.len(),
+        lists,
+        || features.keys(),
+        view.keeps_names(),
+    )
+}
+
+/// The summary of a plain Example ([`super::PlainExample`]), as [`features_summary`] words an
+/// Example's.
+pub fn plain_summary(example: &super::PlainExample<'_>, names: super::FeatureNames) -> Summary {
+    let features = example.features();
+    let keys = || features.iter().map(|f| f.key);
+    keys_summary(
+        features.len(),
+        None,
+        keys,
+        names == super::FeatureNames::Kept,
+    )
+}
+
+/// The summary of `count` features, whose names `keys` lists in order (and, for a
+/// SequenceExample, of `lists` feature lists); with `keeps_names`, the names kept as well.
+fn keys_summary<'k, I: ExactSizeIterator<Item = &'k [u8]>>(
+    count: usize,
+    lists: Option<usize>,
+    keys: impl Fn() -> I,
+    keeps_names: bool,
+) -> Summary {
     // Written piece by piece: `list` words millions of these.
     let mut line = String::with_capacity(64);
     line.push_str(itoa::Buffer::new().format(count));
     line.push_str(if count == 1 { " feature" } else { " features" });
-    if sequence {
-        let lists = view::feature_lists_of(message).len();
+    if let Some(lists) = lists {
         line.push_str(", ");
         line.push_str(itoa::Buffer::new().format(lists));
         line.push_str(if lists == 1 {
@@ -172,13 +200,13 @@ fn features_summary(typed: &Typed<'_>, sequence: bool) -> Summary {
         line.push_str(": ");
     }
     // The line shows a few names; the list keeps more, when it is wanted.
-    let keep = if view.keeps_names() {
+    let keep = if keeps_names {
         super::NAMES_KEPT
     } else {
         LINE_NAMES
     };
-    let kept = || features.keys().take(keep);
-    let mut names = if view.keeps_names() {
+    let kept = || keys().take(keep);
+    let mut names = if keeps_names {
         Names::with_capacity(kept().len(), kept().map(<[u8]>::len).sum())
     } else {
         Names::default()
@@ -195,7 +223,7 @@ fn features_summary(typed: &Typed<'_>, sequence: bool) -> Summary {
                 out.push_str(&crate::escape::name_for_terminal(key));
             });
         }
-        if view.keeps_names() {
+        if keeps_names {
             names.push(&String::from_utf8_lossy(key));
         }
     }

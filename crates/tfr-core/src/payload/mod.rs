@@ -15,6 +15,7 @@ mod example;
 mod fallback;
 pub mod inner;
 mod message;
+mod plain;
 pub mod plugin;
 pub mod tensor;
 mod types;
@@ -22,7 +23,8 @@ mod types;
 pub use crate::escape::looks_like_text;
 pub use detect::{PassedOver, Probe};
 pub use event::{EVENT, EVENT_MESSAGE, GRAPH_MESSAGE};
-pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE};
+pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE, plain_summary};
+pub use plain::{PlainExample, PlainFeature, PlainValues};
 pub use tensor::{TENSOR, TENSOR_MESSAGE, string_list_at, strings_text, tensor_content_field};
 pub use types::{
     BUILTIN, Declared, EXPECTED, FeatureNames, Found, ImageCandidates, NAMES_KEPT, Names,
@@ -209,6 +211,8 @@ pub struct Decoder {
     /// The types worth walking a payload as, by its first byte (see
     /// [`detect::starting_types`]).
     starting: detect::Starting,
+    /// The schema is the built-in one: records may be read as [`PlainExample`]s.
+    builtin: bool,
 }
 
 impl Decoder {
@@ -220,6 +224,7 @@ impl Decoder {
             .collect();
         let starting = detect::starting_types(schema.table());
         Decoder {
+            builtin: schema.is_builtin(),
             known,
             starting,
             schema,
@@ -261,6 +266,18 @@ impl Decoder {
                 .is_some_and(|m| m.full_name.as_ref() == example::EXAMPLE_MESSAGE),
             Reading::Bytes | Reading::Wire => false,
         }
+    }
+
+    /// The payload as a plain Example ([`PlainExample`]), when [`Decoder::decode`] would read it
+    /// as a valid Example of the built-in schema and nothing else: read detecting types, in a
+    /// file learnt to hold Examples. A plain Example has only the Example's fields, so no other
+    /// type explains more of it, and holds a Feature's tag (`12`, a control character), so it
+    /// is not text.
+    pub fn plain_example<'p>(&self, payload: &'p [u8]) -> Option<PlainExample<'p>> {
+        if !(self.builtin && self.reading == Reading::Auto && self.takes_examples()) {
+            return None;
+        }
+        PlainExample::parse(payload)
     }
 
     /// The kind used for empty and ambiguous payloads: the learnt one, else the named one.
