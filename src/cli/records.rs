@@ -32,6 +32,17 @@ const CHUNK: usize = 64;
 /// time than runs of 8 KiB, and a closed output is still noticed within about a hundred records.
 const RUN_BYTES: usize = 64 * 1024;
 
+/// One decoder per core, made when a batch first needs more than one: the cores are counted
+/// (cgroup files read) only then.
+#[derive(Default)]
+struct Workers(std::sync::OnceLock<Vec<Decoder>>);
+
+impl Workers {
+    fn get(&self, input: &Input) -> &[Decoder] {
+        self.0.get_or_init(|| input.worker_decoders())
+    }
+}
+
 /// How the rendering of a range of records ended.
 pub enum Outcome {
     /// Every frame of the range that exists was handed over; `next` is the first one that was not
@@ -65,8 +76,8 @@ struct Batch<M> {
 }
 
 impl<M: Send> Batch<M> {
-    /// Renders the frames into the chunks, on every core.
-    fn render<R>(&mut self, input: &Input, decoders: &[Decoder], render: &R)
+    /// Renders the frames into the chunks, on every core when they fill more than one chunk.
+    fn render<R>(&mut self, input: &Input, decoders: &Workers, render: &R)
     where
         R: Fn(&Input, &Decoder, Frame, &mut String) -> M + Sync,
     {
@@ -75,24 +86,36 @@ impl<M: Send> Batch<M> {
             .resize_with(count.max(self.chunks.len()), Chunk::new);
         let fallback = input.decoder();
         let frames = self.frames.clone();
-        self.chunks
-            .par_iter_mut()
-            .take(count)
-            .enumerate()
-            .for_each(|(n, chunk)| {
-                let decoder = rayon::current_thread_index()
-                    .and_then(|i| decoders.get(i % decoders.len().max(1)))
-                    .unwrap_or(fallback);
-                chunk.output.clear();
-                chunk.records.clear();
-                let first = frames.start + n * CHUNK;
-                let chunk_frames = first..frames.end.min(first + CHUNK);
-                // The batch's frames are final: every one is there.
-                for frame in chunk_frames.filter_map(|i| input.indexed_frame(i)) {
-                    let meta = render(input, decoder, frame, &mut chunk.output);
-                    chunk.records.push((chunk.output.len(), meta));
-                }
-            });
+        let render_chunk = |n: usize, chunk: &mut Chunk<M>, decoder: &Decoder| {
+            chunk.output.clear();
+            chunk.records.clear();
+            let first = frames.start + n * CHUNK;
+            let chunk_frames = first..frames.end.min(first + CHUNK);
+            // The batch's frames are final: every one is there.
+            for frame in chunk_frames.filter_map(|i| input.indexed_frame(i)) {
+                let meta = render(input, decoder, frame, &mut chunk.output);
+                chunk.records.push((chunk.output.len(), meta));
+            }
+        };
+        if count <= 1 {
+            // One chunk is one worker's share: rendered here, a command that prints a record or
+            // a few never starts the pool's threads.
+            if let Some(chunk) = self.chunks.first_mut().filter(|_| count == 1) {
+                render_chunk(0, chunk, fallback);
+            }
+        } else {
+            let decoders = decoders.get(input);
+            self.chunks
+                .par_iter_mut()
+                .take(count)
+                .enumerate()
+                .for_each(|(n, chunk)| {
+                    let decoder = rayon::current_thread_index()
+                        .and_then(|i| decoders.get(i % decoders.len().max(1)))
+                        .unwrap_or(fallback);
+                    render_chunk(n, chunk, decoder);
+                });
+        }
         // Chunks past this batch's frames hold nothing to hand over.
         for chunk in self.chunks.iter_mut().skip(count) {
             chunk.output.clear();
@@ -166,7 +189,7 @@ pub fn render_in_order<M: Send, W: io::Write + ?Sized>(
     out: &mut W,
     mut emit: impl FnMut(&Input, M, &str) -> Handed,
 ) -> io::Result<Outcome> {
-    let workers = input.worker_decoders();
+    let workers = Workers::default();
     // Long runs to a file or a pipe show their progress on stderr when it is a terminal.
     let progress = super::progress::Progress::bytes("reading", input.source.len(), progress);
     let mut next = start;

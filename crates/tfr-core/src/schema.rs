@@ -4,10 +4,11 @@
 //! The `.proto` sources are compiled by protox, a protobuf compiler in pure Rust, so no `protoc`
 //! is needed anywhere. The built-in files are listed in [`builtin`], grouped as the payload types
 //! bring them ([`crate::payload::PayloadType::protos`]), and compiled ahead of time into
-//! `schema/builtin.binpb`: a process decodes that descriptor set, where compiling the sources took
-//! most of its start. User files are compiled at run time, with the built-in files importable
-//! under their usual TensorFlow paths. The pool is then numbered into a [`table::Table`], which is
-//! what decoding reads.
+//! `schema/builtin.binpb`, and numbered ahead of time into `schema/builtin.table.json`: decoding
+//! reads only the [`table::Table`], so a process loads that and decodes the descriptor set only
+//! when something asks for the pool (encoding, comparing records): building the pool took most of
+//! a start. User files are compiled at run time, with the built-in files importable under their
+//! usual TensorFlow paths, and numbered into a table then.
 
 pub mod builtin;
 pub mod limits;
@@ -16,7 +17,7 @@ pub mod table;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use prost_reflect::DescriptorPool;
 use prost_reflect::prost_types::{FileDescriptorProto, FileDescriptorSet};
@@ -32,6 +33,10 @@ use table::{MessageId, Table};
 /// checks it is what compiling the sources gives, and rewrites it when asked
 /// (`TFR_WRITE_BUILTIN_SET=1`).
 static BUILTIN_SET: &[u8] = include_bytes!("schema/builtin.binpb");
+
+/// [`BUILTIN_SET`] numbered ([`Table::to_json`]); a test checks it against numbering the set now
+/// and rewrites it with the set.
+static BUILTIN_TABLE: &[u8] = include_bytes!("schema/builtin.table.json");
 
 /// A `.proto` file built into the binary.
 #[derive(Debug)]
@@ -209,7 +214,8 @@ impl FileResolver for BuiltinFiles {
 /// The descriptors a decode uses: the compiled pool, and its table shared by every thread.
 #[derive(Debug, Clone)]
 pub struct Schema {
-    pool: DescriptorPool,
+    /// Set when the schema is compiled; for the built-in schema, decoded on first use.
+    pool: Arc<OnceLock<DescriptorPool>>,
     table: Arc<Table>,
     user_message: Option<MessageId>,
     candidates: Vec<MessageId>,
@@ -572,18 +578,24 @@ fn declare_field_types(
 }
 
 impl Schema {
-    /// The registered payload types' protos only: compiled once per process (the pool and the
+    /// The registered payload types' protos only: loaded once per process (the pool and the
     /// table are shared, so every further one is a copy of two pointers).
     pub fn builtin() -> Schema {
-        static BUILTIN: std::sync::OnceLock<Schema> = std::sync::OnceLock::new();
+        static BUILTIN: OnceLock<Schema> = OnceLock::new();
         BUILTIN
             .get_or_init(|| {
-                // The built-in sources are part of the binary and covered by tests, so compiling
-                // them cannot fail at run time; a failure would be a build defect, reported rather
+                // The built-in table is part of the binary and covered by tests, so loading it
+                // cannot fail at run time; a failure would be a build defect, reported rather
                 // than hidden.
-                match Self::decode_builtin() {
-                    Ok(schema) => schema,
-                    Err(e) => panic!("built-in protos failed to compile: {e}"),
+                let table = match Table::from_json(BUILTIN_TABLE) {
+                    Ok(table) => table,
+                    Err(e) => panic!("built-in table failed to load: {e}"),
+                };
+                Schema {
+                    pool: Arc::new(OnceLock::new()),
+                    table: Arc::new(table),
+                    user_message: None,
+                    candidates: Vec::new(),
                 }
             })
             .clone()
@@ -626,19 +638,23 @@ impl Schema {
         Self::compile(sources)
     }
 
-    /// The built-in schema from the descriptor set compiled ahead of time.
+    /// The built-in pool, from the descriptor set compiled ahead of time.
+    fn decode_builtin_pool() -> DescriptorPool {
+        // Covered by tests as the table is: a failure would be a build defect.
+        match DescriptorPool::decode(BUILTIN_SET) {
+            Ok(pool) => pool,
+            Err(e) => panic!("built-in descriptors failed to decode: {e}"),
+        }
+    }
+
+    /// The built-in schema numbered from its pool, as [`BUILTIN_TABLE`] was made.
+    #[cfg(test)]
     fn decode_builtin() -> Result<Schema> {
-        let pool = DescriptorPool::decode(BUILTIN_SET).map_err(|e| {
-            schema_err(
-                Path::new("builtin.binpb"),
-                format!("built-in descriptors: {e}"),
-            )
-        })?;
         let files = OpenedFiles {
             from_sets: Vec::new(),
             protos: Vec::new(),
         };
-        Self::numbered(pool, &Sources::default(), &files)
+        Self::numbered(Self::decode_builtin_pool(), &Sources::default(), &files)
     }
 
     fn compile(sources: &Sources) -> Result<Schema> {
@@ -682,7 +698,7 @@ impl Schema {
             table.show_bytes_as(name, *dtype);
         }
         Ok(Schema {
-            pool,
+            pool: Arc::new(OnceLock::from(pool)),
             table: Arc::new(table),
             user_message,
             candidates: if user_message.is_some() {
@@ -700,7 +716,7 @@ impl Schema {
     }
 
     pub fn pool(&self) -> &DescriptorPool {
-        &self.pool
+        self.pool.get_or_init(Self::decode_builtin_pool)
     }
 
     /// The numbered schema decoding reads (cheap to share across threads).
@@ -774,6 +790,36 @@ mod tests {
         assert_eq!(table(&decoded), table(&compiled));
     }
 
+    /// The committed table is the committed set numbered now, byte for byte, and the built-in
+    /// schema's pool is that set.
+    #[test]
+    fn the_committed_built_in_table_is_the_built_in_set_numbered() {
+        let numbered = Schema::decode_builtin().unwrap();
+        let json = numbered.table().to_json().unwrap();
+        if std::env::var_os("TFR_WRITE_BUILTIN_SET").is_some() {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/schema/builtin.table.json");
+            std::fs::write(path, &json).unwrap();
+            return;
+        }
+        assert!(
+            json == BUILTIN_TABLE,
+            "the built-in set changed: rewrite src/schema/builtin.table.json with \
+             `TFR_WRITE_BUILTIN_SET=1 cargo test -p tfr-core the_committed_built_in`"
+        );
+        let loaded = Schema::builtin();
+        assert_eq!(
+            format!("{:?}", loaded.table()),
+            format!("{:?}", numbered.table())
+        );
+        let names = |schema: &Schema| -> Vec<String> {
+            let pool = schema.pool();
+            pool.all_messages()
+                .map(|m| m.full_name().to_string())
+                .collect()
+        };
+        assert_eq!(names(&loaded), names(&numbered));
+    }
+
     /// The committed set is the built-in sources compiled now, byte for byte.
     #[test]
     fn the_committed_built_in_set_is_the_built_in_sources_compiled() {
@@ -799,7 +845,8 @@ mod tests {
         assert!(
             bytes == BUILTIN_SET,
             "the built-in .proto files changed: rewrite src/schema/builtin.binpb with \
-             `TFR_WRITE_BUILTIN_SET=1 cargo test -p tfr-core the_committed_built_in_set`"
+             `TFR_WRITE_BUILTIN_SET=1 cargo test -p tfr-core the_committed_built_in` (twice: the table \
+             is numbered from the set the test binary holds)"
         );
     }
 

@@ -13,20 +13,24 @@ use prost_reflect::{DescriptorPool, FieldDescriptor, MessageDescriptor, Syntax};
 use crate::wire_type::WireType;
 
 /// A message type of the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct MessageId(pub u32);
 
 /// An enum type of the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct EnumId(pub u32);
 
 /// A field of some message of the table (fields of one message are numbered consecutively, in
 /// field-number order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct FieldId(pub u32);
 
 /// What a field holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Kind {
     Double,
     Float,
@@ -98,7 +102,7 @@ impl Kind {
 }
 
 /// How many values a field holds and how absence is told apart from the default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Cardinality {
     /// proto3 singular field without presence: the default value means "not set".
     Implicit,
@@ -108,7 +112,7 @@ pub enum Cardinality {
     Map,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Field {
     pub number: u32,
     pub name: Box<str>,
@@ -180,7 +184,7 @@ pub(crate) fn packed_by_declaration(
 /// Field numbers below this are found by direct indexing.
 const DENSE: usize = 64;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Message {
     pub full_name: Box<str>,
     pub name: Box<str>,
@@ -201,7 +205,7 @@ pub struct Message {
 
 /// What the walk reads a field's value by: the field's kind and flags, copied into its message's
 /// slots so that looking a tag up reads one small entry, not the field's description.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Reading {
     pub kind: Kind,
     /// [`Field::packable`].
@@ -221,7 +225,7 @@ impl Reading {
 }
 
 /// What a tag of a declared field number reads as in a message.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Slot {
     field: FieldId,
     /// The wire types the field accepts, one bit each (bit `n` for wire type `n`).
@@ -256,7 +260,7 @@ impl<'t> Tags<'t> {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Enum {
     pub full_name: Box<str>,
     pub name: Box<str>,
@@ -282,7 +286,7 @@ impl Enum {
 }
 
 /// Every message, field and enum of a descriptor pool.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Table {
     messages: Vec<Message>,
     fields: Vec<Field>,
@@ -290,12 +294,15 @@ pub struct Table {
     /// By field id: whether the field is declared packed (proto3's default for repeated
     /// numbers, `[packed = true]` in proto2), which is how encoders write it.
     packed: Vec<bool>,
+    #[serde(skip)]
     by_name: HashMap<Box<str>, MessageId, NameHash>,
     /// Bytes features (and feature lists) whose values the readable views show as arrays of
     /// numbers of a dtype (`--bytes-as rgb=uint8`), by feature name.
+    #[serde(skip)]
     bytes_as: Vec<(Box<[u8]>, crate::tensor::DType)>,
     /// Bytes features (and feature lists) whose values the readable views read as a message
     /// (`--field-type feature:NAME=pkg.Type`), by feature name.
+    #[serde(skip)]
     feature_types: Vec<(Box<[u8]>, MessageId)>,
 }
 
@@ -327,6 +334,23 @@ impl std::hash::Hasher for Fnv {
 }
 
 impl Table {
+    /// A table [`Table::to_json`] wrote: what a process loads instead of numbering a pool.
+    pub(crate) fn from_json(json: &[u8]) -> serde_json::Result<Table> {
+        let mut table: Table = serde_json::from_slice(json)?;
+        table.by_name = table
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.full_name.clone(), MessageId(i as u32)))
+            .collect();
+        Ok(table)
+    }
+
+    /// The table as JSON, without what the user's flags add (`--bytes-as`, feature types).
+    pub(crate) fn to_json(&self) -> serde_json::Result<Vec<u8>> {
+        serde_json::to_vec(self)
+    }
+
     /// Numbers everything in `pool`.
     pub fn new(pool: &DescriptorPool) -> Table {
         let by_name: HashMap<Box<str>, MessageId, NameHash> = pool
