@@ -347,6 +347,7 @@ impl Table {
     }
 
     /// The table as JSON, without what the user's flags add (`--bytes-as`, feature types).
+    #[cfg(test)]
     pub(crate) fn to_json(&self) -> serde_json::Result<Vec<u8>> {
         serde_json::to_vec(self)
     }
