@@ -439,10 +439,10 @@ fn render(
         ));
     }
     // A plain Example prints as its tree would, read without one.
-    if let Some(example) = decoder
-        .plain_example(payload)
-        .filter(|_| format == Format::Json)
-    {
+    let plain = (format == Format::Json)
+        .then(|| decoder.plain_example(payload))
+        .flatten();
+    if let Some(example) = plain {
         write_json_line(input, &frame, selection, envelope, output, |out| {
             write_plain_example(&example, out)
         });
