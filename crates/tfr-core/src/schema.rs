@@ -38,6 +38,9 @@ static BUILTIN_SET: &[u8] = include_bytes!("schema/builtin.binpb");
 /// and rewrites it with the set.
 static BUILTIN_TABLE: &[u8] = include_bytes!("schema/builtin.table.json");
 
+/// The built-in schema, once loaded ([`Schema::builtin`]).
+static BUILTIN: OnceLock<Schema> = OnceLock::new();
+
 /// A `.proto` file built into the binary.
 #[derive(Debug)]
 pub struct ProtoFile {
@@ -581,7 +584,6 @@ impl Schema {
     /// The registered payload types' protos only: loaded once per process (the pool and the
     /// table are shared, so every further one is a copy of two pointers).
     pub fn builtin() -> Schema {
-        static BUILTIN: OnceLock<Schema> = OnceLock::new();
         BUILTIN
             .get_or_init(|| {
                 // The built-in table is part of the binary and covered by tests, so loading it
@@ -610,9 +612,12 @@ impl Schema {
         })
     }
 
-    /// Whether this is the built-in schema itself, with nothing of the user's.
+    /// Whether this is the built-in schema itself, with nothing of the user's. A process that
+    /// never loaded the built-in schema holds no copy of it, so its table is not loaded to say so.
     pub fn is_builtin(&self) -> bool {
-        Arc::ptr_eq(&self.table, &Self::builtin().table)
+        BUILTIN
+            .get()
+            .is_some_and(|builtin| Arc::ptr_eq(&self.table, &builtin.table))
     }
 
     /// The built-in protos plus the user's schema, as `protoc` takes one: `.proto` files named
@@ -743,6 +748,26 @@ impl Schema {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only the built-in schema itself is told built-in: a schema compiled with the same files
+    /// and a flag of the user's is not, whether or not the built-in one was loaded first.
+    #[test]
+    fn only_the_built_in_schema_is_built_in() {
+        let flagged = Sources {
+            bytes_as: vec![("image".into(), crate::tensor::DType::Uint8)],
+            ..Sources::default()
+        };
+        let users = Schema::from_sources(&flagged).unwrap();
+        assert!(!users.is_builtin());
+        assert!(Schema::builtin().is_builtin());
+        assert!(
+            Schema::from_sources(&Sources::default())
+                .unwrap()
+                .is_builtin()
+        );
+        assert!(!users.is_builtin());
+        assert!(!Schema::compile(&Sources::default()).unwrap().is_builtin());
+    }
 
     #[test]
     fn builtin_protos_compile_with_the_tensorflow_field_numbers() {
