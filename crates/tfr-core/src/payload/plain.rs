@@ -2,12 +2,12 @@
 //!
 //! Nearly every record of a file of Examples is laid out the one way TensorFlow and protobuf
 //! write it: the features, one map entry per feature (its key, then its value), each value one
-//! list, each list of numbers one packed run. `show --format json` and `list` spend most of their
-//! time walking such records into a tree and reading it back; a record of exactly that layout is
-//! read here instead, and what it prints is what the tree would print. Anything else (an unknown
-//! or repeated field, a list written unpacked or empty, a varint written longer than it needs, a
-//! key that is not UTF-8 or occurs twice, a Feature without a list) is not a plain Example, and
-//! takes the general path.
+//! list, each list of numbers one packed run. `show` (JSON and text) and `list` spend most of
+//! their time walking such records into a tree and reading it back; a record of exactly that
+//! layout is read here instead, and what it prints is what the tree would print. Anything else
+//! (an unknown or repeated field, a list written unpacked or empty, a varint written longer than
+//! it needs, a key that is not UTF-8 or occurs twice, a Feature without a list) is not a plain
+//! Example, and takes the general path.
 
 use smallvec::SmallVec;
 
@@ -204,17 +204,19 @@ mod tests {
         decoder
     }
 
-    /// A record's JSON, and its summary line and names with names kept and without.
-    type Printed = (String, [(String, Vec<String>); 2]);
+    /// A record's JSON and text format, and its summary line and names with names kept and
+    /// without.
+    type Printed = (String, String, [(String, Vec<String>); 2]);
 
     /// What the general path prints.
     fn general(decoder: &Decoder, payload: &[u8]) -> Printed {
         let decoded = decoder.decode(payload);
-        let json = match decoded.typed(payload, decoder.table()) {
-            Some(typed) if decoded.kind == PayloadKind::Builtin(&EXAMPLE) => {
-                crate::jsonformat::message_to_json(&typed)
-            }
-            _ => format!("not an Example: {:?}", decoded.kind),
+        let (json, text) = match decoded.typed(payload, decoder.table()) {
+            Some(typed) if decoded.kind == PayloadKind::Builtin(&EXAMPLE) => (
+                crate::jsonformat::message_to_json(&typed),
+                decoded.view(payload, decoder.table()).text(),
+            ),
+            _ => (format!("not an Example: {:?}", decoded.kind), String::new()),
         };
         let summary = |names| {
             let s = crate::summary::summarize(decoder, &decoded, payload, names);
@@ -222,6 +224,7 @@ mod tests {
         };
         (
             json,
+            text,
             [summary(FeatureNames::Kept), summary(FeatureNames::Skipped)],
         )
     }
@@ -231,12 +234,15 @@ mod tests {
         let example = decoder.plain_example(payload)?;
         let mut json = String::new();
         crate::jsonformat::write_plain_example(&example, &mut json);
+        let mut text = String::new();
+        crate::textformat::write_plain_example(&example, &mut text);
         let summary = |names| {
             let s = crate::payload::plain_summary(&example, names);
             (s.line, s.names.iter().map(str::to_string).collect())
         };
         Some((
             json,
+            text,
             [summary(FeatureNames::Kept), summary(FeatureNames::Skipped)],
         ))
     }
