@@ -9,6 +9,8 @@
 //! it needs, a key that is not UTF-8 or occurs twice, a Feature without a list) is not a plain
 //! Example, and takes the general path.
 
+use std::cell::RefCell;
+
 use smallvec::SmallVec;
 
 /// Features held inline: most Examples have a few dozen at most.
@@ -51,15 +53,8 @@ impl<'a> PlainExample<'a> {
         if out.is_empty() {
             return None;
         }
-        if !out.is_sorted_by(|a, b| a.key < b.key) {
-            out.sort_unstable_by(|a, b| a.key.cmp(b.key));
-            // A key sent twice leaves its last value: the general path settles that.
-            if out
-                .windows(2)
-                .any(|w| matches!(w, [a, b] if a.key == b.key))
-            {
-                return None;
-            }
+        if !in_key_order(&out) {
+            out = sorted(out)?;
         }
         Some(PlainExample { features: out })
     }
@@ -98,6 +93,52 @@ impl<'a> PlainValues<'a> {
     }
 }
 
+/// Whether the keys of `entries` are in order and distinct.
+fn in_key_order(entries: &[PlainFeature<'_>]) -> bool {
+    entries.is_sorted_by(|a, b| a.key < b.key)
+}
+
+thread_local! {
+    /// The order that sorted the last record's features this thread read, by their places in
+    /// the record. The records of a file write their features in one order, which is seldom
+    /// the keys' (protobuf writes a map in its own order): checking that this order sorts a
+    /// record costs one comparison per feature, where sorting costs several.
+    static LAST_ORDER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `entries` in key order, or `None` when a key occurs twice (a key sent twice leaves its last
+/// value: the general path settles that).
+fn sorted(entries: Entries<'_>) -> Option<Entries<'_>> {
+    let reorder = |order: &[u8]| -> Entries<'_> {
+        order
+            .iter()
+            .filter_map(|&place| entries.get(usize::from(place)).copied())
+            .collect()
+    };
+    let Ok(count) = u8::try_from(entries.len()) else {
+        let mut entries = entries;
+        entries.sort_unstable_by(|a, b| a.key.cmp(b.key));
+        return in_key_order(&entries).then_some(entries);
+    };
+    LAST_ORDER
+        .try_with(|last| {
+            let mut last = last.try_borrow_mut().ok()?;
+            if last.len() == entries.len() {
+                let again = reorder(&last);
+                if in_key_order(&again) {
+                    return Some(again);
+                }
+            }
+            last.clear();
+            last.extend(0..count);
+            last.sort_unstable_by_key(|&place| entries.get(usize::from(place)).map(|e| e.key));
+            let ordered = reorder(&last);
+            in_key_order(&ordered).then_some(ordered)
+        })
+        .ok()
+        .flatten()
+}
+
 /// A map entry of `Features.feature`: the key (field 1), then the value (field 2), nothing else.
 fn entry(bytes: &[u8]) -> Option<PlainFeature<'_>> {
     let mut fields = Fields(bytes);
@@ -129,11 +170,7 @@ fn entry(bytes: &[u8]) -> Option<PlainFeature<'_>> {
         }
         0x1a => {
             let run = Fields(list).only(0x0a)?;
-            let mut pos = 0;
-            while pos < run.len() {
-                shortest_varint(run, &mut pos)?;
-            }
-            if run.is_empty() {
+            if !shortest_varints(run) {
                 return None;
             }
             PlainValues::Int64s(run)
@@ -188,6 +225,28 @@ fn shortest_varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
         }
     }
     None
+}
+
+/// Whether `run` is one or more varints, each written as [`shortest_varint`] reads them: in one
+/// pass over the bytes, without taking their values.
+fn shortest_varints(run: &[u8]) -> bool {
+    // The bytes of the varint being read so far, all with the top bit set.
+    let mut continued = 0usize;
+    for &byte in run {
+        if byte >= 0x80 {
+            continued += 1;
+            // Ten bytes at most, the tenth without the top bit.
+            if continued == 10 {
+                return false;
+            }
+        } else {
+            if (continued > 0 && byte == 0) || (continued == 9 && byte > 1) {
+                return false;
+            }
+            continued = 0;
+        }
+    }
+    continued == 0 && !run.is_empty()
 }
 
 #[cfg(test)]
@@ -461,6 +520,68 @@ mod tests {
         let schema = Schema::builtin();
         let message = schema.message(crate::payload::EXAMPLE_MESSAGE).unwrap();
         assert!(!same(&Decoder::new(schema, Reading::As(message)), &plain));
+    }
+
+    #[test]
+    fn a_run_is_checked_as_its_varints_are_read() {
+        let by_values = |run: &[u8]| {
+            let mut pos = 0;
+            while pos < run.len() {
+                if shortest_varint(run, &mut pos).is_none() {
+                    return false;
+                }
+            }
+            !run.is_empty()
+        };
+        // Runs of the bytes where the rules change, of every length up to 12.
+        const BYTES: [u8; 6] = [0x00, 0x01, 0x02, 0x7f, 0x80, 0xff];
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut valid, mut runs) = (0, 0);
+        for _ in 0..200_000 {
+            let len = rng.below(13) as usize;
+            let run: Vec<u8> = (0..len)
+                .map(|_| BYTES[rng.below(BYTES.len() as u64) as usize])
+                .collect();
+            let expected = by_values(&run);
+            assert_eq!(shortest_varints(&run), expected, "{run:02x?}");
+            valid += usize::from(expected);
+            runs += 1;
+        }
+        // Ten-byte varints are among them: nine bytes with the top bit, then 1.
+        let longest = [[0xff; 9].as_slice(), &[0x01]].concat();
+        assert!(shortest_varints(&longest) && by_values(&longest));
+        assert!(!shortest_varints(&[[0xff; 9].as_slice(), &[0x02]].concat()));
+        assert!(valid > runs / 10 && valid < runs, "{valid} of {runs}");
+    }
+
+    #[test]
+    fn a_file_s_order_of_features_sorts_its_records_and_others_are_sorted_too() {
+        let feature = |key| PlainFeature {
+            key,
+            values: PlainValues::Int64s(&[1]),
+        };
+        let keys = |example: PlainExample<'_>| -> Vec<Vec<u8>> {
+            example.features().iter().map(|f| f.key.to_vec()).collect()
+        };
+        let read = |names: &[&'static [u8]]| {
+            let entries: Entries<'static> = names.iter().map(|&k| feature(k)).collect();
+            sorted(entries).map(|features| keys(PlainExample { features }))
+        };
+        // The same order twice (the second from the first's), then one it does not sort, then
+        // one as long with a key twice.
+        let expected = Some(vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+        assert_eq!(read(&[b"c", b"a", b"b"]), expected);
+        assert_eq!(read(&[b"c", b"a", b"b"]), expected);
+        assert_eq!(read(&[b"b", b"c", b"a"]), expected);
+        assert_eq!(read(&[b"b", b"c", b"b"]), None);
+        assert_eq!(read(&[b"c", b"a", b"b"]), expected);
+        // More features than the order remembers.
+        let many: Vec<&'static [u8]> = (0..300u16)
+            .rev()
+            .map(|n| &*Box::leak(format!("{n:03}").into_bytes().into_boxed_slice()))
+            .collect();
+        let got = read(&many).unwrap();
+        assert!(got.is_sorted() && got.len() == 300);
     }
 
     #[test]
