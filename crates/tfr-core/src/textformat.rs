@@ -196,7 +196,7 @@ fn write_quoted_line(field: &Field, bytes: &[u8], indent: usize, out: &mut Strin
 /// its tree: the layout is fixed, so each line's indent and name are written as one piece.
 pub fn write_plain_example(example: &PlainExample<'_>, out: &mut String) {
     out.push_str("features {\n");
-    for (place, feature) in example.features().iter().enumerate() {
+    for (place, feature) in example.features().enumerate() {
         out.push_str("  feature {\n");
         // proto3: an empty key is the default, which is not printed (as in [`write_map`]).
         if !feature.key.is_empty() {

@@ -16,10 +16,16 @@ use smallvec::SmallVec;
 /// Features held inline: most Examples have a few dozen at most.
 type Entries<'a> = SmallVec<[PlainFeature<'a>; 16]>;
 
-/// An Example laid out plainly, its features in key order (their keys are distinct).
+/// The places of a record's features in key order.
+type Order = SmallVec<[u8; 32]>;
+
+/// An Example laid out plainly (its keys are distinct).
 #[derive(Debug, Clone)]
 pub struct PlainExample<'a> {
+    /// The features in the record's order.
     features: Entries<'a>,
+    /// Their places in key order; empty when the record's order is the keys'.
+    order: Order,
 }
 
 /// One feature of a [`PlainExample`]: its name (UTF-8) and its one list of values.
@@ -53,17 +59,64 @@ impl<'a> PlainExample<'a> {
         if out.is_empty() {
             return None;
         }
-        if !in_key_order(&out) {
-            out = sorted(out)?;
-        }
-        Some(PlainExample { features: out })
+        let order = match increasing(out.iter().map(|f| f.key)) {
+            true => Order::new(),
+            false => key_order(&mut out)?,
+        };
+        Some(PlainExample {
+            features: out,
+            order,
+        })
+    }
+
+    /// The number of features.
+    pub fn len(&self) -> usize {
+        self.features.len()
+    }
+
+    /// Whether there are no features (never, for a plain Example).
+    pub fn is_empty(&self) -> bool {
+        self.features.is_empty()
     }
 
     /// The features, in key order.
-    pub fn features(&self) -> &[PlainFeature<'a>] {
-        &self.features
+    pub fn features(&self) -> InKeyOrder<'_, 'a> {
+        InKeyOrder {
+            features: &self.features,
+            order: &self.order,
+            next: 0,
+        }
     }
 }
+
+/// The features of a [`PlainExample`] in key order.
+pub struct InKeyOrder<'e, 'a> {
+    features: &'e [PlainFeature<'a>],
+    /// Places in `features`, or empty for `features` as they are.
+    order: &'e [u8],
+    next: usize,
+}
+
+impl<'e, 'a> Iterator for InKeyOrder<'e, 'a> {
+    type Item = &'e PlainFeature<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let place = match self.order.is_empty() {
+            true => self.next,
+            false => usize::from(*self.order.get(self.next)?),
+        };
+        let feature = self.features.get(place)?;
+        self.next += 1;
+        Some(feature)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.features.len().saturating_sub(self.next);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for InKeyOrder<'_, '_> {}
 
 impl<'a> PlainValues<'a> {
     /// Calls `visit` with each value of a `bytes_list`.
@@ -93,9 +146,16 @@ impl<'a> PlainValues<'a> {
     }
 }
 
-/// Whether the keys of `entries` are in order and distinct.
-fn in_key_order(entries: &[PlainFeature<'_>]) -> bool {
-    entries.is_sorted_by(|a, b| a.key < b.key)
+/// Whether `keys` are in order and distinct.
+fn increasing<'k>(mut keys: impl Iterator<Item = &'k [u8]>) -> bool {
+    let Some(mut last) = keys.next() else {
+        return true;
+    };
+    keys.all(|key| {
+        let after = last < key;
+        last = key;
+        after
+    })
 }
 
 thread_local! {
@@ -106,34 +166,28 @@ thread_local! {
     static LAST_ORDER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `entries` in key order, or `None` when a key occurs twice (a key sent twice leaves its last
-/// value: the general path settles that).
-fn sorted(entries: Entries<'_>) -> Option<Entries<'_>> {
-    let reorder = |order: &[u8]| -> Entries<'_> {
-        order
-            .iter()
-            .filter_map(|&place| entries.get(usize::from(place)).copied())
-            .collect()
-    };
+/// The places of `entries` in key order, or `None` when a key occurs twice (a key sent twice
+/// leaves its last value: the general path settles that). Beyond 255 features, `entries` are
+/// sorted instead, and the order is empty.
+fn key_order(entries: &mut Entries<'_>) -> Option<Order> {
     let Ok(count) = u8::try_from(entries.len()) else {
-        let mut entries = entries;
         entries.sort_unstable_by(|a, b| a.key.cmp(b.key));
-        return in_key_order(&entries).then_some(entries);
+        return increasing(entries.iter().map(|f| f.key)).then(Order::new);
     };
+    let key_at = |place: &u8| entries.get(usize::from(*place)).map(|e| e.key);
+    let in_order = |order: &[u8]| increasing(order.iter().map_while(key_at));
     LAST_ORDER
         .try_with(|last| {
             let mut last = last.try_borrow_mut().ok()?;
-            if last.len() == entries.len() {
-                let again = reorder(&last);
-                if in_key_order(&again) {
-                    return Some(again);
+            if last.len() != entries.len() || !in_order(&last) {
+                last.clear();
+                last.extend(0..count);
+                last.sort_unstable_by_key(key_at);
+                if !in_order(&last) {
+                    return None;
                 }
             }
-            last.clear();
-            last.extend(0..count);
-            last.sort_unstable_by_key(|&place| entries.get(usize::from(place)).map(|e| e.key));
-            let ordered = reorder(&last);
-            in_key_order(&ordered).then_some(ordered)
+            Some(Order::from_slice(&last))
         })
         .ok()
         .flatten()
@@ -191,8 +245,14 @@ impl<'a> Fields<'a> {
         if first != tag {
             return None;
         }
-        let mut pos = 0;
-        let length = usize::try_from(shortest_varint(rest, &mut pos)?).ok()?;
+        // Most lengths are one byte.
+        let (length, pos) = match rest.first() {
+            Some(&byte) if byte < 0x80 => (usize::from(byte), 1),
+            _ => {
+                let mut pos = 0;
+                (usize::try_from(shortest_varint(rest, &mut pos)?).ok()?, pos)
+            }
+        };
         let end = pos.checked_add(length)?;
         let body = rest.get(pos..end)?;
         self.0 = rest.get(end..)?;
@@ -560,12 +620,13 @@ mod tests {
             key,
             values: PlainValues::Int64s(&[1]),
         };
-        let keys = |example: PlainExample<'_>| -> Vec<Vec<u8>> {
-            example.features().iter().map(|f| f.key.to_vec()).collect()
-        };
         let read = |names: &[&'static [u8]]| {
-            let entries: Entries<'static> = names.iter().map(|&k| feature(k)).collect();
-            sorted(entries).map(|features| keys(PlainExample { features }))
+            let mut features: Entries<'static> = names.iter().map(|&k| feature(k)).collect();
+            let order = key_order(&mut features)?;
+            let example = PlainExample { features, order };
+            let keys: Vec<Vec<u8>> = example.features().map(|f| f.key.to_vec()).collect();
+            assert_eq!(example.features().len(), keys.len());
+            Some(keys)
         };
         // The same order twice (the second from the first's), then one it does not sort, then
         // one as long with a key twice.
