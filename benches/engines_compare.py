@@ -17,9 +17,10 @@ side. Every side prints the rows or records it saw, and the run stops if a side 
 all of them.
 
 Needs the benchmark's venv (scripts/requirements-bench.txt: TensorFlow, TFDV, Beam, Ray) and
-maturin on PATH or in the venv. Usage:
+maturin on PATH or in the venv. pip's resolver rejects that set, so it is installed with
+``--no-deps``, as the file's header says. Usage:
 
-    python3.11 -m venv /tmp/bench && /tmp/bench/bin/pip install -r scripts/requirements-bench.txt
+    python3.11 -m venv /tmp/bench && /tmp/bench/bin/pip install --no-deps -r scripts/requirements-bench.txt
     /tmp/bench/bin/python benches/engines_compare.py [--rounds 3] [--records 200000] [--shards 4]
 
 It builds the package's wheel (``maturin build --profile wheel``, the optimised build

@@ -6,7 +6,8 @@ hold what a well-behaved writer never produces: keys with control characters or 
 unpacked and packed floats mixed, overlong varints, duplicate keys, two members of a oneof,
 unknown fields), then mutated (bit flips, inserted, deleted and duplicated byte runs, overwritten
 bytes, truncation), framed into a TFRecord file and read back by `tfr-inspect show --message
-tensorflow.Example|tensorflow.SequenceExample --format text|json`.
+tensorflow.Example|tensorflow.SequenceExample --format text|json`, and the Examples again
+without `--message`, as users read them.
 
 Record by record: when Python parses the payload, our output must equal what
 `text_format.MessageToString` and `json_format.MessageToJson(indent=None, sort_keys=True)` print;
@@ -20,6 +21,7 @@ Exits 1 when any difference is found.
 Usage: differential_mutated.py [--count N] [--seed S] [--binary PATH] [--examples K]
 """
 import argparse
+import json
 import os
 import random
 import re
@@ -338,6 +340,29 @@ def payloads(rng, generate, count):
     return out
 
 
+def written_examples(rng, cls, count):
+    """`count` Examples built and serialized by Python protobuf, laid out as writers lay them out:
+    one map entry per feature, each list packed (the layout read without a tree)."""
+    out = []
+    for _ in range(count):
+        example = cls()
+        for _ in range(rng.randint(1, 6)):
+            key = random_key(rng).decode("utf-8", "replace")
+            feature = example.features.feature[key]
+            count = rng.randint(1, 4)
+            kind = rng.randrange(3)
+            if kind == 0:
+                feature.bytes_list.value.extend(random_bytes_value(rng) for _ in range(count))
+            elif kind == 1:
+                floats = b"".join(random_float_bits(rng) for _ in range(count))
+                feature.float_list.value.extend(struct.unpack(f"<{count}f", floats))
+            else:
+                feature.int64_list.value.extend(
+                    max(-(2**63), min(2**63 - 1, random_int64(rng))) for _ in range(count))
+        out.append(example.SerializeToString())
+    return out
+
+
 # --- TFRecord framing ---------------------------------------------------------------------------
 
 
@@ -482,8 +507,11 @@ HEADER = re.compile(r"^# record (\d+)\n", re.MULTILINE)
 
 
 def run_tool(binary, message, fmt, path):
+    """`show --format FMT` of the file read as `message`, or with the type of each record detected
+    when `message` is None."""
+    named = ["--message", message] if message else []
     result = subprocess.run(
-        [binary, "show", "--format", fmt, "--message", message, path],
+        [binary, "show", "--format", fmt, *named, path],
         capture_output=True,
     )
     stderr = result.stderr.decode("utf-8", "replace")
@@ -574,6 +602,45 @@ def compare(binary, message_name, cls, records, directory, differences, counts):
             elif ours != wanted:
                 differences.add(categorize(fmt, message, ours or ""), message_name, index,
                                 payload, wanted, ours)
+    if message_name == "tensorflow.Example":
+        compare_detected(binary, records, expected, path, differences, counts)
+
+
+def compare_detected(binary, records, expected, path, differences, counts):
+    """The file of Examples read without `--message`, as users read it: each record `list --json`
+    says is an Example must print what Python prints (that reading takes its own path for the
+    records laid out the usual way, which a named type never takes), and Python must accept it."""
+    name = "tensorflow.Example (detected)"
+    listed = subprocess.run([binary, "list", "--json", path], capture_output=True)
+    kinds = [json.loads(line).get("kind") for line in listed.stdout.decode().splitlines()]
+    if len(kinds) != len(records):
+        differences.add("detected: list --json rows", name, "-", b"", len(records), len(kinds))
+        return
+    text_out, _, text_failure = run_tool(binary, None, "text", path)
+    json_out, _, json_failure = run_tool(binary, None, "json", path)
+    for fmt, failure in (("text", text_failure), ("json", json_failure)):
+        if failure:
+            differences.add(f"detected {fmt}: tfr-inspect failed", name, "-", b"", "", failure)
+    texts = split_text(text_out)
+    json_lines = json_out.split("\n")
+    for index, (payload, want, kind) in enumerate(zip(records, expected, kinds)):
+        if kind != "Example":
+            continue
+        counts[name, "compared"] += 1
+        if want is None:
+            reason = rejection_reason(payload) or "reason not found"
+            differences.add(f"detected: an Example Python rejects ({reason})", name, index,
+                            payload, "(rejected)", kind)
+            continue
+        _, want_text, want_json = want
+        ours_json = json_lines[index] if index < len(json_lines) else None
+        for fmt, ours, wanted in (("text", texts.get(index), want_text),
+                                  ("json", ours_json, want_json)):
+            if ours != wanted:
+                differences.add(f"detected {fmt}: output differs", name, index, payload,
+                                wanted, ours)
+    if counts[name, "compared"] == 0:
+        differences.add("detected: no record was read as an Example", name, "-", b"", "", "")
 
 
 def find_binary(path):
@@ -605,13 +672,18 @@ def main():
     with tempfile.TemporaryDirectory() as directory:
         for name, generate in generators.items():
             records = payloads(rng, generate, args.count)
+            if name == "tensorflow.Example":
+                records += written_examples(rng, classes[name], args.count // 2)
             compare(binary, name, classes[name], records, directory, differences, counts)
-    print(f"seed {args.seed}: {args.count} Examples and {args.count} SequenceExamples, "
-          f"compared in text and JSON with {binary}")
+    print(f"seed {args.seed}: {args.count} Examples, {args.count // 2} more as Python writes them, "
+          f"and {args.count} SequenceExamples, compared in text and JSON with {binary}")
     for name in generators:
         print(f"  {name}: Python parses {counts[name, 'python accepts']}, "
               f"rejects {counts[name, 'python rejects']}")
-    print(f"records compared: {2 * args.count} per format; differences: {differences.total()} "
+    print(f"  read without --message: {counts['tensorflow.Example (detected)', 'compared']} "
+          "records taken for Examples, compared")
+    compared = 2 * args.count + args.count // 2
+    print(f"records compared: {compared} per format; differences: {differences.total()} "
           f"(in {differences.records()} records)")
     differences.report()
     sys.exit(1 if differences.total() else 0)

@@ -19,7 +19,7 @@ use tfr_core::escape::Untrusted;
 use tfr_core::frame::Frame;
 use tfr_core::input::{Input, OpenOptions};
 use tfr_core::nested::NestedFrames;
-use tfr_core::payload::Decoder;
+use tfr_core::payload::{Decoder, Names};
 use tfr_core::summary::{FeatureNames, FrameRow, ListRow, describe_frame_with};
 use tfr_core::words::plural;
 
@@ -84,10 +84,10 @@ fn write_row_in(
         .map(|(name, first)| (name, first + row.frame.index as u64));
     let report = ListRow {
         nested_frames: nested.map(NestedFrames::counted),
-        split: split_record.map(|(name, _)| name.raw().to_string()),
+        split: split_record.map(|(name, _)| name.raw()),
         split_record: split_record.map(|(_, number)| number),
         element: placed.map(|p| p.element),
-        component: placed.map(|p| p.path.clone()),
+        component: placed.map(|p| p.path.as_str()),
         ..ListRow::new(rows.file, row)
     };
     print_row(out, rows, &report);
@@ -125,15 +125,14 @@ fn print_row(out: &mut String, rows: &Rows<'_>, row: &ListRow) {
     out.push_str("  ");
     left(out, verdict(f.data_crc_ok), 4);
     out.push_str("  ");
-    left(out, row.kind.as_deref().unwrap_or(f.status), 18);
+    left(out, row.kind.unwrap_or(f.status), 18);
     out.push_str("  ");
-    let summary = row.summary.as_deref().or(row.problem.as_deref());
-    let summary = summary.unwrap_or_default();
+    let summary = row.summary.or(row.problem).unwrap_or_default();
     // On a terminal, as many feature names as its width holds; in a pipe, the summary as is.
     match rows.width {
         Some(width) => {
             let room = width.saturating_sub(lead + SUMMARY_COLUMN).max(20);
-            let names = row.feature_names.iter().flatten().map(String::as_str);
+            let names = row.feature_names.into_iter().flat_map(Names::iter);
             out.push_str(&tfr_core::summary::fit_names(
                 summary,
                 row.features,
@@ -553,7 +552,7 @@ mod tests {
     }
 
     /// A row of `list --json` as the typed report holds it, for the table printer.
-    fn report(problem: Option<&str>) -> ListRow {
+    fn report<'a>(problem: Option<&'a str>, names: &'a Names) -> ListRow<'a> {
         let damaged = problem.is_some();
         ListRow {
             frame: tfr_core::summary::FrameFacts {
@@ -567,14 +566,14 @@ mod tests {
                 after_resync: false,
                 tensorflow_offset: None,
             },
-            file: "f".into(),
-            kind: (!damaged).then(|| "Example".into()),
+            file: "f",
+            kind: (!damaged).then_some("Example"),
             features: (!damaged).then_some(4),
-            feature_names: (!damaged).then(|| vec!["alpha".into(), "b\x1b]2;x".into(), "c".into()]),
-            summary: (!damaged).then(|| "4 features: alpha, b, c, …".into()),
-            problem: problem.map(str::to_string),
+            feature_names: (!damaged).then_some(names),
+            summary: (!damaged).then_some("4 features: alpha, b, c, …"),
+            problem,
             nested_frames: None,
-            split: Some("train".into()),
+            split: Some("train"),
             split_record: Some(17),
             element: None,
             component: None,
@@ -593,8 +592,13 @@ mod tests {
             width: Some(SUMMARY_COLUMN + 9 + 40),
         };
         let mut out = String::new();
-        print_row(&mut out, &rows, &report(None));
-        print_row(&mut out, &rows, &report(Some("payload CRC mismatch")));
+        let names = ["alpha", "b\x1b]2;x", "c"].into_iter().collect();
+        print_row(&mut out, &rows, &report(None, &names));
+        print_row(
+            &mut out,
+            &rows,
+            &report(Some("payload CRC mismatch"), &names),
+        );
         // On a terminal, the names kept (escaped), and an ellipsis for the one not kept; damage in
         // red.
         assert_eq!(
@@ -605,7 +609,11 @@ mod tests {
              data_crc_mismatch   payload CRC mismatch\x1b[0m\n"
         );
         let mut json = String::new();
-        print_row(&mut json, &Rows { json: true, ..rows }, &report(None));
+        print_row(
+            &mut json,
+            &Rows { json: true, ..rows },
+            &report(None, &names),
+        );
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(
             (&value["split_record"], &value["features"]),

@@ -439,13 +439,19 @@ fn render(
         ));
     }
     // A plain Example prints as its tree would, read without one.
-    let plain = (format == Format::Json)
+    let plain = matches!(format, Format::Json | Format::Text)
         .then(|| decoder.plain_example(payload))
         .flatten();
     if let Some(example) = plain {
-        write_json_line(input, &frame, selection, envelope, output, |out| {
-            write_plain_example(&example, out)
-        });
+        match format {
+            Format::Text => {
+                write_record_heading(&frame, selection, output);
+                tfr_core::textformat::write_plain_example(&example, output);
+            }
+            _ => write_json_line(input, &frame, selection, envelope, output, |out| {
+                write_plain_example(&example, out)
+            }),
+        }
         return Rendered {
             notes,
             status,
@@ -462,8 +468,8 @@ fn render(
             _ => notes.push(note),
         }
     }
-    if format == Format::Text && !selection.single {
-        let _ = writeln!(output, "# record {}", frame.index);
+    if format == Format::Text {
+        write_record_heading(&frame, selection, output);
     }
     let mut grouped = None;
     // Each rendering is written once, in place: a record can be tens of megabytes.
@@ -490,6 +496,13 @@ fn render(
         mismatch,
         index: frame.index,
         placed: grouped,
+    }
+}
+
+/// Appends the line that starts a record's text format when several records are shown.
+fn write_record_heading(frame: &Frame, selection: &Selection, output: &mut String) {
+    if !selection.single {
+        let _ = writeln!(output, "# record {}", frame.index);
     }
 }
 

@@ -163,7 +163,7 @@ fn write_entries<'m>(
 /// from its tree.
 pub fn write_plain_example(example: &PlainExample<'_>, out: &mut String) {
     out.push_str("{\"features\": {\"feature\": {");
-    for (n, feature) in example.features().iter().enumerate() {
+    for (n, feature) in example.features().enumerate() {
         if n > 0 {
             out.push_str(", ");
         }

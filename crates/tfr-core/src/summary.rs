@@ -188,54 +188,56 @@ impl FrameFacts {
 /// One frame as `list --json` prints it: its facts, its file, and what its payload holds (or
 /// what is wrong with it), with where it lies in a dataset's split or a snapshot's element.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ListRow {
+pub struct ListRow<'a> {
     #[serde(flatten)]
     pub frame: FrameFacts,
     /// The file's path as JSON gives paths.
-    pub file: String,
+    pub file: &'a str,
     /// The payload's kind (`None` for a damaged frame).
-    pub kind: Option<String>,
+    pub kind: Option<&'a str>,
     /// The number of features, for payloads made of features.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub features: Option<usize>,
     /// Their names, as the file holds them, at most [`NAMES_KEPT`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub feature_names: Option<Vec<String>>,
+    pub feature_names: Option<&'a Names>,
     /// An intact frame's summary: a tensor's dtype, shape and values, an event's step, tags and
     /// values, a message's fields.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub summary: Option<String>,
+    pub summary: Option<&'a str>,
     /// What is wrong with a damaged frame.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub problem: Option<String>,
+    pub problem: Option<&'a str>,
     /// The intact frames a damaged record holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nested_frames: Option<crate::nested::NestedCount>,
     /// In a dataset, the split and the split-wide number of the record.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub split: Option<String>,
+    pub split: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub split_record: Option<u64>,
     /// In a tf.data snapshot, the element and the component the record is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub element: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub component: Option<String>,
+    pub component: Option<&'a str>,
 }
 
-impl ListRow {
-    /// The row of `row`, a frame of `file` (named as JSON names paths).
-    pub fn new(file: &str, row: &FrameRow) -> ListRow {
+impl<'a> ListRow<'a> {
+    /// The row of `row`, a frame of `file` (named as JSON names paths), borrowing its text:
+    /// `list` prints millions of rows, and copying each row's strings cost as much as reading
+    /// its record.
+    pub fn new(file: &'a str, row: &'a FrameRow) -> ListRow<'a> {
         let features = row.feature_count;
         let intact = row.frame.status.is_intact();
         ListRow {
             frame: FrameFacts::of(&row.frame),
-            file: file.to_string(),
-            kind: row.kind.as_ref().map(|k| k.name().to_string()),
+            file,
+            kind: row.kind.as_ref().map(PayloadKind::name),
             features,
-            feature_names: features.map(|_| row.feature_names.iter().map(str::to_string).collect()),
-            summary: intact.then(|| row.summary.clone()),
-            problem: (!intact).then(|| row.summary.clone()),
+            feature_names: features.map(|_| &row.feature_names),
+            summary: intact.then_some(row.summary.as_str()),
+            problem: (!intact).then_some(row.summary.as_str()),
             nested_frames: None,
             split: None,
             split_record: None,

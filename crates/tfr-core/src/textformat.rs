@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use crate::decode::{FieldValues, MessageView, Parsed, Scalar, Value};
 use crate::keytext::{KeyTexts, write_key};
+use crate::payload::{PlainExample, PlainValues};
 use crate::pyfmt::{c_escape_bytes, c_escape_utf8, write_repr_f64, write_text_f32};
 use crate::schema::table::{Cardinality, Field, Kind, Table};
 use crate::wire::{NodeKind, ROOT};
@@ -189,6 +190,52 @@ fn write_quoted_line(field: &Field, bytes: &[u8], indent: usize, out: &mut Strin
     pad(out, indent);
     out.push_str(&field.text_name);
     write_quoted(bytes, field.kind == Kind::String, out);
+}
+
+/// Appends the text format of a plain Example, as [`write_message`] writes the same Example from
+/// its tree: the layout is fixed, so each line's indent and name are written as one piece.
+pub fn write_plain_example(example: &PlainExample<'_>, out: &mut String) {
+    out.push_str("features {\n");
+    for (place, feature) in example.features().enumerate() {
+        out.push_str("  feature {\n");
+        // proto3: an empty key is the default, which is not printed (as in [`write_map`]).
+        if !feature.key.is_empty() {
+            out.push_str("    key");
+            write_key(&STRING_KEYS, place, feature.key, out, |key, out| {
+                write_quoted(key, true, out);
+            });
+        }
+        out.push_str("    value {\n");
+        const VALUE: &str = "        value: ";
+        match feature.values {
+            PlainValues::Bytes(list) => {
+                out.push_str("      bytes_list {\n");
+                PlainValues::each_bytes(list, |bytes| {
+                    out.push_str("        value");
+                    write_quoted(bytes, false, out);
+                });
+            }
+            PlainValues::Floats(run) => {
+                out.push_str("      float_list {\n");
+                PlainValues::each_f32(run, |value| {
+                    out.push_str(VALUE);
+                    write_text_f32(value, out);
+                    out.push('\n');
+                });
+            }
+            PlainValues::Int64s(run) => {
+                out.push_str("      int64_list {\n");
+                let mut digits = itoa::Buffer::new();
+                PlainValues::each_i64(run, |value| {
+                    out.push_str(VALUE);
+                    out.push_str(digits.format(value));
+                    out.push('\n');
+                });
+            }
+        }
+        out.push_str("      }\n    }\n  }\n");
+    }
+    out.push_str("}\n");
 }
 
 /// `: "…"` and the line's end, `bytes` escaped as a string's (`utf8`) or as bytes.

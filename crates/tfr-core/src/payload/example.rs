@@ -164,10 +164,9 @@ fn features_summary(typed: &Typed<'_>, sequence: bool) -> Summary {
 /// The summary of a plain Example ([`super::PlainExample`]), as [`features_summary`] words an
 /// Example's.
 pub fn plain_summary(example: &super::PlainExample<'_>, names: super::FeatureNames) -> Summary {
-    let features = example.features();
-    let keys = || features.iter().map(|f| f.key);
+    let keys = || example.features().map(|f| f.key);
     keys_summary(
-        features.len(),
+        example.len(),
         None,
         keys,
         names == super::FeatureNames::Kept,

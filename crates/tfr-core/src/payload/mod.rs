@@ -24,7 +24,7 @@ pub use crate::escape::looks_like_text;
 pub use detect::{PassedOver, Probe};
 pub use event::{EVENT, EVENT_MESSAGE, GRAPH_MESSAGE};
 pub use example::{EXAMPLE, EXAMPLE_MESSAGE, SEQUENCE_EXAMPLE, plain_summary};
-pub use plain::{PlainExample, PlainFeature, PlainValues};
+pub use plain::{InKeyOrder, PlainExample, PlainFeature, PlainValues};
 pub use tensor::{TENSOR, TENSOR_MESSAGE, string_list_at, strings_text, tensor_content_field};
 pub use types::{
     BUILTIN, Declared, EXPECTED, FeatureNames, Found, ImageCandidates, NAMES_KEPT, Names,

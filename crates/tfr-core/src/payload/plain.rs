@@ -2,22 +2,30 @@
 //!
 //! Nearly every record of a file of Examples is laid out the one way TensorFlow and protobuf
 //! write it: the features, one map entry per feature (its key, then its value), each value one
-//! list, each list of numbers one packed run. `show --format json` and `list` spend most of their
-//! time walking such records into a tree and reading it back; a record of exactly that layout is
-//! read here instead, and what it prints is what the tree would print. Anything else (an unknown
-//! or repeated field, a list written unpacked or empty, a varint written longer than it needs, a
-//! key that is not UTF-8 or occurs twice, a Feature without a list) is not a plain Example, and
-//! takes the general path.
+//! list, each list of numbers one packed run. `show` (JSON and text) and `list` spend most of
+//! their time walking such records into a tree and reading it back; a record of exactly that
+//! layout is read here instead, and what it prints is what the tree would print. Anything else
+//! (an unknown or repeated field, a list written unpacked or empty, a varint written longer than
+//! it needs, a key that is not UTF-8 or occurs twice, a Feature without a list) is not a plain
+//! Example, and takes the general path.
+
+use std::cell::RefCell;
 
 use smallvec::SmallVec;
 
 /// Features held inline: most Examples have a few dozen at most.
 type Entries<'a> = SmallVec<[PlainFeature<'a>; 16]>;
 
-/// An Example laid out plainly, its features in key order (their keys are distinct).
+/// The places of a record's features in key order.
+type Order = SmallVec<[u8; 32]>;
+
+/// An Example laid out plainly (its keys are distinct).
 #[derive(Debug, Clone)]
 pub struct PlainExample<'a> {
+    /// The features in the record's order.
     features: Entries<'a>,
+    /// Their places in key order; empty when the record's order is the keys'.
+    order: Order,
 }
 
 /// One feature of a [`PlainExample`]: its name (UTF-8) and its one list of values.
@@ -51,24 +59,64 @@ impl<'a> PlainExample<'a> {
         if out.is_empty() {
             return None;
         }
-        if !out.is_sorted_by(|a, b| a.key < b.key) {
-            out.sort_unstable_by(|a, b| a.key.cmp(b.key));
-            // A key sent twice leaves its last value: the general path settles that.
-            if out
-                .windows(2)
-                .any(|w| matches!(w, [a, b] if a.key == b.key))
-            {
-                return None;
-            }
-        }
-        Some(PlainExample { features: out })
+        let order = match increasing(out.iter().map(|f| f.key)) {
+            true => Order::new(),
+            false => key_order(&mut out)?,
+        };
+        Some(PlainExample {
+            features: out,
+            order,
+        })
+    }
+
+    /// The number of features.
+    pub fn len(&self) -> usize {
+        self.features.len()
+    }
+
+    /// Whether there are no features (never, for a plain Example).
+    pub fn is_empty(&self) -> bool {
+        self.features.is_empty()
     }
 
     /// The features, in key order.
-    pub fn features(&self) -> &[PlainFeature<'a>] {
-        &self.features
+    pub fn features(&self) -> InKeyOrder<'_, 'a> {
+        InKeyOrder {
+            features: &self.features,
+            order: &self.order,
+            next: 0,
+        }
     }
 }
+
+/// The features of a [`PlainExample`] in key order.
+pub struct InKeyOrder<'e, 'a> {
+    features: &'e [PlainFeature<'a>],
+    /// Places in `features`, or empty for `features` as they are.
+    order: &'e [u8],
+    next: usize,
+}
+
+impl<'e, 'a> Iterator for InKeyOrder<'e, 'a> {
+    type Item = &'e PlainFeature<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let place = match self.order.is_empty() {
+            true => self.next,
+            false => usize::from(*self.order.get(self.next)?),
+        };
+        let feature = self.features.get(place)?;
+        self.next += 1;
+        Some(feature)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.features.len().saturating_sub(self.next);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for InKeyOrder<'_, '_> {}
 
 impl<'a> PlainValues<'a> {
     /// Calls `visit` with each value of a `bytes_list`.
@@ -96,6 +144,53 @@ impl<'a> PlainValues<'a> {
             visit(value as i64);
         }
     }
+}
+
+/// Whether `keys` are in order and distinct.
+fn increasing<'k>(mut keys: impl Iterator<Item = &'k [u8]>) -> bool {
+    let Some(mut last) = keys.next() else {
+        return true;
+    };
+    keys.all(|key| {
+        let after = last < key;
+        last = key;
+        after
+    })
+}
+
+thread_local! {
+    /// The order that sorted the last record's features this thread read, by their places in
+    /// the record. The records of a file write their features in one order, which is seldom
+    /// the keys' (protobuf writes a map in its own order): checking that this order sorts a
+    /// record costs one comparison per feature, where sorting costs several.
+    static LAST_ORDER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The places of `entries` in key order, or `None` when a key occurs twice (a key sent twice
+/// leaves its last value: the general path settles that). Beyond 255 features, `entries` are
+/// sorted instead, and the order is empty.
+fn key_order(entries: &mut Entries<'_>) -> Option<Order> {
+    let Ok(count) = u8::try_from(entries.len()) else {
+        entries.sort_unstable_by(|a, b| a.key.cmp(b.key));
+        return increasing(entries.iter().map(|f| f.key)).then(Order::new);
+    };
+    let key_at = |place: &u8| entries.get(usize::from(*place)).map(|e| e.key);
+    let in_order = |order: &[u8]| increasing(order.iter().map_while(key_at));
+    LAST_ORDER
+        .try_with(|last| {
+            let mut last = last.try_borrow_mut().ok()?;
+            if last.len() != entries.len() || !in_order(&last) {
+                last.clear();
+                last.extend(0..count);
+                last.sort_unstable_by_key(key_at);
+                if !in_order(&last) {
+                    return None;
+                }
+            }
+            Some(Order::from_slice(&last))
+        })
+        .ok()
+        .flatten()
 }
 
 /// A map entry of `Features.feature`: the key (field 1), then the value (field 2), nothing else.
@@ -129,11 +224,7 @@ fn entry(bytes: &[u8]) -> Option<PlainFeature<'_>> {
         }
         0x1a => {
             let run = Fields(list).only(0x0a)?;
-            let mut pos = 0;
-            while pos < run.len() {
-                shortest_varint(run, &mut pos)?;
-            }
-            if run.is_empty() {
+            if !shortest_varints(run) {
                 return None;
             }
             PlainValues::Int64s(run)
@@ -154,8 +245,14 @@ impl<'a> Fields<'a> {
         if first != tag {
             return None;
         }
-        let mut pos = 0;
-        let length = usize::try_from(shortest_varint(rest, &mut pos)?).ok()?;
+        // Most lengths are one byte.
+        let (length, pos) = match rest.first() {
+            Some(&byte) if byte < 0x80 => (usize::from(byte), 1),
+            _ => {
+                let mut pos = 0;
+                (usize::try_from(shortest_varint(rest, &mut pos)?).ok()?, pos)
+            }
+        };
         let end = pos.checked_add(length)?;
         let body = rest.get(pos..end)?;
         self.0 = rest.get(end..)?;
@@ -190,6 +287,28 @@ fn shortest_varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
     None
 }
 
+/// Whether `run` is one or more varints, each written as [`shortest_varint`] reads them: in one
+/// pass over the bytes, without taking their values.
+fn shortest_varints(run: &[u8]) -> bool {
+    // The bytes of the varint being read so far, all with the top bit set.
+    let mut continued = 0usize;
+    for &byte in run {
+        if byte >= 0x80 {
+            continued += 1;
+            // Ten bytes at most, the tenth without the top bit.
+            if continued == 10 {
+                return false;
+            }
+        } else {
+            if (continued > 0 && byte == 0) || (continued == 9 && byte > 1) {
+                return false;
+            }
+            continued = 0;
+        }
+    }
+    continued == 0 && !run.is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,17 +323,19 @@ mod tests {
         decoder
     }
 
-    /// A record's JSON, and its summary line and names with names kept and without.
-    type Printed = (String, [(String, Vec<String>); 2]);
+    /// A record's JSON and text format, and its summary line and names with names kept and
+    /// without.
+    type Printed = (String, String, [(String, Vec<String>); 2]);
 
     /// What the general path prints.
     fn general(decoder: &Decoder, payload: &[u8]) -> Printed {
         let decoded = decoder.decode(payload);
-        let json = match decoded.typed(payload, decoder.table()) {
-            Some(typed) if decoded.kind == PayloadKind::Builtin(&EXAMPLE) => {
-                crate::jsonformat::message_to_json(&typed)
-            }
-            _ => format!("not an Example: {:?}", decoded.kind),
+        let (json, text) = match decoded.typed(payload, decoder.table()) {
+            Some(typed) if decoded.kind == PayloadKind::Builtin(&EXAMPLE) => (
+                crate::jsonformat::message_to_json(&typed),
+                decoded.view(payload, decoder.table()).text(),
+            ),
+            _ => (format!("not an Example: {:?}", decoded.kind), String::new()),
         };
         let summary = |names| {
             let s = crate::summary::summarize(decoder, &decoded, payload, names);
@@ -222,6 +343,7 @@ mod tests {
         };
         (
             json,
+            text,
             [summary(FeatureNames::Kept), summary(FeatureNames::Skipped)],
         )
     }
@@ -231,12 +353,15 @@ mod tests {
         let example = decoder.plain_example(payload)?;
         let mut json = String::new();
         crate::jsonformat::write_plain_example(&example, &mut json);
+        let mut text = String::new();
+        crate::textformat::write_plain_example(&example, &mut text);
         let summary = |names| {
             let s = crate::payload::plain_summary(&example, names);
             (s.line, s.names.iter().map(str::to_string).collect())
         };
         Some((
             json,
+            text,
             [summary(FeatureNames::Kept), summary(FeatureNames::Skipped)],
         ))
     }
@@ -455,6 +580,69 @@ mod tests {
         let schema = Schema::builtin();
         let message = schema.message(crate::payload::EXAMPLE_MESSAGE).unwrap();
         assert!(!same(&Decoder::new(schema, Reading::As(message)), &plain));
+    }
+
+    #[test]
+    fn a_run_is_checked_as_its_varints_are_read() {
+        let by_values = |run: &[u8]| {
+            let mut pos = 0;
+            while pos < run.len() {
+                if shortest_varint(run, &mut pos).is_none() {
+                    return false;
+                }
+            }
+            !run.is_empty()
+        };
+        // Runs of the bytes where the rules change, of every length up to 12.
+        const BYTES: [u8; 6] = [0x00, 0x01, 0x02, 0x7f, 0x80, 0xff];
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut valid, mut runs) = (0, 0);
+        for _ in 0..200_000 {
+            let len = rng.below(13) as usize;
+            let run: Vec<u8> = (0..len)
+                .map(|_| BYTES[rng.below(BYTES.len() as u64) as usize])
+                .collect();
+            let expected = by_values(&run);
+            assert_eq!(shortest_varints(&run), expected, "{run:02x?}");
+            valid += usize::from(expected);
+            runs += 1;
+        }
+        // Ten-byte varints are among them: nine bytes with the top bit, then 1.
+        let longest = [[0xff; 9].as_slice(), &[0x01]].concat();
+        assert!(shortest_varints(&longest) && by_values(&longest));
+        assert!(!shortest_varints(&[[0xff; 9].as_slice(), &[0x02]].concat()));
+        assert!(valid > runs / 10 && valid < runs, "{valid} of {runs}");
+    }
+
+    #[test]
+    fn a_file_s_order_of_features_sorts_its_records_and_others_are_sorted_too() {
+        let feature = |key| PlainFeature {
+            key,
+            values: PlainValues::Int64s(&[1]),
+        };
+        let read = |names: &[&'static [u8]]| {
+            let mut features: Entries<'static> = names.iter().map(|&k| feature(k)).collect();
+            let order = key_order(&mut features)?;
+            let example = PlainExample { features, order };
+            let keys: Vec<Vec<u8>> = example.features().map(|f| f.key.to_vec()).collect();
+            assert_eq!(example.features().len(), keys.len());
+            Some(keys)
+        };
+        // The same order twice (the second from the first's), then one it does not sort, then
+        // one as long with a key twice.
+        let expected = Some(vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+        assert_eq!(read(&[b"c", b"a", b"b"]), expected);
+        assert_eq!(read(&[b"c", b"a", b"b"]), expected);
+        assert_eq!(read(&[b"b", b"c", b"a"]), expected);
+        assert_eq!(read(&[b"b", b"c", b"b"]), None);
+        assert_eq!(read(&[b"c", b"a", b"b"]), expected);
+        // More features than the order remembers.
+        let many: Vec<&'static [u8]> = (0..300u16)
+            .rev()
+            .map(|n| &*Box::leak(format!("{n:03}").into_bytes().into_boxed_slice()))
+            .collect();
+        let got = read(&many).unwrap();
+        assert!(got.is_sorted() && got.len() == 300);
     }
 
     #[test]

@@ -337,6 +337,13 @@ impl Names {
     }
 }
 
+/// Names serialise as the list of strings they are.
+impl serde::Serialize for Names {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
 impl<'n> FromIterator<&'n str> for Names {
     fn from_iter<I: IntoIterator<Item = &'n str>>(names: I) -> Names {
         let mut all = Names::default();
