@@ -436,3 +436,54 @@ fn features_json_names_classes_and_counts_declared_bools() {
     assert!(grid.iter().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["true/false", "130/140", "33/39"]), "{grid:?}");
     assert!(!grid.iter().any(|l| l.contains("histogram")), "{grid:?}");
 }
+
+#[test]
+fn every_tag_and_its_count_is_what_event_accumulator_counts() {
+    // `testdata/tags.golden.json`: each log directory's runs and tags as `EventAccumulator` read
+    // them (scripts/tags_golden.py). A summary value of metadata alone (tensorboardX's hparams)
+    // is no value of its tag there, and not here.
+    let text = std::fs::read_to_string(testdata("tags.golden.json")).unwrap();
+    let golden: Value = serde_json::from_str(&text).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let logdirs = golden.as_object().unwrap();
+    assert!(logdirs.len() >= 5);
+    let mut counted = 0;
+    for (logdir, runs) in logdirs {
+        let json = json_of(&[root.join(logdir).as_os_str()]);
+        let mut ours = std::collections::BTreeMap::new();
+        for split in json["splits"].as_array().unwrap() {
+            for run in split["runs"].as_array().into_iter().flatten() {
+                for tag in run["tags"].as_array().unwrap() {
+                    let key = (run["run"].to_string(), tag["tag"].to_string());
+                    *ours.entry(key).or_insert(0) += tag["values"].as_u64().unwrap();
+                }
+            }
+        }
+        let mut theirs = std::collections::BTreeMap::new();
+        for run in runs.as_array().unwrap() {
+            for tag in run["tags"].as_array().unwrap() {
+                let key = (run["run"].to_string(), tag["tag"].to_string());
+                theirs.insert(key, tag["count"].as_u64().unwrap());
+            }
+        }
+        assert_eq!(ours, theirs, "{logdir}");
+        counted += theirs.len();
+    }
+    assert!(counted >= 20, "{counted} tags");
+}
+
+#[test]
+fn summary_metadata_without_a_value_is_counted_with_the_run_s_other_events() {
+    let file =
+        testdata("writers/tensorboardx/hparams/events.out.tfevents.1700000000.writer-fixtures");
+    let json = json_of(&[file.as_os_str()]);
+    let run = &json["splits"][0]["runs"][0];
+    assert_eq!(run["other"]["summary metadata without a value"], 3, "{run}");
+    let tags: Vec<&str> = run["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tag"].as_str().unwrap())
+        .collect();
+    assert_eq!(tags, ["hparam/accuracy"]);
+}

@@ -160,13 +160,13 @@ fn partials_of_another_version_or_cut_short_are_refused_by_name() {
     let partials = per_shard(&dir, out.path());
     let text = std::fs::read_to_string(&partials[0]).unwrap();
     let old = out.path().join("old.tfrstats");
-    std::fs::write(&old, text.replacen("\"version\":1", "\"version\":7", 1)).unwrap();
+    std::fs::write(&old, text.replacen("\"version\":2", "\"version\":7", 1)).unwrap();
     let (code, printed, said) = stats(&["--merge"], &[&old, &partials[1]]);
     assert_eq!(code, Some(2));
     assert_eq!(printed, "");
     assert!(
         said.contains(&format!(
-            "{}: written in format version 7; this tfr-inspect reads version 1",
+            "{}: written in format version 7; this tfr-inspect reads version 2",
             old.display()
         )),
         "{said}"

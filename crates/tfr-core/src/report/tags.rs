@@ -20,25 +20,14 @@ use crate::decode::MessageView;
 use crate::frame::FrameIndex;
 use crate::payload::Decoder;
 use crate::source::{ReadOptions, Source};
-use crate::stats::events::{other_kind, read_value, singular};
+use crate::stats::events::{holds_data, other_kind, read_value, singular};
 
 /// Tags followed per run (the first met).
 pub const MAX_TAGS: usize = crate::stats::MAX_FEATURES;
 /// Steps that went back, named per tag; the rest are counted.
 pub const NAMED_BACKWARDS: usize = 10;
 
-/// The fields of a summary value that hold its data (its `value` oneof).
-const VALUE_FIELDS: [&str; 6] = [
-    "simple_value",
-    "obsolete_old_style_histogram",
-    "image",
-    "histo",
-    "audio",
-    "tensor",
-];
-
-/// What [`RunTags::other`] counts summary values without data as.
-pub const METADATA_ONLY: &str = "summary metadata without a value";
+pub use crate::stats::events::METADATA_ONLY;
 
 /// One tag of a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -291,7 +280,7 @@ impl Reading {
             }
             // As `EventAccumulator` does, a value without data (metadata alone, as tensorboardX
             // writes hparams) is no value of its tag; it is counted with the run's other events.
-            if !VALUE_FIELDS.iter().any(|f| singular(&value, f).is_some()) {
+            if !holds_data(&value) {
                 *self.run.other.entry(METADATA_ONLY.into()).or_default() += 1;
                 continue;
             }

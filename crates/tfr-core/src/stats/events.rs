@@ -185,6 +185,11 @@ impl Run {
             None => (step, step),
         });
         for value in crate::event::value_messages(&summary) {
+            // Counted with the run's other events, as `tags` counts it.
+            if !holds_data(&value) {
+                *self.other.entry(METADATA_ONLY.into()).or_default() += 1;
+                continue;
+            }
             let tag = crate::event::tag_of(&value);
             let (plugin, named, scalar) = read_value(&value);
             let Some(stats) = self.tag_mut(tag) else {
@@ -229,6 +234,25 @@ impl Run {
             }
         }
     }
+}
+
+/// The fields of a summary value that hold its data (its `value` oneof).
+const VALUE_FIELDS: [&str; 6] = [
+    "simple_value",
+    "obsolete_old_style_histogram",
+    "image",
+    "histo",
+    "audio",
+    "tensor",
+];
+
+/// What a run's other events count summary values without data as.
+pub const METADATA_ONLY: &str = "summary metadata without a value";
+
+/// Whether a summary value holds data. One with metadata alone (tensorboardX writes hparams so)
+/// is no value of its tag to TensorBoard's `EventAccumulator`.
+pub(crate) fn holds_data(value: &MessageView<'_>) -> bool {
+    VALUE_FIELDS.iter().any(|f| singular(value, f).is_some())
 }
 
 /// What a summary value is for: the plugin name (TF1's fields by the plugin TensorBoard gives

@@ -31,8 +31,9 @@ pub use merge::{Merged, PartialError, PartialSource, merge, merge_sources};
 
 /// What a partial's first line says it is.
 pub const FORMAT: &str = "tfr-inspect stats partial";
-/// The version of the format this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The version of the format this build writes and reads. 2: a TensorBoard summary value without
+/// data is counted with its run's other events, not as a value of its tag.
+pub const VERSION: u32 = 2;
 /// The hash of values and names, as the header names it.
 pub const HASH: &str = "xxh3-64 seed 0";
 

@@ -274,9 +274,9 @@ fn partials_made_otherwise_are_refused_by_name() {
     let other = dir.path().join("other.tfrstats");
     for (from, to, says) in [
         (
-            "\"version\":1",
             "\"version\":2",
-            "written in format version 2; this tfr-inspect reads version 1",
+            "\"version\":3",
+            "written in format version 3; this tfr-inspect reads version 2",
         ),
         (
             "\"hll_precision\":12",
