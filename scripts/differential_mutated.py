@@ -522,6 +522,18 @@ def run_tool(binary, message, fmt, path):
     return result.stdout.decode("utf-8", "surrogateescape"), rejected, failure
 
 
+def run_both(binary, message, path, differences, label):
+    """`show` of the file as text and as JSON: the text by record, the JSON lines, and the records
+    each said it rejected; a run that failed is a difference (its category starts with `label`)."""
+    text_out, text_rejected, text_failure = run_tool(binary, message, "text", path)
+    json_out, json_rejected, json_failure = run_tool(binary, message, "json", path)
+    named = message or "tensorflow.Example (detected)"
+    for fmt, failure in (("text", text_failure), ("json", json_failure)):
+        if failure:
+            differences.add(f"{label}{fmt}: tfr-inspect failed", named, "-", b"", "", failure)
+    return split_text(text_out), json_out.split("\n"), text_rejected, json_rejected
+
+
 def split_text(stdout):
     """Our text output cut at the `# record N` lines (string values never hold a raw newline)."""
     pieces = HEADER.split(stdout)
@@ -572,13 +584,9 @@ def compare(binary, message_name, cls, records, directory, differences, counts):
     expected = [python_view(cls, payload) for payload in records]
     counts[message_name, "python accepts"] += sum(e is not None for e in expected)
     counts[message_name, "python rejects"] += sum(e is None for e in expected)
-    text_out, text_rejected, text_failure = run_tool(binary, message_name, "text", path)
-    json_out, json_rejected, json_failure = run_tool(binary, message_name, "json", path)
-    for fmt, failure in (("text", text_failure), ("json", json_failure)):
-        if failure:
-            differences.add(f"{fmt}: tfr-inspect failed", message_name, "-", b"", "", failure)
-    texts = split_text(text_out)
-    json_lines = json_out.split("\n")
+    texts, json_lines, text_rejected, json_rejected = run_both(
+        binary, message_name, path, differences, ""
+    )
     for index, (payload, want) in enumerate(zip(records, expected)):
         ours_text = texts.get(index)
         ours_json = json_lines[index] if index < len(json_lines) else None
@@ -616,13 +624,7 @@ def compare_detected(binary, records, expected, path, differences, counts):
     if len(kinds) != len(records):
         differences.add("detected: list --json rows", name, "-", b"", len(records), len(kinds))
         return
-    text_out, _, text_failure = run_tool(binary, None, "text", path)
-    json_out, _, json_failure = run_tool(binary, None, "json", path)
-    for fmt, failure in (("text", text_failure), ("json", json_failure)):
-        if failure:
-            differences.add(f"detected {fmt}: tfr-inspect failed", name, "-", b"", "", failure)
-    texts = split_text(text_out)
-    json_lines = json_out.split("\n")
+    texts, json_lines, _, _ = run_both(binary, None, path, differences, "detected ")
     for index, (payload, want, kind) in enumerate(zip(records, expected, kinds)):
         if kind != "Example":
             continue
