@@ -577,7 +577,9 @@ def categorize(fmt, message, ours):
     return f"{fmt}: output differs"
 
 
-def compare(binary, message_name, cls, records, directory, differences, counts):
+def compare(binary, message_name, cls, records, directory, differences, counts, written=0):
+    """`records` read as `message_name` against Python; of Examples, the last `written` are the
+    ones Python serialized."""
     path = os.path.join(directory, message_name.split(".")[-1] + ".tfrecord")
     with open(path, "wb") as file:
         file.write(tfrecord(records))
@@ -611,14 +613,26 @@ def compare(binary, message_name, cls, records, directory, differences, counts):
                 differences.add(categorize(fmt, message, ours or ""), message_name, index,
                                 payload, wanted, ours)
     if message_name == "tensorflow.Example":
-        compare_detected(binary, records, expected, path, differences, counts)
+        compare_detected(binary, records, expected, directory, differences, counts, written)
 
 
-def compare_detected(binary, records, expected, path, differences, counts):
+def compare_detected(binary, records, expected, directory, differences, counts, written):
     """The file of Examples read without `--message`, as users read it: each record `list --json`
     says is an Example must print what Python prints (that reading takes its own path for the
-    records laid out the usual way, which a named type never takes), and Python must accept it."""
+    records laid out the usual way, which a named type never takes), and Python must accept it.
+
+    The file is learnt from its first records, and one of them that reads as a SequenceExample
+    (a mutated Example can) makes it a file of SequenceExamples, in which no record is an
+    Example: so the `written` Examples Python serialized (the last of `records`) come first, and
+    records are numbered as this file holds them."""
     name = "tensorflow.Example (detected)"
+    first = len(records) - written
+    order = [*range(first, len(records)), *range(first)]
+    records = [records[i] for i in order]
+    expected = [expected[i] for i in order]
+    path = os.path.join(directory, "detected.tfrecord")
+    with open(path, "wb") as file:
+        file.write(tfrecord(records))
     listed = subprocess.run([binary, "list", "--json", path], capture_output=True)
     kinds = [json.loads(line).get("kind") for line in listed.stdout.decode().splitlines()]
     if len(kinds) != len(records):
@@ -674,9 +688,11 @@ def main():
     with tempfile.TemporaryDirectory() as directory:
         for name, generate in generators.items():
             records = payloads(rng, generate, args.count)
+            written = 0
             if name == "tensorflow.Example":
-                records += written_examples(rng, classes[name], args.count // 2)
-            compare(binary, name, classes[name], records, directory, differences, counts)
+                written = args.count // 2
+                records += written_examples(rng, classes[name], written)
+            compare(binary, name, classes[name], records, directory, differences, counts, written)
     print(f"seed {args.seed}: {args.count} Examples, {args.count // 2} more as Python writes them, "
           f"and {args.count} SequenceExamples, compared in text and JSON with {binary}")
     for name in generators:

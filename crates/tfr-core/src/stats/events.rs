@@ -236,15 +236,9 @@ impl Run {
     }
 }
 
-/// The fields of a summary value that hold its data (its `value` oneof).
-const VALUE_FIELDS: [&str; 6] = [
-    "simple_value",
-    "obsolete_old_style_histogram",
-    "image",
-    "histo",
-    "audio",
-    "tensor",
-];
+/// The fields of a summary value that hold data TensorBoard reads: its `value` oneof, less
+/// `obsolete_old_style_histogram`, which `EventAccumulator` reads as no value of its tag.
+const VALUE_FIELDS: [&str; 5] = ["simple_value", "image", "histo", "audio", "tensor"];
 
 /// What a run's other events count summary values without data as.
 pub const METADATA_ONLY: &str = "summary metadata without a value";
@@ -466,6 +460,23 @@ mod tests {
             assert_eq!(s.last, (1, f64::from(0.2f32)));
             let raw = &run.tags[&b"raw".to_vec()];
             assert_eq!(raw.by_plugin(), BTreeMap::from([("tensor".into(), 1)]));
+        }
+    }
+
+    #[test]
+    fn values_without_data_tensorboard_reads_are_the_run_s_other_events() {
+        // Metadata alone (tensorboardX's hparams), a TF0 histogram string, and a scalar of zero.
+        let hparams = length_delimited(1, &length_delimited(1, b"hparams"));
+        let events = vec![
+            event(0, "_hparams_/experiment", &length_delimited(9, &hparams)),
+            event(1, "old", &length_delimited(3, b"histogram")),
+            event(2, "loss", &simple(0.0)),
+        ];
+        for chunk in [1, 3] {
+            let runs = runs_of(&events, chunk);
+            let run = &runs.runs["run"];
+            assert_eq!(run.tags.keys().collect::<Vec<_>>(), [b"loss"]);
+            assert_eq!(run.other, BTreeMap::from([(METADATA_ONLY.into(), 2)]));
         }
     }
 
