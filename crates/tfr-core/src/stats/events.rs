@@ -127,7 +127,7 @@ impl Tag {
 pub struct Run {
     pub events: u64,
     /// Events that hold no summary, by what they hold (`file_version`, `graph_def`,
-    /// `session_log START`…).
+    /// `session_log START`…), and summary values that hold no data ([`METADATA_ONLY`]).
     pub other: BTreeMap<String, u64>,
     /// The smallest and largest step of its summaries.
     pub steps: Option<(i64, i64)>,
@@ -244,7 +244,9 @@ const VALUE_FIELDS: [&str; 5] = ["simple_value", "image", "histo", "audio", "ten
 pub const METADATA_ONLY: &str = "summary metadata without a value";
 
 /// Whether a summary value holds data. One with metadata alone (tensorboardX writes hparams so)
-/// is no value of its tag to TensorBoard's `EventAccumulator`.
+/// is no value of its tag to TensorBoard's `event_accumulator.EventAccumulator` (the one `tags`
+/// is checked against); the server's `plugin_event_accumulator` would count it as an empty
+/// tensor.
 pub(crate) fn holds_data(value: &MessageView<'_>) -> bool {
     VALUE_FIELDS.iter().any(|f| singular(value, f).is_some())
 }
