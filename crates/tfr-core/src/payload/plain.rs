@@ -22,7 +22,8 @@ type Order = SmallVec<[u8; 32]>;
 /// An Example laid out plainly (its keys are distinct).
 #[derive(Debug, Clone)]
 pub struct PlainExample<'a> {
-    /// The features in the record's order.
+    /// The features in the record's order (in key order beyond 255 features, which no order
+    /// of places in a byte can list).
     features: Entries<'a>,
     /// Their places in key order; empty when the record's order is the keys'.
     order: Order,
@@ -59,9 +60,10 @@ impl<'a> PlainExample<'a> {
         if out.is_empty() {
             return None;
         }
-        let order = match increasing(out.iter().map(|f| f.key)) {
-            true => Order::new(),
-            false => key_order(&mut out)?,
+        let order = if increasing(out.iter().map(|f| f.key)) {
+            Order::new()
+        } else {
+            key_order(&mut out)?
         };
         Some(PlainExample {
             features: out,
@@ -101,9 +103,10 @@ impl<'e, 'a> Iterator for InKeyOrder<'e, 'a> {
     type Item = &'e PlainFeature<'a>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let place = match self.order.is_empty() {
-            true => self.next,
-            false => usize::from(*self.order.get(self.next)?),
+        let place = if self.order.is_empty() {
+            self.next
+        } else {
+            usize::from(*self.order.get(self.next)?)
         };
         let feature = self.features.get(place)?;
         self.next += 1;
