@@ -1,6 +1,8 @@
 //! Forensics against the TensorFlow-written corrupt fixtures: `list`, `verify`, `locate` and
 //! `salvage` agree with each fixture's `expect.json` (the strict reader TensorFlow is, and the
-//! resync scanner), compressed files open transparently, and no command changes its input.
+//! resync scanner), compressed files open transparently, and no command changes its input. The
+//! comparisons with `expect.json` run the subcommand in process; the errors, exit codes and the
+//! unchanged inputs are checked through the binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
 
 use std::path::{Path, PathBuf};
@@ -11,7 +13,7 @@ use tfr_core::compress::{self, Compression};
 use tfr_core::frame::FrameIndex;
 use tfr_core::source::{ReadOptions, Source};
 
-use super::{stdout, testdata};
+use super::{Captured, Ran, run_in_process, stdout, testdata};
 
 /// Runs the binary on `file` (plus `args`) and checks the file is byte-for-byte unchanged.
 fn run_on(file: &Path, args: &[&str]) -> Output {
@@ -26,7 +28,17 @@ fn run_on(file: &Path, args: &[&str]) -> Output {
     output
 }
 
-fn json_lines(output: &Output) -> Vec<Value> {
+/// As [`run_on`], with the subcommand run in this process: for the tests that compare what a
+/// command reports, not how the binary ends.
+fn run_in_process_on(file: &Path, args: &[&str]) -> Ran {
+    let before = std::fs::read(file).expect("read input");
+    let ran = run_in_process(args);
+    let after = std::fs::read(file).expect("read input again");
+    assert!(before == after, "{} changed by {args:?}", file.display());
+    ran
+}
+
+fn json_lines(output: &impl Captured) -> Vec<Value> {
     stdout(output)
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
@@ -99,7 +111,7 @@ fn cases() -> Vec<Case> {
 #[test]
 fn list_finds_exactly_the_resync_frames() {
     for case in cases() {
-        let output = run_on(
+        let output = run_in_process_on(
             &case.file,
             &[
                 "list",
@@ -126,7 +138,7 @@ fn list_finds_exactly_the_resync_frames() {
 #[test]
 fn verify_reports_the_strict_readers_first_problem() {
     for case in cases() {
-        let output = run_on(
+        let output = run_in_process_on(
             &case.file,
             &[
                 "verify",
@@ -167,7 +179,7 @@ fn locate_names_the_frame_and_case_tensorflow_reported() {
             None => (expected["frame_offset"].as_u64().unwrap(), false),
         };
         let at_text = at.to_string();
-        let output = run_on(
+        let output = run_in_process_on(
             &case.file,
             &[
                 "locate",
@@ -197,7 +209,7 @@ fn locate_names_the_frame_and_case_tensorflow_reported() {
             .count() as u64;
         assert_eq!(loc["intact_after_count"], after, "{}", case.name);
         if let Some(tf) = expected["tf_reported_offset"].as_u64() {
-            let text = run_on(
+            let text = run_in_process_on(
                 &case.file,
                 &[
                     "locate",
@@ -223,7 +235,7 @@ fn salvage_writes_exactly_the_resync_payloads_and_they_read_clean() {
     for case in cases() {
         let out = dir.path().join(format!("{}.salvaged.tfrecord", case.name));
         let out_text = out.to_str().unwrap();
-        let output = run_on(
+        let output = run_in_process_on(
             &case.file,
             &[
                 "salvage",
@@ -268,7 +280,7 @@ fn salvage_writes_exactly_the_resync_payloads_and_they_read_clean() {
             .collect();
         assert!(payloads == expected, "{}: salvaged payloads", case.name);
 
-        let verify = run_on(&out, &["verify", out_text]);
+        let verify = run_in_process_on(&out, &["verify", out_text]);
         assert_eq!(verify.status.code(), Some(0), "{}", case.name);
     }
     // Nothing but the outputs was left behind (no temporary files).

@@ -205,22 +205,28 @@ fn draw_one(file: &Path, seed: &str) -> usize {
 
 #[test]
 fn every_record_is_drawn_as_often_over_many_seeds() {
+    use tfr_core::report::pick::{Pick, Picked};
     let dir = tempfile::tempdir().unwrap();
     let file = numbered(dir.path(), "ten.tfrecord", 10);
     let path = file.to_str().unwrap().to_string();
+    // `sample` prints exactly the records the report draws for its seed, whatever the seed.
+    let draw = |seed: u64| Picked::of(Pick::Sample { size: 3, seed }, 10).only.unwrap();
+    for seed in (0..2000).step_by(41).chain([1999, u64::MAX]) {
+        let shown = seed.to_string();
+        let ran = run_in_process(["sample", "3", &path, "--seed", &shown, "--format", "text"]);
+        assert_eq!(numbers(&stdout(&ran)), draw(seed), "seed {seed}");
+    }
+    // And what it draws is uniform: each record is in 3 draws of 10, 600 times in 2000, give or
+    // take chance (a standard deviation is about 20.5; these bounds are 6 of them). The seeds
+    // are fixed, so this is the same every run.
     let mut drawn = [0u32; 10];
     for seed in 0..2000 {
-        let seed = seed.to_string();
-        let ran = run_in_process(["sample", "3", &path, "--seed", &seed, "--format", "text"]);
-        let picked = numbers(&stdout(&ran));
+        let picked = draw(seed);
         assert_eq!(picked.len(), 3);
         for n in picked {
             drawn[n] += 1;
         }
     }
-    // Each record is in 3 draws of 10: 600 times in 2000, give or take chance (a standard
-    // deviation is about 20.5; these bounds are 6 of them). The seeds are fixed, so this is
-    // the same every run.
     assert!(drawn.iter().all(|d| (477..723).contains(d)), "{drawn:?}");
     assert_eq!(drawn.iter().sum::<u32>(), 6000);
 }

@@ -5,7 +5,7 @@
 
 use std::sync::Mutex;
 
-use super::{run, testdata};
+use super::{run, run_in_process, testdata};
 pub use crate::serve::{serve, serve_counted};
 
 /// Runs the binary with `args` against the S3 service at `base` (fake credentials).
@@ -72,34 +72,43 @@ fn prefixes_and_globs_over_s3_are_the_dataset_their_directory_is() {
     );
 }
 
+/// What a run printed and ended with: through the binary or in process.
+type Printed = (Vec<u8>, Vec<u8>, Option<i32>);
+
+/// Runs the binary with `args`.
+fn through_the_binary(args: Vec<String>) -> Printed {
+    let output = run(args);
+    (output.stdout, output.stderr, output.status.code())
+}
+
+/// Runs the subcommand `args` name in this process, URLs read as the binary reads them.
+fn in_process(args: Vec<String>) -> Printed {
+    tfr_inspect::remote::Remotes::register(false);
+    let ran = run_in_process(args);
+    (ran.stdout, ran.stderr, ran.status.code())
+}
+
 /// Runs `args` with `{}` standing for the file, once with the local path and once with its URL,
 /// and checks that both print the same (the URL in place of the path) with the same status.
-fn same_as_local(base: &str, name: &str, args: &[&str]) {
+fn same_as_local(base: &str, name: &str, args: &[&str], runner: fn(Vec<String>) -> Printed) {
     let local = testdata(name);
     let url = format!("{base}{name}");
     let with = |file: &str| -> Vec<String> { args.iter().map(|a| a.replace("{}", file)).collect() };
-    let on_disk = run(with(local.to_str().unwrap()));
-    let remote = run(with(&url));
-    assert!(
-        !on_disk.stdout.is_empty(),
-        "{args:?} on {name} printed nothing"
-    );
+    let on_disk = runner(with(local.to_str().unwrap()));
+    let remote = runner(with(&url));
+    assert!(!on_disk.0.is_empty(), "{args:?} on {name} printed nothing");
     let shown = |bytes: &[u8], file: &str| String::from_utf8_lossy(bytes).replace(file, "FILE");
     assert_eq!(
-        shown(&remote.stdout, &url),
-        shown(&on_disk.stdout, local.to_str().unwrap()),
+        shown(&remote.0, &url),
+        shown(&on_disk.0, local.to_str().unwrap()),
         "stdout of {args:?} on {name}"
     );
     assert_eq!(
-        shown(&remote.stderr, &url),
-        shown(&on_disk.stderr, local.to_str().unwrap()),
+        shown(&remote.1, &url),
+        shown(&on_disk.1, local.to_str().unwrap()),
         "stderr of {args:?} on {name}"
     );
-    assert_eq!(
-        remote.status.code(),
-        on_disk.status.code(),
-        "{args:?} on {name}"
-    );
+    assert_eq!(remote.2, on_disk.2, "{args:?} on {name}");
 }
 
 #[test]
@@ -110,22 +119,24 @@ fn commands_print_for_a_url_what_they_print_for_the_file() {
         "examples_gzip.tfrecord",
         "corrupt/data_crc_bitflip.tfrecord",
     ] {
-        same_as_local(&base, name, &["list", "{}"]);
-        same_as_local(&base, name, &["verify", "{}"]);
-        same_as_local(&base, name, &["verify", "--json", "{}"]);
-        same_as_local(&base, name, &["show", "--format", "json", "{}"]);
-        same_as_local(&base, name, &["hex", "{}", "-n", "0"]);
-        same_as_local(&base, name, &["stats", "--json", "{}"]);
-        same_as_local(&base, name, &["index", "--intact-only", "{}"]);
-        same_as_local(&base, name, &["count", "{}"]);
-        same_as_local(&base, name, &["count", "--json", "{}"]);
-        same_as_local(&base, name, &["head", "-n", "3", "{}"]);
-        same_as_local(&base, name, &["tail", "-n", "3", "--json", "{}"]);
-        same_as_local(
-            &base,
-            name,
+        // Through the binary, as a user runs it (its own settling of URL inputs, its exit code);
+        // every other command in process, through the same reading of URLs.
+        same_as_local(&base, name, &["list", "{}"], through_the_binary);
+        for args in [
+            &["verify", "{}"][..],
+            &["verify", "--json", "{}"],
+            &["show", "--format", "json", "{}"],
+            &["hex", "{}", "-n", "0"],
+            &["stats", "--json", "{}"],
+            &["index", "--intact-only", "{}"],
+            &["count", "{}"],
+            &["count", "--json", "{}"],
+            &["head", "-n", "3", "{}"],
+            &["tail", "-n", "3", "--json", "{}"],
             &["sample", "4", "{}", "--seed", "11", "--json"],
-        );
+        ] {
+            same_as_local(&base, name, args, in_process);
+        }
     }
 }
 
