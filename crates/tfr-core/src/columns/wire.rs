@@ -374,10 +374,10 @@ impl ExampleColumns {
 }
 
 /// Appends a list to `column`, whose kind it matches or sets, reading its body; `false` when
-/// the body is not plain, and then `column` keeps what it had.
+/// the body is not plain. What it appended then is taken back with the rest of the record
+/// ([`ExampleColumns::undo`]: the row is cut back to its start, and a kind set here unset).
 fn append_list(column: &mut Column, list: List<'_>) -> bool {
-    let was_unset = matches!(column.values, ColumnValues::Unset);
-    if was_unset {
+    if matches!(column.values, ColumnValues::Unset) {
         column.values = match list {
             List::Int64(_) => ColumnValues::Int64(Vec::new()),
             List::Float(_) => ColumnValues::Float(Vec::new()),
@@ -389,41 +389,15 @@ fn append_list(column: &mut Column, list: List<'_>) -> bool {
         };
     }
     let plain = match (&mut column.values, list) {
-        (ColumnValues::Int64(v), List::Int64(body)) => {
-            let start = v.len();
-            let plain = each_int(body, |x| v.push(x)).is_some();
-            if !plain {
-                v.truncate(start);
-            }
-            plain
-        }
-        (ColumnValues::Float(v), List::Float(body)) => {
-            let start = v.len();
-            let plain = each_float(body, |x| v.push(x)).is_some();
-            if !plain {
-                v.truncate(start);
-            }
-            plain
-        }
-        (ColumnValues::Bytes { ends, data }, List::Bytes(body)) => {
-            let (start, end) = (ends.len(), data.len());
-            let plain = each_bytes(body, |s| {
-                data.extend_from_slice(s);
-                ends.push(data.len() as i64);
-            })
-            .is_some();
-            if !plain {
-                ends.truncate(start);
-                data.truncate(end);
-            }
-            plain
-        }
-        _ => true,
+        (ColumnValues::Int64(v), List::Int64(body)) => each_int(body, |x| v.push(x)),
+        (ColumnValues::Float(v), List::Float(body)) => each_float(body, |x| v.push(x)),
+        (ColumnValues::Bytes { ends, data }, List::Bytes(body)) => each_bytes(body, |s| {
+            data.extend_from_slice(s);
+            ends.push(data.len() as i64);
+        }),
+        _ => Some(()),
     };
-    if !plain && was_unset {
-        column.values = ColumnValues::Unset;
-    }
-    plain
+    plain.is_some()
 }
 
 #[cfg(test)]
