@@ -231,17 +231,11 @@ mod tests {
 
     /// An Example's payload from `(name, kind, values)`: kind 1 bytes, 2 float, 3 int64.
     fn example(features: &[(&str, u8, &[i64])]) -> Vec<u8> {
-        fn varint(mut n: u64, out: &mut Vec<u8>) {
-            while n >= 0x80 {
-                out.push((n as u8) | 0x80);
-                n >>= 7;
-            }
-            out.push(n as u8);
+        fn varint(n: u64, out: &mut Vec<u8>) {
+            out.extend(crate::explain::number::varint_bytes(n));
         }
         fn field(number: u8, body: &[u8], out: &mut Vec<u8>) {
-            out.push(number << 3 | 2);
-            varint(body.len() as u64, out);
-            out.extend_from_slice(body);
+            out.extend(crate::crafted::length_delimited(number.into(), body));
         }
         let mut map = Vec::new();
         for (name, kind, values) in features {

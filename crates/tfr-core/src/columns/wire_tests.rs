@@ -6,21 +6,17 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::crafted::length_delimited;
+use crate::explain::number::varint_bytes;
 use crate::payload::{Decoder, Reading};
 use crate::schema::Schema;
 
-fn varint(mut n: u64, out: &mut Vec<u8>) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
+fn varint(n: u64, out: &mut Vec<u8>) {
+    out.extend(varint_bytes(n));
 }
 
 fn field(number: u8, body: &[u8], out: &mut Vec<u8>) {
-    out.push(number << 3 | 2);
-    varint(body.len() as u64, out);
-    out.extend_from_slice(body);
+    out.extend(length_delimited(number.into(), body));
 }
 
 /// A small deterministic generator of Example payloads from a seed.
