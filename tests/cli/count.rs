@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::dataset::toy_parcels;
-use super::{run, stderr, stdout, testdata};
+use super::{run as spawn, run_in_process_as_binary as run, stderr, stdout, testdata};
 
 /// A file of `n` records holding their numbers.
 pub fn numbered(dir: &Path, name: &str, n: usize) -> PathBuf {
@@ -244,7 +244,7 @@ fn words_that_are_neither_file_nor_subcommand_get_the_command_they_mean() {
         ("cuont", "count"),
         ("haed", "head"),
     ] {
-        let output = run([word.as_ref(), file.as_os_str()]);
+        let output = spawn([word.as_ref(), file.as_os_str()]);
         assert_eq!(output.status.code(), Some(2), "{word}");
         assert!(stdout(&output).is_empty(), "{word}");
         let err = stderr(&output);
@@ -261,7 +261,7 @@ fn words_that_are_neither_file_nor_subcommand_get_the_command_they_mean() {
     }
     // The subcommands themselves are read as subcommands, not as files.
     for word in ["count", "head", "tail", "schema", "tags"] {
-        let output = run([word.as_ref(), file.as_os_str()]);
+        let output = spawn([word.as_ref(), file.as_os_str()]);
         assert_eq!(output.status.code(), Some(0), "{word}: {}", stderr(&output));
     }
     // A file that exists under such a name is still opened as a file.

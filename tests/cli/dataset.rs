@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{run, stderr, stdout, testdata};
+use super::{run as spawn, run_in_process_as_binary as run, stderr, stdout, testdata};
 
 const TRAIN_1: &str = "toy_parcels-train.tfrecord-00001-of-00002";
 
@@ -204,7 +204,7 @@ fn globs_take_classes_alternatives_and_report_matching_nothing() {
     assert_eq!(ok_shards(&text), 4);
 
     let nothing = dir.join("*.nothing");
-    let output = run(["list".as_ref(), nothing.as_os_str()]);
+    let output = spawn(["list".as_ref(), nothing.as_os_str()]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("*.nothing: pattern matched nothing"),

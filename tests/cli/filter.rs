@@ -7,7 +7,7 @@ use std::path::Path;
 use tfr_core::crafted::{FeatureValue, example};
 use tfr_core::frame::FrameIndex;
 
-use super::{run, stderr, stdout, temp_file, tfrecord};
+use super::{run as spawn, run_in_process_as_binary as run, stderr, stdout, temp_file, tfrecord};
 
 /// Twelve Examples: `label` i % 4, `tokens` i values, `text` "dog" on the odd ones.
 fn examples() -> Vec<Vec<u8>> {
@@ -44,7 +44,7 @@ fn frames(data: &[u8]) -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn filter(expr: &str, input: &Path, extra: &[&OsStr]) -> std::process::Output {
+fn filter(expr: &str, input: &Path, extra: &[&OsStr]) -> super::Ran {
     let mut args: Vec<&OsStr> = vec!["filter".as_ref(), expr.as_ref(), input.as_os_str()];
     args.extend_from_slice(extra);
     run(args)
@@ -160,11 +160,14 @@ fn a_bad_expression_exits_2_with_a_caret_under_the_column() {
     let data = file_of(&examples());
     let (dir, input) = temp_file("in.tfrecord", &data);
     let out = dir.path().join("out.tfrecord");
-    let output = filter(
-        "label == 3 && len(tokens) >",
-        &input,
-        &["-o".as_ref(), out.as_os_str()],
-    );
+    // Through the binary: the status and the message as a terminal would get them.
+    let output = spawn([
+        "filter".as_ref(),
+        "label == 3 && len(tokens) >".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
     assert_eq!(output.status.code(), Some(2));
     let err = stderr(&output);
     assert!(err.contains("column 28"), "{err}");

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use image::{Rgb, RgbImage};
 use tfr_core::image::overlay::PALETTE;
 
-use super::{run, stderr, stdout, testdata};
+use super::{run as spawn, run_in_process_as_binary as run, stderr, stdout, testdata};
 
 /// A box in pixels: x0, y0, x1, y1 (inclusive).
 type PixelBox = (u32, u32, u32, u32);
@@ -87,7 +87,7 @@ fn boxes_are_drawn_where_the_record_says_and_stored_jpegs_are_kept_as_they_are()
     let dir = tempfile::tempdir().unwrap();
     let (boxed, plain) = (dir.path().join("boxed"), dir.path().join("plain"));
     let file = testdata(DETECTION);
-    let output = run([
+    let output = spawn([
         file.as_os_str(),
         "-o".as_ref(),
         boxed.as_os_str(),

@@ -1,6 +1,9 @@
 //! `index`: the record index `tfrecord2idx` writes, and `index --check`.
 
-use super::{run, run_in_process, stderr, stdout, temp_file, testdata};
+use super::{
+    run as spawn, run_in_process, run_in_process_as_binary as run, stderr, stdout, temp_file,
+    testdata,
+};
 
 const SHARD: &str = "realworld/detection_train.record-00000-of-00001";
 const IDX: &str = "realworld/detection_train.idx";
@@ -31,11 +34,11 @@ fn writes_the_index_to_a_file_and_replaces_one_only_with_force() {
         }
         args
     };
-    let refused = run(args(false));
+    let refused = spawn(args(false));
     assert_eq!(refused.status.code(), Some(2));
     assert!(stderr(&refused).contains("--force"), "{}", stderr(&refused));
     assert_eq!(std::fs::read(&idx).unwrap(), b"old");
-    let written = run(args(true));
+    let written = spawn(args(true));
     assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
     assert_eq!(std::fs::read(&idx).unwrap(), expected_idx());
     assert!(stdout(&written).contains("8 records indexed"));
@@ -92,7 +95,7 @@ fn check_accepts_the_right_index_and_names_a_changed_line() {
 #[test]
 fn a_damaged_file_is_refused_unless_its_intact_records_are_asked_for() {
     let file = testdata("corrupt/payload_bitflip.tfrecord");
-    let refused = run(["index".as_ref(), file.as_os_str()]);
+    let refused = spawn(["index".as_ref(), file.as_os_str()]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(refused.stdout.is_empty());
     assert!(

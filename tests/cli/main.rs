@@ -257,6 +257,26 @@ where
     }
 }
 
+/// As [`run_in_process`], for a run that may fail as the binary fails: its error is written to
+/// the captured stderr as the binary writes it, and the status is the binary's for it (2).
+pub fn run_in_process_as_binary<I, S>(args: I) -> Ran
+where
+    I: IntoIterator<Item = S>,
+    S: Into<std::ffi::OsString> + Clone,
+{
+    let (status, stdout, mut stderr) = run_in_process_or_fail(args);
+    let status = status.unwrap_or_else(|e| {
+        let messages = tfr_inspect::cli::Messages::to(&mut stderr);
+        messages.error(&tfr_inspect::hint::chain_message(&e));
+        tfr_inspect::cli::Status::Unusable
+    });
+    Ran {
+        status: RanStatus(status),
+        stdout,
+        stderr,
+    }
+}
+
 /// As [`run_in_process`], for a run that may fail: the error the binary would print and exit 2
 /// with is returned instead of failing the test.
 pub fn run_in_process_or_fail<I, S>(

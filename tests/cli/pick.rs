@@ -1,24 +1,28 @@
 //! `head`, `tail` and `sample`: the records they pick, shown exactly as `show` shows them, on
 //! clean, damaged, empty and dataset files; a sample's seed; a closed output.
+//!
+//! The commands run in process, as the binary runs them, errors and status included; the binary
+//! itself is run for a directory it refuses, a closed output and standard input.
 
 use std::path::{Path, PathBuf};
 
 use super::count::numbered;
 use super::dataset::toy_parcels;
-use super::{run, run_in_process, stderr, stdout, testdata};
+use super::{Ran, run, run_in_process, run_in_process_as_binary, stderr, stdout, testdata};
 
-/// `show`'s output for `args` after the file (e.g. `--range 3..5 --format text`).
+/// `show`'s output for `args` after the file (e.g. `--range 3..5 --format text`), in process.
 fn show(file: &Path, args: &[&str]) -> String {
     let mut all = vec![std::ffi::OsStr::new("show"), file.as_os_str()];
     all.extend(args.iter().map(std::ffi::OsStr::new));
-    stdout(&run(all))
+    stdout(&run_in_process_as_binary(all))
 }
 
-fn picked(command: &[&str], file: &Path, args: &[&str]) -> std::process::Output {
+/// `command` over `file` with `args` after it, in process.
+fn picked(command: &[&str], file: &Path, args: &[&str]) -> Ran {
     let mut all: Vec<&std::ffi::OsStr> = command.iter().map(std::ffi::OsStr::new).collect();
     all.push(file.as_os_str());
     all.extend(args.iter().map(std::ffi::OsStr::new));
-    run(all)
+    run_in_process_as_binary(all)
 }
 
 /// The record numbers of `--format text` output (its `# record N` headers).
@@ -93,7 +97,7 @@ fn an_empty_file_shows_nothing_and_is_no_error() {
         let mut args: Vec<&str> = command.to_vec();
         let path = file.to_str().unwrap();
         args.push(path);
-        let output = run(&args);
+        let output = run_in_process_as_binary(&args);
         assert_eq!(output.status.code(), Some(0), "{command:?}");
         assert_eq!(stdout(&output), "", "{command:?}");
         assert_eq!(stderr(&output), "", "{command:?}");
@@ -106,7 +110,7 @@ fn damaged_records_are_said_as_show_says_them_and_exit_one() {
     let file = testdata("corrupt/truncated_mid_payload.tfrecord");
     let tail = picked(&["tail", "-n", "2"], &file, &["--json"]);
     assert_eq!(tail.status.code(), Some(1));
-    let shown = run([
+    let shown = run_in_process_as_binary([
         "show".as_ref(),
         file.as_os_str(),
         "--range".as_ref(),
@@ -144,8 +148,17 @@ fn a_shard_of_a_dataset_is_worded_by_its_features_json_and_a_directory_is_refuse
         "{}",
         stdout(&tail)
     );
-    let refused = picked(&["head"], &dir, &[]);
+    let refused = run(["head".as_ref(), dir.as_os_str()]);
     assert_eq!(refused.status.code(), Some(2));
+    let in_process = picked(&["head"], &dir, &[]);
+    assert_eq!(
+        (
+            in_process.status.code(),
+            stdout(&in_process),
+            stderr(&in_process)
+        ),
+        (Some(2), stdout(&refused), stderr(&refused))
+    );
     assert!(
         stderr(&refused).contains("is a directory, not a TFRecord file"),
         "{}",

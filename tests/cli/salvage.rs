@@ -6,7 +6,7 @@ use std::path::Path;
 
 use tfr_core::frame::FrameIndex;
 
-use super::{run, stderr, stdout, temp_file, tfrecord};
+use super::{run_in_process_as_binary as run, stderr, stdout, temp_file, tfrecord};
 
 fn payloads(data: &[u8]) -> Vec<Vec<u8>> {
     let index = FrameIndex::build(data);
@@ -36,7 +36,7 @@ fn record_holding_a_stream() -> Vec<u8> {
     data
 }
 
-fn salvage(input: &Path, output: &Path, extra: &[&str]) -> std::process::Output {
+fn salvage(input: &Path, output: &Path, extra: &[&str]) -> super::Ran {
     let mut args: Vec<&OsStr> = vec![
         "salvage".as_ref(),
         input.as_os_str(),

@@ -4,7 +4,10 @@
 use base64::Engine;
 use sha2::Digest;
 
-use super::{GIB, run, run_limited, stderr, stdout, temp_file, testdata, tfrecord};
+use super::{
+    GIB, run as spawn, run_in_process_as_binary as run, run_limited, stderr, stdout, temp_file,
+    testdata, tfrecord,
+};
 
 const SHARD: &str =
     "writers/dataset_save/snappy/16892623115098237266/00000000.shard/00000000.snapshot";
@@ -221,7 +224,7 @@ fn a_snappy_dataset_directory_and_a_pipe_are_read() {
 #[test]
 fn compression_snappy_forces_the_reading_and_refuses_a_plain_file() {
     let plain = testdata("examples.tfrecord");
-    let output = run(["verify", "--compression", "snappy", plain.to_str().unwrap()]);
+    let output = spawn(["verify", "--compression", "snappy", plain.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("not a SNAPPY stream"),
@@ -229,7 +232,7 @@ fn compression_snappy_forces_the_reading_and_refuses_a_plain_file() {
         stderr(&output)
     );
     let shard = testdata(SHARD);
-    let output = run(["verify", "--compression", "none", shard.to_str().unwrap()]);
+    let output = spawn(["verify", "--compression", "none", shard.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).contains("it was probably written with compression_type='SNAPPY'"));
 }

@@ -8,7 +8,7 @@ use crate::proto::vi;
 
 use serde_json::Value;
 
-use super::{run, stderr, stdout, temp_file, testdata, tfrecord};
+use super::{run_in_process_as_binary as run, stderr, stdout, temp_file, testdata, tfrecord};
 
 fn realworld(name: &str) -> PathBuf {
     testdata("realworld").join(name)

@@ -1,11 +1,14 @@
 //! `stats --partial` and `stats --merge`: partials of the shards of a dataset, merged, print what
 //! `stats` of the dataset prints, byte for byte, with the same status; a partial is written
 //! only to a new path or over a regular file; partials of another format version are refused.
+//!
+//! The runs are made in process, as the binary makes them, errors and status included; the
+//! binary itself is run for a partial of another version, refused as in process.
 
 use std::path::{Path, PathBuf};
 
 use super::dataset::toy_parcels;
-use super::{run, stderr, stdout, testdata};
+use super::{run, run_in_process_as_binary, stderr, stdout, testdata};
 
 /// Writes the partial of `inputs` to `to`; its status.
 fn partial(inputs: &[&Path], to: &Path) -> Option<i32> {
@@ -16,12 +19,21 @@ fn partial(inputs: &[&Path], to: &Path) -> Option<i32> {
         to,
     ];
     args.extend_from_slice(inputs);
-    let output = run(&args);
+    let output = run_in_process_as_binary(&args);
     output.status.code()
 }
 
-/// `stats` with `args` (then `extra`): status, stdout, stderr.
+/// `stats` with `args` (then `extra`), in process: status, stdout, stderr.
 fn stats(extra: &[&str], args: &[&Path]) -> (Option<i32>, String, String) {
+    let mut all: Vec<&std::ffi::OsStr> = vec!["stats".as_ref()];
+    all.extend(extra.iter().map(std::ffi::OsStr::new));
+    all.extend(args.iter().map(|a| a.as_os_str()));
+    let output = run_in_process_as_binary(&all);
+    (output.status.code(), stdout(&output), stderr(&output))
+}
+
+/// [`stats`] through the binary.
+fn stats_by_binary(extra: &[&str], args: &[&Path]) -> (Option<i32>, String, String) {
     let mut all: Vec<&std::ffi::OsStr> = vec!["stats".as_ref()];
     all.extend(extra.iter().map(std::ffi::OsStr::new));
     all.extend(args.iter().map(|a| a.as_os_str()));
@@ -161,7 +173,10 @@ fn partials_of_another_version_or_cut_short_are_refused_by_name() {
     let text = std::fs::read_to_string(&partials[0]).unwrap();
     let old = out.path().join("old.tfrstats");
     std::fs::write(&old, text.replacen("\"version\":2", "\"version\":7", 1)).unwrap();
-    let (code, printed, said) = stats(&["--merge"], &[&old, &partials[1]]);
+    let by_binary = stats_by_binary(&["--merge"], &[&old, &partials[1]]);
+    // The binary refuses it as a run in process does, with the same status.
+    assert_eq!(stats(&["--merge"], &[&old, &partials[1]]), by_binary);
+    let (code, printed, said) = by_binary;
     assert_eq!(code, Some(2));
     assert_eq!(printed, "");
     assert!(

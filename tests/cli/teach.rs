@@ -2,7 +2,7 @@
 //! taught on the MNIST shard, numbered as the MNIST walkthrough numbers it.
 
 use super::hex::mnist_example;
-use super::{run, stdout, temp_file, testdata, tfrecord};
+use super::{run_in_process_as_binary as run, stdout, temp_file, testdata, tfrecord};
 
 fn hex(args: &[&str]) -> String {
     let mut all = vec!["hex"];

@@ -1,6 +1,6 @@
 //! `verify`: exit status and reports over the corrupt fixtures.
 
-use super::{run, run_in_process, stdout, testdata};
+use super::{run as spawn, run_in_process, run_in_process_as_binary as run, stdout, testdata};
 
 #[test]
 fn clean_files_exit_zero() {
@@ -14,7 +14,7 @@ fn clean_files_exit_zero() {
         "empty",
         "corrupt/concatenated",
     ] {
-        let output = run([
+        let output = spawn([
             "verify".as_ref(),
             testdata(&format!("{name}.tfrecord")).as_os_str(),
         ]);
@@ -82,14 +82,14 @@ fn one_job_finds_what_every_core_finds_and_none_is_refused() {
     let dataset = testdata("realworld/tfds/toy_parcels/2.0.0");
     let dataset = dataset.to_str().unwrap();
     for command in [["verify", "--json"], ["stats", "--json"]] {
-        let all = run([command[0], command[1], dataset]);
-        let one = run([command[0], "--jobs", "1", command[1], dataset]);
+        let all = spawn([command[0], command[1], dataset]);
+        let one = spawn([command[0], "--jobs", "1", command[1], dataset]);
         assert!(!one.stdout.is_empty(), "{command:?}");
         assert_eq!(one.stdout, all.stdout, "{command:?}");
         assert_eq!(one.stderr, all.stderr, "{command:?}");
         assert_eq!(one.status.code(), all.status.code(), "{command:?}");
     }
-    let none = run(["verify", "--jobs", "0", dataset]);
+    let none = spawn(["verify", "--jobs", "0", dataset]);
     assert_eq!(none.status.code(), Some(2));
     let said = String::from_utf8_lossy(&none.stderr);
     assert!(said.contains("--jobs"), "{said}");

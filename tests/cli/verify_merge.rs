@@ -2,14 +2,27 @@
 //! print what one `verify` over all their files prints (text and JSON, stdout and stderr, byte
 //! for byte) with the same status, whatever the order of the parts; parts that are not
 //! `verify --json` output, or that overlap, are refused naming the part.
+//!
+//! The runs are made in process, as the binary makes them, errors and status included; the
+//! binary itself is run for a refused part and for the parts whose paths are relative to the
+//! crate's directory.
 
 use std::path::{Path, PathBuf};
 
 use super::dataset::toy_parcels;
-use super::{run, stderr, stdout, testdata};
+use super::{run, run_in_process_as_binary, stderr, stdout, testdata};
 
-/// `verify` with `flags` over `inputs`: status, stdout, stderr.
+/// `verify` with `flags` over `inputs`, in process: status, stdout, stderr.
 fn verify(flags: &[&str], inputs: &[&Path]) -> (Option<i32>, String, String) {
+    let mut all: Vec<&std::ffi::OsStr> = vec!["verify".as_ref()];
+    all.extend(flags.iter().map(std::ffi::OsStr::new));
+    all.extend(inputs.iter().map(|a| a.as_os_str()));
+    let output = run_in_process_as_binary(&all);
+    (output.status.code(), stdout(&output), stderr(&output))
+}
+
+/// [`verify`] through the binary.
+fn verify_by_binary(flags: &[&str], inputs: &[&Path]) -> (Option<i32>, String, String) {
     let mut all: Vec<&std::ffi::OsStr> = vec!["verify".as_ref()];
     all.extend(flags.iter().map(std::ffi::OsStr::new));
     all.extend(inputs.iter().map(|a| a.as_os_str()));
@@ -166,7 +179,10 @@ fn parts_that_are_not_verify_json_or_overlap_are_refused_naming_them() {
     let good = parts(&[vec![&testdata("examples.tfrecord")]], tmp.path());
     let garbage = tmp.path().join("garbage.json");
     std::fs::write(&garbage, "not json at all\n").unwrap();
-    let (code, out, err) = verify(&["--merge"], &[&good[0], &garbage]);
+    let by_binary = verify_by_binary(&["--merge"], &[&good[0], &garbage]);
+    // The binary refuses it as a run in process does, with the same status.
+    assert_eq!(verify(&["--merge"], &[&good[0], &garbage]), by_binary);
+    let (code, out, err) = by_binary;
     assert_eq!(code, Some(2), "{out}{err}");
     assert!(out.is_empty(), "{out}");
     assert!(
