@@ -160,7 +160,10 @@ fn keeping_about(
 ) -> clap::Command {
     let about = command.get_about().cloned();
     let long_about = command.get_long_about().cloned();
-    let propagated: Vec<clap::Id> = command.get_arguments().map(|a| a.get_id().clone()).collect();
+    let propagated: Vec<clap::Id> = command
+        .get_arguments()
+        .map(|a| a.get_id().clone())
+        .collect();
     let augmented = augment(command);
     let (mut ordered, from_parent): (Vec<clap::Arg>, Vec<clap::Arg>) = augmented
         .get_arguments()
