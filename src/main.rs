@@ -73,7 +73,12 @@ fn main() -> ExitCode {
                 read: cli.read.clone(),
                 bytes: cli.bytes.clone(),
             };
-            cli::run(&Command::List(args), &env, &messages, &mut out)
+            cli::run(
+                &Command::List(cli::Deferred(args)),
+                &env,
+                &messages,
+                &mut out,
+            )
         }
     };
     let flushed = out.flush();

@@ -571,6 +571,29 @@ pub fn man(_: &ManArgs, out: &mut impl Write) -> Result<Status> {
 mod tests {
     use super::*;
 
+    /// Each subcommand's options are defined only when it runs, so clap's checks of a definition
+    /// (run as it is built, in debug builds) would see only the subcommands a test runs: build
+    /// them all here. Also checks that deferring keeps each subcommand's options and description.
+    #[test]
+    fn every_subcommand_is_well_defined_and_keeps_its_options() {
+        Cli::command().debug_assert();
+        let mut built = Cli::command();
+        built.build();
+        let show = built.find_subcommand("show").unwrap();
+        let about = show.get_about().map(|a| a.to_string()).unwrap_or_default();
+        assert!(
+            about.starts_with("Decoded records as a readable tree"),
+            "{about}"
+        );
+        let longs: Vec<&str> = show.get_arguments().filter_map(|a| a.get_long()).collect();
+        assert!(
+            longs.contains(&"format") && longs.contains(&"proto"),
+            "{longs:?}"
+        );
+        let last = longs.iter().rfind(|l| **l != "help");
+        assert_eq!(last, Some(&"color"), "{longs:?}");
+    }
+
     #[test]
     fn ranges_parse_and_empty_or_reversed_ones_say_which() {
         use RecordNumber::{FromEnd, FromStart};

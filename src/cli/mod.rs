@@ -116,128 +116,214 @@ pub enum ColorChoice {
     Never,
 }
 
+/// A subcommand's options, defined only when that subcommand runs (or when help, completions or
+/// the manual list every subcommand's): defining all of them on every start took a noticeable
+/// part of a process that prints one record.
+#[derive(Debug, Clone, Default)]
+pub struct Deferred<T>(pub T);
+
+impl<T> std::ops::Deref for Deferred<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Deferred<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+impl<T: Args> Args for Deferred<T> {
+    fn group_id() -> Option<clap::Id> {
+        T::group_id()
+    }
+
+    fn augment_args(command: clap::Command) -> clap::Command {
+        command.defer(|command| keeping_about(command, T::augment_args))
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        command.defer(|command| keeping_about(command, T::augment_args_for_update))
+    }
+}
+
+/// `augment` applied to `command` as it would have been applied before the parent was built:
+/// the subcommand keeps its own description (the groups its options flatten in bring theirs),
+/// and the options the parent propagated to it (`--color`), which it already holds, come after
+/// its own, so help, completions and the manual list them as before.
+fn keeping_about(
+    command: clap::Command,
+    augment: fn(clap::Command) -> clap::Command,
+) -> clap::Command {
+    let about = command.get_about().cloned();
+    let long_about = command.get_long_about().cloned();
+    let propagated: Vec<clap::Id> = command
+        .get_arguments()
+        .map(|a| a.get_id().clone())
+        .collect();
+    let augmented = augment(command);
+    let (mut ordered, from_parent): (Vec<clap::Arg>, Vec<clap::Arg>) = augmented
+        .get_arguments()
+        .cloned()
+        .partition(|a| !propagated.contains(a.get_id()));
+    ordered.extend(from_parent);
+    let mut ordered = ordered.into_iter();
+    let kept = |text: Option<clap::builder::StyledStr>| match text {
+        Some(text) => clap::builder::Resettable::Value(text),
+        None => clap::builder::Resettable::Reset,
+    };
+    augmented
+        .mut_args(|arg| ordered.next().unwrap_or(arg))
+        .about(kept(about))
+        .long_about(kept(long_about))
+}
+
+impl<T: clap::FromArgMatches> clap::FromArgMatches for Deferred<T> {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(matches).map(Deferred)
+    }
+
+    fn from_arg_matches_mut(matches: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches_mut(matches).map(Deferred)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(matches)
+    }
+
+    fn update_from_arg_matches_mut(
+        &mut self,
+        matches: &mut clap::ArgMatches,
+    ) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(matches)
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// One line per frame: offset, length, CRC verdicts, payload kind and a summary.
     #[command(
         after_help = "Examples:\n  tfr-inspect list train.tfrecord\n  tfr-inspect list 'shards/train-*' --json | head -3\n  tfr-inspect list data/ --color always | less -R"
     )]
-    List(list::ListArgs),
+    List(Deferred<list::ListArgs>),
     /// How many records each file holds, per split and in all, from the frame index alone
     /// (nothing decoded); damaged frames are named and not counted (exit 1).
     #[command(
         after_help = "Examples:\n  tfr-inspect count train.tfrecord\n  tfr-inspect count data/ --json\n  tfr-inspect count 'gs://bucket/train-*'"
     )]
-    Count(count::CountArgs),
+    Count(Deferred<count::CountArgs>),
     /// Decoded records as a readable tree, protobuf text format, or canonical JSON.
     #[command(
         after_help = "Examples:\n  tfr-inspect show train.tfrecord -n 0\n  tfr-inspect show data/ -n train:1234           record 1234 of split train\n  tfr-inspect show train.tfrecord --range 10..20 --format text\n  tfr-inspect show train.tfrecord --json > records.jsonl"
     )]
-    Show(show::ShowArgs),
+    Show(Deferred<show::ShowArgs>),
     /// The first N records (default 10), shown as `show` shows records.
     #[command(
         after_help = "Examples:\n  tfr-inspect head train.tfrecord\n  tfr-inspect head -n 3 train.tfrecord --format text\n  tfr-inspect head -n 100 train.tfrecord --json > first.jsonl"
     )]
-    Head(pick::EndsArgs),
+    Head(Deferred<pick::EndsArgs>),
     /// The last N records (default 10), shown as `show` shows records.
     #[command(
         after_help = "Examples:\n  tfr-inspect tail train.tfrecord\n  tfr-inspect tail -n 1 train.tfrecord --json"
     )]
-    Tail(pick::EndsArgs),
+    Tail(Deferred<pick::EndsArgs>),
     /// K records drawn uniformly at random (reservoir sampling, in one pass over the frame
     /// index), shown in file order as `show` shows records. `--seed S` draws the same records
     /// again; without it the seed is random and named on standard error.
     #[command(
         after_help = "Examples:\n  tfr-inspect sample 5 train.tfrecord\n  tfr-inspect sample 100 train.tfrecord --seed 7 --json > sample.jsonl"
     )]
-    Sample(pick::SampleArgs),
+    Sample(Deferred<pick::SampleArgs>),
     /// One flat row per record (Example, or a SequenceExample's context) as JSON lines or CSV,
     /// for pandas, jq or a spreadsheet: `file`, `index`, `offset`, then each feature's values.
     #[command(
         after_help = "Examples:\n  tfr-inspect export train.tfrecord > rows.jsonl\n  tfr-inspect export data/ --format csv -o rows.csv\n  tfr-inspect export train.tfrecord --bytes base64 --lists | jq .label"
     )]
-    Export(export::ExportArgs),
+    Export(Deferred<export::ExportArgs>),
     /// Write the records an expression matches to a new TFRecord file (or `--count` them): a
     /// predicate over each Example's (or SequenceExample context's) decoded feature values.
     #[command(after_help = FILTER_HELP)]
-    Filter(filter::FilterArgs),
+    Filter(Deferred<filter::FilterArgs>),
     /// Annotated bytes of one frame: every tag, varint, length prefix and value, explained; or
     /// two records side by side (`--compare`).
     #[command(
         after_help = "Examples:\n  tfr-inspect hex train.tfrecord -n 3\n  tfr-inspect hex data/ -n validation:-1\n  tfr-inspect hex train.tfrecord --explain --radix hex --offsets payload\n  tfr-inspect hex train.tfrecord --color always | less -R\n  tfr-inspect hex train.tfrecord --compare 3 7\n  tfr-inspect hex --compare old.tfrecord new.tfrecord -n 0\n  tfr-inspect hex --compare old.tfrecord:0 new.tfrecord:5\n\nWith --compare, rows are marked: = same bytes, ~ same value encoded differently, \u{2260} different value, < only in A, > only in B."
     )]
-    Hex(hex::HexArgs),
+    Hex(Deferred<hex::HexArgs>),
     /// Check both CRCs of every frame and that the file ends on a frame boundary.
     #[command(
         after_help = "Examples:\n  tfr-inspect verify train.tfrecord\n  tfr-inspect verify data/ --json\n  cat train.tfrecord | tfr-inspect verify -"
     )]
-    Verify(verify::VerifyArgs),
+    Verify(Deferred<verify::VerifyArgs>),
     /// Explain TensorFlow's "corrupted record at N" / "truncated record at N" for this file.
     #[command(
         after_help = "Examples:\n  tfr-inspect locate train.tfrecord 775087002\n  tfr-inspect locate train.tfrecord 0x2e32bf9a --json"
     )]
-    Locate(locate::LocateArgs),
+    Locate(Deferred<locate::LocateArgs>),
     /// Copy every intact record into a new TFRecord file that TensorFlow reads without error.
     #[command(
         after_help = "Examples:\n  tfr-inspect salvage damaged.tfrecord -o recovered.tfrecord\n  tfr-inspect salvage damaged.tfrecord -o - > recovered.tfrecord"
     )]
-    Salvage(salvage::SalvageArgs),
+    Salvage(Deferred<salvage::SalvageArgs>),
     /// The record index `tfrecord2idx` writes (`offset length` per record), or `--check` an existing one.
     #[command(
         after_help = "Examples:\n  tfr-inspect index train.tfrecord -o train.idx\n  tfr-inspect index --check train.tfrecord train.idx"
     )]
-    Index(index::IndexArgs),
+    Index(Deferred<index::IndexArgs>),
     /// Per-feature statistics of a file, shard set or dataset, per split side by side; per field
     /// of the message with a schema, per run and tag of TensorBoard event files.
     #[command(
         after_help = "Examples:\n  tfr-inspect stats train.tfrecord\n  tfr-inspect stats data/ --json\n  tfr-inspect stats readings.tfrecord --proto reading.proto\n  tfr-inspect stats logs/"
     )]
-    Stats(stats::StatsArgs),
+    Stats(Deferred<stats::StatsArgs>),
     /// The feature spec a reader needs, inferred from every record: each feature's dtype, fixed
     /// or variable length, shape and presence, as a table, the dict `tf.io.parse_single_example`
     /// takes (`--format python`), JSON, or TFDV's `schema.pbtxt`.
     #[command(
         after_help = "Examples:\n  tfr-inspect schema train.tfrecord\n  tfr-inspect schema data/ --format python > spec.py\n  tfr-inspect schema data/ --format tfdv > schema.pbtxt"
     )]
-    Schema(schema::SchemaArgs),
+    Schema(Deferred<schema::SchemaArgs>),
     /// Per run of TensorBoard event files, each tag with its kind (scalar, histogram, image,
     /// text, audio, hparams, tensor…), values, first and last step, wall times, and the steps
     /// that went back, as `tensorboard --inspect` shows them.
     #[command(
         after_help = "Examples:\n  tfr-inspect tags logs/\n  tfr-inspect tags logs/ --tag train/loss\n  tfr-inspect tags logs/run1/events.out.tfevents.* --json"
     )]
-    Tags(tags::TagsArgs),
+    Tags(Deferred<tags::TagsArgs>),
     /// Quiz on one record: each tag, length and value with its meaning hidden, and what a parser
     /// keeps where a rule decides it; answered on standard input, checked, and derived.
     #[command(
         after_help = "Examples:\n  tfr-inspect quiz train.tfrecord -n 0\n  tfr-inspect quiz train.tfrecord --from exercise --questions 5"
     )]
-    Quiz(quiz::QuizArgs),
+    Quiz(Deferred<quiz::QuizArgs>),
     /// A value and its type in, the bytes protobuf writes out, with the working by hand: the
     /// inverse of `hex --explain`. A whole message (`--message TYPE --text TEXT`) is walked
     /// through as `hex --explain` walks through a payload, and `-o` writes it as a record.
     #[command(
         after_help = "Examples:\n  tfr-inspect encode 300\n  tfr-inspect encode --type sint64 -150\n  tfr-inspect encode --type float 25.4\n  tfr-inspect encode --tag 2 LEN\n  tfr-inspect encode --message tensorflow.Example --text 'features { feature { key: \"label\" value { int64_list { value: 7 } } } }'\n  tfr-inspect encode --message my.pkg.Record --proto record.proto --text @record.txtpb -o one.tfrecord\n  tfr-inspect encode --protoscope '1: 150 2: {\"hi\"} 3: {1: 5} 4: -2i32'"
     )]
-    Encode(encode::EncodeArgs),
+    Encode(Deferred<encode::EncodeArgs>),
     /// The wire format and the TFRecord frame on one screen: a reference card, each line naming
     /// where a bundled record shows it.
     #[command(after_help = "Examples:\n  tfr-inspect guide")]
-    Guide(guide::GuideArgs),
+    Guide(Deferred<guide::GuideArgs>),
     /// Write the images of chosen records as files: encoded ones as stored, raw pixels as PNG,
     /// `--boxes` with boxes and class names drawn.
     #[command(
         after_help = "Examples:\n  tfr-inspect images train.tfrecord -o out/ -n 17\n  tfr-inspect images data/ -o out/ --range train:0..16\n  tfr-inspect images detection.record -o out/ --range 0..8 --boxes\n  tfr-inspect images train.tfrecord -o out/ --sheet"
     )]
-    Images(images::ImagesArgs),
+    Images(Deferred<images::ImagesArgs>),
     /// A shell completion script: bash, zsh, fish or powershell.
     #[command(
         after_help = "Examples:\n  tfr-inspect completions bash > ~/.local/share/bash-completion/completions/tfr-inspect\n  tfr-inspect completions zsh > ~/.zfunc/_tfr-inspect\n  tfr-inspect completions fish > ~/.config/fish/completions/tfr-inspect.fish"
     )]
-    Completions(argv::CompletionsArgs),
+    Completions(Deferred<argv::CompletionsArgs>),
     /// The manual page, in roff.
     #[command(after_help = "Examples:\n  tfr-inspect man > tfr-inspect.1 && man ./tfr-inspect.1")]
-    Man(argv::ManArgs),
+    Man(Deferred<argv::ManArgs>),
 }
 
 /// `filter --help`'s description of the expression language.

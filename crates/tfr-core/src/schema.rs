@@ -4,7 +4,7 @@
 //! The `.proto` sources are compiled by protox, a protobuf compiler in pure Rust, so no `protoc`
 //! is needed anywhere. The built-in files are listed in [`builtin`], grouped as the payload types
 //! bring them ([`crate::payload::PayloadType::protos`]), and compiled ahead of time into
-//! `schema/builtin.binpb`, and numbered ahead of time into `schema/builtin.table.json`: decoding
+//! `schema/builtin.binpb`, and numbered ahead of time into `schema/builtin.table`: decoding
 //! reads only the [`table::Table`], so a process loads that and decodes the descriptor set only
 //! when something asks for the pool (encoding, comparing records): building the pool took most of
 //! a start. User files are compiled at run time, with the built-in files importable under their
@@ -34,9 +34,10 @@ use table::{MessageId, Table};
 /// (`TFR_WRITE_BUILTIN_SET=1`).
 static BUILTIN_SET: &[u8] = include_bytes!("schema/builtin.binpb");
 
-/// [`BUILTIN_SET`] numbered ([`Table::to_json`]); a test checks it against numbering the set now
-/// and rewrites it with the set.
-static BUILTIN_TABLE: &[u8] = include_bytes!("schema/builtin.table.json");
+/// [`BUILTIN_SET`] numbered, in the compact form a process loads without parsing
+/// ([`Table::to_compact`]); a test checks it against numbering the set now and rewrites it with the
+/// set.
+static BUILTIN_TABLE: &[u8] = include_bytes!("schema/builtin.table");
 
 /// The built-in schema, once loaded ([`Schema::builtin`]).
 static BUILTIN: OnceLock<Schema> = OnceLock::new();
@@ -589,7 +590,7 @@ impl Schema {
                 // The built-in table is part of the binary and covered by tests, so loading it
                 // cannot fail at run time; a failure would be a build defect, reported rather
                 // than hidden.
-                let table = match Table::from_json(BUILTIN_TABLE) {
+                let table = match Table::from_compact(BUILTIN_TABLE) {
                     Ok(table) => table,
                     Err(e) => panic!("built-in table failed to load: {e}"),
                 };
@@ -820,15 +821,15 @@ mod tests {
     #[test]
     fn the_committed_built_in_table_is_the_built_in_set_numbered() {
         let numbered = Schema::decode_builtin().unwrap();
-        let json = numbered.table().to_json().unwrap();
+        let compact = numbered.table().to_compact();
         if std::env::var_os("TFR_WRITE_BUILTIN_SET").is_some() {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/schema/builtin.table.json");
-            std::fs::write(path, &json).unwrap();
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/schema/builtin.table");
+            std::fs::write(path, &compact).unwrap();
             return;
         }
         assert!(
-            json == BUILTIN_TABLE,
-            "the built-in set changed: rewrite src/schema/builtin.table.json with \
+            compact == BUILTIN_TABLE,
+            "the built-in set changed: rewrite src/schema/builtin.table with \
              `TFR_WRITE_BUILTIN_SET=1 cargo test -p tfr-core the_committed_built_in`"
         );
         let loaded = Schema::builtin();

@@ -40,7 +40,7 @@ pub(super) struct Step {
 pub(super) struct PathInfo {
     pub step: Step,
     /// The field's name, when the schema knows it.
-    pub name: Option<Box<str>>,
+    pub name: Option<crate::schema::table::Name>,
     /// The schema's field, on the side that first met it.
     pub cardinality: Option<Cardinality>,
     pub kind: Option<Kind>,

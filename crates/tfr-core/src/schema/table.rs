@@ -6,11 +6,23 @@
 //! so they read this table instead: built once per schema, indexed by small integers, shared across
 //! threads behind an `Arc`, and answering "which field has number N" in O(1) for small numbers.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use prost_reflect::{DescriptorPool, FieldDescriptor, MessageDescriptor, Syntax};
 
 use crate::wire_type::WireType;
+
+mod compact;
+
+/// A name from the schema (of a message, field, enum or enum value): borrowed from the built-in
+/// table compiled into the binary, owned when a table is numbered from a pool at run time.
+pub type Name = Cow<'static, str>;
+
+/// `text` as an owned [`Name`].
+fn owned(text: &str) -> Name {
+    Cow::Owned(text.to_owned())
+}
 
 /// A message type of the table.
 #[derive(
@@ -112,16 +124,16 @@ pub enum Cardinality {
     Map,
 }
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Field {
     pub number: u32,
-    pub name: Box<str>,
+    pub name: Name,
     /// The name text format prints: the group's type name for a group, else the field name.
-    pub text_name: Box<str>,
-    pub json_name: Box<str>,
+    pub text_name: Name,
+    pub json_name: Name,
     /// `json_name` as a JSON member name: quoted, escaped and followed by `: `, as every record's
     /// JSON writes it.
-    pub json_member: Box<str>,
+    pub json_member: Name,
     pub kind: Kind,
     pub cardinality: Cardinality,
     /// A repeated scalar number, which may arrive as a packed run.
@@ -137,11 +149,11 @@ pub struct Field {
 }
 
 /// A JSON member name for `name`, with the separator that follows it.
-pub(crate) fn json_member(name: &str) -> Box<str> {
+pub(crate) fn json_member(name: &str) -> Name {
     let mut member = String::new();
     crate::pyfmt::json_string(name, &mut member);
     member.push_str(": ");
-    member.into()
+    Cow::Owned(member)
 }
 
 impl Field {
@@ -184,10 +196,10 @@ pub(crate) fn packed_by_declaration(
 /// Field numbers below this are found by direct indexing.
 const DENSE: usize = 64;
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Message {
-    pub full_name: Box<str>,
-    pub name: Box<str>,
+    pub full_name: Name,
+    pub name: Name,
     /// The first field's id; the message's fields are `first..first + count`.
     first: u32,
     count: u32,
@@ -205,7 +217,7 @@ pub struct Message {
 
 /// What the walk reads a field's value by: the field's kind and flags, copied into its message's
 /// slots so that looking a tag up reads one small entry, not the field's description.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reading {
     pub kind: Kind,
     /// [`Field::packable`].
@@ -225,7 +237,7 @@ impl Reading {
 }
 
 /// What a tag of a declared field number reads as in a message.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy)]
 struct Slot {
     field: FieldId,
     /// The wire types the field accepts, one bit each (bit `n` for wire type `n`).
@@ -260,12 +272,12 @@ impl<'t> Tags<'t> {
     }
 }
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone)]
 pub struct Enum {
-    pub full_name: Box<str>,
-    pub name: Box<str>,
+    pub full_name: Name,
+    pub name: Name,
     /// Value numbers and names, by number (one name per number).
-    values: Vec<(i32, Box<str>)>,
+    values: Vec<(i32, Name)>,
     /// A proto2 enum: a number it does not define is kept as an unknown field by parsers.
     pub closed: bool,
 }
@@ -286,7 +298,7 @@ impl Enum {
 }
 
 /// Every message, field and enum of a descriptor pool.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct Table {
     messages: Vec<Message>,
     fields: Vec<Field>,
@@ -294,15 +306,12 @@ pub struct Table {
     /// By field id: whether the field is declared packed (proto3's default for repeated
     /// numbers, `[packed = true]` in proto2), which is how encoders write it.
     packed: Vec<bool>,
-    #[serde(skip)]
-    by_name: HashMap<Box<str>, MessageId, NameHash>,
+    by_name: HashMap<Name, MessageId, NameHash>,
     /// Bytes features (and feature lists) whose values the readable views show as arrays of
     /// numbers of a dtype (`--bytes-as rgb=uint8`), by feature name.
-    #[serde(skip)]
     bytes_as: Vec<(Box<[u8]>, crate::tensor::DType)>,
     /// Bytes features (and feature lists) whose values the readable views read as a message
     /// (`--field-type feature:NAME=pkg.Type`), by feature name.
-    #[serde(skip)]
     feature_types: Vec<(Box<[u8]>, MessageId)>,
 }
 
@@ -334,30 +343,25 @@ impl std::hash::Hasher for Fnv {
 }
 
 impl Table {
-    /// A table [`Table::to_json`] wrote: what a process loads instead of numbering a pool.
-    pub(crate) fn from_json(json: &[u8]) -> serde_json::Result<Table> {
-        let mut table: Table = serde_json::from_slice(json)?;
-        table.by_name = table
-            .messages
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (m.full_name.clone(), MessageId(i as u32)))
-            .collect();
-        Ok(table)
+    /// A table [`Table::to_compact`] wrote, its names borrowed from `bytes`: what a process loads
+    /// instead of numbering a pool.
+    pub(crate) fn from_compact(bytes: &'static [u8]) -> Result<Table, compact::Malformed> {
+        compact::decode(bytes)
     }
 
-    /// The table as JSON, without what the user's flags add (`--bytes-as`, feature types).
+    /// The table as compact bytes, without what the user's flags add (`--bytes-as`, feature
+    /// types).
     #[cfg(test)]
-    pub(crate) fn to_json(&self) -> serde_json::Result<Vec<u8>> {
-        serde_json::to_vec(self)
+    pub(crate) fn to_compact(&self) -> Vec<u8> {
+        compact::encode(self)
     }
 
     /// Numbers everything in `pool`.
     pub fn new(pool: &DescriptorPool) -> Table {
-        let by_name: HashMap<Box<str>, MessageId, NameHash> = pool
+        let by_name: HashMap<Name, MessageId, NameHash> = pool
             .all_messages()
             .enumerate()
-            .map(|(i, m)| (m.full_name().into(), MessageId(i as u32)))
+            .map(|(i, m)| (owned(m.full_name()), MessageId(i as u32)))
             .collect();
         let enum_ids: HashMap<String, EnumId> = pool
             .all_enums()
@@ -376,20 +380,20 @@ impl Table {
         table.enums = pool
             .all_enums()
             .map(|e| {
-                let mut values: Vec<(i32, Box<str>)> = Vec::new();
+                let mut values: Vec<(i32, Name)> = Vec::new();
                 for v in e.values() {
                     if values.iter().all(|(n, _)| *n != v.number()) {
                         // The name protobuf's own lookup by number gives, for aliases too.
                         let name = e
                             .get_value(v.number())
-                            .map_or(v.name().into(), |d| d.name().into());
+                            .map_or(owned(v.name()), |d| owned(d.name()));
                         values.push((v.number(), name));
                     }
                 }
                 values.sort_by_key(|(n, _)| *n);
                 Enum {
-                    full_name: e.full_name().into(),
-                    name: e.name().into(),
+                    full_name: owned(e.full_name()),
+                    name: owned(e.name()),
                     values,
                     closed: e.parent_file().syntax() == Syntax::Proto2,
                 }
@@ -402,44 +406,49 @@ impl Table {
         let mut descriptors: Vec<FieldDescriptor> = message.fields().collect();
         descriptors.sort_by_key(|f| f.number());
         let first = self.fields.len() as u32;
-        let highest = descriptors.last().map_or(0, |d| d.number() as usize);
-        let mut slots = vec![None; (highest + 1).min(DENSE)];
         for field in &descriptors {
             let made = self.make_field(field, enums);
-            if let Some(slot) = slots.get_mut(field.number() as usize) {
-                *slot = Some(Slot {
-                    field: FieldId(self.fields.len() as u32),
-                    accepts: (0..8)
-                        .filter_map(WireType::from_bits)
-                        .filter(|w| made.accepts(*w))
-                        .fold(0, |mask, w| mask | 1 << (w as u8)),
-                    reading: Reading::of(&made),
-                });
-            }
             self.fields.push(made);
             self.packed.push(declared_packed(field));
         }
-        let count = descriptors.len() as u32;
-        let mut json_order: Vec<u16> = (0..count as u16).collect();
-        json_order.sort_by(|a, b| {
-            let name = |i: &u16| {
-                descriptors
-                    .get(usize::from(*i))
-                    .map(|d| d.json_name().to_string())
-            };
-            name(a).cmp(&name(b))
-        });
-        self.messages.push(Message {
-            full_name: message.full_name().into(),
-            name: message.name().into(),
+        self.push_message(Message {
+            full_name: owned(message.full_name()),
+            name: owned(message.name()),
             first,
-            count,
-            slots,
-            json_follows_numbers: json_order.is_sorted(),
-            json_order,
+            count: descriptors.len() as u32,
+            slots: Vec::new(),
+            json_order: Vec::new(),
+            json_follows_numbers: true,
             map_entry: message.is_map_entry(),
             proto3: message.parent_file().syntax() == Syntax::Proto3,
         });
+    }
+
+    /// Adds `message`, whose fields (`first..first + count`) the table already holds, with what
+    /// is derived from those fields: its tag slots and its JSON order. A loaded table derives them
+    /// here as a numbered pool does, instead of storing them.
+    fn push_message(&mut self, mut message: Message) {
+        let fields = self.fields_of(&message);
+        let highest = fields.last().map_or(0, |f| f.number as usize);
+        let mut slots = vec![None; (highest + 1).min(DENSE)];
+        for (id, field) in (message.first..).map(FieldId).zip(fields) {
+            if let Some(slot) = slots.get_mut(field.number as usize) {
+                *slot = Some(Slot {
+                    field: id,
+                    accepts: (0..8)
+                        .filter_map(WireType::from_bits)
+                        .filter(|w| field.accepts(*w))
+                        .fold(0, |mask, w| mask | 1 << (w as u8)),
+                    reading: Reading::of(field),
+                });
+            }
+        }
+        let mut json_order: Vec<u16> = (0..fields.len() as u16).collect();
+        json_order.sort_by_key(|i| fields.get(usize::from(*i)).map(|f| &*f.json_name));
+        message.slots = slots;
+        message.json_follows_numbers = json_order.is_sorted();
+        message.json_order = json_order;
+        self.messages.push(message);
     }
 
     fn make_field(&self, field: &FieldDescriptor, enums: &HashMap<String, EnumId>) -> Field {
@@ -486,14 +495,14 @@ impl Table {
             Cardinality::Implicit
         };
         let text_name = match &descriptor_kind {
-            K::Message(m) if field.is_group() => m.name().into(),
-            _ => field.name().into(),
+            K::Message(m) if field.is_group() => owned(m.name()),
+            _ => owned(field.name()),
         };
         Field {
             number: field.number(),
-            name: field.name().into(),
+            name: owned(field.name()),
             text_name,
-            json_name: field.json_name().into(),
+            json_name: owned(field.json_name()),
             json_member: json_member(field.json_name()),
             kind,
             cardinality,
