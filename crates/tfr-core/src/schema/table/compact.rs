@@ -95,11 +95,11 @@ pub fn encode(table: &Table) -> Vec<u8> {
         let cardinality = CARDINALITIES.iter().position(|c| *c == field.cardinality);
         out.number(cardinality.unwrap_or_default() as u32);
         let packed = table.packed.get(position).copied().unwrap_or(false);
-        out.number(
-            u32::from(field.packable) * PACKABLE
-                | u32::from(field.utf8) * UTF8
-                | u32::from(packed) * PACKED,
-        );
+        out.number(flags(&[
+            (field.packable, PACKABLE),
+            (field.utf8, UTF8),
+            (packed, PACKED),
+        ]));
         out.optional(field.oneof);
         out.optional(field.embedded.map(|m| m.0));
     }
@@ -109,7 +109,10 @@ pub fn encode(table: &Table) -> Vec<u8> {
         out.name(&message.name);
         out.number(message.first);
         out.number(message.count);
-        out.number(u32::from(message.map_entry) * MAP_ENTRY | u32::from(message.proto3) * PROTO3);
+        out.number(flags(&[
+            (message.map_entry, MAP_ENTRY),
+            (message.proto3, PROTO3),
+        ]));
     }
     out.number(table.enums.len() as u32);
     for e in &table.enums {
@@ -127,6 +130,14 @@ pub fn encode(table: &Table) -> Vec<u8> {
     bytes.extend(out.names.as_bytes());
     bytes.extend(out.lists);
     bytes
+}
+
+/// The flags that are set, as one number.
+#[cfg(test)]
+fn flags(set: &[(bool, u32)]) -> u32 {
+    set.iter()
+        .filter(|(on, _)| *on)
+        .fold(0, |flags, (_, flag)| flags | flag)
 }
 
 #[cfg(test)]
