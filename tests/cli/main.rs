@@ -15,6 +15,7 @@ mod filter;
 mod forensics;
 mod golden;
 mod guide;
+mod help;
 mod hex;
 mod hex_compare;
 mod hostile;
