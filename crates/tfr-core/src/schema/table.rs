@@ -203,7 +203,7 @@ pub struct Message {
     /// field with that number, if there is one.
     slots: Vec<Option<Slot>>,
     /// Field positions in the order of their JSON names.
-    json_order: Vec<u16>,
+    json_order: Vec<u32>,
     /// Whether that is field-number order (then any set of fields listed by number is in JSON
     /// order).
     json_follows_numbers: bool,
@@ -439,8 +439,10 @@ impl Table {
                 });
             }
         }
-        let mut json_order: Vec<u16> = (0..fields.len() as u16).collect();
-        json_order.sort_by_key(|i| fields.get(usize::from(*i)).map(|f| &*f.json_name));
+        // Positions within the message, as wide as field ids: a descriptor set may declare more
+        // fields in one message than 16 bits count.
+        let mut json_order: Vec<u32> = (0..message.count).collect();
+        json_order.sort_by_key(|i| fields.get(*i as usize).map(|f| &*f.json_name));
         message.slots = slots;
         message.json_follows_numbers = json_order.is_sorted();
         message.json_order = json_order;
@@ -638,11 +640,9 @@ impl Table {
     /// The field ids of message `id` in the order of their JSON names.
     pub fn json_order(&self, id: MessageId) -> impl Iterator<Item = FieldId> + '_ {
         let message = self.message(id);
-        message.into_iter().flat_map(|m| {
-            m.json_order
-                .iter()
-                .map(|p| FieldId(m.first + u32::from(*p)))
-        })
+        message
+            .into_iter()
+            .flat_map(|m| m.json_order.iter().map(|p| FieldId(m.first + *p)))
     }
 
     /// The message type a field's values are, for message and group fields.
@@ -719,6 +719,44 @@ mod tests {
             .unwrap();
         assert!(value.packable && value.accepts(WireType::Len) && value.accepts(WireType::Varint));
         assert!(!value.accepts(WireType::I32));
+    }
+
+    /// A message with more fields than 16 bits count lists each of them once in JSON order.
+    #[test]
+    fn a_message_of_seventy_thousand_fields_is_ordered_by_json_name() {
+        let count = 70_000u32;
+        let mut table = Table::default();
+        for number in 1..=count {
+            // Names that sort the other way round from the numbers.
+            let json_name = format!("f{:06}", count - number);
+            table.fields.push(Field {
+                number,
+                name: owned(&json_name),
+                text_name: owned(&json_name),
+                json_member: json_member(&json_name),
+                json_name: Cow::Owned(json_name),
+                kind: Kind::Int64,
+                cardinality: Cardinality::Implicit,
+                packable: false,
+                oneof: None,
+                utf8: false,
+                embedded: None,
+            });
+        }
+        table.push_message(Message {
+            full_name: owned("t.Wide"),
+            name: owned("Wide"),
+            first: 0,
+            count,
+            slots: Vec::new(),
+            json_order: Vec::new(),
+            json_follows_numbers: true,
+            map_entry: false,
+            proto3: true,
+        });
+        let order: Vec<u32> = table.json_order(MessageId(0)).map(|f| f.0).collect();
+        assert_eq!(order, (0..count).rev().collect::<Vec<u32>>());
+        assert!(!table.json_follows_numbers(MessageId(0)));
     }
 
     #[test]
