@@ -107,10 +107,7 @@ fn exit(result: anyhow::Result<Status>, messages: &Messages) -> ExitCode {
     match result {
         Ok(status) => ExitCode::from(status as u8),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            messages.error(&tfr_inspect::hint::chain_message(&e));
-            ExitCode::from(Status::Unusable as u8)
-        }
+        Err(e) => ExitCode::from(messages.failed(&e) as u8),
     }
 }
 

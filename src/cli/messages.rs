@@ -70,6 +70,13 @@ impl<'w> Messages<'w> {
         self.raise(Status::Unusable)
     }
 
+    /// A run that failed: says its error's whole chain ([`crate::hint::chain_message`]), as the
+    /// binary ends a failed run, and makes the run's status "unusable". Returns that status.
+    pub fn failed(&self, err: &anyhow::Error) -> Status {
+        self.error(&crate::hint::chain_message(err));
+        self.raise(Status::Unusable)
+    }
+
     /// The value of `result`, or `None` once its error is said as [`Messages::unusable`] says it
     /// (the run's status is then "unusable").
     pub fn usable<T, E: UserMessage>(&self, result: Result<T, E>) -> Option<T> {

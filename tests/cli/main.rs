@@ -266,11 +266,7 @@ where
     S: Into<std::ffi::OsString> + Clone,
 {
     let (status, stdout, mut stderr) = run_in_process_or_fail(args);
-    let status = status.unwrap_or_else(|e| {
-        let messages = tfr_inspect::cli::Messages::to(&mut stderr);
-        messages.error(&tfr_inspect::hint::chain_message(&e));
-        tfr_inspect::cli::Status::Unusable
-    });
+    let status = status.unwrap_or_else(|e| tfr_inspect::cli::Messages::to(&mut stderr).failed(&e));
     Ran {
         status: RanStatus(status),
         stdout,
