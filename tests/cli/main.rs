@@ -57,6 +57,7 @@ mod proto;
 /// A length-delimited field by field number, as the tests of the binary name it.
 pub use proto::ld as len_field;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -272,6 +273,35 @@ where
         stdout,
         stderr,
     }
+}
+
+/// `subcommand` with `flags`, then `inputs`, run in process as the binary runs it
+/// ([`run_in_process_as_binary`]): its status, stdout and stderr.
+pub fn outcome(
+    subcommand: &str,
+    flags: &[&str],
+    inputs: &[&Path],
+) -> (Option<i32>, String, String) {
+    let ran = run_in_process_as_binary(arguments(subcommand, flags, inputs));
+    (ran.status.code(), stdout(&ran), stderr(&ran))
+}
+
+/// [`outcome`] through the binary.
+pub fn outcome_by_binary(
+    subcommand: &str,
+    flags: &[&str],
+    inputs: &[&Path],
+) -> (Option<i32>, String, String) {
+    let output = run(arguments(subcommand, flags, inputs));
+    (output.status.code(), stdout(&output), stderr(&output))
+}
+
+/// The arguments of `subcommand` with `flags`, then `inputs`.
+fn arguments<'a>(subcommand: &'a str, flags: &[&'a str], inputs: &[&'a Path]) -> Vec<&'a OsStr> {
+    let mut all: Vec<&OsStr> = vec![subcommand.as_ref()];
+    all.extend(flags.iter().map(|flag| OsStr::new(*flag)));
+    all.extend(inputs.iter().map(|input| input.as_os_str()));
+    all
 }
 
 /// As [`run_in_process`], for a run that may fail: the error the binary would print and exit 2

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::dataset::toy_parcels;
-use super::{run, run_in_process_as_binary, stderr, stdout, testdata};
+use super::{outcome, outcome_by_binary, run_in_process_as_binary, testdata};
 
 /// Writes the partial of `inputs` to `to`; its status.
 fn partial(inputs: &[&Path], to: &Path) -> Option<i32> {
@@ -23,22 +23,14 @@ fn partial(inputs: &[&Path], to: &Path) -> Option<i32> {
     output.status.code()
 }
 
-/// `stats` with `args` (then `extra`), in process: status, stdout, stderr.
+/// `stats` with `extra` over `args`, in process: status, stdout, stderr.
 fn stats(extra: &[&str], args: &[&Path]) -> (Option<i32>, String, String) {
-    let mut all: Vec<&std::ffi::OsStr> = vec!["stats".as_ref()];
-    all.extend(extra.iter().map(std::ffi::OsStr::new));
-    all.extend(args.iter().map(|a| a.as_os_str()));
-    let output = run_in_process_as_binary(&all);
-    (output.status.code(), stdout(&output), stderr(&output))
+    outcome("stats", extra, args)
 }
 
 /// [`stats`] through the binary.
 fn stats_by_binary(extra: &[&str], args: &[&Path]) -> (Option<i32>, String, String) {
-    let mut all: Vec<&std::ffi::OsStr> = vec!["stats".as_ref()];
-    all.extend(extra.iter().map(std::ffi::OsStr::new));
-    all.extend(args.iter().map(|a| a.as_os_str()));
-    let output = run(&all);
-    (output.status.code(), stdout(&output), stderr(&output))
+    outcome_by_binary("stats", extra, args)
 }
 
 /// The shards of `dir`, in name order.

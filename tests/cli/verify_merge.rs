@@ -10,24 +10,16 @@
 use std::path::{Path, PathBuf};
 
 use super::dataset::toy_parcels;
-use super::{run, run_in_process_as_binary, stderr, stdout, testdata};
+use super::{outcome, outcome_by_binary, stderr, stdout, testdata};
 
 /// `verify` with `flags` over `inputs`, in process: status, stdout, stderr.
 fn verify(flags: &[&str], inputs: &[&Path]) -> (Option<i32>, String, String) {
-    let mut all: Vec<&std::ffi::OsStr> = vec!["verify".as_ref()];
-    all.extend(flags.iter().map(std::ffi::OsStr::new));
-    all.extend(inputs.iter().map(|a| a.as_os_str()));
-    let output = run_in_process_as_binary(&all);
-    (output.status.code(), stdout(&output), stderr(&output))
+    outcome("verify", flags, inputs)
 }
 
 /// [`verify`] through the binary.
 fn verify_by_binary(flags: &[&str], inputs: &[&Path]) -> (Option<i32>, String, String) {
-    let mut all: Vec<&std::ffi::OsStr> = vec!["verify".as_ref()];
-    all.extend(flags.iter().map(std::ffi::OsStr::new));
-    all.extend(inputs.iter().map(|a| a.as_os_str()));
-    let output = run(&all);
-    (output.status.code(), stdout(&output), stderr(&output))
+    outcome_by_binary("verify", flags, inputs)
 }
 
 /// Writes `verify --json` of each group of `groups` to a file in `out`; the files.
