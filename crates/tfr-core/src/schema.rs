@@ -4,10 +4,10 @@
 //! The `.proto` sources are compiled by protox, a protobuf compiler in pure Rust, so no `protoc`
 //! is needed anywhere. The built-in files are listed in [`builtin`], grouped as the payload types
 //! bring them ([`crate::payload::PayloadType::protos`]), and compiled ahead of time into
-//! `schema/builtin.binpb`, and numbered ahead of time into `schema/builtin.table`: decoding
-//! reads only the [`table::Table`], so a process loads that and decodes the descriptor set only
-//! when something asks for the pool (encoding, comparing records): building the pool took most of
-//! a start. User files are compiled at run time, with the built-in files importable under their
+//! `schema/builtin.binpb`, and numbered ahead of time into `schema/table/builtin.rs`, statics
+//! compiled into the binary: decoding reads only the [`table::Table`], so a process takes that
+//! as it is and decodes the descriptor set only when something asks for the pool (encoding,
+//! comparing records): building the pool took most of a start. User files are compiled at run time, with the built-in files importable under their
 //! usual TensorFlow paths, and numbered into a table then.
 
 pub mod builtin;
@@ -33,11 +33,6 @@ use table::{MessageId, Table};
 /// checks it is what compiling the sources gives, and rewrites it when asked
 /// (`TFR_WRITE_BUILTIN_SET=1`).
 static BUILTIN_SET: &[u8] = include_bytes!("schema/builtin.binpb");
-
-/// [`BUILTIN_SET`] numbered, in the compact form a process loads without parsing
-/// ([`Table::to_compact`]); a test checks it against numbering the set now and rewrites it with the
-/// set.
-static BUILTIN_TABLE: &[u8] = include_bytes!("schema/builtin.table");
 
 /// The built-in schema, once loaded ([`Schema::builtin`]).
 static BUILTIN: OnceLock<Schema> = OnceLock::new();
@@ -586,20 +581,11 @@ impl Schema {
     /// table are shared, so every further one is a copy of two pointers).
     pub fn builtin() -> Schema {
         BUILTIN
-            .get_or_init(|| {
-                // The built-in table is part of the binary and covered by tests, so loading it
-                // cannot fail at run time; a failure would be a build defect, reported rather
-                // than hidden.
-                let table = match Table::from_compact(BUILTIN_TABLE) {
-                    Ok(table) => table,
-                    Err(e) => panic!("built-in table failed to load: {e}"),
-                };
-                Schema {
-                    pool: Arc::new(OnceLock::new()),
-                    table: Arc::new(table),
-                    user_message: None,
-                    candidates: Vec::new(),
-                }
+            .get_or_init(|| Schema {
+                pool: Arc::new(OnceLock::new()),
+                table: Arc::new(Table::builtin()),
+                user_message: None,
+                candidates: Vec::new(),
             })
             .clone()
     }
@@ -653,7 +639,8 @@ impl Schema {
         }
     }
 
-    /// The built-in schema numbered from its pool, as [`BUILTIN_TABLE`] was made.
+    /// The built-in schema numbered from its pool, as the built-in table (`schema/table/builtin.rs`)
+    /// was made.
     #[cfg(test)]
     fn decode_builtin() -> Result<Schema> {
         let files = OpenedFiles {
@@ -821,15 +808,15 @@ mod tests {
     #[test]
     fn the_committed_built_in_table_is_the_built_in_set_numbered() {
         let numbered = Schema::decode_builtin().unwrap();
-        let compact = numbered.table().to_compact();
+        let source = numbered.table().to_rust();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/schema/table/builtin.rs");
         if std::env::var_os("TFR_WRITE_BUILTIN_SET").is_some() {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/schema/builtin.table");
-            std::fs::write(path, &compact).unwrap();
+            std::fs::write(path, &source).unwrap();
             return;
         }
         assert!(
-            compact == BUILTIN_TABLE,
-            "the built-in set changed: rewrite src/schema/builtin.table with \
+            std::fs::read_to_string(&path).is_ok_and(|committed| committed == source),
+            "the built-in set changed: rewrite src/schema/table/builtin.rs with \
              `TFR_WRITE_BUILTIN_SET=1 cargo test -p tfr-core the_committed_built_in`"
         );
         let loaded = Schema::builtin();

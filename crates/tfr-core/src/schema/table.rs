@@ -13,11 +13,16 @@ use prost_reflect::{DescriptorPool, FieldDescriptor, MessageDescriptor, Syntax};
 
 use crate::wire_type::WireType;
 
-mod compact;
+#[cfg(test)]
+mod generate;
 
 /// A name from the schema (of a message, field, enum or enum value): borrowed from the built-in
 /// table compiled into the binary, owned when a table is numbered from a pool at run time.
 pub type Name = Cow<'static, str>;
+
+/// A list of the table: borrowed from the built-in table compiled into the binary, owned when a
+/// table is numbered from a pool at run time (or changed by the user's flags).
+type List<T> = Cow<'static, [T]>;
 
 /// `text` as an owned [`Name`].
 fn owned(text: &str) -> Name {
@@ -201,9 +206,9 @@ pub struct Message {
     count: u32,
     /// By field number, up to the highest number below [`DENSE`] that the message declares: the
     /// field with that number, if there is one.
-    slots: Vec<Option<Slot>>,
+    slots: List<Option<Slot>>,
     /// Field positions in the order of their JSON names.
-    json_order: Vec<u32>,
+    json_order: List<u32>,
     /// Whether that is field-number order (then any set of fields listed by number is in JSON
     /// order).
     json_follows_numbers: bool,
@@ -273,7 +278,7 @@ pub struct Enum {
     pub full_name: Name,
     pub name: Name,
     /// Value numbers and names, by number (one name per number).
-    values: Vec<(i32, Name)>,
+    values: List<(i32, Name)>,
     /// A proto2 enum: a number it does not define is kept as an unknown field by parsers.
     pub closed: bool,
 }
@@ -296,13 +301,15 @@ impl Enum {
 /// Every message, field and enum of a descriptor pool.
 #[derive(Debug, Clone, Default)]
 pub struct Table {
-    messages: Vec<Message>,
-    fields: Vec<Field>,
-    enums: Vec<Enum>,
+    messages: List<Message>,
+    fields: List<Field>,
+    enums: List<Enum>,
     /// By field id: whether the field is declared packed (proto3's default for repeated
     /// numbers, `[packed = true]` in proto2), which is how encoders write it.
-    packed: Vec<bool>,
-    by_name: HashMap<Name, MessageId, NameHash>,
+    packed: List<bool>,
+    /// Every message's full name with its id, in name order (byte by byte), for lookups by
+    /// binary search: an index that, unlike a hash map, can be compiled into the binary.
+    by_name: List<(Name, MessageId)>,
     /// Bytes features (and feature lists) whose values the readable views show as arrays of
     /// numbers of a dtype (`--bytes-as rgb=uint8`), by feature name.
     bytes_as: Vec<(Box<[u8]>, crate::tensor::DType)>,
@@ -311,61 +318,119 @@ pub struct Table {
     feature_types: Vec<(Box<[u8]>, MessageId)>,
 }
 
-/// FNV-1a for message names: payload detection looks types up by name for every record, and
-/// names are short, trusted strings from the schema, so SipHash's protection is not needed there.
-#[derive(Debug, Clone, Copy, Default)]
-struct NameHash;
+// The built-in table, as `generate` writes it.
+include!("table/builtin.rs");
 
-impl std::hash::BuildHasher for NameHash {
-    type Hasher = Fnv;
+// Flags of the built-in table's entries, one bit each.
+const PACKABLE: u8 = 1;
+const UTF8: u8 = 2;
+const JSON_FOLLOWS_NUMBERS: u8 = 1;
+const MAP_ENTRY: u8 = 2;
+const PROTO3: u8 = 4;
 
-    fn build_hasher(&self) -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
+/// A field of the built-in table; `names` are its name, text name, JSON name and JSON member.
+const fn field(
+    number: u32,
+    [name, text_name, json_name, json_member]: [&'static str; 4],
+    kind: Kind,
+    cardinality: Cardinality,
+    flags: u8,
+    oneof: Option<u32>,
+    embedded: Option<MessageId>,
+) -> Field {
+    Field {
+        number,
+        name: Cow::Borrowed(name),
+        text_name: Cow::Borrowed(text_name),
+        json_name: Cow::Borrowed(json_name),
+        json_member: Cow::Borrowed(json_member),
+        kind,
+        cardinality,
+        packable: flags & PACKABLE != 0,
+        oneof,
+        utf8: flags & UTF8 != 0,
+        embedded,
     }
 }
 
-struct Fnv(u64);
+/// A tag slot of the built-in table: field `field` accepts the wire types in `accepts`.
+const fn slot(field: u32, accepts: u8, kind: Kind, flags: u8) -> Option<Slot> {
+    Some(Slot {
+        field: FieldId(field),
+        accepts,
+        reading: Reading {
+            kind,
+            packable: flags & PACKABLE != 0,
+            utf8: flags & UTF8 != 0,
+        },
+    })
+}
 
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
+/// A message of the built-in table; `names` are its full name and its name.
+const fn message(
+    [full_name, name]: [&'static str; 2],
+    first: u32,
+    count: u32,
+    slots: &'static [Option<Slot>],
+    json_order: &'static [u32],
+    flags: u8,
+) -> Message {
+    Message {
+        full_name: Cow::Borrowed(full_name),
+        name: Cow::Borrowed(name),
+        first,
+        count,
+        slots: Cow::Borrowed(slots),
+        json_order: Cow::Borrowed(json_order),
+        json_follows_numbers: flags & JSON_FOLLOWS_NUMBERS != 0,
+        map_entry: flags & MAP_ENTRY != 0,
+        proto3: flags & PROTO3 != 0,
     }
+}
 
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
+/// An enum of the built-in table; `names` are its full name and its name.
+const fn enumeration(
+    [full_name, name]: [&'static str; 2],
+    closed: bool,
+    values: &'static [(i32, Name)],
+) -> Enum {
+    Enum {
+        full_name: Cow::Borrowed(full_name),
+        name: Cow::Borrowed(name),
+        values: Cow::Borrowed(values),
+        closed,
     }
 }
 
 impl Table {
-    /// A table [`Table::to_compact`] wrote, its names borrowed from `bytes`: what a process loads
-    /// instead of numbering a pool.
-    pub(crate) fn from_compact(bytes: &'static [u8]) -> Result<Table, compact::Malformed> {
-        compact::decode(bytes)
+    /// The built-in schema's table, numbered ahead of time and compiled into the binary as
+    /// statics ([`BUILTIN`]): taking it copies a few pointers.
+    pub(crate) fn builtin() -> Table {
+        BUILTIN.clone()
     }
 
-    /// The table as compact bytes, without what the user's flags add (`--bytes-as`, feature
-    /// types).
+    /// The table as Rust source that compiles to it (a `static` named `BUILTIN`), without what
+    /// the user's flags add (`--bytes-as`, feature types).
     #[cfg(test)]
-    pub(crate) fn to_compact(&self) -> Vec<u8> {
-        compact::encode(self)
+    pub(crate) fn to_rust(&self) -> String {
+        generate::rust_source(self)
     }
 
     /// Numbers everything in `pool`.
     pub fn new(pool: &DescriptorPool) -> Table {
-        let by_name: HashMap<Name, MessageId, NameHash> = pool
+        let mut by_name: Vec<(Name, MessageId)> = pool
             .all_messages()
             .enumerate()
             .map(|(i, m)| (owned(m.full_name()), MessageId(i as u32)))
             .collect();
+        by_name.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
         let enum_ids: HashMap<String, EnumId> = pool
             .all_enums()
             .enumerate()
             .map(|(i, e)| (e.full_name().to_string(), EnumId(i as u32)))
             .collect();
         let mut table = Table {
-            by_name,
+            by_name: Cow::Owned(by_name),
             bytes_as: Vec::new(),
             feature_types: Vec::new(),
             ..Table::default()
@@ -390,11 +455,12 @@ impl Table {
                 Enum {
                     full_name: owned(e.full_name()),
                     name: owned(e.name()),
-                    values,
+                    values: Cow::Owned(values),
                     closed: e.parent_file().syntax() == Syntax::Proto2,
                 }
             })
-            .collect();
+            .collect::<Vec<_>>()
+            .into();
         table
     }
 
@@ -404,16 +470,16 @@ impl Table {
         let first = self.fields.len() as u32;
         for field in &descriptors {
             let made = self.make_field(field, enums);
-            self.fields.push(made);
-            self.packed.push(declared_packed(field));
+            self.fields.to_mut().push(made);
+            self.packed.to_mut().push(declared_packed(field));
         }
         self.push_message(Message {
             full_name: owned(message.full_name()),
             name: owned(message.name()),
             first,
             count: descriptors.len() as u32,
-            slots: Vec::new(),
-            json_order: Vec::new(),
+            slots: List::default(),
+            json_order: List::default(),
             json_follows_numbers: true,
             map_entry: message.is_map_entry(),
             proto3: message.parent_file().syntax() == Syntax::Proto3,
@@ -421,8 +487,7 @@ impl Table {
     }
 
     /// Adds `message`, whose fields (`first..first + count`) the table already holds, with what
-    /// is derived from those fields: its tag slots and its JSON order. A loaded table derives them
-    /// here as a numbered pool does, instead of storing them.
+    /// is derived from those fields: its tag slots and its JSON order.
     fn push_message(&mut self, mut message: Message) {
         let fields = self.fields_of(&message);
         let highest = fields.last().map_or(0, |f| f.number as usize);
@@ -443,19 +508,16 @@ impl Table {
         // fields in one message than 16 bits count.
         let mut json_order: Vec<u32> = (0..message.count).collect();
         json_order.sort_by_key(|i| fields.get(*i as usize).map(|f| &*f.json_name));
-        message.slots = slots;
+        message.slots = Cow::Owned(slots);
         message.json_follows_numbers = json_order.is_sorted();
-        message.json_order = json_order;
-        self.messages.push(message);
+        message.json_order = Cow::Owned(json_order);
+        self.messages.to_mut().push(message);
     }
 
     fn make_field(&self, field: &FieldDescriptor, enums: &HashMap<String, EnumId>) -> Field {
         use prost_reflect::Kind as K;
         let message_id = |m: &MessageDescriptor| {
-            self.by_name
-                .get(m.full_name())
-                .copied()
-                .unwrap_or(MessageId(u32::MAX))
+            (self.message_by_name(m.full_name())).unwrap_or(MessageId(u32::MAX))
         };
         let descriptor_kind = field.kind();
         let kind = match &descriptor_kind {
@@ -562,8 +624,7 @@ impl Table {
             .field_ids(owner_id)
             .find(|id| self.field(*id).is_some_and(|f| &*f.name == name))
             .ok_or_else(|| format!("`{owner}` has no field `{name}`"))?;
-        let field = self
-            .fields
+        let field = (self.fields.to_mut())
             .get_mut(id.0 as usize)
             .ok_or_else(|| format!("`{owner}` has no field `{name}`"))?;
         if field.kind != Kind::Bytes {
@@ -591,7 +652,12 @@ impl Table {
     }
 
     pub fn message_by_name(&self, full_name: &str) -> Option<MessageId> {
-        self.by_name.get(full_name.trim_start_matches('.')).copied()
+        let full_name = full_name.trim_start_matches('.');
+        let found = (self.by_name).binary_search_by(|(name, _)| (**name).cmp(full_name));
+        found
+            .ok()
+            .and_then(|i| self.by_name.get(i))
+            .map(|(_, id)| *id)
     }
 
     /// The field of message `id` with `number`, if it declares one.
@@ -729,7 +795,7 @@ mod tests {
         for number in 1..=count {
             // Names that sort the other way round from the numbers.
             let json_name = format!("f{:06}", count - number);
-            table.fields.push(Field {
+            table.fields.to_mut().push(Field {
                 number,
                 name: owned(&json_name),
                 text_name: owned(&json_name),
@@ -748,8 +814,8 @@ mod tests {
             name: owned("Wide"),
             first: 0,
             count,
-            slots: Vec::new(),
-            json_order: Vec::new(),
+            slots: List::default(),
+            json_order: List::default(),
             json_follows_numbers: true,
             map_entry: false,
             proto3: true,
