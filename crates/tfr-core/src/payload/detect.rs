@@ -42,16 +42,15 @@ impl std::ops::Deref for Starting {
 /// [`Starting`] for the registered types ([`BUILTIN`], which [`Probe::candidates`] falls back
 /// to) in the schema `table`.
 pub(super) fn starting_types(table: &Table) -> Starting {
+    // Each type's message looked up once, not once for each of the 128 tags.
+    let messages: Vec<(&'static dyn PayloadType, MessageId)> = (BUILTIN.iter())
+        .filter_map(|ty| Some((*ty, table.message_by_name(ty.message()?)?)))
+        .collect();
     let by_tag = (0..0x80u8)
         .map(|tag| {
-            BUILTIN
-                .iter()
-                .copied()
-                .filter(|ty| {
-                    ty.message()
-                        .and_then(|name| table.message_by_name(name))
-                        .is_some_and(|m| tag_starts(table, m, tag))
-                })
+            (messages.iter())
+                .filter(|(_, m)| tag_starts(table, *m, tag))
+                .map(|(ty, _)| *ty)
                 .collect()
         })
         .collect();
