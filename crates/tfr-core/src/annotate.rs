@@ -21,6 +21,9 @@ use crate::wire::{self, NodeKind, ROOT, WireTree, WireType};
 use crate::words::Radix;
 use crate::words::plural;
 
+/// The most bytes a varint takes (64 bits, seven a byte).
+const MAX_VARINT: usize = 10;
+
 /// What a token is, for colouring and for the inspector's explanation line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -324,6 +327,27 @@ impl<'a> PayloadTokens<'a> {
             let start = data.start + (pos - data.start) / width * width;
             return Some(Span::new(start, start + width));
         }
+        // A varint ends at its first byte without the high bit, so the one holding `pos` starts
+        // after the last such byte before it and ends at the first from it on: both at most ten
+        // bytes away in a run that is valid up to `pos`. Walking the run from its start instead
+        // made every lookup (one per row the hex pane draws) cost the run's length.
+        let run = self.payload.get(data.start..data.end)?;
+        let at = pos.checked_sub(data.start)?;
+        let ends = |b: &u8| b & 0x80 == 0;
+        let back = run.get(at.saturating_sub(MAX_VARINT)..at)?;
+        let start = match back.iter().rposition(ends) {
+            Some(end) => at - back.len() + end + 1,
+            None if at <= MAX_VARINT => 0,
+            // No end within reach: not a run of varints here; the walk says what it is.
+            None => return self.element_walked(tree, n, kind, pos),
+        };
+        let ahead = run.get(at..(at + MAX_VARINT).min(run.len()))?;
+        let end = at + ahead.iter().position(ends)? + 1;
+        Some(Span::new(data.start + start, data.start + end))
+    }
+
+    /// The element of packed run `n` holding `pos`, found by walking the run from its start.
+    fn element_walked(&self, tree: &WireTree, n: usize, kind: Kind, pos: usize) -> Option<Span> {
         tree.elements(n, self.payload, kind)
             .map(|(span, _)| span)
             .find(|span| span.contains(pos))
