@@ -1,7 +1,9 @@
 // The built-in schema's table: `schema/builtin.binpb` numbered by `Table::new`. Written by
 // `TFR_WRITE_BUILTIN_SET=1 cargo test -p tfr-core the_committed_built_in`; not to be edited.
 // Included by `schema/table.rs`, whose helpers (`field`, `slot`, `message`, `enumeration`) each
-// build one entry.
+// build one entry. If the table's types change so that this no longer compiles, see
+// `schema/table/generate.rs`.
+#[rustfmt::skip]
 static BUILTIN: Table = Table {
     messages: Cow::Borrowed(&[
         message(["tensorflow.BytesList", "BytesList"], 0, 1, &[None, slot(0, 4, Kind::Bytes, 0)], &[0], 5),

@@ -5,6 +5,15 @@
 //! and what numbering derives from the fields (each message's tag slots and JSON order, the index
 //! by name) is written out as numbering derived it. A test checks the committed source against
 //! numbering the committed descriptor set now, and rewrites it when asked.
+//!
+//! The source is compiled into the crate whose tests write it: after a change to the table's
+//! types that it no longer fits, replace it with an empty table first, then rewrite it:
+//!
+//! ```text
+//! static BUILTIN: Table = Table { messages: Cow::Borrowed(&[]), fields: Cow::Borrowed(&[]),
+//!     enums: Cow::Borrowed(&[]), packed: Cow::Borrowed(&[]), by_name: Cow::Borrowed(&[]),
+//!     bytes_as: Vec::new(), feature_types: Vec::new() };
+//! ```
 
 use std::fmt::Write;
 
@@ -15,12 +24,15 @@ const HEADER: &str = "\
 // The built-in schema's table: `schema/builtin.binpb` numbered by `Table::new`. Written by
 // `TFR_WRITE_BUILTIN_SET=1 cargo test -p tfr-core the_committed_built_in`; not to be edited.
 // Included by `schema/table.rs`, whose helpers (`field`, `slot`, `message`, `enumeration`) each
-// build one entry.
+// build one entry. If the table's types change so that this no longer compiles, see
+// `schema/table/generate.rs`.
 ";
 
 /// `table` as the source of a `static BUILTIN: Table` (what the user's flags add is not kept).
 pub(super) fn rust_source(table: &Table) -> String {
     let mut out = String::from(HEADER);
+    // One entry a line, as written: a formatter would split them, and the test compares text.
+    out.push_str("#[rustfmt::skip]\n");
     out.push_str("static BUILTIN: Table = Table {\n    messages: Cow::Borrowed(&[\n");
     for m in table.messages.iter() {
         message(&mut out, m);
