@@ -6,6 +6,7 @@ use super::{BUILTIN, PayloadKind, PayloadType};
 use crate::decode::{self, Invalid, Parsed};
 use crate::schema::table::{MessageId, Table};
 use crate::wire::{self, Progress, WireTree, WireType};
+use std::sync::OnceLock;
 
 /// The walks of one payload, all reporting to the same progress.
 pub(super) struct Walks<'a> {
@@ -16,14 +17,23 @@ pub(super) struct Walks<'a> {
     /// every record, and a scan of a few short names is cheaper than hashing them each time.
     pub(super) known: &'a [(&'static str, MessageId)],
     /// By the payload's first byte, when it is a one-byte tag: the types that start like it
-    /// ([`starting_types`]), worked out once per decoder instead of for every record.
-    pub(super) starting: &'a [Box<[&'static dyn PayloadType]>],
+    /// ([`starting_types`]), worked out once per decoder instead of for every record; `None`
+    /// walks every payload as each registered type.
+    pub(super) starting: Option<&'a Starting>,
 }
 
 /// For each one-byte tag (`0x00` to `0x7f`), the types whose message declares the tag's field
-/// with its wire type: the types a payload starting with that byte is walked as.
+/// with its wire type: the types a payload starting with that byte is walked as. A tag's types
+/// are worked out when a payload first starts with it, once per decoder: a process that decodes
+/// one record works out one tag, not all 128.
 #[derive(Clone)]
-pub(super) struct Starting(std::sync::Arc<[Box<[&'static dyn PayloadType]>]>);
+pub(super) struct Starting(std::sync::Arc<StartingTypes>);
+
+struct StartingTypes {
+    /// The registered types ([`BUILTIN`]) the schema has the message of, with that message.
+    messages: Box<[(&'static dyn PayloadType, MessageId)]>,
+    by_tag: [OnceLock<Box<[&'static dyn PayloadType]>>; 0x80],
+}
 
 impl std::fmt::Debug for Starting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -31,30 +41,31 @@ impl std::fmt::Debug for Starting {
     }
 }
 
-impl std::ops::Deref for Starting {
-    type Target = [Box<[&'static dyn PayloadType]>];
-
-    fn deref(&self) -> &Self::Target {
-        &self.0
+impl Starting {
+    /// The types a payload starting with `tag` is walked as (`None` past one-byte tags), in
+    /// `table`, the schema's table the list was made for.
+    pub(super) fn types(&self, tag: u8, table: &Table) -> Option<&[&'static dyn PayloadType]> {
+        let types = self.0.by_tag.get(usize::from(tag))?;
+        Some(types.get_or_init(|| {
+            (self.0.messages.iter())
+                .filter(|(_, m)| tag_starts(table, *m, tag))
+                .map(|(ty, _)| *ty)
+                .collect()
+        }))
     }
 }
 
 /// [`Starting`] for the registered types ([`BUILTIN`], which [`Probe::candidates`] falls back
 /// to) in the schema `table`.
 pub(super) fn starting_types(table: &Table) -> Starting {
-    // Each type's message looked up once, not once for each of the 128 tags.
-    let messages: Vec<(&'static dyn PayloadType, MessageId)> = (BUILTIN.iter())
+    // Each type's message looked up once, not once for each tag.
+    let messages = (BUILTIN.iter())
         .filter_map(|ty| Some((*ty, table.message_by_name(ty.message()?)?)))
         .collect();
-    let by_tag = (0..0x80u8)
-        .map(|tag| {
-            (messages.iter())
-                .filter(|(_, m)| tag_starts(table, *m, tag))
-                .map(|(ty, _)| *ty)
-                .collect()
-        })
-        .collect();
-    Starting(by_tag)
+    Starting(std::sync::Arc::new(StartingTypes {
+        messages,
+        by_tag: std::array::from_fn(|_| OnceLock::new()),
+    }))
 }
 
 /// Whether `tag` is the one-byte tag of a field `message` declares, with a wire type the field
@@ -201,7 +212,8 @@ impl<'a> Probe<'a> {
         let starting = self
             .payload()
             .first()
-            .and_then(|&tag| walks.starting.get(usize::from(tag)));
+            .zip(walks.starting)
+            .and_then(|(&tag, starting)| starting.types(tag, walks.table));
         match starting {
             Some(types) if !types.is_empty() => types,
             _ => BUILTIN,

@@ -156,7 +156,7 @@ pub fn detect(bytes: &[u8], table: &Table) -> Option<Decoded> {
         table,
         progress: None,
         known: &[],
-        starting: &[],
+        starting: None,
     };
     let mut probe = Probe::new(&walks, None);
     for &ty in BUILTIN {

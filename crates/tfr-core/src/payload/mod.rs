@@ -386,7 +386,7 @@ impl Decoder {
             table: self.table(),
             progress,
             known: &self.known,
-            starting: &self.starting,
+            starting: Some(&self.starting),
         };
         match self.reading {
             Reading::Bytes | Reading::Wire => self.untyped(&walker, None),
@@ -586,7 +586,7 @@ mod tests {
                 table: d.table(),
                 progress: None,
                 known: &d.known,
-                starting: &d.starting,
+                starting: Some(&d.starting),
             };
             let probe = detect::Probe::new(&walks, None);
             probe
@@ -649,7 +649,7 @@ mod tests {
                 table: d.table(),
                 progress: None,
                 known: &d.known,
-                starting: &d.starting,
+                starting: Some(&d.starting),
             };
             let mut probe = detect::Probe::new(&walks, None);
             for &ty in BUILTIN {
