@@ -330,7 +330,7 @@ impl<'a> PayloadTokens<'a> {
         // A varint ends at its first byte without the high bit, so the one holding `pos` starts
         // after the last such byte before it and ends at the first from it on: both at most ten
         // bytes away in a run that is valid up to `pos`. Walking the run from its start instead
-        // made every lookup (one per row the hex pane draws) cost the run's length.
+        // made every lookup (one for each move of the inspector's cursor) cost the run's length.
         let run = self.payload.get(data.start..data.end)?;
         let at = pos.checked_sub(data.start)?;
         let ends = |b: &u8| b & 0x80 == 0;

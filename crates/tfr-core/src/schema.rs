@@ -7,8 +7,9 @@
 //! `schema/builtin.binpb`, and numbered ahead of time into `schema/table/builtin.rs`, statics
 //! compiled into the binary: decoding reads only the [`table::Table`], so a process takes that
 //! as it is and decodes the descriptor set only when something asks for the pool (encoding,
-//! comparing records): building the pool took most of a start. User files are compiled at run time, with the built-in files importable under their
-//! usual TensorFlow paths, and numbered into a table then.
+//! comparing records): building the pool took most of a start. User files are compiled at run
+//! time, with the built-in files importable under their usual TensorFlow paths, and numbered
+//! into a table then.
 
 pub mod builtin;
 pub mod limits;
