@@ -784,7 +784,12 @@ impl FrameIndex {
         data: &'a S,
     ) -> impl Iterator<Item = Frame> + 'a {
         let intact = FrameStatus::Intact.code();
-        self.entries
+        // Nothing to look through when every frame is intact (millions of entries, often).
+        let entries = match self.damaged {
+            0 => &[][..],
+            _ => &self.entries[..],
+        };
+        entries
             .iter()
             .enumerate()
             .filter(move |(_, e)| (**e & !RESYNC_FLAG) >> STATUS_SHIFT != intact)

@@ -45,25 +45,48 @@ struct Walked {
     payload_bytes: u64,
     /// Where the walk stopped: the next part's start, or the first frame not intact.
     end: u64,
+    /// Where the walk is to stop: frames starting before it are walked.
+    target: u64,
 }
 
 impl Walked {
-    fn new(start: u64) -> Walked {
+    fn new(start: u64, target: u64) -> Walked {
         Walked {
             start,
             entries: Vec::new(),
             payload_bytes: 0,
             end: start,
+            target,
         }
     }
 
     /// Takes the intact frame `[at, end)`, the one the walk is at.
     fn accept(&mut self, at: u64, end: u64) {
+        if self.entries.len() == EXPECT_AFTER {
+            self.expect_the_rest();
+        }
         self.entries.push(pack(at, FrameStatus::Intact, false));
         self.payload_bytes += end - at - HEADER_LEN - FOOTER_LEN;
         self.end = end;
     }
+
+    /// Reserves room for the entries up to the target at the average frame size so far (at most
+    /// [`EXPECT_MOST`]): a part of small frames holds tens of thousands, which a vector growing by
+    /// doubling would copy and move again and again.
+    fn expect_the_rest(&mut self) {
+        let walked = self.end - self.start;
+        let average = walked / (self.entries.len() as u64).max(1);
+        let rest = self.target.saturating_sub(self.end) / average.max(HEADER_LEN + FOOTER_LEN);
+        let expected = rest.saturating_add(rest / 16).min(EXPECT_MOST);
+        self.entries.reserve(usize::try_from(expected).unwrap_or(0));
+    }
 }
+
+/// Entries a part's walk takes before it reserves room for the rest.
+const EXPECT_AFTER: usize = 256;
+/// The most entries a part's walk reserves room for at once (8 MiB of them): as many frames as
+/// a part of [`PART_BYTES`] can hold.
+const EXPECT_MOST: u64 = PART_BYTES / (HEADER_LEN + FOOTER_LEN);
 
 impl FrameIndex {
     /// Indexes the whole of `data` as [`FrameIndex::build_with`] does, on every core of rayon's
@@ -150,25 +173,57 @@ impl FrameIndex {
             .zip(targets.par_iter())
             .map(|(start, target)| start.map(|s| walk_part(data, s, *target)))
             .collect();
+        // The walks that join up: each from where the one before it ended.
+        let mut joined: Vec<Walked> = Vec::with_capacity(walks.len());
         let mut pos = first;
-        let found: usize = walks.iter().flatten().map(|w| w.entries.len()).sum();
-        self.entries.reserve(found);
-        // Millions of small frames make an index of tens of megabytes, written here in one go.
-        crate::source::prefer_huge_pages(self.entries.spare_capacity_mut());
         for (walk, target) in walks.into_iter().zip(targets) {
             let Some(walk) = walk else { continue };
             // Parts are joined only where the previous walk ended: at this part's start.
             if walk.start != pos {
                 break;
             }
-            self.entries.extend_from_slice(&walk.entries);
-            self.intact_payload += walk.payload_bytes;
             pos = walk.end;
-            if walk.end != target {
+            let stopped = walk.end != target;
+            joined.push(walk);
+            if stopped {
                 break;
             }
         }
+        self.intact_payload += joined.iter().map(|w| w.payload_bytes).sum::<u64>();
+        self.append_parts(joined);
         self.pos = pos;
+    }
+
+    /// Appends the entries of `parts`, in order. Millions of small frames make tens of megabytes
+    /// of entries: into an empty index they are copied part by part on every core, into memory
+    /// the kernel has not handed out yet (so that its pages are also faulted in and cleared on
+    /// every core); an index that has entries already grows as a vector does.
+    fn append_parts(&mut self, parts: Vec<Walked>) {
+        let found: usize = parts.iter().map(|w| w.entries.len()).sum();
+        if !self.entries.is_empty() {
+            self.entries.reserve(found);
+            crate::source::prefer_huge_pages(self.entries.spare_capacity_mut());
+            for part in parts {
+                self.entries.extend_from_slice(&part.entries);
+            }
+            return;
+        }
+        // Zeroed memory is asked for without being written: its pages are cleared when first
+        // written, which happens in the parallel copy below.
+        let mut entries = vec![0u64; found];
+        crate::source::prefer_huge_pages(&mut entries);
+        let mut copies = Vec::with_capacity(parts.len());
+        let mut rest = entries.as_mut_slice();
+        for part in parts {
+            let (into, after) = rest.split_at_mut(part.entries.len());
+            copies.push((into, part.entries));
+            rest = after;
+        }
+        // Each part's entries are let go of where they were copied, on every core too.
+        copies
+            .into_par_iter()
+            .for_each(|(into, from)| into.copy_from_slice(&from));
+        self.entries = entries;
     }
 }
 
@@ -387,7 +442,7 @@ fn walk_part_in_place<S: ByteSource + ?Sized>(
     start: u64,
     target: u64,
 ) -> Walked {
-    let mut walked = Walked::new(start);
+    let mut walked = Walked::new(start, target);
     let mut lengths = LengthCrcCache::new();
     // A stretch at a time, so that only a few megabytes of the file are mapped in at once (a
     // frame that runs past its stretch is mapped in by reading it, and let go with it).
@@ -506,7 +561,7 @@ fn frame_in<'a>(
 fn walk_part_in_windows<S: ByteSource + ?Sized>(data: &S, start: u64, target: u64) -> Walked {
     let mut lengths = LengthCrcCache::new();
     let mut window = Window::new(data.len());
-    let mut walked = Walked::new(start);
+    let mut walked = Walked::new(start, target);
     'walk: while walked.end < target {
         window.walk_held(walked.end, target, &mut lengths, &mut walked);
         // The next frames whose headers are valid and that fit, three at a time, so that their
@@ -589,6 +644,28 @@ mod tests {
             .sum();
         assert_eq!(a.intact_payload_bytes(), read_back);
         assert_eq!(b.intact_payload_bytes(), read_back);
+    }
+
+    #[test]
+    fn a_walk_reserves_for_the_rest_of_its_part_at_the_average_frame_size_so_far() {
+        let frames = EXPECT_AFTER as u64 + 1;
+        let mut walked = Walked::new(0, 16 << 20);
+        for frame in 0..frames {
+            walked.accept(frame * 100, (frame + 1) * 100);
+        }
+        let rest = ((16 << 20) - frames * 100) / 100;
+        let room = walked.entries.capacity() - walked.entries.len();
+        assert!(
+            room as u64 >= rest && room as u64 <= rest + rest / 8,
+            "{room} for {rest}"
+        );
+        // However far the target, no more than a part's worth of frames.
+        let mut walked = Walked::new(0, u64::MAX);
+        for frame in 0..frames {
+            walked.accept(frame * 16, (frame + 1) * 16);
+        }
+        assert!(walked.entries.capacity() as u64 <= EXPECT_MOST + frames);
+        assert_eq!(walked.entries.len() as u64, frames);
     }
 
     #[test]

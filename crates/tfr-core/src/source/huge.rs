@@ -1,16 +1,15 @@
 //! Huge pages for a large buffer about to be written in one go.
 
-use std::mem::MaybeUninit;
-
 /// A transparent huge page: only whole, aligned ones inside a buffer can back it.
 const HUGE_PAGE: usize = 2 << 20;
 
-/// Asks the kernel to back `buffer` with huge pages where it can. The index of a file of
-/// millions of small frames is tens of megabytes written at once, on one thread: with 4 KiB pages
-/// that is a fault for every 512 entries, with huge pages one for every 262,144. A hint only:
-/// nothing changes where it is not honoured, and the contents are not touched. Returns whether
-/// the kernel took the hint (false for a buffer holding no whole huge page).
-pub fn prefer_huge_pages<T>(buffer: &mut [MaybeUninit<T>]) -> bool {
+/// Asks the kernel to back `buffer` (not written yet, or zeroed memory not yet touched) with huge
+/// pages where it can. The index of a file of millions of small frames is tens of megabytes
+/// written at once: with 4 KiB pages that is a fault for every 512 entries, with huge pages one
+/// for every 262,144. A hint only: nothing changes where it is not honoured, and the contents are
+/// not touched. Returns whether the kernel took the hint (false for a buffer holding no whole
+/// huge page).
+pub fn prefer_huge_pages<T>(buffer: &mut [T]) -> bool {
     let bytes = std::mem::size_of_val(buffer);
     match whole_huge_pages(buffer.as_mut_ptr().cast::<u8>() as usize, bytes) {
         Some((start, len)) => advise(start, len),
