@@ -160,21 +160,17 @@ pub fn run(
         let Some(pieces) = super::split_records::pieces(files, &choice, open, messages) else {
             return Ok(messages.status());
         };
-        for mut piece in pieces {
+        for piece in pieces {
+            let Some(mut input) = piece.open(open, messages) else {
+                continue;
+            };
             // Standard output stays one JSON object with --json.
             match args.json {
                 true => messages.note(&piece.place),
                 false => writeln!(out, "{}", piece.place)?,
             }
             let number = RecordNumber::FromStart(piece.start);
-            annotate(
-                &mut piece.input,
-                number,
-                args,
-                env.stdout.colour,
-                messages,
-                out,
-            )?;
+            annotate(&mut input, number, args, env.stdout.colour, messages, out)?;
         }
         return Ok(messages.status());
     }

@@ -263,9 +263,13 @@ fn chosen_inputs(
         let mut inputs = Vec::new();
         let mut ranges = Vec::new();
         for piece in pieces {
+            // All are planned together, so all are opened before any is read.
+            let Some(input) = piece.open(open, messages) else {
+                return Ok(None);
+            };
             writeln!(out, "{}", piece.place)?;
             ranges.push((piece.start, Some(piece.end)));
-            inputs.push(piece.input);
+            inputs.push(input);
         }
         return Ok(Some((inputs, Some(ranges))));
     }

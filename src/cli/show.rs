@@ -168,10 +168,14 @@ fn show_split(
     let Some(pieces) = super::split_records::pieces(&args.files, choice, open, messages) else {
         return Ok(messages.status());
     };
-    for mut piece in pieces {
-        if let Some(note) = &piece.input.decoder().note {
+    for piece in pieces {
+        // One shard open at a time; one that cannot be opened is said, and the rest shown.
+        let Some(mut input) = piece.open(open, messages) else {
+            continue;
+        };
+        if let Some(note) = &input.decoder().note {
             let note = tfr_core::escape::for_terminal(note);
-            messages.note(&format_args!("{}: note: {note}", piece.input.name()));
+            messages.note(&format_args!("{}: note: {note}", input.name()));
         }
         match args.view.format {
             Format::Tree => writeln!(out, "{}", piece.place)?,
@@ -186,10 +190,9 @@ fn show_split(
             range_given: !choice.single,
             in_split: Some((choice.split.clone(), piece.first)),
         };
-        let path = piece.input.source.path().to_path_buf();
         show(
-            &mut piece.input,
-            &path,
+            &mut input,
+            &piece.path,
             &args.view,
             &selection,
             env,

@@ -1,7 +1,7 @@
 //! Records of a split named by split-wide numbers (`show DIR -n train:1234`, `--range
 //! train:10..20`): the inputs resolved into a dataset, the split's shards counted as far as the
 //! numbers need ([`tfr_core::dataset::numbering::find`], as the inspector's `:` counts them), and
-//! the stretch of each shard the numbers cover, opened for `show`, `hex` and `images` to print.
+//! the stretch of each shard the numbers cover, for `show`, `hex` and `images` to open and print.
 
 use std::path::{Path, PathBuf};
 
@@ -13,9 +13,11 @@ use tfr_core::error::Error;
 use tfr_core::input::{Input, OpenOptions};
 use tfr_core::record_number::{RecordNumber, SplitNumber};
 
-/// The records of one shard that the numbers cover.
+/// The records of one shard that the numbers cover. The shard is opened when it is printed
+/// ([`Piece::open`]), not with the others: a range over thousands of shards would otherwise hold
+/// a file descriptor and a map for each at once.
 pub struct Piece {
-    pub input: Input,
+    pub path: PathBuf,
     /// The file's records `start..end`.
     pub start: usize,
     pub end: usize,
@@ -115,19 +117,28 @@ pub fn pieces(
             return None;
         }
     };
-    let mut pieces = Vec::new();
-    for (member, start, end, first, place) in stretches {
-        let input = messages.usable(Input::open(opened.path(member), open))?;
-        let place = format!("{place}: {}", input.name());
-        pieces.push(Piece {
-            input,
-            start,
-            end,
-            first,
-            place,
+    let pieces = stretches
+        .into_iter()
+        .map(|(member, start, end, first, place)| {
+            let path = opened.path(member).to_path_buf();
+            let place = format!("{place}: {}", tfr_core::escape::path_for_terminal(&path));
+            Piece {
+                path,
+                start,
+                end,
+                first,
+                place,
+            }
         });
+    Some(pieces.collect())
+}
+
+impl Piece {
+    /// Opens the shard, or says through `messages` why it cannot be (it was counted a moment
+    /// ago, so it changed since).
+    pub fn open(&self, open: &OpenOptions, messages: &Messages) -> Option<Input> {
+        messages.usable(Input::open(&self.path, open))
     }
-    Some(pieces)
 }
 
 /// Per member covered: its records `start..end`, the split-wide number of `start`, and where

@@ -126,6 +126,36 @@ fn a_split_wide_range_runs_across_shards() {
     );
 }
 
+/// A range over more shards than the process may have files open: each shard is opened when
+/// its records are printed, and closed before the next.
+#[test]
+fn a_range_over_more_shards_than_files_allowed_open_shows_every_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = 150;
+    let mut record = Vec::new();
+    tfr_core::frame::write_record(b"\x0a\x00", &mut record).unwrap();
+    for n in 0..shards {
+        let name = format!("tiny-train.tfrecord-{n:05}-of-{shards:05}");
+        std::fs::write(dir.path().join(name), &record).unwrap();
+    }
+    let range = format!("train:0..{shards}");
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 64 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_tfr-inspect"))
+        .args(["show", s(dir.path()), "--range", &range, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output).lines().count(), shards);
+    let last = dir.path().join("tiny-train.tfrecord-00149-of-00150");
+    let place = format!(
+        "train records 149..150 = shard 00149 records 0..1: {}",
+        s(&last)
+    );
+    assert_eq!(stderr(&output).lines().last(), Some(place.as_str()));
+}
+
 #[test]
 fn hex_and_images_take_split_wide_numbers() {
     let dir = toy();
