@@ -260,16 +260,19 @@ fn chosen_inputs(
         let Some(pieces) = pieces.filter(|p| !p.is_empty()) else {
             return Ok(None);
         };
+        // All are planned together, so all are opened before any is read (and before any place
+        // is said, so that a shard that cannot be opened leaves the output empty).
         let mut inputs = Vec::new();
-        let mut ranges = Vec::new();
-        for piece in pieces {
-            // All are planned together, so all are opened before any is read.
+        for piece in &pieces {
             let Some(input) = piece.open(open, messages) else {
                 return Ok(None);
             };
+            inputs.push(input);
+        }
+        let mut ranges = Vec::new();
+        for piece in pieces {
             writeln!(out, "{}", piece.place)?;
             ranges.push((piece.start, Some(piece.end)));
-            inputs.push(input);
         }
         return Ok(Some((inputs, Some(ranges))));
     }

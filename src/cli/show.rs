@@ -169,8 +169,10 @@ fn show_split(
         return Ok(messages.status());
     };
     for piece in pieces {
-        // One shard open at a time; one that cannot be opened is said, and the rest shown.
+        // One shard open at a time; one that cannot be opened is said, with the records it
+        // holds, and the rest shown.
         let Some(mut input) = piece.open(open, messages) else {
+            messages.note(&format_args!("{}: not shown", piece.place));
             continue;
         };
         if let Some(note) = &input.decoder().note {

@@ -134,8 +134,8 @@ pub fn pieces(
 }
 
 impl Piece {
-    /// Opens the shard, or says through `messages` why it cannot be (it was counted a moment
-    /// ago, so it changed since).
+    /// Opens the shard, or says through `messages` why it cannot be (it changed since it was
+    /// counted, or the process has reached a limit: open files, maps, a remote read).
     pub fn open(&self, open: &OpenOptions, messages: &Messages) -> Option<Input> {
         messages.usable(Input::open(&self.path, open))
     }

@@ -153,7 +153,11 @@ fn a_range_over_more_shards_than_files_allowed_open_shows_every_shard() {
         "train records 149..150 = shard 00149 records 0..1: {}",
         s(&last)
     );
-    assert_eq!(stderr(&output).lines().last(), Some(place.as_str()));
+    assert!(
+        stderr(&output).lines().any(|line| line == place),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
