@@ -80,6 +80,18 @@ where
         .expect("binary runs")
 }
 
+/// The binary, started through `sh` under the resource limits `limits` (options of `ulimit`, such
+/// as `-v 1048576` or `-n 64`), which it cannot raise again; colour left to the test.
+pub fn under_ulimit(limits: &str) -> Command {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit {limits} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_tfr-inspect"))
+        .env_remove("NO_COLOR");
+    command
+}
+
 /// Runs the binary with `args` in an address space of at most `limit` bytes (`ulimit -v`), so a
 /// regression that allocates what an input declares is killed at the limit instead of swapping.
 /// glibc's per-thread malloc arenas are kept to two, so the limit does not depend on the cores.
@@ -88,12 +100,8 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", limit / 1024))
-        .arg(env!("CARGO_BIN_EXE_tfr-inspect"))
+    under_ulimit(&format!("-v {}", limit / 1024))
         .args(args)
-        .env_remove("NO_COLOR")
         .env("MALLOC_ARENA_MAX", "2")
         .output()
         .expect("sh runs")
@@ -122,13 +130,9 @@ where
 {
     use std::io::{Read, Write};
     use std::process::Stdio;
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -v {memory_kib} && exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_tfr-inspect"))
+    let mut child = under_ulimit(&format!("-v {memory_kib}"))
         .args(args)
         .current_dir(dir)
-        .env_remove("NO_COLOR")
         .env("MALLOC_ARENA_MAX", "2")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

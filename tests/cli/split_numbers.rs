@@ -139,10 +139,7 @@ fn a_range_over_more_shards_than_files_allowed_open_shows_every_shard() {
         std::fs::write(dir.path().join(name), &record).unwrap();
     }
     let range = format!("train:0..{shards}");
-    let output = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -n 64 && exec \"$0\" \"$@\"")
-        .arg(env!("CARGO_BIN_EXE_tfr-inspect"))
+    let output = super::under_ulimit("-n 64")
         .args(["show", s(dir.path()), "--range", &range, "--format", "json"])
         .output()
         .unwrap();
