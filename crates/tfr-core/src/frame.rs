@@ -15,12 +15,14 @@
 //! Each entry is packed into one `u64` (56 bits of offset, 8 bits of status), so a 4-million-frame
 //! file costs 32 MiB of index; the length is read back from the mapped header when asked for.
 
+mod entries;
 mod parallel;
 
 use crate::bytes::{ByteSource, ReadError};
 use crate::crc::{masked_crc32c, masked_crc32c_three};
 use crate::resync::{ResyncBudget, UnverifiedRanges};
 use crate::span::{FileOffset, FileRange};
+use entries::Entries;
 
 /// Bytes before the payload: the `u64` length and its masked CRC.
 pub const HEADER_LEN: u64 = 12;
@@ -396,7 +398,7 @@ impl IndexDelta {
 /// The incremental frame index of one TFRecord stream.
 #[derive(Debug, Clone)]
 pub struct FrameIndex {
-    entries: Vec<u64>,
+    entries: Entries,
     file_len: u64,
     pos: u64,
     resync: Option<Resync>,
@@ -423,7 +425,7 @@ impl FrameIndex {
     /// [`FrameIndex::new`] with the given resync work budget.
     pub fn with_budget(file_len: u64, budget: ResyncBudget) -> FrameIndex {
         FrameIndex {
-            entries: Vec::new(),
+            entries: Entries::new(),
             file_len,
             pos: 0,
             resync: None,
@@ -708,7 +710,7 @@ impl FrameIndex {
     pub fn delta_since(&self, first: usize) -> IndexDelta {
         IndexDelta {
             first,
-            entries: self.entries.get(first..).unwrap_or_default().to_vec(),
+            entries: self.entries.copy_from(first),
             pos: self.pos,
             resync: self.resync,
             damaged: self.damaged,
@@ -746,7 +748,7 @@ impl FrameIndex {
 
     /// The frame at `index`, reading its length from `data`.
     pub fn get<S: ByteSource + ?Sized>(&self, data: &S, index: usize) -> Option<Frame> {
-        let entry = *self.entries.get(index)?;
+        let entry = self.entries.get(index)?;
         let offset = entry & OFFSET_MASK;
         let status = FrameStatus::from_code((entry & !RESYNC_FLAG) >> STATUS_SHIFT);
         let declared_length = read_length(data, FileOffset(offset));
@@ -785,14 +787,12 @@ impl FrameIndex {
     ) -> impl Iterator<Item = Frame> + 'a {
         let intact = FrameStatus::Intact.code();
         // Nothing to look through when every frame is intact (millions of entries, often).
-        let entries = match self.damaged {
-            0 => &[][..],
-            _ => &self.entries[..],
-        };
+        let entries = (self.damaged > 0).then(|| self.entries.iter());
         entries
-            .iter()
+            .into_iter()
+            .flatten()
             .enumerate()
-            .filter(move |(_, e)| (**e & !RESYNC_FLAG) >> STATUS_SHIFT != intact)
+            .filter(move |(_, e)| (*e & !RESYNC_FLAG) >> STATUS_SHIFT != intact)
             .filter_map(move |(i, _)| self.get(data, i))
     }
 

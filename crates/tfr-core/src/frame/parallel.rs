@@ -1,8 +1,9 @@
 //! Indexing one file on every core. The file is cut into parts; each part finds where a frame
 //! starts in it (a valid header whose next frames' headers are valid too), and walks and verifies
 //! its frames from there, header and payload CRC, until it reaches the start the next part found.
-//! The parts are then joined in order: where a part's walk ends exactly where the next part's
-//! begins, the frames of both are the ones a walk from the start of the file finds.
+//! The parts are then joined in order, each part's entries becoming a piece of the index as they
+//! are: where a part's walk ends exactly where the next part's begins, the frames of both are the
+//! ones a walk from the start of the file finds.
 //!
 //! Only the run of intact frames is indexed this way. At the first frame that is not intact (a bad
 //! header or payload CRC, a frame cut off by the end of the file), or where a part's walk does not
@@ -203,37 +204,12 @@ impl FrameIndex {
         self.pos = pos;
     }
 
-    /// Appends the entries of `parts`, in order. Millions of small frames make tens of megabytes
-    /// of entries: into an empty index they are copied part by part on every core, into zeroed
-    /// memory that is usually fresh from the kernel (the allocator maps large zeroed blocks
-    /// anew), so that its pages are also faulted in and cleared on every core; an index that has
-    /// entries already grows as a vector does.
+    /// Appends the entries of `parts`, in order: each part's vector becomes a piece of the
+    /// index as it is (millions of small frames make tens of megabytes of entries).
     fn append_parts(&mut self, parts: Vec<Walked>) {
-        let found: usize = parts.iter().map(|w| w.entries.len()).sum();
-        if !self.entries.is_empty() {
-            self.entries.reserve(found);
-            crate::source::prefer_huge_pages(self.entries.spare_capacity_mut());
-            for part in parts {
-                self.entries.extend_from_slice(&part.entries);
-            }
-            return;
-        }
-        // Zeroed memory is asked for without being written: fresh pages are cleared when first
-        // written, which happens in the parallel copy below.
-        let mut entries = vec![0u64; found];
-        crate::source::prefer_huge_pages(&mut entries);
-        let mut copies = Vec::with_capacity(parts.len());
-        let mut rest = entries.as_mut_slice();
         for part in parts {
-            let (into, after) = rest.split_at_mut(part.entries.len());
-            copies.push((into, part.entries));
-            rest = after;
+            self.entries.append_piece(part.entries);
         }
-        // Each part's entries are let go of where they were copied, on every core too.
-        copies
-            .into_par_iter()
-            .for_each(|(into, from)| into.copy_from_slice(&from));
-        self.entries = entries;
     }
 }
 
@@ -759,8 +735,9 @@ mod tests {
             // A payload CRC broken in a frame larger than the window, then in one that fits.
             for frame in [3, 4] {
                 let mut broken = data.clone();
-                let start = parallel.entries[frame] & super::super::OFFSET_MASK;
-                let end = (parallel.entries[frame + 1] & super::super::OFFSET_MASK) as usize;
+                let start = parallel.entries.get(frame).unwrap() & super::super::OFFSET_MASK;
+                let end =
+                    (parallel.entries.get(frame + 1).unwrap() & super::super::OFFSET_MASK) as usize;
                 broken[end - 1] ^= 1;
                 assert_eq!(
                     parts_only(&broken).scanned(),
@@ -1029,7 +1006,7 @@ mod tests {
             parts_only.scan_intact_parts(&data[..], len, len);
             let sequential = FrameIndex::build(&data[..]);
             let stops_at = match bad {
-                Some(frame) => sequential.entries[frame] & super::super::OFFSET_MASK,
+                Some(frame) => sequential.entries.get(frame).unwrap() & super::super::OFFSET_MASK,
                 None => len,
             };
             assert_eq!(parts_only.scanned(), stops_at);
@@ -1055,7 +1032,10 @@ mod tests {
             let cut = build(&data[..]);
             same(&cut, &FrameIndex::build(&data[..]), &data);
             let sequential = FrameIndex::build(&data[..]);
-            let middle = sequential.entries[sequential.entries.len() / 2];
+            let middle = sequential
+                .entries
+                .get(sequential.entries.len() / 2)
+                .unwrap();
             let header = (middle & super::super::OFFSET_MASK) as usize;
             data[header + 9] ^= 0x55;
             let broken = build(&data[..]);
