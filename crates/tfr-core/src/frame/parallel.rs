@@ -73,13 +73,17 @@ impl Walked {
 
     /// Reserves room for the entries up to the target at the average frame size so far (at most
     /// [`EXPECT_MOST`]): a part of small frames holds hundreds of thousands, which a vector growing
-    /// by doubling would copy and move again and again.
+    /// by doubling would copy and move again and again. The room's pages are faulted in by one
+    /// call rather than one fault for every 512 entries; room that the part does not fill is
+    /// given back when its walk ends ([`Walked::give_back_room`]), so at most a part's worth of
+    /// entries is cleared for nothing.
     fn expect_the_rest(&mut self) {
         let walked = self.end - self.start;
         let average = walked / (self.entries.len() as u64).max(1);
         let rest = self.target.saturating_sub(self.end) / average.max(HEADER_LEN + FOOTER_LEN);
         let expected = rest.saturating_add(rest / 16).min(EXPECT_MOST);
         self.entries.reserve(usize::try_from(expected).unwrap_or(0));
+        crate::source::fault_in_for_writing(self.entries.spare_capacity_mut());
     }
 
     /// Gives back room reserved for entries that did not come (small frames first, large ones

@@ -34,7 +34,7 @@ use crate::bytes::{ByteSource, ReadError};
 use crate::compress::Compressed;
 use crate::error::{Error, Result};
 use crate::span::FileRange;
-pub use huge::prefer_huge_pages;
+pub use huge::{fault_in_for_writing, prefer_huge_pages};
 pub use open::{ReadOptions, ServeThrough, choose};
 pub use prefetch::prefetch;
 pub use remote::{OnDemand, RemoteObject};
