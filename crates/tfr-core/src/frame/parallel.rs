@@ -1,9 +1,9 @@
 //! Indexing one file on every core. The file is cut into parts; each part finds where a frame
 //! starts in it (a valid header whose next frames' headers are valid too), and walks and verifies
 //! its frames from there, header and payload CRC, until it reaches the start the next part found.
-//! The parts are then joined in order, each part's entries becoming a piece of the index as they
-//! are: where a part's walk ends exactly where the next part's begins, the frames of both are the
-//! ones a walk from the start of the file finds.
+//! The parts are then joined in order, each part's entries becoming a piece of the index (copied
+//! only when they are few): where a part's walk ends exactly where the next part's begins, the
+//! frames of both are the ones a walk from the start of the file finds.
 //!
 //! Only the run of intact frames is indexed this way. At the first frame that is not intact (a bad
 //! header or payload CRC, a frame cut off by the end of the file), or where a part's walk does not
@@ -48,6 +48,8 @@ struct Walked {
     end: u64,
     /// Where the walk is to stop: frames starting before it are walked.
     target: u64,
+    /// The number of entries at which the walk next makes room for more ([`Walked::make_room`]).
+    room_check: usize,
 }
 
 impl Walked {
@@ -58,13 +60,14 @@ impl Walked {
             payload_bytes: 0,
             end: start,
             target,
+            room_check: EXPECT_AFTER,
         }
     }
 
     /// Takes the intact frame `[at, end)`, the one the walk is at.
     fn accept(&mut self, at: u64, end: u64) {
-        if self.entries.len() == EXPECT_AFTER {
-            self.expect_the_rest();
+        if self.entries.len() == self.room_check {
+            self.make_room();
         }
         self.entries.push(pack(at, FrameStatus::Intact, false));
         self.payload_bytes += end - at - HEADER_LEN - FOOTER_LEN;
@@ -73,17 +76,30 @@ impl Walked {
 
     /// Reserves room for the entries up to the target at the average frame size so far (at most
     /// [`EXPECT_MOST`]): a part of small frames holds hundreds of thousands, which a vector growing
-    /// by doubling would copy and move again and again. The room's pages are faulted in by one
-    /// call rather than one fault for every 512 entries; room that the part does not fill is
-    /// given back when its walk ends ([`Walked::give_back_room`]), so at most a part's worth of
-    /// entries is cleared for nothing.
+    /// by doubling would copy and move again and again.
     fn expect_the_rest(&mut self) {
         let walked = self.end - self.start;
         let average = walked / (self.entries.len() as u64).max(1);
         let rest = self.target.saturating_sub(self.end) / average.max(HEADER_LEN + FOOTER_LEN);
         let expected = rest.saturating_add(rest / 16).min(EXPECT_MOST);
         self.entries.reserve(usize::try_from(expected).unwrap_or(0));
-        crate::source::fault_in_for_writing(self.entries.spare_capacity_mut());
+    }
+
+    /// After the first [`EXPECT_AFTER`] entries, reserves room for the rest
+    /// ([`Walked::expect_the_rest`]); then, every [`FAULT_STEP`] entries, faults in the next
+    /// step of that room by one call, instead of a page fault for every 512 entries written. A
+    /// step at a time, so that room reserved for frames that do not come (small frames first,
+    /// large ones after) costs at most one step of cleared memory.
+    fn make_room(&mut self) {
+        if self.entries.len() == EXPECT_AFTER {
+            self.expect_the_rest();
+        }
+        let room = self.entries.spare_capacity_mut();
+        let step = room.len().min(FAULT_STEP);
+        if let Some(step) = room.get_mut(..step) {
+            crate::source::fault_in_for_writing(step);
+        }
+        self.room_check = self.entries.len() + FAULT_STEP;
     }
 
     /// Gives back room reserved for entries that did not come (small frames first, large ones
@@ -98,6 +114,8 @@ impl Walked {
 
 /// Entries a part's walk takes before it reserves room for the rest.
 const EXPECT_AFTER: usize = 256;
+/// Entries of reserved room faulted in at once (1 MiB of them).
+const FAULT_STEP: usize = 1 << 17;
 /// The most entries a part's walk reserves room for at once (8 MiB of them): as many frames as
 /// a part of [`PART_BYTES`] can hold.
 const EXPECT_MOST: u64 = PART_BYTES / (HEADER_LEN + FOOTER_LEN);
@@ -208,8 +226,9 @@ impl FrameIndex {
         self.pos = pos;
     }
 
-    /// Appends the entries of `parts`, in order: each part's vector becomes a piece of the
-    /// index as it is (millions of small frames make tens of megabytes of entries).
+    /// Appends the entries of `parts`, in order: a part's vector becomes a piece of the index as
+    /// it is (millions of small frames make tens of megabytes of entries), and a part of few
+    /// entries is copied onto the piece before (`Entries::append_piece`).
     fn append_parts(&mut self, parts: Vec<Walked>) {
         for part in parts {
             self.entries.append_piece(part.entries);
@@ -1045,6 +1064,49 @@ mod tests {
             let broken = build(&data[..]);
             same(&broken, &FrameIndex::build(&data[..]), &data);
             assert!(broken.damaged_count() >= 1);
+        }
+    }
+
+    #[test]
+    fn an_index_in_pieces_reads_as_the_sequential_one_across_every_piece_edge() {
+        // Frames of 16 to 35 bytes in parts of 200 KiB: some 6,800 a part, more than are copied,
+        // so that the parts stay pieces of their own; damage in a later part, so that the scan
+        // goes on after them.
+        let mut data = Vec::new();
+        let mut starts = Vec::new();
+        for i in 0..40_000usize {
+            starts.push(data.len());
+            write_record(&vec![(i % 7) as u8; 4 + i % 20], &mut data).unwrap();
+        }
+        data[starts[33_000] + 12] ^= 1;
+        let parallel =
+            FrameIndex::build_in_parts(&data[..], ResyncBudget::DEFAULT, Some(200 << 10));
+        let sequential = FrameIndex::build(&data[..]);
+        same(&parallel, &sequential, &data);
+        let edges = parallel.entries.piece_starts();
+        assert!(edges.len() >= 4, "{edges:?}");
+        assert_eq!(parallel.damaged_count(), 1);
+        assert_eq!(
+            parallel.damaged_frames(&data[..]).collect::<Vec<_>>(),
+            sequential.damaged_frames(&data[..]).collect::<Vec<_>>()
+        );
+        for &edge in edges.iter().skip(1) {
+            for (i, start) in starts.iter().enumerate().skip(edge - 1).take(3) {
+                assert_eq!(
+                    parallel.get(&data[..], i),
+                    sequential.get(&data[..], i),
+                    "frame {i}"
+                );
+                let inside = FileOffset(*start as u64 + 13);
+                assert_eq!(
+                    parallel.frame_containing(&data[..], inside),
+                    sequential.frame_containing(&data[..], inside)
+                );
+            }
+            // A copy brought up to date from one frame before the edge reads the same.
+            let mut copy = parallel.clone();
+            assert!(copy.apply(parallel.delta_since(edge - 1)));
+            same(&copy, &sequential, &data);
         }
     }
 }

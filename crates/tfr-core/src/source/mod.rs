@@ -11,18 +11,18 @@
 //! cut short underneath us reads as zeros instead of killing the process with SIGBUS;
 //! [`Source::check_unchanged`] says whether that happened before anything computed from those
 //! bytes is shown. The `unsafe` code this needs (mapping, the guard, and hints: the kernel's for
-//! a mapped range walked once ([`ByteSource::will_walk`]) and for large buffers
-//! ([`prefer_huge_pages`]), the processor's for bytes about to be read ([`prefetch`])) is all
+//! a mapped range walked once ([`ByteSource::will_walk`]) and for room reserved in a buffer
+//! ([`fault_in_for_writing`]), the processor's for bytes about to be read ([`prefetch`])) is all
 //! here.
 
 #[cfg(unix)]
 mod guard;
-mod huge;
 pub mod lines;
 mod map;
 mod open;
 mod prefetch;
 pub mod remote;
+mod room;
 mod spill;
 
 use std::fs::File;
@@ -34,10 +34,10 @@ use crate::bytes::{ByteSource, ReadError};
 use crate::compress::Compressed;
 use crate::error::{Error, Result};
 use crate::span::FileRange;
-pub use huge::{fault_in_for_writing, prefer_huge_pages};
 pub use open::{ReadOptions, ServeThrough, choose};
 pub use prefetch::prefetch;
 pub use remote::{OnDemand, RemoteObject};
+pub use room::fault_in_for_writing;
 
 /// The file an input was read from, as it was when read.
 struct Origin {
