@@ -7,7 +7,8 @@
 //! lookup finds its piece by halves among the pieces' starts (one piece per 16 MiB part of
 //! small frames, some 600 for a 10 GB file).
 
-/// Pieces of fewer entries than this are copied onto the piece before them (32 KiB of entries).
+/// Pieces of fewer entries than this (32 KiB of them) are copied onto the piece before them,
+/// when that one is short too or has room for them.
 const COPIED_BELOW: usize = 4096;
 
 /// Index entries in order, as a list of pieces; the last piece is the one entries are pushed to.
@@ -204,7 +205,7 @@ mod tests {
     fn every_entry_is_found_where_a_single_vector_has_it() {
         let lengths = lengths();
         let entries = pieced(&lengths);
-        assert!(entries.pieces.len() >= 3, "{} pieces", entries.pieces.len());
+        assert_eq!(entries.pieces.len(), 4);
         let total: usize = lengths.iter().sum();
         let flat: Vec<u64> = (0..total as u64).collect();
         assert_eq!(entries.len(), total);
@@ -274,6 +275,19 @@ mod tests {
             entries.iter().collect::<Vec<_>>(),
             (0..end + 3).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn a_short_piece_is_copied_onto_a_long_one_with_room_for_it() {
+        let mut entries = Entries::new();
+        entries.reserve(2 * COPIED_BELOW);
+        (0..COPIED_BELOW as u64).for_each(|e| entries.push(e));
+        let at = entries.pieces[0].as_ptr();
+        let end = COPIED_BELOW as u64;
+        entries.append_piece(vec![end, end + 1]);
+        assert_eq!(entries.pieces.len(), 1);
+        assert_eq!(entries.pieces[0].as_ptr(), at);
+        assert_eq!(entries.get(COPIED_BELOW + 1), Some(end + 1));
     }
 
     #[test]

@@ -228,7 +228,8 @@ impl FrameIndex {
 
     /// Appends the entries of `parts`, in order: a part's vector becomes a piece of the index as
     /// it is (millions of small frames make tens of megabytes of entries), and a part of few
-    /// entries is copied onto the piece before (`Entries::append_piece`).
+    /// entries is copied onto the piece before when that one is short too or has room
+    /// (`Entries::append_piece`).
     fn append_parts(&mut self, parts: Vec<Walked>) {
         for part in parts {
             self.entries.append_piece(part.entries);
@@ -684,6 +685,23 @@ mod tests {
     }
 
     #[test]
+    fn reserved_room_is_faulted_in_a_step_at_a_time() {
+        let mut walked = Walked::new(0, 64 << 20);
+        let accept = |walked: &mut Walked, count: u64| {
+            let from = walked.entries.len() as u64;
+            for frame in from..from + count {
+                walked.accept(frame * 16, (frame + 1) * 16);
+            }
+        };
+        accept(&mut walked, EXPECT_AFTER as u64);
+        assert_eq!(walked.room_check, EXPECT_AFTER);
+        accept(&mut walked, 1);
+        assert_eq!(walked.room_check, EXPECT_AFTER + FAULT_STEP);
+        accept(&mut walked, FAULT_STEP as u64);
+        assert_eq!(walked.room_check, EXPECT_AFTER + 2 * FAULT_STEP);
+    }
+
+    #[test]
     fn room_reserved_for_frames_that_did_not_come_is_given_back() {
         // Small frames first, then large ones: the room reserved at the small frames' size is
         // mostly not used.
@@ -1069,7 +1087,7 @@ mod tests {
 
     #[test]
     fn an_index_in_pieces_reads_as_the_sequential_one_across_every_piece_edge() {
-        // Frames of 16 to 35 bytes in parts of 200 KiB: some 6,800 a part, more than are copied,
+        // Frames of 20 to 39 bytes in parts of 200 KiB: some 6,900 a part, more than are copied,
         // so that the parts stay pieces of their own; damage in a later part, so that the scan
         // goes on after them.
         let mut data = Vec::new();
@@ -1103,10 +1121,12 @@ mod tests {
                     sequential.frame_containing(&data[..], inside)
                 );
             }
-            // A copy brought up to date from one frame before the edge reads the same.
-            let mut copy = parallel.clone();
-            assert!(copy.apply(parallel.delta_since(edge - 1)));
-            same(&copy, &sequential, &data);
+            // A copy brought up to date from around the edge reads the same.
+            for first in edge - 1..=edge + 1 {
+                let mut copy = parallel.clone();
+                assert!(copy.apply(parallel.delta_since(first)));
+                same(&copy, &sequential, &data);
+            }
         }
     }
 }
