@@ -7,18 +7,36 @@
 //! lookup finds its piece by halves among the pieces' starts (one piece per 16 MiB part of
 //! small frames, some 600 for a 10 GB file).
 
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::Relaxed;
+
 /// Pieces of fewer entries than this (32 KiB of them) are copied onto the piece before them,
 /// when that one is short too or has room for them.
 const COPIED_BELOW: usize = 4096;
 
 /// Index entries in order, as a list of pieces; the last piece is the one entries are pushed to.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(super) struct Entries {
     /// Never empty. Every piece but the last holds at least one entry.
     pieces: Vec<Vec<u64>>,
     /// The position of each piece's first entry among all entries.
     starts: Vec<usize>,
     len: usize,
+    /// The piece the last search found. Frames are mostly looked up in order (every record of a
+    /// listing, a chunk of statistics), so the next lookup is usually in it and needs no search.
+    /// A hint only, which any thread may set: a stale one costs the search.
+    last_found: AtomicUsize,
+}
+
+impl Clone for Entries {
+    fn clone(&self) -> Entries {
+        Entries {
+            pieces: self.pieces.clone(),
+            starts: self.starts.clone(),
+            len: self.len,
+            last_found: AtomicUsize::new(self.last_found.load(Relaxed)),
+        }
+    }
 }
 
 impl Entries {
@@ -27,6 +45,7 @@ impl Entries {
             pieces: vec![Vec::new()],
             starts: vec![0],
             len: 0,
+            last_found: AtomicUsize::new(0),
         }
     }
 
@@ -102,11 +121,22 @@ impl Entries {
 
     /// The piece holding entry `index` (which is below `len`).
     fn piece_of(&self, index: usize) -> usize {
+        let found = self.last_found.load(Relaxed);
+        let holds = |piece: usize| {
+            let starts_before = self.starts.get(piece).is_some_and(|start| *start <= index);
+            starts_before && self.starts.get(piece + 1).is_none_or(|next| index < *next)
+        };
+        if holds(found) {
+            return found;
+        }
         // Pieces are never empty but for the last, so the last piece that starts at or before
         // `index` holds it.
-        self.starts
+        let piece = self
+            .starts
             .partition_point(|start| *start <= index)
-            .saturating_sub(1)
+            .saturating_sub(1);
+        self.last_found.store(piece, Relaxed);
+        piece
     }
 
     pub(super) fn get(&self, index: usize) -> Option<u64> {
@@ -220,6 +250,24 @@ mod tests {
             );
             let point = entries.partition_point(|e| e < i as u64);
             assert_eq!(point, flat.partition_point(|e| *e < i as u64), "point {i}");
+        }
+    }
+
+    #[test]
+    fn lookups_in_any_order_find_their_entry_whatever_piece_was_found_before() {
+        let lengths = lengths();
+        let entries = pieced(&lengths);
+        let edges = edges(&lengths);
+        let total = entries.len();
+        // Forwards, backwards, and each edge against the far end, so that the piece found by the
+        // lookup before is sometimes the right one and sometimes not.
+        let order = edges
+            .iter()
+            .chain(edges.iter().rev())
+            .flat_map(|&i| [i, total - 1 - i.min(total - 1)]);
+        for i in order {
+            assert_eq!(entries.get(i), (i < total).then_some(i as u64), "entry {i}");
+            assert_eq!(entries.clone().get(i), (i < total).then_some(i as u64));
         }
     }
 
