@@ -162,6 +162,7 @@ pub fn run(
         };
         for piece in pieces {
             let Some(mut input) = piece.open(open, messages) else {
+                messages.note(&format_args!("{}: not shown", piece.place));
                 continue;
             };
             // Standard output stays one JSON object with --json.
