@@ -9,6 +9,31 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 TESTDATA = ROOT / "testdata"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def scratch_temp_dir():
+    """Points the temporary directory of this process and of the processes it starts at one
+    directory, removed after the run: Beam's multi-process runner leaves an empty ``beam-temp*``
+    directory in it for each pipeline, and Ray a session directory of a few megabytes for each
+    ``ray.init`` (Ray takes ``TMPDIR`` on Linux), which would otherwise pile up in ``/tmp``."""
+    import os
+    import shutil
+    import tempfile
+
+    scratch = tempfile.mkdtemp(prefix="tfr-py-tests-")
+    before = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"] = scratch
+    tempfile.tempdir = scratch
+    try:
+        yield scratch
+    finally:
+        if before[0] is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before[0]
+        tempfile.tempdir = before[1]
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def manifest():
     return json.loads((TESTDATA / "manifest.json").read_text())["files"]
