@@ -78,6 +78,10 @@ impl Walked {
     /// worked out once instead of added up for every frame.
     fn payload_bytes(&self) -> u64 {
         let framing = self.entries.len() as u64 * (HEADER_LEN + FOOTER_LEN);
+        debug_assert!(
+            self.end - self.start >= framing,
+            "frames one after the other"
+        );
         (self.end - self.start).saturating_sub(framing)
     }
 
@@ -674,6 +678,8 @@ mod tests {
         for frame in 0..frames {
             walked.accept(frame * 100, (frame + 1) * 100);
         }
+        // Each frame's payload is its span less the 16 bytes of header and footer.
+        assert_eq!(walked.payload_bytes(), frames * (100 - 16));
         let rest = ((16 << 20) - frames * 100) / 100;
         let room = walked.entries.capacity() - walked.entries.len();
         assert!(
