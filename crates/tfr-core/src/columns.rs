@@ -106,7 +106,9 @@ impl ExampleColumns {
         self.rows
     }
 
-    /// Adds one Example as the next row. On an error the row is not added.
+    /// Adds one Example as the next row. On a kind conflict the row is not added; past 2^31
+    /// values in a column ([`ColumnError::TooManyValues`]) the row is half written and the batch
+    /// is not to be used further (its callers drop it).
     pub fn push(&mut self, example: &MessageView<'_>) -> Result<(), ColumnError> {
         let features = top_features(example);
         // Checked before anything is written, so that a failed row leaves no trace.
