@@ -161,8 +161,7 @@ pub fn run(
             return Ok(messages.status());
         };
         for piece in pieces {
-            let Some(mut input) = piece.open(open, messages) else {
-                messages.note(&format_args!("{}: not shown", piece.place));
+            let Some(mut input) = piece.open_to_print(open, messages) else {
                 continue;
             };
             // Standard output stays one JSON object with --json.

@@ -171,8 +171,7 @@ fn show_split(
     for piece in pieces {
         // One shard open at a time; one that cannot be opened is said, with the records it
         // holds, and the rest shown.
-        let Some(mut input) = piece.open(open, messages) else {
-            messages.note(&format_args!("{}: not shown", piece.place));
+        let Some(mut input) = piece.open_to_print(open, messages) else {
             continue;
         };
         if let Some(note) = &input.decoder().note {

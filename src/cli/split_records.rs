@@ -139,6 +139,17 @@ impl Piece {
     pub fn open(&self, open: &OpenOptions, messages: &Messages) -> Option<Input> {
         messages.usable(Input::open(&self.path, open))
     }
+
+    /// [`Piece::open`] for a command that prints the pieces one after another (`show`, `hex`):
+    /// a shard that cannot be opened is followed by `<place>: not shown`, so that the records it
+    /// holds are named, and the caller goes on to the next.
+    pub fn open_to_print(&self, open: &OpenOptions, messages: &Messages) -> Option<Input> {
+        let input = self.open(open, messages);
+        if input.is_none() {
+            messages.note(&format_args!("{}: not shown", self.place));
+        }
+        input
+    }
 }
 
 /// Per member covered: its records `start..end`, the split-wide number of `start`, and where
