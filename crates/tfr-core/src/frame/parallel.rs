@@ -62,7 +62,8 @@ impl Walked {
     }
 
     /// Takes the intact frame `[at, end)`, the one the walk is at. Inlined into the walk, which
-    /// calls it for every frame; making room, once in 131,072 frames, is not.
+    /// calls it for every frame; making room (after the first 256 frames, then once in every
+    /// 131,072) is not.
     #[inline(always)]
     fn accept(&mut self, at: u64, end: u64) {
         if self.entries.len() == self.room_check {
