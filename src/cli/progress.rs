@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// How long work runs before the bar appears.
 const DELAY: Duration = Duration::from_millis(400);
 
-/// A byte-counting progress bar, drawn on stderr once the work has run for [`DELAY`].
+/// A byte-counting progress bar, drawn on stderr once the work has run for `DELAY`.
 pub struct Progress {
     bar: Option<ProgressBar>,
     start: Instant,

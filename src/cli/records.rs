@@ -268,7 +268,7 @@ pub fn skip_note(input: &Input, frame: &Frame) -> String {
 /// Damaged records named one by one; the rest are counted in one line.
 const NAMED_DAMAGE: usize = 10;
 
-/// Names the damaged records (the first [`NAMED_DAMAGE`]) and the unreadable files a report
+/// Names the damaged records (the first `NAMED_DAMAGE`) and the unreadable files a report
 /// passed over, as `schema` and `tags` say them.
 pub fn name_skipped(
     skipped: &[tfr_core::report::feature_spec::Skipped],

@@ -3,13 +3,13 @@
 //!
 //! Both payloads are read through the one wire tree their annotations come from. Every value
 //! (a scalar field, one number of a packed run, string or bytes data) becomes a leaf under its
-//! field path ([`collect`]), and the n-th value of a path on one side is set beside the n-th of
+//! field path (`collect`), and the n-th value of a path on one side is set beside the n-th of
 //! the same path on the other: values line up by what they are, not by where their bytes are, so
 //! a field sent first on one side and last on the other still faces itself. The work is one pass
 //! over each tree and one over the paths (linear in the two payloads, however they are built).
 //!
 //! The verdicts name each kind of wire difference with what parsers make of it; whether the two
-//! are the same message is then decided by parsing both ([`same`]), not from the verdicts.
+//! are the same message is then decided by parsing both (`same`), not from the verdicts.
 
 mod collect;
 mod same;

@@ -175,7 +175,7 @@ impl Input {
     }
 
     /// For a command that reads every frame: unless frame `wanted` is already indexed, indexes
-    /// up to [`AHEAD_BYTES`] more of the file on every core (its run of intact frames; the lazy
+    /// up to `AHEAD_BYTES` more of the file on every core (its run of intact frames; the lazy
     /// scan goes on from the first frame that is not). Bounded, so that output keeps flowing on
     /// a shard of many gigabytes read from a slow disk.
     pub fn index_ahead(&mut self, wanted: usize) {

@@ -3,8 +3,8 @@
 //! The records of a file usually share their map keys (an Example's feature names), and writing
 //! a key checks and escapes each of its characters. Comparing the key with the one written at the
 //! same place of a map before, and copying the text written for it then, costs less. Kept per
-//! thread (records are rendered on every core), for the first [`PLACES`] entries of a map and
-//! keys of at most [`KEY_BYTES`] bytes, so that what is kept stays under some tens of kilobytes
+//! thread (records are rendered on every core), for the first `PLACES` entries of a map and
+//! keys of at most `KEY_BYTES` bytes, so that what is kept stays under some tens of kilobytes
 //! (a key's text is at most six bytes for each of its bytes, as `\u0001` in JSON).
 
 use std::cell::RefCell;
@@ -62,7 +62,7 @@ impl KeyTexts {
     }
 }
 
-/// [`KeyTexts::write`] with this thread's `texts`; straight through `write` while the thread
+/// `KeyTexts::write` with this thread's `texts`; straight through `write` while the thread
 /// exits and they are gone.
 pub fn write_key(
     texts: &'static LocalKey<KeyTexts>,

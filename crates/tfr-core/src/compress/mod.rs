@@ -12,7 +12,7 @@
 //! Output passes through one fixed-size buffer and never beyond a caller-given limit, so a
 //! decompression bomb ends in a clear error instead of exhausting memory; no allocation is ever
 //! sized from a length read out of the input. SNAPPY files are sequences of blocks, read by
-//! [`snappy`] under the same limit and reported the same way.
+//! `snappy` under the same limit and reported the same way.
 
 use std::fmt;
 use std::io::Write;
@@ -30,7 +30,7 @@ pub use snappy::{BLOCK_LIMIT as SNAPPY_BLOCK_LIMIT, OversizedBlock};
 pub enum Compression {
     Gzip,
     Zlib,
-    /// TensorFlow's own block format (see [`snappy`]), not snappy's framing format.
+    /// TensorFlow's own block format (see `snappy`), not snappy's framing format.
     Snappy,
 }
 

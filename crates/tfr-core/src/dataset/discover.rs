@@ -128,7 +128,7 @@ pub struct Walk {
     pub files: Vec<PathBuf>,
     /// Entries that are not searched for TFRecord files: not regular files, links to directories.
     pub skipped: Vec<Skipped>,
-    /// Directories that could not be searched (unreadable, or deeper than [`MAX_DEPTH`]).
+    /// Directories that could not be searched (unreadable, or deeper than `MAX_DEPTH`).
     pub errors: Vec<String>,
 }
 

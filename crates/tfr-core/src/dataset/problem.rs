@@ -14,7 +14,7 @@ pub(super) const LISTED: usize = 10;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
     /// Shard numbers below the total that no file has: `count` of them, the first of which
-    /// (at most [`LISTED`]) are `first`; `examples` are the first missing names.
+    /// (at most `LISTED`) are `first`; `examples` are the first missing names.
     MissingShards {
         split: String,
         count: u64,

@@ -161,7 +161,7 @@ fn features_summary(typed: &Typed<'_>, sequence: bool) -> Summary {
     )
 }
 
-/// The summary of a plain Example ([`super::PlainExample`]), as [`features_summary`] words an
+/// The summary of a plain Example ([`super::PlainExample`]), as `features_summary` words an
 /// Example's.
 pub fn plain_summary(example: &super::PlainExample<'_>, names: super::FeatureNames) -> Summary {
     let keys = || example.features().map(|f| f.key);

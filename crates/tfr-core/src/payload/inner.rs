@@ -7,7 +7,7 @@
 //! at least [`INNER_MIN_BYTES`] long, the type's message explains every one of its bytes (a valid
 //! walk with no field the message does not declare, at any depth), the type says it starts like
 //! it and detects it, and the type's own plausibility checks accept it
-//! ([`PayloadType::fits_inside`]: a tensor whose dtype is known and whose values fill its shape,
+//! ([`PayloadType::fits_inside`](super::PayloadType::fits_inside): a tensor whose dtype is known and whose values fill its shape,
 //! an Example with features that each hold a list). Values are read this way down to
 //! [`INNER_DEPTH`] levels (a bytes value inside an Example inside a bytes value…), and each level
 //! walks only the bytes inside the one above, so the work stays linear in the record.

@@ -2,12 +2,12 @@
 //! its payloads stay in the page cache instead of the heap.
 //!
 //! A [`Source`] is an input's name, its bytes behind the [`ByteSource`] read interface, and the
-//! file they came from. A regular file is mapped as it is ([`map`]). A stream with no file of its
+//! file they came from. A regular file is mapped as it is (`map`). A stream with no file of its
 //! own to map (what arrives through a pipe, or the decompressed stream of a GZIP or ZLIB file) is
-//! first written to an unlinked temporary file in `$TMPDIR` ([`spill`]), under the same size
+//! first written to an unlinked temporary file in `$TMPDIR` (`spill`), under the same size
 //! limit, and that file is mapped, so anonymous memory stays small whatever the stream's size
-//! ([`open`]). The file an input came from stays open, so it can be asked (fstat) whether it
-//! shrank, grew or was rewritten since, and every mapping is guarded ([`guard`]) so that a file
+//! (`open`). The file an input came from stays open, so it can be asked (fstat) whether it
+//! shrank, grew or was rewritten since, and every mapping is guarded (`guard`) so that a file
 //! cut short underneath us reads as zeros instead of killing the process with SIGBUS;
 //! [`Source::check_unchanged`] says whether that happened before anything computed from those
 //! bytes is shown. The `unsafe` code this needs (mapping, the guard, and hints: the kernel's for

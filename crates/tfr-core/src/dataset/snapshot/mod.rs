@@ -311,7 +311,7 @@ impl Snapshot {
 /// The most characters of a spec written on one line.
 const LINE_CHARS: usize = 400;
 
-/// `text`, cut at [`LINE_CHARS`] characters with `…` when longer.
+/// `text`, cut at `LINE_CHARS` characters with `…` when longer.
 pub fn elided(text: &str) -> String {
     match text.char_indices().nth(LINE_CHARS) {
         Some((at, _)) => format!("{}…", text.get(..at).unwrap_or_default()),

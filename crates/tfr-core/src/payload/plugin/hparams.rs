@@ -44,7 +44,7 @@ pub enum HValue {
     Bool(bool),
     List(Vec<HValue>),
     Struct(Vec<(String, HValue)>),
-    /// A value with no kind set, or nested past [`VALUE_DEPTH`].
+    /// A value with no kind set, or nested past `VALUE_DEPTH`.
     Unset,
 }
 

@@ -8,7 +8,7 @@ use crate::schema::{ProtoFile, builtin};
 use crate::tensor::Element;
 use crate::words::plural;
 
-/// Cells of a text summary a line shows at most (each at most [`LINE_CHARS`] characters).
+/// Cells of a text summary a line shows at most (each at most `LINE_CHARS` characters).
 pub const TEXT_CELLS: usize = 16;
 
 /// Characters of a cell a line shows.
