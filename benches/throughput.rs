@@ -594,21 +594,43 @@ fn time_process(command: &mut std::process::Command) -> Duration {
 }
 
 /// Whole processes that print no record (`show -n 0` of a small file): what starting a command
-/// costs, the built-in schema included. The median of 41 processes, after one.
+/// costs, the built-in schema included. Timed in turn with `true`, a process that does nothing,
+/// so that the ratio says what the host's speed of the hour does not: 41 pairs, after one of each.
 fn startup() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/mnist_like.tfrecord");
-    let run = || {
+    let show = || {
         time_process(
             std::process::Command::new(BINARY)
                 .args(["show", "-n", "0"])
                 .arg(&file),
         )
+        .as_secs_f64()
+            * 1e3
     };
-    run();
-    let times: Vec<f64> = (0..41).map(|_| run().as_secs_f64() * 1e3).collect();
-    let (median, least, most) = spread(times);
+    let nothing = || time_process(&mut std::process::Command::new("true")).as_secs_f64() * 1e3;
+    show();
+    nothing();
+    let mut shows = Vec::new();
+    let mut nothings = Vec::new();
+    let mut ratios = Vec::new();
+    for pair in 0..41 {
+        // Each side goes first in alternate pairs.
+        let (a, b) = if pair % 2 == 0 {
+            let a = show();
+            (a, nothing())
+        } else {
+            let b = nothing();
+            (show(), b)
+        };
+        shows.push(a);
+        nothings.push(b);
+        ratios.push(a / b);
+    }
+    let (median, least, most) = spread(shows);
+    let (nothing_median, _, _) = spread(nothings);
+    let (ratio, _, _) = spread(ratios);
     println!(
-        "start-up: whole-process `show -n 0` of a small file {median:.2} ms (median of 41, {least:.2} to {most:.2} ms; target < 3 ms)"
+        "start-up: whole-process `show -n 0` of a small file {median:.2} ms (median of 41, {least:.2} to {most:.2} ms; target < 3 ms); `true` in turn {nothing_median:.2} ms: {ratio:.2}x (median of the pairs' ratios)"
     );
 }
 
