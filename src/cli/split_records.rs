@@ -282,3 +282,58 @@ pub fn one_file(files: &[PathBuf]) -> Option<&Path> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::messages::tests::Shared;
+    use crate::status::Status;
+    use tfr_core::payload::{Decoder, Reading};
+    use tfr_core::schema::Schema;
+
+    fn shard(path: &Path, records: usize) {
+        let mut out = Vec::new();
+        for i in 0..records {
+            tfr_core::frame::write_record(format!("record {i}").as_bytes(), &mut out).unwrap();
+        }
+        std::fs::write(path, out).unwrap();
+    }
+
+    /// A shard counted and then gone before it is printed: its piece is said not shown, by
+    /// the records it held, and the other shard still opens.
+    #[test]
+    fn a_shard_gone_after_counting_is_said_not_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = dir.path().join("train-00000-of-00002");
+        let second = dir.path().join("train-00001-of-00002");
+        shard(&first, 3);
+        shard(&second, 4);
+        let open = OpenOptions::new(Decoder::new(Schema::builtin(), Reading::Auto));
+        let choice = SplitChoice {
+            split: "train".to_string(),
+            start: RecordNumber::FromStart(1),
+            end: Some(RecordNumber::FromStart(6)),
+            single: false,
+        };
+        let said = Shared::default();
+        let messages = Messages::to(said.clone());
+        let pieces = pieces(&[dir.path().to_path_buf()], &choice, &open, &messages).unwrap();
+        let spans: Vec<_> = pieces.iter().map(|p| (p.start, p.end, p.first)).collect();
+        assert_eq!(spans, [(1, 3, 1), (0, 3, 3)]);
+        assert_eq!(said.text(), "");
+
+        std::fs::remove_file(&second).unwrap();
+        assert!(pieces[0].open_to_print(&open, &messages).is_some());
+        assert!(pieces[1].open_to_print(&open, &messages).is_none());
+        let text = said.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].contains("train-00001-of-00002"), "{text}");
+        assert_eq!(lines[1], format!("{}: not shown", pieces[1].place));
+        assert!(
+            pieces[1].place.starts_with("train records 3..6 = "),
+            "{text}"
+        );
+        assert_eq!(messages.status(), Status::Unusable);
+    }
+}
