@@ -342,7 +342,8 @@ Expressions:
   has values and none of them equals the literal. An absent or empty feature matches no
   comparison (!has(f) asks for absence); a string against numbers, or a number against bytes,
   matches nothing. Float features compare in float32 (the literal rounded as TensorFlow
-  stores it), int64 features exactly. Strings compare byte by byte.
+  stores it); int64 features exactly against an integer, in float64 against a float (so
+  9007199254740993 == 9007199254740992.0 holds). Strings compare byte by byte.
   Records that are no Example or SequenceExample never match and are counted in a note;
   damaged records are skipped, named and counted (exit 1). A mistake in the expression is
   shown with a caret under its column (exit 2). At most 8192 bytes, nested at most 64 deep.
