@@ -384,6 +384,8 @@ fn install_panic_hook() {
     }));
 }
 
+const KITTY: &str = "the kitty graphics protocol";
+
 /// The way viuer draws on this terminal, asked in the order viuer chooses: sixel graphics,
 /// iTerm's inline images, kitty's graphics protocol, else half blocks.
 fn graphics_protocol() -> &'static str {
@@ -392,19 +394,20 @@ fn graphics_protocol() -> &'static str {
     } else if viuer::is_iterm_supported() {
         "iTerm inline images"
     } else if viuer::get_kitty_support() != viuer::KittySupport::None {
-        "the kitty graphics protocol"
+        KITTY
     } else {
         "half blocks (no sixel, kitty or iTerm graphics here)"
     }
 }
 
-/// Shows `picture` with viuer on the normal screen, waits for a key, and returns to the inspector.
+/// Shows `picture` with viuer over the whole inspector, waits for a key, and returns to it. It is
+/// drawn on the alternate screen the inspector holds, which is given back whole on quitting: the
+/// normal screen is the user's shell, and nothing is drawn there.
 fn show_image(guard: &mut TerminalGuard, picture: tfr_core::image::Picture) -> anyhow::Result<()> {
     let mut out = stdout();
     execute!(
         out,
         DisableMouseCapture,
-        LeaveAlternateScreen,
         Clear(ClearType::All),
         MoveTo(0, 0)
     )?;
@@ -438,7 +441,11 @@ fn show_image(guard: &mut TerminalGuard, picture: tfr_core::image::Picture) -> a
             }
         }
     }
-    execute!(out, EnterAlternateScreen, EnableMouseCapture, Hide)?;
+    if protocol == KITTY {
+        // Kitty keeps an image placed until it is deleted, over whatever is drawn after it.
+        write!(out, "\x1b_Ga=d\x1b\\")?;
+    }
+    execute!(out, EnableMouseCapture, Hide)?;
     guard.terminal.clear()?;
     Ok(())
 }

@@ -534,6 +534,46 @@ fn an_image_too_large_to_show_is_never_decoded_for_the_preview_or_i() {
     tmux.wait_text("inspector-exited-0");
 }
 
+/// `i` draws the image over the inspector; after it, quitting gives the shell its own screen back
+/// as it was, the image gone with the inspector.
+#[test]
+fn an_image_shown_whole_leaves_the_shell_screen_as_it_was() {
+    let Some(tmux) = Session::start(120, 40) else {
+        return;
+    };
+    let images = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/images.tfrecord");
+    tmux.wait_text("shell$");
+    tmux.text("echo typed-before-the-inspector");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the echo", |s| {
+        s.lines().any(|l| l == "typed-before-the-inspector")
+    });
+    tmux.text(&format!("{BIN} {images}; echo inspector-exited-$?"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("record 0 · ");
+    tmux.text("i");
+    let shown = tmux.wait_text("press any key to return");
+    assert!(shown.contains("drawn with half blocks"), "{shown}");
+    assert!(shown.contains('▄'), "{shown}");
+    tmux.text(" ");
+    tmux.wait_for("the inspector to come back", |s| {
+        s.contains("record 0 · ") && !s.contains("press any key to return")
+    });
+    tmux.text("q");
+    let screen = tmux.wait_text("inspector-exited-0");
+    // On a line of its own: the shell's screen holds nothing the inspector drew.
+    assert!(
+        screen.lines().any(|l| l == "inspector-exited-0"),
+        "{screen}"
+    );
+    assert!(
+        screen.lines().any(|l| l == "typed-before-the-inspector"),
+        "{screen}"
+    );
+    assert!(!screen.contains("press any key to return"), "{screen}");
+    assert!(!screen.contains('▄'), "{screen}");
+}
+
 #[test]
 fn the_inspector_opens_thousands_of_files_as_it_needs_them() {
     let Some(tmux) = Session::start(160, 48) else {
