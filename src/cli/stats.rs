@@ -156,6 +156,10 @@ pub fn report(
         }
         return Ok(messages.status());
     }
+    if outcome.groups.is_empty() && !matches!(shape, Shape::Json) {
+        // No input could be read: there are no figures, and no file of them is written.
+        return Ok(say_damage(outcome, problems, messages));
+    }
     let skews = report::skews(&outcome.groups);
     let report = StatsReport::new(&outcome.groups, files, &skews, &outcome.unreadable);
     match shape {

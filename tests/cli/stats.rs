@@ -432,3 +432,45 @@ fn quantiles_and_buckets_are_estimates_within_the_sketch_error() {
         feature(&split("test"), "x")["histogram"]["low"]
     );
 }
+
+/// An input that cannot be opened has no figures: no split of zero records, no statistics file.
+#[test]
+fn an_input_that_cannot_be_opened_gets_its_error_and_no_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.tfrecord");
+    let text = super::run([Path::new("stats"), &missing]);
+    assert_eq!(text.status.code(), Some(2));
+    assert_eq!(stdout(&text), "");
+    assert!(
+        stderr(&text).contains("missing.tfrecord: No such file"),
+        "{}",
+        stderr(&text)
+    );
+
+    let json = super::run([Path::new("stats"), Path::new("--json"), &missing]);
+    assert_eq!(json.status.code(), Some(2));
+    let report: Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(report["splits"], serde_json::json!([]));
+    assert_eq!(report["unreadable"].as_array().map(Vec::len), Some(1));
+
+    let written = dir.path().join("stats.pb");
+    let tfdv = super::run([
+        Path::new("stats"),
+        Path::new("--format"),
+        Path::new("tfdv"),
+        Path::new("-o"),
+        &written,
+        &missing,
+    ]);
+    assert_eq!(tfdv.status.code(), Some(2));
+    assert!(!written.exists());
+
+    // Beside a file that can be read, only that file's split is shown.
+    let both = super::run([Path::new("stats"), &testdata("examples.tfrecord"), &missing]);
+    assert_eq!(both.status.code(), Some(2));
+    assert!(
+        stdout(&both).starts_with("all files: 200 records"),
+        "{}",
+        stdout(&both)
+    );
+}

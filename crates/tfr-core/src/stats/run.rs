@@ -494,6 +494,9 @@ pub fn each_file(
 /// plan order, and a merge of partials in the same order, so both come to the same figures.
 pub struct Fold {
     groups: Vec<Stats>,
+    /// By group: whether any of its files was read (a group none of whose files could be
+    /// opened has no figures, not figures of zero records).
+    read: Vec<bool>,
     unreadable: Vec<(PathBuf, String)>,
     changed: Vec<String>,
     damaged_streams: Vec<String>,
@@ -503,6 +506,7 @@ impl Fold {
     pub fn new(groups: usize) -> Fold {
         Fold {
             groups: vec![Stats::default(); groups],
+            read: vec![false; groups],
             unreadable: Vec::new(),
             changed: Vec::new(),
             damaged_streams: Vec::new(),
@@ -513,6 +517,9 @@ impl Fold {
     pub fn add(&mut self, group: usize, path: &std::path::Path, result: FileResult) {
         if let (Some(stats), Some(all)) = (&result.stats, self.groups.get_mut(group)) {
             all.merge(stats);
+            if let Some(read) = self.read.get_mut(group) {
+                *read = true;
+            }
         }
         if let Some(error) = result.unreadable {
             self.unreadable.push((path.to_path_buf(), error));
@@ -521,10 +528,18 @@ impl Fold {
         self.damaged_streams.extend(result.damaged_stream);
     }
 
-    /// The outcome, each group named by `names`, with its histograms.
+    /// The outcome, each group named by `names`, with its histograms; the groups none of whose
+    /// files could be read are left out (their files are named in [`Outcome::unreadable`]).
     pub fn finish(mut self, names: &[String]) -> Outcome {
         self.changed.dedup();
-        let mut groups: Vec<(String, Stats)> = names.iter().cloned().zip(self.groups).collect();
+        let mut groups: Vec<(String, Stats)> = names
+            .iter()
+            .cloned()
+            .zip(self.groups)
+            .zip(&self.read)
+            .filter(|(_, read)| **read)
+            .map(|(group, _)| group)
+            .collect();
         super::with_histograms(&mut groups);
         Outcome {
             groups,
