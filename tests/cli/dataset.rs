@@ -82,6 +82,62 @@ fn a_deleted_shard_fails_verify_naming_it() {
     assert!(text.contains("dataset: DAMAGED"));
 }
 
+/// With shard 00000 of a split gone, the records of the shard after it have no split-wide
+/// numbers (counting would number them from 0): `verify` says so, `--json` gives null, and
+/// `list` leaves out the split's column, as `show DIR -n train:N` refuses to count across the gap.
+#[test]
+fn a_shard_after_a_missing_one_has_no_split_wide_numbers() {
+    let (_tmp, dir) = toy_parcels();
+    std::fs::remove_file(dir.join("toy_parcels-train.tfrecord-00000-of-00002")).unwrap();
+    let (code, text) = verify(&[&dir]);
+    assert_eq!(code, Some(1), "{text}");
+    let line = text.lines().find(|l| l.contains(TRAIN_1)).unwrap();
+    assert!(
+        line.ends_with(
+            "; train shard 00001 of 00002, records not numbered in train: a shard before it is missing or there twice"
+        ),
+        "{text}"
+    );
+    // The other split keeps its numbers.
+    assert!(
+        text.contains("validation shard 00001 of 00002, records "),
+        "{text}"
+    );
+
+    let (_, json) = verify(&[Path::new("--json"), &dir]);
+    let train_1: serde_json::Value = json
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["shard"] == "00001" && v["split"] == "train")
+        .unwrap();
+    assert_eq!(train_1["split_first_record"], serde_json::Value::Null);
+
+    let output = run(["list".as_ref(), dir.as_os_str()]);
+    let text = stdout(&output);
+    let header = format!(
+        "== {} (train shard 00001 of 00002)",
+        dir.join(TRAIN_1).display()
+    );
+    let after: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != header)
+        .skip(1)
+        .take(2)
+        .collect();
+    assert!(after[0].starts_with("  index"), "{after:?}");
+    let output = run(["list".as_ref(), "--json".as_ref(), dir.as_os_str()]);
+    let rows: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["file"].as_str().is_some_and(|f| f.ends_with(TRAIN_1)))
+        .collect();
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter().all(|r| r.get("split_record").is_none()),
+        "{rows:?}"
+    );
+}
+
 #[test]
 fn a_truncated_shard_fails_verify_with_its_record_count() {
     let (_tmp, dir) = toy_parcels();

@@ -284,8 +284,9 @@ pub struct SplitPlace {
     pub split: String,
     /// The shard's number as its name writes it (`00001`), for a shard.
     pub shard: Option<String>,
-    /// The split-wide number of its first record.
-    pub split_first_record: u64,
+    /// The split-wide number of its first record; `None` (null) when a shard of its split before
+    /// it is missing or there twice, so that its records have no split-wide numbers.
+    pub split_first_record: Option<u64>,
 }
 
 /// A problem of the dataset: its kind, the split it concerns, and its words.

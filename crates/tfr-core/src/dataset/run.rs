@@ -24,10 +24,23 @@ pub struct Run {
 #[derive(Default)]
 struct Starts {
     /// Per member whose tally is summed (the first `firsts.len()`): the records of its split
-    /// before it.
-    firsts: Vec<u64>,
+    /// before it; `None` when a shard before it is missing or there twice, so that its records
+    /// have no split-wide numbers (as `show DIR -n train:N` refuses to count across the gap).
+    firsts: Vec<Option<u64>>,
     /// Per split: the records of the members summed so far.
     next: Vec<u64>,
+    /// Per split: the members summed so far, and whether each was the shard of its place.
+    summed: Vec<(u64, bool)>,
+}
+
+impl Starts {
+    /// Whether shard `number` of split `split`, coming after the members summed so far, has
+    /// split-wide numbers: every shard before it is there once.
+    fn numbered(&self, split: usize, number: u64) -> bool {
+        self.summed
+            .get(split)
+            .is_some_and(|&(count, whole)| whole && count == number)
+    }
 }
 
 impl Run {
@@ -50,6 +63,7 @@ impl Run {
         let starts = RefCell::new(Starts {
             firsts: Vec::new(),
             next: vec![0; dataset.splits.len()],
+            summed: vec![(0, true); dataset.splits.len()],
         });
         Run {
             dataset,
@@ -80,15 +94,23 @@ impl Run {
 
     /// The split's name and the split-wide number of the member's first record, from the
     /// tallies of the shards before it (which must be counted already, and not change after).
+    /// `None` for a member of no split, and for one after a shard of its split that is missing
+    /// or there twice ([`Run::unnumbered`]).
     pub fn first_record(&self, member: usize) -> Option<(Untrusted, u64)> {
-        let (split, _) = self.dataset.members.get(member)?.shard?;
+        let (split, number) = self.dataset.members.get(member)?.shard?;
         let mut starts = self.starts.borrow_mut();
         // Sums the members before this one not summed yet (its own tally may still be coming).
         while starts.firsts.len() < member {
             let at = starts.firsts.len();
             let split_of = self.dataset.members.get(at).and_then(|m| m.shard);
-            let first = split_of.and_then(|(s, _)| starts.next.get(s).copied());
-            starts.firsts.push(first.unwrap_or(0));
+            let first = split_of.and_then(|(s, n)| {
+                let numbered = starts.numbered(s, n);
+                if let Some(summed) = starts.summed.get_mut(s) {
+                    *summed = (summed.0.saturating_add(1), numbered);
+                }
+                numbered.then(|| starts.next.get(s).copied()).flatten()
+            });
+            starts.firsts.push(first);
             let frames = self
                 .tallies
                 .get(at)
@@ -100,17 +122,35 @@ impl Run {
             }
         }
         let before = match starts.firsts.get(member) {
-            Some(first) => *first,
-            None => starts.next.get(split).copied().unwrap_or(0),
+            Some(first) => (*first)?,
+            None if starts.numbered(split, number) => starts.next.get(split).copied()?,
+            None => return None,
         };
         Some((self.dataset.splits.get(split)?.name.clone(), before))
     }
 
+    /// For a shard whose records have no split-wide numbers because a shard of its split before
+    /// it is missing or there twice: the split's name.
+    pub fn unnumbered(&self, member: usize) -> Option<Untrusted> {
+        let (split, _) = self.dataset.members.get(member)?.shard?;
+        match self.first_record(member) {
+            Some(_) => None,
+            None => Some(self.dataset.splits.get(split)?.name.clone()),
+        }
+    }
+
     /// `; train shard 00001 of 00002, records 15..29 of train` after a member's verdict.
     pub fn place(&self, member: usize) -> String {
-        let (Some(label), Some((split, first))) = (self.label(member), self.first_record(member))
-        else {
+        let Some(label) = self.label(member) else {
             return String::new();
+        };
+        let Some((split, first)) = self.first_record(member) else {
+            return match self.unnumbered(member) {
+                Some(split) => format!(
+                    "; {label}, records not numbered in {split}: a shard before it is missing or there twice"
+                ),
+                None => String::new(),
+            };
         };
         let frames = self
             .tallies
@@ -130,7 +170,10 @@ impl Run {
     /// Where a member lies in its split: the split, the shard's number and the split-wide
     /// number of its first record.
     pub fn split_place(&self, member: usize) -> Option<SplitPlace> {
-        let (split, first) = self.first_record(member)?;
+        let (split, first) = match self.first_record(member) {
+            Some((split, first)) => (split, Some(first)),
+            None => (self.unnumbered(member)?, None),
+        };
         let shard = self
             .dataset
             .members
