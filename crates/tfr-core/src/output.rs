@@ -274,7 +274,16 @@ fn create_temp(output: &Path) -> Result<NamedTempFile, OutputError> {
         .rand_bytes(TEMP_RANDOM);
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    builder.tempfile_in(dir).map_err(io_error(dir))
+    // tempfile's error appends the temporary file's name ("at path …/.out.tfrecord.x1Y2.tmp"),
+    // which the user never asked for: the directory and the system's reason are what they can act on.
+    builder.tempfile_in(dir).map_err(|e| {
+        // Its inner error is not reachable (its `source` skips it), so the suffix is cut from
+        // the text, which is the system's message up to it.
+        let text = e.to_string();
+        let reason = text.split(" at path ").next().unwrap_or_default();
+        let plain = io::Error::new(e.kind(), reason.to_string());
+        io_error(dir)(plain)
+    })
 }
 
 /// Writes a new file at `output` with `write`, atomically: into a temporary file beside it,
@@ -286,13 +295,13 @@ pub fn write_atomically<T>(
     write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
 ) -> Result<T, OutputError> {
     let mut temp = create_temp(output)?;
-    let temp_path = temp.path().to_path_buf();
     let mut writer = BufWriter::new(temp.as_file_mut());
+    // Errors name the output: the temporary file beside it is removed when `temp` is dropped.
     let written = write(&mut writer)
         .and_then(|n| writer.flush().map(|_| n))
-        .map_err(io_error(&temp_path))?;
+        .map_err(io_error(output))?;
     drop(writer);
-    temp.as_file().sync_all().map_err(io_error(&temp_path))?;
+    temp.as_file().sync_all().map_err(io_error(output))?;
     policy.check(output)?;
     // A rename: a symbolic link at `output` is replaced, never written through.
     temp.persist(output)
@@ -373,6 +382,39 @@ mod tests {
         write_atomically(&out, &policy(&[], false), |w| w.write_all(b"x")).unwrap();
         let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&out), mode(&plain));
+    }
+
+    /// Errors name the directory or the output the user gave, never the temporary file.
+    #[test]
+    fn errors_name_the_output_not_the_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no-such-dir").join("out.tfrecord");
+        let error = write_atomically(&missing, &policy(&[], false), |w| w.write_all(b"x"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("no-such-dir"), "{error}");
+        assert!(error.contains("No such file or directory"), "{error}");
+        // The temporary file is `.out.tfrecord.XXXXXX.tmp`, and tempfile names it "at path".
+        assert!(
+            !error.contains("out.tfrecord") && !error.contains("at path"),
+            "{error}"
+        );
+
+        let out = dir.path().join("out.tfrecord");
+        let failing = |_: &mut dyn Write| -> io::Result<()> { Err(io::Error::other("disk full")) };
+        let error = write_atomically(&out, &policy(&[], false), failing)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("out.tfrecord") && error.contains("disk full"),
+            "{error}"
+        );
+        assert!(!error.contains(".out.tfrecord."), "{error}");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "nothing is left behind"
+        );
     }
 
     #[test]
