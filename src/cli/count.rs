@@ -21,8 +21,6 @@ use tfr_core::words::plural;
 
 /// Damaged frames named per file; the rest are counted in one line.
 const NAMED_DAMAGE: usize = 10;
-/// Skipped files named in the one line that says how many there are.
-const NAMED_SKIPPED: usize = 3;
 
 #[derive(Debug, Args)]
 pub struct CountArgs {
@@ -64,7 +62,7 @@ pub fn run(
     for problem in &report.problems {
         messages.note(&problem.problem);
     }
-    note_skipped(&run, messages);
+    run.note_skipped_briefly(messages);
     if !report.ok() {
         messages.damage();
     }
@@ -98,32 +96,6 @@ fn name_damage(path: &std::path::Path, count: &FileCount, messages: &Messages) {
             "{name}: {} more not counted (`tfr-inspect verify` names every one)",
             plural(more as u64, "damaged frame")
         ));
-    }
-}
-
-/// One line for the files set aside as no TFRecord, naming the first few.
-pub(super) fn note_skipped(run: &Run, messages: &Messages) {
-    let skipped = &run.dataset.skipped;
-    let named: Vec<String> = skipped
-        .iter()
-        .take(NAMED_SKIPPED)
-        .map(|s| tfr_core::escape::path_for_terminal(&s.path))
-        .collect();
-    let more = match skipped.len() > NAMED_SKIPPED {
-        true => ", …",
-        false => "",
-    };
-    match skipped.len() {
-        0 => {}
-        1 => messages.note(&format_args!(
-            "{}: skipped: {}",
-            named.join(""),
-            skipped.first().map_or("", |s| s.reason.as_str())
-        )),
-        n => messages.note(&format_args!(
-            "{n} files skipped, not TFRecord ({}{more})",
-            named.join(", ")
-        )),
     }
 }
 

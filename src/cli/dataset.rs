@@ -21,6 +21,9 @@ pub enum Json {
     Typed,
 }
 
+/// Files that are only no TFRecord file named in the note that counts them.
+const NAMED_SKIPPED: usize = 3;
+
 /// What a run says through the command line's messages and prints at its end.
 pub trait RunExt {
     /// [`Run::resolve`], with the arguments that cannot be used reported through `messages`.
@@ -32,6 +35,11 @@ pub trait RunExt {
 
     /// Names the files set aside, once each.
     fn note_skipped(&self, messages: &Messages);
+
+    /// Names the files set aside for a reason of their own (metadata, pipes, links), and counts
+    /// those that are only no TFRecord file in one note naming the first few: a dataset's
+    /// directory may hold thousands.
+    fn note_skipped_briefly(&self, messages: &Messages);
 
     /// Counts the files set aside that are only no TFRecord file in one note and names the
     /// others, or (`verbose`) names each.
@@ -72,6 +80,13 @@ impl RunExt for Run {
             for line in tfr_core::dataset::report::skipped_counted(&self.dataset.skipped) {
                 messages.note(&line);
             }
+        }
+    }
+
+    fn note_skipped_briefly(&self, messages: &Messages) {
+        for line in tfr_core::dataset::report::skipped_briefly(&self.dataset.skipped, NAMED_SKIPPED)
+        {
+            messages.note(&line);
         }
     }
 

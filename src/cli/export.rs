@@ -159,7 +159,7 @@ pub fn run(
             }
         }
     }
-    super::count::note_skipped(&run, messages);
+    run.note_skipped_briefly(messages);
     Ok(messages.status())
 }
 

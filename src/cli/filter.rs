@@ -133,7 +133,7 @@ pub fn run(
             plural(report.damaged, "damaged record")
         ));
     }
-    super::count::note_skipped(&run, messages);
+    run.note_skipped_briefly(messages);
     Ok(messages.status())
 }
 

@@ -43,7 +43,7 @@ pub fn run(
         return Ok(messages.raise(Status::Unusable));
     }
     let run = Run::resolve_reporting(std::slice::from_ref(&args.file), messages);
-    super::count::note_skipped(&run, messages);
+    run.note_skipped_briefly(messages);
     let shards = run.paths();
     if shards.is_empty() {
         messages.error(&format_args!(

@@ -202,7 +202,7 @@ pub fn run(
             }
         }
     }
-    run.note_skipped(messages);
+    run.note_skipped_briefly(messages);
     if run.is_dataset() {
         // `list --json` lines say no type; its summary neither.
         let json = match args.json {

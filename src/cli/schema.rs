@@ -43,7 +43,7 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<Status> {
     let run = Run::resolve_reporting(&args.files, messages);
-    super::count::note_skipped(&run, messages);
+    run.note_skipped_briefly(messages);
     let files = run.paths();
     if files.is_empty() {
         return Ok(messages.raise(Status::Unusable));

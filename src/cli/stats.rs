@@ -96,7 +96,7 @@ pub fn run(
         return super::stats_partial::merge(args, env, messages, out);
     }
     let inputs = super::dataset::Run::resolve_reporting(&args.files, messages);
-    inputs.note_skipped(messages);
+    inputs.note_skipped_briefly(messages);
     let plan = run::Plan::of(&inputs.dataset).with_roots(&args.files);
     for note in &plan.spec_notes {
         match note {

@@ -40,7 +40,7 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<Status> {
     let inputs = Run::resolve_reporting(&args.files, messages);
-    super::count::note_skipped(&inputs, messages);
+    inputs.note_skipped_briefly(messages);
     let plan = Plan::without_specs(&inputs.dataset).with_roots(&args.files);
     if plan.files.is_empty() {
         return Ok(messages.raise(Status::Unusable));

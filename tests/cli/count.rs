@@ -132,14 +132,19 @@ fn a_dataset_is_counted_per_shard_per_split_and_in_all() {
             shard("validation", 1),
         )
     );
-    // The metadata beside the shards, in one line.
+    // The metadata beside the shards, each named with what it is (as `verify` and `list` name
+    // it), not called "not TFRecord".
     assert_eq!(
         err,
         format!(
-            "4 files skipped, not TFRecord ({}, {}, {}, …)\n",
+            "{}: skipped: dataset metadata (shard lengths and sizes, checked)\n\
+             {}: skipped: dataset metadata (feature types)\n\
+             {}: skipped: class label names\n\
+             {}: skipped: class label names\n",
             dir.join("dataset_info.json").display(),
             dir.join("features.json").display(),
-            dir.join("label.labels.txt").display()
+            dir.join("label.labels.txt").display(),
+            dir.join("objects-fragile.labels.txt").display()
         )
     );
 }

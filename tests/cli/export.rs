@@ -318,9 +318,9 @@ fn event_files_give_a_row_per_scalar_as_tensorboard_reads_them() {
     }
     assert_eq!(stdout(&output), expected);
     assert_eq!(expected.lines().count(), 3);
-    // The metadata beside the event files is named in one line.
+    // The goldens beside the event files are counted in one line naming the first three.
     assert!(
-        stderr(&output).starts_with("12 files skipped, not TFRecord ("),
+        stderr(&output).starts_with("12 other files skipped (not TFRecord): "),
         "{}",
         stderr(&output)
     );

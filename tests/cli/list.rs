@@ -112,3 +112,39 @@ fn feature_names_in_the_summary_are_escaped() {
     );
     assert_eq!(text.lines().count(), 3, "heading, one row, totals: {text}");
 }
+
+/// Files beside the shards that are no TFRecord file are counted in one line naming the first
+/// three, by every command that searches a directory (a dataset's may hold thousands); a lone one
+/// is named with its reason.
+#[test]
+fn files_that_are_no_tfrecord_are_counted_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(testdata("examples.tfrecord"), dir.path().join("a.tfrecord")).unwrap();
+    for name in ["n1.txt", "n2.txt", "n3.txt", "n4.txt", "n5.txt"] {
+        std::fs::write(dir.path().join(name), "notes\n").unwrap();
+    }
+    let shown = |name: &str| dir.path().join(name).display().to_string();
+    let expected = format!(
+        "5 other files skipped (not TFRecord): {}, {}, {}, …\n",
+        shown("n1.txt"),
+        shown("n2.txt"),
+        shown("n3.txt")
+    );
+    for command in ["list", "stats", "count", "schema", "export"] {
+        let output = run([command.as_ref(), dir.path().as_os_str()]);
+        assert_eq!(output.status.code(), Some(0), "{command}");
+        assert_eq!(super::stderr(&output), expected, "{command}");
+    }
+    for name in ["n2.txt", "n3.txt", "n4.txt", "n5.txt"] {
+        std::fs::remove_file(dir.path().join(name)).unwrap();
+    }
+    let output = run(["list".as_ref(), dir.path().as_os_str()]);
+    assert!(
+        super::stderr(&output).starts_with(&format!(
+            "{}: skipped: not a TFRecord file (",
+            shown("n1.txt")
+        )),
+        "{}",
+        super::stderr(&output)
+    );
+}

@@ -322,7 +322,7 @@ fn lossy_optional_path<S: Serializer>(path: &Option<PathBuf>, s: S) -> Result<S:
 /// How the text summary names the files a dataset's search set aside.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SkippedLines {
-    /// Not at all (`list` names them on standard error instead).
+    /// Not at all (`list` says them on standard error instead).
     Omitted,
     /// One line saying how many are no TFRecord file (a directory of a dataset may hold
     /// thousands of them); the others (metadata, pipes, links) named one per line.
@@ -336,6 +336,42 @@ pub enum SkippedLines {
 /// counting those that are only no TFRecord file: `2 other files skipped (not TFRecord);
 /// --verbose lists them`.
 pub fn skipped_counted(skipped: &[super::Skipped]) -> Vec<String> {
+    skipped_lines(skipped, |plain, them| {
+        format!(
+            "{} skipped (not TFRecord); --verbose lists {them}",
+            plural(plain.len() as u64, "other file")
+        )
+    })
+}
+
+/// [`skipped_counted`] for the commands without `--verbose`: the line counting the files that are
+/// only no TFRecord file names the first `shown` of them (`5 other files skipped (not TFRecord):
+/// a.txt, b.txt, c.txt, …`), and a lone one is named with its reason.
+pub fn skipped_briefly(skipped: &[super::Skipped], shown: usize) -> Vec<String> {
+    skipped_lines(skipped, |plain, _| match plain {
+        [one] => skipped_line(one),
+        _ => {
+            let named: Vec<_> = plain
+                .iter()
+                .take(shown)
+                .map(|s| path_for_terminal(&s.path))
+                .collect();
+            let more = if plain.len() > shown { ", …" } else { "" };
+            format!(
+                "{} skipped (not TFRecord): {}{more}",
+                plural(plain.len() as u64, "other file"),
+                named.join(", ")
+            )
+        }
+    })
+}
+
+/// A line per file set aside for a reason of its own, then `count`'s line for those that are
+/// only no TFRecord file (given them, and "it" or "them"), when there are any.
+fn skipped_lines(
+    skipped: &[super::Skipped],
+    count: impl FnOnce(&[&super::Skipped], &str) -> String,
+) -> Vec<String> {
     let (plain, named): (Vec<_>, Vec<_>) = skipped
         .iter()
         .partition(|s| super::discover::is_plain_skip(&s.reason));
@@ -345,10 +381,7 @@ pub fn skipped_counted(skipped: &[super::Skipped]) -> Vec<String> {
         1 => "it",
         _ => "them",
     };
-    lines.push(format!(
-        "{} skipped (not TFRecord); --verbose lists {them}",
-        plural(plain.len() as u64, "other file")
-    ));
+    lines.push(count(&plain, them));
     lines
 }
 
