@@ -258,12 +258,20 @@ pub fn plain_refused(command: &str, files: &[PathBuf]) -> String {
         .first()
         .map_or_else(|| "train".to_string(), |s| s.name.to_string());
     let splits: Vec<String> = dataset.splits.iter().map(|s| s.name.to_string()).collect();
-    match splits.is_empty() {
-        true => format!(
+    if dataset.members.is_empty() && !dataset.errors.is_empty() {
+        // Nothing to choose from: why (`DIR: is a directory with no TFRecord file in it`).
+        return dataset.errors.join("; ");
+    }
+    match (splits.is_empty(), dataset.members.as_slice()) {
+        (true, [only]) => format!(
+            "{command} takes one file (its record numbers are its own): give it by its path, {}",
+            tfr_core::escape::path_for_terminal(&only.path)
+        ),
+        (true, _) => format!(
             "{command} takes one file (its record numbers are its own); these inputs are no \
              shard set, so give one of them"
         ),
-        false => format!(
+        (false, _) => format!(
             "{command} over {} takes a split-wide number, as `-n {first}:0` or `--range \
              {first}:0..10`: record numbers count within a split (the splits: {})",
             match files.iter().any(|f| f.is_dir()) {

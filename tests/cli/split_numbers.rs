@@ -207,7 +207,22 @@ fn hex_and_images_take_split_wide_numbers() {
 fn what_names_no_record_says_what_there_is() {
     let dir = toy();
     let plain = testdata("examples.tfrecord");
-    let cases: [(&[&str], &str); 6] = [
+    let empty = tempfile::tempdir().unwrap();
+    let lone = tempfile::tempdir().unwrap();
+    let lone_file = lone.path().join("a.tfrecord");
+    std::fs::copy(&plain, &lone_file).unwrap();
+    let lone_said = format!(
+        "show takes one file (its record numbers are its own): give it by its path, {}",
+        lone_file.display()
+    );
+    let empty_said = format!(
+        "{}: is a directory with no TFRecord file in it",
+        empty.path().display()
+    );
+    let cases: [(&[&str], &str); 8] = [
+        // A directory of no TFRecord, or of one file that is no shard.
+        (&["show", s(empty.path()), "-n", "0"], &empty_said),
+        (&["show", s(lone.path()), "-n", "0"], &lone_said),
         (
             &["show", s(&dir), "-n", "test:3"],
             "no split \"test\"; the splits are train, validation",
