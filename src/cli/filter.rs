@@ -58,10 +58,14 @@ pub struct FilterArgs {
     pub read: super::ReadArgs,
 }
 
-/// What one record gave.
+/// Feature names of the expression whose presence is followed, to say which no record held.
+const NAMES_FOLLOWED: usize = 64;
+
+/// What one record gave; a tested record also gives which of the expression's names it holds
+/// (bit `i` for name `i`).
 enum Tested {
-    Match(Vec<u8>),
-    NoMatch,
+    Match(Vec<u8>, u64),
+    NoMatch(u64),
     /// No Example or SequenceExample.
     NotExample,
     /// Damaged: skipped, with why.
@@ -146,9 +150,23 @@ fn write_matches(
     report: &mut FilterReport,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    let names = expr.names();
+    let mut names_held = 0u64;
     for path in files {
         if let Some(mut input) = open_input(path, open, messages) {
-            filter_file(&mut input, expr, messages, report, out)?;
+            let expression = (expr, names.as_slice(), &mut names_held);
+            filter_file(&mut input, expression, messages, report, out)?;
+        }
+    }
+    // A misspelt name matches nothing and looks like a true count of 0: say it.
+    if report.read > report.not_examples {
+        for (i, name) in names.iter().enumerate().take(NAMES_FOLLOWED) {
+            if names_held & 1 << i == 0 {
+                messages.note(&format_args!(
+                    "filter: note: no record holds a feature `{}`",
+                    tfr_core::escape::for_terminal(name)
+                ));
+            }
         }
     }
     out.flush()
@@ -157,7 +175,7 @@ fn write_matches(
 /// The matching records of one file.
 fn filter_file(
     input: &mut Input,
-    expr: &Expr,
+    (expr, names, names_held): (&Expr, &[&str], &mut u64),
     messages: &Messages,
     report: &mut FilterReport,
     out: &mut dyn Write,
@@ -181,19 +199,27 @@ fn filter_file(
             else {
                 return Tested::NotExample;
             };
-            match expr.matches(&top_features(&message)) {
+            let features = top_features(&message);
+            let held = names
+                .iter()
+                .take(NAMES_FOLLOWED)
+                .enumerate()
+                .filter(|(_, name)| features.named(name).is_some())
+                .fold(0u64, |held, (i, _)| held | 1 << i);
+            match expr.matches(&features) {
                 true => {
                     let mut bytes = Vec::new();
                     frame_bytes(payload, &mut bytes);
-                    Tested::Match(bytes)
+                    Tested::Match(bytes, held)
                 }
-                false => Tested::NoMatch,
+                false => Tested::NoMatch(held),
             }
         },
         &mut io::sink(),
         |input, tested, _| {
             match tested {
-                Tested::Match(bytes) => {
+                Tested::Match(bytes, held) => {
+                    *names_held |= held;
                     report.read += 1;
                     report.matched += 1;
                     if failed.is_none() {
@@ -203,7 +229,10 @@ fn filter_file(
                         }
                     }
                 }
-                Tested::NoMatch => report.read += 1,
+                Tested::NoMatch(held) => {
+                    *names_held |= held;
+                    report.read += 1;
+                }
                 Tested::NotExample => {
                     report.read += 1;
                     not_examples += 1;

@@ -347,6 +347,7 @@ Expressions:
   Records that are no Example or SequenceExample never match and are counted in a note;
   damaged records are skipped, named and counted (exit 1). A mistake in the expression is
   shown with a caret under its column (exit 2). At most 8192 bytes, nested at most 64 deep.
+  A feature name that no record holds (a typo?) is noted on standard error.
 
 Examples:
   tfr-inspect filter 'label == 3' train.tfrecord -o label3.tfrecord

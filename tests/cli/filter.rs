@@ -181,3 +181,27 @@ fn a_bad_expression_exits_2_with_a_caret_under_the_column() {
     assert_eq!(output.status.code(), Some(2));
     assert!(!stderr(&output).contains('\u{1b}'));
 }
+
+/// A name no record holds (a typo, say) matches nothing, and the count of 0 it gives is not
+/// left to pass for an answer: each such name is noted. Names some record holds are not.
+#[test]
+fn a_feature_no_record_holds_is_noted() {
+    let data = file_of(&examples());
+    let (_dir, input) = temp_file("in.tfrecord", &data);
+    let count: &[&OsStr] = &["--count".as_ref()];
+    let output = filter(
+        "lable == 3 || has(`tok\u{1b}ens`) || label == 1",
+        &input,
+        count,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "3\n");
+    assert_eq!(
+        stderr(&output),
+        "filter: note: no record holds a feature `lable`\n\
+         filter: note: no record holds a feature `tok\\033ens`\n"
+    );
+    let output = filter("label == 3 && has(tokens)", &input, count);
+    assert_eq!(stdout(&output), "3\n");
+    assert_eq!(stderr(&output), "");
+}

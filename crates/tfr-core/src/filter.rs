@@ -314,6 +314,11 @@ fn lex_number(chars: &[char], column: usize) -> Result<(Tok, usize), ParseError>
         None if !float && text.bytes().skip(1).all(|b| b.is_ascii_digit()) => {
             Err(error(column, format!("{text} does not fit in an int64")))
         }
+        // A float that parses but is infinite: past the largest float64 (about 1.8e308).
+        None if float && text.parse::<f64>().is_ok() => Err(error(
+            column,
+            format!("{text} is past the largest float64 (about 1.8e308)"),
+        )),
         None => Err(error(column, format!("`{text}` is not a number"))),
     }
 }
@@ -582,6 +587,31 @@ fn any_value(features: &Features<'_>, name: &str, op: CmpOp, literal: &Literal) 
 }
 
 impl Expr {
+    /// The feature names the expression reads, each once, in the order they are written.
+    pub fn names(&self) -> Vec<&str> {
+        let mut names = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        self.each_name(&mut |name| {
+            if seen.insert(name) {
+                names.push(name);
+            }
+        });
+        names
+    }
+
+    fn each_name<'a>(&'a self, take: &mut impl FnMut(&'a str)) {
+        match self {
+            Expr::Or(a, b) | Expr::And(a, b) => {
+                a.each_name(take);
+                b.each_name(take);
+            }
+            Expr::Not(a) => a.each_name(take),
+            Expr::Has(name)
+            | Expr::In(_, name)
+            | Expr::Compare(Subject::Values(name) | Subject::Len(name), _, _) => take(name),
+        }
+    }
+
     /// Whether the record with `features` matches.
     pub fn matches(&self, features: &Features<'_>) -> bool {
         match self {
@@ -741,6 +771,12 @@ mod tests {
     }
 
     #[test]
+    fn names_are_listed_once_in_written_order() {
+        let expr = parse("(b > 1 || has(a)) && !(len(b) == 2) && \"x\" in `c d`").unwrap();
+        assert_eq!(expr.names(), ["b", "a", "c d"]);
+    }
+
+    #[test]
     fn errors_point_at_the_column_of_the_mistake() {
         assert_eq!(column_of("label = 3"), 7);
         assert_eq!(column_of("label == 3 & x == 1"), 12);
@@ -766,6 +802,16 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "column 7: expected `==` (one `=` assigns nothing here)"
+        );
+        // A float past float64's range is a number too large, not "not a number".
+        let e = parse("x > 1e400").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "column 5: 1e400 is past the largest float64 (about 1.8e308)"
+        );
+        assert_eq!(
+            parse("x > 1e4e").unwrap_err().message,
+            "`1e4e` is not a number"
         );
         // A control character before the mistake is escaped, and the caret moves with it.
         let e = parse("\"\u{1b}\" = 3").unwrap_err();
