@@ -337,7 +337,7 @@ pub const KEYS: &[Binding] = &[
     },
     Binding {
         keys: &[&[ch(':', Action::Prompt(PromptKind::Record))]],
-        what: "go to record N (0-based, as in the list)",
+        what: "go to record N (0-based, as in the list; -1 is the last)",
     },
     Binding {
         keys: &[&[ch('o', Action::Prompt(PromptKind::Offset))]],

@@ -10,6 +10,7 @@ use crate::tui::hexview;
 use crate::tui::keymap::PromptKind;
 use tfr_core::bytes::ByteSource;
 use tfr_core::damage;
+use tfr_core::record_number::RecordNumber;
 use tfr_core::span::FileOffset;
 use tfr_core::words::{parse_number, plural};
 
@@ -18,6 +19,15 @@ impl App {
         match prompt.kind {
             PromptKind::Record => match parse_number(&prompt.text) {
                 Ok(n) => self.go_to_record(usize::try_from(n).unwrap_or(usize::MAX)),
+                Err(_) if prompt.text.trim().starts_with('-') => {
+                    match RecordNumber::parse(&prompt.text) {
+                        Some(RecordNumber::FromEnd(back)) => self.go_to_record_from_end(back),
+                        _ => {
+                            self.message =
+                                format!("not a record number (-1 is the last): {:?}", prompt.text)
+                        }
+                    }
+                }
                 Err(_) if self.go_to_dataset_record(&prompt.text) => {}
                 Err(_) => {
                     self.message = format!(
@@ -56,6 +66,32 @@ impl App {
                 plural(count, "record"),
                 count.saturating_sub(1)
             );
+        }
+    }
+
+    /// Selects the record `back` from the end (`-1` is the last), as `show -n -1` counts; or says
+    /// why it cannot (the end is not known while the file is indexed).
+    pub fn go_to_record_from_end(&mut self, back: usize) {
+        let count = self.frame_count();
+        if self.file().is_some_and(|f| f.indexing) {
+            self.message = format!(
+                "record -{back} counts from the end, which is not known yet: {} indexed so far",
+                plural(count, "record")
+            );
+            return;
+        }
+        match RecordNumber::FromEnd(back).resolve(count) {
+            Some(n) => self.go_to_record(n),
+            None => {
+                let range = match count {
+                    0 => String::new(),
+                    _ => format!(" (-{count}..-1)"),
+                };
+                self.message = format!(
+                    "no record -{back}: the file has {}{range}",
+                    plural(count, "record")
+                )
+            }
         }
     }
 

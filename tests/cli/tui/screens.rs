@@ -208,6 +208,27 @@ fn prompt(app: &mut App, kind: PromptKind, text: &str) {
     app.update(Action::Submit);
 }
 
+/// `:` counts back from the end with a minus sign, as `show -n -1` does.
+#[test]
+fn a_negative_record_number_counts_from_the_end() {
+    let mut app = open_at(EXAMPLES, 160, 48);
+    for (text, answer) in [
+        ("-1", "record 199"),
+        ("-200", "record 0"),
+        (
+            "-201",
+            "no record -201: the file has 200 records (-200..-1)",
+        ),
+        ("-0", "not a record number (-1 is the last): \"-0\""),
+    ] {
+        prompt(&mut app, PromptKind::Record, text);
+        assert_eq!(app.message, answer, "{text}");
+    }
+    prompt(&mut app, PromptKind::Record, "-3");
+    let status = screen(&render(&app, 160, 48));
+    assert!(status.contains("record 197 · 200 records"), "{status}");
+}
+
 #[test]
 fn the_answer_of_the_last_action_is_whole_at_80_columns() {
     let (width, height) = (80, 24);
