@@ -517,6 +517,9 @@ impl Fold {
     pub fn add(&mut self, group: usize, path: &std::path::Path, result: FileResult) {
         if let (Some(stats), Some(all)) = (&result.stats, self.groups.get_mut(group)) {
             all.merge(stats);
+        }
+        // Read, records or none: an empty file is a split of 0 records.
+        if result.unreadable.is_none() {
             if let Some(read) = self.read.get_mut(group) {
                 *read = true;
             }
@@ -554,6 +557,32 @@ impl Fold {
 mod tests {
     use super::*;
     use std::sync::Mutex;
+
+    /// A group none of whose files could be opened has no figures; one whose files are empty
+    /// is a group of 0 records, and a group with one readable file keeps it.
+    #[test]
+    fn only_groups_with_a_file_read_are_reported() {
+        let result = |stats: Option<Stats>, unreadable: Option<&str>| FileResult {
+            stats,
+            unreadable: unreadable.map(str::to_string),
+            changed: None,
+            damaged_stream: None,
+        };
+        let mut fold = Fold::new(3);
+        fold.add(0, std::path::Path::new("a"), result(None, Some("a: gone")));
+        fold.add(1, std::path::Path::new("b"), result(None, None));
+        fold.add(2, std::path::Path::new("c"), result(None, Some("c: gone")));
+        fold.add(
+            2,
+            std::path::Path::new("d"),
+            result(Some(Stats::default()), None),
+        );
+        let names = ["unread".to_string(), "empty".into(), "half".into()];
+        let outcome = fold.finish(&names);
+        let kept: Vec<&str> = outcome.groups.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(kept, ["empty", "half"]);
+        assert_eq!(outcome.unreadable.len(), 2);
+    }
 
     #[test]
     fn runs_are_named_by_their_directory_under_the_log_directory() {
