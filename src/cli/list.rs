@@ -227,6 +227,12 @@ fn list_file(
 ) -> Result<bool> {
     let split = run.first_record(member);
     let name = input.name();
+    if let Some(split) = run.unnumbered(member) {
+        // Said, so that the split's column missing from this file's table reads as meant.
+        messages.note(&format_args!(
+            "{name}: records not numbered in {split}: a shard before it is missing, there twice or unreadable"
+        ));
+    }
     let split_width = split.as_ref().map_or(0, |(name, _)| {
         tfr_core::words::column_width([tfr_core::words::display_width(&name.shown()), 7])
     });

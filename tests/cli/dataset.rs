@@ -94,7 +94,7 @@ fn a_shard_after_a_missing_one_has_no_split_wide_numbers() {
     let line = text.lines().find(|l| l.contains(TRAIN_1)).unwrap();
     assert!(
         line.ends_with(
-            "; train shard 00001 of 00002, records not numbered in train: a shard before it is missing or there twice"
+            "; train shard 00001 of 00002, records not numbered in train: a shard before it is missing, there twice or unreadable"
         ),
         "{text}"
     );
@@ -125,6 +125,14 @@ fn a_shard_after_a_missing_one_has_no_split_wide_numbers() {
         .take(2)
         .collect();
     assert!(after[0].starts_with("  index"), "{after:?}");
+    assert!(
+        stderr(&output).contains(&format!(
+            "{}: records not numbered in train: a shard before it is missing, there twice or unreadable",
+            dir.join(TRAIN_1).display()
+        )),
+        "{}",
+        stderr(&output)
+    );
     let output = run(["list".as_ref(), "--json".as_ref(), dir.as_os_str()]);
     let rows: Vec<serde_json::Value> = stdout(&output)
         .lines()

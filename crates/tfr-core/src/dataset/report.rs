@@ -285,7 +285,7 @@ pub struct SplitPlace {
     /// The shard's number as its name writes it (`00001`), for a shard.
     pub shard: Option<String>,
     /// The split-wide number of its first record; `None` (null) when a shard of its split before
-    /// it is missing or there twice, so that its records have no split-wide numbers.
+    /// it is missing, there twice or unreadable, so that its records have no split-wide numbers.
     pub split_first_record: Option<u64>,
 }
 

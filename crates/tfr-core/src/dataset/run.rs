@@ -24,8 +24,9 @@ pub struct Run {
 #[derive(Default)]
 struct Starts {
     /// Per member whose tally is summed (the first `firsts.len()`): the records of its split
-    /// before it; `None` when a shard before it is missing or there twice, so that its records
-    /// have no split-wide numbers (as `show DIR -n train:N` refuses to count across the gap).
+    /// before it; `None` when a shard before it is missing, there twice or unreadable, so that
+    /// its records have no split-wide numbers (as `show DIR -n train:N` refuses to count across
+    /// the gap).
     firsts: Vec<Option<u64>>,
     /// Per split: the records of the members summed so far.
     next: Vec<u64>,
@@ -94,8 +95,8 @@ impl Run {
 
     /// The split's name and the split-wide number of the member's first record, from the
     /// tallies of the shards before it (which must be counted already, and not change after).
-    /// `None` for a member of no split, and for one after a shard of its split that is missing
-    /// or there twice ([`Run::unnumbered`]).
+    /// `None` for a member of no split, and for one after a shard of its split that is missing,
+    /// there twice or unreadable ([`Run::unnumbered`]).
     pub fn first_record(&self, member: usize) -> Option<(Untrusted, u64)> {
         let (split, number) = self.dataset.members.get(member)?.shard?;
         let mut starts = self.starts.borrow_mut();
@@ -103,20 +104,18 @@ impl Run {
         while starts.firsts.len() < member {
             let at = starts.firsts.len();
             let split_of = self.dataset.members.get(at).and_then(|m| m.shard);
+            let tally = self.tallies.get(at).copied().flatten();
             let first = split_of.and_then(|(s, n)| {
                 let numbered = starts.numbered(s, n);
+                // A shard with no tally (it could not be read, or changed while it was) holds
+                // an unknown count: the shards after it are not numbered either.
                 if let Some(summed) = starts.summed.get_mut(s) {
-                    *summed = (summed.0.saturating_add(1), numbered);
+                    *summed = (summed.0.saturating_add(1), numbered && tally.is_some());
                 }
                 numbered.then(|| starts.next.get(s).copied()).flatten()
             });
             starts.firsts.push(first);
-            let frames = self
-                .tallies
-                .get(at)
-                .copied()
-                .flatten()
-                .map_or(0, |t| t.frames);
+            let frames = tally.map_or(0, |t| t.frames);
             if let Some(next) = split_of.and_then(|(s, _)| starts.next.get_mut(s)) {
                 *next = next.saturating_add(frames);
             }
@@ -130,7 +129,7 @@ impl Run {
     }
 
     /// For a shard whose records have no split-wide numbers because a shard of its split before
-    /// it is missing or there twice: the split's name.
+    /// it is missing, there twice or unreadable: the split's name.
     pub fn unnumbered(&self, member: usize) -> Option<Untrusted> {
         let (split, _) = self.dataset.members.get(member)?.shard?;
         match self.first_record(member) {
@@ -147,7 +146,7 @@ impl Run {
         let Some((split, first)) = self.first_record(member) else {
             return match self.unnumbered(member) {
                 Some(split) => format!(
-                    "; {label}, records not numbered in {split}: a shard before it is missing or there twice"
+                    "; {label}, records not numbered in {split}: a shard before it is missing, there twice or unreadable"
                 ),
                 None => String::new(),
             };
@@ -190,5 +189,58 @@ impl Run {
     /// The dataset's summary over the tallies counted.
     pub fn summary(&self) -> Summary<'_> {
         Summary::new(&self.dataset, &self.tallies)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(frames: u64) -> Option<Tally> {
+        Some(Tally {
+            frames,
+            intact: frames,
+            damaged: 0,
+            payload_bytes: 0,
+            compression: None,
+        })
+    }
+
+    /// Shards named in `names` (in a temporary directory), their tallies as given.
+    fn run_of(names: &[&str], tallies: &[Option<Tally>]) -> (tempfile::TempDir, Run) {
+        let dir = tempfile::tempdir().unwrap();
+        for name in names {
+            std::fs::write(dir.path().join(name), b"").unwrap();
+        }
+        let paths: Vec<PathBuf> = names.iter().map(|n| dir.path().join(n)).collect();
+        let mut run = Run::of(Dataset::resolve(&paths));
+        run.tallies = tallies.to_vec();
+        (dir, run)
+    }
+
+    /// Split-wide numbers stop at the first shard that is missing, there twice or unread; the
+    /// shards before it keep theirs.
+    #[test]
+    fn numbers_stop_at_a_gap_in_the_split() {
+        let names = ["t-00000-of-00003", "t-00001-of-00003", "t-00002-of-00003"];
+        let (_dir, whole) = run_of(&names, &[tally(5), tally(7), tally(2)]);
+        let firsts: Vec<_> = (0..3).map(|m| whole.first_record(m).map(|f| f.1)).collect();
+        assert_eq!(firsts, [Some(0), Some(5), Some(12)]);
+
+        // Shard 00001 could not be read: its own first record is known, what follows it is not.
+        let (_dir, unread) = run_of(&names, &[tally(5), None, tally(2)]);
+        let firsts: Vec<_> = (0..3)
+            .map(|m| unread.first_record(m).map(|f| f.1))
+            .collect();
+        assert_eq!(firsts, [Some(0), Some(5), None]);
+        assert!(unread.place(2).ends_with(
+            ", records not numbered in t: a shard before it is missing, there twice or unreadable"
+        ));
+        assert!(unread.split_place(2).unwrap().split_first_record.is_none());
+
+        // Shard 00001 missing: 00002 is not numbered.
+        let (_dir, missing) = run_of(&[names[0], names[2]], &[tally(5), tally(2)]);
+        assert_eq!(missing.first_record(1).map(|f| f.1), None);
+        assert_eq!(missing.first_record(0).map(|f| f.1), Some(0));
     }
 }

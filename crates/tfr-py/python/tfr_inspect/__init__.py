@@ -232,9 +232,10 @@ class VerifyReport:
     intact and, for a dataset, no problem with it (a shard missing, counts unlike
     ``dataset_info.json``). ``files`` holds each file's verdict (a dict per file: frames, intact,
     damaged, problems with record numbers and offsets, or the error that kept the file from being
-    read; a shard's split, shard number and first record in its split), ``dataset`` the
-    dataset's summary when the arguments are one (else ``None``) and ``errors`` the arguments
-    that could not be used, in the command line's words."""
+    read; a shard's split, shard number and first record in its split, ``None`` after a shard
+    of its split that is missing, there twice or unreadable), ``dataset`` the dataset's summary
+    when the arguments are one (else ``None``) and ``errors`` the arguments that could not be
+    used, in the command line's words."""
 
     def __init__(self, ok, text, errors=()):
         self.ok = ok
