@@ -58,14 +58,11 @@ pub struct FilterArgs {
     pub read: super::ReadArgs,
 }
 
-/// Feature names of the expression whose presence is followed, to say which no record held.
-const NAMES_FOLLOWED: usize = 64;
-
 /// What one record gave; a tested record also gives which of the expression's names it holds
-/// (bit `i` for name `i`).
+/// (one flag per name, in [`Expr::names`]' order).
 enum Tested {
-    Match(Vec<u8>, u64),
-    NoMatch(u64),
+    Match(Vec<u8>, Vec<bool>),
+    NoMatch(Vec<bool>),
     /// No Example or SequenceExample.
     NotExample,
     /// Damaged: skipped, with why.
@@ -151,17 +148,17 @@ fn write_matches(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let names = expr.names();
-    let mut names_held = 0u64;
+    let mut names_held = vec![false; names.len()];
     for path in files {
         if let Some(mut input) = open_input(path, open, messages) {
-            let expression = (expr, names.as_slice(), &mut names_held);
+            let expression = (expr, names.as_slice(), names_held.as_mut_slice());
             filter_file(&mut input, expression, messages, report, out)?;
         }
     }
     // A misspelt name matches nothing and looks like a true count of 0: say it.
     if report.read > report.not_examples {
-        for (i, name) in names.iter().enumerate().take(NAMES_FOLLOWED) {
-            if names_held & 1 << i == 0 {
+        for (name, held) in names.iter().zip(&names_held) {
+            if !held {
                 messages.note(&format_args!(
                     "filter: note: no record holds a feature `{}`",
                     tfr_core::escape::for_terminal(name)
@@ -172,10 +169,17 @@ fn write_matches(
     out.flush()
 }
 
+/// Marks the names a record held among those held so far.
+fn note_held(names_held: &mut [bool], held: &[bool]) {
+    for (so_far, now) in names_held.iter_mut().zip(held) {
+        *so_far |= *now;
+    }
+}
+
 /// The matching records of one file.
 fn filter_file(
     input: &mut Input,
-    (expr, names, names_held): (&Expr, &[&str], &mut u64),
+    (expr, names, names_held): (&Expr, &[&str], &mut [bool]),
     messages: &Messages,
     report: &mut FilterReport,
     out: &mut dyn Write,
@@ -200,12 +204,10 @@ fn filter_file(
                 return Tested::NotExample;
             };
             let features = top_features(&message);
-            let held = names
+            let held: Vec<bool> = names
                 .iter()
-                .take(NAMES_FOLLOWED)
-                .enumerate()
-                .filter(|(_, name)| features.named(name).is_some())
-                .fold(0u64, |held, (i, _)| held | 1 << i);
+                .map(|name| features.named(name).is_some())
+                .collect();
             match expr.matches(&features) {
                 true => {
                     let mut bytes = Vec::new();
@@ -219,7 +221,7 @@ fn filter_file(
         |input, tested, _| {
             match tested {
                 Tested::Match(bytes, held) => {
-                    *names_held |= held;
+                    note_held(names_held, &held);
                     report.read += 1;
                     report.matched += 1;
                     if failed.is_none() {
@@ -230,7 +232,7 @@ fn filter_file(
                     }
                 }
                 Tested::NoMatch(held) => {
-                    *names_held |= held;
+                    note_held(names_held, &held);
                     report.read += 1;
                 }
                 Tested::NotExample => {

@@ -204,4 +204,15 @@ fn a_feature_no_record_holds_is_noted() {
     let output = filter("label == 3 && has(tokens)", &input, count);
     assert_eq!(stdout(&output), "3\n");
     assert_eq!(stderr(&output), "");
+    // However many names the expression has: the 70th is followed as the first is.
+    let many: Vec<String> = (0..69).map(|i| format!("has(f{i})")).collect();
+    let expr = format!("{} || has(typo) || label == 1", many.join(" || "));
+    let output = filter(&expr, &input, count);
+    assert_eq!(stdout(&output), "3\n");
+    let noted = stderr(&output);
+    assert_eq!(noted.lines().count(), 70, "{noted}");
+    assert!(
+        noted.ends_with("filter: note: no record holds a feature `typo`\n"),
+        "{noted}"
+    );
 }

@@ -314,10 +314,10 @@ fn lex_number(chars: &[char], column: usize) -> Result<(Tok, usize), ParseError>
         None if !float && text.bytes().skip(1).all(|b| b.is_ascii_digit()) => {
             Err(error(column, format!("{text} does not fit in an int64")))
         }
-        // A float that parses but is infinite: past the largest float64 (about 1.8e308).
+        // A float that parses but is infinite: past float64's range, either way.
         None if float && text.parse::<f64>().is_ok() => Err(error(
             column,
-            format!("{text} is past the largest float64 (about 1.8e308)"),
+            format!("{text} is past float64's range (±1.8e308)"),
         )),
         None => Err(error(column, format!("`{text}` is not a number"))),
     }
@@ -807,7 +807,11 @@ mod tests {
         let e = parse("x > 1e400").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "column 5: 1e400 is past the largest float64 (about 1.8e308)"
+            "column 5: 1e400 is past float64's range (±1.8e308)"
+        );
+        assert_eq!(
+            parse("x > -1.5e309").unwrap_err().message,
+            "-1.5e309 is past float64's range (±1.8e308)"
         );
         assert_eq!(
             parse("x > 1e4e").unwrap_err().message,
