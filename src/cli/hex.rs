@@ -238,9 +238,17 @@ fn annotate(
         }
         writeln!(out, "{}", tfr_core::pyjson::to_string(&report)?)?;
     } else {
+        // Offsets of a compressed file are in its decompressed stream (as TensorFlow's are).
+        let stream = match input.source.compression() {
+            Some(c) => format!(
+                " of the {}-decompressed stream",
+                c.compression.tensorflow_name()
+            ),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "{} record {}: frame at byte {}, {} ({})",
+            "{} record {}: frame at byte {}{stream}, {} ({})",
             input.name(),
             frame.index,
             frame.offset,

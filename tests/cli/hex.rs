@@ -370,3 +370,35 @@ fn string_tensor_tokens_cover_every_byte_once_and_are_found_again_from_any_byte(
         strings.iter().filter(|s| !s.is_empty()).count()
     );
 }
+
+/// A compressed file's offsets are those of its decompressed stream, and the header says so.
+#[test]
+fn a_compressed_file_s_offsets_are_said_to_be_the_decompressed_stream_s() {
+    for (name, said) in [
+        (
+            "examples_gzip.tfrecord",
+            " of the GZIP-decompressed stream, ",
+        ),
+        (
+            "examples_zlib.tfrecord",
+            " of the ZLIB-decompressed stream, ",
+        ),
+        ("examples.tfrecord", ", "),
+    ] {
+        let output = run([
+            "hex".as_ref(),
+            testdata(name).as_os_str(),
+            "-n".as_ref(),
+            "1".as_ref(),
+        ]);
+        let first = stdout(&output)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            first.contains(&format!("record 1: frame at byte 99{said}Example (intact)")),
+            "{name}: {first}"
+        );
+    }
+}
