@@ -20,8 +20,12 @@ impl App {
             PromptKind::Record => match parse_number(&prompt.text) {
                 Ok(n) => self.go_to_record(usize::try_from(n).unwrap_or(usize::MAX)),
                 Err(_) if prompt.text.trim().starts_with('-') => {
-                    match RecordNumber::parse(&prompt.text) {
-                        Some(RecordNumber::FromEnd(back)) => self.go_to_record_from_end(back),
+                    // The number after the sign is read as any other (`-1_000`, `-0x10`).
+                    let back = prompt.text.trim().strip_prefix('-').map(parse_number);
+                    match back {
+                        Some(Ok(back)) if back > 0 => {
+                            self.go_to_record_from_end(usize::try_from(back).unwrap_or(usize::MAX))
+                        }
                         _ => {
                             self.message =
                                 format!("not a record number (-1 is the last): {:?}", prompt.text)

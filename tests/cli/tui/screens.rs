@@ -219,6 +219,8 @@ fn a_negative_record_number_counts_from_the_end() {
             "-201",
             "no record -201: the file has 200 records (-200..-1)",
         ),
+        ("-0x10", "record 184"),
+        ("-1_0", "record 190"),
         ("-0", "not a record number (-1 is the last): \"-0\""),
     ] {
         prompt(&mut app, PromptKind::Record, text);
