@@ -227,11 +227,9 @@ fn list_file(
 ) -> Result<bool> {
     let split = run.first_record(member);
     let name = input.name();
-    if let Some(split) = run.unnumbered(member) {
+    if let Some(note) = run.unnumbered_note(member) {
         // Said, so that the split's column missing from this file's table reads as meant.
-        messages.note(&format_args!(
-            "{name}: records not numbered in {split}: a shard before it is missing, there twice or unreadable"
-        ));
+        messages.note(&format_args!("{name}: {note}"));
     }
     let split_width = split.as_ref().map_or(0, |(name, _)| {
         tfr_core::words::column_width([tfr_core::words::display_width(&name.shown()), 7])

@@ -138,18 +138,25 @@ impl Run {
         }
     }
 
+    /// For a shard with no split-wide numbers ([`Run::unnumbered`]), why, in the words every
+    /// command says it with: `records not numbered in train: a shard before it is …`.
+    pub fn unnumbered_note(&self, member: usize) -> Option<String> {
+        let split = self.unnumbered(member)?;
+        Some(format!(
+            "records not numbered in {split}: a shard before it is missing, there twice or unreadable"
+        ))
+    }
+
     /// `; train shard 00001 of 00002, records 15..29 of train` after a member's verdict.
     pub fn place(&self, member: usize) -> String {
         let Some(label) = self.label(member) else {
             return String::new();
         };
         let Some((split, first)) = self.first_record(member) else {
-            return match self.unnumbered(member) {
-                Some(split) => format!(
-                    "; {label}, records not numbered in {split}: a shard before it is missing, there twice or unreadable"
-                ),
-                None => String::new(),
-            };
+            return self
+                .unnumbered_note(member)
+                .map(|note| format!("; {label}, {note}"))
+                .unwrap_or_default();
         };
         let frames = self
             .tallies
