@@ -21,6 +21,20 @@ pub fn toy_parcels() -> (tempfile::TempDir, PathBuf) {
     (dir, copy)
 }
 
+/// The first two lines of `list`'s table of train shard 00001 in `dir`: its column heads and
+/// its first row.
+fn train_1_table<'t>(text: &'t str, dir: &Path) -> Vec<&'t str> {
+    let header = format!(
+        "== {} (train shard 00001 of 00002)",
+        dir.join(TRAIN_1).display()
+    );
+    text.lines()
+        .skip_while(|l| *l != header)
+        .skip(1)
+        .take(2)
+        .collect()
+}
+
 fn verify(args: &[&Path]) -> (Option<i32>, String) {
     let mut all = vec![Path::new("verify")];
     all.extend_from_slice(args);
@@ -114,16 +128,7 @@ fn a_shard_after_a_missing_one_has_no_split_wide_numbers() {
 
     let output = run(["list".as_ref(), dir.as_os_str()]);
     let text = stdout(&output);
-    let header = format!(
-        "== {} (train shard 00001 of 00002)",
-        dir.join(TRAIN_1).display()
-    );
-    let after: Vec<&str> = text
-        .lines()
-        .skip_while(|l| *l != header)
-        .skip(1)
-        .take(2)
-        .collect();
+    let after = train_1_table(&text, &dir);
     assert!(after[0].starts_with("  index"), "{after:?}");
     assert!(
         stderr(&output).contains(&format!(
@@ -222,16 +227,7 @@ fn list_numbers_records_across_the_shards_of_a_split() {
     let output = run(["list".as_ref(), dir.as_os_str()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
-    let header = format!(
-        "== {} (train shard 00001 of 00002)",
-        dir.join(TRAIN_1).display()
-    );
-    let after: Vec<&str> = text
-        .lines()
-        .skip_while(|l| *l != header)
-        .skip(1)
-        .take(2)
-        .collect();
+    let after = train_1_table(&text, &dir);
     assert!(after[0].starts_with("  train    index"), "{after:?}");
     let first: Vec<&str> = after[1].split_whitespace().take(3).collect();
     assert_eq!(first, ["15", "0", "0"], "{after:?}");
