@@ -12,6 +12,7 @@
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
 use clap::Args;
@@ -149,9 +150,12 @@ fn write_matches(
 ) -> io::Result<()> {
     let names = expr.names();
     let mut names_held = vec![false; names.len()];
+    // Every name has been held: records need not be asked any more (read on the threads that
+    // decode, set as results come in file order).
+    let all_held = AtomicBool::new(names.is_empty());
     for path in files {
         if let Some(mut input) = open_input(path, open, messages) {
-            let expression = (expr, names.as_slice(), names_held.as_mut_slice());
+            let expression = (expr, names.as_slice(), names_held.as_mut_slice(), &all_held);
             filter_file(&mut input, expression, messages, report, out)?;
         }
     }
@@ -169,17 +173,21 @@ fn write_matches(
     out.flush()
 }
 
-/// Marks the names a record held among those held so far.
-fn note_held(names_held: &mut [bool], held: &[bool]) {
-    for (so_far, now) in names_held.iter_mut().zip(held) {
-        *so_far |= *now;
+/// Marks the names a record held among those held so far (`so_far`), and says through `all`
+/// when every name has been.
+fn note_held(so_far: &mut [bool], all: &AtomicBool, held: &[bool]) {
+    for (name, now) in so_far.iter_mut().zip(held) {
+        *name |= *now;
+    }
+    if !held.is_empty() && so_far.iter().all(|h| *h) {
+        all.store(true, Ordering::Relaxed);
     }
 }
 
 /// The matching records of one file.
 fn filter_file(
     input: &mut Input,
-    (expr, names, names_held): (&Expr, &[&str], &mut [bool]),
+    (expr, names, names_held, all_held): (&Expr, &[&str], &mut [bool], &AtomicBool),
     messages: &Messages,
     report: &mut FilterReport,
     out: &mut dyn Write,
@@ -204,10 +212,14 @@ fn filter_file(
                 return Tested::NotExample;
             };
             let features = top_features(&message);
-            let held: Vec<bool> = names
-                .iter()
-                .map(|name| features.named(name).is_some())
-                .collect();
+            // Once every name has been seen, no record is asked again (and nothing allocated).
+            let held: Vec<bool> = match all_held.load(Ordering::Relaxed) {
+                true => Vec::new(),
+                false => names
+                    .iter()
+                    .map(|name| features.named(name).is_some())
+                    .collect(),
+            };
             match expr.matches(&features) {
                 true => {
                     let mut bytes = Vec::new();
@@ -221,7 +233,7 @@ fn filter_file(
         |input, tested, _| {
             match tested {
                 Tested::Match(bytes, held) => {
-                    note_held(names_held, &held);
+                    note_held(names_held, all_held, &held);
                     report.read += 1;
                     report.matched += 1;
                     if failed.is_none() {
@@ -232,7 +244,7 @@ fn filter_file(
                     }
                 }
                 Tested::NoMatch(held) => {
-                    note_held(names_held, &held);
+                    note_held(names_held, all_held, &held);
                     report.read += 1;
                 }
                 Tested::NotExample => {
